@@ -1,0 +1,380 @@
+"""Sound preprocessing before any symbolic engine: cone, pruning, fixpoint, fragments.
+
+Steps, in order (each reported in ``Preprocessed.stats``):
+
+1. **Affinity cone of influence.** The least set of types ``C`` that contains
+   the target types and is closed under: the types that can witness an
+   affinity term of a member (paper: ``term.selects`` of each term;
+   kubernetes: the intersection of the selects of all terms, the only pods
+   that ever witness or block the bootstrap), and the types a spread
+   constraint of a member counts.
+
+   *Theorem.* The target is coverable from sigma0 iff it is coverable in the
+   system restricted to ``C`` started from sigma0 restricted to ``C``.
+   *Proof.* (<=) A run of the restricted system is a run of the real system
+   once every pod of a type outside ``C`` has been deleted first (deletions
+   are always allowed): both evaluate the same guards on the same
+   configurations. (=>) Let sigma_0..sigma_k be a real run covering the
+   target and let pi(sigma) keep only the pods of types in ``C``. Deletes
+   map to deletes or stutters. For a deployment of t in C on n at sigma_i,
+   Hard(t, n, pi(sigma_i)) holds: static checks do not read sigma; capacity,
+   host ports, t's own anti-affinity and existing pods' anti-affinity are
+   anti-monotone (removing pods never falsifies them); every affinity test
+   of t, positive (a witness in D_tau(n)) or negative (the bootstrap
+   waiver's "no matching pod anywhere / on a keyed node"), reads only pods of
+   its witness types, which are in ``C``, so it has the same value in
+   sigma_i and pi(sigma_i); spread counts and the global minimum read only
+   counted types, also in ``C``. Deployments of types outside C are
+   stutters under pi. The target pairs are of types in C, so pi(sigma_k)
+   covers it. QED. Host ports and existing anti-affinity therefore need no
+   closure rule; removing pods never disables a guard of the cone. The pods
+   outside the cone are deleted lazily by ``realize_trace`` only when one of
+   them would actually block a deployment.
+
+2. **Static pruning.** A pair (t, n) with t in C can be deployed only if t is
+   creatable and ``Hard`` minus affinity holds in the empty configuration
+   (static filters, capacity of t alone, spread label/eligibility and
+   ``self <= maxSkew``, kubernetes: every affinity key on n): capacity,
+   ports, anti-affinity and spread are anti-monotone in the sense that the
+   empty configuration is the most permissive one (for spread,
+   ``count(v_n) >= gmin`` always, so the skew is smallest at 0).
+
+3. **May-be-present least fixpoint** (SPEC 2.2): start from the pairs of
+   sigma0 (types in C) and add a candidate pair when each affinity term has
+   a witness pair already in the set within its domain, or the bootstrap
+   waiver could apply (t matches the term / all terms). Anti-affinity,
+   capacity between different pods and spread are ignored, so the set
+   over-approximates every reachable support: pairs outside it are the
+   constant 0 and get no variable. A target alternative outside it is
+   impossible; if all are, the verdict is ``not-deployable`` with the
+   fixpoint as certificate.
+
+4. **Fragments.** ``affinity-free``: every target type has no affinity term;
+   then the target pair is deployable iff it is initially present or
+   ``Hard(t*, n*, 0)`` and t* is creatable (Theorem 5; the empty
+   configuration is reachable and is the most permissive for an
+   affinity-free guard, see step 2). ``monotone``: the cone types have no
+   anti-affinity (own or, through symmetry, existing), no spread, no host
+   ports, no self-affinity bootstrap (the waiver is a negative test) and
+   capacity never binds on the fixpoint; then deploying the fixpoint pairs
+   in the order they were added is a legal run, so the fixpoint is exact.
+   Otherwise ``pspace-hard``. Independently of the fragment, the justified
+   deployment order of the fixpoint is tried as a witness and kept if it
+   replays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from symreach import semantics
+from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query
+from symreach.result import DEPLOY, Result, Step, Verdict
+from symreach.encodings.realize import realize_trace
+
+AFFINITY_FREE = "affinity-free"
+MONOTONE = "monotone"
+PSPACE_HARD = "pspace-hard"
+
+
+@dataclass
+class Preprocessed:
+    instance: Instance
+    query: Query
+    cone: frozenset[int]
+    may: frozenset[Pair]
+    deployable_pairs: frozenset[Pair]   # candidate deploy actions (t creatable, static ok)
+    counted: dict[Pair, int]            # counted pairs of the cone (subset of may) -> bound
+    abstract_initial: dict[Pair, int]   # sigma0 on the cone, saturated pairs capped at 1
+    fragment: str
+    stats: dict[str, Any] = field(default_factory=dict)
+    decided: Optional[Result] = None    # a fast-path verdict with its evidence
+
+
+# ---- step 1: cone ------------------------------------------------------------
+
+def witness_types(inst: Instance, t: int) -> frozenset[int]:
+    """Types whose pods can witness (or block the bootstrap of) t's affinity."""
+    terms = inst.pod_types[t].affinity
+    if not terms:
+        return frozenset()
+    if inst.profile == KUBERNETES:
+        return frozenset.intersection(*(term.selects for term in terms))
+    return frozenset().union(*(term.selects for term in terms))
+
+
+def affinity_cone(inst: Instance, query: Query) -> frozenset[int]:
+    cone: set[int] = {t for t, _ in query.pairs()}
+    work = list(cone)
+    while work:
+        t = work.pop()
+        succ = set(witness_types(inst, t))
+        for h in inst.pod_types[t].spread:
+            succ |= h.counts
+        for u in succ - cone:
+            cone.add(u)
+            work.append(u)
+    return frozenset(cone)
+
+
+# ---- step 2: static pruning -------------------------------------------------
+
+def fits_alone(inst: Instance, t: int, n: int) -> bool:
+    """``Hard(t, n, 0)`` without affinity (and creatability): see step 2."""
+    if inst.static_block[t][n] is not None:
+        return False
+    pod, node = inst.pod_types[t], inst.nodes[n]
+    if inst.profile == KUBERNETES:
+        if PODS_RESOURCE in node.capacity and node.capacity[PODS_RESOURCE] < 1:
+            return False
+        for r, need in pod.requests.items():
+            if r != PODS_RESOURCE and need > 0 and need > node.capacity.get(r, 0):
+                return False
+        if any(term.topology.domain_of[n] is None for term in pod.affinity):
+            return False
+    else:
+        for r in set(node.capacity) | set(pod.requests):
+            if semantics.request(inst, t, r) > node.capacity.get(r, 0):
+                return False
+    for h in pod.spread:
+        if h.topology.domain_of[n] is None or n not in h.eligible or int(h.self_match) > h.max_skew:
+            return False
+    return True
+
+
+# ---- step 3: may-be-present fixpoint -----------------------------------------
+
+def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
+                 initial: frozenset[Pair]) -> tuple[dict[Pair, int], dict[Pair, tuple[Pair, ...]]]:
+    """Least fixpoint; returns the round each pair entered (0 = sigma0) and,
+    for pairs added by a witness, the witness pair of each term."""
+    added: dict[Pair, int] = {p: 0 for p in initial}
+    why: dict[Pair, tuple[Pair, ...]] = {}
+    pending = sorted(candidates - set(added))
+    kube = inst.profile == KUBERNETES
+    rnd = 0
+    while pending:
+        rnd += 1
+        by_type: dict[int, list[int]] = {}
+        for (u, m) in added:
+            by_type.setdefault(u, []).append(m)
+        memo: dict[tuple[frozenset[int], int], dict[int, Pair]] = {}
+
+        def doms(selects: frozenset[int], topo) -> dict[int, Pair]:
+            key = (selects, id(topo))
+            d = memo.get(key)
+            if d is None:
+                d = {}
+                for u in sorted(selects):
+                    for m in by_type.get(u, ()):
+                        dm = topo.domain_of[m]
+                        if dm is not None and dm not in d:
+                            d[dm] = (u, m)
+                memo[key] = d
+            return d
+
+        new: list[tuple[Pair, tuple[Pair, ...]]] = []
+        rest: list[Pair] = []
+        for (t, n) in pending:
+            terms = inst.pod_types[t].affinity
+            ok, wit = True, []
+            if kube and terms:
+                w = witness_types(inst, t)
+                for term in terms:
+                    hit = doms(w, term.topology).get(term.topology.domain_of[n])
+                    if hit is None:
+                        ok = False
+                        break
+                    wit.append(hit)
+                if not ok and t in w:
+                    ok, wit = True, []
+            else:
+                for term in terms:
+                    d = term.topology.domain_of[n]
+                    hit = doms(term.selects, term.topology).get(d) if d is not None else None
+                    if hit is not None:
+                        wit.append(hit)
+                    elif t not in term.selects:
+                        ok = False
+                        break
+            (new if ok else rest).append(((t, n), tuple(wit)) if ok else (t, n))
+        if not new:
+            break
+        for p, wit in new:
+            added[p] = rnd
+            why[p] = wit
+        pending = rest
+    return added, why
+
+
+# ---- step 4: fragments and fast paths --------------------------------------
+
+def _self_bootstrap(inst: Instance, t: int) -> bool:
+    terms = inst.pod_types[t].affinity
+    if not terms:
+        return False
+    if inst.profile == KUBERNETES:
+        return t in witness_types(inst, t)
+    return any(t in term.selects for term in terms)
+
+
+def _capacity_binds(inst: Instance, pairs) -> bool:
+    on: dict[int, list[int]] = {}
+    for t, n in pairs:
+        on.setdefault(n, []).append(t)
+    for n, types in on.items():
+        node = inst.nodes[n]
+        res = set(node.capacity)
+        for t in types:
+            res |= set(inst.pod_types[t].requests)
+        for r in res:
+            if inst.profile == KUBERNETES and r == PODS_RESOURCE and r not in node.capacity:
+                continue
+            total = sum(semantics.request(inst, t, r) for t in types)
+            if total > node.capacity.get(r, 0):
+                return True
+    return False
+
+
+def _is_monotone(inst: Instance, cone: frozenset[int], may) -> bool:
+    for t in cone:
+        pod = inst.pod_types[t]
+        if pod.anti_affinity or pod.spread or _self_bootstrap(inst, t):
+            return False
+        if inst.profile == KUBERNETES and pod.host_ports:
+            return False
+    return not _capacity_binds(inst, may)
+
+
+def _needed(why: dict[Pair, tuple[Pair, ...]], goal: frozenset[Pair]) -> set[Pair]:
+    out: set[Pair] = set()
+    work = list(goal)
+    while work:
+        p = work.pop()
+        if p in out:
+            continue
+        out.add(p)
+        work.extend(why.get(p, ()))
+    return out
+
+
+def greedy_witness(inst: Instance, query: Query, added: dict[Pair, int],
+                   why: dict[Pair, tuple[Pair, ...]]) -> Optional[tuple[Step, ...]]:
+    """Deploy the justification closure of an alternative in fixpoint order; the
+    rest of sigma0 is deleted lazily. Returns a replayed trace or None."""
+    for alt in sorted(query.alternatives, key=lambda a: sorted(a)):
+        if not alt <= set(added):
+            continue
+        need = _needed(why, alt)
+        init = {p: 1 for p in need if added[p] == 0}
+        steps = [(DEPLOY, t, n) for (t, n) in sorted(need - set(init), key=lambda p: (added[p], p))]
+        trace = realize_trace(inst, init, steps, query)
+        if trace is not None:
+            return trace
+    return None
+
+
+def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
+               try_greedy: bool = True) -> Preprocessed:
+    stats: dict[str, Any] = {}
+    cone = affinity_cone(inst, query)
+    stats["types"] = len(inst.pod_types)
+    stats["cone_types"] = len(cone)
+    sigma0 = inst.initial
+    initial = frozenset(p for p in sigma0 if p[0] in cone)
+    candidates: set[Pair] = set()
+    for t in sorted(cone):
+        if not inst.pod_types[t].creatable:
+            continue
+        for n in range(len(inst.nodes)):
+            if fits_alone(inst, t, n):
+                candidates.add((t, n))
+    stats["pairs_total"] = inst.num_pairs
+    stats["pairs_cone"] = len(cone) * len(inst.nodes)
+    stats["pairs_static_ok"] = len(candidates)
+    added, why = may_fixpoint(inst, cone, candidates, initial)
+    may = frozenset(added)
+    stats["pairs_may"] = len(may)
+    counted = _counted_pairs(inst, cone, may)
+    abstract_initial = {p: (c if p in counted else 1) for p, c in sigma0.items() if p in may}
+    pre = Preprocessed(inst, query, cone, may, frozenset(candidates & may), counted,
+                       abstract_initial, PSPACE_HARD, stats)
+    targets = query.pairs()
+    if all(not inst.pod_types[t].affinity for t, _ in targets):
+        pre.fragment = AFFINITY_FREE
+    elif _is_monotone(inst, cone, may):
+        pre.fragment = MONOTONE
+    stats["fragment"] = pre.fragment
+
+    def done(verdict: Verdict, reason: str, trace=(), cert=None, how=""):
+        stats["decided_by"] = how
+        pre.decided = Result(verdict, engine, fragment=pre.fragment, trace=tuple(trace),
+                             reason=reason, stats=stats, certificate=cert)
+
+    if semantics.query_holds(inst, query, inst.initial_config()):
+        done(Verdict.DEPLOYABLE, "the target is initially present", how="initial")
+        return pre
+    alive = [alt for alt in query.alternatives if alt <= may]
+    if not alive:
+        done(Verdict.NOT_DEPLOYABLE,
+             "no alternative of the target lies in the may-be-present fixpoint "
+             f"({len(may)} pairs over {len(cone)} cone types; SPEC 2.2 over-approximation)",
+             cert={"kind": "may-fixpoint", "pairs": sorted(may)}, how="may-fixpoint")
+        return pre
+    if pre.fragment == AFFINITY_FREE and all(len(alt) == 1 for alt in query.alternatives):
+        for alt in sorted(query.alternatives, key=sorted):
+            (t, n), = alt
+            if inst.pod_types[t].creatable and semantics.hard(inst, t, n, (0,) * inst.num_pairs):
+                trace = realize_trace(inst, {}, [(DEPLOY, t, n)], query)
+                if trace is not None:
+                    done(Verdict.DEPLOYABLE, "Theorem 5: the target type is affinity-free and "
+                         "Hard(t*, n*, 0) holds", trace, how="theorem-5")
+                    return pre
+        done(Verdict.NOT_DEPLOYABLE, "Theorem 5: the target type is affinity-free, not initially "
+             "present, and Hard(t*, n*, 0) fails (or it is not creatable)",
+             cert={"kind": "theorem-5"}, how="theorem-5")
+        return pre
+    if try_greedy or pre.fragment == MONOTONE:
+        trace = greedy_witness(inst, query, added, why)
+        if trace is not None:
+            done(Verdict.DEPLOYABLE, "the may-be-present fixpoint's justified deployment order "
+                 "replays", trace, how="fixpoint-order")
+            return pre
+        if pre.fragment == MONOTONE:
+            # exactness says this cannot happen; let the engine decide and say so
+            stats["monotone_greedy_failed"] = True
+    return pre
+
+
+def _counted_pairs(inst: Instance, cone: frozenset[int], may: frozenset[Pair]) -> dict[Pair, int]:
+    """Pairs of the fixpoint that a spread constraint of a cone type counts, with bounds."""
+    counted: dict[Pair, int] = {}
+    for t in cone:
+        for h in inst.pod_types[t].spread:
+            for m in h.eligible:
+                if h.topology.domain_of[m] is None:
+                    continue
+                for u in h.counts:
+                    if (u, m) in may and (u, m) not in counted:
+                        counted[(u, m)] = multiplicity_bound(inst, u, m)
+    return counted
+
+
+def multiplicity_bound(inst: Instance, u: int, m: int) -> int:
+    """The instance's bound, else the capacity bound (Definition 3), else an error."""
+    b = inst.multiplicity_bound.get((u, m))
+    if b is not None:
+        return max(b, inst.initial.get((u, m), 0), 1)
+    pod, node = inst.pod_types[u], inst.nodes[m]
+    caps = []
+    for r in set(node.capacity) | set(pod.requests):
+        need = semantics.request(inst, u, r)
+        if need > 0:
+            caps.append(node.capacity.get(r, 0) // need)
+    if inst.profile == KUBERNETES and PODS_RESOURCE in node.capacity:
+        caps.append(node.capacity[PODS_RESOURCE])
+    if not caps:
+        raise ValueError(f"pod type {pod.name!r} on node {inst.nodes[m].name!r} is counted by a "
+                         "spread constraint but nothing bounds its multiplicity; give maxPerNode")
+    return max(min(caps), inst.initial.get((u, m), 0), 1)

@@ -1,0 +1,550 @@
+"""Witness traces as files a person or a cluster can use.
+
+Formats:
+
+- ``json``: ``[{"op", "pod", "node"}, ...]``, as in ``check --json``.
+- ``yaml``: a YAML stream, in trace order, of Pod manifests (deployments) and
+  ``symreach.io/v1 PodDeletion`` documents (deletions).
+- ``kubectl``: a bash script that replays the trace on a real cluster:
+  ``kubectl apply`` of a generated Pod (named ``<type>-<k>``) per deployment,
+  ``kubectl delete pod`` per deletion.
+- ``text``: the steps narrated, with the affinity witness of each deployment
+  and the node's use after it.
+
+Pinning. A trace says which node each pod lands on. ``spec.nodeName`` would
+bypass the kube-scheduler altogether (the kubelet admits the pod without
+checking affinity, spread or taints), which proves nothing, so by default the
+pod is pinned with required node affinity ``matchFields metadata.name In
+[node]`` ANDed into its own node affinity: the scheduler can only choose that
+node and must still pass every other filter. With the default
+``nodeAffinityPolicy: Honor`` such a pin would shrink a topology-spread
+constraint's eligible nodes to one node, so spread constraints of pinned pods
+get ``nodeAffinityPolicy: Ignore``, which is exact when the type has no node
+selection of its own (otherwise the header says that spread is approximated).
+``pin="nodeName"`` writes ``spec.nodeName`` instead.
+
+``parse_exported_trace`` reads the ``yaml``, ``kubectl`` and ``json`` formats
+back into steps, so round trips can be checked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+import yaml
+
+from symreach.model import Instance, PodType
+from symreach.result import DELETE, DEPLOY, Step
+
+FORMATS = ("json", "yaml", "kubectl", "text")
+PARSEABLE_FORMATS = ("json", "yaml", "kubectl")
+PINS = ("affinity", "nodeName")
+
+PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
+CONTAINER_NAME = "main"
+TYPE_ANNOTATION = "symreach.io/pod-type"
+NODE_ANNOTATION = "symreach.io/node"
+STEP_ANNOTATION = "symreach.io/step"
+DELETION_API_VERSION = "symreach.io/v1"
+DELETION_KIND = "PodDeletion"
+NODE_NAME_FIELD = "metadata.name"
+_OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
+_STEP_COMMENT = re.compile(r"#\s*step\s+(\d+):\s*(deploy|delete)\s+(\S+)\s+on\s+(\S+)")
+_DNS_LABEL = re.compile(r"[^a-z0-9.-]+")
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """One step with the concrete pod it creates or deletes."""
+
+    index: int                   # 1-based
+    step: Step
+    namespace: str
+    pod_name: Optional[str]      # None: an initial pod whose name is unknown
+    from_initial: bool           # a deletion of a pod of the initial configuration
+    labels: Mapping[str, str]
+    manifest: Optional[dict]     # deployments only
+
+
+# ---- planning -------------------------------------------------------------------
+
+def plan_trace(trace: Sequence[Step], instance: Instance, *,
+               initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None,
+               pin: str = "affinity") -> list[PlannedStep]:
+    """Give every deployment a unique pod name and every deletion a concrete victim.
+
+    A deletion removes the pod of that type on that node created last in the
+    trace, else one of the initial configuration (by name when
+    ``initial_pod_names``, e.g. from the Kubernetes front end's report, knows it).
+    """
+    if pin not in PINS:
+        raise ValueError(f"unknown pin {pin!r}; expected one of {', '.join(PINS)}")
+    names = dict(initial_pod_names or {})
+    live: dict[tuple[str, str], list[tuple[Optional[str], bool]]] = {}
+    taken: set[tuple[str, str]] = set()
+    for (t, n), count in instance.initial.items():
+        key = (instance.pod_types[t].name, instance.nodes[n].name)
+        known = list(names.get(key, ()))[:count]
+        live[key] = [(name, False) for name in known] + [(None, False)] * (count - len(known))
+        taken.update((instance.pod_types[t].namespace, name) for name in known)
+    for key, pods in names.items():
+        ns = _type(instance, key[0]).namespace if _has_type(instance, key[0]) else ""
+        taken.update((ns, name) for name in pods)
+    counters: dict[str, int] = {}
+    out: list[PlannedStep] = []
+    for i, step in enumerate(trace, start=1):
+        pod_type = _type(instance, step.pod)
+        _node_index(instance, step.node)
+        key = (step.pod, step.node)
+        if step.op == DEPLOY:
+            name = _fresh_name(pod_type, counters, taken)
+            live.setdefault(key, []).append((name, True))
+            manifest = pod_manifest(pod_type, name, step.node, pin=pin, step=i)
+            out.append(PlannedStep(i, step, pod_type.namespace, name, False, dict(pod_type.labels), manifest))
+        elif step.op == DELETE:
+            pods = live.get(key) or []
+            if not pods:
+                raise ValueError(f"step {i} deletes a pod of {step.pod} on {step.node}, but none runs there")
+            created = [j for j, (_, mine) in enumerate(pods) if mine]
+            name, mine = pods.pop(created[-1] if created else len(pods) - 1)
+            out.append(PlannedStep(i, step, pod_type.namespace, name, not mine, dict(pod_type.labels), None))
+        else:
+            raise ValueError(f"step {i}: unknown operation {step.op!r}")
+    return out
+
+
+def _has_type(instance: Instance, name: str) -> bool:
+    return any(t.name == name for t in instance.pod_types)
+
+
+def _type(instance: Instance, name: str) -> PodType:
+    try:
+        return instance.pod_types[instance.type_index(name)]
+    except KeyError:
+        raise ValueError(f"the trace names pod type {name!r}, which the instance does not have") from None
+
+
+def _node_index(instance: Instance, name: str) -> int:
+    try:
+        return instance.node_index(name)
+    except KeyError:
+        raise ValueError(f"the trace names node {name!r}, which the instance does not have") from None
+
+
+def _fresh_name(pod_type: PodType, counters: dict[str, int], taken: set[tuple[str, str]]) -> str:
+    base = pod_name_base(pod_type.name)
+    while True:
+        counters[pod_type.name] = counters.get(pod_type.name, 0) + 1
+        name = f"{base}-{counters[pod_type.name]}"
+        if (pod_type.namespace, name) not in taken:
+            taken.add((pod_type.namespace, name))
+            return name
+
+
+def pod_name_base(type_name: str) -> str:
+    """A DNS-1123 name stem from a type name: ``shop/web`` -> ``web``, ``ns/ds@node-1`` -> ``ds-node-1``."""
+    stem = type_name.split("/", 1)[-1].lower()
+    stem = _DNS_LABEL.sub("-", stem).strip("-.") or "pod"
+    return stem[:200]
+
+
+# ---- manifests ----------------------------------------------------------------------
+
+def plain(value: object) -> object:
+    """FrozenDicts and tuples (as the loader stores manifests) to dicts and lists."""
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def _amount(resource: str, value: int) -> object:
+    from symreach.frontends.k8s_requests import format_amount
+
+    return format_amount(resource, value)
+
+
+def _human(resource: str, value: int) -> str:
+    """Amounts for people: ``1.5`` cpu, ``7.5Gi`` memory."""
+    if resource == "cpu":
+        return f"{value / 1000:g}"
+    if resource in ("memory", "ephemeral-storage") and value >= 2**20:
+        return f"{value / 2**30:.2f}Gi" if value >= 2**30 else f"{value / 2**20:.0f}Mi"
+    return str(value)
+
+
+def pod_manifest(pod_type: PodType, name: str, node: str, *, pin: str = "affinity",
+                 step: Optional[int] = None) -> dict:
+    """A Pod for one deployment of ``pod_type`` on ``node``, from the type's original fields."""
+    fields = plain(pod_type.manifest) if pod_type.manifest is not None else {}
+    assert isinstance(fields, dict)
+    labels = fields.get("labels") or dict(pod_type.labels)
+    requests = fields.get("requests") or {k: _amount(k, v) for k, v in sorted(pod_type.requests.items())}
+    container: dict = {"name": CONTAINER_NAME, "image": PAUSE_IMAGE}
+    if requests:
+        resources: dict = {"requests": dict(requests)}
+        # Extended resources and hugepages cannot be overcommitted: limits must equal requests.
+        limits = {k: v for k, v in requests.items() if k not in _OVERCOMMITTABLE}
+        if limits:
+            resources["limits"] = limits
+        container["resources"] = resources
+    ports = fields.get("hostPorts")
+    if ports is None:
+        ports = [{"port": p.port, "protocol": p.protocol} for p in sorted(pod_type.host_ports,
+                                                                          key=lambda p: (p.port, p.protocol))]
+    if ports:
+        container["ports"] = [{"containerPort": p["port"], "hostPort": p["port"],
+                               "protocol": p.get("protocol") or "TCP"} for p in ports]
+    spec: dict = {"containers": [container]}
+    for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "nodeName"):
+        if fields.get(key):
+            spec[key] = fields[key]
+    annotations = {TYPE_ANNOTATION: pod_type.name, NODE_ANNOTATION: node}
+    if step is not None:
+        annotations[STEP_ANNOTATION] = str(step)
+    metadata: dict = {"name": name, "namespace": pod_type.namespace}
+    if labels:
+        metadata["labels"] = dict(labels)
+    metadata["annotations"] = annotations
+    if pin == "nodeName":
+        spec["nodeName"] = node
+    else:
+        _pin_by_affinity(spec, node)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _pin_by_affinity(spec: dict, node: str) -> None:
+    requirement = {"key": NODE_NAME_FIELD, "operator": "In", "values": [node]}
+    affinity = spec.setdefault("affinity", {})
+    node_affinity = affinity.setdefault("nodeAffinity", {})
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+    terms = [t for t in required.get("nodeSelectorTerms") or [] if isinstance(t, dict)]
+    if not terms:
+        terms = [{}]
+    pinned = []
+    for term in terms:
+        term = dict(term)
+        fields = [r for r in term.get("matchFields") or [] if r != requirement]
+        term["matchFields"] = fields + [requirement]
+        pinned.append(term)
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": pinned}
+    for constraint in spec.get("topologySpreadConstraints") or []:
+        if isinstance(constraint, dict) and constraint.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule":
+            constraint["nodeAffinityPolicy"] = "Ignore"
+
+
+def _spread_approximated(pod_type: PodType, pin: str) -> bool:
+    """Whether pinning changes the eligible nodes of the type's spread constraints."""
+    if pin != "affinity" or not pod_type.spread or pod_type.manifest is None:
+        return False
+    fields = plain(pod_type.manifest)
+    assert isinstance(fields, dict)
+    own_affinity = ((fields.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    return bool(fields.get("nodeSelector") or own_affinity)
+
+
+# ---- formats --------------------------------------------------------------------------
+
+def export_trace(trace: Sequence[Step], instance: Instance, fmt: str, *,
+                 initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None,
+                 pin: str = "affinity") -> str:
+    """The trace in format ``fmt`` (one of ``FORMATS``), as text ending in a newline."""
+    if fmt == "json":
+        return json.dumps([s.to_json() for s in trace], indent=2) + "\n"
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown trace format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    planned = plan_trace(trace, instance, initial_pod_names=initial_pod_names, pin=pin)
+    if fmt == "yaml":
+        return _yaml_stream(planned, instance, pin)
+    if fmt == "kubectl":
+        return _kubectl_script(planned, instance, pin)
+    return _narrate(planned, instance)
+
+
+def _caveats(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> list[str]:
+    notes = []
+    types = {p.step.pod for p in planned if p.step.op == DEPLOY}
+    missing = sorted(t for t in types if _type(instance, t).manifest is None)
+    if missing:
+        notes.append("these pod types carry no original fields, so their affinity, tolerations and spread "
+                     "are missing from the manifests: " + ", ".join(missing))
+    approx = sorted(t for t in types if _spread_approximated(_type(instance, t), pin))
+    if approx:
+        notes.append("pinning by node affinity changes which nodes count for the topology spread of: "
+                     + ", ".join(approx))
+    if pin == "nodeName":
+        notes.append("pods are pinned with spec.nodeName, which bypasses the kube-scheduler: nothing but "
+                     "the kubelet's admission checks these placements")
+    if any(p.labels for p in planned if p.step.op == DEPLOY):
+        notes.append("the pods created here carry their workload's labels, so a ReplicaSet or StatefulSet "
+                     "whose selector matches them may adopt (and scale away) them; pause such controllers "
+                     "or replay in a copy of the namespaces")
+    if any(p.from_initial for p in planned):
+        notes.append("deleting a pod that a controller owns makes the controller create a replacement; "
+                     "scale the workload down first if it must stay gone")
+    return notes
+
+
+def _header(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> list[str]:
+    deploys = sum(1 for p in planned if p.step.op == DEPLOY)
+    lines = [f"symreach witness trace: {len(planned)} steps ({deploys} deployments, "
+             f"{len(planned) - deploys} deletions) from the initial configuration of {instance.source}"]
+    if pin == "affinity":
+        lines.append("Each pod is pinned to its node by required node affinity on metadata.name, so the")
+        lines.append("kube-scheduler still applies every other filter to it.")
+    lines += [f"Note: {note}" for note in _caveats(planned, instance, pin)]
+    return lines
+
+
+def _dump(data: object) -> str:
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+
+
+def _yaml_stream(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
+    parts = ["".join(f"# {line}\n" for line in _header(planned, instance, pin))]
+    for p in planned:
+        comment = f"# step {p.index}: {p.step.op} {p.step.pod} on {p.step.node}\n"
+        if p.step.op == DEPLOY:
+            body = _dump(p.manifest)
+        else:
+            deletion: dict = {"apiVersion": DELETION_API_VERSION, "kind": DELETION_KIND,
+                              "metadata": {"namespace": p.namespace,
+                                           "annotations": {STEP_ANNOTATION: str(p.index)}},
+                              "spec": {"podType": p.step.pod, "node": p.step.node,
+                                       "initial": p.from_initial}}
+            if p.pod_name:
+                deletion["metadata"] = {"name": p.pod_name, **deletion["metadata"]}
+                deletion["spec"]["podName"] = p.pod_name
+            body = _dump(deletion)
+        parts.append("---\n" + comment + body)
+    return "".join(parts)
+
+
+def _kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
+    out = ["#!/usr/bin/env bash"]
+    out += [f"# {line}" for line in _header(planned, instance, pin)]
+    out += ["set -euo pipefail", ""]
+    for p in planned:
+        ns = shlex.quote(p.namespace)
+        out.append(f"# step {p.index}: {p.step.op} {p.step.pod} on {p.step.node}")
+        if p.step.op == DEPLOY:
+            out.append("kubectl apply -f - <<'EOF'")
+            out.append(_dump(p.manifest).rstrip("\n"))
+            out.append("EOF")
+            if pin == "affinity":
+                out.append(f"kubectl wait --for=condition=PodScheduled --timeout=120s -n {ns} "
+                           f"pod/{shlex.quote(str(p.pod_name))}")
+        elif p.pod_name:
+            out.append(f"kubectl delete pod -n {ns} {shlex.quote(p.pod_name)} --wait=true")
+        else:
+            selector = ",".join(f"{k}={v}" for k, v in sorted(p.labels.items()))
+            query = f"kubectl get pods -n {ns} --field-selector spec.nodeName={shlex.quote(p.step.node)}"
+            if selector:
+                query += f" -l {shlex.quote(selector)}"
+            out.append(f'kubectl delete -n {ns} --wait=true "$({query} -o name | head -n 1)"')
+        out.append("")
+    return "\n".join(out)
+
+
+# ---- narration --------------------------------------------------------------------------
+
+def _narrate(planned: Sequence[PlannedStep], instance: Instance) -> str:
+    sigma = list(instance.initial_config())
+    pods = sum(sigma)
+    lines = [f"Witness: {len(planned)} steps from the initial configuration "
+             f"({pods} pods on {len(instance.nodes)} nodes)."]
+    for p in planned:
+        t = instance.type_index(p.step.pod)
+        n = instance.node_index(p.step.node)
+        name = f" as {p.pod_name}" if p.pod_name and p.step.op == DEPLOY else ""
+        if p.step.op == DEPLOY:
+            why = _affinity_witnesses(instance, sigma, t, n)
+            sigma[instance.pair(t, n)] += 1
+            text = f"deploy {p.step.pod} on {p.step.node}{name}"
+            if why:
+                text += f"; its pod affinity is met by {why}"
+        else:
+            sigma[instance.pair(t, n)] -= 1
+            victim = f" {p.pod_name}" if p.pod_name else ""
+            origin = ", running from the start," if p.from_initial else ""
+            text = f"delete {p.step.pod} pod{victim}{origin} from {p.step.node}"
+        lines.append(f"{p.index:3d}. {text}")
+        lines.append(f"     {p.step.node} now uses {_usage(instance, sigma, n)}")
+    if planned:
+        last = planned[-1].step
+        lines.append(f"Target reached: {last.pod} runs on {last.node}." if last.op == DEPLOY
+                     else "End of trace.")
+    return "\n".join(lines) + "\n"
+
+
+def _affinity_witnesses(instance: Instance, sigma: Sequence[int], t: int, n: int) -> str:
+    found = []
+    for term in instance.pod_types[t].affinity:
+        for u in sorted(term.selects):
+            nodes = [m for m in sorted(term.topology.domain_nodes(n)) if sigma[instance.pair(u, m)] > 0]
+            if nodes:
+                found.append(f"{instance.pod_types[u].name} on {instance.nodes[nodes[0]].name}")
+                break
+    return ", ".join(dict.fromkeys(found))
+
+
+def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
+    node = instance.nodes[n]
+    used: dict[str, int] = {}
+    pods = 0
+    for t, pod_type in enumerate(instance.pod_types):
+        count = sigma[instance.pair(t, n)]
+        if not count:
+            continue
+        pods += count
+        for resource, amount in pod_type.requests.items():
+            used[resource] = used.get(resource, 0) + amount * count
+    parts = []
+    for resource in sorted(set(used) | ({"pods"} if "pods" in node.capacity else set())):
+        amount = pods if resource == "pods" else used.get(resource, 0)
+        cap = node.capacity.get(resource)
+        shown = _human(resource, amount)
+        parts.append(f"{resource} {shown}/{_human(resource, cap)}" if cap is not None else f"{resource} {shown}")
+    return ", ".join(parts) if parts else "nothing"
+
+
+# ---- parsing back ---------------------------------------------------------------------
+
+def parse_exported_trace(text: str, fmt: str) -> list[Step]:
+    """The steps of a trace exported as ``json``, ``yaml`` or ``kubectl``."""
+    if fmt == "json":
+        return [Step(item["op"], item["pod"], item["node"]) for item in json.loads(text)]
+    if fmt == "yaml":
+        return _parse_yaml(text)
+    if fmt == "kubectl":
+        return _parse_kubectl(text)
+    raise ValueError(f"cannot parse trace format {fmt!r}; expected one of {', '.join(PARSEABLE_FORMATS)}")
+
+
+def _manifest_step(manifest: object) -> Step:
+    if not isinstance(manifest, dict) or manifest.get("kind") != "Pod":
+        raise ValueError("expected a Pod manifest")
+    meta = manifest.get("metadata") or {}
+    annotations = meta.get("annotations") or {}
+    pod_type = annotations.get(TYPE_ANNOTATION)
+    if not pod_type:
+        raise ValueError(f"Pod {meta.get('name')!r} has no {TYPE_ANNOTATION} annotation")
+    node = pinned_node(manifest)
+    if node is None:
+        raise ValueError(f"Pod {meta.get('name')!r} is not pinned to a node")
+    if annotations.get(NODE_ANNOTATION) not in (None, node):
+        raise ValueError(f"Pod {meta.get('name')!r} is pinned to {node} but annotated "
+                         f"{annotations.get(NODE_ANNOTATION)}")
+    return Step(DEPLOY, pod_type, node)
+
+
+def pinned_node(manifest: dict) -> Optional[str]:
+    """The node a Pod can only run on: ``spec.nodeName``, or a metadata.name In [node] in every term."""
+    spec = manifest.get("spec") or {}
+    if spec.get("nodeName"):
+        return str(spec["nodeName"])
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    nodes: set[str] = set()
+    terms = required.get("nodeSelectorTerms") or []
+    for term in terms:
+        names = [r["values"][0] for r in term.get("matchFields") or []
+                 if r.get("key") == NODE_NAME_FIELD and r.get("operator") == "In" and len(r.get("values") or []) == 1]
+        if not names:
+            return None
+        nodes.update(names)
+    return nodes.pop() if len(nodes) == 1 else None
+
+
+def _parse_yaml(text: str) -> list[Step]:
+    steps = []
+    for doc in yaml.safe_load_all(text):
+        if doc is None:
+            continue
+        if isinstance(doc, dict) and doc.get("kind") == DELETION_KIND:
+            spec = doc.get("spec") or {}
+            steps.append(Step(DELETE, str(spec["podType"]), str(spec["node"])))
+        else:
+            steps.append(_manifest_step(doc))
+    return steps
+
+
+def _parse_kubectl(text: str) -> list[Step]:
+    lines = text.splitlines()
+    steps: list[Step] = []
+    created: dict[tuple[str, str], Step] = {}
+    declared: Optional[Step] = None
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        match = _STEP_COMMENT.fullmatch(line)
+        if match:
+            declared = Step(match.group(2), match.group(3), match.group(4))
+            continue
+        if line.startswith("kubectl apply -f - <<'EOF'"):
+            block = []
+            while i < len(lines) and lines[i] != "EOF":
+                block.append(lines[i])
+                i += 1
+            i += 1
+            manifest = yaml.safe_load("\n".join(block))
+            step = _manifest_step(manifest)
+            meta = manifest.get("metadata") or {}
+            created[(str(meta.get("namespace", "default")), str(meta.get("name")))] = step
+            steps.append(_agree(step, declared))
+            declared = None
+        elif line.startswith("kubectl delete pod "):
+            namespace, name = _delete_target(shlex.split(line)[3:])
+            if (namespace, name) in created:
+                step = Step(DELETE, created[(namespace, name)].pod, created[(namespace, name)].node)
+                steps.append(_agree(step, declared))
+            elif declared is not None and declared.op == DELETE:
+                steps.append(declared)  # an initial pod, known by name only
+            else:
+                raise ValueError(f"deletion of pod {namespace}/{name} that the script did not create "
+                                 "and no step comment describes")
+            declared = None
+        elif line.startswith("kubectl delete -n "):
+            if declared is None or declared.op != DELETE:
+                raise ValueError(f"selector deletion without a step comment: {line}")
+            if f"spec.nodeName={shlex.quote(declared.node)}" not in line:
+                raise ValueError(f"selector deletion does not select node {declared.node}: {line}")
+            steps.append(declared)
+            declared = None
+    return steps
+
+
+def _delete_target(args: Iterable[str]) -> tuple[str, str]:
+    namespace = "default"
+    name = None
+    items = list(args)
+    j = 0
+    while j < len(items):
+        arg = items[j]
+        if arg in ("-n", "--namespace"):
+            namespace = items[j + 1]
+            j += 2
+            continue
+        if arg.startswith("--namespace="):
+            namespace = arg.split("=", 1)[1]
+        elif not arg.startswith("-") and name is None:
+            name = arg
+        j += 1
+    if name is None:
+        raise ValueError("kubectl delete pod without a pod name")
+    return namespace, name
+
+
+def _agree(step: Step, declared: Optional[Step]) -> Step:
+    if declared is not None and declared != step:
+        raise ValueError(f"the step comment says {declared.op} {declared.pod} on {declared.node}, "
+                         f"but the command does {step.op} {step.pod} on {step.node}")
+    return step

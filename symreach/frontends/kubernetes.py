@@ -1,0 +1,883 @@
+"""Kubernetes objects -> a format-v1 document (SPEC 3, input 2).
+
+Reads manifests and dumps (``kubectl get nodes,pods,deployments,... -A -o
+yaml``, multi-document YAML, ``kind: List``) and writes the same plain
+document a user would write by hand (SPEC 3.1), which the v1 loader then turns
+into the model. This front end never builds model objects itself.
+
+What becomes what:
+
+- Node -> node: labels, ``status.allocatable`` (else ``status.capacity``) as
+  capacity, including ``pods``; taints; ``spec.unschedulable``.
+- Namespace -> namespace with its labels (for namespaceSelector).
+- Deployment, StatefulSet, ReplicaSet, ReplicationController, Job, CronJob ->
+  one pod type per workload, from its pod template, named ``ns/name``.
+  A ReplicaSet owned by a Deployment of the input (a Job owned by a CronJob)
+  is the same workload and adds no type.
+- DaemonSet -> one type per node, ``ns/name@node``: the controller pins each
+  pod with required node affinity ``matchFields metadata.name In [node]``,
+  ANDed here with the template's own node affinity (which decides where the
+  controller creates pods), and adds its standard tolerations.
+- Pod without a controller -> its own creatable type ``ns/name`` (it can be
+  applied again). Static (mirror) pods are not creatable.
+- Pod with ``spec.nodeName`` and not finished -> one pod of the initial
+  configuration, attached to its workload's type through ownerReferences
+  (Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob, DaemonSet per
+  node); a pod whose scheduling-relevant spec differs from its workload's
+  template (an old rollout revision) gets a non-creatable type of its own.
+  A pod whose controller is not in the input joins a type with an identical
+  scheduling-relevant spec, else a type named after that controller.
+
+Other kinds are skipped and counted in the ``Report``, never errors. Missing
+required fields raise ``InputError`` naming the file, the line, the object
+(document, kind, name) and the field.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import yaml
+
+from symreach.errors import InputError
+from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
+from symreach.model import KUBERNETES, Instance
+from symreach.shapes import FieldError, Path, format_path, type_name
+
+Lines = dict[Path, int]
+
+# Where each workload kind keeps its pod template.
+TEMPLATE_PATHS: dict[str, Path] = {
+    "Deployment": ("spec", "template"),
+    "StatefulSet": ("spec", "template"),
+    "DaemonSet": ("spec", "template"),
+    "ReplicaSet": ("spec", "template"),
+    "ReplicationController": ("spec", "template"),
+    "Job": ("spec", "template"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template"),
+}
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"}
+
+# Labels that controllers add to the pods they create; ignored when matching
+# a running pod to a template.
+CONTROLLER_LABELS = frozenset({
+    "pod-template-hash",
+    "controller-revision-hash",
+    "pod-template-generation",
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+    "job-name",
+    "controller-uid",
+    "batch.kubernetes.io/job-name",
+    "batch.kubernetes.io/controller-uid",
+    "batch.kubernetes.io/job-completion-index",
+})
+
+# The DaemonSet controller's AddOrUpdateDaemonPodTolerations (daemonset_util.go).
+DAEMONSET_TOLERATIONS = (
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+)
+HOST_NETWORK_TOLERATION = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists",
+                           "effect": "NoSchedule"}
+# Added to every pod by the DefaultTolerationSeconds admission plugin.
+_ADMISSION_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+FINISHED_PHASES = ("Succeeded", "Failed")
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+DEFAULT_NAMESPACE = "default"
+DEFAULT_SCHEDULER = "default-scheduler"
+_NODE_NAME_FIELD = "metadata.name"
+
+
+@dataclass
+class Report:
+    """What the conversion read, used and left out. Warnings never stop it."""
+
+    kinds: dict[str, int] = field(default_factory=dict)        # objects read, per kind
+    skipped: dict[str, int] = field(default_factory=dict)      # kinds not used, with counts
+    nodes: int = 0
+    pod_types: int = 0
+    pods_attached: int = 0                                     # running pods in sigma0
+    pods_not_counted: dict[str, int] = field(default_factory=dict)  # reason -> count
+    attachments: dict[str, str] = field(default_factory=dict)  # "ns/pod" -> pod type
+    # (pod type, node) -> names of the running pods, for trace export.
+    initial_pod_names: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        read = ", ".join(f"{n} {k}" for k, n in sorted(self.kinds.items())) or "nothing"
+        parts = [f"read {read}",
+                 f"{self.nodes} nodes, {self.pod_types} pod types, {self.pods_attached} running pods"]
+        if self.skipped:
+            parts.append("skipped " + ", ".join(f"{n} {k}" for k, n in sorted(self.skipped.items())))
+        if self.pods_not_counted:
+            parts.append("not counted: " + ", ".join(f"{n} {r}" for r, n in sorted(self.pods_not_counted.items())))
+        if self.warnings:
+            parts.append(f"{len(self.warnings)} warning(s)")
+        return "; ".join(parts)
+
+
+# ---- detection and reading --------------------------------------------------
+
+def _is_object(data: object) -> bool:
+    return isinstance(data, dict) and "version" not in data and ("kind" in data or "apiVersion" in data)
+
+
+def is_kubernetes_document(data: object) -> bool:
+    """True for a Kubernetes object, a ``kind: List``, or a list of documents that are such."""
+    if isinstance(data, list):
+        docs = [d for d in data if d is not None]
+        return bool(docs) and all(_is_object(d) for d in docs)
+    return _is_object(data)
+
+
+def read_documents(path: Union[str, os.PathLike]) -> tuple[list[object], list[Lines]]:
+    """All YAML documents of ``path`` as plain data, each with its field -> line map.
+
+    Safe by construction: composed with the SafeLoader, size-limited (8 MiB),
+    and every document's alias-expanded size is measured before it is built.
+    """
+    from symreach.loader import yaml_source
+
+    name = str(path)
+    limit = yaml_source.MAX_FILE_BYTES
+    try:
+        size = os.stat(path).st_size
+        if size > limit:
+            raise InputError(f"file is too large ({size} bytes; the limit is {limit})", name)
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror or err}", name) from None
+    if len(raw) > limit:
+        raise InputError(f"file is too large (more than {limit} bytes)", name)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start})", name) from None
+    return read_documents_text(text, name)
+
+
+def read_documents_text(text: str, filename: str = "<memory>") -> tuple[list[object], list[Lines]]:
+    """Like ``read_documents`` for text already in memory."""
+    from symreach.loader import yaml_source
+
+    budget = yaml_source.MAX_EXPANDED_NODES
+    docs: list[object] = []
+    all_lines: list[Lines] = []
+    loader = yaml.SafeLoader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:  # pragma: no cover - check_node guarantees a document
+                break
+            yaml_source._check_size(node, budget, filename)
+            builder = yaml_source._Builder(filename)
+            docs.append(builder.build(node, ()))
+            all_lines.append(builder.lines)
+            budget -= max(1, len(builder.lines))
+            if budget <= 0:
+                raise InputError("the documents expand to more than "
+                                 f"{yaml_source.MAX_EXPANDED_NODES} nodes in total (alias bomb?)", filename)
+    except yaml.MarkedYAMLError as err:
+        raise yaml_source._yaml_error(err, filename) from None
+    except yaml.YAMLError as err:
+        raise InputError(f"invalid YAML: {err}", filename) from None
+    except RecursionError:
+        raise InputError("the document is nested too deeply", filename) from None
+    finally:
+        loader.dispose()
+    return docs, all_lines
+
+
+# ---- public entry points ----------------------------------------------------
+
+def kubernetes_to_v1(docs: list, filename: str, lines: Optional[list[Lines]] = None) -> tuple[dict, Report]:
+    """Convert Kubernetes documents (each an object, a List, or None) into a v1 document."""
+    conversion = _Converter(filename, docs, lines).run()
+    return conversion.document, conversion.report
+
+
+def load_kubernetes(path: Union[str, os.PathLike]) -> Instance:
+    """Read Kubernetes manifests or a dump from ``path`` and load them as an instance."""
+    return load_kubernetes_with_report(path)[0]
+
+
+def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance, Report]:
+    docs, lines = read_documents(path)
+    return load_kubernetes_documents(docs, str(path), lines)
+
+
+def load_kubernetes_documents(docs: list, filename: str,
+                              lines: Optional[list[Lines]] = None) -> tuple[Instance, Report]:
+    """Convert, then load through the v1 loader; its errors point back at the source objects."""
+    from symreach.loader import load_document
+
+    conversion = _Converter(filename, docs, lines).run()
+    try:
+        instance = load_document(conversion.document, filename, conversion.v1_lines)
+    except InputError as err:
+        raise conversion.relocate(err) from None
+    return instance, conversion.report
+
+
+# ---- the converter ------------------------------------------------------------
+
+@dataclass
+class _Object:
+    """One Kubernetes object and where it came from."""
+
+    data: dict
+    kind: str
+    doc: int          # 0-based document index
+    item: Optional[int]  # index in a List's items, if any
+    lines: Lines      # field path relative to the object -> line
+
+    @property
+    def prefix(self) -> Path:
+        return () if self.item is None else ("items", self.item)
+
+    def line(self, sub: Path) -> Optional[int]:
+        path = tuple(sub)
+        while True:
+            if path in self.lines:
+                return self.lines[path]
+            if not path:
+                return None
+            path = path[:-1]
+
+    @property
+    def where(self) -> str:
+        place = f"document {self.doc + 1}"
+        if self.item is not None:
+            place += f", items[{self.item}]"
+        meta = self.data.get("metadata") if isinstance(self.data.get("metadata"), dict) else {}
+        name = meta.get("name") or meta.get("generateName")
+        if isinstance(name, str):
+            ns = meta.get("namespace")
+            shown = f"{ns}/{name}" if isinstance(ns, str) and self.kind not in ("Node", "Namespace") else name
+            return f"{place} ({self.kind} {shown})"
+        return f"{place} ({self.kind})"
+
+
+@dataclass
+class _Workload:
+    kind: str
+    namespace: str
+    name: str
+    obj: _Object
+    owner: Optional[dict]
+    type_name: Optional[str] = None   # for non-DaemonSets; aliases resolve to the owner's
+
+
+@dataclass
+class _Conversion:
+    document: dict
+    report: Report
+    v1_lines: Lines
+    origins: dict[str, str]   # v1 path prefix ("podTypes[3]") -> source description
+
+    def relocate(self, err: InputError) -> InputError:
+        """Prefix a loader error on the generated document with the source object it came from."""
+        field_path = err.field_path or ""
+        match = re.match(r"(podTypes|nodes|namespaces|initial)\[\d+\]", field_path)
+        if match and match.group(0) in self.origins:
+            origin = self.origins[match.group(0)]
+            return InputError(err.problem, err.filename, err.line, f"{origin}: {field_path}")
+        return err
+
+
+class _Converter:
+    def __init__(self, filename: str, docs: list, lines: Optional[list[Lines]]) -> None:
+        if isinstance(docs, dict):
+            docs = [docs]
+        self.filename = filename
+        self.docs = docs
+        self.doc_lines = list(lines) if lines is not None else [{} for _ in docs]
+        self.report = Report()
+        self.namespaces: dict[str, dict[str, str]] = {}
+        self.nodes: list[dict] = []
+        self.node_names: set[str] = set()
+        self.types: dict[str, dict] = {}             # name -> v1 podType body (ordered)
+        self.strict_sigs: dict[str, str] = {}        # type name -> strict signature
+        self.lenient_sigs: dict[str, str] = {}
+        self.workloads: dict[tuple[str, str, str], _Workload] = {}
+        self.extra_types: dict[tuple, str] = {}      # drift/unknown-owner/generateName keys -> type
+        self.initial: Counter[tuple[str, str]] = Counter()
+        self.v1_lines: Lines = {}
+        self.origins: dict[str, str] = {}
+        self._generated: Counter[str] = Counter()
+        self.bare_pods: set[tuple[str, str]] = set()
+
+    # -- errors and field access -------------------------------------------
+    def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
+        where = obj.where + (f": {format_path(sub)}" if sub else "")
+        return InputError(problem, self.filename, obj.line(sub), where)
+
+    def get(self, obj: _Object, sub: Path, expect: type, *, required: bool = False) -> object:
+        value: object = obj.data
+        for i, key in enumerate(sub):
+            if isinstance(key, int) and isinstance(value, list):
+                value = value[key] if 0 <= key < len(value) else None
+            elif isinstance(value, dict):
+                value = value.get(key)
+            else:
+                raise self.error(obj, sub[:i], f"expected a mapping, got {type_name(value)}")
+            if value is None:
+                if required:
+                    raise self.error(obj, sub, "required field is missing")
+                return None
+        if not isinstance(value, expect) or isinstance(value, bool) and expect is not bool:
+            raise self.error(obj, sub, f"expected {_expect_name(expect)}, got {type_name(value)}")
+        return value
+
+    def string_map(self, obj: _Object, sub: Path) -> dict[str, str]:
+        raw = self.get(obj, sub, dict) or {}
+        for key, value in raw.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise self.error(obj, sub + (str(key),), f"expected a string, got {type_name(value)}")
+        return dict(raw)
+
+    def metadata(self, obj: _Object, *, namespaced: bool) -> tuple[str, str, dict]:
+        """(namespace, name, metadata); a name may come from ``generateName``."""
+        meta = self.get(obj, ("metadata",), dict, required=True)
+        name = self.get(obj, ("metadata", "name"), str)
+        if not name:
+            base = self.get(obj, ("metadata", "generateName"), str)
+            if not base:
+                raise self.error(obj, ("metadata", "name"), "required field is missing")
+            name = base
+        namespace = DEFAULT_NAMESPACE
+        if namespaced:
+            namespace = self.get(obj, ("metadata", "namespace"), str) or DEFAULT_NAMESPACE
+        return namespace, name, meta
+
+    # -- driver ---------------------------------------------------------------
+    def run(self) -> _Conversion:
+        objects = self.flatten()
+        for obj in objects:
+            self.report.kinds[obj.kind] = self.report.kinds.get(obj.kind, 0) + 1
+            if obj.kind not in USED_KINDS:
+                self.report.skipped[obj.kind] = self.report.skipped.get(obj.kind, 0) + 1
+        for obj in objects:
+            if obj.kind == "Namespace":
+                self.namespace(obj)
+            elif obj.kind == "Node":
+                self.node(obj)
+        for obj in objects:
+            if obj.kind in TEMPLATE_PATHS:
+                self.collect_workload(obj)
+        for workload in self.workloads.values():
+            self.workload_types(workload)
+        for obj in objects:
+            if obj.kind == "Pod":
+                self.pod(obj)
+        return _Conversion(self.document(), self.report, self.v1_lines, self.origins)
+
+    def flatten(self) -> list[_Object]:
+        out: list[_Object] = []
+        for d, data in enumerate(self.docs):
+            lines = self.doc_lines[d] if d < len(self.doc_lines) else {}
+            if data is None:
+                continue
+            if not isinstance(data, dict):
+                raise InputError(f"expected a Kubernetes object (a mapping), got {type_name(data)}",
+                                 self.filename, lines.get(()), f"document {d + 1}")
+            kind = data.get("kind")
+            if isinstance(kind, str) and kind.endswith("List") and "items" in data:
+                items = data.get("items") or []
+                if not isinstance(items, list):
+                    raise self.error(_Object(data, kind, d, None, lines), ("items",),
+                                     f"expected a list, got {type_name(items)}")
+                buckets: dict[int, Lines] = {i: {} for i in range(len(items))}
+                for path, line in lines.items():
+                    if len(path) >= 2 and path[0] == "items" and path[1] in buckets:
+                        buckets[path[1]][path[2:]] = line
+                for i, item in enumerate(items):
+                    out.append(self.object(item, d, i, buckets[i]))
+            else:
+                out.append(self.object(data, d, None, lines))
+        return out
+
+    def object(self, data: object, doc: int, item: Optional[int], lines: Lines) -> _Object:
+        obj = _Object(data if isinstance(data, dict) else {}, "?", doc, item, lines)
+        if not isinstance(data, dict):
+            raise self.error(obj, (), f"expected a Kubernetes object (a mapping), got {type_name(data)}")
+        kind = data.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise self.error(obj, ("kind",), "required field is missing" if kind is None
+                             else f"expected a string, got {type_name(kind)}")
+        obj.kind = kind
+        return obj
+
+    # -- cluster objects ------------------------------------------------------
+    def namespace(self, obj: _Object) -> None:
+        _, name, _ = self.metadata(obj, namespaced=False)
+        labels = self.string_map(obj, ("metadata", "labels"))
+        labels.setdefault("kubernetes.io/metadata.name", name)
+        self.namespaces.setdefault(name, {}).update(labels)
+
+    def node(self, obj: _Object) -> None:
+        _, name, meta = self.metadata(obj, namespaced=False)
+        if not meta.get("name"):
+            self._generated[name] += 1
+            name = f"{name}{self._generated[name]}"
+            self.report.warnings.append(f"{obj.where}: node has only generateName; named it {name}")
+        if name in self.node_names:
+            raise self.error(obj, ("metadata", "name"), f"duplicate Node {name!r}")
+        self.node_names.add(name)
+        body: dict = {"name": name}
+        labels = self.string_map(obj, ("metadata", "labels"))
+        if labels:
+            body["labels"] = labels
+        allocatable = self.get(obj, ("status", "allocatable"), dict)
+        capacity = allocatable or self.get(obj, ("status", "capacity"), dict)
+        source = ("status", "allocatable") if allocatable else ("status", "capacity")
+        if capacity:
+            body["capacity"] = dict(capacity)
+        else:
+            self.report.warnings.append(f"{obj.where}: no status.allocatable or status.capacity; "
+                                        "every resource counts as 0")
+        taints = []
+        for j, taint in enumerate(self.get(obj, ("spec", "taints"), list) or []):
+            sub = ("spec", "taints", j)
+            if not isinstance(taint, dict):
+                raise self.error(obj, sub, f"expected a taint (a mapping), got {type_name(taint)}")
+            key = self.get(obj, sub + ("key",), str, required=True)
+            effect = self.get(obj, sub + ("effect",), str, required=True)
+            entry = {"key": key, "effect": effect}
+            value = self.get(obj, sub + ("value",), str)
+            if value:
+                entry["value"] = value
+            taints.append(entry)
+        if taints:
+            body["taints"] = taints
+        if self.get(obj, ("spec", "unschedulable"), bool):
+            body["unschedulable"] = True
+        prefix = ("nodes", len(self.nodes))
+        self.map_lines(prefix, obj, ())
+        self.map_lines(prefix + ("labels",), obj, ("metadata", "labels"))
+        self.map_lines(prefix + ("capacity",), obj, source)
+        self.map_lines(prefix + ("taints",), obj, ("spec", "taints"))
+        self.origins[format_path(prefix)] = obj.where
+        self.nodes.append(body)
+        self.report.nodes += 1
+
+    # -- workloads ------------------------------------------------------------
+    def collect_workload(self, obj: _Object) -> None:
+        namespace, name, meta = self.metadata(obj, namespaced=True)
+        key = (obj.kind, namespace, name)
+        if key in self.workloads:
+            raise self.error(obj, ("metadata", "name"), f"duplicate {obj.kind} {namespace}/{name}")
+        self.get(obj, TEMPLATE_PATHS[obj.kind], dict, required=True)
+        self.workloads[key] = _Workload(obj.kind, namespace, name, obj, _controller(meta))
+
+    def parent_workload(self, workload: _Workload) -> Optional[_Workload]:
+        """The Deployment owning a ReplicaSet, the CronJob owning a Job, when in the input."""
+        owner = workload.owner
+        if owner and (workload.kind, owner.get("kind")) in (("ReplicaSet", "Deployment"), ("Job", "CronJob")):
+            return self.workloads.get((owner["kind"], workload.namespace, owner.get("name")))
+        return None
+
+    def workload_types(self, workload: _Workload) -> None:
+        if workload.type_name is not None:
+            return
+        parent = self.parent_workload(workload)
+        if parent is not None:
+            self.workload_types(parent)
+            workload.type_name = parent.type_name
+            return
+        tpath = TEMPLATE_PATHS[workload.kind]
+        obj = workload.obj
+        self.get(obj, tpath + ("spec",), dict, required=True)
+        origin = f"{workload.kind} {workload.namespace}/{workload.name}"
+        if workload.kind == "DaemonSet":
+            self.daemonset_types(workload, tpath, origin)
+            return
+        name = self.unique(f"{workload.namespace}/{workload.name}", workload.kind)
+        self.add_type(name, obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",), origin=origin,
+                      template=True)
+        workload.type_name = name
+
+    def daemonset_types(self, workload: _Workload, tpath: Path, origin: str) -> None:
+        if not self.nodes:
+            self.report.warnings.append(f"{workload.obj.where}: no nodes in the input, so no pod types")
+            return
+        spec = self.get(workload.obj, tpath + ("spec",), dict, required=True)
+        terms = _required_node_terms(spec)
+        if terms is not None and not any(_term_nonempty(t) for t in terms):
+            self.report.warnings.append(f"{workload.obj.where}: required node affinity matches no node")
+            return
+        for node in self.nodes:
+            name = self.unique(f"{workload.namespace}/{workload.name}@{node['name']}", "DaemonSet")
+            body = self.type_body(workload.obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",),
+                                  template=True)
+            _pin_daemon_pod(body, node["name"], spec.get("hostNetwork") is True)
+            self.add_type(name, workload.obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",),
+                          origin=f"{origin} on {node['name']}", template=True, body=body)
+
+    # -- pod types ------------------------------------------------------------
+    def unique(self, name: str, kind: str = "") -> str:
+        if name not in self.types:
+            return name
+        if kind:
+            ns, _, rest = name.partition("/")
+            candidate = f"{ns}/{kind.lower()}/{rest}"
+            if candidate not in self.types:
+                return candidate
+        k = 2
+        while f"{name}~{k}" in self.types:
+            k += 1
+        return f"{name}~{k}"
+
+    def type_body(self, obj: _Object, namespace: str, meta_path: Path, spec_path: Path,
+                  *, template: bool) -> dict:
+        """The v1 podType fields (without name) of a pod template or a pod."""
+        spec = self.get(obj, spec_path, dict, required=True)
+        containers = self.get(obj, spec_path + ("containers",), list, required=True)
+        if not containers:
+            raise self.error(obj, spec_path + ("containers",), "a pod needs at least one container")
+        body: dict = {"namespace": namespace}
+        labels = self.string_map(obj, meta_path + ("labels",))
+        if labels:
+            body["labels"] = labels
+        try:
+            requests = pod_requests(spec, spec_path)
+            ports, port_warnings = host_ports(spec, spec_path)
+        except FieldError as err:
+            raise self.error(obj, err.path, err.problem) from None
+        if requests:
+            body["requests"] = format_requests(requests)
+        for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints"):
+            value = spec.get(key)
+            if value:
+                body[key] = copy.deepcopy(value)
+        if template and spec.get("nodeName"):
+            body["nodeName"] = self.get(obj, spec_path + ("nodeName",), str)
+        if ports:
+            body["hostPorts"] = ports
+        for warning in port_warnings:
+            self.report.warnings.append(f"{obj.where}: {warning}")
+        scheduler = spec.get("schedulerName")
+        if scheduler not in (None, DEFAULT_SCHEDULER):
+            self.report.warnings.append(f"{obj.where}: schedulerName {scheduler!r} is not the kube-scheduler; "
+                                        "analysed as if it were")
+        return body
+
+    def add_type(self, name: str, obj: _Object, namespace: str, meta_path: Path, spec_path: Path,
+                 *, origin: str, template: bool, creatable: bool = True, body: Optional[dict] = None) -> dict:
+        if body is None:
+            body = self.type_body(obj, namespace, meta_path, spec_path, template=template)
+        body = {"name": name, **body}
+        if not creatable:
+            body["creatable"] = False
+        prefix = ("podTypes", len(self.types))
+        self.map_lines(prefix, obj, spec_path[:-1] if spec_path else ())
+        self.map_lines(prefix + ("labels",), obj, meta_path + ("labels",))
+        for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "nodeName"):
+            self.map_lines(prefix + (key,), obj, spec_path + (key,))
+        self.map_lines(prefix + ("requests",), obj, spec_path + ("containers",))
+        self.map_lines(prefix + ("hostPorts",), obj, spec_path + ("containers",))
+        self.origins[format_path(prefix)] = f"{obj.where} -> pod type {name}"
+        self.types[name] = body
+        self.strict_sigs[name] = _signature(body, strict=True)
+        self.lenient_sigs[name] = _signature(body, strict=False)
+        self.report.pod_types += 1
+        return body
+
+    # -- pods -----------------------------------------------------------------
+    def pod(self, obj: _Object) -> None:
+        namespace, name, meta = self.metadata(obj, namespaced=True)
+        self.get(obj, ("spec",), dict, required=True)
+        node = self.get(obj, ("spec", "nodeName"), str)
+        phase = self.get(obj, ("status", "phase"), str)
+        owner = _controller(meta)
+        mirror = (owner is not None and owner.get("kind") == "Node") or MIRROR_ANNOTATION in (
+            self.get(obj, ("metadata", "annotations"), dict) or {})
+        finished = phase in FINISHED_PHASES
+        if finished and (owner is not None or mirror):
+            self.count_not_counted(f"finished ({phase}) controller pods")
+            return
+        body = self.type_body(obj, namespace, ("metadata",), ("spec",), template=False)
+        if mirror:
+            type_name = self.add_type(self.unique(f"{namespace}/{name}", "Pod"), obj, namespace, ("metadata",),
+                                      ("spec",), origin=f"static pod {namespace}/{name}", template=False,
+                                      creatable=False, body=body)["name"]
+        elif owner is not None:
+            type_name = self.owned_pod_type(obj, namespace, name, owner, node, body)
+        else:
+            type_name = self.bare_pod_type(obj, namespace, name, meta, body)
+        if finished:
+            self.count_not_counted(f"finished ({phase}) pods")
+            return
+        if not node:
+            self.count_not_counted("pending pods (no spec.nodeName)")
+            return
+        if node not in self.node_names:
+            self.count_not_counted("pods on nodes not in the input")
+            self.report.warnings.append(f"{obj.where}: runs on node {node!r}, which is not in the input; "
+                                        "left out of the initial configuration")
+            return
+        self.initial[(type_name, node)] += 1
+        self.report.pods_attached += 1
+        self.report.attachments[f"{namespace}/{name}"] = type_name
+        self.report.initial_pod_names.setdefault((type_name, node), []).append(name)
+
+    def count_not_counted(self, reason: str) -> None:
+        self.report.pods_not_counted[reason] = self.report.pods_not_counted.get(reason, 0) + 1
+
+    def bare_pod_type(self, obj: _Object, namespace: str, name: str, meta: dict, body: dict) -> str:
+        if meta.get("name"):
+            if (namespace, name) in self.bare_pods:
+                raise self.error(obj, ("metadata", "name"), f"duplicate Pod {namespace}/{name}")
+            self.bare_pods.add((namespace, name))
+            type_name = self.unique(f"{namespace}/{name}", "Pod")
+            return self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                                 origin=f"Pod {namespace}/{name}", template=False, body=body)["name"]
+        # generateName only: pods with the same spec are one type.
+        key = ("generated", namespace, name, _signature(body, strict=True))
+        if key not in self.extra_types:
+            type_name = self.unique(f"{namespace}/{name.rstrip('-') or 'pod'}", "Pod")
+            self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"Pod {namespace}/{name}*", template=False, body=body)
+            self.extra_types[key] = type_name
+        return self.extra_types[key]
+
+    def owned_pod_type(self, obj: _Object, namespace: str, name: str, owner: dict, node: Optional[str],
+                       body: dict) -> str:
+        owner_kind = str(owner.get("kind"))
+        owner_name = str(owner.get("name"))
+        labels = body.get("labels") or {}
+        target = self.owner_type(namespace, owner_kind, owner_name, labels, node, body)
+        if target is not None:
+            if _signature(body, strict=False) == self.lenient_sigs[target]:
+                return target
+            # The pod differs from its workload's current template: an older
+            # revision. It keeps its own spec; the controller would not create more.
+            key = ("drift", namespace, owner_kind, owner_name, _signature(body, strict=True))
+            if key not in self.extra_types:
+                type_name = self.unique(f"{namespace}/{owner_name}", owner_kind)
+                self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                              origin=f"pods of {owner_kind} {namespace}/{owner_name} (older revision of {target})",
+                              template=False, creatable=False, body=body)
+                self.extra_types[key] = type_name
+                self.report.warnings.append(
+                    f"{obj.where}: its spec differs from the template of {target} (older revision?); "
+                    f"given its own non-creatable pod type {type_name}")
+            return self.extra_types[key]
+        # The controller is not in the input: join an identical type, else name one after it.
+        strict = _signature(body, strict=True)
+        for type_name, sig in self.strict_sigs.items():
+            if sig == strict and self.types[type_name].get("creatable", True):
+                return type_name
+        key = ("owner", namespace, owner_kind, owner_name)
+        if key not in self.extra_types:
+            base = _controller_base_name(owner_kind, owner_name, labels)
+            type_name = self.unique(f"{namespace}/{base}", owner_kind)
+            self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"pods of {owner_kind} {namespace}/{owner_name} (not in the input)",
+                          template=False, body=_without_controller_labels(body))
+            self.extra_types[key] = type_name
+            self.report.warnings.append(f"{obj.where}: its controller {owner_kind} {owner_name} is not in the "
+                                        f"input; pod type {type_name} is built from the pod itself")
+        return self.extra_types[key]
+
+    def owner_type(self, namespace: str, kind: str, name: str, labels: dict, node: Optional[str],
+                   body: dict) -> Optional[str]:
+        """The pod type of the workload that owns a pod, following RS -> Deployment and Job -> CronJob."""
+        workload = self.workloads.get((kind, namespace, name))
+        if workload is None:
+            parent = _implied_parent(kind, name, labels)
+            if parent is not None:
+                workload = self.workloads.get((parent[0], namespace, parent[1]))
+        if workload is None:
+            return None
+        if workload.kind == "DaemonSet":
+            node = node or _pinned_node(body)
+            type_name = f"{namespace}/{workload.name}@{node}" if node else None
+            return type_name if type_name in self.types else None
+        return workload.type_name
+
+    # -- output ---------------------------------------------------------------
+    def map_lines(self, v1_prefix: Path, obj: _Object, sub: Path) -> None:
+        """Let errors on the generated document at ``v1_prefix`` point at the source lines of ``sub``."""
+        sub = tuple(sub)
+        line = obj.line(sub)
+        if line is not None:
+            self.v1_lines.setdefault(v1_prefix, line)
+        n = len(sub)
+        for path, line in obj.lines.items():
+            if len(path) > n and path[:n] == sub:
+                self.v1_lines.setdefault(v1_prefix + path[n:], line)
+
+    def document(self) -> dict:
+        for body in self.types.values():
+            ns = body["namespace"]
+            self.namespaces.setdefault(ns, {"kubernetes.io/metadata.name": ns})
+        doc: dict = {"version": 1, "semantics": KUBERNETES}
+        if self.namespaces:
+            doc["namespaces"] = [{"name": ns, "labels": dict(sorted(labels.items()))}
+                                 for ns, labels in sorted(self.namespaces.items())]
+        doc["nodes"] = self.nodes
+        doc["podTypes"] = list(self.types.values())
+        doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
+        return doc
+
+
+# ---- helpers ------------------------------------------------------------------
+
+def _expect_name(expect: type) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer"}.get(
+        expect, expect.__name__)
+
+
+def _controller(meta: dict) -> Optional[dict]:
+    """The controlling owner reference (``controller: true``), else the first one."""
+    refs = meta.get("ownerReferences")
+    if not isinstance(refs, list):
+        return None
+    refs = [r for r in refs if isinstance(r, dict) and r.get("kind") and r.get("name")]
+    for ref in refs:
+        if ref.get("controller") is True:
+            return ref
+    return refs[0] if refs else None
+
+
+def _implied_parent(kind: str, name: str, labels: dict) -> Optional[tuple[str, str]]:
+    """The Deployment (CronJob) of a ReplicaSet (Job) that is not in the input, from naming conventions."""
+    if kind == "ReplicaSet":
+        pod_hash = labels.get("pod-template-hash")
+        if pod_hash and name.endswith("-" + pod_hash):
+            return "Deployment", name[: -len(pod_hash) - 1]
+    if kind == "Job":
+        match = re.fullmatch(r"(.+)-\d+", name)
+        if match:
+            return "CronJob", match.group(1)
+    return None
+
+
+def _controller_base_name(kind: str, name: str, labels: dict) -> str:
+    parent = _implied_parent(kind, name, labels)
+    return parent[1] if parent else name
+
+
+def _without_controller_labels(body: dict) -> dict:
+    out = dict(body)
+    labels = {k: v for k, v in (body.get("labels") or {}).items() if k not in CONTROLLER_LABELS}
+    if labels:
+        out["labels"] = labels
+    else:
+        out.pop("labels", None)
+    return out
+
+
+def _signature(body: dict, *, strict: bool) -> str:
+    """The scheduling-relevant spec of a pod type as a canonical string.
+
+    Lenient: what a controller never changes between template and pod
+    (labels without controller labels, requests, host ports, node selector,
+    pod (anti-)affinity, hard spread). Strict adds tolerations (without the
+    admission plugin's timed ones) and required node affinity, which the
+    DaemonSet controller and admission plugins rewrite.
+    """
+    affinity = body.get("affinity") or {}
+    parts = {
+        "namespace": body.get("namespace"),
+        "labels": {k: v for k, v in (body.get("labels") or {}).items() if k not in CONTROLLER_LABELS},
+        "requests": body.get("requests") or {},
+        "hostPorts": body.get("hostPorts") or [],
+        "nodeSelector": body.get("nodeSelector") or {},
+        "podAffinity": _required(affinity.get("podAffinity")),
+        "podAntiAffinity": _required(affinity.get("podAntiAffinity")),
+        "spread": [c for c in body.get("topologySpreadConstraints") or []
+                   if isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"],
+    }
+    if strict:
+        parts["tolerations"] = [t for t in body.get("tolerations") or [] if not _admission_toleration(t)]
+        parts["nodeAffinity"] = _required(affinity.get("nodeAffinity"))
+        parts["nodeName"] = body.get("nodeName")
+    return json.dumps(parts, sort_keys=True, default=str)
+
+
+def _required(part: object) -> object:
+    if isinstance(part, dict):
+        return part.get("requiredDuringSchedulingIgnoredDuringExecution")
+    return None
+
+
+def _admission_toleration(tol: object) -> bool:
+    return (isinstance(tol, dict) and tol.get("key") in _ADMISSION_TOLERATION_KEYS
+            and tol.get("effect") == "NoExecute" and tol.get("tolerationSeconds") is not None)
+
+
+def _required_node_terms(spec: dict) -> Optional[list]:
+    affinity = spec.get("affinity")
+    if not isinstance(affinity, dict) or not isinstance(affinity.get("nodeAffinity"), dict):
+        return None
+    required = affinity["nodeAffinity"].get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(required, dict):
+        return None
+    terms = required.get("nodeSelectorTerms")
+    return terms if isinstance(terms, list) else None
+
+
+def _term_nonempty(term: object) -> bool:
+    return isinstance(term, dict) and bool(term.get("matchExpressions") or term.get("matchFields"))
+
+
+def _pin_daemon_pod(body: dict, node: str, host_network: bool) -> None:
+    """What the DaemonSet controller does to a pod it creates for ``node``.
+
+    The controller replaces the required node affinity by ``metadata.name In
+    [node]``, but only creates the pod where the template's own node affinity
+    matches; adding the pin to each original term expresses both at once.
+    """
+    pin = {"key": _NODE_NAME_FIELD, "operator": "In", "values": [node]}
+    affinity = body.setdefault("affinity", {})
+    node_affinity = affinity.setdefault("nodeAffinity", {})
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    if terms:
+        new_terms = []
+        for term in terms:
+            if not _term_nonempty(term):
+                continue  # an empty term matches no node
+            term = dict(term)
+            term["matchFields"] = list(term.get("matchFields") or []) + [pin]
+            new_terms.append(term)
+    else:
+        new_terms = [{"matchFields": [pin]}]
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": new_terms}
+    tolerations = list(body.get("tolerations") or [])
+    extra = list(DAEMONSET_TOLERATIONS) + ([HOST_NETWORK_TOLERATION] if host_network else [])
+    for tol in extra:
+        if not any(_same_toleration(tol, t) for t in tolerations):
+            tolerations.append(dict(tol))
+    body["tolerations"] = tolerations
+
+
+def _same_toleration(a: dict, b: object) -> bool:
+    return isinstance(b, dict) and all(a.get(k) == b.get(k) for k in ("key", "operator", "effect")) \
+        and not b.get("value") and b.get("tolerationSeconds") is None
+
+
+def _pinned_node(body: dict) -> Optional[str]:
+    """The node a pending DaemonSet pod is pinned to by ``matchFields metadata.name In [node]``."""
+    terms = _required_node_terms(body) or []
+    for term in terms:
+        for req in (term.get("matchFields") or []) if isinstance(term, dict) else []:
+            if isinstance(req, dict) and req.get("key") == _NODE_NAME_FIELD and req.get("operator") == "In" \
+                    and isinstance(req.get("values"), list) and len(req["values"]) == 1:
+                return str(req["values"][0])
+    return None

@@ -1,0 +1,81 @@
+"""Front end for instance format v1 (YAML or JSON) -> ``symreach.model.Instance``.
+
+Pipeline: ``yaml_source`` (safe parse, lines) -> ``v1`` (structure, fields)
+-> ``resolve`` (labels to index sets) -> ``query``. Every problem surfaces as
+one ``InputError`` naming the file, line and field path.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping, Optional, Sequence, Union
+
+from symreach.errors import InputError
+from symreach.loader.query import build_query, query_from_document
+from symreach.loader.resolve import build_instance
+from symreach.loader.v1 import freeze, parse_document, thaw
+from symreach.loader.yaml_source import MAX_EXPANDED_NODES, MAX_FILE_BYTES, read_file, read_text
+from symreach.model import Instance, Query
+from symreach.shapes import FieldError, Path, format_path
+
+__all__ = [
+    "InputError", "MAX_EXPANDED_NODES", "MAX_FILE_BYTES", "freeze", "load_document", "load_instance",
+    "load_text", "parse_query", "thaw",
+]
+
+_CLI_OPTIONS = {"pod": "--pod", "node": "--node", "nodeSelector": "--node-selector"}
+
+
+def load_instance(path: Union[str, os.PathLike]) -> Instance:
+    """Load a v1 instance from a YAML or JSON file."""
+    data, lines = read_file(path)
+    return load_document(data, filename=str(path), lines=lines)
+
+
+def load_text(text: str, filename: str = "<memory>") -> Instance:
+    """Load a v1 instance from YAML/JSON text (tests, generated instances)."""
+    data, lines = read_text(text, filename)
+    return load_document(data, filename=filename, lines=lines)
+
+
+def load_document(
+    doc: object, filename: str = "<memory>", lines: Optional[Mapping[tuple, int]] = None
+) -> Instance:
+    """Check and resolve a parsed v1 document; ``lines`` maps field paths to 1-based lines."""
+    try:
+        document = parse_document(doc)
+        instance = build_instance(document, filename)
+        query = query_from_document(instance, document.query)
+    except FieldError as err:
+        raise InputError(err.problem, filename, line_of(lines, err.path), format_path(err.path)) from None
+    return instance.with_query(query) if query is not None else instance
+
+
+def parse_query(
+    instance: Instance,
+    pod: Optional[str],
+    node: Optional[str] = None,
+    node_selector: Optional[dict[str, str]] = None,
+    with_pairs: Sequence[tuple[str, str]] = (),
+) -> Query:
+    """A query from command-line options; errors name the option (``--pod`` ...)."""
+
+    def locate(part: str, index: Optional[int]) -> Path:
+        return ("--with", index) if index is not None else (_CLI_OPTIONS[part],)
+
+    try:
+        return build_query(instance, pod, node, node_selector, list(with_pairs), locate)
+    except FieldError as err:
+        where = err.path[0] if len(err.path) == 1 else f"{err.path[0]} #{err.path[1] + 1}"
+        raise InputError(err.problem, field_path=str(where)) from None
+
+
+def line_of(lines: Optional[Mapping[tuple, int]], path: Path) -> Optional[int]:
+    """The line of ``path`` or of its closest recorded ancestor."""
+    if not lines:
+        return None
+    for end in range(len(path), -1, -1):
+        line = lines.get(tuple(path[:end]))
+        if line is not None:
+            return line
+    return None

@@ -1,0 +1,208 @@
+"""Safe YAML/JSON reading into plain data, with the line of every field.
+
+Why not ``yaml.safe_load``: we need lines for error messages, and we must
+refuse hostile inputs before expanding them. So we ``compose`` with the
+SafeLoader (never a loader that can build Python objects), measure the
+expanded size of the node graph (aliases make it a DAG, or even a cycle),
+and only then build dicts, lists and scalars. JSON is read the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path as FsPath
+from typing import Optional, Union
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from symreach.errors import InputError
+from symreach.shapes import Path
+
+# Files larger than this are refused before reading (instances are small text).
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# Refuse documents whose alias-expanded node count exceeds this (alias bombs).
+MAX_EXPANDED_NODES = 1_000_000
+
+Lines = dict[Path, int]
+
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def read_file(path: Union[str, os.PathLike], max_bytes: int = MAX_FILE_BYTES) -> tuple[object, Lines]:
+    """Read one YAML or JSON document from ``path``: (data, lines by field path)."""
+    name = str(path)
+    try:
+        size = os.stat(path).st_size
+        if size > max_bytes:
+            raise InputError(f"file is too large ({size} bytes; the limit is {max_bytes})", name)
+        with open(path, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror or err}", name) from None
+    if len(raw) > max_bytes:
+        raise InputError(f"file is too large (more than {max_bytes} bytes)", name)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start})", name) from None
+    return read_text(text, name)
+
+
+def read_text(text: str, filename: str = "<memory>", max_nodes: int = MAX_EXPANDED_NODES) -> tuple[object, Lines]:
+    """Parse exactly one YAML document from ``text``: (data, lines by field path)."""
+    if FsPath(filename).suffix.lower() == ".json":
+        # JSON allows tabs between tokens, YAML does not; raw tabs cannot occur
+        # inside valid JSON strings, so replacing them keeps values and lines.
+        text = text.replace("\t", " ")
+    root = _compose_single(text, filename)
+    if root is None:
+        raise InputError("the file contains no document", filename)
+    try:
+        _check_size(root, max_nodes, filename)
+        builder = _Builder(filename)
+        data = builder.build(root, ())
+    except RecursionError:
+        raise InputError("the document is nested too deeply", filename) from None
+    return data, builder.lines
+
+
+def _compose_single(text: str, filename: str) -> Optional[Node]:
+    try:
+        loader = yaml.SafeLoader(text)  # the reader already rejects control characters here
+    except yaml.reader.ReaderError as err:
+        raise _reader_error(err, text, filename) from None
+    try:
+        documents = []
+        while loader.check_node():
+            documents.append(loader.get_node())
+            if len(documents) > 1:
+                line = documents[1].start_mark.line + 1
+                raise InputError("expected a single YAML document, found several", filename, line)
+        return documents[0] if documents else None
+    except yaml.reader.ReaderError as err:
+        raise _reader_error(err, text, filename) from None
+    except yaml.MarkedYAMLError as err:
+        raise _yaml_error(err, filename) from None
+    except yaml.YAMLError as err:
+        raise InputError(f"invalid YAML: {err}", filename) from None
+    except RecursionError:
+        raise InputError("the document is nested too deeply", filename) from None
+    finally:
+        loader.dispose()
+
+
+def _reader_error(err: yaml.reader.ReaderError, text: str, filename: str) -> InputError:
+    """Control characters and the like; PyYAML reports a position, we report a line."""
+    char = err.character
+    shown = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+    line = text.count("\n", 0, err.position) + 1 if isinstance(err.position, int) else None
+    return InputError(f"invalid YAML: character {shown} is not allowed", filename, line)
+
+
+def _yaml_error(err: yaml.MarkedYAMLError, filename: str) -> InputError:
+    mark = err.problem_mark or err.context_mark
+    line = mark.line + 1 if mark is not None else None
+    problem = " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
+    return InputError(f"invalid YAML: {problem}", filename, line)
+
+
+def _check_size(root: Node, limit: int, filename: str) -> None:
+    """Refuse cyclic aliases and documents that expand beyond ``limit`` nodes."""
+    memo: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(node: Node) -> int:
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        if key in active:
+            raise InputError("recursive YAML alias (a node contains itself)", filename, node.start_mark.line + 1)
+        active.add(key)
+        total = 1
+        if isinstance(node, SequenceNode):
+            for child in node.value:
+                total += size(child)
+                if total > limit:
+                    break
+        elif isinstance(node, MappingNode):
+            for k, v in node.value:
+                total += size(k) + size(v)
+                if total > limit:
+                    break
+        active.discard(key)
+        total = min(total, limit + 1)
+        memo[key] = total
+        return total
+
+    if size(root) > limit:
+        raise InputError(f"the document expands to more than {limit} nodes (alias bomb?)", filename)
+
+
+class _Builder:
+    """Builds plain data from composed nodes, recording lines by field path."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.lines: Lines = {}
+        self._scalars = yaml.SafeLoader("")  # only its constructor is used, for scalars
+
+    def error(self, node: Node, problem: str) -> InputError:
+        return InputError(problem, self.filename, node.start_mark.line + 1)
+
+    def build(self, node: Node, path: Path) -> object:
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ_TAG:
+                raise self.error(node, f"unsupported YAML tag {node.tag}")
+            return [self.build(child, path + (i,)) for i, child in enumerate(node.value)]
+        if isinstance(node, MappingNode):
+            return self.mapping(node, path)
+        raise self.error(node, "unsupported YAML node")  # pragma: no cover
+
+    def scalar(self, node: ScalarNode) -> object:
+        try:
+            return self._scalars.construct_object(node, deep=True)
+        except yaml.YAMLError as err:
+            problem = getattr(err, "problem", None) or str(err)
+            raise self.error(node, f"invalid YAML value: {problem}") from None
+        except (ValueError, OverflowError, TypeError) as err:
+            raise self.error(node, f"invalid YAML value: {err}") from None
+
+    def mapping(self, node: MappingNode, path: Path) -> dict:
+        if node.tag != _MAP_TAG:
+            raise self.error(node, f"unsupported YAML tag {node.tag}")
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG:
+                continue
+            key = self.key(key_node)
+            if key in seen:
+                raise self.error(key_node, f"duplicate key {key!r}")
+            seen.add(key)
+        try:
+            self._scalars.flatten_mapping(node)  # resolves "<<" merge keys in place
+        except yaml.YAMLError as err:
+            raise self.error(node, f"invalid merge key: {getattr(err, 'problem', err)}") from None
+        last: dict = {}  # explicit keys come after merged ones and override them
+        for key_node, value_node in node.value:
+            last[self.key(key_node)] = (key_node, value_node)
+        out: dict = {}
+        for key, (key_node, value_node) in last.items():
+            self.lines[path + (key,)] = key_node.start_mark.line + 1
+            out[key] = self.build(value_node, path + (key,))
+        return out
+
+    def key(self, node: Node) -> object:
+        if not isinstance(node, ScalarNode):
+            raise self.error(node, "mapping keys must be plain scalars")
+        key = self.scalar(node)
+        try:
+            hash(key)
+        except TypeError:  # pragma: no cover - scalars are hashable
+            raise self.error(node, "mapping keys must be plain scalars") from None
+        return key

@@ -1,0 +1,46 @@
+"""Printers: turn results and explanations into text or JSON. Engines never print."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from symreach.result import Result
+
+
+def result_text(result: Result, target: str = "") -> str:
+    lines = [result.verdict.value]
+    if target:
+        lines.append(f"  target:   {target}")
+    lines.append(f"  engine:   {result.engine}    fragment: {result.fragment}    time: {result.time_s:.3f} s")
+    if result.reason:
+        lines.append(f"  reason:   {result.reason}")
+    if result.trace:
+        lines.append(f"  trace ({len(result.trace)} steps, replayed against the semantics):")
+        width = len(str(len(result.trace)))
+        for i, step in enumerate(result.trace, 1):
+            lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}")
+    if result.stats:
+        lines.append("  stats:    " + ", ".join(f"{k}={_fmt(v)}" for k, v in result.stats.items()))
+    return "\n".join(lines)
+
+
+def result_json(result: Result, target: str = "") -> str:
+    data: dict[str, Any] = result.to_json()
+    if target:
+        data["target"] = target
+    return json.dumps(data, default=_json_default)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_fmt(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)

@@ -1,0 +1,65 @@
+"""Results as data: a verdict with its evidence, separate from any printer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Optional
+
+
+class Verdict(str, Enum):
+    DEPLOYABLE = "deployable"
+    NOT_DEPLOYABLE = "not-deployable"
+    UNKNOWN = "unknown"
+
+    @property
+    def exit_code(self) -> int:
+        """Like grep: 0 found, 1 not found, 3 undecided (2 is input error)."""
+        return {"deployable": 0, "not-deployable": 1, "unknown": 3}[self.value]
+
+
+DEPLOY = "deploy"
+DELETE = "delete"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One transition of a witness: deploy or delete one pod of a type on a node."""
+
+    op: str  # DEPLOY | DELETE
+    pod: str
+    node: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"op": self.op, "pod": self.pod, "node": self.node}
+
+
+@dataclass
+class Result:
+    """What an engine found.
+
+    ``trace`` is set for deployable verdicts and has been replayed against the
+    executable semantics. ``certificate`` is engine-specific evidence for
+    not-deployable verdicts that an independent checker can re-verify.
+    ``stats`` holds the engine's counters (states, iterations, nodes...).
+    """
+
+    verdict: Verdict
+    engine: str
+    fragment: str = "general"
+    trace: tuple[Step, ...] = ()
+    reason: str = ""
+    time_s: float = 0.0
+    stats: dict[str, Any] = field(default_factory=dict)
+    certificate: Optional[Any] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "engine": self.engine,
+            "fragment": self.fragment,
+            "time_s": round(self.time_s, 6),
+            "trace": [s.to_json() for s in self.trace],
+            "reason": self.reason,
+            "stats": self.stats,
+        }

@@ -1,0 +1,275 @@
+"""The executable semantics: Hard(t, n, sigma), transitions, replay.
+
+This module is the reference every engine is tested against (SPEC section 2).
+It favours being obviously right over being fast: each check is written as
+the SPEC states it, for both profiles, over the resolved model.
+
+``first_failure`` returns the first failing reason in the kube-scheduler's
+plugin order (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity --
+folded into ``Instance.static_block`` --, then NodePorts, NodeResourcesFit,
+PodTopologySpread, InterPodAffinity), or None when the deployment is legal.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence
+
+from symreach import reasons
+from symreach.model import (
+    KUBERNETES,
+    PODS_RESOURCE,
+    AffinityTerm,
+    Config,
+    Instance,
+    Query,
+    SpreadConstraint,
+)
+from symreach.result import DELETE, DEPLOY, Step
+
+REASON_PORTS = reasons.NODE_PORTS
+REASON_TOO_MANY_PODS = reasons.TOO_MANY_PODS
+REASON_SPREAD = reasons.SPREAD
+REASON_SPREAD_LABEL = reasons.SPREAD_MISSING_LABEL
+REASON_AFFINITY = reasons.POD_AFFINITY
+REASON_ANTI_AFFINITY = reasons.POD_ANTI_AFFINITY
+REASON_EXISTING_ANTI_AFFINITY = reasons.EXISTING_ANTI_AFFINITY
+REASON_NOT_CREATABLE = "pod type is not creatable (it exists only in the initial configuration)"
+insufficient = reasons.insufficient
+# kube-scheduler checks these resources in this order before extended ones.
+_FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
+
+
+# ---- configuration queries ------------------------------------------------
+
+def count(inst: Instance, sigma: Config, t: int, n: int) -> int:
+    return sigma[inst.pair(t, n)]
+
+
+def present_on(inst: Instance, sigma: Config, types: Iterable[int], nodes: Iterable[int]) -> bool:
+    """present(S, D): some pod of a type in S runs on some node of D."""
+    nodes = tuple(nodes)
+    return any(sigma[inst.pair(u, m)] > 0 for u in types for m in nodes)
+
+
+def present_anywhere(inst: Instance, sigma: Config, types: Iterable[int]) -> bool:
+    return present_on(inst, sigma, types, range(len(inst.nodes)))
+
+
+def used(inst: Instance, sigma: Config, n: int, resource: str) -> int:
+    """used(sigma, n) for one resource, counting the implicit ``pods`` unit."""
+    total = 0
+    for t, pod_type in enumerate(inst.pod_types):
+        c = sigma[inst.pair(t, n)]
+        if c:
+            total += c * request(inst, t, resource)
+    return total
+
+
+def request(inst: Instance, t: int, resource: str) -> int:
+    """res(t)(r); in the kubernetes profile every pod requests one ``pods`` unit."""
+    if resource == PODS_RESOURCE and inst.profile == KUBERNETES:
+        return 1
+    return inst.pod_types[t].requests.get(resource, 0)
+
+
+# ---- the plugins, one function each ---------------------------------------
+
+def ports_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    """NodePorts: no pod on n already uses one of t's (protocol, port) pairs."""
+    mine = inst.pod_types[t].host_ports
+    if not mine:
+        return True
+    for u, other in enumerate(inst.pod_types):
+        if sigma[inst.pair(u, n)] and mine & other.host_ports:
+            return False
+    return True
+
+
+def capacity_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
+    """used(sigma, n) + res(t) <= C(n), per profile (SPEC 2.1, capacity row)."""
+    node = inst.nodes[n]
+    if inst.profile == KUBERNETES:
+        if PODS_RESOURCE in node.capacity:
+            if used(inst, sigma, n, PODS_RESOURCE) + 1 > node.capacity[PODS_RESOURCE]:
+                return REASON_TOO_MANY_PODS
+        requests = inst.pod_types[t].requests
+        ordered = [r for r in _FIT_ORDER if r in requests]
+        ordered += sorted(r for r in requests if r not in _FIT_ORDER and r != PODS_RESOURCE)
+        for r in ordered:
+            need = requests[r]
+            if need > 0 and used(inst, sigma, n, r) + need > node.capacity.get(r, 0):
+                return insufficient(r)
+        return None
+    resources = sorted(set(node.capacity) | set(inst.pod_types[t].requests))
+    for r in resources:
+        if used(inst, sigma, n, r) + request(inst, t, r) > node.capacity.get(r, 0):
+            return insufficient(r)
+    return None
+
+
+def spread_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
+    """PodTopologySpread: count + self - gmin <= maxSkew for every hard constraint."""
+    for h in inst.pod_types[t].spread:
+        if h.topology.domain_of[n] is None:
+            return REASON_SPREAD_LABEL
+        if n not in h.eligible:
+            return REASON_SPREAD
+        if domain_count(inst, sigma, h, h.topology.domain_of[n]) + int(h.self_match) - global_min(inst, sigma, h) > h.max_skew:
+            return REASON_SPREAD
+    return None
+
+
+def domain_count(inst: Instance, sigma: Config, h: SpreadConstraint, domain: int) -> int:
+    """count(S, tau, v, E): matching pods on the eligible nodes of one domain."""
+    nodes = [m for m in h.topology.members[domain] if m in h.eligible]
+    return sum(sigma[inst.pair(u, m)] for u in h.counts for m in nodes)
+
+
+def global_min(inst: Instance, sigma: Config, h: SpreadConstraint) -> int:
+    """gmin(h): minimum over eligible domains, or 0 with fewer than minDomains."""
+    domains = {h.topology.domain_of[m] for m in h.eligible}
+    domains.discard(None)
+    if len(domains) < h.min_domains or not domains:
+        return 0
+    return min(domain_count(inst, sigma, h, d) for d in domains)
+
+
+def affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    terms = inst.pod_types[t].affinity
+    if not terms:
+        return True
+    if inst.profile == KUBERNETES:
+        return _affinity_ok_kubernetes(inst, t, n, sigma, terms)
+    return all(_paper_term_ok(inst, t, n, sigma, term) for term in terms)
+
+
+def _paper_term_ok(inst: Instance, t: int, n: int, sigma: Config, term: AffinityTerm) -> bool:
+    """Definition 1: a witness in D_tau(n), or the per-term self-affinity waiver."""
+    if present_on(inst, sigma, term.selects, term.topology.domain_nodes(n)):
+        return True
+    return t in term.selects and not present_anywhere(inst, sigma, term.selects)
+
+
+def _affinity_ok_kubernetes(inst: Instance, t: int, n: int, sigma: Config,
+                            terms: Sequence[AffinityTerm]) -> bool:
+    """kube-scheduler satisfyPodAffinity: every term needs, in its own domain of n,
+    a pod matching *all* terms; a node lacking a key fails outright; the bootstrap
+    waiver applies only when no pod matching all terms sits on a node carrying
+    any of the terms' keys and t itself matches all terms."""
+    if any(term.topology.domain_of[n] is None for term in terms):
+        return False
+    witnesses = frozenset.intersection(*(term.selects for term in terms))
+    if all(present_on(inst, sigma, witnesses, term.topology.domain_nodes(n)) for term in terms):
+        return True
+    keyed_nodes = [m for m in range(len(inst.nodes))
+                   if any(term.topology.domain_of[m] is not None for term in terms)]
+    if present_on(inst, sigma, witnesses, keyed_nodes):
+        return False
+    return t in witnesses
+
+
+def anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    """t's own anti-affinity: no matching pod in D_tau(n); a missing key is ignored."""
+    return not any(present_on(inst, sigma, term.selects, term.topology.domain_nodes(n))
+                   for term in inst.pod_types[t].anti_affinity)
+
+
+def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    """Symmetry (kubernetes only): no pod on m with an anti-affinity term matching t
+    where m and n share the term's topology value. Pods on nodes without the key
+    block nothing."""
+    for u, other in enumerate(inst.pod_types):
+        for term in other.anti_affinity:
+            if t not in term.selects or term.topology.domain_of[n] is None:
+                continue
+            for m in term.topology.domain_nodes(n):
+                if sigma[inst.pair(u, m)]:
+                    return False
+    return True
+
+
+# ---- Hard and the transition relation -----------------------------------
+
+def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
+    """The first failing check of Hard(t, n, sigma), or None when it holds.
+
+    Creatability is not part of Hard; see ``deploy_failure``.
+    """
+    static = inst.static_block[t][n]
+    if static is not None:
+        return static
+    kube = inst.profile == KUBERNETES
+    if kube and not ports_ok(inst, t, n, sigma):
+        return REASON_PORTS
+    reason = capacity_failure(inst, t, n, sigma)
+    if reason:
+        return reason
+    reason = spread_failure(inst, t, n, sigma)
+    if reason:
+        return reason
+    if not affinity_ok(inst, t, n, sigma):
+        return REASON_AFFINITY
+    if not anti_affinity_ok(inst, t, n, sigma):
+        return REASON_ANTI_AFFINITY
+    if kube and not existing_anti_affinity_ok(inst, t, n, sigma):
+        return REASON_EXISTING_ANTI_AFFINITY
+    return None
+
+
+def hard(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    return first_failure(inst, t, n, sigma) is None
+
+
+def deploy_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
+    """Why the Deploy transition (t, n) is disabled in sigma, or None."""
+    if not inst.pod_types[t].creatable:
+        return REASON_NOT_CREATABLE
+    return first_failure(inst, t, n, sigma)
+
+
+def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
+    p = inst.pair(t, n)
+    return sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:]
+
+
+def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
+    p = inst.pair(t, n)
+    if sigma[p] <= 0:
+        raise ValueError("delete of an absent pod")
+    return sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
+
+
+def query_holds(inst: Instance, query: Query, sigma: Config) -> bool:
+    return any(all(sigma[inst.pair(t, n)] > 0 for t, n in alt) for alt in query.alternatives)
+
+
+class ReplayError(Exception):
+    """A trace that does not replay: always an engine bug, never user output."""
+
+
+def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None) -> Config:
+    """Replay a trace from sigma0 against the semantics; check it covers the query."""
+    sigma = inst.initial_config()
+    for i, step in enumerate(trace):
+        try:
+            t, n = inst.type_index(step.pod), inst.node_index(step.node)
+        except KeyError as exc:
+            raise ReplayError(f"step {i}: unknown name {exc}") from None
+        if step.op == DEPLOY:
+            why = deploy_failure(inst, t, n, sigma)
+            if why is not None:
+                raise ReplayError(f"step {i}: deploy {step.pod} on {step.node} is illegal: {why}")
+            sigma = deploy(inst, sigma, t, n)
+        elif step.op == DELETE:
+            if sigma[inst.pair(t, n)] <= 0:
+                raise ReplayError(f"step {i}: delete {step.pod} on {step.node}: no such pod")
+            sigma = delete(inst, sigma, t, n)
+        else:
+            raise ReplayError(f"step {i}: unknown op {step.op!r}")
+    if query is not None and not query_holds(inst, query, sigma):
+        raise ReplayError("the trace ends in a configuration that does not cover the target")
+    return sigma
+
+
+def step_of(inst: Instance, op: str, t: int, n: int) -> Step:
+    return Step(op, inst.pod_types[t].name, inst.nodes[n].name)

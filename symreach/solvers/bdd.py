@@ -1,0 +1,316 @@
+"""BDD engine: symbolic reachability over the compiled transition system.
+
+Pipeline: ``preprocess`` (cone, pruning, may-fixpoint, fast paths) ->
+``compile_system`` -> ``SymbolicSystem`` (``bdd_images``) -> a fixpoint:
+
+- ``bfs``: breadth-first, one image of every action per iteration on the frontier;
+- ``chaining``: actions applied one after another within a sweep, each on the
+  states new since the sweep began (frontier sets);
+- ``saturation`` (default): the set-level form of Ciardo et al. (TACAS 2001).
+  Actions are grouped by their top variable; ``closure(F, k)`` closes the new
+  states ``F`` under groups ``0..k`` (bottom-up), re-saturating the lower
+  groups on every batch of states group k produces, so that low, local
+  events reach their fixpoint before higher events fire.
+
+Every image application that produces new states records them as a *ring*
+tagged with the action. A ring's states have a predecessor (by its action) in
+the union of the earlier rings, which is how the witness is extracted
+(``_witness``): walk back from a target state choosing the earliest ring.
+The fixpoint stops as soon as a ring meets the target. ``direction="backward"``
+runs the same algorithms on preimages from the target.
+
+For ``not-deployable`` the reached set (forward) or the complement of the
+backward set is an inductive invariant; it is returned as the certificate
+(``certify_bdd.dump_certificate`` format) and re-checked by ``certify_bdd``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from symreach import semantics
+from symreach.encodings.compile import compile_system
+from symreach.encodings.preprocess import preprocess
+from symreach.encodings.realize import realize_trace
+from symreach.model import Instance, Query
+from symreach.result import DEPLOY, Result, Verdict
+from symreach.solvers.base import Limits
+from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, reorder
+
+STRATEGIES = ("saturation", "chaining", "chaining-frontier", "bfs")
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Found(Exception):
+    def __init__(self, ring: int, hit) -> None:
+        self.ring, self.hit = ring, hit
+
+
+class Reachability:
+    """One fixpoint run; ``rings`` hold (states, action index or None)."""
+
+    def __init__(self, sym: SymbolicSystem, direction: str = "forward", strategy: str = "saturation",
+                 deadline: Optional[float] = None, dynamic_reorder: bool = True) -> None:
+        self.sym, self.bdd = sym, sym.bdd
+        self.forward = direction == "forward"
+        self.strategy = strategy
+        self.deadline = deadline
+        self.dynamic_reorder = dynamic_reorder
+        self.image = sym.post if self.forward else sym.pre
+        start, self.goal = (sym.initial, sym.target) if self.forward else (sym.target, sym.initial)
+        self.R = start
+        self.rings: list[tuple[Any, Optional[int]]] = [(start, None)]
+        self.stats: dict[str, Any] = {"iterations": 0, "image_calls": 0, "rings": 1,
+                                      "time_deploy_images_s": 0.0, "time_delete_images_s": 0.0,
+                                      "reorderings": 0}
+        self._last_reorder_size = max(len(self.bdd), 1000)
+        self._is_deploy = [a.op == DEPLOY for a in sym.system.actions]
+
+    # ---- bookkeeping --------------------------------------------------------
+    def _apply(self, i: int, s):
+        """Image of s under action i minus R; records a ring. Returns the new states."""
+        t0 = time.perf_counter()
+        img = self.image(i, s)
+        new = img & ~self.R if img != self.bdd.false else img
+        dt = time.perf_counter() - t0
+        self.stats["image_calls"] += 1
+        key = "time_deploy_images_s" if self._is_deploy[i] else "time_delete_images_s"
+        self.stats[key] += dt
+        if new == self.bdd.false:
+            return new
+        self.R |= new
+        self.rings.append((new, i))
+        self.stats["rings"] += 1
+        hit = new & self.goal
+        if hit != self.bdd.false:
+            raise _Found(len(self.rings) - 1, hit)
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _Timeout()
+        if self.dynamic_reorder and len(self.rings) % 16 == 0:
+            size = len(self.bdd)
+            if size > 2 * self._last_reorder_size:
+                reorder(self.bdd)
+                self.stats["reorderings"] += 1
+                self._last_reorder_size = max(len(self.bdd), 1000)
+        return new
+
+    # ---- strategies ---------------------------------------------------------
+    def run(self) -> None:
+        """Run to the fixpoint (returns) or raise _Found / _Timeout."""
+        n = len(self.sym.system.actions)
+        if self.R & self.goal != self.bdd.false:
+            raise _Found(0, self.R & self.goal)
+        if self.strategy == "bfs":
+            self._bfs(range(n))
+        elif self.strategy == "chaining-frontier":
+            self._chaining(self._ordered(range(n)))
+        elif self.strategy == "chaining":
+            self._chaining_full(self._ordered(range(n)))
+        else:
+            groups = self._groups()
+            self.stats["groups"] = len(groups)
+            self._saturate(len(groups) - 1, groups)
+
+    def _ordered(self, idx):
+        # bottom of the order first (largest top level), deletes before deploys
+        return sorted(idx, key=lambda i: (-self.sym.top_level[i], self._is_deploy[i], i))
+
+    def _groups(self, max_groups: int = 48) -> list[list[int]]:
+        levels = sorted({self.sym.top_level[i] for i in range(len(self.sym.system.actions))}, reverse=True)
+        if not levels:
+            return []
+        per = max(1, -(-len(levels) // max_groups))
+        bucket = {lv: k // per for k, lv in enumerate(levels)}
+        groups: list[list[int]] = [[] for _ in range(max(bucket.values()) + 1)]
+        for i in self._ordered(range(len(self.sym.system.actions))):
+            groups[bucket[self.sym.top_level[i]]].append(i)
+        return groups
+
+    def _bfs(self, idx) -> None:
+        frontier = self.R
+        while frontier != self.bdd.false:
+            self.stats["iterations"] += 1
+            new = self.bdd.false
+            for i in idx:
+                new |= self._apply(i, frontier)
+            frontier = new
+
+    def _chaining(self, order) -> None:
+        frontier = self.R
+        while frontier != self.bdd.false:
+            self.stats["iterations"] += 1
+            seen = frontier
+            added = self.bdd.false
+            for i in order:
+                new = self._apply(i, seen)
+                if new != self.bdd.false:
+                    seen |= new
+                    added |= new
+            frontier = added
+
+    def _chaining_full(self, order) -> None:
+        """Chaining on the whole reached set (no frontier): for this system the
+        reached set is often far smaller as a BDD than any frontier."""
+        changed = True
+        while changed:
+            self.stats["iterations"] += 1
+            changed = False
+            for i in order:
+                if self._apply(i, self.R) != self.bdd.false:
+                    changed = True
+
+    def _saturate(self, k: int, groups) -> None:
+        """Close R under groups 0..k: after each batch of group k, re-saturate
+        the lower groups (images on the whole reached set)."""
+        while True:
+            if k > 0:
+                self._saturate(k - 1, groups)
+            self.stats["iterations"] += 1
+            changed = False
+            for i in groups[k]:
+                if self._apply(i, self.R) != self.bdd.false:
+                    changed = True
+            if not changed:
+                return
+
+    def _closure(self, frontier, k: int, groups):
+        """Close the states ``frontier`` (already in R) under groups 0..k; return
+        ``frontier`` plus every state added."""
+        total = frontier
+        todo = frontier
+        while todo != self.bdd.false:
+            if k > 0:
+                todo = self._closure(todo, k - 1, groups)
+            total |= todo
+            self.stats["iterations"] += 1
+            seen = todo
+            added = self.bdd.false
+            for i in groups[k]:
+                new = self._apply(i, seen)
+                if new != self.bdd.false:
+                    seen |= new
+                    added |= new
+            todo = added
+        return total
+
+    # ---- witness ------------------------------------------------------------
+    def witness(self, ring: int, hit) -> list[int]:
+        """Action indices from the start state set to a goal state (forward order
+        of the real system in both directions)."""
+        sym, bdd = self.sym, self.bdd
+        state = sym.state_of(hit)
+        cube = sym.cube_of(state)
+        actions: list[int] = []
+        back = sym.pre if self.forward else sym.post
+        while ring > 0:
+            _, a = self.rings[ring]
+            prev = back(a, cube)
+            for j in range(ring):
+                u = prev & self.rings[j][0]
+                if u != bdd.false:
+                    break
+            else:  # pragma: no cover - the ring invariant makes this impossible
+                raise AssertionError("no predecessor in earlier rings")
+            actions.append(a)
+            cube = sym.cube_of(sym.state_of(u))
+            ring = j
+        return actions[::-1] if self.forward else actions
+
+
+class BddEngine:
+    """Symbolic reachability with CUDD (``dd.cudd``; ``dd.autoref`` if missing)."""
+
+    name = "bdd"
+
+    def __init__(self, strategy: str = "saturation", direction: str = "forward",
+                 dynamic_reorder: bool = True, type_order: str = "level",
+                 fast_paths: bool = True) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        self.strategy, self.direction = strategy, direction
+        self.dynamic_reorder, self.type_order = dynamic_reorder, type_order
+        self.fast_paths = fast_paths
+
+    def check(self, instance: Instance, query: Optional[Query] = None,
+              limits: Limits = Limits()) -> Result:
+        start = time.perf_counter()
+        query = query or instance.query
+        if query is None:
+            raise ValueError("no query given")
+        deadline = start + limits.timeout_s if limits.timeout_s is not None else None
+        pre = preprocess(instance, query, engine=self.name, try_greedy=self.fast_paths)
+        if pre.decided is not None and (self.fast_paths or pre.decided.stats.get("decided_by") == "initial"):
+            res = pre.decided
+            res.stats["preprocess_s"] = time.perf_counter() - start
+            res.time_s = time.perf_counter() - start
+            if res.verdict is Verdict.DEPLOYABLE:
+                semantics.replay(instance, res.trace, query)
+            return res
+        if not self.fast_paths:
+            pre.decided = None
+        res = self._symbolic(instance, query, pre, deadline, start)
+        res.time_s = time.perf_counter() - start
+        return res
+
+    def _symbolic(self, instance, query, pre, deadline, start) -> Result:
+        t0 = time.perf_counter()
+        system = compile_system(instance, query, pre, type_order=self.type_order)
+        stats: dict[str, Any] = dict(system.stats)
+        stats.update(backend=BACKEND, strategy=self.strategy, direction=self.direction,
+                     compile_s=time.perf_counter() - t0)
+        if BACKEND != "cudd":
+            stats["note"] = "dd.cudd unavailable: pure-Python dd.autoref fallback"
+        t0 = time.perf_counter()
+        sym = SymbolicSystem(system)
+        stats["lower_s"] = time.perf_counter() - t0
+        fragment = pre.fragment
+        reach = Reachability(sym, self.direction, self.strategy, deadline, self.dynamic_reorder)
+        t0 = time.perf_counter()
+        try:
+            reach.run()
+        except _Found as found:
+            reach_obj = reach
+            stats.update(reach_obj.stats)
+            stats["fixpoint_s"] = time.perf_counter() - t0
+            actions = reach_obj.witness(found.ring, found.hit)
+            steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
+                     for i in actions]
+            trace = realize_trace(instance, pre.abstract_initial, steps, query)
+            if trace is None:
+                raise AssertionError("BDD witness does not replay: an encoding bug")
+            _finish_stats(stats, sym, reach_obj)
+            return Result(Verdict.DEPLOYABLE, self.name, fragment=fragment, trace=trace,
+                          reason=f"witness found by BDD {self.strategy} ({self.direction})", stats=stats)
+        except _Timeout:
+            stats.update(reach.stats)
+            _finish_stats(stats, sym, reach)
+            return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
+                          reason="timeout during BDD fixpoint")
+        stats.update(reach.stats)
+        stats["fixpoint_s"] = time.perf_counter() - t0
+        _finish_stats(stats, sym, reach)
+        inv = reach.R if self.direction == "forward" else ~reach.R
+        from symreach.certify_bdd import dump_certificate
+
+        cert = dump_certificate(instance, query, system, sym, inv)
+        return Result(Verdict.NOT_DEPLOYABLE, self.name, fragment=fragment,
+                      reason=("the reachable set is an inductive invariant disjoint from the target"
+                              if self.direction == "forward" else
+                              "the states that cannot reach the target form an inductive invariant "
+                              "containing the initial state"),
+                      stats=stats, certificate=cert)
+
+
+def _finish_stats(stats: dict, sym: SymbolicSystem, reach: Reachability) -> None:
+    st = sym.bdd.statistics()
+    stats["peak_nodes"] = st["peak_nodes"]
+    stats["peak_live_nodes"] = st.get("peak_live_nodes")
+    stats["reached_nodes"] = reach.R.dag_size
+    stats["bdd_vars"] = len(sym.system.state_vars)
+    stats["build_bdd_s"] = sym.build_time_s
+    stats["reordering_time_s"] = st.get("reordering_time")
+    stats["dynamic_reorderings"] = st.get("n_reorderings")

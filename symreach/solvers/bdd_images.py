@@ -1,0 +1,194 @@
+"""BDD side of a ``TransitionSystem``: circuit lowering and per-action images.
+
+``SymbolicSystem`` declares one BDD variable per state variable in the static
+order of ``TransitionSystem.state_vars``, lowers guards and the target
+(``PB`` nodes by the memoised recursion ``f(i, r) = ite(x_i, f(i+1, r-w_i),
+f(i+1, r))`` over the terms in level order), and precomputes, for every move
+``m`` of every action, the guard cofactored at ``m.pre``. Images need no
+primed variables because every action writes only its own pair::
+
+    post_m(S) = (S|pre  &  G|pre)  &  post_cube      (forward)
+    pre_m(S)  = pre_cube  &  G|pre  &  S|post        (backward)
+
+The guard is read in the pre-state: it is cofactored at ``pre`` before the
+written variables are overwritten by ``post``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR, Circuit
+from symreach.encodings.system import Action, TransitionSystem
+
+try:  # pragma: no cover - depends on the installed wheel
+    import dd.cudd as _bdd_mod
+
+    BACKEND = "cudd"
+except ImportError:  # pragma: no cover
+    import dd.autoref as _bdd_mod
+
+    BACKEND = "autoref"
+
+
+def new_manager():
+    bdd = _bdd_mod.BDD()
+    bdd.configure(reordering=False)
+    return bdd
+
+
+def reorder(bdd) -> None:
+    if BACKEND == "cudd":
+        _bdd_mod.reorder(bdd)
+    else:  # pragma: no cover
+        bdd.reorder()
+
+
+def bdd_var_name(name) -> str:
+    """A BDD variable name for a circuit variable name (tuples joined by ':')."""
+    if isinstance(name, tuple):
+        return ":".join(str(x) for x in name)
+    return str(name)
+
+
+class SymbolicSystem:
+    """BDDs of one transition system (see the module docstring)."""
+
+    def __init__(self, system: TransitionSystem, bdd=None) -> None:
+        self.system = system
+        self.bdd = bdd if bdd is not None else new_manager()
+        c = system.circuit
+        self.names = {v: bdd_var_name(c.var_name(v)) for v in system.state_vars}
+        if len(set(self.names.values())) != len(self.names):
+            raise ValueError("state variable names collide")
+        for v in system.state_vars:
+            self.bdd.declare(self.names[v])
+        self._memo: dict[int, Any] = {}
+        t0 = time.perf_counter()
+        self.guards = [self.lower(a.guard) for a in system.actions]
+        self.target = self.lower(system.target)
+        self.initial = self.bdd.cube({self.names[v]: b for v, b in system.initial.items()})
+        self.moves: list[list[tuple[dict, dict, Any, Any, Any]]] = []
+        for a, g in zip(system.actions, self.guards):
+            rows = []
+            for m in a.moves:
+                pre = {self.names[v]: b for v, b in m.pre}
+                post = {self.names[v]: b for v, b in m.post}
+                gpre = self.bdd.let(pre, g)
+                if gpre == self.bdd.false:
+                    continue
+                rows.append((pre, post, gpre, self.bdd.cube(pre), self.bdd.cube(post)))
+            self.moves.append(rows)
+        self._memo.clear()
+        self.build_time_s = time.perf_counter() - t0
+        self.top_level = [self._top_level(i) for i in range(len(system.actions))]
+
+    # ---- lowering -----------------------------------------------------------
+    def lower(self, root: int):
+        c, bdd, memo = self.system.circuit, self.bdd, self._memo
+        for i in c.topological([root]):
+            if i in memo:
+                continue
+            node = c.node(i)
+            k = node.kind
+            if k == CONST:
+                u = bdd.true if i == Circuit.TRUE else bdd.false
+            elif k == VAR:
+                u = bdd.var(self.names[i])
+            elif k == NOT:
+                u = ~memo[node.children[0]]
+            elif k == AND:
+                u = bdd.true
+                for ch in node.children:
+                    u &= memo[ch]
+                    if u == bdd.false:
+                        break
+            elif k == OR:
+                u = bdd.false
+                for ch in node.children:
+                    u |= memo[ch]
+                    if u == bdd.true:
+                        break
+            elif k == PB:
+                u = self._pb(node.children, node.weights, node.bound)
+            else:  # pragma: no cover
+                raise ValueError(k)
+            memo[i] = u
+        return memo[root]
+
+    def _pb(self, children, weights, bound):
+        bdd = self.bdd
+        terms = sorted(zip(children, weights), key=lambda cw: bdd.level_of_var(self.names[cw[0]]))
+        n = len(terms)
+        lo_rest = [0] * (n + 1)
+        hi_rest = [0] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            w = terms[i][1]
+            lo_rest[i] = lo_rest[i + 1] + min(w, 0)
+            hi_rest[i] = hi_rest[i + 1] + max(w, 0)
+        vars_ = [bdd.var(self.names[v]) for v, _ in terms]
+        memo: dict[tuple[int, int], Any] = {}
+
+        def f(i: int, r: int):
+            if hi_rest[i] <= r:
+                return bdd.true
+            if lo_rest[i] > r:
+                return bdd.false
+            key = (i, r)
+            u = memo.get(key)
+            if u is None:
+                w = terms[i][1]
+                u = bdd.ite(vars_[i], f(i + 1, r - w), f(i + 1, r))
+                memo[key] = u
+            return u
+        return f(0, bound)
+
+    def _top_level(self, i: int) -> int:
+        a: Action = self.system.actions[i]
+        sup = set(self.bdd.support(self.guards[i])) | {self.names[v] for v in a.writes}
+        return min(self.bdd.level_of_var(x) for x in sup)
+
+    # ---- images -------------------------------------------------------------
+    def post(self, i: int, s):
+        """Successors of the states ``s`` under action ``i``."""
+        bdd = self.bdd
+        out = bdd.false
+        for pre, _, gpre, _, post_cube in self.moves[i]:
+            u = bdd.let(pre, s)
+            if u == bdd.false:
+                continue
+            u &= gpre
+            if u != bdd.false:
+                out |= u & post_cube
+        return out
+
+    def pre(self, i: int, s):
+        """Predecessors of the states ``s`` under action ``i``."""
+        bdd = self.bdd
+        out = bdd.false
+        for _, post, gpre, pre_cube, _ in self.moves[i]:
+            u = bdd.let(post, s)
+            if u == bdd.false:
+                continue
+            u &= gpre
+            if u != bdd.false:
+                out |= u & pre_cube
+        return out
+
+    def state_of(self, u) -> dict[int, bool]:
+        """One full state (circuit variable ids) in the non-empty set ``u``."""
+        names = [self.names[v] for v in self.system.state_vars]
+        assignment = self.bdd.pick(u, care_vars=names)
+        return {v: bool(assignment[self.names[v]]) for v in self.system.state_vars}
+
+    def cube_of(self, state: dict[int, bool]):
+        return self.bdd.cube({self.names[v]: b for v, b in state.items()})
+
+    def node_count(self) -> int:
+        return len(self.bdd)
+
+
+def count_nodes(u) -> int:
+    return u.dag_size
+

@@ -1,0 +1,121 @@
+"""Explicit-state reference engine: breadth-first search over configurations.
+
+It calls the executable semantics directly, so it is the oracle the symbolic
+engines are compared with. Saturation (SPEC 2.2): a pair that no spread
+constraint counts is never deployed while already present, because a second
+pod of the same type on the same node changes no presence guard and only
+consumes capacity. Counted pairs keep exact counts up to their bound. The
+initial configuration is kept exact (counts above 1 are deleted one by one),
+so every returned trace replays from sigma0 unchanged and is shortest among
+saturated traces.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Optional
+
+from symreach import semantics
+from symreach.model import Config, Instance, Query
+from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
+from symreach.solvers.base import Limits
+
+_CLOCK_EVERY = 256  # states between two clock reads
+
+
+class ExplicitEngine:
+    """BFS engine. ``uncounted_cap`` > 1 switches saturation off up to that many
+    pods per uncounted pair; it exists to test that saturation is exact."""
+
+    name = "explicit"
+
+    def __init__(self, uncounted_cap: int = 1) -> None:
+        self.uncounted_cap = uncounted_cap
+
+    def check(self, instance: Instance, query: Optional[Query] = None,
+              limits: Limits = Limits()) -> Result:
+        start = time.perf_counter()
+        query = query or instance.query
+        if query is None:
+            raise ValueError("no query given")
+        result = _search(instance, query, limits, start, self.uncounted_cap)
+        result.time_s = time.perf_counter() - start
+        if result.verdict is Verdict.DEPLOYABLE:
+            semantics.replay(instance, result.trace, query)
+        return result
+
+
+def _deploy_candidates(inst: Instance, uncounted_cap: int) -> list[tuple[int, int, int, int]]:
+    """(t, n, pair index, cap) for every creatable, statically feasible pair.
+
+    ``cap`` is the largest count worth reaching: 1 for saturated pairs, the
+    multiplicity bound for counted ones.
+    """
+    out = []
+    bounds = inst.multiplicity_bound
+    for t, pod_type in enumerate(inst.pod_types):
+        if not pod_type.creatable:
+            continue
+        for n in range(len(inst.nodes)):
+            if inst.static_block[t][n] is None:
+                out.append((t, n, inst.pair(t, n), bounds.get((t, n), uncounted_cap)))
+    return out
+
+
+def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounted_cap: int) -> Result:
+    sigma0 = inst.initial_config()
+    stats = {"states": 1, "transitions": 0}
+    if semantics.query_holds(inst, query, sigma0):
+        return Result(Verdict.DEPLOYABLE, "explicit", reason="the target is initially present",
+                      stats=stats)
+    candidates = _deploy_candidates(inst, uncounted_cap)
+    parent: dict[Config, tuple[Optional[Config], Optional[Step]]] = {sigma0: (None, None)}
+    frontier: deque[Config] = deque([sigma0])
+    expanded = 0
+    while frontier:
+        sigma = frontier.popleft()
+        expanded += 1
+        if expanded % _CLOCK_EVERY == 0 and limits.timeout_s is not None:
+            if time.perf_counter() - start > limits.timeout_s:
+                return _unknown(f"timeout after {limits.timeout_s:g} s", stats)
+        for succ, step in _successors(inst, sigma, candidates):
+            stats["transitions"] += 1
+            if succ in parent:
+                continue
+            parent[succ] = (sigma, step)
+            stats["states"] += 1
+            if semantics.query_holds(inst, query, succ):
+                return Result(Verdict.DEPLOYABLE, "explicit", trace=_trace(parent, succ),
+                              reason="witness found by breadth-first search", stats=stats)
+            if limits.max_states is not None and stats["states"] >= limits.max_states:
+                return _unknown(f"state limit {limits.max_states} reached", stats)
+            frontier.append(succ)
+    return Result(Verdict.NOT_DEPLOYABLE, "explicit",
+                  reason=f"all {stats['states']} reachable configurations explored; none covers the target",
+                  stats=stats)
+
+
+def _successors(inst: Instance, sigma: Config, candidates):
+    for t, n, p, cap in candidates:
+        if sigma[p] < cap and semantics.hard(inst, t, n, sigma):
+            yield semantics.deploy(inst, sigma, t, n), semantics.step_of(inst, DEPLOY, t, n)
+    for p, c in enumerate(sigma):
+        if c:
+            t, n = inst.unpair(p)
+            yield semantics.delete(inst, sigma, t, n), semantics.step_of(inst, DELETE, t, n)
+
+
+def _trace(parent, sigma: Config) -> tuple[Step, ...]:
+    steps = []
+    while True:
+        prev, step = parent[sigma]
+        if prev is None:
+            break
+        steps.append(step)
+        sigma = prev
+    return tuple(reversed(steps))
+
+
+def _unknown(reason: str, stats: dict) -> Result:
+    return Result(Verdict.UNKNOWN, "explicit", reason=reason, stats=stats)
