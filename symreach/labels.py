@@ -10,6 +10,7 @@ Semantics follow ``k8s.io/apimachinery/pkg/labels`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping, Optional, Sequence
 
 from symreach import reasons
@@ -260,25 +261,34 @@ def _opt_str(raw: object, path: Path) -> str:
 
 @dataclass(frozen=True)
 class Placement:
-    """The parts of a pod spec that the static filters read."""
+    """The parts of a pod spec that the static filters read.
+
+    Methods take optional plain-dict ``labels`` of the node: callers that test
+    many pods against many nodes pass them to avoid the FrozenDict overhead.
+    """
 
     node_name: Optional[str] = None
     node_selector: Mapping[str, str] = field(default_factory=FrozenDict)
     node_affinity: Optional[NodeSelector] = None  # required node affinity, if any
     tolerations: tuple[Toleration, ...] = ()
 
-    def matches_node_affinity(self, node: Node) -> bool:
+    @cached_property
+    def _selector_items(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self.node_selector.items())
+
+    def matches_node_affinity(self, node: Node, labels: Optional[Mapping[str, str]] = None) -> bool:
         """nodeSelector AND required node affinity (NodeAffinity's Filter)."""
-        for key, value in self.node_selector.items():
-            if node.labels.get(key) != value:
+        labels = node.labels if labels is None else labels
+        for key, value in self._selector_items:
+            if labels.get(key) != value:
                 return False
-        return self.node_affinity is None or self.node_affinity.matches(node.name, node.labels)
+        return self.node_affinity is None or self.node_affinity.matches(node.name, labels)
 
     def tolerates_taints(self, node: Node) -> bool:
-        return untolerated_taint(node.taints, self.tolerations) is None
+        return not node.taints or untolerated_taint(node.taints, self.tolerations) is None
 
 
-def static_reason(pod: Placement, node: Node) -> Optional[str]:
+def static_reason(pod: Placement, node: Node, labels: Optional[Mapping[str, str]] = None) -> Optional[str]:
     """The first failing static filter in plugin order, or None when all pass."""
     if node.unschedulable and not tolerates(pod.tolerations, UNSCHEDULABLE_TAINT):
         return NODE_UNSCHEDULABLE
@@ -286,6 +296,6 @@ def static_reason(pod: Placement, node: Node) -> Optional[str]:
         return NODE_NAME
     if not pod.tolerates_taints(node):
         return TAINT_TOLERATION
-    if not pod.matches_node_affinity(node):
+    if not pod.matches_node_affinity(node, labels):
         return NODE_AFFINITY
     return None

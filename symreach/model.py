@@ -47,14 +47,32 @@ class FrozenDict(Mapping[K, V]):
     def __len__(self) -> int:
         return len(self._items)
 
+    # Fast paths: Mapping's generic versions go through __getitem__ per key.
+    def get(self, key, default=None):
+        return self._items.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def items(self):
+        return self._items.items()
+
+    def keys(self):
+        return self._items.keys()
+
+    def values(self):
+        return self._items.values()
+
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash(frozenset(self._items.items()))
         return self._hash
 
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenDict):
+            return self._items == other._items
         if isinstance(other, Mapping):
-            return dict(self._items) == dict(other)
+            return self._items == dict(other)
         return NotImplemented
 
     def __repr__(self) -> str:

@@ -8,6 +8,12 @@ from typing import Any
 from symreach.result import Result
 
 
+# The statistics worth a line in the text output; --json prints them all.
+SIZE_KEYS = ("types", "cone_types", "pairs_total", "pairs_may", "state_vars", "actions", "states",
+             "transitions", "iterations", "peak_nodes", "reached_nodes", "depth", "frames", "lemmas",
+             "decided_by")
+
+
 def result_text(result: Result, target: str = "") -> str:
     lines = [result.verdict.value]
     if target:
@@ -20,8 +26,9 @@ def result_text(result: Result, target: str = "") -> str:
         width = len(str(len(result.trace)))
         for i, step in enumerate(result.trace, 1):
             lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}")
-    if result.stats:
-        lines.append("  stats:    " + ", ".join(f"{k}={_fmt(v)}" for k, v in result.stats.items()))
+    sizes = [f"{k}={_fmt(result.stats[k])}" for k in SIZE_KEYS if k in result.stats]
+    if sizes:
+        lines.append("  sizes:    " + ", ".join(sizes))
     return "\n".join(lines)
 
 

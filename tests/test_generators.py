@@ -239,3 +239,16 @@ def test_cli_generate_dag_only_and_net_only():
     assert json.loads(res.output) == dags.pyramid(2).to_json()
     res = CliRunner().invoke(generate_group, ["net", "--family", "mutex", "-n", "2", "--net-only"])
     assert json.loads(res.output) == nets.mutex(2).net.to_json()
+
+
+def test_cluster_queries_use_both_forms():
+    forms = set()
+    for seed in range(12):
+        doc = clusters.generate_cluster(nodes=30, pod_types=10, seed=seed)
+        forms.add("nodeSelector" if "nodeSelector" in doc["query"] else "node")
+        if "nodeSelector" in doc["query"]:
+            inst = _load(doc)
+            matching = sum(n["labels"]["pool"] == doc["query"]["nodeSelector"]["pool"]
+                           for n in doc["nodes"])
+            assert 1 <= len(inst.query.alternatives) <= matching
+    assert forms == {"node", "nodeSelector"}

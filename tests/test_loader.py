@@ -178,11 +178,25 @@ def test_label_keys_with_dots_are_quoted_in_paths():
     ("version: 1\nnodes: !custom [a]\n", 2, "tag"),
     ("version: 1\nx: &a [*a]\n", 2, "recursive"),
     ("version: 1\n? [a, b]\n: c\n", 2, "plain scalars"),
+    ("version: 1\nnodes:\n  - name: \x07\n", 3, "U+0007"),
+    ("version: 1\n<<: 5\n", 1, "merge"),
 ])
 def test_yaml_errors(tmp_path, text, line, fragment):
     path = write(tmp_path, text)
     err = error_of(path)
     assert err.line == line and fragment in err.problem and str(path) in str(err)
+
+
+def test_multi_document_reader_for_other_front_ends(tmp_path):
+    from symreach.loader.yaml_source import read_documents_file, read_documents_text
+
+    docs = read_documents_text("a: 1\n---\n---\nb:\n  - c\n", "m.yaml")
+    assert [d for d, _ in docs] == [{"a": 1}, None, {"b": ["c"]}]
+    assert docs[2][1][("b", 0)] == 5
+    path = write(tmp_path, "x: 1\n---\ny: &y [1, 2]\nz: [*y, *y]\n")
+    assert len(read_documents_file(path)) == 2
+    with pytest.raises(InputError, match="more than 10 nodes"):
+        read_documents_text("x: [1, 2, 3]\n---\ny: [1, 2, 3]\n", max_nodes=10)  # 7 + 7 nodes in total
 
 
 def test_empty_file_and_non_mapping(tmp_path):

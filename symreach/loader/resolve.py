@@ -9,7 +9,7 @@ of counted pairs (SPEC 2.2).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional, Sequence
 
 from symreach.labels import IN, NOT_IN, LabelSelector, Placement, label_key_requirements, static_reason
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
@@ -36,6 +36,8 @@ class _Context:
         self.doc = doc
         self.kube = doc.profile == KUBERNETES
         self._topologies: dict[str, Topology] = {}
+        # Plain dicts: matching against FrozenDict labels is several times slower.
+        self.node_labels: tuple[dict[str, str], ...] = tuple(dict(n.labels) for n in doc.nodes)
 
     def topology(self, key: str) -> Topology:
         if key not in self._topologies:
@@ -72,7 +74,10 @@ def build_instance(doc: Document, source: str) -> Instance:
     ctx = _Context(doc)
     if not ctx.kube:
         _check_paper_keys(doc)
-    static_block = tuple(tuple(static_reason(p.placement, n) for n in doc.nodes) for p in doc.pod_types)
+    static_block = tuple(
+        tuple(static_reason(p.placement, n, labels) for n, labels in zip(doc.nodes, ctx.node_labels))
+        for p in doc.pod_types
+    )
     pod_types = tuple(_pod_type(ctx, spec) for spec in doc.pod_types)
     bounds = multiplicity_bounds(doc, pod_types, static_block)
     return Instance(
@@ -150,20 +155,30 @@ def _spread(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> SpreadConstr
         self_match=selector.matches(owner.labels),
         max_skew=spec.max_skew,
         min_domains=spec.min_domains,
-        eligible=eligible_nodes(ctx.doc.nodes, owner, spec),
+        eligible=eligible_nodes(ctx.doc.nodes, owner, spec, ctx.node_labels),
         topology=ctx.topology(spec.topology_key),
     )
 
 
-def eligible_nodes(nodes: tuple[Node, ...], owner: PodTypeSpec, spec: SpreadSpec) -> frozenset[int]:
-    """E: nodes with every key of the owner's hard constraints, filtered by the inclusion policies."""
+def eligible_nodes(
+    nodes: tuple[Node, ...],
+    owner: PodTypeSpec,
+    spec: SpreadSpec,
+    node_labels: Optional[Sequence[Mapping[str, str]]] = None,
+) -> frozenset[int]:
+    """E: nodes with every key of the owner's hard constraints, filtered by the inclusion policies.
+
+    The paper takes E as given; the v1 format has no field for it, so both
+    profiles derive it this way (in the paper profile every node has every key).
+    """
     keys = {s.topology_key for s in owner.spread}
     placement: Placement = owner.placement
     out = set()
     for n, node in enumerate(nodes):
-        if not all(k in node.labels for k in keys):
+        labels = node.labels if node_labels is None else node_labels[n]
+        if not all(k in labels for k in keys):
             continue
-        if spec.node_affinity_policy == HONOR and not placement.matches_node_affinity(node):
+        if spec.node_affinity_policy == HONOR and not placement.matches_node_affinity(node, labels):
             continue
         if spec.node_taints_policy == HONOR and not placement.tolerates_taints(node):
             continue
@@ -175,26 +190,34 @@ def multiplicity_bounds(
     doc: Document, pod_types: tuple[PodType, ...], static_block: tuple[tuple[Optional[str], ...], ...]
 ) -> FrozenDict[Pair, int]:
     """For each counted pair, the largest count it can reach (SPEC 2.2, Definition 3)."""
-    counted: set[Pair] = set()
+    counted: dict[int, set[int]] = {}
     for pod in pod_types:
         for constraint in pod.spread:
-            counted.update((u, m) for u in constraint.counts for m in constraint.eligible)
+            for u in constraint.counts:
+                counted.setdefault(u, set()).update(constraint.eligible)
     bounds: dict[Pair, int] = {}
-    for u, m in sorted(counted):
-        initial = doc.initial.get((u, m), 0)
+    initial_counts = dict(doc.initial)
+    shapes = [tuple(sorted(node.capacity.items())) for node in doc.nodes]  # nodes often share one
+    for u in sorted(counted):
         pod = pod_types[u]
-        if not pod.creatable or static_block[u][m] is not None:
-            bound: Optional[int] = initial
-        else:
-            bound = _capacity_bound(doc, pod, doc.nodes[m])
-            if bound is None:
-                raise FieldError(
-                    doc.pod_types[u].path,
-                    f"pod type '{pod.name}' is counted by a topology spread constraint on node "
-                    f"'{doc.nodes[m].name}' but nothing bounds how many of its pods fit there; "
-                    "give it a positive resource request that the node's capacity limits, or set maxPerNode",
-                )
-        bounds[(u, m)] = max(bound, initial)
+        by_shape: dict[tuple, Optional[int]] = {}
+        for m in sorted(counted[u]):
+            initial = initial_counts.get((u, m), 0)
+            node = doc.nodes[m]
+            if not pod.creatable or static_block[u][m] is not None:
+                bound: Optional[int] = initial
+            else:
+                if shapes[m] not in by_shape:
+                    by_shape[shapes[m]] = _capacity_bound(doc, pod, node)
+                bound = by_shape[shapes[m]]
+                if bound is None:
+                    raise FieldError(
+                        doc.pod_types[u].path,
+                        f"pod type '{pod.name}' is counted by a topology spread constraint on node "
+                        f"'{node.name}' but nothing bounds how many of its pods fit there; give it a "
+                        "positive resource request that the node's capacity limits, or set maxPerNode",
+                    )
+            bounds[(u, m)] = max(bound, initial)
     return FrozenDict(bounds)
 
 

@@ -85,7 +85,7 @@ def _namespaces(raw: object) -> dict[str, FrozenDict[str, str]]:
         if name in out:
             raise FieldError(path + ("name",), f"duplicate namespace '{name}'")
         labels = dict(string_map(body.get("labels"), path + ("labels",)))
-        labels.setdefault(NAMESPACE_NAME_LABEL, name)
+        labels[NAMESPACE_NAME_LABEL] = name  # the API server always sets it to the name
         out[name] = FrozenDict(labels)
     return out
 

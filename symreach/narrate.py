@@ -1,0 +1,52 @@
+"""Narrate a witness trace: each deployment with the pods that made it legal.
+
+"deploy web on wk-2: affinity witness cache on wk-2" tells an engineer which
+earlier step each deployment depended on; deletions say what they unblock
+only implicitly (the next deployment's witnesses no longer include them).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from symreach import semantics
+from symreach.model import KUBERNETES, Config, Instance
+from symreach.result import DEPLOY, Step
+
+
+def _witnesses(inst: Instance, t: int, n: int, sigma: Config) -> list[str]:
+    """One running pod per affinity term that satisfies it in sigma, as text."""
+    terms = inst.pod_types[t].affinity
+    if not terms:
+        return []
+    out = []
+    kube = inst.profile == KUBERNETES
+    allowed = frozenset.intersection(*(term.selects for term in terms)) if kube else None
+    for term in terms:
+        selects = allowed if kube else term.selects
+        found = next(((u, m) for u in sorted(selects) for m in sorted(term.topology.domain_nodes(n))
+                      if sigma[inst.pair(u, m)] > 0), None)
+        if found is None:
+            out.append("self-affinity bootstrap (no matching pod anywhere yet)")
+        else:
+            u, m = found
+            where = "" if term.topology.key == "kubernetes.io/hostname" else f" ({term.topology.key} "\
+                f"{term.topology.values[term.topology.domain_of[n]]})"
+            out.append(f"affinity witness {inst.pod_types[u].name} on {inst.nodes[m].name}{where}")
+    return list(dict.fromkeys(out))
+
+
+def narrate(inst: Instance, trace: Sequence[Step]) -> list[str]:
+    """One line per step, replaying the trace as it goes."""
+    sigma = inst.initial_config()
+    lines = []
+    for step in trace:
+        t, n = inst.type_index(step.pod), inst.node_index(step.node)
+        if step.op == DEPLOY:
+            because = _witnesses(inst, t, n, sigma)
+            lines.append(f"deploy {step.pod} on {step.node}" + (": " + "; ".join(because) if because else ""))
+            sigma = semantics.deploy(inst, sigma, t, n)
+        else:
+            lines.append(f"delete {step.pod} on {step.node}")
+            sigma = semantics.delete(inst, sigma, t, n)
+    return lines
