@@ -130,43 +130,65 @@ def _write_certificate(path: Path, result: Result) -> None:
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--pod", help="Pod type to explain (default: every pod type).")
-@click.option("--node", help="Only this node.")
+@click.option("--node", help="Only this node; a dynamic obstacle is then also decided and narrated.")
+@click.option("--engine", default="auto", show_default=True, help="Engine for the reachability question.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def explain(file: Path, pod, node, as_json) -> None:
+def explain(file: Path, pod, node, engine, timeout, as_json) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.explain import explain as explain_pod
     from symreach.explain import explanation_text
     from symreach.inputs import load_any, resolve_pod
 
     instance = load_any(file)
-    types = [resolve_pod(instance, pod)] if pod else range(len(instance.pod_types))
+    types = [resolve_pod(instance, pod)] if pod else list(range(len(instance.pod_types)))
     explanations = [explain_pod(instance, t) for t in types]
+    outcomes: list[Optional[dict]] = [None] * len(types)
     if node is not None:
-        names = {n.name for n in instance.nodes}
-        if node not in names:
-            raise InputError(f"{file}: --node: unknown node {node!r}")
+        if node not in {n.name for n in instance.nodes}:
+            raise InputError(f"unknown node {node!r}", filename=str(file), field_path="--node")
         explanations = [type(e)(e.pod, tuple(v for v in e.nodes if v.node == node)) for e in explanations]
+        for i, (t, e) in enumerate(zip(types, explanations)):
+            if not e.nodes[0].static:
+                outcomes[i] = _decide_and_narrate(instance, t, node, engine, timeout)
     if as_json:
-        click.echo(json.dumps([e.to_json() for e in explanations], indent=1))
-    else:
-        click.echo("\n\n".join(explanation_text(e) for e in explanations))
+        data = [dict(e.to_json(), reachability=o) if o else e.to_json() for e, o in zip(explanations, outcomes)]
+        click.echo(json.dumps(data, indent=1))
+        return
+    blocks = []
+    for e, o in zip(explanations, outcomes):
+        text = explanation_text(e)
+        if o:
+            text += f"\n  ever deployable on {node}? {o['verdict']} ({o['engine']}, {o['time_s']:.2f} s)"
+            text += "".join(f"\n    {i}. {line}" for i, line in enumerate(o["narration"], 1))
+            if o["reason"] and not o["narration"]:
+                text += f"\n    {o['reason']}"
+        blocks.append(text)
+    click.echo("\n\n".join(blocks))
 
 
-def _register_optional_commands() -> None:
-    """Commands owned by other modules; absent modules just mean absent commands."""
-    import importlib
+def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float) -> dict:
+    from symreach.model import Query
+    from symreach.narrate import narrate
+    from symreach.solvers.base import Limits
+    from symreach.solvers.registry import make_engine
 
-    for module, attr in [("symreach.cli_encode", "encode_group"), ("symreach.cli_encode", "generate_group"),
-                         ("symreach.cli_matrix", "matrix_command"), ("symreach.cli_sat", "certify_command"),
-                         ("symreach.cli_sat", "export_command"), ("symreach.cli_bench", "bench_command")]:
-        try:
-            command = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError):
-            continue
+    n = instance.node_index(node)
+    query = Query((frozenset({(t, n)}),), f"{instance.pod_types[t].name} on {node}")
+    result = make_engine(engine).check(instance, query, Limits(timeout_s=timeout))
+    return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
+            "reason": result.reason, "narration": narrate(instance, result.trace)}
+
+
+def _register_commands() -> None:
+    """Commands that live in their own modules."""
+    from symreach.cli_encode import encode_group, generate_group
+
+    for command in (encode_group, generate_group):
         cli.add_command(command)
 
 
-_register_optional_commands()
+_register_commands()
 
 
 def main() -> None:

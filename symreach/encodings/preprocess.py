@@ -378,3 +378,25 @@ def multiplicity_bound(inst: Instance, u: int, m: int) -> int:
         raise ValueError(f"pod type {pod.name!r} on node {inst.nodes[m].name!r} is counted by a "
                          "spread constraint but nothing bounds its multiplicity; give maxPerNode")
     return max(min(caps), inst.initial.get((u, m), 0), 1)
+
+
+def identity(inst: Instance, query: Query) -> Preprocessed:
+    """No reduction at all: every type, every pair, every counted pair a counter.
+
+    For oracle tests of the encoding (each compiled guard against
+    ``semantics.hard`` on every configuration) and for measuring what the
+    preprocessing saves.
+    """
+    cone = frozenset(range(len(inst.pod_types)))
+    pairs = frozenset((t, n) for t in cone for n in range(len(inst.nodes)))
+    counted: dict[Pair, int] = {}
+    for t in cone:
+        for h in inst.pod_types[t].spread:
+            for m in h.eligible:
+                if h.topology.domain_of[m] is not None:
+                    for u in h.counts:
+                        counted.setdefault((u, m), multiplicity_bound(inst, u, m))
+    abstract_initial = {p: (c if p in counted else 1) for p, c in inst.initial.items()}
+    deployable = frozenset(p for p in pairs if inst.pod_types[p[0]].creatable)
+    return Preprocessed(inst, query, cone, pairs, deployable, counted, abstract_initial, PSPACE_HARD,
+                        {"preprocess": "none"})

@@ -36,68 +36,43 @@ required fields raise ``InputError`` naming the file, the line, the object
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-import yaml
-
 from symreach.errors import InputError
+from symreach.frontends.k8s_controllers import (
+    TEMPLATE_PATHS,
+    controller_base_name,
+    controller_ref,
+    implied_parent,
+    pin_daemon_pod,
+    pinned_node,
+    required_node_terms,
+    signature,
+    term_nonempty,
+    without_controller_labels,
+)
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
+from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import KUBERNETES, Instance
 from symreach.shapes import FieldError, Path, format_path, type_name
 
-Lines = dict[Path, int]
+__all__ = [
+    "Report", "is_kubernetes_document", "kubernetes_to_v1", "load_kubernetes", "load_kubernetes_documents",
+    "load_kubernetes_with_report", "read_documents", "read_documents_text",
+]
 
-# Where each workload kind keeps its pod template.
-TEMPLATE_PATHS: dict[str, Path] = {
-    "Deployment": ("spec", "template"),
-    "StatefulSet": ("spec", "template"),
-    "DaemonSet": ("spec", "template"),
-    "ReplicaSet": ("spec", "template"),
-    "ReplicationController": ("spec", "template"),
-    "Job": ("spec", "template"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template"),
-}
 USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"}
-
-# Labels that controllers add to the pods they create; ignored when matching
-# a running pod to a template.
-CONTROLLER_LABELS = frozenset({
-    "pod-template-hash",
-    "controller-revision-hash",
-    "pod-template-generation",
-    "statefulset.kubernetes.io/pod-name",
-    "apps.kubernetes.io/pod-index",
-    "job-name",
-    "controller-uid",
-    "batch.kubernetes.io/job-name",
-    "batch.kubernetes.io/controller-uid",
-    "batch.kubernetes.io/job-completion-index",
-})
-
-# The DaemonSet controller's AddOrUpdateDaemonPodTolerations (daemonset_util.go).
-DAEMONSET_TOLERATIONS = (
-    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
-)
-HOST_NETWORK_TOLERATION = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists",
-                           "effect": "NoSchedule"}
-# Added to every pod by the DefaultTolerationSeconds admission plugin.
-_ADMISSION_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
+                            "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
 FINISHED_PHASES = ("Succeeded", "Failed")
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
-_NODE_NAME_FIELD = "metadata.name"
 
 
 @dataclass
@@ -126,79 +101,6 @@ class Report:
         if self.warnings:
             parts.append(f"{len(self.warnings)} warning(s)")
         return "; ".join(parts)
-
-
-# ---- detection and reading --------------------------------------------------
-
-def _is_object(data: object) -> bool:
-    return isinstance(data, dict) and "version" not in data and ("kind" in data or "apiVersion" in data)
-
-
-def is_kubernetes_document(data: object) -> bool:
-    """True for a Kubernetes object, a ``kind: List``, or a list of documents that are such."""
-    if isinstance(data, list):
-        docs = [d for d in data if d is not None]
-        return bool(docs) and all(_is_object(d) for d in docs)
-    return _is_object(data)
-
-
-def read_documents(path: Union[str, os.PathLike]) -> tuple[list[object], list[Lines]]:
-    """All YAML documents of ``path`` as plain data, each with its field -> line map.
-
-    Safe by construction: composed with the SafeLoader, size-limited (8 MiB),
-    and every document's alias-expanded size is measured before it is built.
-    """
-    from symreach.loader import yaml_source
-
-    name = str(path)
-    limit = yaml_source.MAX_FILE_BYTES
-    try:
-        size = os.stat(path).st_size
-        if size > limit:
-            raise InputError(f"file is too large ({size} bytes; the limit is {limit})", name)
-        with open(path, "rb") as handle:
-            raw = handle.read(limit + 1)
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror or err}", name) from None
-    if len(raw) > limit:
-        raise InputError(f"file is too large (more than {limit} bytes)", name)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text (byte {err.start})", name) from None
-    return read_documents_text(text, name)
-
-
-def read_documents_text(text: str, filename: str = "<memory>") -> tuple[list[object], list[Lines]]:
-    """Like ``read_documents`` for text already in memory."""
-    from symreach.loader import yaml_source
-
-    budget = yaml_source.MAX_EXPANDED_NODES
-    docs: list[object] = []
-    all_lines: list[Lines] = []
-    loader = yaml.SafeLoader(text)
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:  # pragma: no cover - check_node guarantees a document
-                break
-            yaml_source._check_size(node, budget, filename)
-            builder = yaml_source._Builder(filename)
-            docs.append(builder.build(node, ()))
-            all_lines.append(builder.lines)
-            budget -= max(1, len(builder.lines))
-            if budget <= 0:
-                raise InputError("the documents expand to more than "
-                                 f"{yaml_source.MAX_EXPANDED_NODES} nodes in total (alias bomb?)", filename)
-    except yaml.MarkedYAMLError as err:
-        raise yaml_source._yaml_error(err, filename) from None
-    except yaml.YAMLError as err:
-        raise InputError(f"invalid YAML: {err}", filename) from None
-    except RecursionError:
-        raise InputError("the document is nested too deeply", filename) from None
-    finally:
-        loader.dispose()
-    return docs, all_lines
 
 
 # ---- public entry points ----------------------------------------------------
@@ -244,10 +146,6 @@ class _Object:
     item: Optional[int]  # index in a List's items, if any
     lines: Lines      # field path relative to the object -> line
 
-    @property
-    def prefix(self) -> Path:
-        return () if self.item is None else ("items", self.item)
-
     def line(self, sub: Path) -> Optional[int]:
         path = tuple(sub)
         while True:
@@ -262,12 +160,15 @@ class _Object:
         place = f"document {self.doc + 1}"
         if self.item is not None:
             place += f", items[{self.item}]"
+        if self.kind == "?":
+            return place
         meta = self.data.get("metadata") if isinstance(self.data.get("metadata"), dict) else {}
         name = meta.get("name") or meta.get("generateName")
-        if isinstance(name, str):
-            ns = meta.get("namespace")
-            shown = f"{ns}/{name}" if isinstance(ns, str) and self.kind not in ("Node", "Namespace") else name
-            return f"{place} ({self.kind} {shown})"
+        if isinstance(name, str) and name:
+            if self.kind not in CLUSTER_SCOPED:
+                ns = meta.get("namespace")
+                name = f"{ns if isinstance(ns, str) and ns else DEFAULT_NAMESPACE}/{name}"
+            return f"{place} ({self.kind} {name})"
         return f"{place} ({self.kind})"
 
 
@@ -481,7 +382,7 @@ class _Converter:
         if key in self.workloads:
             raise self.error(obj, ("metadata", "name"), f"duplicate {obj.kind} {namespace}/{name}")
         self.get(obj, TEMPLATE_PATHS[obj.kind], dict, required=True)
-        self.workloads[key] = _Workload(obj.kind, namespace, name, obj, _controller(meta))
+        self.workloads[key] = _Workload(obj.kind, namespace, name, obj, controller_ref(meta))
 
     def parent_workload(self, workload: _Workload) -> Optional[_Workload]:
         """The Deployment owning a ReplicaSet, the CronJob owning a Job, when in the input."""
@@ -515,15 +416,15 @@ class _Converter:
             self.report.warnings.append(f"{workload.obj.where}: no nodes in the input, so no pod types")
             return
         spec = self.get(workload.obj, tpath + ("spec",), dict, required=True)
-        terms = _required_node_terms(spec)
-        if terms is not None and not any(_term_nonempty(t) for t in terms):
+        terms = required_node_terms(spec)
+        if terms is not None and not any(term_nonempty(t) for t in terms):
             self.report.warnings.append(f"{workload.obj.where}: required node affinity matches no node")
             return
         for node in self.nodes:
             name = self.unique(f"{workload.namespace}/{workload.name}@{node['name']}", "DaemonSet")
             body = self.type_body(workload.obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",),
                                   template=True)
-            _pin_daemon_pod(body, node["name"], spec.get("hostNetwork") is True)
+            pin_daemon_pod(body, node["name"], spec.get("hostNetwork") is True)
             self.add_type(name, workload.obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",),
                           origin=f"{origin} on {node['name']}", template=True, body=body)
 
@@ -591,8 +492,8 @@ class _Converter:
         self.map_lines(prefix + ("hostPorts",), obj, spec_path + ("containers",))
         self.origins[format_path(prefix)] = f"{obj.where} -> pod type {name}"
         self.types[name] = body
-        self.strict_sigs[name] = _signature(body, strict=True)
-        self.lenient_sigs[name] = _signature(body, strict=False)
+        self.strict_sigs[name] = signature(body, strict=True)
+        self.lenient_sigs[name] = signature(body, strict=False)
         self.report.pod_types += 1
         return body
 
@@ -602,7 +503,7 @@ class _Converter:
         self.get(obj, ("spec",), dict, required=True)
         node = self.get(obj, ("spec", "nodeName"), str)
         phase = self.get(obj, ("status", "phase"), str)
-        owner = _controller(meta)
+        owner = controller_ref(meta)
         mirror = (owner is not None and owner.get("kind") == "Node") or MIRROR_ANNOTATION in (
             self.get(obj, ("metadata", "annotations"), dict) or {})
         finished = phase in FINISHED_PHASES
@@ -646,7 +547,7 @@ class _Converter:
             return self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
                                  origin=f"Pod {namespace}/{name}", template=False, body=body)["name"]
         # generateName only: pods with the same spec are one type.
-        key = ("generated", namespace, name, _signature(body, strict=True))
+        key = ("generated", namespace, name, signature(body, strict=True))
         if key not in self.extra_types:
             type_name = self.unique(f"{namespace}/{name.rstrip('-') or 'pod'}", "Pod")
             self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
@@ -661,11 +562,11 @@ class _Converter:
         labels = body.get("labels") or {}
         target = self.owner_type(namespace, owner_kind, owner_name, labels, node, body)
         if target is not None:
-            if _signature(body, strict=False) == self.lenient_sigs[target]:
+            if signature(body, strict=False) == self.lenient_sigs[target]:
                 return target
             # The pod differs from its workload's current template: an older
             # revision. It keeps its own spec; the controller would not create more.
-            key = ("drift", namespace, owner_kind, owner_name, _signature(body, strict=True))
+            key = ("drift", namespace, owner_kind, owner_name, signature(body, strict=True))
             if key not in self.extra_types:
                 type_name = self.unique(f"{namespace}/{owner_name}", owner_kind)
                 self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
@@ -677,17 +578,17 @@ class _Converter:
                     f"given its own non-creatable pod type {type_name}")
             return self.extra_types[key]
         # The controller is not in the input: join an identical type, else name one after it.
-        strict = _signature(body, strict=True)
+        strict = signature(body, strict=True)
         for type_name, sig in self.strict_sigs.items():
             if sig == strict and self.types[type_name].get("creatable", True):
                 return type_name
         key = ("owner", namespace, owner_kind, owner_name)
         if key not in self.extra_types:
-            base = _controller_base_name(owner_kind, owner_name, labels)
+            base = controller_base_name(owner_kind, owner_name, labels)
             type_name = self.unique(f"{namespace}/{base}", owner_kind)
             self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
                           origin=f"pods of {owner_kind} {namespace}/{owner_name} (not in the input)",
-                          template=False, body=_without_controller_labels(body))
+                          template=False, body=without_controller_labels(body))
             self.extra_types[key] = type_name
             self.report.warnings.append(f"{obj.where}: its controller {owner_kind} {owner_name} is not in the "
                                         f"input; pod type {type_name} is built from the pod itself")
@@ -698,13 +599,13 @@ class _Converter:
         """The pod type of the workload that owns a pod, following RS -> Deployment and Job -> CronJob."""
         workload = self.workloads.get((kind, namespace, name))
         if workload is None:
-            parent = _implied_parent(kind, name, labels)
+            parent = implied_parent(kind, name, labels)
             if parent is not None:
                 workload = self.workloads.get((parent[0], namespace, parent[1]))
         if workload is None:
             return None
         if workload.kind == "DaemonSet":
-            node = node or _pinned_node(body)
+            node = node or pinned_node(body)
             type_name = f"{namespace}/{workload.name}@{node}" if node else None
             return type_name if type_name in self.types else None
         return workload.type_name
@@ -735,149 +636,6 @@ class _Converter:
         return doc
 
 
-# ---- helpers ------------------------------------------------------------------
-
 def _expect_name(expect: type) -> str:
     return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer"}.get(
         expect, expect.__name__)
-
-
-def _controller(meta: dict) -> Optional[dict]:
-    """The controlling owner reference (``controller: true``), else the first one."""
-    refs = meta.get("ownerReferences")
-    if not isinstance(refs, list):
-        return None
-    refs = [r for r in refs if isinstance(r, dict) and r.get("kind") and r.get("name")]
-    for ref in refs:
-        if ref.get("controller") is True:
-            return ref
-    return refs[0] if refs else None
-
-
-def _implied_parent(kind: str, name: str, labels: dict) -> Optional[tuple[str, str]]:
-    """The Deployment (CronJob) of a ReplicaSet (Job) that is not in the input, from naming conventions."""
-    if kind == "ReplicaSet":
-        pod_hash = labels.get("pod-template-hash")
-        if pod_hash and name.endswith("-" + pod_hash):
-            return "Deployment", name[: -len(pod_hash) - 1]
-    if kind == "Job":
-        match = re.fullmatch(r"(.+)-\d+", name)
-        if match:
-            return "CronJob", match.group(1)
-    return None
-
-
-def _controller_base_name(kind: str, name: str, labels: dict) -> str:
-    parent = _implied_parent(kind, name, labels)
-    return parent[1] if parent else name
-
-
-def _without_controller_labels(body: dict) -> dict:
-    out = dict(body)
-    labels = {k: v for k, v in (body.get("labels") or {}).items() if k not in CONTROLLER_LABELS}
-    if labels:
-        out["labels"] = labels
-    else:
-        out.pop("labels", None)
-    return out
-
-
-def _signature(body: dict, *, strict: bool) -> str:
-    """The scheduling-relevant spec of a pod type as a canonical string.
-
-    Lenient: what a controller never changes between template and pod
-    (labels without controller labels, requests, host ports, node selector,
-    pod (anti-)affinity, hard spread). Strict adds tolerations (without the
-    admission plugin's timed ones) and required node affinity, which the
-    DaemonSet controller and admission plugins rewrite.
-    """
-    affinity = body.get("affinity") or {}
-    parts = {
-        "namespace": body.get("namespace"),
-        "labels": {k: v for k, v in (body.get("labels") or {}).items() if k not in CONTROLLER_LABELS},
-        "requests": body.get("requests") or {},
-        "hostPorts": body.get("hostPorts") or [],
-        "nodeSelector": body.get("nodeSelector") or {},
-        "podAffinity": _required(affinity.get("podAffinity")),
-        "podAntiAffinity": _required(affinity.get("podAntiAffinity")),
-        "spread": [c for c in body.get("topologySpreadConstraints") or []
-                   if isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"],
-    }
-    if strict:
-        parts["tolerations"] = [t for t in body.get("tolerations") or [] if not _admission_toleration(t)]
-        parts["nodeAffinity"] = _required(affinity.get("nodeAffinity"))
-        parts["nodeName"] = body.get("nodeName")
-    return json.dumps(parts, sort_keys=True, default=str)
-
-
-def _required(part: object) -> object:
-    if isinstance(part, dict):
-        return part.get("requiredDuringSchedulingIgnoredDuringExecution")
-    return None
-
-
-def _admission_toleration(tol: object) -> bool:
-    return (isinstance(tol, dict) and tol.get("key") in _ADMISSION_TOLERATION_KEYS
-            and tol.get("effect") == "NoExecute" and tol.get("tolerationSeconds") is not None)
-
-
-def _required_node_terms(spec: dict) -> Optional[list]:
-    affinity = spec.get("affinity")
-    if not isinstance(affinity, dict) or not isinstance(affinity.get("nodeAffinity"), dict):
-        return None
-    required = affinity["nodeAffinity"].get("requiredDuringSchedulingIgnoredDuringExecution")
-    if not isinstance(required, dict):
-        return None
-    terms = required.get("nodeSelectorTerms")
-    return terms if isinstance(terms, list) else None
-
-
-def _term_nonempty(term: object) -> bool:
-    return isinstance(term, dict) and bool(term.get("matchExpressions") or term.get("matchFields"))
-
-
-def _pin_daemon_pod(body: dict, node: str, host_network: bool) -> None:
-    """What the DaemonSet controller does to a pod it creates for ``node``.
-
-    The controller replaces the required node affinity by ``metadata.name In
-    [node]``, but only creates the pod where the template's own node affinity
-    matches; adding the pin to each original term expresses both at once.
-    """
-    pin = {"key": _NODE_NAME_FIELD, "operator": "In", "values": [node]}
-    affinity = body.setdefault("affinity", {})
-    node_affinity = affinity.setdefault("nodeAffinity", {})
-    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
-    if terms:
-        new_terms = []
-        for term in terms:
-            if not _term_nonempty(term):
-                continue  # an empty term matches no node
-            term = dict(term)
-            term["matchFields"] = list(term.get("matchFields") or []) + [pin]
-            new_terms.append(term)
-    else:
-        new_terms = [{"matchFields": [pin]}]
-    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": new_terms}
-    tolerations = list(body.get("tolerations") or [])
-    extra = list(DAEMONSET_TOLERATIONS) + ([HOST_NETWORK_TOLERATION] if host_network else [])
-    for tol in extra:
-        if not any(_same_toleration(tol, t) for t in tolerations):
-            tolerations.append(dict(tol))
-    body["tolerations"] = tolerations
-
-
-def _same_toleration(a: dict, b: object) -> bool:
-    return isinstance(b, dict) and all(a.get(k) == b.get(k) for k in ("key", "operator", "effect")) \
-        and not b.get("value") and b.get("tolerationSeconds") is None
-
-
-def _pinned_node(body: dict) -> Optional[str]:
-    """The node a pending DaemonSet pod is pinned to by ``matchFields metadata.name In [node]``."""
-    terms = _required_node_terms(body) or []
-    for term in terms:
-        for req in (term.get("matchFields") or []) if isinstance(term, dict) else []:
-            if isinstance(req, dict) and req.get("key") == _NODE_NAME_FIELD and req.get("operator") == "In" \
-                    and isinstance(req.get("values"), list) and len(req["values"]) == 1:
-                return str(req["values"][0])
-    return None

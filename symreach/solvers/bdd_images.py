@@ -68,6 +68,7 @@ class SymbolicSystem:
         t0 = time.perf_counter()
         self.guards = [self.lower(a.guard) for a in system.actions]
         self.target = self.lower(system.target)
+        self.consistent = self._consistent()
         self.initial = self.bdd.cube({self.names[v]: b for v, b in system.initial.items()})
         self.moves: list[list[tuple[dict, dict, Any, Any, Any]]] = []
         for a, g in zip(system.actions, self.guards):
@@ -143,6 +144,21 @@ class SymbolicSystem:
                 memo[key] = u
             return u
         return f(0, bound)
+
+    def _consistent(self):
+        """States where every counter is within its bound and present == (count != 0)."""
+        bdd = self.bdd
+        out = bdd.true
+        for pv in self.system.pairs.values():
+            if not pv.counted:
+                continue
+            ok = bdd.false
+            for v in range(pv.bound + 1):
+                cube = {self.names[pv.present]: v > 0}
+                cube.update({self.names[b]: bool(v >> j & 1) for j, b in enumerate(pv.count_bits)})
+                ok |= bdd.cube(cube)
+            out &= ok
+        return out
 
     def _top_level(self, i: int) -> int:
         a: Action = self.system.actions[i]

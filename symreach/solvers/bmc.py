@@ -45,6 +45,9 @@ def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Option
     left = deadline - time.perf_counter()
     if left <= 0:
         return None
+    if not supports_interrupt(solver):
+        res = solver.solve(assumptions=assumptions)
+        return None if time.perf_counter() > deadline and not res else res
     timer = threading.Timer(left, solver.interrupt)
     timer.start()
     try:
@@ -55,12 +58,21 @@ def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Option
     return res
 
 
+def supports_interrupt(solver: Solver) -> bool:
+    """python-sat's CaDiCaL cannot be interrupted; a deadline is then only
+    honoured between calls."""
+    return "cadical" not in type(solver.solver).__name__.lower()
+
+
 class BmcEngine:
-    """Incremental BMC; ``solver`` is a python-sat solver name."""
+    """Incremental BMC; ``solver`` is a python-sat solver name. The default is
+    Glucose 4 because it can be interrupted at the deadline; CaDiCaL (often
+    faster on hard unrollings, ENGINEERING.md) cannot be, through python-sat,
+    so with it a timeout is only honoured between depths."""
 
     name = "bmc"
 
-    def __init__(self, solver: str = "cadical153", complete: bool = False,
+    def __init__(self, solver: str = "glucose4", complete: bool = False,
                  fast_paths: bool = True, default_max_depth: Optional[int] = None) -> None:
         self.solver_name = solver
         self.complete = complete

@@ -21,7 +21,6 @@ from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.solvers.base import Limits
 
-_CLOCK_EVERY = 256  # states between two clock reads
 
 
 class ExplicitEngine:
@@ -76,7 +75,7 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
     while frontier:
         sigma = frontier.popleft()
         expanded += 1
-        if expanded % _CLOCK_EVERY == 0 and limits.timeout_s is not None:
+        if limits.timeout_s is not None:
             if time.perf_counter() - start > limits.timeout_s:
                 return _unknown(f"timeout after {limits.timeout_s:g} s", stats)
         for succ, step in _successors(inst, sigma, candidates):

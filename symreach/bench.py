@@ -1,0 +1,599 @@
+"""Engine comparison: run (instance, engine) jobs, each in its own process.
+
+A *job* is one engine on one instance. Every job runs in a fresh Python
+process (``python -m symreach.bench SPEC OUT``) that
+
+- sets ``RLIMIT_AS`` to the memory limit before importing anything heavy
+  (grandchildren such as ``berkeley-abc`` inherit it),
+- loads the instance (a format-v1 document, or a file through
+  ``symreach.inputs.load_any``), runs ``engine.check`` with
+  ``Limits(timeout_s=...)`` and writes one JSON object: verdict, wall and CPU
+  time of the check, peak resident memory, and the engine's own ``stats``.
+
+The parent kills a child's whole process group when the wall-clock limit plus
+a grace period has passed (engines that honour ``Limits`` answer ``unknown``
+before that), and reads the child's CPU time and peak memory from
+``os.wait4`` when the child could not report them itself.
+
+Statuses of a job: ``ok`` (deployable or not-deployable), ``unknown`` (the
+engine gave up within its limit), ``timeout`` (killed by the parent),
+``memout`` (``MemoryError`` or an allocation failure), ``error`` (any other
+exception or crash: an engine bug), ``skipped`` (not run: the same engine
+already failed on a smaller instance of the same series, or the run's time
+budget was spent).
+
+``failures`` compares the verdicts: two engines that decide one instance
+differently, or an engine that contradicts the known answer, make the run
+fail; so do crashes unless the caller tolerates them.
+
+Tables (``summary_rows``, ``instance_rows``, ``format_grid``) are shared by the
+benchmark harness (``benchmarks/``) and ``symreach bench``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+DECIDED = ("deployable", "not-deployable")
+STATUSES = ("ok", "unknown", "timeout", "memout", "error", "skipped")
+
+# Engine statistics copied into their own CSV columns (the JSON keeps all of them).
+FLAT_STATS = ("iterations", "peak_nodes", "frames", "lemmas", "states", "depth", "queries",
+              "state_vars", "decided_by")
+
+_MB = 1024 * 1024
+_POLL_S = 0.02
+_MEMOUT_MARKERS = ("MemoryError", "bad_alloc", "out of memory", "Cannot allocate memory",
+                   "cannot allocate", "Unable to allocate")
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BenchInstance:
+    """One question to ask every engine.
+
+    Exactly one of ``document`` (a format-v1 dict) and ``path`` (a v1 file or
+    a Kubernetes dump) is set; the query is the instance's own. ``expected``
+    is the known answer (``deployable``/``not-deployable``) or None.
+    ``series`` groups instances of growing ``size``: once an engine times out
+    or runs out of memory on one of them it is not run on larger ones.
+    """
+
+    id: str
+    family: str
+    size: float = 0.0
+    document: Optional[dict] = None
+    path: Optional[str] = None
+    expected: Optional[str] = None
+    series: str = ""
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.document is None) == (self.path is None):
+            raise ValueError("give exactly one of document and path")
+        if self.expected not in (None, *DECIDED):
+            raise ValueError(f"bad expected verdict {self.expected!r}")
+
+
+@dataclass(frozen=True)
+class Job:
+    instance: BenchInstance
+    engine: str  # a registry name, or "module:Class" (tests inject engines this way)
+
+
+@dataclass
+class JobResult:
+    instance: str
+    family: str
+    size: float
+    engine: str
+    expected: Optional[str]
+    status: str
+    verdict: str = "unknown"
+    time_s: Optional[float] = None   # wall time of engine.check
+    cpu_s: Optional[float] = None    # CPU of the check (incl. solver subprocesses)
+    peak_mb: Optional[float] = None  # peak resident memory of the job's process tree
+    load_s: Optional[float] = None
+    engine_time_s: Optional[float] = None  # the engine's own Result.time_s
+    reason: str = ""
+    error: str = ""
+    stats: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def solved(self) -> bool:
+        return self.verdict in DECIDED
+
+    def flat(self) -> dict[str, Any]:
+        """One CSV row: fixed columns, the interesting stats, then the error."""
+        row: dict[str, Any] = {
+            "instance": self.instance, "family": self.family, "size": self.size,
+            "engine": self.engine, "expected": self.expected or "", "verdict": self.verdict,
+            "status": self.status, "time_s": _round(self.time_s), "cpu_s": _round(self.cpu_s),
+            "peak_mb": _round(self.peak_mb, 1), "load_s": _round(self.load_s),
+        }
+        for key in FLAT_STATS:
+            row[key] = self.stats.get(key, "")
+        row["error"] = self.error.splitlines()[-1] if self.error else ""
+        return row
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Something that makes the run fail: ``disagreement``, ``wrong`` or ``crash``."""
+
+    kind: str
+    instance: str
+    message: str
+
+
+CSV_COLUMNS = ("instance", "family", "size", "engine", "expected", "verdict", "status", "time_s",
+               "cpu_s", "peak_mb", "load_s", *FLAT_STATS, "error")
+
+
+def _round(x: Optional[float], digits: int = 4) -> Any:
+    return "" if x is None else round(x, digits)
+
+
+# ---------------------------------------------------------------------------
+# engines
+# ---------------------------------------------------------------------------
+
+def resolve_engine(spec: str):
+    """An engine object from a registry name or ``package.module:Class``."""
+    if ":" in spec:
+        import importlib
+
+        module, attr = spec.split(":", 1)
+        return getattr(importlib.import_module(module), attr)()
+    from symreach.solvers.registry import make_engine
+
+    return make_engine(spec)
+
+
+def engine_unavailable(name: str) -> Optional[str]:
+    """None when ``name`` can run here, else a one-line note saying why not."""
+    import importlib
+    import shutil
+
+    if ":" not in name:
+        from symreach.solvers.registry import ENGINES
+
+        if name not in ENGINES:
+            return f"unknown engine (known: {', '.join(ENGINES)})"
+        module, attr = ENGINES[name]
+        if name.startswith("abc-") and shutil.which("berkeley-abc") is None \
+                and not Path("/usr/bin/berkeley-abc").exists():
+            return "berkeley-abc is not installed (apt-get install berkeley-abc)"
+    else:
+        module, attr = name.split(":", 1)
+    try:
+        mod = importlib.import_module(module)
+    except Exception as exc:  # ImportError, or a module half-written right now
+        return f"module {module} not importable: {type(exc).__name__}: {exc}".splitlines()[0]
+    if not hasattr(mod, attr):
+        return f"{module} has no {attr} yet"
+    return None
+
+
+# ---------------------------------------------------------------------------
+# the child process
+# ---------------------------------------------------------------------------
+
+def _cpu_now() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _peak_mb_now() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids) / 1024.0  # Linux: kilobytes
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def _child_main(spec_path: str, out_path: str) -> None:
+    with open(spec_path) as handle:
+        spec = json.load(handle)
+    memory_mb = spec.get("memory_mb")
+    if memory_mb:
+        limit = int(memory_mb) * _MB
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    out: dict[str, Any] = {"status": "error", "verdict": "unknown"}
+    t_start, cpu_start = time.perf_counter(), _cpu_now()
+    try:
+        from symreach.solvers.base import Limits
+
+        if spec.get("document") is not None:
+            from symreach.loader import load_document
+
+            instance = load_document(spec["document"], filename=spec["id"])
+        else:
+            from symreach.inputs import load_any
+
+            instance = load_any(Path(spec["path"]))
+        out["load_s"] = time.perf_counter() - t_start
+        engine = resolve_engine(spec["engine"])
+        if instance.query is None:
+            raise ValueError("the instance has no query")
+        t0, cpu0 = time.perf_counter(), _cpu_now()
+        result = engine.check(instance, instance.query, Limits(timeout_s=spec.get("timeout_s")))
+        out["time_s"] = time.perf_counter() - t0
+        out["cpu_s"] = _cpu_now() - cpu0
+        out["verdict"] = result.verdict.value
+        out["status"] = "ok" if result.verdict.value in DECIDED else "unknown"
+        out["engine_time_s"] = result.time_s
+        out["reason"] = result.reason
+        out["stats"] = _jsonable(result.stats)
+        out["stats"].setdefault("trace_steps", len(result.trace))
+    except MemoryError:
+        out = {"status": "memout", "verdict": "unknown", "error": "MemoryError"}
+    except BaseException as exc:  # an engine bug: report it, never hide it
+        import traceback
+
+        out = {"status": "error", "verdict": "unknown",
+               "error": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]}
+    out.setdefault("cpu_s", _cpu_now() - cpu_start)
+    out["peak_mb"] = _peak_mb_now()
+    tmp = out_path + ".tmp"
+    with open(tmp, "w") as handle:
+        json.dump(out, handle, default=str)
+    os.replace(tmp, out_path)
+
+
+# ---------------------------------------------------------------------------
+# the parent: one job
+# ---------------------------------------------------------------------------
+
+def default_grace(timeout_s: float) -> float:
+    """Extra wall time before the parent kills a child (loading, interpreter start)."""
+    return 5.0 + 0.25 * timeout_s
+
+
+def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
+            grace_s: Optional[float] = None) -> JobResult:
+    """Run one job in its own process group; never raises for engine failures."""
+    inst = job.instance
+    base = JobResult(inst.id, inst.family, inst.size, job.engine, inst.expected, "error",
+                     meta=dict(inst.meta))
+    fd, spec_path = tempfile.mkstemp(prefix="job-", suffix=".json", dir=workdir)
+    out_path = spec_path[:-5] + ".out.json"
+    log_path = spec_path[:-5] + ".log"
+    spec = {"id": inst.id, "engine": job.engine, "timeout_s": timeout_s, "memory_mb": memory_mb,
+            "document": inst.document, "path": inst.path}
+    with os.fdopen(fd, "w") as handle:
+        json.dump(spec, handle)
+    env = dict(os.environ)
+    # One thread per job (numpy/BLAS would otherwise reserve address space per core).
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + ([env["PYTHONPATH"]]
+                                                              if env.get("PYTHONPATH") else []))
+    limit = timeout_s + (default_grace(timeout_s) if grace_s is None else grace_s)
+    killed = False
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "symreach.bench", spec_path, out_path],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True, env=env)
+        started = time.perf_counter()
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid == proc.pid:
+                break
+            if time.perf_counter() - started > limit:
+                killed = True
+                _kill_group(proc.pid)
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(_POLL_S)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # we reaped it ourselves
+    wall = time.perf_counter() - started
+    try:
+        result = _read_child(base, out_path, log_path, killed, proc.returncode, wall, usage,
+                             timeout_s)
+    finally:
+        for path in (spec_path, out_path, log_path):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+    return result
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the child's own process group (the child and any solver it started)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _read_child(base: JobResult, out_path: str, log_path: str, killed: bool, code: int,
+                wall: float, usage, timeout_s: float) -> JobResult:
+    try:
+        with open(out_path) as handle:
+            out = json.load(handle)
+    except (FileNotFoundError, json.JSONDecodeError):
+        out = None
+    if out is not None and not killed:
+        for key in ("status", "verdict", "time_s", "cpu_s", "peak_mb", "load_s", "engine_time_s",
+                    "reason", "error"):
+            if key in out and out[key] is not None:
+                setattr(base, key, out[key])
+        base.stats = out.get("stats") or {}
+        return base
+    base.cpu_s = usage.ru_utime + usage.ru_stime
+    base.peak_mb = usage.ru_maxrss / 1024.0
+    log = _tail(log_path)
+    if killed:
+        base.status, base.time_s = "timeout", max(wall, timeout_s)
+        base.error = f"killed after {wall:.1f} s wall (limit {timeout_s:g} s + grace)"
+    elif any(m in log for m in _MEMOUT_MARKERS):
+        base.status, base.error = "memout", log[-2000:] or f"exit status {code}"
+    else:
+        base.status = "error"
+        base.error = (log[-2000:] + "\n" if log else "") + f"child exited with status {code} " \
+                                                           "without a result"
+    return base
+
+
+def _tail(path: str, size: int = 8000) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - size))
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+# ---------------------------------------------------------------------------
+# the parent: many jobs
+# ---------------------------------------------------------------------------
+
+def order_jobs(jobs: Sequence[Job]) -> list[Job]:
+    """Smallest instances of every series first, so a time budget cuts the largest ones."""
+    rank: dict[tuple[str, str], list[float]] = {}
+    for job in jobs:
+        key = (job.instance.series or job.instance.id, job.engine)
+        rank.setdefault(key, []).append(job.instance.size)
+    for sizes in rank.values():
+        sizes.sort()
+
+    def key(item):
+        i, job = item
+        series = job.instance.series or job.instance.id
+        return (rank[(series, job.engine)].index(job.instance.size), i)
+
+    return [job for _, job in sorted(enumerate(jobs), key=key)]
+
+
+def run_jobs(jobs: Sequence[Job], timeout_s: float, memory_mb: Optional[int] = None,
+             parallel: int = 2, budget_s: Optional[float] = None,
+             on_result: Optional[Callable[[JobResult], None]] = None,
+             stop_series: bool = True, grace_s: Optional[float] = None) -> list[JobResult]:
+    """Run ``jobs`` with at most ``parallel`` at a time; results in input order.
+
+    ``stop_series``: once an engine hit ``timeout``/``memout``/``unknown`` on
+    an instance of a series, larger instances of that series are skipped for
+    that engine. ``budget_s``: jobs not started within this many seconds are
+    skipped (the run's wall time stays bounded by about budget + one limit).
+    """
+    ordered = order_jobs(jobs)
+    index = {id(job): i for i, job in enumerate(jobs)}
+    results: list[Optional[JobResult]] = [None] * len(jobs)
+    failed_at: dict[tuple[str, str], float] = {}  # (series, engine) -> smallest failing size
+    lock = threading.Lock()
+    cursor = iter(ordered)
+    start = time.perf_counter()
+
+    def skipped(job: Job, why: str) -> JobResult:
+        inst = job.instance
+        return JobResult(inst.id, inst.family, inst.size, job.engine, inst.expected, "skipped",
+                         error=why, meta=dict(inst.meta))
+
+    with tempfile.TemporaryDirectory(prefix="symreach-bench-") as workdir:
+        def worker() -> None:
+            while True:
+                with lock:
+                    job = next(cursor, None)
+                    if job is None:
+                        return
+                    inst = job.instance
+                    key = (inst.series, job.engine)
+                    res = None
+                    if budget_s is not None and time.perf_counter() - start > budget_s:
+                        res = skipped(job, f"time budget of {budget_s:g} s spent")
+                    elif stop_series and inst.series and key in failed_at \
+                            and failed_at[key] <= inst.size:
+                        res = skipped(job, f"no answer at the smaller size {failed_at[key]:g}")
+                if res is None:
+                    res = run_job(job, timeout_s, memory_mb, workdir, grace_s)
+                with lock:
+                    if res.status in ("timeout", "memout", "unknown") and inst.series:
+                        failed_at[key] = min(failed_at.get(key, inst.size), inst.size)
+                    results[index[id(job)]] = res
+                    if on_result is not None:
+                        on_result(res)
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, parallel))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    return [r for r in results if r is not None]
+
+
+# ---------------------------------------------------------------------------
+# checking the answers
+# ---------------------------------------------------------------------------
+
+def failures(results: Iterable[JobResult], crashes_fail: bool = True) -> list[Failure]:
+    """Disagreements between engines, contradictions of known answers, crashes."""
+    out: list[Failure] = []
+    by_instance: dict[str, list[JobResult]] = {}
+    for r in results:
+        by_instance.setdefault(r.instance, []).append(r)
+    for inst, rows in by_instance.items():
+        decided = {r.engine: r.verdict for r in rows if r.solved}
+        if len(set(decided.values())) > 1:
+            said = ", ".join(f"{e}={v}" for e, v in sorted(decided.items()))
+            out.append(Failure("disagreement", inst, f"engines disagree on {inst}: {said}"))
+        expected = next((r.expected for r in rows if r.expected), None)
+        if expected:
+            for engine, verdict in sorted(decided.items()):
+                if verdict != expected:
+                    out.append(Failure("wrong", inst, f"{engine} says {verdict} on {inst}, "
+                                                      f"the known answer is {expected}"))
+        if crashes_fail:
+            for r in rows:
+                if r.status == "error":
+                    last = r.error.strip().splitlines()[-1] if r.error.strip() else "crashed"
+                    out.append(Failure("crash", inst, f"{r.engine} crashed on {inst}: {last}"))
+    return out
+
+
+def failure_report(found: Sequence[Failure]) -> str:
+    """The loud text printed when a run fails."""
+    if not found:
+        return ""
+    bar = "!" * 72
+    lines = [bar, f"!!! BENCHMARK FAILED: {len(found)} problem(s)"]
+    for kind in ("wrong", "disagreement", "crash"):
+        items = [f for f in found if f.kind == kind]
+        if items:
+            lines.append(f"!!! {kind} ({len(items)}):")
+            lines += [f"!!!   {f.message}" for f in items]
+    lines.append(bar)
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# tables
+# ---------------------------------------------------------------------------
+
+_SHORT = {"deployable": "yes", "not-deployable": "no"}
+
+
+def engines_in(results: Iterable[JobResult]) -> list[str]:
+    seen: list[str] = []
+    for r in results:
+        if r.engine not in seen:
+            seen.append(r.engine)
+    return seen
+
+
+def cell(r: Optional[JobResult]) -> str:
+    """A compact per-job cell: ``yes 0.12`` / ``no 3.4`` / ``t/o`` / ``mem`` / ``ERR``."""
+    if r is None:
+        return "-"
+    if r.solved:
+        return f"{_SHORT[r.verdict]} {_fmt_s(r.time_s)}"
+    return {"unknown": "unk", "timeout": "t/o", "memout": "mem", "error": "ERR",
+            "skipped": "skip"}.get(r.status, r.status)
+
+
+def _fmt_s(x: Optional[float]) -> str:
+    if x is None:
+        return "?"
+    if x < 10:
+        return f"{x:.2f}"
+    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+def instance_rows(results: Sequence[JobResult], bad: Iterable[str] = ()) -> tuple[list[str], list[list[str]]]:
+    """One row per instance, one column per engine; ``!!`` marks failed instances."""
+    engines = engines_in(results)
+    bad = set(bad)
+    by: dict[str, dict[str, JobResult]] = {}
+    for r in results:
+        by.setdefault(r.instance, {})[r.engine] = r
+    headers = ["instance", "expected", *engines, ""]
+    rows = []
+    for inst, cells in by.items():
+        first = next(iter(cells.values()))
+        rows.append([inst, _SHORT.get(first.expected or "", "?"),
+                     *[cell(cells.get(e)) for e in engines], "!!" if inst in bad else ""])
+    return headers, rows
+
+
+def summary_rows(results: Sequence[JobResult]) -> tuple[list[str], list[list[str]]]:
+    """Per family x engine: solved/total, total and median time of the solved jobs."""
+    groups: dict[tuple[str, str], list[JobResult]] = {}
+    for r in results:
+        groups.setdefault((r.family, r.engine), []).append(r)
+    headers = ["family", "engine", "solved", "total s", "median s", "max s", "unk/t-o", "mem",
+               "err", "skip"]
+    rows = []
+    for (family, engine), rs in groups.items():
+        times = [r.time_s for r in rs if r.solved and r.time_s is not None]
+        rows.append([family, engine, f"{sum(r.solved for r in rs)}/{len(rs)}",
+                     _fmt_s(sum(times)) if times else "-",
+                     _fmt_s(statistics.median(times)) if times else "-",
+                     _fmt_s(max(times)) if times else "-",
+                     str(sum(r.status in ("unknown", "timeout") for r in rs)),
+                     str(sum(r.status == "memout" for r in rs)),
+                     str(sum(r.status == "error" for r in rs)),
+                     str(sum(r.status == "skipped" for r in rs))])
+    return headers, rows
+
+
+def format_grid(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
+    """A plain fixed-width table, or a Markdown one."""
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max([len(str(h))] + [len(str(row[i])) for row in rows]) for i, h in enumerate(headers)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*headers).rstrip(), fmt.format(*("-" * w for w in widths)).rstrip()]
+    lines += [fmt.format(*[str(c) for c in row]).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def write_csv(results: Sequence[JobResult], path: Optional[Path] = None) -> str:
+    """The results as CSV (also returned as text)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for r in results:
+        writer.writerow(r.flat())
+    text = buf.getvalue()
+    if path is not None:
+        Path(path).write_text(text)
+    return text
+
+
+def results_json(results: Sequence[JobResult], meta: Optional[dict] = None,
+                 found: Sequence[Failure] = ()) -> dict[str, Any]:
+    return {"meta": meta or {}, "failures": [asdict(f) for f in found],
+            "results": [r.to_json() for r in results]}
+
+
+if __name__ == "__main__":  # the child process of run_job
+    _child_main(sys.argv[1], sys.argv[2])

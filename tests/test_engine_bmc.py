@@ -1,0 +1,70 @@
+"""BMC engine: the shared engine suite (deployable cases and, with the
+loop-free completeness check, the others), short witnesses, limits."""
+
+from __future__ import annotations
+
+from symreach import semantics
+from symreach.loader import load_document
+from symreach.result import DEPLOY, Verdict
+from symreach.solvers.base import Limits
+from symreach.solvers.bmc import BmcEngine
+from symreach.solvers.explicit import ExplicitEngine
+from tests.sat_helpers import blockers_instance, engine_suite_base, pyramid_instance
+
+_Suite = engine_suite_base()
+
+if _Suite is not None:
+    class TestBmcSuite(_Suite):
+        """BMC with the recurrence-diameter check decides the suite's small cases."""
+
+        def make_engine(self):
+            return BmcEngine(complete=True, solver="cadical153")
+
+
+def test_bmc_witness_is_few_steps_and_replays():
+    inst = load_document(blockers_instance(5))
+    ex = ExplicitEngine().check(inst)
+    res = BmcEngine(fast_paths=False).check(inst)
+    assert res.verdict is Verdict.DEPLOYABLE
+    semantics.replay(inst, res.trace, inst.query)
+    assert res.stats["depth"] == 2
+    assert len(ex.trace) == 7  # five deletions, two deployments, one at a time
+    # the deletions of a step come before its deployment
+    ops = [s.op for s in res.trace]
+    assert ops[-1] == DEPLOY and ops.count(DEPLOY) == 2
+
+
+def test_bmc_pyramid_depth_is_the_number_of_deployments():
+    inst = pyramid_instance(3, 5)
+    ex = ExplicitEngine().check(inst)
+    res = BmcEngine(fast_paths=False).check(inst)
+    assert res.verdict is Verdict.DEPLOYABLE
+    semantics.replay(inst, res.trace, inst.query)
+    assert res.stats["depth"] == 10 < len(ex.trace) == 15
+
+
+def test_bmc_depth_limit_gives_unknown():
+    inst = pyramid_instance(3, 4)
+    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(max_depth=6))
+    assert res.verdict is Verdict.UNKNOWN
+    assert "depth" in res.reason
+
+
+def test_bmc_timeout_gives_unknown():
+    inst = pyramid_instance(5, 6)
+    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(timeout_s=0.3))
+    assert res.verdict is Verdict.UNKNOWN
+
+
+def test_bmc_complete_proves_small_unreachable():
+    inst = pyramid_instance(1, 2)
+    res = BmcEngine(fast_paths=False, complete=True, solver="cadical153").check(inst)
+    assert res.verdict is Verdict.NOT_DEPLOYABLE
+    assert "loop-free" in res.reason
+
+
+def test_bmc_solvers_agree():
+    inst = pyramid_instance(2, 4)
+    for name in ("cadical153", "glucose4", "minisat22"):
+        res = BmcEngine(solver=name, fast_paths=False).check(inst)
+        assert res.verdict is Verdict.DEPLOYABLE and res.stats["depth"] == 6
