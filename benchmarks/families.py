@@ -12,7 +12,8 @@ so the runner can stop an engine on a series once it failed at a smaller size.
   place a breadth-first search over markings marks last (the deepest
   question) and one marked at about half that depth; the first and the last
   never-markable place when the answers list any (size: state bits = pod
-  types of the encoding).
+  types of the encoding). Per net and polarity the shallower goal is asked
+  first, and an engine that fails on it is not asked the deeper one.
 - ``ring`` / ``mutex`` / ``philosophers``: ``generators.nets`` families at
   growing n, goal the documented coverable place and the violation place
   (size: n).
@@ -24,7 +25,7 @@ so the runner can stop an engine on a series once it failed at a smaller size.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -48,14 +49,19 @@ class Plan:
     net_sizes: Sequence[int]
     clusters: Sequence[tuple[int, int]]  # (nodes, pod types)
     cluster_seeds: Sequence[int]
+    timeout_s: float = 10.0  # per job
+    family_timeout_s: dict = field(default_factory=dict)  # family -> per-job limit
+
+    def timeout_for(self, family: str) -> float:
+        return self.family_timeout_s.get(family, self.timeout_s)
 
 
 FULL = Plan(pyramid=(2, 3, 4, 5, 6, 7, 8), tree=(2, 3, 4, 5, 6), mcc_nets=None,
             net_sizes=(2, 3, 4, 6, 8, 12, 16),
-            clusters=((4, 5), (8, 9), (16, 12), (32, 18), (64, 24)), cluster_seeds=(1, 2))
-QUICK = Plan(pyramid=(2, 3, 4), tree=(2, 3), mcc_nets=("ERK-PT-000001", "Angiogenesis-PT-01",
-                                                       "Sudoku-PT-AN01"),
-             net_sizes=(2, 3), clusters=((4, 5), (8, 9)), cluster_seeds=(1,))
+            clusters=((4, 5), (8, 9), (16, 12), (32, 18), (64, 24)), cluster_seeds=(1, 2),
+            timeout_s=10.0, family_timeout_s={"pyramid": 20.0, "tree": 20.0, "mcc": 8.0})
+QUICK = Plan(pyramid=(2, 3), tree=(2,), mcc_nets=("ERK-PT-000001", "Sudoku-PT-AN01"),
+             net_sizes=(2,), clusters=((4, 5),), cluster_seeds=(1,), timeout_s=3.0)
 
 FAMILIES = ("pyramid", "tree", "mcc", "ring", "mutex", "philosophers", "cluster")
 
@@ -103,7 +109,7 @@ def mcc_goals(net: PetriNet, answer: dict) -> list[tuple[str, str, int]]:
     if marked:
         deep = marked[-1]
         half = min(marked, key=lambda p: (abs(depth[p] - depth[deep] / 2), order[p]))
-        for p in dict.fromkeys([deep, half]):
+        for p in dict.fromkeys([half, deep]):
             goals.append((p, DEPLOYABLE, depth[p]))
     never = list(answer.get("not_coverable") or ())
     for p in dict.fromkeys(never[:1] + never[-1:]):
@@ -121,12 +127,17 @@ def mcc(names: Optional[Sequence[str]] = None, data: Path = PETRI_DATA) -> Itera
         if name not in answers or not path.exists():
             continue
         net = read_pnml(path)
+        rank = {DEPLOYABLE: 0, NOT_DEPLOYABLE: 0}
         for goal, expected, firings in mcc_goals(net, answers[name]):
             doc = encode_petri(net, goal)
             bits = len(doc["podTypes"]) * len(doc["nodes"])
+            # Within one net and polarity the shallower goal goes first; an engine
+            # that fails on it is not run on the deeper one.
             yield BenchInstance(f"mcc/{name}/{goal}", "mcc", bits, document=doc, expected=expected,
+                                series=f"mcc/{name}/{expected}", rank=rank[expected],
                                 meta={"net": name, "goal": goal, "places": len(net.places),
                                       "transitions": len(net.transitions), "firings": firings})
+            rank[expected] += 1
 
 
 def net_family(kind: str, sizes: Sequence[int]) -> Iterator[BenchInstance]:

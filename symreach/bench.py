@@ -12,8 +12,9 @@ process (``python -m symreach.bench SPEC OUT``) that
 
 The parent kills a child's whole process group when the wall-clock limit plus
 a grace period has passed (engines that honour ``Limits`` answer ``unknown``
-before that), and reads the child's CPU time and peak memory from
-``os.wait4`` when the child could not report them itself.
+before that). For a killed child, the CPU time comes from ``os.wait4`` and
+the peak memory from the child's ``/proc/PID/status`` (``VmHWM``), polled
+while it runs.
 
 Statuses of a job: ``ok`` (deployable or not-deployable), ``unknown`` (the
 engine gave up within its limit), ``timeout`` (killed by the parent),
@@ -73,7 +74,8 @@ class BenchInstance:
     a Kubernetes dump) is set; the query is the instance's own. ``expected``
     is the known answer (``deployable``/``not-deployable``) or None.
     ``series`` groups instances of growing ``size``: once an engine times out
-    or runs out of memory on one of them it is not run on larger ones.
+    or runs out of memory on one of them it is not run on larger ones;
+    ``rank`` orders the series when it is not the size (default: ``size``).
     """
 
     id: str
@@ -84,6 +86,11 @@ class BenchInstance:
     expected: Optional[str] = None
     series: str = ""
     meta: dict = field(default_factory=dict)
+    rank: Optional[float] = None
+
+    @property
+    def position(self) -> float:
+        return self.size if self.rank is None else self.rank
 
     def __post_init__(self) -> None:
         if (self.document is None) == (self.path is None):
@@ -96,6 +103,7 @@ class BenchInstance:
 class Job:
     instance: BenchInstance
     engine: str  # a registry name, or "module:Class" (tests inject engines this way)
+    timeout_s: Optional[float] = None  # overrides the run's limit for this job
 
 
 @dataclass
@@ -107,6 +115,7 @@ class JobResult:
     expected: Optional[str]
     status: str
     verdict: str = "unknown"
+    limit_s: Optional[float] = None  # the job's time limit
     time_s: Optional[float] = None   # wall time of engine.check
     cpu_s: Optional[float] = None    # CPU of the check (incl. solver subprocesses)
     peak_mb: Optional[float] = None  # peak resident memory of the job's process tree
@@ -126,7 +135,7 @@ class JobResult:
         row: dict[str, Any] = {
             "instance": self.instance, "family": self.family, "size": self.size,
             "engine": self.engine, "expected": self.expected or "", "verdict": self.verdict,
-            "status": self.status, "time_s": _round(self.time_s), "cpu_s": _round(self.cpu_s),
+            "status": self.status, "limit_s": _round(self.limit_s), "time_s": _round(self.time_s), "cpu_s": _round(self.cpu_s),
             "peak_mb": _round(self.peak_mb, 1), "load_s": _round(self.load_s),
         }
         for key in FLAT_STATS:
@@ -147,7 +156,8 @@ class Failure:
     message: str
 
 
-CSV_COLUMNS = ("instance", "family", "size", "engine", "expected", "verdict", "status", "time_s",
+CSV_COLUMNS = ("instance", "family", "size", "engine", "expected", "verdict", "status", "limit_s",
+               "time_s",
                "cpu_s", "peak_mb", "load_s", *FLAT_STATS, "error")
 
 
@@ -206,10 +216,53 @@ def _cpu_now() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _vm_hwm_mb(pid: object = "self") -> Optional[float]:
+    """Peak resident set of a process since its last ``exec`` (``VmHWM``), in MB.
+
+    ``ru_maxrss`` is not used for the process itself: on Linux it keeps the
+    high-water mark of the parent it was forked from, across ``exec``.
+    """
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _group_peak_mb(pgid: int) -> Optional[float]:
+    """The largest ``VmHWM`` among the live processes of process group ``pgid``."""
+    best = None
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid):
+            best = _max(best, _vm_hwm_mb(entry))
+    return best
+
+
+def _max(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    return b if a is None else a if b is None else max(a, b)
+
+
 def _peak_mb_now() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(own, kids) / 1024.0  # Linux: kilobytes
+    """This process's peak, or a solver subprocess's if that was larger."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+    own = _vm_hwm_mb()
+    if own is None:
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return max(own, kids)
 
 
 def _jsonable(value: Any) -> Any:
@@ -271,7 +324,7 @@ def _child_main(spec_path: str, out_path: str) -> None:
 
 def default_grace(timeout_s: float) -> float:
     """Extra wall time before the parent kills a child (loading, interpreter start)."""
-    return 5.0 + 0.25 * timeout_s
+    return 3.0 + 0.1 * timeout_s
 
 
 def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
@@ -279,7 +332,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
     """Run one job in its own process group; never raises for engine failures."""
     inst = job.instance
     base = JobResult(inst.id, inst.family, inst.size, job.engine, inst.expected, "error",
-                     meta=dict(inst.meta))
+                     limit_s=timeout_s, meta=dict(inst.meta))
     fd, spec_path = tempfile.mkstemp(prefix="job-", suffix=".json", dir=workdir)
     out_path = spec_path[:-5] + ".out.json"
     log_path = spec_path[:-5] + ".log"
@@ -301,11 +354,16 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True, env=env)
         started = time.perf_counter()
+        polls, peak = 0, None
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid == proc.pid:
                 break
+            polls += 1
+            if polls % 10 == 0:  # the group's peak, in case it must be killed
+                peak = _max(peak, _group_peak_mb(proc.pid))
             if time.perf_counter() - started > limit:
+                peak = _max(peak, _group_peak_mb(proc.pid))
                 killed = True
                 _kill_group(proc.pid)
                 pid, status, usage = os.wait4(proc.pid, 0)
@@ -315,7 +373,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
     wall = time.perf_counter() - started
     try:
         result = _read_child(base, out_path, log_path, killed, proc.returncode, wall, usage,
-                             timeout_s)
+                             timeout_s, peak)
     finally:
         for path in (spec_path, out_path, log_path):
             try:
@@ -334,7 +392,7 @@ def _kill_group(pid: int) -> None:
 
 
 def _read_child(base: JobResult, out_path: str, log_path: str, killed: bool, code: int,
-                wall: float, usage, timeout_s: float) -> JobResult:
+                wall: float, usage, timeout_s: float, peak: Optional[float]) -> JobResult:
     try:
         with open(out_path) as handle:
             out = json.load(handle)
@@ -348,7 +406,7 @@ def _read_child(base: JobResult, out_path: str, log_path: str, killed: bool, cod
         base.stats = out.get("stats") or {}
         return base
     base.cpu_s = usage.ru_utime + usage.ru_stime
-    base.peak_mb = usage.ru_maxrss / 1024.0
+    base.peak_mb = peak  # polled from /proc; ru_maxrss would include the parent's pages
     log = _tail(log_path)
     if killed:
         base.status, base.time_s = "timeout", max(wall, timeout_s)
@@ -381,14 +439,14 @@ def order_jobs(jobs: Sequence[Job]) -> list[Job]:
     rank: dict[tuple[str, str], list[float]] = {}
     for job in jobs:
         key = (job.instance.series or job.instance.id, job.engine)
-        rank.setdefault(key, []).append(job.instance.size)
+        rank.setdefault(key, []).append(job.instance.position)
     for sizes in rank.values():
         sizes.sort()
 
     def key(item):
         i, job = item
         series = job.instance.series or job.instance.id
-        return (rank[(series, job.engine)].index(job.instance.size), i)
+        return (rank[(series, job.engine)].index(job.instance.position), i)
 
     return [job for _, job in sorted(enumerate(jobs), key=key)]
 
@@ -415,7 +473,7 @@ def run_jobs(jobs: Sequence[Job], timeout_s: float, memory_mb: Optional[int] = N
     def skipped(job: Job, why: str) -> JobResult:
         inst = job.instance
         return JobResult(inst.id, inst.family, inst.size, job.engine, inst.expected, "skipped",
-                         error=why, meta=dict(inst.meta))
+                         limit_s=job.timeout_s or timeout_s, error=why, meta=dict(inst.meta))
 
     with tempfile.TemporaryDirectory(prefix="symreach-bench-") as workdir:
         def worker() -> None:
@@ -430,13 +488,13 @@ def run_jobs(jobs: Sequence[Job], timeout_s: float, memory_mb: Optional[int] = N
                     if budget_s is not None and time.perf_counter() - start > budget_s:
                         res = skipped(job, f"time budget of {budget_s:g} s spent")
                     elif stop_series and inst.series and key in failed_at \
-                            and failed_at[key] <= inst.size:
-                        res = skipped(job, f"no answer at the smaller size {failed_at[key]:g}")
+                            and failed_at[key] <= inst.position:
+                        res = skipped(job, f"no answer on a smaller instance of {inst.series}")
                 if res is None:
-                    res = run_job(job, timeout_s, memory_mb, workdir, grace_s)
+                    res = run_job(job, job.timeout_s or timeout_s, memory_mb, workdir, grace_s)
                 with lock:
                     if res.status in ("timeout", "memout", "unknown") and inst.series:
-                        failed_at[key] = min(failed_at.get(key, inst.size), inst.size)
+                        failed_at[key] = min(failed_at.get(key, inst.position), inst.position)
                     results[index[id(job)]] = res
                     if on_result is not None:
                         on_result(res)

@@ -60,13 +60,24 @@ def _top_level_keys(text: str) -> set[str]:
 
 
 def load_any(path: Path) -> Instance:
-    if input_kind(Path(path)) == "kubernetes":
-        from symreach.frontends.kubernetes import load_kubernetes
+    return load_with_context(path)[0]
 
-        return load_kubernetes(path)
+
+def load_with_context(path: Path) -> tuple[Instance, dict]:
+    """The instance and what its front end knows beyond the model.
+
+    For Kubernetes input the context holds ``initial_pod_names`` (the real
+    names of running pods, so exported deletions name them) and the front
+    end's ``report``.
+    """
+    if input_kind(Path(path)) == "kubernetes":
+        from symreach.frontends.kubernetes import load_kubernetes_with_report
+
+        instance, report = load_kubernetes_with_report(path)
+        return instance, {"initial_pod_names": report.initial_pod_names, "report": report}
     from symreach.loader import load_instance
 
-    return load_instance(path)
+    return load_instance(path), {}
 
 
 def resolve_pod(instance: Instance, name: str) -> int:

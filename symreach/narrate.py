@@ -14,8 +14,11 @@ from symreach.model import KUBERNETES, Config, Instance
 from symreach.result import DEPLOY, Step
 
 
-def _witnesses(inst: Instance, t: int, n: int, sigma: Config) -> list[str]:
-    """One running pod per affinity term that satisfies it in sigma, as text."""
+def affinity_witnesses(inst: Instance, t: int, n: int, sigma: Sequence[int]) -> list[str]:
+    """One running pod per affinity term that satisfies it in sigma, as text.
+
+    In the kubernetes profile a witness must match all of t's terms (SPEC 2.1).
+    """
     terms = inst.pod_types[t].affinity
     if not terms:
         return []
@@ -43,7 +46,7 @@ def narrate(inst: Instance, trace: Sequence[Step]) -> list[str]:
     for step in trace:
         t, n = inst.type_index(step.pod), inst.node_index(step.node)
         if step.op == DEPLOY:
-            because = _witnesses(inst, t, n, sigma)
+            because = affinity_witnesses(inst, t, n, sigma)
             lines.append(f"deploy {step.pod} on {step.node}" + (": " + "; ".join(because) if because else ""))
             sigma = semantics.deploy(inst, sigma, t, n)
         else:

@@ -38,6 +38,7 @@ from typing import Iterable, Optional, Sequence
 
 import yaml
 
+from symreach.narrate import affinity_witnesses
 from symreach.model import Instance, PodType
 from symreach.result import DELETE, DEPLOY, Step
 
@@ -385,14 +386,7 @@ def _narrate(planned: Sequence[PlannedStep], instance: Instance) -> str:
 
 
 def _affinity_witnesses(instance: Instance, sigma: Sequence[int], t: int, n: int) -> str:
-    found = []
-    for term in instance.pod_types[t].affinity:
-        for u in sorted(term.selects):
-            nodes = [m for m in sorted(term.topology.domain_nodes(n)) if sigma[instance.pair(u, m)] > 0]
-            if nodes:
-                found.append(f"{instance.pod_types[u].name} on {instance.nodes[nodes[0]].name}")
-                break
-    return ", ".join(dict.fromkeys(found))
+    return ", ".join(w.removeprefix("affinity witness ") for w in affinity_witnesses(instance, t, n, sigma))
 
 
 def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:

@@ -9,9 +9,28 @@ of counted pairs (SPEC 2.2).
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from typing import AbstractSet, Mapping, Optional, Sequence
 
-from symreach.labels import IN, NOT_IN, LabelSelector, Placement, label_key_requirements, static_reason
+from symreach.labels import (
+    DOES_NOT_EXIST,
+    EXISTS,
+    IN,
+    NODE_AFFINITY,
+    NODE_NAME,
+    NODE_NAME_FIELD,
+    NODE_UNSCHEDULABLE,
+    NOT_IN,
+    TAINT_TOLERATION,
+    UNSCHEDULABLE_TAINT,
+    LabelSelector,
+    NodeSelector,
+    Placement,
+    Requirement,
+    Toleration,
+    label_key_requirements,
+    tolerates,
+    untolerated_taint,
+)
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.loader.v1 import Document, PodTypeSpec
 from symreach.model import (
@@ -24,20 +43,115 @@ from symreach.model import (
     Pair,
     PodType,
     SpreadConstraint,
+    Taint,
     Topology,
 )
 from symreach.shapes import FieldError
 
 
+class _Postings:
+    """Members of a labelled population (pod types or nodes) indexed by label.
+
+    ``matching`` gives the members a requirement matches, computed from the
+    postings of the requirement's key instead of testing every member. The
+    fast paths (In, NotIn, Exists, DoesNotExist) are the definitions of
+    ``Requirement.matches`` read as set algebra; any other operator is
+    evaluated with ``Requirement.matches`` once per distinct value of its key,
+    which gives the same answer for every member carrying that value.
+    """
+
+    def __init__(self, labels: Sequence[Mapping[str, str]]) -> None:
+        self.all: frozenset[int] = frozenset(range(len(labels)))
+        self.by_key: dict[str, set[int]] = {}
+        self.by_value: dict[str, dict[str, set[int]]] = {}
+        for i, mapping in enumerate(labels):
+            for key, value in mapping.items():
+                self.by_key.setdefault(key, set()).add(i)
+                self.by_value.setdefault(key, {}).setdefault(value, set()).add(i)
+
+    def having(self, key: str) -> AbstractSet[int]:
+        return self.by_key.get(key, _EMPTY)
+
+    def with_value(self, key: str, value: str) -> AbstractSet[int]:
+        return self.by_value.get(key, _NO_VALUES).get(value, _EMPTY)
+
+    def matching(self, req: Requirement) -> AbstractSet[int]:
+        """Members whose labels ``req`` matches (the result may be shared: do not mutate)."""
+        op = req.operator
+        if op == EXISTS:
+            return self.having(req.key)
+        if op == DOES_NOT_EXIST:
+            return self.all - self.having(req.key)
+        values = self.by_value.get(req.key, _NO_VALUES)
+        if op == IN or op == NOT_IN:
+            hits: AbstractSet[int] = _EMPTY
+            for value in dict.fromkeys(req.values):
+                members = values.get(value)
+                if members:
+                    hits = members if not hits else hits | members
+            return hits if op == IN else self.all - hits
+        out: set[int] = set() if not req.matches({}) else set(self.all - self.having(req.key))
+        for value, members in values.items():
+            if req.matches({req.key: value}):
+                out |= members
+        return out
+
+    def selected(self, requirements: Sequence[Requirement]) -> AbstractSet[int]:
+        """Members matching every requirement (AND); all members when there are none."""
+        out: AbstractSet[int] = self.all
+        for req in requirements:
+            out = out & self.matching(req)
+            if not out:
+                break
+        return out
+
+
+_EMPTY: frozenset[int] = frozenset()
+_NO_VALUES: dict[str, set[int]] = {}
+
+
+def _ascending(members: AbstractSet[int]) -> frozenset[int]:
+    """``members`` built as the straightforward loops built it: a frozenset filled in ascending order.
+
+    Same elements, and also the same iteration order (engines iterate these sets).
+    """
+    return frozenset(sorted(members))
+
+
+def _ascending_via_set(members: AbstractSet[int]) -> frozenset[int]:
+    """Like ``_ascending`` for sets the reference code filled with ``set.add`` first."""
+    return frozenset(set(sorted(members)))
+
+
 class _Context:
-    """What resolving one document needs; topologies are cached, one object per key."""
+    """What resolving one document needs.
+
+    Topologies are cached, one object per key. Pod types and nodes are indexed
+    by label, so a selector's matches come from set algebra over postings, and
+    resolved selectors are cached by a canonical form (many terms repeat one).
+    The static filters are computed as node sets once per distinct placement.
+    """
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
         self.kube = doc.profile == KUBERNETES
         self._topologies: dict[str, Topology] = {}
-        # Plain dicts: matching against FrozenDict labels is several times slower.
-        self.node_labels: tuple[dict[str, str], ...] = tuple(dict(n.labels) for n in doc.nodes)
+        self.pods = _Postings([p.labels for p in doc.pod_types])
+        self.pods_in: dict[str, set[int]] = {}
+        for u, pod in enumerate(doc.pod_types):
+            self.pods_in.setdefault(pod.namespace, set()).add(u)
+        self.nodes = _Postings([n.labels for n in doc.nodes])
+        self.node_names = _Postings([{NODE_NAME_FIELD: n.name} for n in doc.nodes])
+        self.unschedulable = {n for n, node in enumerate(doc.nodes) if node.unschedulable}
+        self.taint_groups: dict[tuple[Taint, ...], list[int]] = {}
+        for n, node in enumerate(doc.nodes):
+            if node.taints:
+                self.taint_groups.setdefault(node.taints, []).append(n)
+        self._selected: dict[tuple, frozenset[int]] = {}
+        self._term_namespaces: dict[tuple, frozenset[str]] = {}
+        self._affinity_nodes: dict[tuple, AbstractSet[int]] = {}
+        self._tolerated_nodes: dict[tuple[Toleration, ...], AbstractSet[int]] = {}
+        self._rows: dict[Placement, tuple[Optional[str], ...]] = {}
 
     def topology(self, key: str) -> Topology:
         if key not in self._topologies:
@@ -46,10 +160,93 @@ class _Context:
 
     def select(self, selector: LabelSelector, namespaces: Optional[frozenset[str]]) -> frozenset[int]:
         """Pod types matching ``selector`` within ``namespaces`` (None: all namespaces)."""
-        return frozenset(
-            u for u, pod in enumerate(self.doc.pod_types)
-            if (namespaces is None or pod.namespace in namespaces) and selector.matches(pod.labels)
-        )
+        key = (selector.nothing, frozenset(selector.requirements), namespaces)
+        hit = self._selected.get(key)
+        if hit is None:
+            if selector.nothing:
+                chosen: AbstractSet[int] = _EMPTY
+            else:
+                chosen = self.pods.selected(selector.requirements)
+            if namespaces is not None and chosen:
+                within: set[int] = set()
+                for ns in namespaces:
+                    within |= self.pods_in.get(ns, _EMPTY)
+                chosen = chosen & within
+            hit = self._selected[key] = _ascending(chosen)
+        return hit
+
+    def term_namespaces(self, owner: PodTypeSpec, term: TermSpec) -> frozenset[str]:
+        """The namespaces a term sees: the owner's by default, else namespaces plus namespaceSelector."""
+        if not term.namespaces and term.namespace_selector is None:
+            return frozenset({owner.namespace})
+        key = (term.namespaces, term.namespace_selector)
+        if key not in self._term_namespaces:
+            chosen = set(term.namespaces)
+            if term.namespace_selector is not None:
+                chosen |= {ns for ns, labels in self.doc.namespaces.items() if term.namespace_selector.matches(labels)}
+            self._term_namespaces[key] = frozenset(chosen)
+        return self._term_namespaces[key]
+
+    # ---- static filters as node sets ----------------------------------------
+
+    def affinity_nodes(self, placement: Placement) -> AbstractSet[int]:
+        """Nodes passing ``placement.matches_node_affinity`` (nodeSelector AND required node affinity)."""
+        key = (tuple(placement.node_selector.items()), placement.node_affinity)
+        hit = self._affinity_nodes.get(key)
+        if hit is None:
+            out: AbstractSet[int] = self.nodes.all
+            for label, value in key[0]:
+                out = out & self.nodes.with_value(label, value)
+            if placement.node_affinity is not None and out:
+                out = out & self._node_selector_nodes(placement.node_affinity)
+            hit = self._affinity_nodes[key] = out
+        return hit
+
+    def _node_selector_nodes(self, selector: NodeSelector) -> AbstractSet[int]:
+        out: AbstractSet[int] = _EMPTY
+        for term in selector.terms:
+            if not term.label_requirements and not term.field_requirements:
+                continue  # a term with no requirement matches nothing
+            hits = self.nodes.selected(term.label_requirements)
+            if hits:
+                hits = hits & self.node_names.selected(term.field_requirements)
+            out = out | hits
+        return out
+
+    def tolerated_nodes(self, tolerations: tuple[Toleration, ...]) -> AbstractSet[int]:
+        """Nodes passing ``Placement.tolerates_taints`` for these tolerations."""
+        hit = self._tolerated_nodes.get(tolerations)
+        if hit is None:
+            blocked: set[int] = set()
+            for taints, members in self.taint_groups.items():
+                if untolerated_taint(taints, tolerations) is not None:
+                    blocked.update(members)
+            hit = self._tolerated_nodes[tolerations] = self.nodes.all - blocked if blocked else self.nodes.all
+        return hit
+
+    def static_row(self, placement: Placement) -> tuple[Optional[str], ...]:
+        """``static_reason(placement, node)`` for every node, in node order.
+
+        Filled in reverse plugin order, so that the first failing filter's
+        reason is the one left in each slot.
+        """
+        hit = self._rows.get(placement)
+        if hit is not None:
+            return hit
+        row: list[Optional[str]] = [None] * len(self.doc.nodes)
+        for n in self.nodes.all - self.affinity_nodes(placement):
+            row[n] = NODE_AFFINITY
+        for n in self.nodes.all - self.tolerated_nodes(placement.tolerations):
+            row[n] = TAINT_TOLERATION
+        if placement.node_name:
+            for n, node in enumerate(self.doc.nodes):
+                if placement.node_name != node.name:
+                    row[n] = NODE_NAME
+        if self.unschedulable and not tolerates(placement.tolerations, UNSCHEDULABLE_TAINT):
+            for n in self.unschedulable:
+                row[n] = NODE_UNSCHEDULABLE
+        hit = self._rows[placement] = tuple(row)
+        return hit
 
 
 def make_topology(key: str, nodes: tuple[Node, ...]) -> Topology:
@@ -74,10 +271,7 @@ def build_instance(doc: Document, source: str) -> Instance:
     ctx = _Context(doc)
     if not ctx.kube:
         _check_paper_keys(doc)
-    static_block = tuple(
-        tuple(static_reason(p.placement, n, labels) for n, labels in zip(doc.nodes, ctx.node_labels))
-        for p in doc.pod_types
-    )
+    static_block = tuple(ctx.static_row(p.placement) for p in doc.pod_types)
     pod_types = tuple(_pod_type(ctx, spec) for spec in doc.pod_types)
     bounds = multiplicity_bounds(doc, pod_types, static_block)
     return Instance(
@@ -94,17 +288,20 @@ def build_instance(doc: Document, source: str) -> Instance:
 
 def _check_paper_keys(doc: Document) -> None:
     """Paper profile: a node lacking a topology key in use is ill-formed input (SPEC 2.1)."""
+    lacking: dict[str, Optional[Node]] = {}  # key -> the first node without it
     for spec in doc.pod_types:
         keyed = [(t.topology_key, t.path) for t in spec.affinity.pod_affinity + spec.affinity.pod_anti_affinity]
         keyed += [(s.topology_key, s.path) for s in spec.spread]
         for key, path in keyed:
-            for node in doc.nodes:
-                if key not in node.labels:
-                    raise FieldError(
-                        path + ("topologyKey",),
-                        f"node '{node.name}' has no label '{key}'; the paper semantics needs every "
-                        "topology key on every node",
-                    )
+            if key not in lacking:
+                lacking[key] = next((node for node in doc.nodes if key not in node.labels), None)
+            node = lacking[key]
+            if node is not None:
+                raise FieldError(
+                    path + ("topologyKey",),
+                    f"node '{node.name}' has no label '{key}'; the paper semantics needs every "
+                    "topology key on every node",
+                )
 
 
 def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
@@ -128,18 +325,8 @@ def _term(ctx: _Context, owner: PodTypeSpec, term: TermSpec) -> AffinityTerm:
         label_key_requirements(term.match_label_keys, owner.labels, IN)
         + label_key_requirements(term.mismatch_label_keys, owner.labels, NOT_IN)
     )
-    namespaces = _term_namespaces(ctx, owner, term) if ctx.kube else None
+    namespaces = ctx.term_namespaces(owner, term) if ctx.kube else None
     return AffinityTerm(selects=ctx.select(selector, namespaces), topology=ctx.topology(term.topology_key))
-
-
-def _term_namespaces(ctx: _Context, owner: PodTypeSpec, term: TermSpec) -> frozenset[str]:
-    """The namespaces a term sees: the owner's by default, else namespaces plus namespaceSelector."""
-    if not term.namespaces and term.namespace_selector is None:
-        return frozenset({owner.namespace})
-    chosen = set(term.namespaces)
-    if term.namespace_selector is not None:
-        chosen |= {ns for ns, labels in ctx.doc.namespaces.items() if term.namespace_selector.matches(labels)}
-    return frozenset(chosen)
 
 
 def _spread(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> SpreadConstraint:
@@ -155,9 +342,21 @@ def _spread(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> SpreadConstr
         self_match=selector.matches(owner.labels),
         max_skew=spec.max_skew,
         min_domains=spec.min_domains,
-        eligible=eligible_nodes(ctx.doc.nodes, owner, spec, ctx.node_labels),
+        eligible=_eligible(ctx, owner, spec),
         topology=ctx.topology(spec.topology_key),
     )
+
+
+def _eligible(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> frozenset[int]:
+    """``eligible_nodes`` from the context's node sets."""
+    out: AbstractSet[int] = ctx.nodes.all
+    for key in {s.topology_key for s in owner.spread}:
+        out = out & ctx.nodes.having(key)
+    if spec.node_affinity_policy == HONOR:
+        out = out & ctx.affinity_nodes(owner.placement)
+    if spec.node_taints_policy == HONOR:
+        out = out & ctx.tolerated_nodes(owner.placement.tolerations)
+    return _ascending_via_set(out)
 
 
 def eligible_nodes(
@@ -170,6 +369,8 @@ def eligible_nodes(
 
     The paper takes E as given; the v1 format has no field for it, so both
     profiles derive it this way (in the paper profile every node has every key).
+    This is the reference definition; ``build_instance`` computes the same set
+    from indexed node sets (``_eligible``).
     """
     keys = {s.topology_key for s in owner.spread}
     placement: Placement = owner.placement
@@ -196,28 +397,38 @@ def multiplicity_bounds(
             for u in constraint.counts:
                 counted.setdefault(u, set()).update(constraint.eligible)
     bounds: dict[Pair, int] = {}
-    initial_counts = dict(doc.initial)
-    shapes = [tuple(sorted(node.capacity.items())) for node in doc.nodes]  # nodes often share one
+    initial_of: dict[int, dict[int, int]] = {}  # type -> node -> initial count
+    for (u, m), count in doc.initial.items():
+        initial_of.setdefault(u, {})[m] = count
+    # Nodes often share one capacity: number the distinct ones once.
+    shape_ids: dict[tuple, int] = {}
+    shape_of = [shape_ids.setdefault(tuple(sorted(node.capacity.items())), len(shape_ids)) for node in doc.nodes]
     for u in sorted(counted):
         pod = pod_types[u]
-        by_shape: dict[tuple, Optional[int]] = {}
-        for m in sorted(counted[u]):
-            initial = initial_counts.get((u, m), 0)
-            node = doc.nodes[m]
-            if not pod.creatable or static_block[u][m] is not None:
-                bound: Optional[int] = initial
-            else:
-                if shapes[m] not in by_shape:
-                    by_shape[shapes[m]] = _capacity_bound(doc, pod, node)
-                bound = by_shape[shapes[m]]
+        row = static_block[u]
+        nodes = sorted(counted[u])
+        initial_counts = initial_of.get(u, {})
+        if not pod.creatable:
+            bounds.update(((u, m), initial_counts.get(m, 0)) for m in nodes)
+            continue
+        # Capacity bounds per node shape, computed at the first unblocked node
+        # of each shape, so that an unbounded pair is reported at its first node.
+        by_shape: dict[int, int] = {}
+        for m in nodes:
+            if row[m] is None and shape_of[m] not in by_shape:
+                bound = _capacity_bound(doc, pod, doc.nodes[m])
                 if bound is None:
                     raise FieldError(
                         doc.pod_types[u].path,
                         f"pod type '{pod.name}' is counted by a topology spread constraint on node "
-                        f"'{node.name}' but nothing bounds how many of its pods fit there; give it a "
+                        f"'{doc.nodes[m].name}' but nothing bounds how many of its pods fit there; give it a "
                         "positive resource request that the node's capacity limits, or set maxPerNode",
                     )
-            bounds[(u, m)] = max(bound, initial)
+                by_shape[shape_of[m]] = bound
+        for m in nodes:
+            initial = initial_counts.get(m, 0)
+            bound = initial if row[m] is not None else by_shape[shape_of[m]]
+            bounds[(u, m)] = bound if bound >= initial else initial
     return FrozenDict(bounds)
 
 

@@ -33,6 +33,7 @@ _BYTE_OFFSETS = _LOADER is not yaml.SafeLoader  # libyaml reports byte positions
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 def read_file(path: Union[str, os.PathLike], max_bytes: int = MAX_FILE_BYTES) -> tuple[object, Lines]:
@@ -166,14 +167,15 @@ def _expanded_size(root: Node, limit: int, filename: str) -> int:
             raise InputError("recursive YAML alias (a node contains itself)", filename, node.start_mark.line + 1)
         active.add(key)
         total = 1
+        # A scalar child counts 1 (it contains nothing): counted inline, not recursed into.
         if isinstance(node, SequenceNode):
             for child in node.value:
-                total += size(child)
+                total += 1 if type(child) is ScalarNode else size(child)
                 if total > limit:
                     break
         elif isinstance(node, MappingNode):
             for k, v in node.value:
-                total += size(k) + size(v)
+                total += (1 if type(k) is ScalarNode else size(k)) + (1 if type(v) is ScalarNode else size(v))
                 if total > limit:
                     break
         active.discard(key)
@@ -208,6 +210,8 @@ class _Builder:
         raise self.error(node, "unsupported YAML node")  # pragma: no cover
 
     def scalar(self, node: ScalarNode) -> object:
+        if node.tag == _STR_TAG:
+            return node.value  # what the constructor returns for a string, without its bookkeeping
         try:
             return self._scalars.construct_object(node, deep=True)
         except yaml.YAMLError as err:
@@ -219,21 +223,26 @@ class _Builder:
     def mapping(self, node: MappingNode, path: Path) -> dict:
         if node.tag != _MAP_TAG:
             raise self.error(node, f"unsupported YAML tag {node.tag}")
-        seen: set[object] = set()
-        for key_node, _ in node.value:
+        seen: dict[object, tuple[Node, Node]] = {}
+        merges = False
+        for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:
+                merges = True
                 continue
             key = self.key(key_node)
             if key in seen:
                 raise self.error(key_node, f"duplicate key {key!r}")
-            seen.add(key)
-        try:
-            self._scalars.flatten_mapping(node)  # resolves "<<" merge keys in place
-        except yaml.YAMLError as err:
-            raise self.error(node, f"invalid merge key: {getattr(err, 'problem', err)}") from None
-        last: dict = {}  # explicit keys come after merged ones and override them
-        for key_node, value_node in node.value:
-            last[self.key(key_node)] = (key_node, value_node)
+            seen[key] = (key_node, value_node)
+        if merges:
+            try:
+                self._scalars.flatten_mapping(node)  # resolves "<<" merge keys in place
+            except yaml.YAMLError as err:
+                raise self.error(node, f"invalid merge key: {getattr(err, 'problem', err)}") from None
+            last: dict = {}  # explicit keys come after merged ones and override them
+            for key_node, value_node in node.value:
+                last[self.key(key_node)] = (key_node, value_node)
+        else:
+            last = seen  # without merge keys, flattening changes nothing
         out: dict = {}
         for key, (key_node, value_node) in last.items():
             self.lines[path + (key,)] = key_node.start_mark.line + 1

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Protocol
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Protocol
 
 from symreach.model import Instance, Query
 from symreach.result import Result
@@ -11,11 +11,20 @@ from symreach.result import Result
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits; reaching one yields an ``unknown`` verdict, never a crash."""
+    """Resource limits; reaching one yields an ``unknown`` verdict, never a crash.
+
+    ``progress``, when set, is called by engines from their main loops as
+    ``progress(engine_name, **counters)`` (see ``symreach.progress``).
+    """
 
     timeout_s: Optional[float] = None
     max_states: Optional[int] = None
     max_depth: Optional[int] = None
+    progress: Optional[Callable[..., None]] = field(default=None, compare=False)
+
+    def report(self, engine: str, **counters) -> None:
+        if self.progress is not None:
+            self.progress(engine, **counters)
 
 
 class Engine(Protocol):

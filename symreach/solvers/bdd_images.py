@@ -119,6 +119,8 @@ class SymbolicSystem:
         return memo[root]
 
     def _pb(self, children, weights, bound):
+        """``sum w_i x_i <= bound`` by ``f(i, r) = ite(x_i, f(i+1, r-w_i), f(i+1, r))``,
+        terms in level order, memoised on (i, r), cut by the remaining min/max sums."""
         bdd = self.bdd
         terms = sorted(zip(children, weights), key=lambda cw: bdd.level_of_var(self.names[cw[0]]))
         n = len(terms)
@@ -128,22 +130,22 @@ class SymbolicSystem:
             w = terms[i][1]
             lo_rest[i] = lo_rest[i + 1] + min(w, 0)
             hi_rest[i] = hi_rest[i + 1] + max(w, 0)
-        vars_ = [bdd.var(self.names[v]) for v, _ in terms]
-        memo: dict[tuple[int, int], Any] = {}
+        ctx = ([bdd.var(self.names[v]) for v, _ in terms], [w for _, w in terms], lo_rest, hi_rest, {})
+        out = self._pb_rec(0, bound, ctx)
+        ctx[4].clear()
+        return out
 
-        def f(i: int, r: int):
-            if hi_rest[i] <= r:
-                return bdd.true
-            if lo_rest[i] > r:
-                return bdd.false
-            key = (i, r)
-            u = memo.get(key)
-            if u is None:
-                w = terms[i][1]
-                u = bdd.ite(vars_[i], f(i + 1, r - w), f(i + 1, r))
-                memo[key] = u
-            return u
-        return f(0, bound)
+    def _pb_rec(self, i: int, r: int, ctx):
+        vars_, weights, lo_rest, hi_rest, memo = ctx
+        if hi_rest[i] <= r:
+            return self.bdd.true
+        if lo_rest[i] > r:
+            return self.bdd.false
+        u = memo.get((i, r))
+        if u is None:
+            u = self.bdd.ite(vars_[i], self._pb_rec(i + 1, r - weights[i], ctx), self._pb_rec(i + 1, r, ctx))
+            memo[(i, r)] = u
+        return u
 
     def _consistent(self):
         """States where every counter is within its bound and present == (count != 0)."""

@@ -75,6 +75,8 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
     while frontier:
         sigma = frontier.popleft()
         expanded += 1
+        if expanded % 1024 == 0:
+            limits.report("explicit", states=stats["states"], frontier=len(frontier))
         if limits.timeout_s is not None:
             if time.perf_counter() - start > limits.timeout_s:
                 return _unknown(f"timeout after {limits.timeout_s:g} s", stats)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import queue
 import time
+from dataclasses import replace
 from typing import Optional, Sequence
 
 from symreach.model import Instance, Query
@@ -132,4 +133,4 @@ def _remaining(limits: Limits, start: float) -> Limits:
     if limits.timeout_s is None:
         return limits
     left = max(0.0, limits.timeout_s - (time.perf_counter() - start))
-    return Limits(timeout_s=left, max_states=limits.max_states, max_depth=limits.max_depth)
+    return replace(limits, timeout_s=left)

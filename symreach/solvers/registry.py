@@ -36,8 +36,9 @@ def available_engines() -> list[str]:
     return names
 
 
-def make_engine(name: str) -> Engine:
+def make_engine(name: str, **options) -> Engine:
+    """An engine by command-line name; ``options`` go to its constructor."""
     if name not in ENGINES:
         raise KeyError(name)
     module, attr = ENGINES[name]
-    return getattr(importlib.import_module(module), attr)()
+    return getattr(importlib.import_module(module), attr)(**options)

@@ -1,0 +1,114 @@
+"""``symreach bench FOLDER``: compare engines on a user's own instance files.
+
+Every ``*.yaml``, ``*.yml`` and ``*.json`` file directly in FOLDER (format v1
+or a Kubernetes dump, read by ``symreach.inputs.load_any``) is asked its own
+query by every chosen engine, each job in its own process under a time and
+memory limit (``symreach.bench``). The command prints one row per file and a
+per-engine summary, writes CSV/JSON on request, and fails (exit 1) when two
+engines decide a file differently or an engine crashes. Files that do not
+load or carry no query are skipped with a note; exit 2 when nothing is left.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from symreach import bench
+from symreach.errors import InputError
+
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _engine_names(text: str) -> list[str]:
+    from symreach.solvers.registry import ENGINES
+
+    if text.strip() == "all":
+        return [e for e in ENGINES if e != "auto"]
+    names = [e.strip() for e in text.split(",") if e.strip()]
+    if not names:
+        raise click.BadParameter("give at least one engine", param_hint="--engines")
+    for name in names:
+        if ":" not in name and name not in ENGINES:
+            raise click.BadParameter(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}",
+                                     param_hint="--engines")
+    return names
+
+
+def collect_instances(folder: Path, note=None) -> list[bench.BenchInstance]:
+    """The loadable files of ``folder`` that carry a query, as benchmark instances."""
+    from symreach.inputs import load_any
+
+    note = note or (lambda s: click.echo(s, err=True))
+    out = []
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES):
+        try:
+            instance = load_any(path)
+        except InputError as exc:
+            note(f"symreach bench: skipping {path.name}: {exc}")
+            continue
+        if instance.query is None:
+            note(f"symreach bench: skipping {path.name}: the file has no query")
+            continue
+        out.append(bench.BenchInstance(path.name, folder.name or "folder", instance.num_pairs,
+                                       path=str(path.resolve()),
+                                       meta={"query": instance.query.description}))
+    return out
+
+
+@click.command("bench")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--engines", default="all", show_default=True,
+              help="Comma-separated engine names, or 'all' (every engine but auto). Engines not "
+                   "available here are skipped with a note.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds per job; the job is killed a little after.")
+@click.option("--memory-mb", type=click.IntRange(min=64), default=2048, show_default=True,
+              help="Address-space limit per job (MB).")
+@click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Jobs at a time.")
+@click.option("--csv", "csv_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one CSV row per job here.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write every job with all engine statistics here.")
+@click.option("--tolerate-crashes", is_flag=True, help="Report engine crashes without failing.")
+def bench_command(folder: Path, engines: str, timeout: float, memory_mb: int, parallel: int,
+                  csv_out: Optional[Path], json_out: Optional[Path], tolerate_crashes: bool) -> None:
+    """Run several engines on every instance file of FOLDER and compare their answers.
+
+    Exit status: 0 when all decided answers agree, 1 when engines disagree or
+    crash, 2 for usage errors or when FOLDER holds no usable instance.
+    """
+    names = _engine_names(engines)
+    usable = []
+    for name in names:
+        why = bench.engine_unavailable(name)
+        if why is None:
+            usable.append(name)
+        else:
+            click.echo(f"symreach bench: engine {name} skipped: {why}", err=True)
+    if not usable:
+        raise click.UsageError("none of the requested engines is available here")
+    instances = collect_instances(folder)
+    if not instances:
+        raise click.UsageError(f"{folder}: no instance file with a query ({', '.join(SUFFIXES)})")
+    jobs = [bench.Job(inst, engine) for inst in instances for engine in usable]
+    results = bench.run_jobs(jobs, timeout, memory_mb, parallel=parallel, stop_series=False)
+    found = bench.failures(results, crashes_fail=not tolerate_crashes)
+    click.echo(bench.format_grid(*bench.instance_rows(results, {f.instance for f in found})))
+    click.echo("")
+    click.echo(bench.format_grid(*bench.summary_rows(results)))
+    if csv_out is not None:
+        bench.write_csv(results, csv_out)
+    if json_out is not None:
+        meta = {"folder": str(folder), "engines": usable, "timeout_s": timeout,
+                "memory_mb": memory_mb, "parallel": parallel}
+        json_out.write_text(json.dumps(bench.results_json(results, meta, found), indent=1,
+                                       default=str) + "\n")
+    if found:
+        click.echo(bench.failure_report(found), err=True)
+        sys.exit(1)
