@@ -59,7 +59,7 @@ class Plan:
 FULL = Plan(pyramid=(2, 3, 4, 5, 6, 7, 8), tree=(2, 3, 4, 5, 6), mcc_nets=None,
             net_sizes=(2, 3, 4, 6, 8, 12, 16),
             clusters=((4, 5), (8, 9), (16, 12), (32, 18), (64, 24)), cluster_seeds=(1, 2),
-            timeout_s=10.0, family_timeout_s={"pyramid": 20.0, "tree": 20.0, "mcc": 8.0})
+            timeout_s=8.0, family_timeout_s={"pyramid": 15.0, "tree": 15.0, "mcc": 4.0})
 QUICK = Plan(pyramid=(2, 3), tree=(2,), mcc_nets=("ERK-PT-000001", "Sudoku-PT-AN01"),
              net_sizes=(2,), clusters=((4, 5),), cluster_seeds=(1,), timeout_s=3.0)
 

@@ -223,6 +223,10 @@ def generated_section(run: Run, out: Path) -> str:
         lines += ["Engines not run:", ""]
         lines += [f"- `{e}`: {why}" for e, why in run.skipped_engines.items()]
         lines.append("")
+    cut = sum(r.status == "skipped" and r.error.startswith("time budget") for r in run.results)
+    if cut:
+        lines += [f"The time budget was spent before {cut} jobs could start; they count as "
+                  "`skip` below.", ""]
     if run.failures:
         lines += [f"**This run FAILED ({len(run.failures)} problems):**", ""]
         lines += [f"- {f.kind}: {f.message}" for f in run.failures]

@@ -87,6 +87,8 @@ class BenchInstance:
     series: str = ""
     meta: dict = field(default_factory=dict)
     rank: Optional[float] = None
+    # {"pod", "node", "node_selector"}: the query of a file that has none of its own
+    query: Optional[dict] = None
 
     @property
     def position(self) -> float:
@@ -289,6 +291,10 @@ def _child_main(spec_path: str, out_path: str) -> None:
             from symreach.inputs import load_any
 
             instance = load_any(Path(spec["path"]))
+        if instance.query is None and spec.get("query"):
+            from symreach.loader import parse_query
+
+            instance = instance.with_query(parse_query(instance, **spec["query"]))
         out["load_s"] = time.perf_counter() - t_start
         engine = resolve_engine(spec["engine"])
         if instance.query is None:
@@ -324,7 +330,7 @@ def _child_main(spec_path: str, out_path: str) -> None:
 
 def default_grace(timeout_s: float) -> float:
     """Extra wall time before the parent kills a child (loading, interpreter start)."""
-    return 3.0 + 0.1 * timeout_s
+    return 2.0 + 0.1 * timeout_s
 
 
 def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
@@ -337,7 +343,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
     out_path = spec_path[:-5] + ".out.json"
     log_path = spec_path[:-5] + ".log"
     spec = {"id": inst.id, "engine": job.engine, "timeout_s": timeout_s, "memory_mb": memory_mb,
-            "document": inst.document, "path": inst.path}
+            "document": inst.document, "path": inst.path, "query": inst.query}
     with os.fdopen(fd, "w") as handle:
         json.dump(spec, handle)
     env = dict(os.environ)

@@ -197,9 +197,13 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
 
 def _register_commands() -> None:
     """Commands that live in their own modules."""
+    from symreach.cli_bench import bench_command
     from symreach.cli_encode import encode_group, generate_group
+    from symreach.cli_matrix import matrix_command
+    from symreach.cli_sat import certify_command, export_command
 
-    for command in (encode_group, generate_group):
+    for command in (encode_group, generate_group, matrix_command, certify_command, export_command,
+                    bench_command):
         cli.add_command(command)
 
 

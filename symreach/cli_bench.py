@@ -2,7 +2,8 @@
 
 Every ``*.yaml``, ``*.yml`` and ``*.json`` file directly in FOLDER (format v1
 or a Kubernetes dump, read by ``symreach.inputs.load_any``) is asked its own
-query by every chosen engine, each job in its own process under a time and
+query (``--pod``/``--node``/``--node-selector`` for files without one, such as
+Kubernetes dumps) by every chosen engine, each job in its own process under a time and
 memory limit (``symreach.bench``). The command prints one row per file and a
 per-engine summary, writes CSV/JSON on request, and fails (exit 1) when two
 engines decide a file differently or an engine crashes. Files that do not
@@ -39,25 +40,55 @@ def _engine_names(text: str) -> list[str]:
     return names
 
 
-def collect_instances(folder: Path, note=None) -> list[bench.BenchInstance]:
-    """The loadable files of ``folder`` that carry a query, as benchmark instances."""
+def collect_instances(folder: Path, query: Optional[dict] = None,
+                      note=None) -> list[bench.BenchInstance]:
+    """The loadable files of ``folder`` that carry a query, as benchmark instances.
+
+    ``query`` (``pod``, ``node``, ``node_selector``) is asked of the files
+    without a query of their own, such as Kubernetes dumps.
+    """
     from symreach.inputs import load_any
+    from symreach.loader import parse_query
 
     note = note or (lambda s: click.echo(s, err=True))
     out = []
     for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES):
+        fallback = None
         try:
             instance = load_any(path)
+            if instance.query is None and query is not None:
+                instance = instance.with_query(parse_query(instance, **query))
+                fallback = query
         except InputError as exc:
             note(f"symreach bench: skipping {path.name}: {exc}")
             continue
         if instance.query is None:
-            note(f"symreach bench: skipping {path.name}: the file has no query")
+            note(f"symreach bench: skipping {path.name}: the file has no query (give --pod)")
             continue
         out.append(bench.BenchInstance(path.name, folder.name or "folder", instance.num_pairs,
-                                       path=str(path.resolve()),
+                                       path=str(path.resolve()), query=fallback,
                                        meta={"query": instance.query.description}))
     return out
+
+
+def _fallback_query(pod: Optional[str], node: Optional[str],
+                    node_selector: Optional[str]) -> Optional[dict]:
+    if pod is None:
+        if node or node_selector:
+            raise click.UsageError("--node and --node-selector need --pod")
+        return None
+    if node and node_selector:
+        raise click.UsageError("give --node or --node-selector, not both")
+    selector = None
+    if node_selector is not None:
+        selector = {}
+        for part in node_selector.split(","):
+            key, sep, value = part.partition("=")
+            if not sep or not key.strip():
+                raise click.BadParameter(f"expected KEY=VALUE[,KEY=VALUE...], got {node_selector!r}",
+                                         param_hint="--node-selector")
+            selector[key.strip()] = value.strip()
+    return {"pod": pod, "node": node, "node_selector": selector}
 
 
 @click.command("bench")
@@ -75,9 +106,13 @@ def collect_instances(folder: Path, note=None) -> list[bench.BenchInstance]:
               help="Write one CSV row per job here.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every job with all engine statistics here.")
+@click.option("--pod", help="Target pod type for files without a query (e.g. Kubernetes dumps).")
+@click.option("--node", help="Target node for --pod.")
+@click.option("--node-selector", metavar="K=V[,K=V]", help="Target: any node with these labels.")
 @click.option("--tolerate-crashes", is_flag=True, help="Report engine crashes without failing.")
 def bench_command(folder: Path, engines: str, timeout: float, memory_mb: int, parallel: int,
-                  csv_out: Optional[Path], json_out: Optional[Path], tolerate_crashes: bool) -> None:
+                  csv_out: Optional[Path], json_out: Optional[Path], pod: Optional[str],
+                  node: Optional[str], node_selector: Optional[str], tolerate_crashes: bool) -> None:
     """Run several engines on every instance file of FOLDER and compare their answers.
 
     Exit status: 0 when all decided answers agree, 1 when engines disagree or
@@ -93,7 +128,7 @@ def bench_command(folder: Path, engines: str, timeout: float, memory_mb: int, pa
             click.echo(f"symreach bench: engine {name} skipped: {why}", err=True)
     if not usable:
         raise click.UsageError("none of the requested engines is available here")
-    instances = collect_instances(folder)
+    instances = collect_instances(folder, _fallback_query(pod, node, node_selector))
     if not instances:
         raise click.UsageError(f"{folder}: no instance file with a query ({', '.join(SUFFIXES)})")
     jobs = [bench.Job(inst, engine) for inst in instances for engine in usable]

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from symreach.matrix import NOT_DEPLOYABLE, matrix_table, render_csv, render_json, render_text
+from symreach.matrix import matrix_table, render_csv, render_json, render_text
 
 
 @click.command("matrix")
@@ -24,4 +24,3 @@ def matrix_command(file: str, fmt: str, timeout) -> None:
     sys.exit(0 if m.stats.get("complete") else 3)
 
 
-__all__ = ["matrix_command", "NOT_DEPLOYABLE"]

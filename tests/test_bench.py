@@ -202,3 +202,35 @@ def test_series_stop_after_first_failure():
     by = {r.instance: r.status for r in res}
     assert by == {"s/1": "timeout", "s/2": "skipped", "s/3": "skipped"}
     assert [r.instance for r in res] == ["s/3", "s/1", "s/2"]  # input order is kept
+
+
+DUMP = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: default}
+  spec:
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]
+"""
+
+
+def test_bench_kubernetes_dump_needs_a_query(tmp_path):
+    d = tmp_path / "dumps"
+    d.mkdir()
+    (d / "cluster.yaml").write_text(DUMP)
+    res = CliRunner().invoke(bench_command, [str(d), "--engines", "explicit"])
+    assert res.exit_code == 2 and "no query" in res.output
+    res = _run([d, "--engines", "explicit", "--pod", "default/web", "--node", "n1"])
+    assert res.exit_code == 0, res.output
+    assert next(line for line in res.output.splitlines()
+                if line.startswith("cluster.yaml")).split()[2] == "yes"

@@ -34,3 +34,29 @@ class TestBddStrategies(EngineSuite):
 
     def make_engine(self):
         return BddEngine(fast_paths=False, strategy=self.strategy, dynamic_reorder=True)
+
+
+def test_timeout_gives_unknown():
+    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.generators.dags import pyramid
+    from symreach.loader import load_document
+    from symreach.result import Verdict
+    from symreach.solvers.base import Limits
+
+    dag = pyramid(11)
+    inst = load_document(encode_pebbling(dag.vertices, dag.edges, dag.target, 12))
+    result = BddEngine().check(inst, limits=Limits(timeout_s=0.5))
+    assert result.verdict is Verdict.UNKNOWN and "timeout" in result.reason
+
+
+def test_directions_agree_on_pebbling():
+    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.generators.dags import pyramid
+    from symreach.loader import load_document
+
+    dag = pyramid(4)
+    for k in (5, 6):
+        inst = load_document(encode_pebbling(dag.vertices, dag.edges, dag.target, k))
+        verdicts = {BddEngine(direction=d, fast_paths=False).check(inst).verdict
+                    for d in ("forward", "backward", "bidirectional")}
+        assert len(verdicts) == 1

@@ -1,27 +1,37 @@
 """BDD engine: symbolic reachability over the compiled transition system.
 
 Pipeline: ``preprocess`` (cone, pruning, may-fixpoint, fast paths) ->
-``compile_system`` -> ``SymbolicSystem`` (``bdd_images``) -> a fixpoint:
+``compile_system`` -> ``SymbolicSystem`` (``bdd_images``: per-action images by
+cofactors, no primed variables) -> a fixpoint. Strategies:
 
-- ``bfs``: breadth-first, one image of every action per iteration on the frontier;
-- ``chaining``: actions applied one after another within a sweep, each on the
-  states new since the sweep began (frontier sets);
-- ``saturation`` (default): the set-level form of Ciardo et al. (TACAS 2001).
-  Actions are grouped by their top variable; ``closure(F, k)`` closes the new
-  states ``F`` under groups ``0..k`` (bottom-up), re-saturating the lower
-  groups on every batch of states group k produces, so that low, local
-  events reach their fixpoint before higher events fire.
+- ``chaining`` (default): sweeps apply every action, one after another, to
+  the *whole* reached set (on pebbling its BDD is far smaller than any
+  frontier). Sweep order (``Reachability._interleaved``): deploys in witness
+  (topological) order, the delete of a pair right after the last deploy that
+  reads it; backward runs use the reverse order. Pyramid h = 9 backward: 3
+  sweeps instead of 25.
+- ``saturation``: the set-level form of Ciardo et al. (TACAS 2001): actions
+  grouped by top variable, closed bottom-up. Measured worse here: capacity
+  guards read every pair of a node, so all deploys share one top variable.
+- ``bfs`` and ``chaining-frontier``: classical frontier iterations (kept for
+  comparison and tests).
 
-Every image application that produces new states records them as a *ring*
-tagged with the action. A ring's states have a predecessor (by its action) in
-the union of the earlier rings, which is how the witness is extracted
-(``_witness``): walk back from a target state choosing the earliest ring.
-The fixpoint stops as soon as a ring meets the target. ``direction="backward"``
-runs the same algorithms on preimages from the target.
+Directions: ``forward`` from sigma0, ``backward`` from the target, and
+``bidirectional`` (default): sweeps alternate, the next going to the side
+with less work so far; forward finds witnesses in one sweep, backward
+fixpoints stay tiny on unreachable targets (pyramid h = 8: 581 nodes vs
+> 100k forward). Decisions are deterministic.
 
-For ``not-deployable`` the reached set (forward) or the complement of the
-backward set is an inductive invariant; it is returned as the certificate
-(``certify_bdd.dump_certificate`` format) and re-checked by ``certify_bdd``.
+Every image application that produces new states may record a *ring*
+(tagged with the action); a ring's states have a predecessor by that action
+in the earlier rings, so ``witness`` walks back choosing the earliest ring.
+A ring-free pass decides; when it hits the goal the deciding side is re-run
+with rings. For ``not-deployable`` the forward reached set, or the
+complement of the backward set (restricted to consistent counters), is an
+inductive invariant, returned as the certificate (``certify_bdd``).
+CUDD's dynamic reordering is off by default (measured 3-5x slower on the
+pebbling benchmarks); ``dynamic_reorder=True`` reorders explicitly between
+images when the manager doubles.
 """
 
 from __future__ import annotations
@@ -39,7 +49,7 @@ from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, reorder
 
-STRATEGIES = ("saturation", "chaining", "chaining-frontier", "bfs")
+STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 
 
 class _Timeout(Exception):
@@ -54,7 +64,7 @@ class _Found(Exception):
 class Reachability:
     """One fixpoint run; ``rings`` hold (states, action index or None)."""
 
-    def __init__(self, sym: SymbolicSystem, direction: str = "forward", strategy: str = "saturation",
+    def __init__(self, sym: SymbolicSystem, direction: str = "forward", strategy: str = "chaining",
                  deadline: Optional[float] = None, dynamic_reorder: bool = True,
                  record_rings: bool = True) -> None:
         self.sym, self.bdd = sym, sym.bdd
@@ -68,6 +78,10 @@ class Reachability:
         # backward images propagate from the target down: the reverse of the
         # forward interleaved order (pyramid h = 9: 3 sweeps instead of 25)
         self.reverse_backward = True
+        # "level" | "postorder" | "auto": post-order when the witness graph is
+        # tree-like (binary trees: 1 sweep instead of a timeout), level order
+        # when pairs are widely shared (pyramids: 2.5x faster backward)
+        self.deploy_order = "auto"
         self.image = sym.post if self.forward else sym.pre
         start, self.goal = ((sym.initial, sym.target) if self.forward
                             else (sym.target & sym.consistent, sym.initial))
@@ -155,6 +169,8 @@ class Reachability:
         lvl = {i: sym.bdd.level_of_var(sym.names[a.writes[0]]) for i, a in enumerate(system.actions)}
         deps = sorted((i for i, a in enumerate(system.actions) if a.op == DEPLOY),
                       key=lambda i: (-lvl[i], i))
+        if self.deploy_order == "postorder" or (self.deploy_order == "auto" and self._tree_like(deps)):
+            deps = self._postorder(deps)
         dels = [i for i, a in enumerate(system.actions) if a.op != DEPLOY]
         last: dict[int, int] = {}
         for j, i in enumerate(deps):
@@ -167,6 +183,48 @@ class Reachability:
         if not self.forward and self.reverse_backward:
             order.reverse()
         return order
+
+    def _tree_like(self, deps: list[int]) -> bool:
+        """At most a third of the deployable pairs are read by two or more deploys."""
+        system = self.sym.system
+        c = system.circuit
+        written = {system.actions[i].writes[0] for i in deps}
+        readers: dict[int, int] = {}
+        for i in deps:
+            for v in _non_pb_support(c, system.actions[i].guard):
+                if v in written and v != system.actions[i].writes[0]:
+                    readers[v] = readers.get(v, 0) + 1
+        shared = sum(1 for n in readers.values() if n >= 2)
+        return 3 * shared <= len(written)
+
+    def _postorder(self, deps: list[int]) -> list[int]:
+        """Deploys in DFS post-order of the witness graph from the target: a
+        deploy comes after the deploys of the pairs its guard reads
+        positively, subtree by subtree (the recursive pebbling strategy:
+        binary trees need it, level order needs many sweeps there)."""
+        system = self.sym.system
+        c = system.circuit
+        by_var = {system.actions[i].writes[0]: i for i in deps}
+        reads = {i: sorted((by_var[v] for v in _non_pb_support(c, system.actions[i].guard)
+                            if v in by_var and by_var[v] != i), key=deps.index)
+                 for i in deps}
+        roots = sorted((by_var[v] for v in c.support(system.target) if v in by_var), key=deps.index)
+        seen: set[int] = set()
+        post: list[int] = []
+        for r in roots:
+            stack = [(r, iter(reads[r]))]
+            seen.add(r)
+            while stack:
+                i, it = stack[-1]
+                nxt = next((j for j in it if j not in seen), None)
+                if nxt is None:
+                    stack.pop()
+                    post.append(i)
+                else:
+                    seen.add(nxt)
+                    stack.append((nxt, iter(reads[nxt])))
+        rest = [i for i in deps if i not in seen]
+        return rest + post
 
     def _groups(self, max_groups: int = 48) -> list[list[int]]:
         levels = sorted({self.sym.top_level[i] for i in range(len(self.sym.system.actions))}, reverse=True)
@@ -226,26 +284,6 @@ class Reachability:
                     changed = True
             if not changed:
                 return
-
-    def _closure(self, frontier, k: int, groups):
-        """Close the states ``frontier`` (already in R) under groups 0..k; return
-        ``frontier`` plus every state added."""
-        total = frontier
-        todo = frontier
-        while todo != self.bdd.false:
-            if k > 0:
-                todo = self._closure(todo, k - 1, groups)
-            total |= todo
-            self.stats["iterations"] += 1
-            seen = todo
-            added = self.bdd.false
-            for i in groups[k]:
-                new = self._apply(i, seen)
-                if new != self.bdd.false:
-                    seen |= new
-                    added |= new
-            todo = added
-        return total
 
     # ---- witness ------------------------------------------------------------
     def witness(self, ring: int, hit) -> list[int]:
