@@ -11,7 +11,7 @@ from typing import Optional
 import click
 
 from symreach.errors import InputError
-from symreach.result import Result, Verdict
+from symreach.result import Result
 
 EXIT_INPUT_ERROR = 2
 

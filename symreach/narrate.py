@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from symreach import semantics
-from symreach.model import KUBERNETES, Config, Instance
+from symreach.model import KUBERNETES, Instance
 from symreach.result import DEPLOY, Step
 
 

@@ -34,6 +34,7 @@ REASON_AFFINITY = reasons.POD_AFFINITY
 REASON_ANTI_AFFINITY = reasons.POD_ANTI_AFFINITY
 REASON_EXISTING_ANTI_AFFINITY = reasons.EXISTING_ANTI_AFFINITY
 REASON_NOT_CREATABLE = "pod type is not creatable (it exists only in the initial configuration)"
+REASON_MAX_PER_NODE = "the pod type's maxPerNode bound is reached on this node"
 insufficient = reasons.insufficient
 # kube-scheduler checks these resources in this order before extended ones.
 _FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
@@ -193,7 +194,8 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
 def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
     """The first failing check of Hard(t, n, sigma), or None when it holds.
 
-    Creatability is not part of Hard; see ``deploy_failure``.
+    Creatability and the user's ``maxPerNode`` bound are not part of Hard;
+    see ``deploy_failure``.
     """
     static = inst.static_block[t][n]
     if static is not None:
@@ -222,8 +224,11 @@ def hard(inst: Instance, t: int, n: int, sigma: Config) -> bool:
 
 def deploy_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
     """Why the Deploy transition (t, n) is disabled in sigma, or None."""
-    if not inst.pod_types[t].creatable:
+    pod_type = inst.pod_types[t]
+    if not pod_type.creatable:
         return REASON_NOT_CREATABLE
+    if pod_type.max_per_node is not None and sigma[inst.pair(t, n)] >= pod_type.max_per_node:
+        return REASON_MAX_PER_NODE
     return first_failure(inst, t, n, sigma)
 
 

@@ -177,7 +177,9 @@ def test_guard_oracle(seed):
         names = {sym.names[v]: b for v, b in state.items()}
         for t in range(len(inst.pod_types)):
             for n in range(len(inst.nodes)):
-                want = semantics.deploy_failure(inst, t, n, sigma) is None
+                # Guards encode Hard and creatability; the maxPerNode cap lives in the
+                # counter moves (pre cube count < bound), not in the guard.
+                want = inst.pod_types[t].creatable and semantics.hard(inst, t, n, sigma)
                 a = deploys.get((t, n))
                 got_circuit = a is not None and system.circuit.evaluate(a.guard, state)
                 got_bdd = a is not None and sym.bdd.let(names, sym.guards[system.actions.index(a)]) == sym.bdd.true

@@ -237,3 +237,15 @@ def test_replay_rejects_illegal_steps():
         semantics.replay(inst, (Step(DEPLOY, "b", "n"),))
     with pytest.raises(semantics.ReplayError):
         semantics.replay(inst, (Step(DELETE, "a", "n"),))
+
+
+def test_max_per_node_is_part_of_the_model():
+    """An explicit multiplicity bound is enforced by the semantics, not only by engines."""
+    nodes, web = spread_zones()
+    web["maxPerNode"] = 1
+    inst = load_document(doc("kubernetes", nodes, [web], [{"pod": "web", "node": "b1"}]))
+    t, n = inst.type_index("web"), inst.node_index("b1")
+    assert semantics.first_failure(inst, t, n, inst.initial_config()) is None  # Hard itself holds
+    assert semantics.deploy_failure(inst, t, n, inst.initial_config()) == semantics.REASON_MAX_PER_NODE
+    with pytest.raises(semantics.ReplayError, match="maxPerNode"):
+        semantics.replay(inst, (Step(DEPLOY, "web", "b1"),))

@@ -48,20 +48,33 @@ def compile_system(inst: Instance, query: Optional[Query] = None,
 
 
 def type_levels(inst: Instance, types) -> dict[int, int]:
-    """Longest witness-path depth of each type (cycles cut after |types| rounds)."""
+    """Longest witness-path depth of each type: Kahn's order on the witness
+    graph (u -> t when u can witness t); types on cycles get one more than
+    their deepest already-levelled witness. O(types + edges)."""
     from symreach.encodings.preprocess import witness_types
 
     types = sorted(types)
+    members = set(types)
+    preds = {t: sorted(u for u in witness_types(inst, t) if u in members and u != t) for t in types}
+    succs: dict[int, list[int]] = {t: [] for t in types}
+    for t in types:
+        for u in preds[t]:
+            succs[u].append(t)
+    indeg = {t: len(preds[t]) for t in types}
     level = {t: 0 for t in types}
-    for _ in range(len(types)):
-        changed = False
-        for t in types:
-            for u in witness_types(inst, t):
-                if u in level and u != t and level[u] + 1 > level[t]:
-                    level[t] = level[u] + 1
-                    changed = True
-        if not changed:
-            break
+    queue = [t for t in types if indeg[t] == 0]
+    done: set[int] = set()
+    while queue:
+        u = queue.pop()
+        done.add(u)
+        for t in succs[u]:
+            level[t] = max(level[t], level[u] + 1)
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                queue.append(t)
+    for t in types:
+        if t not in done:
+            level[t] = max([level[u] + 1 for u in preds[t] if u in done] + [level[t]])
     return level
 
 

@@ -85,7 +85,6 @@ class AigerModel:
 
     def __init__(self, system: TransitionSystem) -> None:
         self.system = system
-        c = system.circuit
         acts, svars = system.actions, system.state_vars
         aig = self.aig = Aig(len(acts), len(svars))
         self.inverted = [bool(system.initial[v]) for v in svars]

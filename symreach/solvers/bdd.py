@@ -39,14 +39,13 @@ from __future__ import annotations
 import time
 from typing import Any, Optional
 
-from symreach import semantics
 from symreach.encodings.circuit import PB, VAR
 from symreach.encodings.compile import compile_system
-from symreach.encodings.preprocess import preprocess
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
+from symreach.solvers.fast_paths import preprocess_or_decide, resolve_query
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, reorder
 
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
@@ -108,7 +107,10 @@ class Reachability:
             merged = self.R | img
             grown = merged != self.R
             self.R = merged
-        dt = time.perf_counter() - t0
+        now = time.perf_counter()
+        dt = now - t0
+        if self.deadline is not None and now > self.deadline:
+            raise _Timeout()
         self.stats["image_calls"] += 1
         key = "time_deploy_images_s" if self._is_deploy[i] else "time_delete_images_s"
         self.stats[key] += dt
@@ -120,8 +122,6 @@ class Reachability:
         hit = new & self.goal
         if hit != self.bdd.false:
             raise _Found(len(self.rings) - 1, hit)
-        if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise _Timeout()
         if self.dynamic_reorder and len(self.rings) % 16 == 0:
             size = len(self.bdd)
             if size > 2 * self._last_reorder_size:
@@ -344,21 +344,11 @@ class BddEngine:
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
         start = time.perf_counter()
-        query = query or instance.query
-        if query is None:
-            raise ValueError("no query given")
+        query = resolve_query(instance, query)
         deadline = start + limits.timeout_s if limits.timeout_s is not None else None
-        pre = preprocess(instance, query, engine=self.name, try_greedy=self.fast_paths)
-        if pre.decided is not None and (self.fast_paths or pre.decided.stats.get("decided_by") == "initial"):
-            res = pre.decided
-            res.stats["preprocess_s"] = time.perf_counter() - start
-            res.time_s = time.perf_counter() - start
-            if res.verdict is Verdict.DEPLOYABLE:
-                semantics.replay(instance, res.trace, query)
-            return res
-        if not self.fast_paths:
-            pre.decided = None
-            pre.stats.pop("decided_by", None)
+        pre, decided = preprocess_or_decide(instance, query, self.name, self.fast_paths, start)
+        if decided is not None:
+            return decided
         res = self._symbolic(instance, query, pre, deadline, start)
         res.time_s = time.perf_counter() - start
         return res
@@ -371,10 +361,14 @@ class BddEngine:
                      compile_s=time.perf_counter() - t0)
         if BACKEND != "cudd":
             stats["note"] = "dd.cudd unavailable: pure-Python dd.autoref fallback"
-        t0 = time.perf_counter()
-        sym = SymbolicSystem(system)
-        stats["lower_s"] = time.perf_counter() - t0
         fragment = pre.fragment
+        t0 = time.perf_counter()
+        try:
+            sym = SymbolicSystem(system, deadline=deadline)
+        except TimeoutError:
+            return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
+                          reason="timeout while building the guard BDDs")
+        stats["lower_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
             reach, found = self._search(sym, deadline, stats)

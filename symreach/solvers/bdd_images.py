@@ -55,7 +55,7 @@ def bdd_var_name(name) -> str:
 class SymbolicSystem:
     """BDDs of one transition system (see the module docstring)."""
 
-    def __init__(self, system: TransitionSystem, bdd=None) -> None:
+    def __init__(self, system: TransitionSystem, bdd=None, deadline: float | None = None) -> None:
         self.system = system
         self.bdd = bdd if bdd is not None else new_manager()
         c = system.circuit
@@ -66,7 +66,11 @@ class SymbolicSystem:
             self.bdd.declare(self.names[v])
         self._memo: dict[int, Any] = {}
         t0 = time.perf_counter()
-        self.guards = [self.lower(a.guard) for a in system.actions]
+        self.guards = []
+        for a in system.actions:
+            self.guards.append(self.lower(a.guard))
+            if deadline is not None and time.perf_counter() > deadline:
+                raise TimeoutError("deadline reached while building guard BDDs")
         self.target = self.lower(system.target)
         self.consistent = self._consistent()
         self.initial = self.bdd.cube({self.names[v]: b for v, b in system.initial.items()})
@@ -130,22 +134,30 @@ class SymbolicSystem:
             w = terms[i][1]
             lo_rest[i] = lo_rest[i + 1] + min(w, 0)
             hi_rest[i] = hi_rest[i + 1] + max(w, 0)
-        ctx = ([bdd.var(self.names[v]) for v, _ in terms], [w for _, w in terms], lo_rest, hi_rest, {})
-        out = self._pb_rec(0, bound, ctx)
-        ctx[4].clear()
-        return out
-
-    def _pb_rec(self, i: int, r: int, ctx):
-        vars_, weights, lo_rest, hi_rest, memo = ctx
-        if hi_rest[i] <= r:
-            return self.bdd.true
-        if lo_rest[i] > r:
-            return self.bdd.false
-        u = memo.get((i, r))
-        if u is None:
-            u = self.bdd.ite(vars_[i], self._pb_rec(i + 1, r - weights[i], ctx), self._pb_rec(i + 1, r, ctx))
-            memo[(i, r)] = u
-        return u
+        vars_ = [bdd.var(self.names[v]) for v, _ in terms]
+        ws = [w for _, w in terms]
+        # the (i, r) cells reachable from (0, bound), level by level (iterative:
+        # spread sums over many nodes exceed Python's recursion limit)
+        cells: list[set[int]] = [set() for _ in range(n + 1)]
+        cells[0].add(bound)
+        for i in range(n):
+            for r in cells[i]:
+                if hi_rest[i] <= r or lo_rest[i] > r:
+                    continue
+                cells[i + 1].add(r - ws[i])
+                cells[i + 1].add(r)
+        below: dict[int, Any] = {}
+        for i in range(n, -1, -1):
+            here: dict[int, Any] = {}
+            for r in cells[i]:
+                if hi_rest[i] <= r:
+                    here[r] = bdd.true
+                elif lo_rest[i] > r:
+                    here[r] = bdd.false
+                else:
+                    here[r] = bdd.ite(vars_[i], below[r - ws[i]], below[r])
+            below = here
+        return below[bound]
 
     def _consistent(self):
         """States where every counter is within its bound and present == (count != 0)."""

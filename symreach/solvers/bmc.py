@@ -31,11 +31,11 @@ from pysat.solvers import Solver
 from symreach import semantics
 from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.compile import compile_system
-from symreach.encodings.preprocess import preprocess
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
+from symreach.solvers.fast_paths import preprocess_or_decide, resolve_query
 
 
 def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Optional[float]) -> Optional[bool]:
@@ -82,17 +82,11 @@ class BmcEngine:
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
         start = time.perf_counter()
-        query = query or instance.query
-        if query is None:
-            raise ValueError("no query given")
+        query = resolve_query(instance, query)
         deadline = start + limits.timeout_s if limits.timeout_s is not None else None
-        pre = preprocess(instance, query, engine=self.name, try_greedy=self.fast_paths)
-        if pre.decided is not None and (self.fast_paths or pre.decided.stats.get("decided_by") == "initial"):
-            res = pre.decided
-            res.time_s = time.perf_counter() - start
-            if res.verdict is Verdict.DEPLOYABLE:
-                semantics.replay(instance, res.trace, query)
-            return res
+        pre, decided = preprocess_or_decide(instance, query, self.name, self.fast_paths, start)
+        if decided is not None:
+            return decided
         system = compile_system(instance, query, pre)
         max_depth = limits.max_depth if limits.max_depth is not None else self.default_max_depth
         res = _Bmc(system, self.solver_name, self.complete, deadline, max_depth).run()

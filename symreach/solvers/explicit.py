@@ -99,7 +99,7 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
 
 def _successors(inst: Instance, sigma: Config, candidates):
     for t, n, p, cap in candidates:
-        if sigma[p] < cap and semantics.hard(inst, t, n, sigma):
+        if sigma[p] < cap and semantics.deploy_failure(inst, t, n, sigma) is None:
             yield semantics.deploy(inst, sigma, t, n), semantics.step_of(inst, DEPLOY, t, n)
     for p, c in enumerate(sigma):
         if c:

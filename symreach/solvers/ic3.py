@@ -55,12 +55,12 @@ from symreach.certify_sat import InvariantCertificate
 from symreach.encodings.circuit import AND, CONST, NOT, OR, VAR
 from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.compile import compile_system
-from symreach.encodings.preprocess import preprocess
 from symreach.encodings.realize import realize_trace
 from symreach.encodings.system import TransitionSystem
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
+from symreach.solvers.fast_paths import preprocess_or_decide, resolve_query
 
 Cube = tuple[int, ...]  # sorted signed SAT ids of current-state variables
 
@@ -93,17 +93,11 @@ class Ic3Engine:
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
         start = time.perf_counter()
-        query = query or instance.query
-        if query is None:
-            raise ValueError("no query given")
+        query = resolve_query(instance, query)
         deadline = start + limits.timeout_s if limits.timeout_s is not None else None
-        pre = preprocess(instance, query, engine=self.name, try_greedy=self.fast_paths)
-        if pre.decided is not None and (self.fast_paths or pre.decided.stats.get("decided_by") == "initial"):
-            res = pre.decided
-            res.time_s = time.perf_counter() - start
-            if res.verdict is Verdict.DEPLOYABLE:
-                semantics.replay(instance, res.trace, query)
-            return res
+        pre, decided = preprocess_or_decide(instance, query, self.name, self.fast_paths, start)
+        if decided is not None:
+            return decided
         system = compile_system(instance, query, pre)
         ic3 = Ic3(system, self, deadline)
         stats: dict[str, Any] = dict(system.stats)

@@ -1,0 +1,43 @@
+"""The prologue every symbolic engine shares: preprocess, and stop early if decided.
+
+Preprocessing (SPEC 2.2: static pruning, may-fixpoint, Theorem 5, the
+fixpoint's deployment order) is sound and cheap, so each engine runs it
+before compiling. ``fast_paths=False`` keeps only the trivial "initially
+present" answer, so that benchmarks and tests can exercise the engine itself.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from symreach import semantics
+from symreach.encodings.preprocess import Preprocessed, preprocess
+from symreach.model import Instance, Query
+from symreach.result import Result, Verdict
+
+
+def resolve_query(instance: Instance, query: Optional[Query]) -> Query:
+    query = query or instance.query
+    if query is None:
+        raise ValueError("no query given")
+    return query
+
+
+def preprocess_or_decide(instance: Instance, query: Query, engine: str, fast_paths: bool,
+                         start: float) -> tuple[Preprocessed, Optional[Result]]:
+    """The preprocessed instance, and the fast-path result when one applies.
+
+    A returned deployable result has been replayed against the semantics.
+    """
+    pre = preprocess(instance, query, engine=engine, try_greedy=fast_paths)
+    decided = pre.decided
+    if decided is not None and (fast_paths or decided.stats.get("decided_by") == "initial"):
+        decided.stats["preprocess_s"] = time.perf_counter() - start
+        decided.time_s = time.perf_counter() - start
+        if decided.verdict is Verdict.DEPLOYABLE:
+            semantics.replay(instance, decided.trace, query)
+        return pre, decided
+    pre.decided = None
+    pre.stats.pop("decided_by", None)
+    return pre, None
