@@ -242,6 +242,7 @@ def test_replay_rejects_illegal_steps():
 def test_max_per_node_is_part_of_the_model():
     """An explicit multiplicity bound is enforced by the semantics, not only by engines."""
     nodes, web = spread_zones()
+    del web["topologySpreadConstraints"]
     web["maxPerNode"] = 1
     inst = load_document(doc("kubernetes", nodes, [web], [{"pod": "web", "node": "b1"}]))
     t, n = inst.type_index("web"), inst.node_index("b1")
