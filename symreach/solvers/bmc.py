@@ -89,7 +89,9 @@ class BmcEngine:
             return decided
         system = compile_system(instance, query, pre)
         max_depth = limits.max_depth if limits.max_depth is not None else self.default_max_depth
-        res = _Bmc(system, self.solver_name, self.complete, deadline, max_depth).run()
+        bmc = _Bmc(system, self.solver_name, self.complete, deadline, max_depth)
+        bmc.report = limits.report
+        res = bmc.run()
         res.engine = self.name
         res.fragment = pre.fragment
         res.stats.update({k: v for k, v in system.stats.items() if k not in res.stats})
@@ -151,6 +153,7 @@ class _Bmc:
                 target = low.lit(system.target, k)
                 self._flush()
                 stats["depth"] = k
+                self.report("bmc", depth=k, clauses=self.solver.nof_clauses())
                 stats["clauses"] = self.solver.nof_clauses()
                 stats["variables"] = self.solver.nof_vars()
                 if self.complete and k > 0:

@@ -100,6 +100,7 @@ class Ic3Engine:
             return decided
         system = compile_system(instance, query, pre)
         ic3 = Ic3(system, self, deadline)
+        ic3.report = limits.report
         stats: dict[str, Any] = dict(system.stats)
         try:
             outcome = ic3.run()
@@ -137,6 +138,7 @@ class Ic3:
     ("proof", lemmas as lists of (state var id, value) literals) or raises _Timeout."""
 
     def __init__(self, system: TransitionSystem, opts: Ic3Engine, deadline: Optional[float]) -> None:
+        self.report = lambda engine, **counters: None  # progress callback (Limits.report)
         self.system = system
         self.opts = opts
         self.deadline = deadline
@@ -197,6 +199,9 @@ class Ic3:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise _Timeout()
         self.stats["queries"] += 1
+        if self.stats["queries"] % 64 == 0:
+            self.report("ic3", frame=self.k, lemmas=sum(len(f) for f in self.frames),
+                        queries=self.stats["queries"])
         t0 = time.perf_counter()
         res = self.solver.solve(assumptions=assumptions)
         self.stats["sat_s"] += time.perf_counter() - t0
