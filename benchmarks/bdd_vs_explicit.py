@@ -29,8 +29,9 @@ from symreach.result import Verdict  # noqa: E402
 from symreach.solvers.base import Limits  # noqa: E402
 from symreach.solvers.bdd import BddEngine  # noqa: E402
 from symreach.solvers.explicit import ExplicitEngine  # noqa: E402
+from benchmarks.shared_data import PETRI_DIR
 
-PETRI = Path("/work/shared/data/petri")
+PETRI = PETRI_DIR
 
 
 def run(engine, inst, timeout):

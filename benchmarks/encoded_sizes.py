@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from symreach.encodings.petri_net import read_pnml  # noqa: E402
 from symreach.encodings.reduction_petri import encode_petri  # noqa: E402
+from benchmarks.shared_data import PETRI_DIR
 
-DATA = Path("/work/shared/data/petri")
+DATA = PETRI_DIR
 
 
 def deepest_place(net, max_markings: int = 50_000) -> tuple[str, int]:

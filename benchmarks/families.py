@@ -34,8 +34,9 @@ from symreach.encodings.petri_net import PetriNet, read_pnml
 from symreach.encodings.reduction_pebbling import encode_pebbling
 from symreach.encodings.reduction_petri import encode_petri
 from symreach.generators import clusters, dags, nets
+from benchmarks.shared_data import PETRI_DIR
 
-PETRI_DATA = Path("/work/shared/data/petri")
+PETRI_DATA = PETRI_DIR
 DEPLOYABLE, NOT_DEPLOYABLE = "deployable", "not-deployable"
 
 

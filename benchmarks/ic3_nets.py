@@ -22,8 +22,9 @@ from symreach.encodings.reduction_petri import encode_petri
 from symreach.loader import load_document
 from symreach.solvers.base import Limits
 from symreach.solvers.ic3 import Ic3Engine
+from benchmarks.shared_data import PETRI_DIR
 
-DATA = Path("/work/shared/data/petri")
+DATA = PETRI_DIR
 OUT = Path(__file__).resolve().parent / "results" / "ic3_nets.md"
 
 

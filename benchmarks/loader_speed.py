@@ -29,8 +29,9 @@ from symreach.encodings.petri_net import read_net
 from symreach.encodings.reduction_petri import encode_petri
 from symreach.generators.clusters import generate_cluster
 from symreach.loader import load_document, load_instance
+from benchmarks.shared_data import PETRI_DIR
 
-PETRI = Path("/work/shared/data/petri")
+PETRI = PETRI_DIR
 NODES = (1000, 2000, 3000)
 POD_TYPES = 300
 

@@ -22,10 +22,11 @@ from symreach.loader import parse_query
 from symreach.quantities import parse_quantity
 from symreach.result import DELETE, DEPLOY, Step, Verdict
 from symreach.solvers.explicit import ExplicitEngine
+from benchmarks.shared_data import K8S_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-_CANDIDATES = [ROOT.parent / "shared" / "data" / "k8s", Path("/work/shared/data/k8s")]
+_CANDIDATES = [K8S_DIR]
 K8S_DATA = next((p for p in _CANDIDATES if p.is_dir()), None)
 needs_data = pytest.mark.skipif(K8S_DATA is None, reason="shared Kubernetes fixtures not available")
 GiB = 2**30

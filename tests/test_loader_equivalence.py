@@ -34,11 +34,12 @@ from symreach.loader.v1 import parse_document, thaw
 from symreach.loader.yaml_source import read_file
 from symreach.model import KUBERNETES, Instance, Topology
 from tests.random_instances import random_doc
+from benchmarks.shared_data import PETRI_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 DIGESTS = DATA / "loader_digests.json"
-PETRI = Path("/work/shared/data/petri")
+PETRI = PETRI_DIR
 SMALL_NETS = ("ERK-PT-000001", "Sudoku-PT-AN01", "ResAllocation-PT-R002C002", "Eratosthenes-PT-010")
 RANDOM_SEEDS = range(300)
 RICH_SEEDS = range(150)

@@ -10,7 +10,6 @@ Three layers:
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -22,8 +21,9 @@ from symreach.encodings.reduction_petri import encode_petri, petri_type_names
 from symreach.errors import InputError
 from symreach.generators import dags, nets
 from tests.oracles import coverable_places, pebbling_price
+from benchmarks.shared_data import PETRI_DIR
 
-DATA = Path("/work/shared/data/petri")
+DATA = PETRI_DIR
 ANSWERS = json.loads((DATA / "answers.json").read_text()) if (DATA / "answers.json").exists() else {}
 HOST = "kubernetes.io/hostname"
 # Nets whose Appendix-B encoding the explicit engine explores in well under a second.

@@ -149,7 +149,7 @@ class Reachability:
         if self.strategy == "bfs":
             self._bfs(range(n))
         elif self.strategy == "chaining-frontier":
-            self._chaining(self._ordered(range(n)))
+            self._chaining(self._interleaved())
         elif self.strategy == "chaining":
             yield from self._chaining_full(self._interleaved())
         else:
