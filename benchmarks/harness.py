@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from symreach import bench
+from symreach import bench_tables
 from symreach.bench import BenchInstance, Job, JobResult
 
 ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "abc-pdr", "abc-bmc", "abc-reach")
@@ -103,7 +104,7 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
         done[0] += 1
         extra = f" ({r.error.strip().splitlines()[-1][:100]})" if r.status == "error" and r.error.strip() else ""
         log(f"[{done[0]:>4}/{len(jobs)} {time.perf_counter() - t0:6.0f}s] {r.engine:<9} "
-            f"{bench.cell(r):<10} {r.instance}{extra}")
+            f"{bench_tables.cell(r):<10} {r.instance}{extra}")
 
     results = bench.run_jobs(jobs, timeout_s, memory_mb, parallel=parallel, budget_s=budget_s,
                              on_result=progress)
@@ -153,8 +154,8 @@ def measure_noise(results: Sequence[JobResult], instances: Sequence[BenchInstanc
 def write_outputs(run: Run, out: Path, plots: bool = True) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "results.csv", out / "results.json", out / "summary.md"]
-    bench.write_csv(run.results, files[0])
-    data = bench.results_json(run.results, run.meta, run.failures)
+    bench_tables.write_csv(run.results, files[0])
+    data = bench_tables.results_json(run.results, run.meta, run.failures)
     data["noise"] = run.noise
     files[1].write_text(json.dumps(data, indent=1, default=str) + "\n")
     files[2].write_text(generated_section(run, out) + "\n")
@@ -206,7 +207,7 @@ def ratio_section(results: Sequence[JobResult], a: str, b: str) -> Optional[str]
             f"{len(ratios) - faster}; geometric mean of {a}/{b} = {geo:.2f}. "
             f"Only {a} solved {a_only}, only {b} solved {b_only}. Ratios below 1 favour {a}; "
             f"`< x` / `> x` bound the ratio when one side hit the limit.\n\n")
-    return head + bench.format_grid(["instance", f"{a} s", f"{b} s", f"{a}/{b}"], rows, markdown=True)
+    return head + bench_tables.format_grid(["instance", f"{a} s", f"{b} s", f"{a}/{b}"], rows, markdown=True)
 
 
 def generated_section(run: Run, out: Path) -> str:
@@ -239,10 +240,10 @@ def generated_section(run: Run, out: Path) -> str:
               "solved jobs (loading excluded); `unk/t-o`: the engine gave up or was killed at the "
               "limit; `skip`: not run because the engine already failed on a smaller instance of "
               "the same series.", ""]
-    lines.append(bench.format_grid(*bench.summary_rows(run.results), markdown=True))
+    lines.append(bench_tables.format_grid(*bench_tables.summary_rows(run.results), markdown=True))
     lines.append("")
     lines += ["### Per engine over all families", ""]
-    lines.append(bench.format_grid(*engine_totals(run.results), markdown=True))
+    lines.append(bench_tables.format_grid(*engine_totals(run.results), markdown=True))
     lines.append("")
     pngs = [p for p in ("cactus.png", "time_vs_size.png", "bdd_nodes_vs_ic3_frames.png")
             if (out / p).exists()]
@@ -268,7 +269,7 @@ def generated_section(run: Run, out: Path) -> str:
                   f"(max - min) / median of their times was {min(spreads):.0%} to "
                   f"{max(spreads):.0%} (median {statistics.median(spreads):.0%}). Ratios closer to "
                   "1 than that are not significant.", ""]
-        lines.append(bench.format_grid(["instance", "engine", "times s", "spread"],
+        lines.append(bench_tables.format_grid(["instance", "engine", "times s", "spread"],
                                        [[n["instance"], n["engine"],
                                          ", ".join(f"{t:.2f}" for t in n["times"]),
                                          f"{n['spread']:.0%}"] for n in run.noise], markdown=True))
@@ -277,7 +278,7 @@ def generated_section(run: Run, out: Path) -> str:
               "`unk`: engine gave up; `t/o`: killed at the limit; `mem`: memory limit; `ERR`: "
               "crash; `skip`: not run; `!!`: a failure on this instance.", ""]
     bad = {f.instance for f in run.failures}
-    lines.append(bench.format_grid(*bench.instance_rows(run.results, bad), markdown=True))
+    lines.append(bench_tables.format_grid(*bench_tables.instance_rows(run.results, bad), markdown=True))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -292,7 +293,7 @@ def _limits(meta: dict) -> str:
 def engine_totals(results: Sequence[JobResult]) -> tuple[list[str], list[list[str]]]:
     headers = ["engine", "solved", "total s", "median s", "peak MB (max)"]
     rows = []
-    for engine in bench.engines_in(results):
+    for engine in bench_tables.engines_in(results):
         rs = [r for r in results if r.engine == engine]
         times = [r.time_s for r in rs if r.solved and r.time_s is not None]
         mem = [r.peak_mb for r in rs if r.peak_mb]

@@ -20,6 +20,7 @@ from benchmarks import families
 from benchmarks.harness import ALL_ENGINES, README, generated_section, run_benchmark, update_readme, \
     write_outputs
 from symreach import bench
+from symreach import bench_tables
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -85,7 +86,7 @@ def main(quick, engines, family_names, timeout, memory_mb, parallel, budget, noi
         files.append(README)
     run.meta["total_wall_s"] = round(time.perf_counter() - start, 1)
     click.echo("")
-    click.echo(bench.format_grid(*bench.summary_rows(run.results)))
+    click.echo(bench_tables.format_grid(*bench_tables.summary_rows(run.results)))
     click.echo("")
     for path in files:
         click.echo(f"wrote {path}")

@@ -20,6 +20,7 @@ from typing import Optional
 import click
 
 from symreach import bench
+from symreach import bench_tables
 from symreach.errors import InputError
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -134,15 +135,15 @@ def bench_command(folder: Path, engines: str, timeout: float, memory_mb: int, pa
     jobs = [bench.Job(inst, engine) for inst in instances for engine in usable]
     results = bench.run_jobs(jobs, timeout, memory_mb, parallel=parallel, stop_series=False)
     found = bench.failures(results, crashes_fail=not tolerate_crashes)
-    click.echo(bench.format_grid(*bench.instance_rows(results, {f.instance for f in found})))
+    click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found})))
     click.echo("")
-    click.echo(bench.format_grid(*bench.summary_rows(results)))
+    click.echo(bench_tables.format_grid(*bench_tables.summary_rows(results)))
     if csv_out is not None:
-        bench.write_csv(results, csv_out)
+        bench_tables.write_csv(results, csv_out)
     if json_out is not None:
         meta = {"folder": str(folder), "engines": usable, "timeout_s": timeout,
                 "memory_mb": memory_mb, "parallel": parallel}
-        json_out.write_text(json.dumps(bench.results_json(results, meta, found), indent=1,
+        json_out.write_text(json.dumps(bench_tables.results_json(results, meta, found), indent=1,
                                        default=str) + "\n")
     if found:
         click.echo(bench.failure_report(found), err=True)
