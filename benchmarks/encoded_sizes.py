@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from symreach.encodings.petri_net import read_pnml  # noqa: E402
 from symreach.encodings.reduction_petri import encode_petri  # noqa: E402
+from benchmarks.families import first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
 
 DATA = PETRI_DIR
@@ -33,24 +34,7 @@ DATA = PETRI_DIR
 
 def deepest_place(net, max_markings: int = 50_000) -> tuple[str, int]:
     """The place first marked at the largest BFS depth, and that depth (firings)."""
-    start = frozenset(net.initial)
-    depth_of = {p: 0 for p in start}
-    seen = {start}
-    frontier = [start]
-    depth = 0
-    while frontier and len(seen) < max_markings:
-        depth += 1
-        nxt = []
-        for m in frontier:
-            for t in net.transitions:
-                if t.pre <= m:
-                    m2 = (m - t.pre) | t.post
-                    if m2 not in seen:
-                        seen.add(m2)
-                        nxt.append(m2)
-                        for p in m2:
-                            depth_of.setdefault(p, depth)
-        frontier = nxt
+    depth_of = first_marked_depth(net, max_markings)
     best = max(net.places, key=lambda p: (depth_of.get(p, -1), -net.places.index(p)))
     return best, depth_of[best]
 

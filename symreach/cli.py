@@ -36,7 +36,7 @@ def cli() -> None:
     """Can a pod type ever reach a node? Decide it, with evidence."""
 
 
-def _parse_selector(text: Optional[str]) -> Optional[dict[str, str]]:
+def parse_node_selector(text: Optional[str]) -> Optional[dict[str, str]]:
     if text is None:
         return None
     out: dict[str, str] = {}
@@ -70,7 +70,7 @@ def _query_from_options(instance, pod, node, node_selector, with_items):
         return instance.query
     if node and node_selector:
         raise click.UsageError("give --node or --node-selector, not both")
-    return parse_query(instance, pod, node=node, node_selector=_parse_selector(node_selector),
+    return parse_query(instance, pod, node=node, node_selector=parse_node_selector(node_selector),
                        with_pairs=_parse_with(with_items))
 
 

@@ -80,15 +80,9 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
         return None
     if node and node_selector:
         raise click.UsageError("give --node or --node-selector, not both")
-    selector = None
-    if node_selector is not None:
-        selector = {}
-        for part in node_selector.split(","):
-            key, sep, value = part.partition("=")
-            if not sep or not key.strip():
-                raise click.BadParameter(f"expected KEY=VALUE[,KEY=VALUE...], got {node_selector!r}",
-                                         param_hint="--node-selector")
-            selector[key.strip()] = value.strip()
+    from symreach.cli import parse_node_selector
+
+    selector = parse_node_selector(node_selector)
     return {"pod": pod, "node": node, "node_selector": selector}
 
 
