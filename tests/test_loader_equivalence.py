@@ -125,7 +125,9 @@ def corpus() -> Iterator[tuple[str, Callable[[], str]]]:
             try:
                 data, lines = read_file(path)
             except InputError as err:
-                return hashlib.sha256(json.dumps({"error": str(err)}).encode()).hexdigest()
+                # The message names the file; keep the digest independent of the checkout's location.
+                message = str(err).replace(str(path), path.relative_to(ROOT).as_posix())
+                return hashlib.sha256(json.dumps({"error": message}).encode()).hexdigest()
             if not isinstance(data, dict) or data.get("version") != 1:
                 return None  # not a v1 instance (e.g. a kubectl dump)
             return digest(data, filename=path.relative_to(ROOT).as_posix(), lines=lines)
