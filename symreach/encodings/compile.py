@@ -85,6 +85,8 @@ class _Compiler:
         self.type_order = type_order
         self.pairs: dict[Pair, PairVars] = {}
         self.kube = inst.profile == KUBERNETES
+        self._any_memo: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+        self._here_memo: dict[int, list[int]] = {}
 
     # ---- variables ----------------------------------------------------------
     def _node_order(self) -> list[int]:
@@ -137,13 +139,28 @@ class _Compiler:
         return counter_terms(pv.count_bits, w) if pv.counted else [(w, pv.present)]
 
     def any_present(self, types, nodes) -> int:
-        return self.c.any_(self.pres(u, m) for u in types for m in nodes)
+        """OR of the presence variables of ``types`` x ``nodes``, memoised: the
+        same selector/domain (e.g. an anti-affinity to a label every control
+        type carries) recurs in many guards, and rebuilding it each time made
+        compilation quadratic."""
+        key = (tuple(types), tuple(nodes))
+        u = self._any_memo.get(key)
+        if u is None:
+            u = self._any_memo[key] = self.c.any_(self.pres(t, m) for t in key[0] for m in key[1])
+        return u
+
+    def _here(self, n: int) -> list[int]:
+        """Cone types with a modelled pair on node ``n`` (memoised per node)."""
+        h = self._here_memo.get(n)
+        if h is None:
+            h = self._here_memo[n] = [u for u in self.pre.cone if (u, n) in self.pairs]
+        return h
 
     # ---- guards -----------------------------------------------------------
     def capacity(self, t: int, n: int) -> int:
         inst, c = self.inst, self.c
         node = inst.nodes[n]
-        here = [u for u in self.pre.cone if (u, n) in self.pairs]
+        here = self._here(n)
         parts = []
         if self.kube:
             if PODS_RESOURCE in node.capacity:

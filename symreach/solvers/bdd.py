@@ -51,8 +51,11 @@ from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, re
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 # "compiled": the order of ``TransitionSystem.state_vars`` (types by witness
 # level, target first); "force": ``bdd_images.force_order`` over the guard
-# reads hypergraph
-VAR_ORDERS = ("force", "compiled")
+# reads hypergraph; "auto": "compiled" when the witness graph is acyclic (its
+# levels are then meaningful: pebbling pyramids 2-5x faster than FORCE), else
+# "force" (witness cycles collapse the levels: Railroad-PT-005 pl_P8_1
+# 15 s vs > 40 s)
+VAR_ORDERS = ("auto", "force", "compiled")
 
 
 class _Timeout(Exception):
@@ -94,6 +97,13 @@ class Reachability:
                                       "time_deploy_images_s": 0.0, "time_delete_images_s": 0.0,
                                       "reorderings": 0}
         self._last_reorder_size = max(len(self.bdd), 1000)
+        # chaining yields after every image (with its work, |R|^2 as in the
+        # per-sweep measure of ``BddEngine._search``) instead of once per sweep: bidirectional search then
+        # switches sides within a sweep, so one exploding sweep of one side
+        # cannot starve the other (Angiogenesis-PT-01, a coverable place at
+        # depth 5: forward alone 2.5 s, per-sweep alternation > 120 s)
+        self.fine_steps = False
+        self._size = 1
         self._is_deploy = [a.op == DEPLOY for a in sym.system.actions]
 
     # ---- bookkeeping --------------------------------------------------------
@@ -306,10 +316,17 @@ class Reachability:
         while changed:
             self.stats["iterations"] += 1
             changed = False
-            for i in order:
+            for k, i in enumerate(order):
                 if self._apply(i, self.R) != self.bdd.false:
                     changed = True
-            yield
+                if self.fine_steps:
+                    # the cost of an image is about linear in |R|; the size is
+                    # re-measured every 32 images (a DAG walk costs as much)
+                    if k % 32 == 0:
+                        self._size = max(1, self.R.dag_size)
+                    yield self._size * self._size
+            if not self.fine_steps:
+                yield None
 
     def _saturate(self, k: int, groups) -> None:
         """Close R under groups 0..k: after each batch of group k, re-saturate
@@ -347,6 +364,34 @@ class Reachability:
             cube = sym.cube_of(sym.state_of(u))
             ring = j
         return actions[::-1] if self.forward else actions
+
+
+def _witness_cyclic(system) -> bool:
+    """Whether some deploy reads (positively, outside PB nodes) a pair whose
+    deploy reads it back, transitively: Kahn's algorithm on the witness
+    graph between modelled pairs."""
+    c = system.circuit
+    writer = {a.writes[0] for a in system.actions if a.op == DEPLOY}
+    succ: dict[int, set[int]] = {v: set() for v in writer}
+    indeg = {v: 0 for v in writer}
+    for a in system.actions:
+        if a.op != DEPLOY:
+            continue
+        me = a.writes[0]
+        for v, positive in _polar_support(c, a.guard):
+            if positive and v in writer and v != me and me not in succ[v]:
+                succ[v].add(me)
+                indeg[me] += 1
+    queue = [v for v, d in indeg.items() if d == 0]
+    seen = 0
+    while queue:
+        v = queue.pop()
+        seen += 1
+        for w in succ[v]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                queue.append(w)
+    return seen < len(writer)
 
 
 def _polar_support(c, root: int) -> set[tuple[int, bool]]:
@@ -440,7 +485,7 @@ class BddEngine:
 
     def __init__(self, strategy: str = "chaining", direction: str = "bidirectional",
                  dynamic_reorder: bool = False, type_order: str = "reverse-level",
-                 fast_paths: bool = True, var_order: str = "force") -> None:
+                 fast_paths: bool = True, var_order: str = "auto") -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}")
         if var_order not in VAR_ORDERS:
@@ -474,7 +519,9 @@ class BddEngine:
         t0 = time.perf_counter()
         try:
             t1 = time.perf_counter()
-            order = force_order(system) if self.var_order == "force" else None
+            use_force = self.var_order == "force" or (self.var_order == "auto" and _witness_cyclic(system))
+            stats["var_order"] = "force" if use_force else "compiled"
+            order = force_order(system) if use_force else None
             stats["order_s"] = time.perf_counter() - t1
             sym = SymbolicSystem(system, deadline=deadline, order=order)
         except TimeoutError:
@@ -517,10 +564,11 @@ class BddEngine:
     def _search(self, sym, deadline, stats):
         """Run the fixpoint(s). Returns (the deciding Reachability, _Found or None).
 
-        ``bidirectional`` alternates forward and backward sweeps, giving the
-        next sweep to the side whose work so far (sum of the squared
-        reached-set sizes after each sweep: a deterministic measure that
-        reflects how a sweep's images cost grow with the set) is smaller: forward
+        ``bidirectional`` alternates forward and backward chaining image by
+        image, giving the next image to the side whose work so far (the sum
+        of its squared reached-set sizes over its images: deterministic, and
+        it grows with the set faster than linearly, as the images' cost
+        does) is smaller: forward
         chaining finds witnesses in few sweeps, backward fixpoints are far
         smaller for unreachable targets (pyramid h = 8: 581 vs > 100k nodes).
         A ring-free pass decides; a hit is re-run with rings for the witness.
@@ -528,6 +576,8 @@ class BddEngine:
         directions = ["forward", "backward"] if self.direction == "bidirectional" else [self.direction]
         runs = {d: Reachability(sym, d, self.strategy if len(directions) == 1 else "chaining", deadline,
                                 self.dynamic_reorder, record_rings=False) for d in directions}
+        for r in runs.values():
+            r.fine_steps = len(directions) > 1
         gens = {d: runs[d].sweeps() for d in directions}
         try:
             return self._alternate(sym, deadline, stats, directions, runs, gens)
@@ -541,9 +591,7 @@ class BddEngine:
         while hit_direction is None:
             d = min(directions, key=lambda x: (work[x], directions.index(x)))
             try:
-                next(gens[d])
-                size = max(1, runs[d].R.dag_size)
-                work[d] += size * size
+                work[d] += next(gens[d]) or 0
             except StopIteration:
                 stats["decided_direction"] = d
                 stats["work"] = dict(work)
