@@ -126,6 +126,9 @@ class Reachability:
         if self.deadline is not None and now > self.deadline:
             raise _Timeout()
         self.stats["image_calls"] += 1
+        if self.stats["image_calls"] % 32 == 0:
+            self.report("bdd", direction="forward" if self.forward else "backward", sweeps=self.stats["iterations"],
+                        images=self.stats["image_calls"], nodes=len(self.bdd))
         key = "time_deploy_images_s" if self._is_deploy[i] else "time_delete_images_s"
         self.stats[key] += dt
         if not grown:
@@ -143,6 +146,10 @@ class Reachability:
                 self.stats["reorderings"] += 1
                 self._last_reorder_size = max(len(self.bdd), 1000)
         return new
+
+    @staticmethod
+    def report(engine: str, **counters) -> None:
+        """Progress callback; ``BddEngine`` replaces it with ``Limits.report``."""
 
     # ---- strategies ---------------------------------------------------------
     def run(self) -> None:
@@ -503,6 +510,7 @@ class BddEngine:
         pre, decided = preprocess_or_decide(instance, query, self.name, self.fast_paths, start)
         if decided is not None:
             return decided
+        self._report = limits.report
         res = self._symbolic(instance, query, pre, deadline, start)
         res.time_s = time.perf_counter() - start
         return res
@@ -578,6 +586,7 @@ class BddEngine:
                                 self.dynamic_reorder, record_rings=False) for d in directions}
         for r in runs.values():
             r.fine_steps = len(directions) > 1
+            r.report = self._report
         gens = {d: runs[d].sweeps() for d in directions}
         try:
             return self._alternate(sym, deadline, stats, directions, runs, gens)
