@@ -27,35 +27,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.families import first_marked_depth
+from benchmarks.shared_data import PETRI_DIR
 from symreach.bench import BenchInstance, Job, run_job
 from symreach.encodings.petri_net import PetriNet, read_net
 from symreach.encodings.reduction_petri import encode_petri
 
-DATA = Path("/work/shared/data/petri")
+DATA = PETRI_DIR
 OUT = Path(__file__).resolve().parent / "results" / "bdd_nets.md"
 
 
 def place_depths(net: PetriNet, cap: int) -> dict[str, int]:
     """First BFS level (in transition firings) at which each place is marked,
     over at most ``cap`` markings of the (1-safe) marking graph."""
-    start = frozenset(net.initial)
-    depth = {p: 0 for p in start}
-    seen = {start}
-    level, frontier = 0, [start]
-    while frontier and len(seen) < cap:
-        level += 1
-        nxt = []
-        for m in frontier:
-            for t in net.transitions:
-                if t.pre <= m:
-                    m2 = (m - t.pre) | t.post
-                    if m2 not in seen:
-                        seen.add(m2)
-                        nxt.append(m2)
-                        for p in t.post:
-                            depth.setdefault(p, level)
-        frontier = nxt
-    return depth
+    return first_marked_depth(net, cap)
 
 
 def choose_goals(net: PetriNet, ans: dict, cap: int) -> list[tuple[str, str, str]]:

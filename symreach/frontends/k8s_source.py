@@ -40,21 +40,7 @@ def read_documents(path: Union[str, os.PathLike]) -> tuple[list[object], list[Li
     from symreach.loader import yaml_source
 
     name = str(path)
-    limit = yaml_source.MAX_FILE_BYTES
-    try:
-        size = os.stat(path).st_size
-        if size > limit:
-            raise InputError(f"file is too large ({size} bytes; the limit is {limit})", name)
-        with open(path, "rb") as handle:
-            raw = handle.read(limit + 1)
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror or err}", name) from None
-    if len(raw) > limit:
-        raise InputError(f"file is too large (more than {limit} bytes)", name)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text (byte {err.start})", name) from None
+    text = yaml_source.read_file_text(path)
     if name.lower().endswith(".json"):
         # ``kubectl get -o json`` output is YAML except that JSON allows tabs between
         # tokens; raw tabs cannot occur inside JSON strings, so this keeps values and lines.
