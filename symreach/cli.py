@@ -136,7 +136,9 @@ _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kub
 
 def _write_certificate(path: Path, result: Result) -> None:
     cert = result.certificate
-    if hasattr(cert, "dumps"):
+    if isinstance(cert, str):  # already serialised (by the portfolio's worker process)
+        path.write_text(cert)
+    elif hasattr(cert, "dumps"):
         path.write_text(cert.dumps())
     else:
         path.write_text(json.dumps(cert, default=str, indent=1))

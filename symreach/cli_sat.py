@@ -66,6 +66,9 @@ def _certify_bdd(instance, cert_path: Path, text: str, quiet: bool) -> None:
 
     try:
         data = json.loads(text)
+        if "kind" in data and "format" not in data:
+            raise ValueError(f"a {data['kind']!r} argument from preprocessing (its reason is in the verdict), "
+                             "not an invariant certificate")
         if data.get("format") != FORMAT:
             raise ValueError(f"unknown certificate format {data.get('format')!r}")
         alternatives = tuple(frozenset((instance.type_index(t), instance.node_index(n)) for t, n in alt)

@@ -106,3 +106,29 @@ def test_matrix_on_the_bundled_example():
     out = run("matrix", EXAMPLE)
     assert out.exit_code == 0, out.output
     assert "a" in out.output and "n1" in out.output
+
+
+@pytest.mark.parametrize("engine", ["ic3", "bdd", "auto"])
+def test_cert_out_then_certify(tmp_path, engine):
+    """The README's flow: a not-deployable proof written by check is accepted by certify."""
+    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.generators.dags import pyramid
+    import yaml
+
+    dag = pyramid(3)
+    inst = tmp_path / "p.yaml"
+    inst.write_text(yaml.safe_dump(encode_pebbling(dag.vertices, dag.edges, dag.target, 4)))
+    cert = tmp_path / "inv.txt"
+    assert run("check", str(inst), "--engine", engine, "--cert-out", str(cert)).exit_code == 1
+    out = run("certify", str(inst), str(cert))
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("VALID")
+
+
+def test_certificate_serialised_by_a_worker_is_written_verbatim(tmp_path):
+    from symreach.cli import _write_certificate
+    from symreach.result import Result, Verdict
+
+    target = tmp_path / "c.txt"
+    _write_certificate(target, Result(Verdict.NOT_DEPLOYABLE, "ic3", certificate="# symreach-sat-invariant/1\n"))
+    assert target.read_text() == "# symreach-sat-invariant/1\n"
