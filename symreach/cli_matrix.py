@@ -16,9 +16,9 @@ from symreach.matrix import matrix_table, render_csv, render_json, render_text
 @click.option("--timeout", type=float, default=None, help="Seconds before unknown cells.")
 def matrix_command(file: str, fmt: str, timeout) -> None:
     """Decide, with one fixpoint, which pod types can ever run on which nodes."""
-    from symreach.loader import load_instance
+    from symreach.inputs import load_any
 
-    inst = load_instance(file)
+    inst = load_any(file)
     m = matrix_table(inst, timeout_s=timeout)
     click.echo({"text": render_text, "json": render_json, "csv": render_csv}[fmt](m))
     sys.exit(0 if m.stats.get("complete") else 3)

@@ -132,3 +132,12 @@ def test_certificate_serialised_by_a_worker_is_written_verbatim(tmp_path):
     target = tmp_path / "c.txt"
     _write_certificate(target, Result(Verdict.NOT_DEPLOYABLE, "ic3", certificate="# symreach-sat-invariant/1\n"))
     assert target.read_text() == "# symreach-sat-invariant/1\n"
+
+
+def test_matrix_reads_kubernetes_dumps_and_agrees_with_check():
+    out = run("matrix", DUMP, "--format", "json") if "--format" in run("matrix", "--help").output else None
+    text = run("matrix", DUMP)
+    assert text.exit_code == 0, text.output
+    row = next(line for line in text.output.splitlines() if line.startswith("payments/payments-api"))
+    assert row.split()[-1] == "Y"  # public-c, the last column: deployable, as `check` finds
+    assert out is None or out.exit_code == 0
