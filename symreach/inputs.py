@@ -27,7 +27,7 @@ def input_kind(path: Path) -> str:
     keys = _top_level_keys(head)
     if "version" in keys and "apiVersion" not in keys:
         return "v1"
-    if keys & {"apiVersion", "kind", "items"}:
+    if keys & {"apiVersion", "kind", "items", "metadata", "spec"}:
         return "kubernetes"
     return "v1"  # let the strict v1 loader name what is wrong
 

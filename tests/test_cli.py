@@ -141,3 +141,12 @@ def test_matrix_reads_kubernetes_dumps_and_agrees_with_check():
     row = next(line for line in text.output.splitlines() if line.startswith("payments/payments-api"))
     assert row.split()[-1] == "Y"  # public-c, the last column: deployable, as `check` finds
     assert out is None or out.exit_code == 0
+
+
+def test_manifest_without_kind_is_reported_as_such(tmp_path):
+    """A Kubernetes object missing `kind` must not be read as a v1 instance."""
+    node = tmp_path / "node.yaml"
+    node.write_text("metadata:\n  name: n1\nstatus:\n  allocatable: {cpu: '1'}\n")
+    result = CliRunner().invoke(cli, ["explain", str(node)])
+    assert result.exit_code == 2
+    assert "kind: required field is missing" in result.output
