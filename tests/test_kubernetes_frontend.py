@@ -20,9 +20,10 @@ from symreach.frontends.kubernetes import (
 )
 from symreach.loader import parse_query
 from symreach.quantities import parse_quantity
-from symreach.result import DELETE, DEPLOY, Step, Verdict
+from symreach.result import Verdict
 from symreach.solvers.explicit import ExplicitEngine
 from benchmarks.shared_data import K8S_DIR
+from tests.test_trace_export import CLUSTER_WITNESS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -618,15 +619,7 @@ def test_alias_bombs_and_large_files_are_refused(tmp_path):
 
 # ---- the example dump ----------------------------------------------------------------------------
 
-WITNESS = (
-    Step(DELETE, "shop/checkout-web", "general-c"),
-    Step(DELETE, "shop/recommendations", "general-c"),
-    Step(DEPLOY, "payments/payments-db", "general-c"),
-    Step(DEPLOY, "payments/payments-db-proxy", "general-c"),
-    Step(DELETE, "payments/payments-db", "general-c"),
-    Step(DEPLOY, "payments/payments-cache", "general-c"),
-    Step(DEPLOY, "payments/payments-api", "public-c"),
-)
+WITNESS = CLUSTER_WITNESS  # the documented 7-step answer of examples/README.md
 
 
 def test_cluster_dump_example_loads_cleanly():

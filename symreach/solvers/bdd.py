@@ -45,7 +45,7 @@ from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
-from symreach.solvers.fast_paths import preprocess_or_decide, resolve_query
+from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, reorder
 
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
@@ -504,12 +504,10 @@ class BddEngine:
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
-        start = time.perf_counter()
-        query = resolve_query(instance, query)
-        deadline = start + limits.timeout_s if limits.timeout_s is not None else None
-        pre, decided = preprocess_or_decide(instance, query, self.name, self.fast_paths, start)
-        if decided is not None:
-            return decided
+        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
+        if begun.decided is not None:
+            return begun.decided
+        start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         self._report = limits.report
         res = self._symbolic(instance, query, pre, deadline, start)
         res.time_s = time.perf_counter() - start

@@ -35,7 +35,7 @@ from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
-from symreach.solvers.fast_paths import preprocess_or_decide, resolve_query
+from symreach.solvers.fast_paths import begin_check
 
 
 def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Optional[float]) -> Optional[bool]:
@@ -81,12 +81,10 @@ class BmcEngine:
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
-        start = time.perf_counter()
-        query = resolve_query(instance, query)
-        deadline = start + limits.timeout_s if limits.timeout_s is not None else None
-        pre, decided = preprocess_or_decide(instance, query, self.name, self.fast_paths, start)
-        if decided is not None:
-            return decided
+        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
+        if begun.decided is not None:
+            return begun.decided
+        start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         system = compile_system(instance, query, pre)
         max_depth = limits.max_depth if limits.max_depth is not None else self.default_max_depth
         bmc = _Bmc(system, self.solver_name, self.complete, deadline, max_depth)

@@ -9,12 +9,35 @@ present" answer, so that benchmarks and tests can exercise the engine itself.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Optional
 
 from symreach import semantics
 from symreach.encodings.preprocess import Preprocessed, preprocess
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
+from symreach.solvers.base import Limits
+
+
+@dataclass
+class CheckStart:
+    """What every engine's ``check`` knows after the prologue."""
+
+    start: float
+    deadline: Optional[float]
+    query: Query
+    pre: Preprocessed
+    decided: Optional[Result]
+
+
+def begin_check(instance: Instance, query: Optional[Query], limits: Limits, engine: str,
+                fast_paths: bool) -> CheckStart:
+    """Start the clock, resolve the query, preprocess; ``decided`` is a fast-path answer."""
+    start = time.perf_counter()
+    query = resolve_query(instance, query)
+    deadline = start + limits.timeout_s if limits.timeout_s is not None else None
+    pre, decided = preprocess_or_decide(instance, query, engine, fast_paths, start)
+    return CheckStart(start, deadline, query, pre, decided)
 
 
 def resolve_query(instance: Instance, query: Optional[Query]) -> Query:

@@ -60,7 +60,7 @@ from symreach.encodings.system import TransitionSystem
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
-from symreach.solvers.fast_paths import preprocess_or_decide, resolve_query
+from symreach.solvers.fast_paths import begin_check
 
 Cube = tuple[int, ...]  # sorted signed SAT ids of current-state variables
 
@@ -92,12 +92,10 @@ class Ic3Engine:
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
-        start = time.perf_counter()
-        query = resolve_query(instance, query)
-        deadline = start + limits.timeout_s if limits.timeout_s is not None else None
-        pre, decided = preprocess_or_decide(instance, query, self.name, self.fast_paths, start)
-        if decided is not None:
-            return decided
+        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
+        if begun.decided is not None:
+            return begun.decided
+        start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         system = compile_system(instance, query, pre)
         ic3 = Ic3(system, self, deadline)
         ic3.report = limits.report

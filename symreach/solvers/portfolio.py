@@ -46,20 +46,12 @@ class AutoEngine:
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
-        from symreach.encodings.preprocess import preprocess
-        from symreach import semantics
+        from symreach.solvers.fast_paths import begin_check
 
-        start = time.perf_counter()
-        query = query or instance.query
-        if query is None:
-            raise ValueError("no query given")
-        pre = preprocess(instance, query, engine="auto/preprocess")
-        if pre.decided is not None:
-            result = pre.decided
-            if result.verdict is Verdict.DEPLOYABLE:
-                semantics.replay(instance, result.trace, query)
-            result.time_s = time.perf_counter() - start
-            return result
+        begun = begin_check(instance, query, limits, "auto/preprocess", fast_paths=True)
+        if begun.decided is not None:
+            return begun.decided
+        start, query, pre = begun.start, begun.query, begun.pre
         engines = self._available()
         if self.jobs == 1 or len(engines) == 1:
             result = self._sequential(engines, instance, query, limits, start)
