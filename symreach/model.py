@@ -177,21 +177,47 @@ class PodType:
 
 
 @dataclass(frozen=True)
+class CountTarget:
+    """At least ``at_least`` pods on ``pairs`` at the same time (the sum of their
+    counts): "K pods of T on N", on a node-selector pool, or in a topology domain."""
+
+    pairs: frozenset[Pair]
+    at_least: int
+
+
+@dataclass(frozen=True)
 class Query:
-    """Coverability target in disjunctive normal form.
+    """Coverability target: a DNF of presence, conjoined with count targets.
 
     The target holds in sigma when, for some alternative, every (type, node)
-    pair of that alternative has at least one pod.
+    pair of that alternative has at least one pod, and every count target
+    holds. A pure count query has the single empty alternative.
     """
 
     alternatives: tuple[frozenset[Pair], ...]
     description: str = ""
+    counts: tuple[CountTarget, ...] = ()
 
     def pairs(self) -> frozenset[Pair]:
+        """Every pair the target reads (presence and counts)."""
         out: set[Pair] = set()
         for alt in self.alternatives:
             out |= alt
+        for ct in self.counts:
+            out |= ct.pairs
         return frozenset(out)
+
+    def count_cap(self, p: Pair) -> int:
+        """The largest threshold of a count target that reads ``p`` (0: none).
+
+        A pair that no spread constraint counts needs a counter only up to this
+        value: with ``sigma'(p) = min(sigma(p), K)`` every presence guard keeps
+        its value, capacity and ``maxPerNode`` are no harder, and a sum over
+        several pairs reaches K in sigma' iff it does in sigma (one term alone
+        reaches K, or none was cut). So capping such a pair at K loses no run
+        that covers the target (the count analogue of saturation, SPEC 2.2).
+        """
+        return max((ct.at_least for ct in self.counts if p in ct.pairs), default=0)
 
 
 @dataclass(frozen=True)
@@ -256,3 +282,26 @@ class Instance:
         from dataclasses import replace
 
         return replace(self, query=query)
+
+
+def daemonset_groups(inst: Instance) -> dict[str, dict[int, int]]:
+    """DaemonSet-like workloads: name -> {node index: pod type index}.
+
+    The Kubernetes front end gives a DaemonSet one pod type per node, named
+    ``ns/name@node`` and pinned to that node. A type counts as such a member
+    when its name is ``W@N`` for a node N of the instance and every other
+    node rejects it statically, so the grouping holds for dumps and for the
+    v1 files converted from them alike, and never groups a type that could
+    run elsewhere.
+    """
+    nodes = {n.name: i for i, n in enumerate(inst.nodes)}
+    groups: dict[str, dict[int, int]] = {}
+    for t, pod in enumerate(inst.pod_types):
+        workload, at, node = pod.name.rpartition("@")
+        n = nodes.get(node)
+        if not at or not workload or n is None:
+            continue
+        row = inst.static_block[t]
+        if all(row[m] is not None for m in range(len(inst.nodes)) if m != n):
+            groups.setdefault(workload, {})[n] = t
+    return groups

@@ -245,6 +245,9 @@ def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
 
 
 def query_holds(inst: Instance, query: Query, sigma: Config) -> bool:
+    """Some alternative fully present, and every count target reached."""
+    if not all(sum(sigma[inst.pair(t, n)] for t, n in ct.pairs) >= ct.at_least for ct in query.counts):
+        return False
     return any(all(sigma[inst.pair(t, n)] > 0 for t, n in alt) for alt in query.alternatives)
 
 

@@ -21,8 +21,12 @@ in a fresh BDD manager. It checks:
 5. for counters, Inv implies ``present == (count != 0)``.
 
 Premises taken on trust (each proved in its own module): the cone theorem
-(``encodings.preprocess``), saturation (SPEC 2.2), and a user's explicit
-``maxPerNode`` bound of a counted pair.
+(``encodings.preprocess``), saturation (SPEC 2.2), a user's explicit
+``maxPerNode`` bound of a counted pair, and the cap of a pair that only a
+count target reads at that target's threshold (``model.Query.count_cap``).
+Count targets (``counts``: ``{pairs, atLeast}``) are part of the target:
+Inv must miss "some alternative present and every sum >= atLeast", and a
+pair a count target reads must be a counter.
 
 Certificate format (JSON-serialisable dict), ``format: symreach-bdd-invariant/1``:
 ``cone`` (type names), ``pairs`` (``{pod, node, bits}``, ``bits = 0`` for a
@@ -98,7 +102,9 @@ def dump_certificate(instance: Instance, query: Query, system, sym, inv) -> dict
     cone = sorted(tn[t] for t in system.cone)
     return {"format": FORMAT, "profile": instance.profile, "cone": cone, "pairs": pairs,
             "variables": [name_of[x] for x in order], "nodes": nodes, "root": root_id,
-            "query": [sorted([tn[t], nn[n]] for t, n in alt) for alt in query.alternatives]}
+            "query": [sorted([tn[t], nn[n]] for t, n in alt) for alt in query.alternatives],
+            "counts": [{"pairs": sorted([tn[t], nn[n]] for t, n in ct.pairs), "atLeast": ct.at_least}
+                       for ct in query.counts]}
 
 
 def write_certificate(cert: dict, path: str) -> None:
@@ -144,6 +150,8 @@ class _Checker:
             self.vname[key] = f"v{i}"
             self.bdd.declare(f"v{i}")
         self.inv = self._load()
+        self.spread_counted = {(u, m) for t in self.cone for h in inst.pod_types[t].spread
+                               for u in h.counts for m in h.eligible if h.topology.domain_of[m] is not None}
 
     def _load(self):
         b = self.bdd
@@ -297,9 +305,12 @@ class _Checker:
     # ---- the checks ------------------------------------------------------------
     def _cone_closed(self) -> None:
         inst = self.inst
-        need = {t for alt in self.query.alternatives for t, _ in alt}
+        need = {t for t, _ in self.query.pairs()}
         if not need <= self.cone:
             raise CertificateError("the cone misses a target type")
+        for p, (bits, _) in self.pairs.items():
+            if bits == 0 and self.query.count_cap(p) > 1:
+                raise CertificateError("a pair a count target reads is modelled without a counter")
         for t in self.cone:
             pod = inst.pod_types[t]
             if pod.affinity:
@@ -347,6 +358,12 @@ class _Checker:
             for t, n in alt:
                 conj &= self.present(t, n)
             target |= conj
+        for ct in self.query.counts:
+            reached = b.false
+            for v, f in self.dist([(1, u, m) for u, m in sorted(ct.pairs)]).items():
+                if v >= ct.at_least:
+                    reached |= f
+            target &= reached
         if inv & target != b.false:
             raise CertificateError("the invariant meets the target")
         # 3. induction
@@ -382,6 +399,8 @@ class _Checker:
                 mpn = self.inst.pod_types[p[0]].max_per_node
                 if mpn is not None and bound >= mpn:
                     continue  # the user's explicit maxPerNode bound is a premise (SPEC 2.2)
+                if p not in self.spread_counted and bound >= self.query.count_cap(p) > 0:
+                    continue  # capped at a count target's threshold: a premise (Query.count_cap)
                 raise CertificateError("a counter can exceed its bound")
             post = b.exist(names, pre) & self.eq(*p, c2)
             if bits:

@@ -41,9 +41,14 @@ checks, in order:
    value), ``Inv(s) & guard(s) & pre(s) & -C(post)`` is unsatisfiable for
    every clause C that mentions the pair (the other clauses are untouched by
    the action); deploying an unlisted pair must therefore be impossible;
-4. ``Inv & alternative`` is unsatisfiable for every target alternative.
+4. ``Inv & alternative & counts`` is unsatisfiable for every target
+   alternative, where ``counts`` (header ``counts``, optional) says every
+   count target's sum reaches its ``atLeast``; a pair a count target reads
+   must be a counter.
 
-Saturation (SPEC 2.2) and the cone theorem are the two facts taken on trust.
+Saturation (SPEC 2.2) and the cone theorem are the facts taken on trust,
+with their count analogue: a pair only a count target reads may be capped
+at the target's threshold (``model.Query.count_cap``).
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ class InvariantCertificate:
     cone: list[str]
     pairs: list[dict[str, Any]]
     clauses: list[list[tuple[tuple, bool]]] = field(default_factory=list)
+    # count targets: {"pairs": [[pod, node], ...], "atLeast": K}, conjoined with the query
+    counts: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_system(cls, inst: Instance, query: Query, system, lemmas) -> "InvariantCertificate":
@@ -90,7 +97,9 @@ class InvariantCertificate:
         pairs = [{"pod": tn[t], "node": nn[n], "bits": len(pv.count_bits), "bound": pv.bound}
                  for (t, n), pv in sorted(system.pairs.items())]
         q = [sorted((tn[t], nn[n]) for t, n in alt) for alt in query.alternatives]
-        return cls(inst.source, inst.profile, q, sorted(tn[t] for t in system.cone), pairs, clauses)
+        counts = [{"pairs": sorted([tn[t], nn[n]] for t, n in ct.pairs), "atLeast": ct.at_least}
+                  for ct in query.counts]
+        return cls(inst.source, inst.profile, q, sorted(tn[t] for t in system.cone), pairs, clauses, counts)
 
     # ---- text -----------------------------------------------------------------
     @staticmethod
@@ -106,6 +115,8 @@ class InvariantCertificate:
                  f"# query: {json.dumps(self.query)}",
                  f"# cone: {json.dumps(self.cone)}",
                  f"# pairs: {json.dumps(self.pairs)}"]
+        if self.counts:
+            lines.append(f"# counts: {json.dumps(self.counts)}")
         for r in self.render().splitlines():
             lines.append(f"## {r}")
         for cl in self.clauses:
@@ -162,10 +173,12 @@ class InvariantCertificate:
             query = [[(str(p), str(n)) for p, n in alt] for alt in header["query"]]
             pairs = [{"pod": str(p["pod"]), "node": str(p["node"]), "bits": int(p["bits"]),
                       "bound": int(p["bound"])} for p in header["pairs"]]
+            counts = [{"pairs": [[str(p), str(n)] for p, n in ct["pairs"]], "atLeast": int(ct["atLeast"])}
+                      for ct in header.get("counts", [])]
         except (TypeError, ValueError, KeyError) as exc:
             raise ValueError(f"bad query or pairs header: {exc}") from None
         return cls(str(header.get("instance", "")), str(header.get("profile", "")), query,
-                   [str(c) for c in header["cone"]], pairs, clauses)
+                   [str(c) for c in header["cone"]], pairs, clauses, counts)
 
     # ---- readable ----------------------------------------------------------------
     def render(self) -> str:
@@ -239,7 +252,9 @@ class _Checker:
         if cert.profile and cert.profile != inst.profile:
             raise CertificateError(f"certificate is for profile {cert.profile!r}, instance is {inst.profile!r}")
         self.alts = [frozenset(pair(p, n) for p, n in alt) for alt in cert.query]
-        if query is not None and set(self.alts) != set(query.alternatives):
+        self.counts = [(frozenset(pair(p, n) for p, n in ct["pairs"]), ct["atLeast"]) for ct in cert.counts]
+        if query is not None and (set(self.alts) != set(query.alternatives) or
+                                  set(self.counts) != {(ct.pairs, ct.at_least) for ct in query.counts}):
             raise CertificateError("the certificate is for another query")
         self.cone = set()
         for c in cert.cone:
@@ -357,6 +372,10 @@ class _Checker:
         nodes = list(nodes)
         return self.or_([self.present[(u, m)] for u in sorted(types) if u in self.cone for m in nodes])
 
+    def count_cap(self, p) -> int:
+        """The largest threshold of a count target reading ``p`` (0: none)."""
+        return max((k for ps, k in self.counts if p in ps), default=0)
+
     def _pn(self, p) -> str:
         return f"{self.inst.pod_types[p[0]].name}@{self.inst.nodes[p[1]].name}"
 
@@ -436,7 +455,7 @@ class _Checker:
     # ---- the checks -----------------------------------------------------------------------
     def _structure(self) -> None:
         inst = self.inst
-        need = {t for alt in self.alts for t, _ in alt}
+        need = {t for alt in self.alts for t, _ in alt} | {t for ps, _ in self.counts for t, _ in ps}
         if not need <= self.cone:
             raise CertificateError("the cone misses a target type")
         counted: set[tuple[int, int]] = set()
@@ -453,12 +472,15 @@ class _Checker:
                 for m in sc.eligible:
                     if sc.topology.domain_of[m] is not None:
                         counted |= {(u, m) for u in sc.counts}
+        self.spread_counted = counted
         for p, (bits, bound) in self.bits.items():
             if p[0] not in self.cone:
                 raise CertificateError(f"listed pair {self._pn(p)} is outside the cone")
             init = self.inst.initial.get(p, 0)
             if p in counted and not bits:
                 raise CertificateError(f"pair {self._pn(p)} is counted by a spread constraint but has no counter")
+            if not bits and self.count_cap(p) > 1:
+                raise CertificateError(f"pair {self._pn(p)} is read by a count target but has no counter")
             if bits and (bound < max(init, 1) or bound >= 1 << bits):
                 raise CertificateError(f"counter of {self._pn(p)}: bad bound {bound} for {bits} bits")
 
@@ -525,8 +547,13 @@ class _Checker:
         self._declare()
         self._initial_ok()
         self._inv()
+        reached = []
+        for ps, k in self.counts:  # h -> sum of the counts >= k
+            h = self.fresh()
+            self.at_most(h, [(-w, x) for u, m in sorted(ps) for w, x in self.count_terms(u, m, 1)], -k)
+            reached.append(h)
         for alt in self.alts:
-            if self.solver.solve(assumptions=[self.present[p] for p in sorted(alt)]):
+            if self.solver.solve(assumptions=[self.present[p] for p in sorted(alt)] + reached):
                 names = ", ".join(self._pn(p) for p in sorted(alt))
                 raise CertificateError(f"the invariant does not exclude the target ({names})")
         inst = self.inst
@@ -543,10 +570,12 @@ class _Checker:
                     self._preserved(p, h, True)
                     if p in self.counter:
                         bound = self.bits[p][1]
-                        user = inst.pod_types[t].max_per_node is not None and \
-                            bound >= inst.multiplicity_bound.get(p, bound + 1)
+                        mpn = inst.pod_types[t].max_per_node
+                        user = mpn is not None and (bound >= mpn or
+                                                    bound >= inst.multiplicity_bound.get(p, bound + 1))
                         at_bound = [b if bound >> j & 1 else -b for j, b in enumerate(self.counter[p])]
-                        if not user and self.solver.solve(assumptions=[h] + at_bound):
+                        capped = p not in self.spread_counted and bound >= self.count_cap(p) > 0
+                        if not user and not capped and self.solver.solve(assumptions=[h] + at_bound):
                             raise CertificateError(f"a deployment of {self._pn(p)} at its counter bound "
                                                    f"{bound} is possible")
                 if p in self.bits:

@@ -53,7 +53,7 @@ def _certify_bdd(instance, cert_path: Path, text: str, quiet: bool) -> None:
     import json
 
     from symreach.certify.bdd_invariant import FORMAT, check_certificate
-    from symreach.model import Query
+    from symreach.model import CountTarget, Query
 
     try:
         data = json.loads(text)
@@ -64,10 +64,13 @@ def _certify_bdd(instance, cert_path: Path, text: str, quiet: bool) -> None:
             raise ValueError(f"unknown certificate format {data.get('format')!r}")
         alternatives = tuple(frozenset((instance.type_index(t), instance.node_index(n)) for t, n in alt)
                              for alt in data["query"])
+        counts = tuple(CountTarget(frozenset((instance.type_index(t), instance.node_index(n))
+                                             for t, n in ct["pairs"]), int(ct["atLeast"]))
+                       for ct in data.get("counts", ()))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         click.echo(f"symreach: error: {cert_path}: not a valid BDD certificate: {exc}", err=True)
         sys.exit(2)
-    ok, message = check_certificate(instance, Query(alternatives, "certificate query"), data)
+    ok, message = check_certificate(instance, Query(alternatives, "certificate query", counts), data)
     if not quiet:
         click.echo(("VALID: " if ok else "INVALID: ") + message)
     sys.exit(0 if ok else 1)

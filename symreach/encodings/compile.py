@@ -19,6 +19,9 @@ circuit over the modelled pairs, check by check:
   kubernetes also: no pod of a type whose anti-affinity term matches t in
   that term's domain of n.
 
+The target is the query's DNF of presence variables, conjoined with one PB
+node ``sum of counters >= K`` per count target.
+
 Pairs outside the may-be-present fixpoint read as 0; types outside the cone
 do not exist (their pods are extras, deleted by ``realize_trace``).
 """
@@ -276,6 +279,10 @@ class _Compiler:
             for j, b in enumerate(pv.count_bits):
                 initial[b] = bool(cnt >> j & 1)
         target = c.any_(c.all_(self.pres(t, n) for t, n in sorted(alt)) for alt in self.query.alternatives)
+        for ct in self.query.counts:
+            # sum of the counters >= K; preprocessing gave every read pair a counter
+            terms = [tm for t, n in sorted(ct.pairs) for tm in self.count_terms(t, n, 1)]
+            target = c.and_(target, c.pb_ge(terms, ct.at_least))
         extras: dict[Pair, int] = {}
         for p, cnt in inst.initial.items():
             diff = cnt - pre.abstract_initial.get(p, 0)

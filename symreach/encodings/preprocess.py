@@ -297,6 +297,7 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
     may = frozenset(added)
     stats["pairs_may"] = len(may)
     counted = _counted_pairs(inst, cone, may)
+    add_count_targets(inst, query, may, counted)
     abstract_initial = {p: (c if p in counted else 1) for p, c in sigma0.items() if p in may}
     pre = Preprocessed(inst, query, cone, may, frozenset(candidates & may), counted,
                        abstract_initial, PSPACE_HARD, stats)
@@ -316,13 +317,15 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
         done(Verdict.DEPLOYABLE, "the target is initially present", how="initial")
         return pre
     alive = [alt for alt in query.alternatives if alt <= may]
+    if any(not ct.pairs & may for ct in query.counts):
+        alive = []  # a count target none of whose pairs can ever hold a pod
     if not alive:
         done(Verdict.NOT_DEPLOYABLE,
              "no alternative of the target lies in the may-be-present fixpoint "
              f"({len(may)} pairs over {len(cone)} cone types; SPEC 2.2 over-approximation)",
              cert={"kind": "may-fixpoint", "pairs": sorted(may)}, how="may-fixpoint")
         return pre
-    if pre.fragment == AFFINITY_FREE and all(len(alt) == 1 for alt in query.alternatives):
+    if pre.fragment == AFFINITY_FREE and not query.counts and all(len(alt) == 1 for alt in query.alternatives):
         for alt in sorted(query.alternatives, key=sorted):
             (t, n), = alt
             if inst.pod_types[t].creatable and semantics.hard(inst, t, n, (0,) * inst.num_pairs):
@@ -334,6 +337,11 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
         done(Verdict.NOT_DEPLOYABLE, "Theorem 5: the target type is affinity-free, not initially "
              "present, and Hard(t*, n*, 0) fails (or it is not creatable)",
              cert={"kind": "theorem-5"}, how="theorem-5")
+        return pre
+    if query.counts:
+        # Theorem 5 and the fixpoint's exactness speak of presence only: with
+        # K pods, capacity and anti-affinity between the target's own pods
+        # matter, so a count target is left to the engine.
         return pre
     if try_greedy or pre.fragment == MONOTONE:
         trace = greedy_witness(inst, query, added, why)
@@ -359,6 +367,30 @@ def _counted_pairs(inst: Instance, cone: frozenset[int], may: frozenset[Pair]) -
                     if (u, m) in may and (u, m) not in counted:
                         counted[(u, m)] = multiplicity_bound(inst, u, m)
     return counted
+
+
+def add_count_targets(inst: Instance, query: Query, pairs, counted: dict[Pair, int]) -> None:
+    """Give every pair a count target reads (among ``pairs``) a counter.
+
+    A pair a spread constraint already counts keeps its bound. Any other pair
+    is capped at the target's threshold K (``Query.count_cap``: capping at K
+    is exact for the target), or lower when ``maxPerNode`` or capacity alone
+    bounds it; never
+    below its initial count. So a count target needs no ``maxPerNode``.
+    """
+    for ct in query.counts:
+        for p in sorted(ct.pairs & frozenset(pairs)):
+            if p in counted:
+                continue
+            bound = query.count_cap(p)
+            mpn = inst.pod_types[p[0]].max_per_node
+            if mpn is not None:
+                bound = min(bound, mpn)  # compiled guards leave maxPerNode to the counter's bound
+            try:
+                bound = min(bound, multiplicity_bound(inst, *p))
+            except ValueError:
+                pass  # nothing else bounds it: K does
+            counted[p] = max(bound, inst.initial.get(p, 0), 1)
 
 
 def multiplicity_bound(inst: Instance, u: int, m: int) -> int:
@@ -396,6 +428,7 @@ def identity(inst: Instance, query: Query) -> Preprocessed:
                 if h.topology.domain_of[m] is not None:
                     for u in h.counts:
                         counted.setdefault((u, m), multiplicity_bound(inst, u, m))
+    add_count_targets(inst, query, pairs, counted)
     abstract_initial = {p: (c if p in counted else 1) for p, c in inst.initial.items()}
     deployable = frozenset(p for p in pairs if inst.pod_types[p[0]].creatable)
     return Preprocessed(inst, query, cone, pairs, deployable, counted, abstract_initial, PSPACE_HARD,

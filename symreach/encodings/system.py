@@ -15,7 +15,7 @@ State
       index ``n`` (indices of the *original* ``Instance``).
     - ``("count", t, n, j)``: bit ``j`` (least significant first) of the binary
       multiplicity counter of a *counted* pair (one some spread constraint
-      observes). For a counted pair ``present == (count != 0)`` holds in the
+      observes, or one a count target reads). For a counted pair ``present == (count != 0)`` holds in the
       initial state and every action preserves it, so guards read presence
       from the ``present`` variable and multiplicities from the counter.
 
@@ -52,7 +52,8 @@ Actions
       post (count=v-1, p=(v>1)).
 
 Target
-    ``target`` is a circuit over the state (a DNF of presence variables).
+    ``target`` is a circuit over the state (a DNF of presence variables, and
+    for count targets a PB node over counters).
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ __all__ = [
     "load_text", "parse_query", "thaw",
 ]
 
-_CLI_OPTIONS = {"pod": "--pod", "node": "--node", "nodeSelector": "--node-selector"}
+_CLI_OPTIONS = {"pod": "--pod", "node": "--node", "nodeSelector": "--node-selector", "domain": "--domain",
+                "count": "--count", "more": "--more"}
 
 
 def load_instance(path: Union[str, os.PathLike]) -> Instance:
@@ -83,6 +84,10 @@ def parse_query(
     node: Optional[str] = None,
     node_selector: Optional[dict[str, str]] = None,
     with_pairs: Sequence[tuple[str, str]] = (),
+    *,
+    count: Optional[int] = None,
+    more: bool = False,
+    domain: Optional[tuple[str, str]] = None,
 ) -> Query:
     """A query from command-line options; errors name the option (``--pod`` ...)."""
 
@@ -90,7 +95,8 @@ def parse_query(
         return ("--with", index) if index is not None else (_CLI_OPTIONS[part],)
 
     try:
-        return build_query(instance, pod, node, node_selector, list(with_pairs), locate)
+        return build_query(instance, pod, node, node_selector, list(with_pairs), locate,
+                           count=count, more=more, domain=domain)
     except FieldError as err:
         where = err.path[0] if len(err.path) == 1 else f"{err.path[0]} #{err.path[1] + 1}"
         raise InputError(err.problem, field_path=str(where)) from None

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Optional, Sequence
 
-from symreach.model import Instance, Query
-from symreach.loader.shapes import FieldError, Path, mapping, sequence, string, string_map
+from symreach.model import CountTarget, Instance, Pair, Query, daemonset_groups
+from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_map
 
-QUERY_FIELDS = ("pod", "node", "nodeSelector", "with")
+QUERY_FIELDS = ("pod", "node", "nodeSelector", "domain", "with", "count", "more")
+
+# A count target's threshold caps a counter (Query.count_cap); keep it sane.
+MAX_COUNT = 10_000
 
 # Where each part of a query comes from, for error messages: (part, with-index) -> path.
 Locate = Callable[[str, Optional[int]], Path]
@@ -27,6 +30,16 @@ def query_from_document(instance: Instance, raw: object) -> Optional[Query]:
     selector = None
     if body.get("nodeSelector") is not None:
         selector = string_map(body["nodeSelector"], ("query", "nodeSelector"))
+    domain = None
+    if body.get("domain") is not None:
+        entries = string_map(body["domain"], ("query", "domain"))
+        if len(entries) != 1:
+            raise FieldError(("query", "domain"), "give exactly one topology key and value, "
+                                                  "e.g. {topology.kubernetes.io/zone: a}")
+        domain = next(iter(entries.items()))
+    count = None if body.get("count") is None else integer(body["count"], ("query", "count"), minimum=1,
+                                                            maximum=MAX_COUNT)
+    more = boolean(body.get("more"), ("query", "more"), False)
     pairs = []
     for i, item in enumerate(sequence(body.get("with"), ("query", "with"))):
         path = ("query", "with", i)
@@ -36,7 +49,7 @@ def query_from_document(instance: Instance, raw: object) -> Optional[Query]:
     def locate(part: str, index: Optional[int]) -> Path:
         return ("query", "with", index, part) if index is not None else ("query", part)
 
-    return build_query(instance, pod, node, selector, pairs, locate)
+    return build_query(instance, pod, node, selector, pairs, locate, count=count, more=more, domain=domain)
 
 
 def build_query(
@@ -46,10 +59,22 @@ def build_query(
     node_selector: Optional[Mapping[str, str]],
     with_pairs: Sequence[tuple[str, str]],
     locate: Locate,
+    *,
+    count: Optional[int] = None,
+    more: bool = False,
+    domain: Optional[tuple[str, str]] = None,
 ) -> Query:
-    """DNF target: one alternative per candidate node of ``pod``, each plus the ``with`` pairs."""
+    """The target over the pairs of ``pod`` on the chosen nodes, plus the ``with`` pairs.
+
+    Presence (count 1): one DNF alternative per candidate pair. ``count`` K >= 2
+    (or ``more``: one more than sigma0 has there) is a ``CountTarget`` over the
+    candidate pairs, i.e. the sum over the node, the selector's pool or the
+    topology domain. ``pod`` may name a DaemonSet (``ns/name``): its pod type
+    for each candidate node (``model.daemonset_groups``).
+    """
     types = {t.name: i for i, t in enumerate(instance.pod_types)}
     nodes = {n.name: i for i, n in enumerate(instance.nodes)}
+    groups = daemonset_groups(instance) if pod is not None and pod not in types else {}
 
     def type_of(name: str, index: Optional[int]) -> int:
         if name not in types:
@@ -63,35 +88,64 @@ def build_query(
 
     extra = frozenset((type_of(p, i), node_of(n, i)) for i, (p, n) in enumerate(with_pairs))
     with_text = " and ".join(f"{p} on {n}" for p, n in with_pairs)
-    if node is not None and node_selector is not None:
-        raise FieldError(locate("nodeSelector", None), "give either a node or a node selector, not both")
+    scopes = [part for part, given in (("node", node), ("nodeSelector", node_selector), ("domain", domain))
+              if given is not None]
+    if len(scopes) > 1:
+        words = {"node": "node", "nodeSelector": "node selector", "domain": "domain"}
+        raise FieldError(locate(scopes[1], None),
+                         f"give either a {words[scopes[0]]} or a {words[scopes[1]]}, not both")
+    if count is not None and more:
+        raise FieldError(locate("more", None), "give a count or 'more', not both")
     if pod is None:
-        if node is not None or node_selector is not None:
-            raise FieldError(locate("pod", None), "a node or node selector needs a pod type")
+        if scopes or count is not None or more:
+            raise FieldError(locate("pod", None), "a node or node selector needs a pod type (so do a domain and a count)")
         if not extra:
             raise FieldError(locate("pod", None), "no target: give a pod type")
         return Query((extra,), with_text)
-    t = type_of(pod, None)
     if node is not None:
         candidates = [node_of(node, None)]
         where = node
-    elif node_selector is not None:
-        candidates = [
-            n for n, nd in enumerate(instance.nodes)
-            if all(nd.labels.get(k) == v for k, v in node_selector.items())
-        ]
-        text = ",".join(f"{k}={v}" for k, v in node_selector.items())
+    elif node_selector is not None or domain is not None:
+        labels = dict(node_selector) if node_selector is not None else dict([domain])
+        part = "nodeSelector" if node_selector is not None else "domain"
+        candidates = [n for n, nd in enumerate(instance.nodes)
+                      if all(nd.labels.get(k) == v for k, v in labels.items())]
+        text = ",".join(f"{k}={v}" for k, v in labels.items())
         if not candidates:
-            raise FieldError(locate("nodeSelector", None), f"no node matches {text or '{}'}")
-        where = f"any node matching {text}" if text else "any node"
+            raise FieldError(locate(part, None), f"no node matches {text or '{}'}")
+        if part == "domain":
+            where = f"topology domain {text}"
+        else:
+            where = f"any node matching {text}" if text else "any node"
     else:
         candidates = list(range(len(instance.nodes)))
         where = "any node"
         if not candidates:
             raise FieldError(locate("pod", None), "the instance has no nodes")
-    alternatives = tuple(frozenset({(t, n)}) | extra for n in candidates)
-    description = f"{pod} on {where}" + (f" with {with_text}" if with_text else "")
-    return Query(alternatives, description)
+    if pod in types:
+        targets = [(types[pod], n) for n in candidates]
+    elif pod in groups:
+        targets = [(groups[pod][n], n) for n in candidates if n in groups[pod]]
+        if not targets:
+            raise FieldError(locate("pod", None), f"DaemonSet '{pod}' has no pod type on {where}")
+    else:
+        type_of(pod, None)  # raises: unknown
+        raise AssertionError("unreachable")
+    return _target(instance, pod, where, targets, extra, with_text, count, more)
+
+
+def _target(instance: Instance, pod: str, where: str, targets: list[Pair], extra: frozenset[Pair],
+            with_text: str, count: Optional[int], more: bool) -> Query:
+    suffix = f" with {with_text}" if with_text else ""
+    initially = sum(instance.initial.get(p, 0) for p in targets)
+    k = initially + 1 if more else (count or 1)
+    if k <= 1:
+        alternatives = tuple(frozenset({p}) | extra for p in targets)
+        return Query(alternatives, f"{pod} on {where}{suffix}")
+    what = f"{k} pods of {pod} on {where} at once"
+    if more:
+        what += f" (one more than the {initially} initially there)"
+    return Query((extra,), what + suffix, (CountTarget(frozenset(targets), k),))
 
 
 def _known(names: Mapping[str, int]) -> str:

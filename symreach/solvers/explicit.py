@@ -4,7 +4,8 @@ It calls the executable semantics directly, so it is the oracle the symbolic
 engines are compared with. Saturation (SPEC 2.2): a pair that no spread
 constraint counts is never deployed while already present, because a second
 pod of the same type on the same node changes no presence guard and only
-consumes capacity. Counted pairs keep exact counts up to their bound. The
+consumes capacity. Counted pairs keep exact counts up to their bound; a pair
+a count target reads is counted up to the target's threshold. The
 initial configuration is kept exact (counts above 1 are deleted one by one),
 so every returned trace replays from sigma0 unchanged and is shortest among
 saturated traces.
@@ -45,11 +46,13 @@ class ExplicitEngine:
         return result
 
 
-def _deploy_candidates(inst: Instance, uncounted_cap: int) -> list[tuple[int, int, int, int]]:
+def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list[tuple[int, int, int, int]]:
     """(t, n, pair index, cap) for every creatable, statically feasible pair.
 
     ``cap`` is the largest count worth reaching: 1 for saturated pairs, the
-    multiplicity bound for counted ones.
+    multiplicity bound for counted ones, and at least the threshold K of a
+    count target that reads the pair (``Query.count_cap``: capping at K is
+    exact for the target).
     """
     out = []
     bounds = inst.multiplicity_bound
@@ -58,7 +61,8 @@ def _deploy_candidates(inst: Instance, uncounted_cap: int) -> list[tuple[int, in
             continue
         for n in range(len(inst.nodes)):
             if inst.static_block[t][n] is None:
-                out.append((t, n, inst.pair(t, n), bounds.get((t, n), uncounted_cap)))
+                cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)))
+                out.append((t, n, inst.pair(t, n), cap))
     return out
 
 
@@ -68,7 +72,7 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
     if semantics.query_holds(inst, query, sigma0):
         return Result(Verdict.DEPLOYABLE, "explicit", reason="the target is initially present",
                       stats=stats)
-    candidates = _deploy_candidates(inst, uncounted_cap)
+    candidates = _deploy_candidates(inst, query, uncounted_cap)
     parent: dict[Config, tuple[Optional[Config], Optional[Step]]] = {sigma0: (None, None)}
     frontier: deque[Config] = deque([sigma0])
     expanded = 0
