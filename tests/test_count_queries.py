@@ -200,3 +200,34 @@ def test_daemonset_name_on_the_command_line():
     assert out.exit_code == 1, out.output
     out = CliRunner().invoke(cli, ["check", LOKI, "--pod", "monitoring/nope", "--node", "worker-b1"])
     assert out.exit_code == 2 and "unknown pod type" in out.output
+
+
+def test_explain_groups_daemonset_rows_and_asks_for_one_more():
+    out = run("explain", LOKI)
+    assert out.exit_code == 0
+    assert out.output.count("pod monitoring/node-exporter") == 1
+    assert "@worker" not in out.output
+    out = run("explain", LOKI, "--pod", "monitoring/node-exporter", "--json")
+    rows = json.loads(out.output)
+    assert [r["pod"] for r in rows] == ["monitoring/node-exporter"] and len(rows[0]["nodes"]) == 5
+    out = run("explain", LOKI, "--pod", "monitoring/loki", "--node", "worker-b1", "--json")
+    reach = json.loads(out.output)[0]["reachability"]
+    assert reach["verdict"] == "deployable" and reach["more"]["verdict"] == "not-deployable"
+    assert reach["more"]["at_least"] == 2
+
+
+def test_matrix_groups_daemonset_rows():
+    from symreach.solvers.matrix import matrix_table, render_csv, render_text
+
+    inst = load_any(Path(LOKI))
+    m = matrix_table(inst)
+    text = render_text(m)
+    lines = [line for line in text.splitlines() if line.startswith("monitoring/node-exporter")]
+    assert len(lines) == 1 and lines[0].split()[1:] == ["Y"] * 5
+    rows = [r for r in render_csv(m).splitlines() if r.startswith("monitoring/node-exporter,")]
+    assert len(rows) == 5
+    dump = load_any(ROOT / "examples" / "cluster-dump.yaml")
+    groups = daemonset_groups(dump)
+    assert groups, "the cluster dump has DaemonSets"
+    m = matrix_table(dump)
+    assert len(m.row_subjects()) == len(dump.pod_types) - sum(len(g) - 1 for g in groups.values())

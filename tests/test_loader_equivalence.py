@@ -92,6 +92,8 @@ def render(instance: Instance) -> dict:
         "query": None if instance.query is None else [
             [list(map(list, alt)) for alt in instance.query.alternatives], instance.query.description],
     }
+    if instance.query is not None and instance.query.counts:  # absent before count targets existed
+        out["query"].append([[sorted(map(list, ct.pairs)), ct.at_least] for ct in instance.query.counts])
     return out
 
 

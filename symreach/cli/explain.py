@@ -22,21 +22,21 @@ from symreach.errors import InputError
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def explain_command(file: Path, pod, node, engine, timeout, as_json) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
-    from symreach.report.explain import explain as explain_pod
-    from symreach.report.explain import explanation_text
-    from symreach.frontends.dispatch import load_any, resolve_pod
+    from symreach.report.explain import explain_subject, explanation_text, subjects
+    from symreach.frontends.dispatch import load_any
 
     instance = load_any(file)
-    types = [resolve_pod(instance, pod)] if pod else list(range(len(instance.pod_types)))
-    explanations = [explain_pod(instance, t) for t in types]
-    outcomes: list[Optional[dict]] = [None] * len(types)
+    about = subjects(instance, pod)
+    explanations = [explain_subject(instance, s) for s in about]
+    outcomes: list[Optional[dict]] = [None] * len(about)
     if node is not None:
         if node not in {n.name for n in instance.nodes}:
             raise InputError(f"unknown node {node!r}", filename=str(file), field_path="--node")
         explanations = [type(e)(e.pod, tuple(v for v in e.nodes if v.node == node)) for e in explanations]
-        for i, (t, e) in enumerate(zip(types, explanations)):
-            if not e.nodes[0].static:
-                outcomes[i] = _decide_and_narrate(instance, t, node, engine, timeout)
+        n = instance.node_index(node)
+        for i, (s, e) in enumerate(zip(about, explanations)):
+            if not e.nodes[0].static and s.per_node[n] is not None:
+                outcomes[i] = _decide_and_narrate(instance, s.per_node[n], node, engine, timeout)
     if as_json:
         data = [dict(e.to_json(), reachability=o) if o else e.to_json() for e, o in zip(explanations, outcomes)]
         click.echo(json.dumps(data, indent=1))
@@ -49,11 +49,19 @@ def explain_command(file: Path, pod, node, engine, timeout, as_json) -> None:
             text += "".join(f"\n    {i}. {line}" for i, line in enumerate(o["narration"], 1))
             if o["reason"] and not o["narration"]:
                 text += f"\n    {o['reason']}"
+            more = o.get("more")
+            if more:
+                text += (f"\n  one more on {node} ({more['at_least']} at once)? {more['verdict']} "
+                         f"({more['engine']}, {more['time_s']:.2f} s)")
+                text += "".join(f"\n    {i}. {line}" for i, line in enumerate(more["narration"], 1))
+                if more["reason"] and not more["narration"]:
+                    text += f"\n    {more['reason']}"
         blocks.append(text)
     click.echo("\n\n".join(blocks))
 
 
 def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float) -> dict:
+    from symreach.loader import parse_query
     from symreach.model import Query
     from symreach.report.narrate import narrate
     from symreach.solvers.base import Limits
@@ -61,6 +69,14 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
 
     n = instance.node_index(node)
     query = Query((frozenset({(t, n)}),), f"{instance.pod_types[t].name} on {node}")
-    result = make_engine(engine).check(instance, query, Limits(timeout_s=timeout))
-    return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
-            "reason": result.reason, "narration": narrate(instance, result.trace)}
+
+    def decide(q: Query) -> dict:
+        result = make_engine(engine).check(instance, q, Limits(timeout_s=timeout))
+        return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
+                "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description}
+    out = decide(query)
+    if instance.initial.get((t, n), 0) > 0:
+        # "initially present" answers the wrong question for an operator: ask for one more
+        more = parse_query(instance, instance.pod_types[t].name, node, more=True)
+        out["more"] = dict(decide(more), at_least=max([ct.at_least for ct in more.counts] + [1]))
+    return out

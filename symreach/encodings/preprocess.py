@@ -61,6 +61,15 @@ Steps, in order (each reported in ``Preprocessed.stats``):
    Otherwise ``pspace-hard``. Independently of the fragment, the justified
    deployment order of the fixpoint is tried as a witness and kept if it
    replays.
+
+5. **Count targets** (``Query.counts``: K pods on a set of pairs). The cone
+   theorem holds as stated (the target pairs' types are in C and pi keeps
+   their pods). The fixpoint argument holds for presence, so a count target
+   none of whose pairs is in the fixpoint is impossible. Theorem 5 and the
+   fixpoint's exactness speak of one pod only (K pods of an affinity-free
+   type still compete for capacity and repel each other through their own
+   anti-affinity), so neither decides a count target: the engine does. Every
+   pair a count target reads gets a counter (``add_count_targets``).
 """
 
 from __future__ import annotations

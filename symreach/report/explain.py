@@ -2,7 +2,8 @@
 
 For each node: the first failing plugin reason in the initial configuration,
 and whether the obstacle is static (no sequence of deployments and deletions
-can change it) or dynamic (it depends on which pods run).
+can change it) or dynamic (it depends on which pods run). A DaemonSet is one
+subject: on each node, its own pod for that node.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from symreach import semantics
-from symreach.model import Instance
+from symreach.frontends.dispatch import resolve_pod
+from symreach.model import Instance, daemonset_groups
 
 
 @dataclass(frozen=True)
@@ -50,14 +52,62 @@ class Explanation:
         }
 
 
+@dataclass(frozen=True)
+class Subject:
+    """What is explained: a pod type, or a DaemonSet, whose pod for node n is
+    its own pod type pinned to n (``per_node[n]``; None: no pod for n)."""
+
+    name: str
+    per_node: tuple[Optional[int], ...]
+    daemonset: bool = False
+
+
+NO_DAEMON_POD = "the DaemonSet has no pod for this node"
+
+
+def subjects(inst: Instance, pod: Optional[str] = None) -> list[Subject]:
+    """The subjects of ``explain``: one pod type or DaemonSet by name, or every
+    pod type with the pinned types of each DaemonSet grouped into one row."""
+    groups = daemonset_groups(inst)
+    n_nodes = len(inst.nodes)
+
+    def of_group(name: str) -> Subject:
+        return Subject(name, tuple(groups[name].get(n) for n in range(n_nodes)), True)
+    if pod is not None:
+        names = [t.name for t in inst.pod_types]
+        if pod not in names and pod in groups:
+            return [of_group(pod)]
+        t = resolve_pod(inst, pod)
+        return [Subject(inst.pod_types[t].name, (t,) * n_nodes)]
+    member = {t: name for name, row in groups.items() for t in row.values()}
+    out, seen = [], set()
+    for t, pod_type in enumerate(inst.pod_types):
+        name = member.get(t)
+        if name is None:
+            out.append(Subject(pod_type.name, (t,) * n_nodes))
+        elif name not in seen:
+            seen.add(name)
+            out.append(of_group(name))
+    return out
+
+
 def explain(inst: Instance, t: int) -> Explanation:
+    return explain_subject(inst, Subject(inst.pod_types[t].name, (t,) * len(inst.nodes)))
+
+
+def explain_subject(inst: Instance, subject: Subject) -> Explanation:
+    """Per node: the first failing reason now for the subject's pod on that node."""
     sigma0 = inst.initial_config()
     empty = (0,) * inst.num_pairs
     verdicts = []
     for n, node in enumerate(inst.nodes):
+        t = subject.per_node[n]
+        if t is None:
+            verdicts.append(NodeVerdict(node.name, NO_DAEMON_POD, True))
+            continue
         reason = semantics.deploy_failure(inst, t, n, sigma0)
         verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty)))
-    return Explanation(inst.pod_types[t].name, tuple(verdicts))
+    return Explanation(subject.name, tuple(verdicts))
 
 
 def _static(inst: Instance, t: int, n: int, empty) -> bool:

@@ -5,7 +5,9 @@ static pruning) and a single forward BDD fixpoint of the whole system, with
 no target and no early stop, then reads each pair off the reached set: (t, n)
 is deployable iff some reachable state has ``present(t, n)``. Pairs outside
 the fixpoint are ``not-deployable`` without any symbolic work. Renderers for
-text, JSON and CSV live here too; engines are not involved in printing.
+text, JSON and CSV live here too; engines are not involved in printing. A
+DaemonSet's pinned pod types (one per node) are printed as one row named by
+the DaemonSet, with its own pod's verdict on each node.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, Optional
 
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
-from symreach.model import Instance, Query
+from symreach.model import Instance, Query, daemonset_groups
 from symreach.solvers.bdd import Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
 
@@ -33,11 +35,27 @@ class Matrix:
     cells: dict[tuple[int, int], str]        # (t, n) -> verdict
     how: dict[tuple[int, int], str]          # (t, n) -> "initial" | "pruned" | "fixpoint"
     stats: dict[str, Any] = field(default_factory=dict)
+    # DaemonSet name -> {node index: its pod type pinned there} (model.daemonset_groups)
+    groups: dict[str, dict[int, int]] = field(default_factory=dict)
+
+    def row_subjects(self) -> list[tuple[str, tuple[Optional[int], ...]]]:
+        """One row per pod type, except that a DaemonSet's pinned types form one
+        row (its own pod on each node; None where it has none)."""
+        member = {t: name for name, row in self.groups.items() for t in row.values()}
+        out, seen = [], set()
+        for t, name in enumerate(self.types):
+            group = member.get(t)
+            if group is None:
+                out.append((name, (t,) * len(self.nodes)))
+            elif group not in seen:
+                seen.add(group)
+                out.append((group, tuple(self.groups[group].get(n) for n in range(len(self.nodes)))))
+        return out
 
     def rows(self) -> list[dict[str, str]]:
-        return [{"pod": self.types[t], "node": self.nodes[n], "verdict": self.cells[(t, n)],
-                 "by": self.how[(t, n)]}
-                for t in range(len(self.types)) for n in range(len(self.nodes))]
+        return [{"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)], "by": self.how[(t, n)]}
+                for name, per_node in self.row_subjects()
+                for n, t in enumerate(per_node) if t is not None]
 
 
 def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matrix:
@@ -76,19 +94,21 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matri
     stats["time_s"] = time.perf_counter() - start
     stats["complete"] = complete
     return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
-                  cells, how, stats)
+                  cells, how, stats, daemonset_groups(instance))
 
 
 _MARK = {DEPLOYABLE: "Y", NOT_DEPLOYABLE: ".", UNKNOWN: "?"}
 
 
 def render_text(m: Matrix) -> str:
-    width = max([len(t) for t in m.types] + [4])
-    lines = ["Y deployable, . not deployable, ? unknown (limit reached)"]
+    subjects = m.row_subjects()
+    width = max([len(name) for name, _ in subjects] + [4])
+    lines = ["Y deployable, . not deployable, ? unknown (limit reached)"
+             + (", - no pod of the DaemonSet for the node" if m.groups else "")]
     for j, node in enumerate(m.nodes):
         lines.append(" " * (width + 1) + "  " * j + node)
-    for t, name in enumerate(m.types):
-        marks = " ".join(_MARK[m.cells[(t, n)]] for n in range(len(m.nodes)))
+    for name, per_node in subjects:
+        marks = " ".join("-" if t is None else _MARK[m.cells[(t, n)]] for n, t in enumerate(per_node))
         lines.append(f"{name:<{width}} {marks}")
     return "\n".join(lines)
 
