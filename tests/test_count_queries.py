@@ -231,3 +231,23 @@ def test_matrix_groups_daemonset_rows():
     assert groups, "the cluster dump has DaemonSets"
     m = matrix_table(dump)
     assert len(m.row_subjects()) == len(dump.pod_types) - sum(len(g) - 1 for g in groups.values())
+
+
+def test_with_names_a_daemonset_pod_too():
+    inst = load_any(Path(LOKI))
+    members = daemonset_groups(inst)["monitoring/node-exporter"]
+    b1 = inst.node_index("worker-b1")
+    q = parse_query(inst, "monitoring/loki", "worker-b1", with_pairs=[("monitoring/node-exporter", "worker-b1")])
+    assert q.alternatives == (frozenset({(inst.type_index("monitoring/loki"), b1), (members[b1], b1)}),)
+
+
+def test_loki_more_in_zone_b_explicit_shortest_and_more_anywhere():
+    out = run("check", LOKI, "--pod", "monitoring/loki", "--domain", ZONE_B, "--more", "--engine", "explicit",
+              "--json")
+    data = json.loads(out.output)
+    assert out.exit_code == 0 and data["trace"] == [
+        {"op": "delete", "pod": "shop/checkout", "node": "worker-b2"},
+        {"op": "deploy", "pod": "monitoring/loki", "node": "worker-b2"}]
+    out = run("check", LOKI, "--pod", "monitoring/loki", "--more", "--json")
+    data = json.loads(out.output)
+    assert out.exit_code == 0 and [s["op"] for s in data["trace"]] == ["deploy"]

@@ -74,7 +74,8 @@ def build_query(
     """
     types = {t.name: i for i, t in enumerate(instance.pod_types)}
     nodes = {n.name: i for i, n in enumerate(instance.nodes)}
-    groups = daemonset_groups(instance) if pod is not None and pod not in types else {}
+    named = [pod] + [p for p, _ in with_pairs]
+    groups = daemonset_groups(instance) if any(x is not None and x not in types for x in named) else {}
 
     def type_of(name: str, index: Optional[int]) -> int:
         if name not in types:
@@ -86,7 +87,14 @@ def build_query(
             raise FieldError(locate("node", index), f"unknown node '{name}'{_known(nodes)}")
         return nodes[name]
 
-    extra = frozenset((type_of(p, i), node_of(n, i)) for i, (p, n) in enumerate(with_pairs))
+    def with_pair(p: str, n: str, index: int) -> Pair:
+        """``--with ns/ds@node``: a DaemonSet's pod for that node, like ``--pod``."""
+        m = node_of(n, index)
+        if p not in types and m in groups.get(p, {}):
+            return groups[p][m], m
+        return type_of(p, index), m
+
+    extra = frozenset(with_pair(p, n, i) for i, (p, n) in enumerate(with_pairs))
     with_text = " and ".join(f"{p} on {n}" for p, n in with_pairs)
     scopes = [part for part, given in (("node", node), ("nodeSelector", node_selector), ("domain", domain))
               if given is not None]
