@@ -251,3 +251,27 @@ def test_loki_more_in_zone_b_explicit_shortest_and_more_anywhere():
     out = run("check", LOKI, "--pod", "monitoring/loki", "--more", "--json")
     data = json.loads(out.output)
     assert out.exit_code == 0 and [s["op"] for s in data["trace"]] == ["deploy"]
+
+
+def test_checkers_reject_count_certificates_with_a_wrong_abstraction():
+    """web@n0 can hold 4 pods (4 cpu), the target is 5: a counter capped below
+    K, or a saturated bit, would let a wrong invariant through; both are refused."""
+    from symreach.certify.clause_invariant import InvariantCertificate, check_certificate
+    from symreach.solvers.ic3 import Ic3Engine
+
+    inst = small({"pod": "web", "node": "n0", "count": 5})
+    result = Ic3Engine(fast_paths=False).check(inst)
+    assert result.verdict.value == "not-deployable"
+    text = result.certificate.dumps()
+    assert check_certificate(inst, text)[0]
+    cert = InvariantCertificate.loads(text)
+    web = next(p for p in cert.pairs if p["pod"] == "web" and p["node"] == "n0")
+    assert web["bits"] >= 3 and web["bound"] >= 4
+    for change in ({"bound": 3}, {"bits": 0, "bound": 1}):
+        bad = InvariantCertificate.loads(text)
+        next(p for p in bad.pairs if p["pod"] == "web" and p["node"] == "n0").update(change)
+        ok, why = check_certificate(inst, bad.dumps())
+        assert not ok, change
+    other = small({"pod": "web", "node": "n0", "count": 4})
+    ok, why = check_certificate(other, text, other.query)
+    assert not ok and "another query" in why
