@@ -106,7 +106,8 @@ def build_query(
         raise FieldError(locate("more", None), "give a count or 'more', not both")
     if pod is None:
         if scopes or count is not None or more:
-            raise FieldError(locate("pod", None), "a node or node selector needs a pod type (so do a domain and a count)")
+            raise FieldError(locate("pod", None),
+                             "a node or node selector needs a pod type (so do a domain and a count)")
         if not extra:
             raise FieldError(locate("pod", None), "no target: give a pod type")
         return Query((extra,), with_text)
@@ -122,7 +123,7 @@ def build_query(
         if not candidates:
             raise FieldError(locate(part, None), f"no node matches {text or '{}'}")
         if part == "domain":
-            where = f"topology domain {text}"
+            where = f"the nodes of topology domain {text}"
         else:
             where = f"any node matching {text}" if text else "any node"
     else:
