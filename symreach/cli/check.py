@@ -14,7 +14,7 @@ import click
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import query_from_options, target_options
 from symreach.cli.output import write_certificate
-from symreach.result import Result
+from symreach.result import Result, Verdict
 
 
 @click.command("check", cls=ErrorReportingCommand)
@@ -64,8 +64,14 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max
         fmt = trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower(), "json")
         trace_out.write_text(export_trace(result.trace, instance, fmt,
                                           initial_pod_names=context.get("initial_pod_names")))
-    if cert_out is not None and result.certificate is not None:
-        write_certificate(cert_out, result)
+    if cert_out is not None and result.verdict is Verdict.NOT_DEPLOYABLE:
+        from symreach.solvers.evidence import ensure_certificate
+
+        result = ensure_certificate(instance, query, result, Limits(timeout_s=timeout))
+        if result.certificate is not None:
+            write_certificate(cert_out, result)
+        else:
+            click.echo(f"symreach: no certificate written: {result.stats.get('certificate', 'none')}", err=True)
     click.echo(result_json(result, query.description) if as_json else result_text(result, query.description))
     sys.exit(result.verdict.exit_code)
 
