@@ -195,3 +195,52 @@ def test_may_checker_does_not_trust_the_target_being_outside(tmp_path):
     pairs = {(t, 0) for t in cone}
     ok, message = may_fixpoint.check_certificate(inst, may_fixpoint.make_certificate(inst, inst.query, cone, pairs))
     assert not ok and "inside the listed pairs" in message
+
+
+# ---- the node filters, re-evaluated without the loader ------------------------------------
+
+def _instances():
+    from symreach.frontends.dispatch import load_any
+    from symreach.generators.clusters import generate_cluster
+    from tests.random_instances import random_doc
+
+    root = Path(__file__).resolve().parent.parent
+    yield load_any(root / "examples" / "cluster-dump.yaml")
+    for seed in range(60):
+        yield load_document(random_doc(seed))
+    for seed in range(15):
+        yield load_document(generate_cluster(8, 10, seed))
+
+
+def test_node_filters_agree_with_the_loader_everywhere():
+    """The independent evaluator and the loader give the same first static failure on every pair."""
+    from symreach.certify.node_filters import static_failure
+
+    pairs = 0
+    for inst in _instances():
+        for t, pod in enumerate(inst.pod_types):
+            assert pod.manifest is not None
+            for n, node in enumerate(inst.nodes):
+                assert static_failure(pod.manifest, node) == inst.static_block[t][n], (pod.name, node.name)
+                pairs += 1
+    assert pairs > 1000
+
+
+def test_a_static_filter_the_spec_does_not_support_is_rejected():
+    """A model whose static_block disagrees with the pod spec (a loader bug) is caught."""
+    from dataclasses import replace
+
+    from symreach.certify import static_filter
+
+    inst = load_document(static_case())
+    cert = static_filter.make_certificate(inst, inst.query)
+    assert static_filter.check_certificate(inst, cert)[0]
+    t = inst.type_index("c")
+    manifest = dict(inst.pod_types[t].manifest)
+    manifest.pop("nodeSelector")
+    from symreach.model import FrozenDict
+
+    types = list(inst.pod_types)
+    types[t] = replace(types[t], manifest=FrozenDict(manifest))
+    ok, message = static_filter.check_certificate(replace(inst, pod_types=tuple(types)), cert)
+    assert not ok and "re-evaluated from the pod spec" in message
