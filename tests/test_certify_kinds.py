@@ -244,3 +244,25 @@ def test_a_static_filter_the_spec_does_not_support_is_rejected():
     types[t] = replace(types[t], manifest=FrozenDict(manifest))
     ok, message = static_filter.check_certificate(replace(inst, pod_types=tuple(types)), cert)
     assert not ok and "re-evaluated from the pod spec" in message
+
+
+def test_theorem5_refuses_a_type_with_affinity():
+    from symreach.certify import theorem5
+
+    inst = load_document(chain("kubernetes", 2))
+    cert = {"format": theorem5.FORMAT, "profile": "kubernetes", "query": [[["c", "n"]]],
+            "blocked": [{"pod": "c", "node": "n", "reason": "node(s) didn't match pod affinity rules"}]}
+    ok, message = theorem5.check_certificate(inst, cert)
+    assert not ok and "Theorem 5 does not apply" in message
+
+
+def test_explicit_state_space_too_large_to_write_falls_back(monkeypatch, tmp_path):
+    """Past the state limit the explicit engine writes no set; --cert-out still gets a proof."""
+    from symreach.certify import explicit_states
+
+    monkeypatch.setattr(explicit_states, "MAX_STATES", 1)
+    inst = write_case(tmp_path, hard_case)
+    cert = tmp_path / "cert.txt"
+    assert run("check", str(inst), "--engine", "explicit", "--quiet", "--cert-out", str(cert)).exit_code == 1
+    assert cert_format(cert.read_text()) == "symreach-sat-invariant/1"
+    assert run("certify", str(inst), str(cert)).exit_code == 0

@@ -166,3 +166,15 @@ def test_explain_narrates_the_minimised_trace(busy):
     assert out.exit_code == 0, out.output
     numbered = [line for line in out.output.splitlines() if line.strip()[:2].rstrip(".").isdigit()]
     assert len(numbered) == 4, out.output
+
+
+def test_exported_trace_is_the_minimised_one(busy, tmp_path):
+    import json
+
+    out_file = tmp_path / "trace.json"
+    out = run("check", str(busy), "--pod", "default/cockroachdb", "--node", "busy", "--quiet",
+              "--trace-out", str(out_file))
+    assert out.exit_code == 0
+    exported = json.loads(out_file.read_text())
+    steps = exported["steps"] if isinstance(exported, dict) else exported
+    assert len(steps) == 4
