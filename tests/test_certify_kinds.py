@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from symreach.certify import dispatch
 from symreach.cli import cli
 from symreach.loader import load_document
-from tests.engine_suite import aff, chain, doc, term
+from tests.engine_suite import chain, doc
 
 
 def run(*args):
@@ -86,7 +86,6 @@ def test_check_writes_a_certificate_certify_accepts(tmp_path, name, make, engine
 
 
 def test_bmc_verdict_without_evidence_gets_a_certificate_from_another_argument(tmp_path):
-    from symreach.model import Query
     from symreach.solvers.bmc import BmcEngine
     from symreach.solvers.evidence import ensure_certificate
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 from symreach import semantics
 from symreach.cli import cli
 from symreach.frontends.dispatch import load_any
-from symreach.loader import load_document
+from symreach.loader import load_document, parse_query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.bdd import BddEngine
@@ -40,23 +41,17 @@ def busy(tmp_path_factory):
 
 
 def test_cockroachdb_like_case_deletes_only_what_the_replica_needs(busy):
-    """26 pods on the node; the engine's trace clears it all, the shown one deletes three."""
+    """27 pods on the node; the engine's trace clears it all, the shown one deletes three big pods."""
     out = run("check", str(busy), "--pod", "default/cockroachdb", "--node", "busy", "--json")
     assert out.exit_code == 0, out.output
-    import json
-
     data = json.loads(out.output)
     inst = load_any(busy)
     steps = tuple(Step(s["op"], s["pod"], s["node"]) for s in data["trace"])
-    query = inst.query if inst.query else None
-    from symreach.loader import parse_query
-
-    query = parse_query(inst, "default/cockroachdb", node="busy")
-    assert_one_minimal(inst, steps, query)
+    assert_one_minimal(inst, steps, parse_query(inst, "default/cockroachdb", node="busy"))
     before, after = (int(x) for x in data["stats"]["trace_minimised"].split(" -> "))
     assert before >= 25 and after == len(steps) == 4
     deleted = [s.pod for s in steps if s.op == DELETE]
-    assert all(p.startswith("jobs/batch-") for p in deleted)  # the three big pods, nothing else
+    assert all(p.startswith("jobs/batch-") for p in deleted)  # no web pod, no DaemonSet or static pod
     assert steps[-1] == Step(DEPLOY, "default/cockroachdb", "busy")
 
 
@@ -72,17 +67,10 @@ def test_daemonset_and_static_pods_are_recognised(busy):
     assert pod_kind(inst, inst.type_index("shop/web-0")) == 0
 
 
-def test_ordinary_pods_are_deleted_before_daemonset_pods():
-    """Either the DaemonSet pod or one web pod must go: the web pod goes."""
+def test_deletions_nothing_needs_are_dropped_daemonset_first():
+    """The replica fits already: neither the DaemonSet pod nor the web pod has to go."""
     inst = load_any_text(busy_node_dump(small=2, big=0))
-    from symreach.loader import parse_query
-
     query = parse_query(inst, "default/cockroachdb", node="busy")
-    # shrink the node so that exactly one 250m pod (or the 100m DaemonSet pod + more) must go
-    t = inst.type_index("default/cockroachdb")
-    n = inst.node_index("busy")
-    sigma0 = inst.initial_config()
-    assert semantics.deploy_failure(inst, t, n, sigma0) is None  # fits already: nothing to delete
     noisy = (Step(DELETE, "kube-system/node-exporter@busy", "busy"), Step(DELETE, "shop/web-0", "busy"),
              Step(DEPLOY, "default/cockroachdb", "busy"))
     assert minimise(inst, noisy, query, Budget(None)) == (Step(DEPLOY, "default/cockroachdb", "busy"),)
@@ -105,8 +93,6 @@ def test_daemonset_deletion_is_swapped_for_an_ordinary_one():
         if item["kind"] == "Node" and item["metadata"]["name"] == "busy":
             item["status"]["allocatable"]["cpu"] = "2600m"  # 2 x 250m + 100m + 100m in use
     inst = load_any_text(doc)
-    from symreach.loader import parse_query
-
     query = parse_query(inst, "default/cockroachdb", node="busy")
     trace = (Step(DELETE, "kube-system/node-exporter@busy", "busy"), Step(DEPLOY, "default/cockroachdb", "busy"))
     assert covers(inst, trace, query)
@@ -169,8 +155,6 @@ def test_explain_narrates_the_minimised_trace(busy):
 
 
 def test_exported_trace_is_the_minimised_one(busy, tmp_path):
-    import json
-
     out_file = tmp_path / "trace.json"
     out = run("check", str(busy), "--pod", "default/cockroachdb", "--node", "busy", "--quiet",
               "--trace-out", str(out_file))

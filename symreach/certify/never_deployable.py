@@ -40,6 +40,17 @@ def blocked_pair_certificate(fmt: str, inst: Instance, query: Query,
     return {"format": fmt, "profile": inst.profile, "query": query_json(inst, query), "blocked": blocked}
 
 
+def verdict(inst: Instance, cert: dict, premise: Premise, accepted: str, each: str) -> tuple[bool, str]:
+    """(accepted, message) for a checker: ``each`` is formatted per blocked pair with
+    ``{pod}``, ``{node}`` and ``{reason}``."""
+    try:
+        found = check_blocked_pairs(inst, cert, premise)
+    except CertificateError as exc:
+        return False, str(exc)
+    return True, accepted + "; ".join(
+        each.format(pod=inst.pod_types[t].name, node=inst.nodes[n].name, reason=r) for (t, n), r in found)
+
+
 def check_blocked_pairs(inst: Instance, cert: dict, premise: Premise) -> list[tuple[Pair, str]]:
     """Re-check every claim; returns the (pair, reason) per alternative or raises CertificateError."""
     check_profile(inst, cert)

@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Optional
 
 from symreach import reasons, semantics
-from symreach.certify.names import CertificateError
 from symreach.certify.node_filters import static_failure
-from symreach.certify.never_deployable import blocked_pair_certificate, check_blocked_pairs
+from symreach.certify.never_deployable import blocked_pair_certificate, verdict
 from symreach.model import Instance, Query
 
 FORMAT = "symreach-static-filter/1"
@@ -48,10 +47,5 @@ def make_certificate(inst: Instance, query: Query) -> Optional[dict]:
 
 
 def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
-    try:
-        found = check_blocked_pairs(inst, cert, static_premise)
-    except CertificateError as exc:
-        return False, str(exc)
-    return True, "certificate accepted: " + "; ".join(
-        f"{inst.pod_types[t].name} on {inst.nodes[n].name} is stopped by a static filter: {r}"
-        for (t, n), r in found)
+    return verdict(inst, cert, static_premise, "certificate accepted: ",
+                   "{pod} on {node} is stopped by a static filter: {reason}")

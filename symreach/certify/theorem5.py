@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from symreach.certify.names import CertificateError
-from symreach.certify.never_deployable import blocked_pair_certificate, check_blocked_pairs
+from symreach.certify.never_deployable import blocked_pair_certificate, verdict
 from symreach.model import Instance, Query
 
 FORMAT = "symreach-theorem5/1"
@@ -40,10 +39,5 @@ def make_certificate(inst: Instance, query: Query) -> Optional[dict]:
 
 
 def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
-    try:
-        found = check_blocked_pairs(inst, cert, affinity_free_premise)
-    except CertificateError as exc:
-        return False, str(exc)
-    return True, "certificate accepted (Theorem 5): " + "; ".join(
-        f"{inst.pod_types[t].name} is affinity-free and fails on {inst.nodes[n].name} even on the "
-        f"empty cluster: {r}" for (t, n), r in found)
+    return verdict(inst, cert, affinity_free_premise, "certificate accepted (Theorem 5): ",
+                   "{pod} is affinity-free and fails on {node} even on the empty cluster: {reason}")

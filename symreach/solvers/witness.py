@@ -35,7 +35,7 @@ from typing import Callable, Optional, Sequence
 
 from symreach import semantics
 from symreach.model import Instance, Query
-from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
+from symreach.result import DELETE, Result, Step, Verdict
 from symreach.solvers.base import Limits
 
 Trace = tuple[Step, ...]
