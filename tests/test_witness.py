@@ -162,3 +162,19 @@ def test_exported_trace_is_the_minimised_one(busy, tmp_path):
     exported = json.loads(out_file.read_text())
     steps = exported["steps"] if isinstance(exported, dict) else exported
     assert len(steps) == 4
+
+
+def test_a_node_of_hundreds_of_pods_shrinks_in_few_replays():
+    """Delta debugging over the deletions: replays grow with log(pods), not pods squared."""
+    doc = busy_node_dump(small=200, big=20)
+    for item in doc["items"]:
+        if item["kind"] == "Node":
+            item["status"]["allocatable"].update(cpu="61", pods="1000")
+    inst = load_any_text(doc)
+    query = parse_query(inst, "default/cockroachdb", node="busy")
+    from symreach.solvers.portfolio import AutoEngine
+
+    result = finish(inst, query, AutoEngine(jobs=1).check(inst, query, Limits()), Limits(), clock=lambda: 0.0)
+    assert result.stats["trace_minimised"] == "223 -> 4"
+    assert result.stats["minimise_replays"] < 600
+    assert_one_minimal(inst, result.trace, query)
