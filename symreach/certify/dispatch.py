@@ -49,6 +49,15 @@ class Loaded:
     def kind(self) -> str:
         return KINDS[self.format]
 
+    @property
+    def target(self) -> str:
+        """The certified target as ``pod@node`` alternatives, for messages."""
+        raw = self.content.query if self.format == clause_invariant.FORMAT else self.content.get("query")
+        try:
+            return " or ".join(" & ".join(f"{p}@{n}" for p, n in alt) for alt in raw)
+        except (TypeError, ValueError):
+            return "?"
+
 
 def parse(text: str) -> Loaded:
     """Parse a certificate file's text; ValueError names what is wrong."""

@@ -28,6 +28,7 @@ def certify_command(file: Path, cert: Path, quiet: bool, explain: bool) -> None:
     Every kind --cert-out writes is accepted: static filter, Theorem 5,
     may-be-present fixpoint, explicit reachable set, BDD and IC3 invariants.
     The check is independent of the engine (exit 0 valid, 1 invalid, 2 bad input)."""
+    from symreach.certify import clause_invariant
     from symreach.certify.dispatch import check_loaded, parse
 
     instance = load_any(file)
@@ -43,9 +44,11 @@ def certify_command(file: Path, cert: Path, quiet: bool, explain: bool) -> None:
         sys.exit(2)
     ok, message = check_loaded(instance, loaded)
     if not quiet:
-        click.echo(("VALID: " if ok else "INVALID: ") + f"{loaded.kind}: {message}")
+        click.echo(("VALID: " if ok else "INVALID: ") + f"{loaded.kind} for {loaded.target}: {message}")
         if ok and explain:
             from symreach.certify.lemmas import lemmas_text
 
             click.echo(lemmas_text(instance, loaded))
+        elif ok and loaded.format == clause_invariant.FORMAT and loaded.content.clauses:
+            click.echo(loaded.content.render())  # IC3's clauses, one sentence each
     sys.exit(0 if ok else 1)
