@@ -275,3 +275,29 @@ def test_checkers_reject_count_certificates_with_a_wrong_abstraction():
     other = small({"pod": "web", "node": "n0", "count": 4})
     ok, why = check_certificate(other, text, other.query)
     assert not ok and "another query" in why
+
+
+def test_every_certificate_kind_carries_and_checks_count_targets(tmp_path):
+    """The may-be-present fixpoint and the explicit reachable set certify count targets too."""
+    from symreach.certify.dispatch import check_text
+    from symreach.solvers.explicit import ExplicitEngine
+
+    cert = tmp_path / "may.json"
+    out = run("check", LOKI, "--pod", "monitoring/node-exporter@worker-b1", "--node", "worker-a1", "--count", "2",
+              "--quiet", "--cert-out", str(cert))
+    assert out.exit_code == 1 and "may-be-present" in out.output, out.output
+    data = json.loads(cert.read_text())
+    assert data["counts"] == [{"pairs": [["monitoring/node-exporter@worker-b1", "worker-a1"]], "atLeast": 2}]
+    assert run("certify", LOKI, str(cert)).exit_code == 0
+    inst = load_any(Path(LOKI))
+    data["counts"] = []
+    assert not check_text(inst, json.dumps(data))[0]
+    data["counts"] = [{"pairs": [["monitoring/loki", "worker-a1"]], "atLeast": 2}]  # a pair that can be present
+    assert not check_text(inst, json.dumps(data))[0]
+
+    inst = small({"pod": "web", "node": "n0", "count": 5})
+    result = ExplicitEngine().check(inst)
+    assert result.verdict.value == "not-deployable"
+    text = result.certificate.dumps()
+    assert check_text(inst, text)[0]
+    assert not check_text(inst, text.replace('"atLeast": 5', '"atLeast": 4'))[0]

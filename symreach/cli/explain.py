@@ -66,17 +66,18 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     from symreach.report.narrate import narrate
     from symreach.solvers.base import Limits
     from symreach.solvers.registry import make_engine
+    from symreach.solvers.witness import decide
 
     n = instance.node_index(node)
     query = Query((frozenset({(t, n)}),), f"{instance.pod_types[t].name} on {node}")
 
-    def decide(q: Query) -> dict:
-        result = make_engine(engine).check(instance, q, Limits(timeout_s=timeout))
+    def ask(q: Query) -> dict:
+        result = decide(make_engine(engine), instance, q, Limits(timeout_s=timeout))
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
                 "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description}
-    out = decide(query)
+    out = ask(query)
     if instance.initial.get((t, n), 0) > 0:
         # "initially present" answers the wrong question for an operator: ask for one more
         more = parse_query(instance, instance.pod_types[t].name, node, more=True)
-        out["more"] = dict(decide(more), at_least=max([ct.at_least for ct in more.counts] + [1]))
+        out["more"] = dict(ask(more), at_least=max([ct.at_least for ct in more.counts] + [1]))
     return out
