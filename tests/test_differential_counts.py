@@ -10,11 +10,14 @@ independent checkers (which rebuild the count target from the model).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from symreach import semantics
 from symreach.certify.bdd_invariant import check_certificate as check_bdd
 from symreach.certify.clause_invariant import check_certificate as check_clauses
+from symreach.certify.dispatch import check_text
 from symreach.errors import InputError
 from symreach.loader import load_document
 from symreach.result import DEPLOY, Verdict
@@ -62,6 +65,12 @@ def _agree(seed, inst):
         assert ok, (seed, why)
         ok, why = check_clauses(inst, results["ic3-symbolic"].certificate.dumps(), query)
         assert ok, (seed, why)
+        for name in ("explicit", "bdd", "ic3"):  # whatever kind each returned (fast path, reachable set, ...)
+            cert = results[name].certificate
+            if cert is not None:
+                text = cert if isinstance(cert, str) else json.dumps(cert) if isinstance(cert, dict) else cert.dumps()
+                ok, why = check_text(inst, text)
+                assert ok, (seed, name, why)
     deploys = sum(1 for s in expected.trace if s.op == DEPLOY)
     bmc = BmcEngine(fast_paths=False).check(inst, limits=Limits(max_depth=max(deploys, 1)))
     if expected.verdict is Verdict.DEPLOYABLE:
