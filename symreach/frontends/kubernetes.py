@@ -128,7 +128,7 @@ def load_kubernetes_documents(docs: list, filename: str,
 
     conversion = _Converter(filename, docs, lines).run()
     try:
-        instance = load_document(conversion.document, filename, conversion.v1_lines)
+        instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
     except InputError as err:
         raise conversion.relocate(err) from None
     return instance, conversion.report
@@ -342,14 +342,17 @@ class _Converter:
         labels = self.string_map(obj, ("metadata", "labels"))
         if labels:
             body["labels"] = labels
+        # The API server defaults a missing allocatable to the capacity (as a whole).
         allocatable = self.get(obj, ("status", "allocatable"), dict)
-        capacity = allocatable or self.get(obj, ("status", "capacity"), dict)
-        source = ("status", "allocatable") if allocatable else ("status", "capacity")
-        if capacity:
-            body["capacity"] = dict(capacity)
-        else:
+        capacity = allocatable if allocatable is not None else self.get(obj, ("status", "capacity"), dict)
+        source = ("status", "allocatable") if allocatable is not None else ("status", "capacity")
+        body["capacity"] = dict(capacity or {})
+        if not capacity:
             self.report.warnings.append(f"{obj.where}: no status.allocatable or status.capacity; "
                                         "every resource counts as 0")
+        # kube-scheduler: a node whose allocatable lacks ``pods`` admits no pod
+        # (its allowed pod number is 0); a v1 node without ``pods`` has no such limit.
+        body["capacity"].setdefault("pods", 0)
         taints = []
         for j, taint in enumerate(self.get(obj, ("spec", "taints"), list) or []):
             sub = ("spec", "taints", j)
