@@ -14,7 +14,9 @@ they shape the choice), in their *stored* form: ``matchLabelKeys`` and
 Deliberate omissions, each something symreach leaves out of scope (README,
 semantics): volumes and DRA claims, nominated pods and priorities, pod
 ``status`` resize fields, ``deletionTimestamp`` (terminating pods), and
-pods whose namespace has no Namespace object.
+pods whose namespace has no Namespace object. Pods are never relabelled after
+creation: the scheduler uses the selectors the API server merged at creation
+time, while symreach merges ``matchLabelKeys`` with the labels it reads.
 """
 
 from __future__ import annotations
@@ -389,9 +391,12 @@ def _spread(rng: random.Random, labels: dict[str, str]) -> list[Obj]:
 
 # ---- pods and states -------------------------------------------------------------
 
-def _pod(rng: random.Random, name: str, namespace: str, nodes: list[str], node: Optional[str]) -> Obj:
+def _pod(rng: random.Random, name: str, namespace: str, nodes: list[str], node: Optional[str],
+         labels: Optional[dict[str, str]] = None) -> Obj:
+    """A pod; its labels are fixed before anything is merged into its selectors
+    (relabelling a stored pod leaves merged matchLabelKeys stale: see the module doc)."""
     pending = node is None
-    labels = _pod_labels(rng)
+    labels = _pod_labels(rng) if labels is None else labels
     spec = _pod_spec(rng)
     if not pending:
         spec["nodeName"] = node
