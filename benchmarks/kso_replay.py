@@ -43,20 +43,20 @@ class Witness:
 def random_scenario(rng: random.Random) -> tuple[list[dict], list[str]]:
     """A dump with a chain of pending pods; returns the objects and the chain (last = target)."""
     nodes = [f"n{i}" for i in range(rng.choice((2, 3, 3)))]
-    namespaces = list(gen._NAMESPACES[: rng.choice((1, 2))])
-    objects: list[dict] = [gen._namespace(rng, ns) for ns in namespaces]
+    namespaces = list(gen.NAMESPACES[: rng.choice((1, 2))])
+    objects: list[dict] = [gen.random_namespace(rng, ns) for ns in namespaces]
     for name in nodes:
-        node = gen._node(rng, name)
+        node = gen.random_node(rng, name)
         alloc = node["status"].get("allocatable") or node["status"]["capacity"]
         alloc["pods"] = str(rng.choice((2, 2, 3, 4)))
         node.setdefault("metadata", {}).setdefault("labels", {})[gen.HOSTNAME] = name
         objects.append(node)
     for i in range(rng.choice((1, 2, 3))):
-        objects.append(gen._pod(rng, f"run{i}", rng.choice(namespaces), nodes, rng.choice(nodes)))
+        objects.append(gen.random_pod(rng, f"run{i}", rng.choice(namespaces), nodes, rng.choice(nodes)))
     namespace = rng.choice(namespaces)
     chain = []
     for i in range(rng.choice((2, 3, 3))):
-        pod = gen._pod(rng, f"chain{i}", namespace, nodes, None, labels={"app": f"c{i}"})
+        pod = gen.random_pod(rng, f"chain{i}", namespace, nodes, None, labels={"app": f"c{i}"})
         # Fewer static obstacles than a random pending pod: the point is the chain.
         if rng.random() < 0.7:
             pod["spec"].pop("topologySpreadConstraints", None)

@@ -39,7 +39,7 @@ _RANKS = ("1", "3", "5", "7", "10", "20", "007", "1_0", "99999999999999999999", 
 _APPS = ("web", "db", "cache")
 _TIERS = ("front", "back")
 _VERSIONS = ("v1", "v2")
-_NAMESPACES = ("default", "team-a", "team-b")
+NAMESPACES = ("default", "team-a", "team-b")
 _TAINT_KEYS = ("dedicated", "gpu", "node.kubernetes.io/unschedulable", "spot")
 _TAINT_VALUES = ("", "infra", "gpu")
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -58,11 +58,6 @@ class State:
     pending: str                      # "namespace/name" of the pending pod
     nodes: list[str] = field(default_factory=list)
 
-    @property
-    def pending_pod(self) -> Obj:
-        ns, name = self.pending.split("/", 1)
-        return next(o for o in self.objects if o["kind"] == "Pod" and o["metadata"]["name"] == name
-                    and o["metadata"].get("namespace", "default") == ns)
 
 
 def _cpu(milli: int) -> str:
@@ -75,7 +70,7 @@ def _mem(mi: int) -> str:
 
 # ---- nodes and namespaces ----------------------------------------------------
 
-def _node(rng: random.Random, name: str) -> Obj:
+def random_node(rng: random.Random, name: str) -> Obj:
     labels: dict[str, str] = {}
     if rng.random() < 0.8:
         labels[HOSTNAME] = name if rng.random() < 0.9 else "shared-host"
@@ -127,7 +122,7 @@ def _node(rng: random.Random, name: str) -> Obj:
     return node
 
 
-def _namespace(rng: random.Random, name: str) -> Obj:
+def random_namespace(rng: random.Random, name: str) -> Obj:
     labels: dict[str, str] = {}
     if name != "default" or rng.random() < 0.3:
         if rng.random() < 0.7:
@@ -294,7 +289,7 @@ def _affinity_term(rng: random.Random, owner_labels: dict[str, str]) -> Obj:
             _merge_label_keys(selector, mismatch, owner_labels, "NotIn")
     roll = rng.random()
     if roll < 0.2:
-        term["namespaces"] = sorted(rng.sample(_NAMESPACES, rng.choice((1, 2))))
+        term["namespaces"] = sorted(rng.sample(NAMESPACES, rng.choice((1, 2))))
     if 0.1 < roll < 0.35:
         term["namespaceSelector"] = _namespace_selector(rng)
     return term
@@ -391,7 +386,7 @@ def _spread(rng: random.Random, labels: dict[str, str]) -> list[Obj]:
 
 # ---- pods and states -------------------------------------------------------------
 
-def _pod(rng: random.Random, name: str, namespace: str, nodes: list[str], node: Optional[str],
+def random_pod(rng: random.Random, name: str, namespace: str, nodes: list[str], node: Optional[str],
          labels: Optional[dict[str, str]] = None) -> Obj:
     """A pod; its labels are fixed before anything is merged into its selectors
     (relabelling a stored pod leaves merged matchLabelKeys stale: see the module doc)."""
@@ -421,13 +416,13 @@ def _pod(rng: random.Random, name: str, namespace: str, nodes: list[str], node: 
 def random_state(rng: random.Random, index: int = 0) -> State:
     """One random state; ``index`` only names it."""
     nodes = [f"n{i}" for i in range(rng.choice((1, 2, 3, 3, 4, 5)))]
-    namespaces = list(_NAMESPACES[: rng.choice((1, 2, 3, 3))])
-    objects: list[Obj] = [_namespace(rng, ns) for ns in namespaces]
-    objects += [_node(rng, name) for name in nodes]
+    namespaces = list(NAMESPACES[: rng.choice((1, 2, 3, 3))])
+    objects: list[Obj] = [random_namespace(rng, ns) for ns in namespaces]
+    objects += [random_node(rng, name) for name in nodes]
     for i in range(rng.choice((0, 1, 2, 3, 4, 5, 6, 8))):
-        objects.append(_pod(rng, f"p{i}", rng.choice(namespaces), nodes, rng.choice(nodes)))
+        objects.append(random_pod(rng, f"p{i}", rng.choice(namespaces), nodes, rng.choice(nodes)))
     namespace = rng.choice(namespaces)
-    objects.append(_pod(rng, "incoming", namespace, nodes, None))
+    objects.append(random_pod(rng, "incoming", namespace, nodes, None))
     return State(objects, f"{namespace}/incoming", nodes)
 
 
