@@ -29,7 +29,7 @@ from pathlib import Path
 
 from benchmarks.families import first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
-from symreach.bench import BenchInstance, Job, run_job
+from symreach.bench.runner import BenchInstance, Job, run_job
 from symreach.encodings.petri_net import PetriNet, read_net
 from symreach.encodings.reduction_petri import encode_petri
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
-from symreach.bench import BenchInstance
+from symreach.bench.runner import BenchInstance
 from symreach.encodings.petri_net import PetriNet, read_pnml
 from symreach.encodings.reduction_pebbling import encode_pebbling
 from symreach.encodings.reduction_petri import encode_petri

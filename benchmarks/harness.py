@@ -1,7 +1,7 @@
 """One benchmark run: families x engines -> results, summary, plots, README.
 
 ``run_benchmark`` builds the instances (``families``), runs every available
-engine on every instance through ``symreach.bench`` (one process per job,
+engine on every instance through ``symreach.bench.runner`` (one process per job,
 time and memory limits, at most ``parallel`` jobs at a time), checks the
 verdicts against each other and against the known answers, and writes to
 ``out``:
@@ -29,9 +29,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional, Sequence
 
-from symreach import bench
-from symreach import bench_tables
-from symreach.bench import BenchInstance, Job, JobResult
+from symreach.bench import runner as bench
+from symreach.bench import tables as bench_tables
+from symreach.bench.runner import BenchInstance, Job, JobResult
 
 ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "abc-pdr", "abc-bmc", "abc-reach")
 # (ours, reference): ratio tables printed side by side from the same run

@@ -16,7 +16,7 @@ import json
 import time
 from pathlib import Path
 
-from symreach.certify_sat import check_certificate
+from symreach.certify.clause_invariant import check_certificate
 from symreach.encodings.petri_net import read_net
 from symreach.encodings.reduction_petri import encode_petri
 from symreach.loader import load_document

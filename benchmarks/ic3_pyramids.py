@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from symreach import semantics
-from symreach.certify_sat import check_certificate
+from symreach.certify.clause_invariant import check_certificate
 from symreach.encodings.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
 from symreach.loader import load_document

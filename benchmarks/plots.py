@@ -18,8 +18,8 @@ import math
 from pathlib import Path
 from typing import Sequence
 
-from symreach.bench import JobResult
-from symreach.bench_tables import engines_in
+from symreach.bench.runner import JobResult
+from symreach.bench.tables import engines_in
 
 MARKERS = "osD^v<>phX*"
 

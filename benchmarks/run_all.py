@@ -19,8 +19,8 @@ import click
 from benchmarks import families
 from benchmarks.harness import ALL_ENGINES, README, generated_section, run_benchmark, update_readme, \
     write_outputs
-from symreach import bench
-from symreach import bench_tables
+from symreach.bench import runner as bench
+from symreach.bench import tables as bench_tables
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

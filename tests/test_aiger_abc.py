@@ -11,7 +11,7 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 from symreach import semantics
-from symreach.cli_sat import export_command
+from symreach.cli.export import export_command
 from symreach.encodings.compile import compile_system
 from symreach.export.aiger import AigerModel
 from symreach.export.dimacs import dimacs_text

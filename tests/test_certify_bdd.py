@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from symreach.certify_bdd import check_certificate, dump_certificate
+from symreach.certify.bdd_invariant import check_certificate, dump_certificate
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
 from symreach.encodings.reduction_pebbling import encode_pebbling

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from symreach import semantics
-from symreach.certify_sat import InvariantCertificate, check_certificate
-from symreach.cli_sat import certify_command
+from symreach.certify.clause_invariant import InvariantCertificate, check_certificate
+from symreach.cli.certify import certify_command
 from symreach.solvers.ic3 import Ic3Engine
 from tests.sat_helpers import pyramid_instance
 

@@ -126,11 +126,11 @@ def test_cert_out_then_certify(tmp_path, engine):
 
 
 def test_certificate_serialised_by_a_worker_is_written_verbatim(tmp_path):
-    from symreach.cli import _write_certificate
+    from symreach.cli.output import write_certificate
     from symreach.result import Result, Verdict
 
     target = tmp_path / "c.txt"
-    _write_certificate(target, Result(Verdict.NOT_DEPLOYABLE, "ic3", certificate="# symreach-sat-invariant/1\n"))
+    write_certificate(target, Result(Verdict.NOT_DEPLOYABLE, "ic3", certificate="# symreach-sat-invariant/1\n"))
     assert target.read_text() == "# symreach-sat-invariant/1\n"
 
 

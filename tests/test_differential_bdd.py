@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from symreach import semantics
-from symreach.certify_bdd import check_certificate
+from symreach.certify.bdd_invariant import check_certificate
 from symreach.loader import load_document
 from symreach.result import Verdict
 from symreach.solvers.bdd import BddEngine

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from symreach import semantics
-from symreach.certify_sat import check_certificate
+from symreach.certify.clause_invariant import check_certificate
 from symreach.encodings.reduction_pebbling import encode_pebbling
 from symreach.errors import InputError
 from symreach.generators.dags import random_dag

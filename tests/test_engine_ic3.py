@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symreach import semantics
-from symreach.certify_sat import check_certificate
+from symreach.certify.clause_invariant import check_certificate
 from symreach.result import Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.ic3 import Ic3Engine

@@ -19,7 +19,7 @@ from symreach.frontends.kubernetes import (
     read_documents_text,
 )
 from symreach.loader import parse_query
-from symreach.quantities import parse_quantity
+from symreach.loader.quantities import parse_quantity
 from symreach.result import Verdict
 from symreach.solvers.explicit import ExplicitEngine
 from benchmarks.shared_data import K8S_DIR

@@ -3,7 +3,7 @@
 import pytest
 
 from symreach import reasons
-from symreach.labels import (
+from symreach.loader.labels import (
     EVERYTHING,
     NOTHING,
     Placement,
@@ -19,7 +19,7 @@ from symreach.labels import (
     untolerated_taint,
 )
 from symreach.model import FrozenDict, Node, Taint
-from symreach.shapes import FieldError
+from symreach.loader.shapes import FieldError
 
 WEB = {"app": "web", "tier": "front"}
 DB = {"app": "db"}

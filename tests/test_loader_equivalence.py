@@ -27,7 +27,7 @@ from typing import Callable, Iterator, Optional
 import pytest
 
 from symreach.errors import InputError
-from symreach.labels import IN, NOT_IN, label_key_requirements, static_reason
+from symreach.loader.labels import IN, NOT_IN, label_key_requirements, static_reason
 from symreach.loader import load_document
 from symreach.loader.kube_objects import HONOR
 from symreach.loader.v1 import parse_document, thaw

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from symreach.loader import load_document
-from symreach.matrix import DEPLOYABLE, matrix_table, render_csv, render_json, render_text
+from symreach.solvers.matrix import DEPLOYABLE, matrix_table, render_csv, render_json, render_text
 from symreach.model import Query
 from symreach.result import Verdict
 from symreach.solvers.explicit import ExplicitEngine

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from symreach.quantities import QuantityError, parse_count, parse_quantity
+from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
 
 GOOD = [
     # (value, resource, expected)

@@ -254,7 +254,7 @@ def test_petri_encoding_invariants_on_mcc_nets(name):
 @needs_data
 @pytest.mark.parametrize("name", SMALL_NETS)
 def test_petri_encoding_yaml_round_trip_and_loads(name):
-    from symreach.cli_encode import dump_yaml
+    from symreach.cli.output import dump_yaml
 
     net = read_pnml(DATA / f"{name}.pnml")
     doc = encode_petri(net, net.places[0])
@@ -409,7 +409,7 @@ def test_pebbling_random_dags_agree_with_oracle(seed):
 # ---------------------------------------------------------------------------
 
 def test_cli_encode_petri_and_pebbling(tmp_path):
-    from symreach.cli_encode import encode_group
+    from symreach.cli.encode import encode_group
 
     runner = CliRunner()
     net = tmp_path / "tiny.json"
@@ -434,7 +434,7 @@ def test_cli_encode_petri_and_pebbling(tmp_path):
     (["pebbling", "{tmp}/bad.json", "-k", "2"], "invalid JSON"),
 ])
 def test_cli_encode_errors_exit_2_without_traceback(tmp_path, args, message):
-    from symreach.cli_encode import encode_group
+    from symreach.cli.encode import encode_group
 
     (tmp_path / "tiny.json").write_text(json.dumps(_tiny_net().to_json()))
     (tmp_path / "cyc.json").write_text(json.dumps(

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Iterable, Optional, Sequence
 
-from symreach.encodings._names import LabelValues, UniqueNames
+from symreach.encodings.naming import LabelValues, UniqueNames
 from symreach.errors import InputError
 
 HOSTNAME = "kubernetes.io/hostname"

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from symreach.encodings._names import LabelValues, UniqueNames
+from symreach.encodings.naming import LabelValues, UniqueNames
 from symreach.encodings.petri_net import PetriNet
 from symreach.errors import InputError
 

@@ -38,7 +38,7 @@ from typing import Iterable, Optional, Sequence
 
 import yaml
 
-from symreach.narrate import affinity_witnesses
+from symreach.report.narrate import affinity_witnesses
 from symreach.model import ANY_HOST_IP, Instance, PodType
 from symreach.result import DELETE, DEPLOY, Step
 

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Optional
 
-from symreach.shapes import Path
+from symreach.loader.shapes import Path
 
 # Where each workload kind keeps its pod template.
 TEMPLATE_PATHS: dict[str, Path] = {

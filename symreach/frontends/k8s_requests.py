@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from symreach.model import ANY_HOST_IP
-from symreach.quantities import QuantityError, parse_quantity
-from symreach.shapes import FieldError, Path, type_name
+from symreach.loader.quantities import QuantityError, parse_quantity
+from symreach.loader.shapes import FieldError, Path, type_name
 
 Resources = dict[str, int]
 

@@ -14,7 +14,7 @@ from typing import Union
 import yaml
 
 from symreach.errors import InputError
-from symreach.shapes import Path
+from symreach.loader.shapes import Path
 
 Lines = dict[Path, int]
 
@@ -61,8 +61,8 @@ def read_documents_text(text: str, filename: str = "<memory>") -> tuple[list[obj
             node = loader.get_node()
             if node is None:  # pragma: no cover - check_node guarantees a document
                 break
-            yaml_source._check_size(node, budget, filename)
-            builder = yaml_source._Builder(filename)
+            yaml_source.check_size(node, budget, filename)
+            builder = yaml_source.DocumentBuilder(filename)
             docs.append(builder.build(node, ()))
             all_lines.append(builder.lines)
             budget -= max(1, len(builder.lines))
@@ -70,7 +70,7 @@ def read_documents_text(text: str, filename: str = "<memory>") -> tuple[list[obj
                 raise InputError("the documents expand to more than "
                                  f"{yaml_source.MAX_EXPANDED_NODES} nodes in total (alias bomb?)", filename)
     except yaml.MarkedYAMLError as err:
-        raise yaml_source._yaml_error(err, filename) from None
+        raise yaml_source.yaml_error(err, filename) from None
     except yaml.YAMLError as err:
         raise InputError(f"invalid YAML: {err}", filename) from None
     except RecursionError:

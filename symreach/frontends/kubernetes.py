@@ -58,7 +58,7 @@ from symreach.frontends.k8s_controllers import (
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import KUBERNETES, Instance
-from symreach.shapes import FieldError, Path, format_path, type_name
+from symreach.loader.shapes import FieldError, Path, format_path, type_name
 
 __all__ = [
     "Report", "is_kubernetes_document", "kubernetes_to_v1", "load_kubernetes", "load_kubernetes_documents",

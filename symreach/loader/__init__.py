@@ -18,7 +18,7 @@ from symreach.loader.resolve import build_instance
 from symreach.loader.v1 import freeze, parse_document, thaw
 from symreach.loader.yaml_source import MAX_EXPANDED_NODES, MAX_FILE_BYTES, read_file, read_text
 from symreach.model import Instance, Query
-from symreach.shapes import FieldError, Path, format_path
+from symreach.loader.shapes import FieldError, Path, format_path
 
 __all__ = [
     "InputError", "MAX_EXPANDED_NODES", "MAX_FILE_BYTES", "freeze", "load_document", "load_instance",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from symreach.labels import (
+from symreach.loader.labels import (
     LabelSelector,
     NodeSelector,
     Toleration,
@@ -21,7 +21,7 @@ from symreach.labels import (
     parse_node_selector_term,
     parse_toleration,
 )
-from symreach.shapes import FieldError, Path, choice, integer, mapping, sequence, string, string_list
+from symreach.loader.shapes import FieldError, Path, choice, integer, mapping, sequence, string, string_list
 
 DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 HONOR, IGNORE = "Honor", "Ignore"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Optional, Sequence
 
 from symreach.model import Instance, Query
-from symreach.shapes import FieldError, Path, mapping, sequence, string, string_map
+from symreach.loader.shapes import FieldError, Path, mapping, sequence, string, string_map
 
 QUERY_FIELDS = ("pod", "node", "nodeSelector", "with")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import AbstractSet, Mapping, Optional, Sequence
 
-from symreach.labels import (
+from symreach.loader.labels import (
     DOES_NOT_EXIST,
     EXISTS,
     IN,
@@ -47,7 +47,7 @@ from symreach.model import (
     Taint,
     Topology,
 )
-from symreach.shapes import FieldError
+from symreach.loader.shapes import FieldError
 
 
 class _Postings:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from symreach.labels import Placement, parse_taint
+from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
 from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
-from symreach.quantities import QuantityError, parse_count, parse_quantity
-from symreach.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
+from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
+from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
 
 VERSION = 1
 HOSTNAME_LABEL = "kubernetes.io/hostname"

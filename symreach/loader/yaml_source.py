@@ -17,7 +17,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from symreach.errors import InputError
-from symreach.shapes import Path
+from symreach.loader.shapes import Path
 
 # Files larger than this are refused before reading (instances are small text).
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -73,7 +73,7 @@ def read_documents_text(
             used += _expanded_size(root, max_nodes - used, filename)
             if used > max_nodes:
                 raise InputError(f"the document expands to more than {max_nodes} nodes (alias bomb?)", filename)
-            builder = _Builder(filename)
+            builder = DocumentBuilder(filename)
             out.append((builder.build(root, ()), builder.lines))
         except RecursionError:
             raise InputError("the document is nested too deeply", filename) from None
@@ -119,7 +119,7 @@ def _compose_all(text: str, filename: str, at_most: Optional[int]) -> list[Node]
     except yaml.reader.ReaderError as err:
         raise _reader_error(err, text, filename) from None
     except yaml.MarkedYAMLError as err:
-        raise _yaml_error(err, filename) from None
+        raise yaml_error(err, filename) from None
     except yaml.YAMLError as err:
         raise InputError(f"invalid YAML: {err}", filename) from None
     except RecursionError:
@@ -139,14 +139,14 @@ def _reader_error(err: yaml.reader.ReaderError, text: str, filename: str) -> Inp
     return InputError(f"invalid YAML: character {shown} is not allowed", filename, line)
 
 
-def _yaml_error(err: yaml.MarkedYAMLError, filename: str) -> InputError:
+def yaml_error(err: yaml.MarkedYAMLError, filename: str) -> InputError:
     mark = err.problem_mark or err.context_mark
     line = mark.line + 1 if mark is not None else None
     problem = " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
     return InputError(f"invalid YAML: {problem}", filename, line)
 
 
-def _check_size(root: Node, limit: int, filename: str) -> int:
+def check_size(root: Node, limit: int, filename: str) -> int:
     """The alias-expanded node count of ``root``; refuses cycles and more than ``limit``."""
     total = _expanded_size(root, limit, filename)
     if total > limit:
@@ -186,7 +186,7 @@ def _expanded_size(root: Node, limit: int, filename: str) -> int:
     return size(root)
 
 
-class _Builder:
+class DocumentBuilder:
     """Builds plain data from composed nodes, recording lines by field path."""
 
     def __init__(self, filename: str) -> None:

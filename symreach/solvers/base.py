@@ -14,7 +14,7 @@ class Limits:
     """Resource limits; reaching one yields an ``unknown`` verdict, never a crash.
 
     ``progress``, when set, is called by engines from their main loops as
-    ``progress(engine_name, **counters)`` (see ``symreach.progress``).
+    ``progress(engine_name, **counters)`` (see ``symreach.report.progress``).
     """
 
     timeout_s: Optional[float] = None

@@ -28,7 +28,7 @@ in the earlier rings, so ``witness`` walks back choosing the earliest ring.
 A ring-free pass decides; when it hits the goal the deciding side is re-run
 with rings. For ``not-deployable`` the forward reached set, or the
 complement of the backward set (restricted to consistent counters), is an
-inductive invariant, returned as the certificate (``certify_bdd``).
+inductive invariant, returned as the certificate (``symreach.certify.bdd_invariant``).
 CUDD's dynamic reordering is off by default (measured 3-5x slower on the
 pebbling benchmarks); ``dynamic_reorder=True`` reorders explicitly between
 images when the manager doubles.
@@ -58,7 +58,7 @@ STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 VAR_ORDERS = ("auto", "force", "compiled")
 
 
-class _Timeout(Exception):
+class SearchTimeout(Exception):
     pass
 
 
@@ -124,7 +124,7 @@ class Reachability:
         now = time.perf_counter()
         dt = now - t0
         if self.deadline is not None and now > self.deadline:
-            raise _Timeout()
+            raise SearchTimeout()
         self.stats["image_calls"] += 1
         if self.stats["image_calls"] % 32 == 0:
             self.report("bdd", direction="forward" if self.forward else "backward", sweeps=self.stats["iterations"],
@@ -153,13 +153,13 @@ class Reachability:
 
     # ---- strategies ---------------------------------------------------------
     def run(self) -> None:
-        """Run to the fixpoint (returns) or raise _Found / _Timeout."""
+        """Run to the fixpoint (returns) or raise _Found / SearchTimeout."""
         for _ in self.sweeps():
             pass
 
     def sweeps(self):
         """Generator: one step per sweep (chaining) or one step in all (other
-        strategies); returns at the fixpoint, raises _Found / _Timeout."""
+        strategies); returns at the fixpoint, raises _Found / SearchTimeout."""
         n = len(self.sym.system.actions)
         if self.R & self.goal != self.bdd.false:
             raise _Found(0, self.R & self.goal)
@@ -537,7 +537,7 @@ class BddEngine:
         t0 = time.perf_counter()
         try:
             reach, found = self._search(sym, deadline, stats)
-        except _Timeout:
+        except SearchTimeout:
             stats["fixpoint_s"] = time.perf_counter() - t0
             _finish_stats(stats, sym, None)
             return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
@@ -557,7 +557,7 @@ class BddEngine:
                           stats=stats)
         forward = stats["decided_direction"] == "forward"
         inv = reach.R if forward else ~reach.R & sym.consistent
-        from symreach.certify_bdd import dump_certificate
+        from symreach.certify.bdd_invariant import dump_certificate
 
         cert = dump_certificate(instance, query, system, sym, inv)
         return Result(Verdict.NOT_DEPLOYABLE, self.name, fragment=fragment,

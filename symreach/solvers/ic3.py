@@ -38,7 +38,7 @@ Named as in the literature and in IC3ref's ``IC3.cpp``:
 Result: a counterexample (the actions of the obligation chain, replayed on
 the system, realised against the real sigma0 and replayed with
 ``semantics.replay``), or an invariant returned as an
-``certify_sat.InvariantCertificate`` over named state variables.
+``symreach.certify.clause_invariant.InvariantCertificate`` over named state variables.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from typing import Any, Optional
 from pysat.solvers import Solver
 
 from symreach import semantics
-from symreach.certify_sat import InvariantCertificate
+from symreach.certify.clause_invariant import InvariantCertificate
 from symreach.encodings.circuit import AND, CONST, NOT, OR, VAR
 from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.compile import compile_system

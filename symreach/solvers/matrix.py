@@ -20,7 +20,7 @@ from typing import Any, Optional
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
 from symreach.model import Instance, Query
-from symreach.solvers.bdd import Reachability, _Timeout
+from symreach.solvers.bdd import Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
 
 DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
@@ -54,7 +54,7 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matri
     complete = True
     try:
         reach.run()
-    except _Timeout:
+    except SearchTimeout:
         complete = False
     cells: dict[tuple[int, int], str] = {}
     how: dict[tuple[int, int], str] = {}

@@ -1,10 +1,10 @@
 """``symreach bench FOLDER``: compare engines on a user's own instance files.
 
 Every ``*.yaml``, ``*.yml`` and ``*.json`` file directly in FOLDER (format v1
-or a Kubernetes dump, read by ``symreach.inputs.load_any``) is asked its own
+or a Kubernetes dump, read by ``symreach.frontends.dispatch.load_any``) is asked its own
 query (``--pod``/``--node``/``--node-selector`` for files without one, such as
 Kubernetes dumps) by every chosen engine, each job in its own process under a time and
-memory limit (``symreach.bench``). The command prints one row per file and a
+memory limit (``symreach.bench.runner``). The command prints one row per file and a
 per-engine summary, writes CSV/JSON on request, and fails (exit 1) when two
 engines decide a file differently or an engine crashes. Files that do not
 load or carry no query are skipped with a note; exit 2 when nothing is left.
@@ -19,8 +19,10 @@ from typing import Optional
 
 import click
 
-from symreach import bench
-from symreach import bench_tables
+from symreach.cli.errors import ErrorReportingCommand
+from symreach.bench import runner as bench
+from symreach.bench import tables as bench_tables
+from symreach.cli.options import parse_node_selector
 from symreach.errors import InputError
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -48,7 +50,7 @@ def collect_instances(folder: Path, query: Optional[dict] = None,
     ``query`` (``pod``, ``node``, ``node_selector``) is asked of the files
     without a query of their own, such as Kubernetes dumps.
     """
-    from symreach.inputs import load_any
+    from symreach.frontends.dispatch import load_any
     from symreach.loader import parse_query
 
     note = note or (lambda s: click.echo(s, err=True))
@@ -80,13 +82,11 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
         return None
     if node and node_selector:
         raise click.UsageError("give --node or --node-selector, not both")
-    from symreach.cli import parse_node_selector
-
     selector = parse_node_selector(node_selector)
     return {"pod": pod, "node": node, "node_selector": selector}
 
 
-@click.command("bench")
+@click.command("bench", cls=ErrorReportingCommand)
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--engines", default="all", show_default=True,
               help="Comma-separated engine names, or 'all' (every engine but auto). Engines not "

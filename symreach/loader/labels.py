@@ -16,7 +16,7 @@ from typing import Mapping, Optional, Sequence
 
 from symreach import reasons
 from symreach.model import FrozenDict, Node, Taint
-from symreach.shapes import FieldError, Path, choice, integer, mapping, sequence, string, string_list, string_map
+from symreach.loader.shapes import FieldError, Path, choice, integer, mapping, sequence, string, string_list, string_map
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 SELECTOR_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)

@@ -1,4 +1,4 @@
-"""Tables, CSV and JSON for benchmark results (the runner lives in ``symreach.bench``)."""
+"""Tables, CSV and JSON for benchmark results (the runner lives in ``symreach.bench.runner``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
-from symreach.bench import CSV_COLUMNS, Failure, JobResult
+from symreach.bench.runner import CSV_COLUMNS, Failure, JobResult
 
 # ---------------------------------------------------------------------------
 # tables

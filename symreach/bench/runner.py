@@ -1,7 +1,7 @@
 """Engine comparison: run (instance, engine) jobs, each in its own process.
 
 A *job* is one engine on one instance. Every job runs in a fresh Python
-process (``python -m symreach.bench SPEC OUT``) that
+process (``python -m symreach.bench.runner SPEC OUT``) that
 
 - sets ``RLIMIT_AS`` to the memory limit before importing anything heavy
   (grandchildren such as ``berkeley-abc`` inherit it),
@@ -285,7 +285,7 @@ def _child_main(spec_path: str, out_path: str) -> None:
 
             instance = load_document(spec["document"], filename=spec["id"])
         else:
-            from symreach.inputs import load_any
+            from symreach.frontends.dispatch import load_any
 
             instance = load_any(Path(spec["path"]))
         if instance.query is None and spec.get("query"):
@@ -347,13 +347,13 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
     # One thread per job (numpy/BLAS would otherwise reserve address space per core).
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = "1"
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])  # the directory holding the symreach package
     env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + ([env["PYTHONPATH"]]
                                                               if env.get("PYTHONPATH") else []))
     limit = timeout_s + (default_grace(timeout_s) if grace_s is None else grace_s)
     killed = False
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "symreach.bench", spec_path, out_path],
+        proc = subprocess.Popen([sys.executable, "-m", "symreach.bench.runner", spec_path, out_path],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True, env=env)
         started = time.perf_counter()

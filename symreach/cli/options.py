@@ -1,0 +1,69 @@
+"""Option parsing shared by the commands: targets, node selectors, co-occurrence pairs.
+
+Every command that asks a reachability question builds its ``Query`` here,
+so ``check``, ``export`` and ``bench`` read ``--pod``/``--node``/
+``--node-selector``/``--with`` identically.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import click
+
+from symreach.model import Instance, Query
+
+
+def parse_node_selector(text: Optional[str]) -> Optional[dict[str, str]]:
+    """``K=V[,K=V...]`` as a dict; None when the option was not given."""
+    if text is None:
+        return None
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE[,KEY=VALUE...], got {text!r}",
+                                     param_hint="--node-selector")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def parse_with(items: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``POD@NODE`` items of ``--with`` as (pod, node) pairs."""
+    pairs = []
+    for item in items:
+        pod, sep, node = item.rpartition("@")
+        if not sep or not pod or not node:
+            raise click.BadParameter(f"expected POD@NODE, got {item!r}", param_hint="--with")
+        pairs.append((pod, node))
+    return pairs
+
+
+def query_from_options(instance: Instance, pod: Optional[str], node: Optional[str],
+                       node_selector: Optional[str], with_items: tuple[str, ...]) -> Query:
+    """The command line's target, or the file's own query when no ``--pod`` is given."""
+    from symreach.loader import parse_query
+
+    if pod is None:
+        if node or node_selector or with_items:
+            raise click.UsageError("--node, --node-selector and --with need --pod")
+        if instance.query is None:
+            raise click.UsageError("the file has no query: give --pod (and --node or --node-selector)")
+        return instance.query
+    if node and node_selector:
+        raise click.UsageError("give --node or --node-selector, not both")
+    return parse_query(instance, pod, node=node, node_selector=parse_node_selector(node_selector),
+                       with_pairs=parse_with(with_items))
+
+
+def target_options(func):
+    """``--pod``, ``--node``, ``--node-selector`` and ``--with``, in that order."""
+    for option in reversed((
+        click.option("--pod", help="Target pod type (name, or namespace/workload for Kubernetes dumps)."),
+        click.option("--node", help="Target node."),
+        click.option("--node-selector", metavar="K=V[,K=V]", help="Target: any node with these labels."),
+        click.option("--with", "with_items", multiple=True, metavar="POD@NODE",
+                     help="Co-occurrence: this pair must be present at the same time (repeatable)."),
+    )):
+        func = option(func)
+    return func
