@@ -174,3 +174,14 @@ KSO = find_kso()
 def test_expectations_are_kso_answers(name):
     got = {n: normalized(v) for n, v in kso_verdicts_single(_state(name), KSO).items()}
     assert got == {n: normalized(v) for n, v in CLASSES[name][2].items()}
+
+
+def test_failed_scheduling_counts_every_reason():
+    """kube-scheduler's FitError counts each reason of each node, as ``kubectl describe`` shows."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+    from symreach.report.explain import explain
+
+    state = _state("fit_reports_every_insufficient_resource")
+    inst, _ = load_kubernetes_documents(state.objects, "<state>")
+    summary = explain(inst, inst.type_index(state.pending)).failed_scheduling()
+    assert summary == "1/2 nodes are available: 1 Insufficient cpu, 1 Too many pods."
