@@ -25,14 +25,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from symreach.export.traces import PAUSE_IMAGE as PAUSE
+from symreach.generators.clusters import HOSTNAME, ZONE
+from symreach.loader.v1 import NAMESPACE_NAME_LABEL as METADATA_NAME
+
 Obj = dict[str, Any]
 
-ZONE = "topology.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
-HOSTNAME = "kubernetes.io/hostname"
-METADATA_NAME = "kubernetes.io/metadata.name"
 GPU = "example.com/gpu"
-PAUSE = "registry.k8s.io/pause:3.10"
 
 _ZONES = ("z1", "z2", "z3")
 _RANKS = ("1", "3", "5", "7", "10", "20", "007", "1_0", "99999999999999999999", "x")
