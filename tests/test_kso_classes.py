@@ -133,6 +133,13 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
          pod("incoming", "  resources: {limits: {cpu: '3'}}\n  containers: [{name: c, image: pause, "
              "resources: {requests: {cpu: 500m}}}]\n")],
         "default/incoming", {"n1": None}),
+    # ... and an init container's explicit zero request counts as a request (cpu 0, not the limit).
+    "pod_level_requests_default_from_explicit_zero": (
+        [node("n1", status="{allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}"),
+         pod("bound", "  nodeName: n1\n  resources: {limits: {cpu: '4', memory: 4Gi}}\n" + C
+             + "  initContainers: [{name: i, image: pause, resources: {requests: {cpu: '0', memory: 256Mi}}}]\n"),
+         pod("incoming", "  containers: [{name: c, image: pause, resources: {requests: {cpu: 100m}}}]\n")],
+        "default/incoming", {"n1": None}),
     # States the API server accepts and symreach used to refuse.
     "stored_spread_match_label_keys_loads": (
         [node("n1"),

@@ -87,8 +87,9 @@ def _add(into: Resources, other: Resources) -> None:
 
 
 def _max(into: Resources, other: Resources) -> None:
+    """Per-resource maximum; a resource requested at 0 is still *listed* (it stops defaulting)."""
     for name, amount in other.items():
-        if amount > into.get(name, 0):
+        if name not in into or amount > into[name]:
             into[name] = amount
 
 
