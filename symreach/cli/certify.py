@@ -13,21 +13,24 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.frontends.dispatch import load_any
+from symreach.cli.options import load_inputs_from_options
+from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
 
 
 @click.command("certify", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=str, allow_dash=True))
 @click.argument("cert", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit status.")
-def certify_command(file: Path, cert: Path, quiet: bool) -> None:
+@click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
+              help="Refuse an input file larger than this (MiB).")
+def certify_command(file: str, cert: Path, quiet: bool, max_input_mb: int) -> None:
     """Re-check an invariant certificate CERT (IC3 text or BDD JSON) against FILE.
 
     The check is independent of the engine: a fresh solver and a transition
     encoding built directly from the model (exit 0 valid, 1 invalid, 2 bad input)."""
     from symreach.certify.clause_invariant import InvariantCertificate, check_certificate
 
-    instance = load_any(file)
+    instance = load_inputs_from_options([file], False, max_input_mb).instance
     try:
         text = cert.read_text()
     except OSError as exc:

@@ -12,13 +12,20 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import query_from_options, target_options
+from symreach.cli.options import (
+    input_options,
+    load_inputs_from_options,
+    pod_hints,
+    query_from_options,
+    target_options,
+    with_warnings,
+)
 from symreach.cli.output import write_certificate
 from symreach.result import Result
 
 
 @click.command("check", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@input_options
 @target_options
 @click.option("--engine", default="auto", show_default=True,
               help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
@@ -33,10 +40,13 @@ from symreach.result import Result
               help="Default: from the --trace-out suffix (.json, .yaml/.yml, .sh, .txt), else json.")
 @click.option("--cert-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the not-deployable certificate here.")
-def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max_states, jobs, quiet,
-          as_json, trace_out, trace_format, cert_out) -> None:
-    """Decide whether the target can ever be covered from the initial configuration."""
-    from symreach.frontends.dispatch import load_with_context
+def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, max_states, jobs,
+          quiet, as_json, trace_out, trace_format, cert_out) -> None:
+    """Decide whether the target can ever be covered from the initial configuration.
+
+    INPUT: files, directories (every YAML/JSON file, recursively) or - for
+    standard input; one symreach instance, or Kubernetes manifests and dumps.
+    """
     from symreach.report.progress import make_progress
     from symreach.report.verdict import result_json, result_text
     from symreach.solvers.base import Limits
@@ -45,8 +55,10 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max
     if engine not in ENGINES:
         raise click.BadParameter(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}",
                                  param_hint="--engine")
-    instance, context = load_with_context(file)
-    query = query_from_options(instance, pod, node, node_selector, with_items)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    instance, context = loaded.instance, loaded.context
+    with pod_hints(loaded):
+        query = query_from_options(instance, pod, node, node_selector, with_items)
     try:
         solver = make_engine(engine, jobs=jobs) if engine == "auto" else make_engine(engine)
     except ImportError as exc:
@@ -66,7 +78,8 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max
                                           initial_pod_names=context.get("initial_pod_names")))
     if cert_out is not None and result.certificate is not None:
         write_certificate(cert_out, result)
-    click.echo(result_json(result, query.description) if as_json else result_text(result, query.description))
+    click.echo(with_warnings(result_json(result, query.description), loaded) if as_json
+               else result_text(result, query.description))
     sys.exit(result.verdict.exit_code)
 
 

@@ -112,6 +112,8 @@ def source_kind(source: Source) -> str:
         keys = _json_top_keys(head)
     else:
         keys = _yaml_top_keys(text)
+        if keys is not None and not keys:  # flow style ({apiVersion: v1, ...}): parse it, in C
+            keys = _parsed_top_keys(source)
     if keys is None:
         return "empty"
     if "version" in keys and "apiVersion" not in keys:
@@ -144,6 +146,16 @@ def _yaml_top_keys(text: str) -> Optional[set[str]]:
         if key in ("apiVersion", "kind"):
             break
     return keys if content else None
+
+
+def _parsed_top_keys(source: Source) -> set[str]:
+    """Top-level keys of the first document, parsed by libyaml (no lines, nothing retained)."""
+    try:
+        docs = yaml_source.read_documents_text(source.text, source.name, lines=False, kubectl=True)
+    except InputError:
+        return set()  # the real reader reports it
+    first = next((d for d, _ in docs if d is not None), None)
+    return {k for k in first if isinstance(k, str)} if isinstance(first, dict) else set()
 
 
 def _json_top_keys(text: str) -> set[str]:

@@ -93,6 +93,8 @@ class Report:
     notes: list[tuple[str, str]] = field(default_factory=list)
     # (kind, apiVersion, name) of every object of a kind not used, for warnings and query hints.
     skipped_objects: list[tuple[str, str, str]] = field(default_factory=list)
+    # workloads that give no pod type, and why (asked about with --pod, the error says so)
+    unplaceable: dict[str, str] = field(default_factory=dict)
 
     def warn(self, category: str, message: str) -> None:
         """Record a warning: ``category`` groups it on the command line and in ``--json``."""
@@ -177,14 +179,20 @@ class _Object:
             place += f", items[{self.item}]"
         if self.kind == "?":
             return place
+        name = self.name
+        return f"{place} ({self.kind} {name})" if name else f"{place} ({self.kind})"
+
+    @property
+    def name(self) -> str:
+        """``namespace/name`` (``name`` for cluster-scoped kinds), or "" when the object has none."""
         meta = self.data.get("metadata") if isinstance(self.data.get("metadata"), dict) else {}
         name = meta.get("name") or meta.get("generateName")
-        if isinstance(name, str) and name:
-            if self.kind not in CLUSTER_SCOPED:
-                ns = meta.get("namespace")
-                name = f"{ns if isinstance(ns, str) and ns else DEFAULT_NAMESPACE}/{name}"
-            return f"{place} ({self.kind} {name})"
-        return f"{place} ({self.kind})"
+        if not isinstance(name, str) or not name:
+            return ""
+        if self.kind not in CLUSTER_SCOPED:
+            ns = meta.get("namespace")
+            name = f"{ns if isinstance(ns, str) and ns else DEFAULT_NAMESPACE}/{name}"
+        return name
 
 
 @dataclass
@@ -292,6 +300,8 @@ class _Converter:
             self.report.kinds[obj.kind] = self.report.kinds.get(obj.kind, 0) + 1
             if obj.kind not in USED_KINDS:
                 self.report.skipped[obj.kind] = self.report.skipped.get(obj.kind, 0) + 1
+                api = obj.data.get("apiVersion")
+                self.report.skipped_objects.append((obj.kind, api if isinstance(api, str) else "", obj.name))
         for obj in objects:
             if obj.kind == "Namespace":
                 self.namespace(obj)
@@ -434,6 +444,12 @@ class _Converter:
         origin = f"{workload.kind} {workload.namespace}/{workload.name}"
         if workload.kind == "DaemonSet":
             self.daemonset_types(workload, tpath, origin)
+            return
+        pinned = self.get(obj, tpath + ("spec", "nodeName"), str)
+        if pinned and pinned not in self.node_names:
+            why = f"its template pins pods with spec.nodeName to node {pinned!r}, which is not in the input"
+            self.report.warn("pinned to nodes not in the input", f"{obj.where}: {why}; no pod type")
+            self.report.unplaceable[f"{workload.namespace}/{workload.name}"] = why
             return
         name = self.unique(f"{workload.namespace}/{workload.name}", workload.kind)
         self.add_type(name, obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",), origin=origin,
