@@ -56,6 +56,7 @@ from symreach.frontends.k8s_controllers import (
     without_controller_labels,
 )
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
+from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, and_node_terms, statefulset_claim
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import KUBERNETES, Instance
 from symreach.loader.shapes import FieldError, Path, format_path, type_name
@@ -65,7 +66,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"}
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -249,6 +250,8 @@ class _Converter:
         self.origin_files: dict[str, str] = {}
         self._generated: Counter[str] = Counter()
         self.bare_pods: set[tuple[str, str]] = set()
+        self.volumes = VolumeIndex()
+        self._warned: set[str] = set()
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -307,6 +310,9 @@ class _Converter:
                 self.namespace(obj)
             elif obj.kind == "Node":
                 self.node(obj)
+            elif obj.kind in VOLUME_KINDS:
+                namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
+                self.volumes.add(obj.kind, obj.data, namespace, name)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
@@ -451,6 +457,8 @@ class _Converter:
             self.report.warn("pinned to nodes not in the input", f"{obj.where}: {why}; no pod type")
             self.report.unplaceable[f"{workload.namespace}/{workload.name}"] = why
             return
+        if workload.kind == "StatefulSet":
+            self.claim_templates(workload)
         name = self.unique(f"{workload.namespace}/{workload.name}", workload.kind)
         self.add_type(name, obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",), origin=origin,
                       template=True)
@@ -514,6 +522,7 @@ class _Converter:
             body["nodeName"] = self.get(obj, spec_path + ("nodeName",), str)
         if ports:
             body["hostPorts"] = ports
+        self.apply_volumes(obj, spec, namespace, body, template)
         for warning in port_warnings:
             self.report.warn("host ports", f"{obj.where}: {warning}")
         scheduler = spec.get("schedulerName")
@@ -521,6 +530,28 @@ class _Converter:
             self.report.warn("other schedulers", f"{obj.where}: schedulerName {scheduler!r} is not the kube-scheduler; "
                                         "analysed as if it were")
         return body
+
+    def apply_volumes(self, obj: _Object, spec: dict, namespace: str, body: dict, template: bool) -> None:
+        """Bound claims pin the pod where their PersistentVolume is; other claims are caveats."""
+        owner = None if template else controller_ref(self.get(obj, ("metadata",), dict) or {})
+        skip = statefulset_claim(str(owner.get("name"))) if owner and owner.get("kind") == "StatefulSet" else None
+        pins, caveats = self.volumes.constrain(spec, namespace, skip)
+        for pin in pins:
+            and_node_terms(body, pin)
+        if template or owner is None:  # a controller's pods: its template warns once
+            for caveat in caveats:
+                self.warn_once("volumes", f"{obj.where}: {caveat}")
+
+    def claim_templates(self, workload: _Workload) -> None:
+        """A StatefulSet's ``volumeClaimTemplates``: where each replica's volume lets it run is a caveat."""
+        templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
+        for caveat in self.volumes.statefulset_caveats(workload.namespace, workload.name, templates):
+            self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
+
+    def warn_once(self, category: str, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            self.report.warn(category, message)
 
     def add_type(self, name: str, obj: _Object, namespace: str, meta_path: Path, spec_path: Path,
                  *, origin: str, template: bool, creatable: bool = True, body: Optional[dict] = None) -> dict:

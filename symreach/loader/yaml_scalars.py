@@ -45,7 +45,7 @@ for _sign, _inf in (("", math.inf), ("+", math.inf), ("-", -math.inf)):
 _WORDS["<<"] = (MERGE, "<<")
 
 # First characters after which a plain scalar may be something other than a string.
-_MAYBE_TYPED = frozenset("yYnNtTfFoO~+-.0123456789<")
+MAYBE_TYPED = frozenset("yYnNtTfFoO~+-.0123456789<")
 _GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
 _YAML_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
 _DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
@@ -58,7 +58,7 @@ def resolve_plain(value: str) -> tuple[str, object]:
     if not value:
         return NULL, None
     first = value[0]
-    if first not in _MAYBE_TYPED:
+    if first not in MAYBE_TYPED:
         return STR, value
     word = _WORDS.get(value)
     if word is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 from pathlib import Path as FsPath
 from typing import BinaryIO, Optional, Union
@@ -49,8 +48,18 @@ _STR_TAG = yaml_scalars.STR
 _MERGE_TAG = yaml_scalars.MERGE
 _SCALAR_TAGS = frozenset({yaml_scalars.STR, yaml_scalars.NULL, yaml_scalars.BOOL, yaml_scalars.INT,
                           yaml_scalars.FLOAT})
-# An anchor can only start after whitespace, a flow indicator or a line start; without one, no alias.
-_ANCHOR = re.compile(r"(?:^|[\s\[{,])&", re.MULTILINE)
+_MAYBE_TYPED = yaml_scalars.MAYBE_TYPED | {""}
+
+
+def may_have_anchors(text: str) -> bool:
+    """False only when ``text`` has no anchor, so no alias: an anchor ``&`` follows whitespace,
+    a flow indicator or a line start; ``&`` inside words and URLs (``a&b``) is no anchor."""
+    at = text.find("&")
+    while at != -1:
+        if at == 0 or text[at - 1] in " \t\r\n[{,":
+            return True
+        at = text.find("&", at + 1)
+    return False
 
 
 class KubectlResolver(BaseResolver):
@@ -58,8 +67,17 @@ class KubectlResolver(BaseResolver):
 
     def resolve(self, kind, value, implicit):  # noqa: D102 - PyYAML's interface
         if kind is ScalarNode:
-            return yaml_scalars.resolve_plain(value)[0] if implicit[0] else _STR_TAG
+            # Called for every scalar of a dump: most are strings by their first character.
+            if implicit[0] and value[:1] in _MAYBE_TYPED:
+                return yaml_scalars.resolve_plain(value)[0]
+            return _STR_TAG
         return _SEQ_TAG if kind is SequenceNode else _MAP_TAG
+
+    def descend_resolver(self, current_node, current_index):  # noqa: D102 - no path resolvers here
+        pass
+
+    def ascend_resolver(self):  # noqa: D102
+        pass
 
 
 if getattr(yaml, "__with_libyaml__", False):
@@ -223,7 +241,7 @@ def _json_object(pairs: list[tuple[str, object]]) -> dict:
 
 def _yaml_documents(text: str, filename: str, max_nodes: int, at_most: Optional[int], lines: bool,
                     json_keys: bool) -> list[tuple[object, Lines]]:
-    budget = _AliasBudget(max_nodes, filename) if _ANCHOR.search(text) else None
+    budget = _AliasBudget(max_nodes, filename) if may_have_anchors(text) else None
     out: list[tuple[object, Lines]] = []
     for root in _compose_all(text, filename, at_most, json_keys):
         builder = DocumentBuilder(filename, lines=lines, kubectl=json_keys, budget=budget)
@@ -409,13 +427,16 @@ class DocumentBuilder:
     def mapping(self, node: MappingNode, path: Path) -> dict:
         if node.tag != _MAP_TAG:
             raise self.error(node, f"unsupported YAML tag {node.tag}")
-        pairs = node.value
-        if any(k.tag == _MERGE_TAG for k, _ in pairs):
-            pairs = self.merged(node)
         out: dict = {}
         track = self.track_lines
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG:
+                pairs = self.merged(node)
+                break
+        else:
+            pairs = node.value
         for key_node, value_node in pairs:
-            key = self.key(key_node)
+            key = key_node.value if key_node.tag == _STR_TAG and type(key_node) is ScalarNode else self.key(key_node)
             if key in out:
                 raise self.error(key_node, f"duplicate key {key!r}")
             if track:
