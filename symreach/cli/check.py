@@ -1,4 +1,4 @@
-"""``symreach check FILE``: decide one target, print the verdict with its evidence.
+"""``symreach check INPUT...``: decide one target, print the verdict with its evidence.
 
 Exit codes (SPEC 4): 0 deployable, 1 not deployable, 2 usage or input error,
 3 unknown.
@@ -20,7 +20,7 @@ from symreach.cli.options import (
     target_options,
     with_warnings,
 )
-from symreach.cli.output import write_certificate
+from symreach.cli.evidence import not_deployable_evidence
 from symreach.result import Result
 
 
@@ -40,8 +40,11 @@ from symreach.result import Result
               help="Default: from the --trace-out suffix (.json, .yaml/.yml, .sh, .txt), else json.")
 @click.option("--cert-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the not-deployable certificate here.")
+@click.option("--shortest", is_flag=True,
+              help="A provably shortest witness (breadth-first search; --engine explicit or auto).")
+@click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
 def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, max_states, jobs,
-          quiet, as_json, trace_out, trace_format, cert_out) -> None:
+          quiet, as_json, trace_out, trace_format, cert_out, shortest, why) -> None:
     """Decide whether the target can ever be covered from the initial configuration.
 
     INPUT: files, directories (every YAML/JSON file, recursively) or - for
@@ -51,6 +54,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     from symreach.report.verdict import result_json, result_text
     from symreach.solvers.base import Limits
     from symreach.solvers.registry import ENGINES, make_engine
+    from symreach.solvers.witness import decide, shortest_engine
 
     if engine not in ENGINES:
         raise click.BadParameter(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}",
@@ -59,14 +63,19 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     instance, context = loaded.instance, loaded.context
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
+    if shortest:
+        try:
+            engine = shortest_engine(engine)
+        except ValueError as exc:
+            raise click.UsageError(str(exc))
     try:
         solver = make_engine(engine, jobs=jobs) if engine == "auto" else make_engine(engine)
     except ImportError as exc:
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     progress = make_progress(quiet or as_json)
     try:
-        result: Result = solver.check(instance, query, Limits(timeout_s=timeout, max_states=max_states,
-                                                              progress=progress))
+        result: Result = decide(solver, instance, query, Limits(timeout_s=timeout, max_states=max_states,
+                                                                progress=progress), shortest=shortest)
     finally:
         if progress is not None:
             progress.close()
@@ -76,10 +85,11 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         fmt = trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower(), "json")
         trace_out.write_text(export_trace(result.trace, instance, fmt,
                                           initial_pod_names=context.get("initial_pod_names")))
-    if cert_out is not None and result.certificate is not None:
-        write_certificate(cert_out, result)
+    why_text = not_deployable_evidence(instance, query, result, cert_out, why, timeout)
     click.echo(with_warnings(result_json(result, query.description), loaded) if as_json
                else result_text(result, query.description))
+    if why_text and not as_json:
+        click.echo(why_text)
     sys.exit(result.verdict.exit_code)
 
 
