@@ -237,8 +237,8 @@ def cli(subcommand: list[str]) -> list[str]:
 
 
 def run(sizes: list[int], old: Optional[Path], timeout: float, quick: bool, matrix_timeout: float,
-        matrix_sizes: tuple[int, ...] = ()) -> str:
-    releases = [("this", ROOT)] + ([("d301ada", old)] if old else [])
+        matrix_sizes: tuple[int, ...] = (), new: Path = ROOT) -> str:
+    releases = [("this", new)] + ([("d301ada", old)] if old else [])
     rows = []
     with tempfile.TemporaryDirectory(prefix="k8s-dump-scale-") as tmp:
         for pods in sizes:
@@ -300,6 +300,8 @@ def table(rows, matrix_timeout: float) -> str:
 
 @click.command()
 @click.option("--sizes", default="500,2000,10000", show_default=True, help="Pod counts, comma-separated.")
+@click.option("--new", type=click.Path(exists=True, file_okay=False, path_type=Path), default=ROOT,
+              help="The checkout measured as this release (default: this one; a snapshot keeps edits out).")
 @click.option("--old", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="A checkout of the previous release to compare with (git worktree add DIR d301ada).")
 @click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds per process.")
@@ -308,10 +310,10 @@ def table(rows, matrix_timeout: float) -> str:
 @click.option("--matrix-sizes", default="500", show_default=True,
               help="Pod counts at which matrix runs (it may overrun its own --timeout; see the table).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=OUT, show_default=True)
-def main(sizes: str, old: Optional[Path], timeout: float, quick: bool, matrix_timeout: float, matrix_sizes: str,
-         out: Path) -> None:
+def main(sizes: str, new: Path, old: Optional[Path], timeout: float, quick: bool, matrix_timeout: float,
+         matrix_sizes: str, out: Path) -> None:
     text = run([int(s) for s in sizes.split(",")], old, timeout, quick, matrix_timeout,
-               tuple(int(s) for s in matrix_sizes.split(",") if s))
+               tuple(int(s) for s in matrix_sizes.split(",") if s), new)
     out.write_text(text)
     click.echo(text)
 
