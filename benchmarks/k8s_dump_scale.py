@@ -256,7 +256,8 @@ def run(sizes: list[int], old: Optional[Path], timeout: float, quick: bool, matr
                     matrix = None
                     if loaded and not quick and pods in matrix_sizes:
                         matrix = measure(code, cli(["matrix", str(path), "--format", "csv",
-                                                    "--timeout", str(matrix_timeout)]), timeout)
+                                                    "--timeout", str(matrix_timeout)]),
+                                         min(timeout, matrix_timeout * 1.5))
                     rows.append((pods, fmt, size_mb, release, load_s, check, matrix, shape))
                     print(rows[-1], flush=True)
     return table(rows, matrix_timeout)
