@@ -626,9 +626,10 @@ def test_alias_bombs_and_large_files_are_refused(tmp_path):
     with pytest.raises(InputError, match="alias bomb"):
         read_documents_text("apiVersion: v1\nkind: ConfigMap\n" + bomb, "bomb.yaml")
     big = tmp_path / "big.yaml"
-    big.write_bytes(b"#" * (8 * 1024 * 1024 + 1))
-    with pytest.raises(InputError, match="too large"):
-        read_documents(big)
+    big.write_bytes(b"#" * (8 * 1024 * 1024 + 1))  # the old fixed 8 MiB cap is gone ...
+    assert read_documents(big) == ([], [])
+    with pytest.raises(InputError, match="too large.*--max-input-mb"):  # ... for a limit the user sets
+        read_documents(big, max_bytes=8 * 1024 * 1024)
 
 
 # ---- the example dump ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``symreach check FILE``: decide one target, print the verdict with its evidence.
+"""``symreach check INPUT...``: decide one target, print the verdict with its evidence.
 
 Exit codes (SPEC 4): 0 deployable, 1 not deployable, 2 usage or input error,
 3 unknown.
@@ -12,13 +12,20 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import query_from_options, target_options
+from symreach.cli.options import (
+    input_options,
+    load_inputs_from_options,
+    pod_hints,
+    query_from_options,
+    target_options,
+    with_warnings,
+)
 from symreach.cli.evidence import not_deployable_evidence
 from symreach.result import Result
 
 
 @click.command("check", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@input_options
 @target_options
 @click.option("--engine", default="auto", show_default=True,
               help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
@@ -36,10 +43,13 @@ from symreach.result import Result
 @click.option("--shortest", is_flag=True,
               help="A provably shortest witness (breadth-first search; --engine explicit or auto).")
 @click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
-def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max_states, jobs, quiet,
-          as_json, trace_out, trace_format, cert_out, shortest, why) -> None:
-    """Decide whether the target can ever be covered from the initial configuration."""
-    from symreach.frontends.dispatch import load_with_context
+def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, max_states, jobs,
+          quiet, as_json, trace_out, trace_format, cert_out, shortest, why) -> None:
+    """Decide whether the target can ever be covered from the initial configuration.
+
+    INPUT: files, directories (every YAML/JSON file, recursively) or - for
+    standard input; one symreach instance, or Kubernetes manifests and dumps.
+    """
     from symreach.report.progress import make_progress
     from symreach.report.verdict import result_json, result_text
     from symreach.solvers.base import Limits
@@ -49,8 +59,10 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max
     if engine not in ENGINES:
         raise click.BadParameter(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}",
                                  param_hint="--engine")
-    instance, context = load_with_context(file)
-    query = query_from_options(instance, pod, node, node_selector, with_items)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    instance, context = loaded.instance, loaded.context
+    with pod_hints(loaded):
+        query = query_from_options(instance, pod, node, node_selector, with_items)
     if shortest:
         try:
             engine = shortest_engine(engine)
@@ -74,7 +86,8 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max
         trace_out.write_text(export_trace(result.trace, instance, fmt,
                                           initial_pod_names=context.get("initial_pod_names")))
     why_text = not_deployable_evidence(instance, query, result, cert_out, why, timeout)
-    click.echo(result_json(result, query.description) if as_json else result_text(result, query.description))
+    click.echo(with_warnings(result_json(result, query.description), loaded) if as_json
+               else result_text(result, query.description))
     if why_text and not as_json:
         click.echo(why_text)
     sys.exit(result.verdict.exit_code)
