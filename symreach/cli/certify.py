@@ -13,13 +13,16 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
+from symreach.cli.options import limit_options
 from symreach.frontends.dispatch import load_any
+from symreach.loader.yaml_source import read_file_text
 
 
 @click.command("certify", cls=ErrorReportingCommand)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("cert", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit status.")
+@limit_options
 def certify_command(file: Path, cert: Path, quiet: bool) -> None:
     """Re-check an invariant certificate CERT (IC3 text or BDD JSON) against FILE.
 
@@ -28,11 +31,7 @@ def certify_command(file: Path, cert: Path, quiet: bool) -> None:
     from symreach.certify.clause_invariant import InvariantCertificate, check_certificate
 
     instance = load_any(file)
-    try:
-        text = cert.read_text()
-    except OSError as exc:
-        click.echo(f"symreach: error: {cert}: {exc.strerror}", err=True)
-        sys.exit(2)
+    text = read_file_text(cert)
     if text.lstrip().startswith("{"):
         _certify_bdd(instance, cert, text, quiet)
     try:

@@ -6,15 +6,15 @@ Exit codes (SPEC 4): 0 deployable, 1 not deployable, 2 usage or input error,
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
+from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import query_from_options, target_options
-from symreach.cli.output import write_certificate
-from symreach.result import Result
+from symreach.cli.options import check_engine, memory_option, query_from_options, target_options, timeout_option
+from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
+from symreach.result import Result, Verdict
 
 
 @click.command("check", cls=ErrorReportingCommand)
@@ -22,7 +22,8 @@ from symreach.result import Result
 @target_options
 @click.option("--engine", default="auto", show_default=True,
               help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None, help="Seconds before answering unknown.")
+@timeout_option()
+@memory_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Engines raced in parallel by --engine auto.")
@@ -33,41 +34,53 @@ from symreach.result import Result
               help="Default: from the --trace-out suffix (.json, .yaml/.yml, .sh, .txt), else json.")
 @click.option("--cert-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the not-deployable certificate here.")
-def check(file: Path, pod, node, node_selector, with_items, engine, timeout, max_states, jobs, quiet,
+def check(file: Path, pod, node, node_selector, with_items, engine, timeout, memory, max_states, jobs, quiet,
           as_json, trace_out, trace_format, cert_out) -> None:
     """Decide whether the target can ever be covered from the initial configuration."""
+    from symreach.errors import time_remaining
     from symreach.frontends.dispatch import load_with_context
     from symreach.report.progress import make_progress
     from symreach.report.verdict import result_json, result_text
     from symreach.solvers.base import Limits
-    from symreach.solvers.registry import ENGINES, make_engine
+    from symreach.solvers.registry import make_engine
 
-    if engine not in ENGINES:
-        raise click.BadParameter(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}",
-                                 param_hint="--engine")
+    check_engine(engine)
+    if trace_format is not None and trace_out is None:
+        raise click.UsageError("--trace-format needs --trace-out FILE")
+    process.begin(timeout, memory)
     instance, context = load_with_context(file)
     query = query_from_options(instance, pod, node, node_selector, with_items)
+
+    def render(result: Result) -> str:
+        return result_json(result, query.description) if as_json else result_text(result, query.description)
+
+    process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
     try:
         solver = make_engine(engine, jobs=jobs) if engine == "auto" else make_engine(engine)
     except ImportError as exc:
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     progress = make_progress(quiet or as_json)
     try:
-        result: Result = solver.check(instance, query, Limits(timeout_s=timeout, max_states=max_states,
+        result: Result = solver.check(instance, query, Limits(timeout_s=time_remaining(), max_states=max_states,
                                                               progress=progress))
     finally:
         if progress is not None:
             progress.close()
+    outputs: list[PendingOutput] = []
     if trace_out is not None and result.trace:
         from symreach.export.traces import export_trace
 
         fmt = trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower(), "json")
-        trace_out.write_text(export_trace(result.trace, instance, fmt,
-                                          initial_pod_names=context.get("initial_pod_names")))
+        outputs.append((trace_out, lambda: export_trace(result.trace, instance, fmt,
+                                                        initial_pod_names=context.get("initial_pod_names"))))
+    elif trace_out is not None:
+        click.echo(f"symreach: note: no witness trace ({result.verdict.value}); {trace_out} not written", err=True)
     if cert_out is not None and result.certificate is not None:
-        write_certificate(cert_out, result)
-    click.echo(result_json(result, query.description) if as_json else result_text(result, query.description))
-    sys.exit(result.verdict.exit_code)
+        outputs.append((cert_out, lambda: certificate_text(result)))
+    elif cert_out is not None:
+        click.echo(f"symreach: note: no certificate ({result.verdict.value}, {result.engine}); "
+                   f"{cert_out} not written", err=True)
+    emit_verdict(render(result), result.verdict.exit_code, outputs)
 
 
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}

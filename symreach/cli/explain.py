@@ -9,7 +9,9 @@ from typing import Optional
 
 import click
 
+from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
+from symreach.cli.options import check_engine, memory_option, timeout_option
 from symreach.errors import InputError
 
 
@@ -18,15 +20,20 @@ from symreach.errors import InputError
 @click.option("--pod", help="Pod type to explain (default: every pod type).")
 @click.option("--node", help="Only this node; a dynamic obstacle is then also decided and narrated.")
 @click.option("--engine", default="auto", show_default=True, help="Engine for the reachability question.")
-@click.option("--timeout", type=click.FloatRange(min=0), default=60.0, show_default=True)
+@timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
+@memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def explain_command(file: Path, pod, node, engine, timeout, as_json) -> None:
+def explain_command(file: Path, pod, node, engine, timeout, memory, as_json) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain as explain_pod
     from symreach.report.explain import explanation_text
     from symreach.frontends.dispatch import load_any, resolve_pod
 
+    check_engine(engine)
+    process.begin(timeout, memory)
     instance = load_any(file)
+    if not instance.pod_types:
+        raise InputError("the file declares no pod types: nothing to explain", filename=str(file))
     types = [resolve_pod(instance, pod)] if pod else list(range(len(instance.pod_types)))
     explanations = [explain_pod(instance, t) for t in types]
     outcomes: list[Optional[dict]] = [None] * len(types)
@@ -54,6 +61,7 @@ def explain_command(file: Path, pod, node, engine, timeout, as_json) -> None:
 
 
 def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float) -> dict:
+    from symreach.errors import time_remaining
     from symreach.model import Query
     from symreach.report.narrate import narrate
     from symreach.solvers.base import Limits
@@ -61,6 +69,6 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
 
     n = instance.node_index(node)
     query = Query((frozenset({(t, n)}),), f"{instance.pod_types[t].name} on {node}")
-    result = make_engine(engine).check(instance, query, Limits(timeout_s=timeout))
+    result = make_engine(engine).check(instance, query, Limits(timeout_s=time_remaining()))
     return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
             "reason": result.reason, "narration": narrate(instance, result.trace)}

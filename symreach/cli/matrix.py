@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
+from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.solvers.matrix import matrix_table, render_csv, render_json, render_text
+from symreach.cli.options import memory_option, timeout_option
+from symreach.cli.output import emit_verdict
+from symreach.solvers.matrix import matrix_table, render_csv, render_json, render_text, unknown_matrix
 
 
 @click.command("matrix", cls=ErrorReportingCommand)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
               show_default=True)
-@click.option("--timeout", type=float, default=None, help="Seconds before unknown cells.")
-def matrix_command(file: str, fmt: str, timeout) -> None:
+@timeout_option(help="Seconds before the remaining cells are unknown.")
+@memory_option
+def matrix_command(file: str, fmt: str, timeout, memory) -> None:
     """Decide, with one fixpoint, which pod types can ever run on which nodes."""
+    from symreach.errors import time_remaining
     from symreach.frontends.dispatch import load_any
 
+    process.begin(timeout, memory)
     inst = load_any(file)
-    m = matrix_table(inst, timeout_s=timeout)
-    click.echo({"text": render_text, "json": render_json, "csv": render_csv}[fmt](m))
-    sys.exit(0 if m.stats.get("complete") else 3)
+    render = {"text": render_text, "json": render_json, "csv": render_csv}[fmt]
+    process.set_fallback(lambda reason: render(unknown_matrix(inst, reason)))
+    m = matrix_table(inst, timeout_s=time_remaining())
+    emit_verdict(render(m), 0 if m.stats.get("complete") else 3)
 
 
