@@ -48,6 +48,8 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, mem
     if trace_format is not None and trace_out is None:
         raise click.UsageError("--trace-format needs --trace-out FILE")
     process.begin(timeout, memory)
+    process.set_fallback(lambda reason: result_json(Result(Verdict.UNKNOWN, engine, reason=reason)) if as_json
+                         else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
     instance, context = load_with_context(file)
     query = query_from_options(instance, pod, node, node_selector, with_items)
 

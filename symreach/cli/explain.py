@@ -11,7 +11,7 @@ import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import check_engine, memory_option, timeout_option
+from symreach.cli.options import check_engine, memory_option, naming_the_file, timeout_option
 from symreach.errors import InputError
 
 
@@ -34,7 +34,8 @@ def explain_command(file: Path, pod, node, engine, timeout, memory, as_json) -> 
     instance = load_any(file)
     if not instance.pod_types:
         raise InputError("the file declares no pod types: nothing to explain", filename=str(file))
-    types = [resolve_pod(instance, pod)] if pod else list(range(len(instance.pod_types)))
+    with naming_the_file(str(file)):
+        types = [resolve_pod(instance, pod)] if pod else list(range(len(instance.pod_types)))
     explanations = [explain_pod(instance, t) for t in types]
     outcomes: list[Optional[dict]] = [None] * len(types)
     if node is not None:

@@ -7,12 +7,14 @@ so ``check``, ``export`` and ``bench`` read ``--pod``/``--node``/
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import click
 
+from symreach.errors import InputError
 from symreach.model import Instance, Query
 
 
@@ -50,12 +52,25 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
         if node or node_selector or with_items:
             raise click.UsageError("--node, --node-selector and --with need --pod")
         if instance.query is None:
-            raise click.UsageError("the file has no query: give --pod (and --node or --node-selector)")
+            raise click.UsageError(f"{instance.source}: the file has no query: give --pod "
+                                   "(and --node or --node-selector)")
         return instance.query
     if node and node_selector:
         raise click.UsageError("give --node or --node-selector, not both")
-    return parse_query(instance, pod, node=node, node_selector=parse_node_selector(node_selector),
-                       with_pairs=parse_with(with_items))
+    with naming_the_file(instance.source):
+        return parse_query(instance, pod, node=node, node_selector=parse_node_selector(node_selector),
+                           with_pairs=parse_with(with_items))
+
+
+@contextlib.contextmanager
+def naming_the_file(source: Optional[str]) -> Iterator[None]:
+    """An option that names something the file lacks: the error names the file too."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.filename or not source or source == "<memory>":
+            raise
+        raise InputError(exc.problem, source, exc.line, exc.field_path) from None
 
 
 def target_options(func):

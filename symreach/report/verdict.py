@@ -22,7 +22,8 @@ def result_text(result: Result, target: str = "") -> str:
     if result.reason:
         lines.append(f"  reason:   {result.reason}")
     if result.trace:
-        lines.append(f"  trace ({len(result.trace)} steps, replayed against the semantics):")
+        steps = len(result.trace)
+        lines.append(f"  trace ({steps} step{'' if steps == 1 else 's'}, replayed against the semantics):")
         width = len(str(len(result.trace)))
         for i, step in enumerate(result.trace, 1):
             lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}")
