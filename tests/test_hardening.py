@@ -395,3 +395,20 @@ def test_memory_limit_export_dimacs_huge_depth():
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 3 and err.strip() == "symreach: error: memory limit (200 MB)"
+
+
+def test_sigterm_ends_benchmark_jobs_in_their_own_groups(tmp_path):
+    """Benchmark jobs run in sessions of their own; the supervisor kills those groups too."""
+    (tmp_path / "one.yaml").write_text(Path(EXAMPLE).read_text())
+    proc = symreach("bench", str(tmp_path), "--engines", "tests.test_bench:HangingEngine", "--timeout", "600",
+                    cwd=str(REPO))
+    try:
+        wait_until(lambda: len(descendants(proc.pid)) >= 2, "the benchmark job started")
+        children = descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=SAFETY_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143 and err.strip().endswith("interrupted")
+    wait_until(lambda: not any(alive(p) for p in children), "every benchmark job ended")
