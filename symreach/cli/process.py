@@ -44,7 +44,7 @@ from symreach.solvers.processes import (SUPERVISOR_FD_ENV, die_with_parent, phys
 EXIT_UNKNOWN = 3
 EXIT_INTERNAL = 4
 SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
-GRACE_S = 1.0        # past the deadline before the supervisor kills the work
+GRACE_S = 0.75       # past the deadline before the supervisor kills the work (< 1 s in all)
 KILL_AFTER_S = 0.3   # SIGTERM, then SIGKILL, when interrupted
 POLL_S = 0.05
 START_ENV = "SYMREACH_START"
@@ -179,6 +179,8 @@ def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float)
     os.environ[START_ENV] = repr(start)
     for sig in SIGNAL_EXIT:
         signal.signal(sig, _child_stop)
+    # not the terminal's foreground group: keep writing to it even under `stty tostop`
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     code = 0
     try:
         entry()

@@ -76,15 +76,17 @@ class _AbcEngine:
         with tempfile.TemporaryDirectory(prefix="symreach-abc-") as tmp:
             aig = Path(tmp) / "m.aig"
             aig.write_bytes(model.to_bytes(binary=True))
-            script = f"read_aiger m.aig; {self.command(max(1, int(timeout)))}; write_status st.txt"
+            # what is left of the budget after compiling: ABC's own -T must end first
+            left = max(1.0, timeout - (time.perf_counter() - start))
+            script = f"read_aiger m.aig; {self.command(max(1, int(left)))}; write_status st.txt"
             stats["abc_command"] = script
             try:
                 proc = subprocess.run([ABC_BINARY, "-q", script], cwd=tmp, capture_output=True,
-                                      text=True, timeout=timeout + 10, preexec_fn=die_with_parent)
+                                      text=True, timeout=left + 0.5, preexec_fn=die_with_parent)
                 out = proc.stdout
             except subprocess.TimeoutExpired:
                 return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
-                              reason=f"ABC did not finish in {timeout:g} s",
+                              reason=f"timeout: ABC did not finish within the time limit of {timeout:g} s",
                               time_s=time.perf_counter() - start)
             st = Path(tmp) / "st.txt"
             status = st.read_text().split("\n") if st.exists() else []
