@@ -20,6 +20,7 @@ from typing import Optional
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
+from symreach.cli.output import write_outputs
 from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
 from symreach.cli.options import parse_node_selector
@@ -132,13 +133,12 @@ def bench_command(folder: Path, engines: str, timeout: float, memory_mb: int, pa
     click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found})))
     click.echo("")
     click.echo(bench_tables.format_grid(*bench_tables.summary_rows(results)))
-    if csv_out is not None:
-        bench_tables.write_csv(results, csv_out)
-    if json_out is not None:
-        meta = {"folder": str(folder), "engines": usable, "timeout_s": timeout,
-                "memory_mb": memory_mb, "parallel": parallel}
-        json_out.write_text(json.dumps(bench_tables.results_json(results, meta, found), indent=1,
-                                       default=str) + "\n")
+    meta = {"folder": str(folder), "engines": usable, "timeout_s": timeout,
+            "memory_mb": memory_mb, "parallel": parallel}
+    write_outputs([(path, render) for path, render in (
+        (csv_out, lambda: bench_tables.write_csv(results)),
+        (json_out, lambda: json.dumps(bench_tables.results_json(results, meta, found), indent=1,
+                                      default=str) + "\n")) if path is not None])
     if found:
         click.echo(bench.failure_report(found), err=True)
         sys.exit(1)

@@ -12,6 +12,7 @@ import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
+from symreach.cli.evidence import not_deployable_evidence
 from symreach.cli.options import check_engine, memory_option, query_from_options, target_options, timeout_option
 from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
 from symreach.result import Result, Verdict
@@ -34,8 +35,11 @@ from symreach.result import Result, Verdict
               help="Default: from the --trace-out suffix (.json, .yaml/.yml, .sh, .txt), else json.")
 @click.option("--cert-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the not-deployable certificate here.")
+@click.option("--shortest", is_flag=True,
+              help="A provably shortest witness (breadth-first search; --engine explicit or auto).")
+@click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
 def check(file: Path, pod, node, node_selector, with_items, engine, timeout, memory, max_states, jobs, quiet,
-          as_json, trace_out, trace_format, cert_out) -> None:
+          as_json, trace_out, trace_format, cert_out, shortest, why) -> None:
     """Decide whether the target can ever be covered from the initial configuration."""
     from symreach.errors import time_remaining
     from symreach.frontends.dispatch import load_with_context
@@ -43,6 +47,7 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, mem
     from symreach.report.verdict import result_json, result_text
     from symreach.solvers.base import Limits
     from symreach.solvers.registry import make_engine
+    from symreach.solvers.witness import decide, shortest_engine
 
     check_engine(engine)
     if trace_format is not None and trace_out is None:
@@ -57,14 +62,19 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, mem
         return result_json(result, query.description) if as_json else result_text(result, query.description)
 
     process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
+    if shortest:
+        try:
+            engine = shortest_engine(engine)
+        except ValueError as exc:
+            raise click.UsageError(str(exc))
     try:
         solver = make_engine(engine, jobs=jobs) if engine == "auto" else make_engine(engine)
     except ImportError as exc:
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     progress = make_progress(quiet or as_json)
     try:
-        result: Result = solver.check(instance, query, Limits(timeout_s=time_remaining(), max_states=max_states,
-                                                              progress=progress))
+        result: Result = decide(solver, instance, query, Limits(timeout_s=time_remaining(), max_states=max_states,
+                                                                progress=progress), shortest=shortest)
     finally:
         if progress is not None:
             progress.close()
@@ -77,12 +87,15 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, mem
                                                         initial_pod_names=context.get("initial_pod_names"))))
     elif trace_out is not None:
         click.echo(f"symreach: note: no witness trace ({result.verdict.value}); {trace_out} not written", err=True)
+    why_text = not_deployable_evidence(instance, query, result, cert_out, why, time_remaining())
     if cert_out is not None and result.certificate is not None:
         outputs.append((cert_out, lambda: certificate_text(result)))
-    elif cert_out is not None:
-        click.echo(f"symreach: note: no certificate ({result.verdict.value}, {result.engine}); "
-                   f"{cert_out} not written", err=True)
-    emit_verdict(render(result), result.verdict.exit_code, outputs)
+    elif cert_out is not None and result.verdict is not Verdict.NOT_DEPLOYABLE:
+        click.echo(f"symreach: note: no certificate ({result.verdict.value}); {cert_out} not written", err=True)
+    text = render(result)
+    if why_text and not as_json:
+        text += "\n" + why_text
+    emit_verdict(text, result.verdict.exit_code, outputs)
 
 
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}
