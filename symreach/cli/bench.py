@@ -22,6 +22,7 @@ from typing import Optional, Sequence, Union
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
+from symreach.cli.output import write_outputs
 from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
 from symreach.cli.options import parse_node_selector
@@ -159,13 +160,12 @@ def _run_and_report(instances, usable, inputs, timeout, memory_mb, parallel, csv
     click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found})))
     click.echo("")
     click.echo(bench_tables.format_grid(*bench_tables.summary_rows(results)))
-    if csv_out is not None:
-        bench_tables.write_csv(results, csv_out)
-    if json_out is not None:
-        meta = {"folder": ", ".join(inputs), "engines": usable, "timeout_s": timeout,
-                "memory_mb": memory_mb, "parallel": parallel}
-        json_out.write_text(json.dumps(bench_tables.results_json(results, meta, found), indent=1,
-                                       default=str) + "\n")
+    meta = {"folder": ", ".join(inputs), "engines": usable, "timeout_s": timeout,
+            "memory_mb": memory_mb, "parallel": parallel}
+    write_outputs([(path, render) for path, render in (
+        (csv_out, lambda: bench_tables.write_csv(results)),
+        (json_out, lambda: json.dumps(bench_tables.results_json(results, meta, found), indent=1,
+                                      default=str) + "\n")) if path is not None])
     if found:
         click.echo(bench.failure_report(found), err=True)
         sys.exit(1)

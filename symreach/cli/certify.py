@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import load_inputs_from_options
-from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
+from symreach.cli.options import limit_options, load_inputs_from_options
+from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 
 @click.command("certify", cls=ErrorReportingCommand)
@@ -25,6 +25,7 @@ from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
 @click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
               help="Refuse an input file larger than this (MiB).")
+@limit_options
 def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input_mb: int) -> None:
     """Re-check a not-deployable certificate CERT against FILE.
 
@@ -35,11 +36,7 @@ def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input
     from symreach.certify.dispatch import check_loaded, parse
 
     instance = load_inputs_from_options([file], False, max_input_mb).instance
-    try:
-        text = cert.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        click.echo(f"symreach: error: {cert}: {getattr(exc, 'strerror', None) or exc}", err=True)
-        sys.exit(2)
+    text = read_file_text(cert)
     try:
         loaded = parse(text)
     except ValueError as exc:
