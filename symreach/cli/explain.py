@@ -4,34 +4,41 @@ dynamic obstacle can ever be overcome (decided and narrated)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Optional
 
 import click
 
+from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
+from symreach.cli.options import check_engine, input_options, load_inputs_from_options, memory_option, pod_hints, timeout_option
 from symreach.errors import InputError
 
 
 @click.command("explain", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@input_options
 @click.option("--pod", help="Pod type to explain (default: every pod type).")
 @click.option("--node", help="Only this node; a dynamic obstacle is then also decided and narrated.")
 @click.option("--engine", default="auto", show_default=True, help="Engine for the reachability question.")
-@click.option("--timeout", type=click.FloatRange(min=0), default=60.0, show_default=True)
+@timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
+@memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def explain_command(file: Path, pod, node, engine, timeout, as_json) -> None:
+def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain_subject, explanation_text, subjects
-    from symreach.frontends.dispatch import load_any
 
-    instance = load_any(file)
-    about = subjects(instance, pod)
+    check_engine(engine)
+    process.begin(timeout, memory)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    instance = loaded.instance
+    if not instance.pod_types:
+        raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))
+    with pod_hints(loaded):
+        about = subjects(instance, pod)
     explanations = [explain_subject(instance, s) for s in about]
     outcomes: list[Optional[dict]] = [None] * len(about)
     if node is not None:
         if node not in {n.name for n in instance.nodes}:
-            raise InputError(f"unknown node {node!r}", filename=str(file), field_path="--node")
+            raise InputError(f"unknown node {node!r}", field_path="--node")
         explanations = [type(e)(e.pod, tuple(v for v in e.nodes if v.node == node)) for e in explanations]
         n = instance.node_index(node)
         for i, (s, e) in enumerate(zip(about, explanations)):
@@ -62,6 +69,7 @@ def explain_command(file: Path, pod, node, engine, timeout, as_json) -> None:
 
 def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float) -> dict:
     from symreach.loader import parse_query
+    from symreach.errors import time_remaining
     from symreach.model import Query
     from symreach.report.narrate import narrate
     from symreach.solvers.base import Limits
@@ -72,7 +80,7 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     query = Query((frozenset({(t, n)}),), f"{instance.pod_types[t].name} on {node}")
 
     def ask(q: Query) -> dict:
-        result = decide(make_engine(engine), instance, q, Limits(timeout_s=timeout))
+        result = decide(make_engine(engine), instance, q, Limits(timeout_s=time_remaining()))
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
                 "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description}
     out = ask(query)
