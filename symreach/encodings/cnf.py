@@ -347,6 +347,16 @@ class CnfLowering:
         deploys = [i for i, a in enumerate(self.system.actions) if a.op == DEPLOY]
         return self.single_step(mid, k + 1, stutter=True, actions=deploys), mid
 
+    def macro_step(self, s: Step, mid: Step, t: Step) -> dict[int, int]:
+        """IC3's transition relation: ``s`` -> ``mid`` by any set of deletions, then
+        ``mid`` -> ``t`` by at most one deployment (guard read at ``mid``). It
+        contains every single deploy (no deletion) and every single delete (no
+        deploy), so an invariant inductive for it is inductive for the actions.
+        Returns deploy action index -> selector (at ``t``)."""
+        self.deletions(s, mid)
+        deploys = [i for i, a in enumerate(self.system.actions) if a.op == DEPLOY]
+        return self.single_step(mid, t, stutter=True, actions=deploys)
+
     # ---- decoding ---------------------------------------------------------------------
     def state_of(self, model: set[int] | Callable[[int], bool], step: Step) -> dict[int, bool]:
         get = model.__contains__ if isinstance(model, (set, frozenset)) else model
