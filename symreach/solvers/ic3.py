@@ -136,8 +136,8 @@ class Ic3Engine:
             semantics.replay(instance, trace, query)
             stats["cex_length"] = len(payload)
             return Result(Verdict.DEPLOYABLE, self.name, fragment=pre.fragment, trace=trace, stats=stats,
-                          reason=f"IC3 counterexample of {len(payload)} actions in {ic3.k} macro steps "
-                                 "(deletions, then one deploy)",
+                          reason=f"IC3 counterexample of {len(payload)} actions (frame {ic3.k}; macro "
+                                 "steps: deletions, then one deploy)",
                           time_s=time.perf_counter() - start)
         cert = InvariantCertificate.from_system(instance, query, system, payload)
         stats["invariant_clauses"] = len(payload)
