@@ -94,12 +94,22 @@ class Obligation:
 
 
 class Ic3Engine:
-    """IC3 with CTG generalization and structural lifting."""
+    """IC3 with CTG generalization and structural lifting.
+
+    ``mic_attempts``: consecutive failed literal drops before ``mic`` stops
+    (IC3ref's default is 3). One measured best over the macro step: pyramid
+    h = 6, k = 7 proved in 8.6 s instead of 26 s, binary tree h = 5, k = 7
+    deployable in 24 s instead of 40 s (side by side, one run); on the net
+    families a geometric-mean time ratio of 0.85 over nine instances.
+    ``recycle_every``: temporary activation literals per solver; their ids
+    are reused by the rebuilt solver (ids that grow without bound leave the
+    solver deciding thousands of dead variables on every satisfiable query:
+    pyramid h = 5 went from 9 s to 2.5 s)."""
 
     name = "ic3"
 
     def __init__(self, solver: str = "minisat22", max_ctgs: int = 3, max_ctg_depth: int = 1,
-                 mic_attempts: int = 3, recycle_every: int = 300, fast_paths: bool = True) -> None:
+                 mic_attempts: int = 1, recycle_every: int = 300, fast_paths: bool = True) -> None:
         self.solver_name = solver
         self.max_ctgs, self.max_ctg_depth, self.mic_attempts = max_ctgs, max_ctg_depth, mic_attempts
         self.recycle_every = recycle_every
