@@ -10,14 +10,14 @@ from typing import Optional
 
 import click
 
-from symreach.cli.output import write_certificate
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 
 
 def not_deployable_evidence(instance: Instance, query: Query, result: Result, cert_out: Optional[Path],
                             why: bool, timeout: Optional[float]) -> Optional[str]:
-    """Write the certificate to ``cert_out``; return the ``--why`` lemmas (also in ``stats``).
+    """Find the certificate (``check`` writes it to ``cert_out`` after the verdict);
+    return the ``--why`` lemmas (also in ``stats``).
 
     Engines without evidence of their own get one from ``ensure_certificate``;
     when none can be found, stderr says so instead of writing nothing silently.
@@ -32,9 +32,7 @@ def not_deployable_evidence(instance: Instance, query: Query, result: Result, ce
         what = "written" if cert_out is not None else "to explain"
         click.echo(f"symreach: no certificate {what}: {result.stats.get('certificate', 'none')}", err=True)
         return None
-    if cert_out is not None:
-        write_certificate(cert_out, result)
-    if not why:
+    if not why:  # check writes the certificate after printing the verdict
         return None
     from symreach.certify.lemmas import result_lemmas_text
 

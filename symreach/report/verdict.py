@@ -22,8 +22,9 @@ def result_text(result: Result, target: str = "") -> str:
     if result.reason:
         lines.append(f"  reason:   {result.reason}")
     if result.trace:
+        steps = len(result.trace)
         shortest = ", shortest" if result.stats.get("shortest") else ""
-        lines.append(f"  trace ({len(result.trace)} steps{shortest}, replayed against the semantics):")
+        lines.append(f"  trace ({steps} step{'' if steps == 1 else 's'}{shortest}, replayed against the semantics):")
         width = len(str(len(result.trace)))
         for i, step in enumerate(result.trace, 1):
             lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}")

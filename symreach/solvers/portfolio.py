@@ -25,8 +25,10 @@ _POLL_S = 0.05
 
 def _run_engine(name: str, instance: Instance, query: Query, limits: Limits, out) -> None:
     """Worker body: run one engine; ship the result with a text certificate."""
+    from symreach.solvers.processes import die_with_parent
     from symreach.solvers.registry import make_engine
 
+    die_with_parent()  # never outlive the command, whatever kills it
     try:
         result = make_engine(name).check(instance, query, limits)
         cert = result.certificate
