@@ -1,9 +1,9 @@
 """Shallow goals of the shared nets: witnesses a few firings deep, per engine and for ``auto``.
 
 The family: for every net of ``/work/shared/data/petri``, the places that a
-breadth-first search over markings (``families.first_marked_depth``) first
-marks after 1..8 firings and that ``answers.json`` lists as coverable, each
-encoded with Appendix B. Every such place is a goal with ``--all``; by
+breadth-first search over markings (``marked_within``) first marks after
+1..8 firings (coverable: the search found a firing sequence; answers.json
+agrees), each encoded with Appendix B. Every such place is a goal with ``--all``; by
 default one per (net, depth), the first in the net's place order, so that a
 run fits in an afternoon on two shared cores (551 places in all, 262 of them
 in BART).
@@ -31,7 +31,7 @@ from typing import Iterator, Optional, Sequence
 
 import click
 
-from benchmarks.families import DEPLOYABLE, first_marked_depth
+from benchmarks.families import DEPLOYABLE
 from benchmarks.shared_data import PETRI_DIR
 from symreach.bench.runner import BenchInstance, Job, JobResult, run_job
 from symreach.encodings.petri_net import read_net
@@ -43,7 +43,6 @@ SINGLE = "benchmarks.shallow_nets:SingleStepBmc"
 ENGINES = ("auto", "bmc", SINGLE, "bdd", "ic3")
 SINGLE_ENGINES = ("bmc", "bdd", "ic3")  # the engines auto is compared with
 MAX_DEPTH = 8
-BFS_CAP = 200_000
 
 
 class SingleStepBmc(BmcEngine):
@@ -55,16 +54,40 @@ class SingleStepBmc(BmcEngine):
         super().__init__(parallel=False)
 
 
+def marked_within(net, max_depth: int) -> dict[str, int]:
+    """Place -> the least number of firings that marks it, for places marked within
+    ``max_depth`` firings (breadth-first over markings, level by level, stopped at
+    ``max_depth``: the exact answer, unlike a search capped by a marking count)."""
+    start = frozenset(net.initial)
+    depth_of = {p: 0 for p in start}
+    seen, frontier = {start}, [start]
+    for level in range(1, max_depth + 1):
+        nxt = []
+        for m in frontier:
+            for t in net.transitions:
+                if t.pre <= m:
+                    m2 = (m - t.pre) | t.post
+                    if m2 not in seen:
+                        seen.add(m2)
+                        nxt.append(m2)
+                        for p in m2:
+                            depth_of.setdefault(p, level)
+        frontier = nxt
+    return depth_of
+
+
 def shallow_goals(names: Optional[Sequence[str]] = None, every: bool = False,
                   max_depth: int = MAX_DEPTH, data: Path = PETRI_DIR) -> Iterator[BenchInstance]:
     """The family (see the module docstring), shallow first within each net."""
     answers = json.loads((data / "answers.json").read_text())
     for name in sorted(answers) if names is None else names:
         net = read_net(data / f"{name}.pnml")
-        depth = first_marked_depth(net, BFS_CAP)
-        coverable = set(answers[name].get("coverable") or ())
+        depth = marked_within(net, max_depth)
+        never = set(answers[name].get("not_coverable") or ())
         order = {p: i for i, p in enumerate(net.places)}
-        goals = sorted((p for p in depth if p in coverable and 1 <= depth[p] <= max_depth),
+        if never & set(depth):
+            raise AssertionError(f"{name}: answers.json calls a place the BFS marks never coverable")
+        goals = sorted((p for p in depth if 1 <= depth[p] <= max_depth),
                        key=lambda p: (depth[p], order[p]))
         if not every:
             goals = list({depth[p]: p for p in reversed(goals)}.values())[::-1]
@@ -200,6 +223,20 @@ def run(instances: Sequence[BenchInstance], engines: Sequence[str], timeout: flo
             write(out, header + [f"Wall time so far {time.perf_counter() - start:.0f} s.", ""], rows,
                   engines, timeout)
     return rows
+
+
+QUICK_NETS = ("ERK-PT-000001", "Sudoku-PT-AN01")
+
+
+def run_section(quick: bool, timeout: Optional[float], memory_mb: int, out_dir: Path, log=print) -> Path:
+    """The family as a section of ``benchmarks.run_all``: quick runs two small nets at 5 s."""
+    instances = list(shallow_goals(QUICK_NETS if quick else None))
+    timeout = timeout or (5.0 if quick else 30.0)
+    out = out_dir / OUT.name
+    command = "python -m benchmarks.run_all" + (" --quick" if quick else "") + " (shallow section)"
+    log(f"shallow nets: {len(instances)} goals x {len(ENGINES)} engines, {timeout:g} s each")
+    run(instances, ENGINES, timeout, memory_mb, out, command, log=log)
+    return out
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

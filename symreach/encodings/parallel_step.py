@@ -252,15 +252,24 @@ class ParallelSteps:
         self.deploys = inter.deploys
         self.order = inter.order()
         self.position = {a: p for p, a in enumerate(self.order)}
-        # per unit: (position, is_writer, action) events; a reader sorts before its own write
-        self.chains: list[tuple[Unit, list[tuple[int, int, int]]]] = []
+        # per unit, in order: segments (writers, then the readers that follow them)
+        self.chains: list[list[tuple[list[int], list[int]]]] = []
         for unit in sorted(inter.readers):
             events = [(self.position[b], 0, b) for b in inter.readers[unit]]
             events += [(self.position[a], 1, a) for a in inter.writers[unit]]
-            events.sort()
-            first_writer = next(p for p, w, _ in events if w)
-            if any(not w and p > first_writer for p, w, _ in events):
-                self.chains.append((unit, events))
+            events.sort()  # a reader sorts before its own write
+            segments: list[tuple[list[int], list[int]]] = []
+            for _, is_writer, action in events:
+                if is_writer:
+                    if not segments or segments[-1][1]:
+                        segments.append(([], []))
+                    segments[-1][0].append(action)
+                elif segments:  # readers before every writer are never disabled
+                    segments[-1][1].append(action)
+            while segments and not segments[-1][1]:
+                segments.pop()
+            if segments:
+                self.chains.append(segments)
 
     def step(self, k: int) -> tuple[dict[int, int], Step]:
         """State ``k`` -> mid ``("mid", k+1)`` (deletions) -> state ``k+1`` (a set of
@@ -269,28 +278,27 @@ class ParallelSteps:
         mid = ("mid", k + 1)
         low.deletions(k, mid)
         sel_of = low.set_step(mid, k + 1, self.deploys)
-        for unit, events in self.chains:
-            self._chain(unit, events, sel_of, k + 1)
+        for c, segments in enumerate(self.chains):
+            self._chain(c, segments, sel_of, k + 1)
         return sel_of, mid
 
-    def _chain(self, unit: Unit, events: list[tuple[int, int, int]], sel_of: dict[int, int],
-               step: Step) -> None:
-        """Forbid a reader together with any selected writer placed before it."""
+    def _chain(self, c: int, segments, sel_of: dict[int, int], step: Step) -> None:
+        """Forbid a reader together with any selected writer placed before it:
+        ``before`` is "some writer of the segments so far is selected"."""
         low = self.low
-        before: int | None = None  # literal: some writer seen so far is selected
-        for pos, is_writer, action in events:
-            sel = sel_of[action]
-            if not is_writer:
+        before: int | None = None
+        for s, (writers, readers) in enumerate(segments):
+            if before is None and len(writers) == 1:
+                now = sel_of[writers[0]]
+            else:
+                now = low.pool.id(("before", c, s, step))
+                for a in writers:
+                    low.clause([-sel_of[a], now])
                 if before is not None:
-                    low.clause([-sel, -before])
-                continue
-            if before is None:
-                before = sel
-                continue
-            nxt = low.pool.id(("before", unit, pos, step))
-            low.clause([-before, nxt])
-            low.clause([-sel, nxt])
-            before = nxt
+                    low.clause([-before, now])
+            for b in readers:
+                low.clause([-sel_of[b], -now])
+            before = now
 
     def linearise(self, selected: set[int]) -> list[int]:
         """The selected deploys of one step in the order they replay."""
