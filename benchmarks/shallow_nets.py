@@ -11,7 +11,9 @@ in BART).
 Engines: ``auto`` (the portfolio), ``bmc`` (parallel steps), ``bmc-single``
 (``BmcEngine(parallel=False)``, for the depth comparison), ``bdd`` and
 ``ic3``. One process per job (``symreach.bench.run_job``), one job at a time
-so that ``auto``'s two cores are its own, 30 s per job. Written to
+per stream, 30 s per job. Goals of a net run shallow first, and a single
+engine that fails on one is not run on the net's deeper goals ("skip"; as
+``benchmarks.run_all`` stops a series); ``auto`` runs on every goal. Written to
 ``benchmarks/results/shallow_nets.md`` (one row per goal: depth in firings,
 each engine's time, the BMC depths with and without parallel steps, the
 engine that answered for ``auto``, and ``auto`` / best single engine).
@@ -106,6 +108,12 @@ def time_of(r: Optional[JobResult]) -> Optional[float]:
     return r.time_s if r is not None and r.solved else None
 
 
+def cell(r: Optional[JobResult]) -> str:
+    if r is not None and r.status == "skipped":
+        return "skip"
+    return fmt(time_of(r))
+
+
 def fmt(x) -> str:
     if x is None:
         return "—"
@@ -120,7 +128,7 @@ def table(rows: list[dict], engines: Sequence[str], timeout: float) -> list[str]
     out = []
     for row in rows:
         res = row["results"]
-        times = [fmt(time_of(res.get(e))) for e in engines]
+        times = [cell(res.get(e)) for e in engines]
         par = res.get("bmc").stats.get("depth") if res.get("bmc") and res["bmc"].solved else None
         sin = res.get(SINGLE).stats.get("depth") if res.get(SINGLE) and res[SINGLE].solved else None
         auto = res.get("auto")
@@ -204,18 +212,26 @@ def run(instances: Sequence[BenchInstance], engines: Sequence[str], timeout: flo
               f"`{command}`; {platform.machine()}, Python {platform.python_version()}, 2 cores shared "
               f"with other work, one job at a time, {timeout:g} s and {memory_mb} MB per job. "
               "Goals and engines: see `benchmarks/shallow_nets.py`. Times are the wall time of "
-              "`engine.check` (— = not decided within the limit); every decided verdict is checked "
-              "against answers.json. Depths are BMC steps (a step: any deletions, then one deploy "
+              "`engine.check` (— = not decided within the limit; skip = not run because the engine "
+              "failed a shallower goal of the same net; auto is never skipped); every decided "
+              "verdict is checked against the BFS. Depths are BMC steps (a step: any deletions, then one deploy "
               "or a set of non-interfering deploys); firings are the net's BFS depth.", ""]
     rows: list[dict] = []
+    failed: set[tuple[str, str]] = set()  # (engine, net): skip that net's deeper goals
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="shallow-") as work:
         for inst in instances:
             row = {"net": inst.meta["net"], "goal": inst.meta["goal"], "firings": inst.meta["firings"],
                    "results": {}}
             for engine in engines:
+                if engine != "auto" and (engine, row["net"]) in failed:
+                    row["results"][engine] = JobResult(inst.id, inst.family, inst.size, engine,
+                                                       inst.expected, "skipped", limit_s=timeout)
+                    continue
                 r = run_job(Job(inst, engine), timeout, memory_mb, work)
                 row["results"][engine] = r
+                if not r.solved:
+                    failed.add((engine, row["net"]))
                 if r.solved and r.verdict != inst.expected:
                     log(f"WRONG: {short(engine)} says {r.verdict} on {inst.id}")
             rows.append(row)

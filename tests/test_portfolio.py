@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +16,8 @@ from symreach.result import Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.portfolio import DEFAULT_RACE, AutoEngine, round_robin
 from tests.sat_helpers import pyramid_instance
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_round_robin_shares_cores_equally():
@@ -60,3 +67,47 @@ def test_limit_gives_unknown_with_every_reason():
     assert res.verdict is Verdict.UNKNOWN
     assert res.stats["portfolio"]["answered_by"] is None
     assert not mp.active_children()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(x) for x in fh.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_PDEATHSIG")
+def test_workers_die_with_a_killed_parent():
+    """Workers run in their own sessions (fair CPU shares), so the parent's
+    process group no longer reaches them: PR_SET_PDEATHSIG must."""
+    script = ("from tests.sat_helpers import pyramid_instance\n"
+              "from symreach.solvers.portfolio import AutoEngine\n"
+              "from symreach.solvers.base import Limits\n"
+              "AutoEngine().check(pyramid_instance(7, 8), limits=Limits(timeout_s=600))\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        workers: list[int] = []
+        for _ in range(600):  # generous: up to 60 s for the workers to start
+            workers = _children(proc.pid)
+            if len(workers) == 3:
+                break
+            time.sleep(0.1)
+        assert len(workers) == 3
+    finally:
+        proc.kill()
+        proc.wait()
+    for _ in range(600):
+        if not any(_alive(w) for w in workers):
+            break
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers)

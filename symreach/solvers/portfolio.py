@@ -14,15 +14,23 @@ round robin (slice ``i`` runs engines ``i*jobs .. i*jobs+jobs-1`` modulo
 their number). So each of ``N`` engines gets ``jobs/N`` of a core's time
 (2/3 for three engines on two cores) in every window of ``N`` slices, and an
 answer that engine ``E`` alone finds after ``t`` seconds of CPU comes from
-``auto`` after about ``t * N / jobs`` seconds, plus at most a slice: never
-more than ``N/jobs`` times the best single engine, and deterministic (the
-schedule depends only on the clock, not on load). An engine that gives up
-(``unknown`` before the limit, or an error) leaves the rotation and the
-others share its core. Why not let the OS share three processes on two
-cores: that is also fair, but it is not deterministic, and three engines
-holding memory and cache at once measured slower (see the benchmark note).
-Why not halve the limit between two engines in sequence: a single engine's
-answer after 0.6 of the limit would be lost.
+``auto`` after about ``t * N / jobs`` seconds (1.5 t for three engines on
+two cores) plus a slice, and the schedule is deterministic (it depends only
+on the clock, not on load). An engine that gives up (``unknown`` before the
+limit, or an error) leaves the rotation and the others share its core.
+
+Slice length. 0.1 s: with 1 s slices an engine that needs 1.01 s of CPU
+waits out a whole paused slice (Angiogenesis KdStarG: IC3 alone 1.0 s,
+``auto`` 2.9 s with 1 s slices); two signals per slice cost microseconds.
+
+Why not the alternatives. Letting the OS share three processes on two cores
+is as fair but not deterministic. Racing two engines for the whole limit
+(the former ``auto``: BDD and IC3) leaves out BMC, which alone finds the
+shallow witnesses of the large nets (benchmarks/results/shallow_nets.md).
+Running engines one after another on a split limit loses any answer a
+single engine finds after its share of the limit. Remaining cost: a fixed
+~0.2-0.4 s (fork, a second preprocessing in the worker, pickling), which
+dominates only on instances every engine decides in well under a second.
 
 Results come back through a file each worker writes before it exits: the
 parent reads it only after the process is gone, so a paused worker can never
@@ -33,10 +41,12 @@ and ``stats["portfolio"]`` records the schedule.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
 import pickle
 import signal
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -49,14 +59,44 @@ from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
 
 DEFAULT_RACE = ("bdd", "ic3", "bmc")
-DEFAULT_SLICE_S = 1.0
-_GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
+DEFAULT_SLICE_S = 0.1
+_GRACE_S = 5.0
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>  # how long past the limit the parent waits for workers to report
 
 
-def _run_engine(name: str, instance: Instance, query: Query, limits: Limits, out: str) -> None:
+def _detach(parent: int) -> None:
+    """Give the worker its own session, and make it die with its parent.
+
+    Linux shares the CPU fairly between *sessions* (autogroup) before it
+    shares it between a session's processes: workers left in ``auto``'s
+    session would split one share between them, and on a loaded machine
+    each engine of the portfolio would run several times slower than the
+    same engine run alone (measured: BMC on Angiogenesis DAG 3.7 s alone,
+    10 s as one of two workers with no pausing at all). In its own session
+    each worker competes like a separate engine run. A new session also
+    leaves the parent's process group, so the worker can no longer be killed
+    with it: ``PR_SET_PDEATHSIG`` kills it when the parent dies (even by
+    SIGKILL, even while paused), and the parent stops it in every other case.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        os.setsid()
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _run_engine(name: str, instance: Instance, query: Query, limits: Limits, out: str,
+                parent: int, detached) -> None:
     """Worker body: run one engine; pickle ``(result, error)`` to ``out`` (certificate as text)."""
     from symreach.solvers.registry import make_engine
 
+    _detach(parent)
+    detached.set()  # from now on the parent may pause this worker
     try:
         result = make_engine(name).check(instance, query, limits)
         cert = result.certificate
@@ -72,10 +112,15 @@ def _run_engine(name: str, instance: Instance, query: Query, limits: Limits, out
 
 
 def spawn_worker(ctx, name: str, instance: Instance, query: Query, limits: Limits, out: str):
-    """Start one engine's worker process (the only place workers are created)."""
-    proc = ctx.Process(target=_run_engine, args=(name, instance, query, limits, out), daemon=True)
+    """Start one engine's worker process (the only place workers are created).
+
+    Returns the process and an event set once the worker is detached: a worker
+    paused before that would survive a killed parent, stopped forever."""
+    detached = ctx.Event()
+    proc = ctx.Process(target=_run_engine,
+                       args=(name, instance, query, limits, out, os.getpid(), detached), daemon=True)
     proc.start()
-    return proc
+    return proc, detached
 
 
 def round_robin(engines: Sequence[str], jobs: int, slice_index: int) -> set[str]:
@@ -134,20 +179,22 @@ class AutoEngine:
         schedule = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s}
         with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
             outs = {name: str(Path(tmp) / f"{name}.pickle") for name in engines}
-            procs = {name: spawn_worker(ctx, name, instance, query, remaining, outs[name])
-                     for name in engines}
+            workers = {name: spawn_worker(ctx, name, instance, query, remaining, outs[name])
+                       for name in engines}
+            procs = {name: proc for name, (proc, _) in workers.items()}
+            detached = {name: ev for name, (_, ev) in workers.items()}
             unknown: list[Result] = []
             errors: list[str] = []
             try:
-                return self._supervise(procs, outs, limits, start, schedule, unknown, errors)
+                return self._supervise(procs, detached, outs, limits, start, schedule, unknown, errors)
             finally:
                 _stop_all(procs)
 
-    def _supervise(self, procs, outs, limits, start, schedule, unknown, errors) -> Result:
+    def _supervise(self, procs, detached, outs, limits, start, schedule, unknown, errors) -> Result:
         rotation = list(procs)
         paused: set[str] = set()
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
-        self._apply(procs, round_robin(rotation, self.jobs, slice_index), paused)
+        self._apply(procs, detached, round_robin(rotation, self.jobs, slice_index), paused)
         while rotation:
             now = time.perf_counter()
             if limits.timeout_s is not None and now - start > limits.timeout_s + _GRACE_S:
@@ -155,7 +202,7 @@ class AutoEngine:
             if now >= slice_end:
                 slice_index += 1
                 slice_end = now + self.slice_s
-                self._apply(procs, round_robin(rotation, self.jobs, slice_index), paused)
+                self._apply(procs, detached, round_robin(rotation, self.jobs, slice_index), paused)
             ready = wait([procs[n].sentinel for n in rotation], timeout=max(0.0, slice_end - now))
             for name in [n for n in rotation if procs[n].sentinel in ready]:
                 procs[name].join()
@@ -170,21 +217,22 @@ class AutoEngine:
                 else:
                     unknown.append(result)
             if ready and rotation:  # a core came free: give it to the next engine now
-                self._apply(procs, round_robin(rotation, self.jobs, slice_index), paused)
+                self._apply(procs, detached, round_robin(rotation, self.jobs, slice_index), paused)
         reasons = [f"{r.engine}: {r.reason}" for r in unknown] + errors
         return Result(Verdict.UNKNOWN, "auto", reason="; ".join(reasons) or "no engine answered",
                       stats={"portfolio": dict(schedule, answered_by=None, slices=slice_index + 1)})
 
     @staticmethod
-    def _apply(procs, running: set[str], paused: set[str]) -> None:
-        """Pause every live worker outside ``running`` and resume those in it."""
+    def _apply(procs, detached, running: set[str], paused: set[str]) -> None:
+        """Pause every live worker outside ``running`` (once it is detached, else at
+        a later slice) and resume those in it."""
         for name, proc in procs.items():
             if not proc.is_alive():
                 continue
             if name in running and name in paused:
                 os.kill(proc.pid, signal.SIGCONT)
                 paused.discard(name)
-            elif name not in running and name not in paused:
+            elif name not in running and name not in paused and detached[name].is_set():
                 os.kill(proc.pid, signal.SIGSTOP)
                 paused.add(name)
 
