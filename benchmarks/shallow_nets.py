@@ -1,8 +1,8 @@
 """Shallow goals of the shared nets: witnesses a few firings deep, per engine and for ``auto``.
 
 The family: for every net of ``/work/shared/data/petri``, the places that a
-breadth-first search over markings (``marked_within``) first marks after
-1..8 firings (coverable: the search found a firing sequence; answers.json
+breadth-first search over markings (``families.first_marked_depth``, level
+by level up to 8) first marks after 1..8 firings (coverable: the search found a firing sequence; answers.json
 agrees), each encoded with Appendix B. Every such place is a goal with ``--all``; by
 default one per (net, depth), the first in the net's place order, so that a
 run fits in an afternoon on two shared cores (551 places in all, 262 of them
@@ -33,7 +33,7 @@ from typing import Iterator, Optional, Sequence
 
 import click
 
-from benchmarks.families import DEPLOYABLE
+from benchmarks.families import DEPLOYABLE, first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
 from symreach.bench.runner import BenchInstance, Job, JobResult, run_job
 from symreach.encodings.petri_net import read_net
@@ -45,6 +45,7 @@ SINGLE = "benchmarks.shallow_nets:SingleStepBmc"
 ENGINES = ("auto", "bmc", SINGLE, "bdd", "ic3")
 SINGLE_ENGINES = ("bmc", "bdd", "ic3")  # the engines auto is compared with
 MAX_DEPTH = 8
+MAX_MARKINGS = 10 ** 7  # the level limit stops the search first on every shared net
 
 
 class SingleStepBmc(BmcEngine):
@@ -56,35 +57,13 @@ class SingleStepBmc(BmcEngine):
         super().__init__(parallel=False)
 
 
-def marked_within(net, max_depth: int) -> dict[str, int]:
-    """Place -> the least number of firings that marks it, for places marked within
-    ``max_depth`` firings (breadth-first over markings, level by level, stopped at
-    ``max_depth``: the exact answer, unlike a search capped by a marking count)."""
-    start = frozenset(net.initial)
-    depth_of = {p: 0 for p in start}
-    seen, frontier = {start}, [start]
-    for level in range(1, max_depth + 1):
-        nxt = []
-        for m in frontier:
-            for t in net.transitions:
-                if t.pre <= m:
-                    m2 = (m - t.pre) | t.post
-                    if m2 not in seen:
-                        seen.add(m2)
-                        nxt.append(m2)
-                        for p in m2:
-                            depth_of.setdefault(p, level)
-        frontier = nxt
-    return depth_of
-
-
 def shallow_goals(names: Optional[Sequence[str]] = None, every: bool = False,
                   max_depth: int = MAX_DEPTH, data: Path = PETRI_DIR) -> Iterator[BenchInstance]:
     """The family (see the module docstring), shallow first within each net."""
     answers = json.loads((data / "answers.json").read_text())
     for name in sorted(answers) if names is None else names:
         net = read_net(data / f"{name}.pnml")
-        depth = marked_within(net, max_depth)
+        depth = first_marked_depth(net, MAX_MARKINGS, max_depth)
         never = set(answers[name].get("not_coverable") or ())
         order = {p: i for i, p in enumerate(net.places)}
         if never & set(depth):

@@ -63,7 +63,8 @@ def test_limit_gives_unknown_with_every_reason():
     inst = pyramid_instance(2, 3)
     res = AutoEngine(engines=("bmc",), jobs=2).check(inst, limits=Limits(timeout_s=1.0))
     assert res.verdict is Verdict.UNKNOWN
-    res = AutoEngine(engines=("bmc", "bmc"), jobs=1, slice_s=0.1).check(inst, limits=Limits(timeout_s=1.0))
+    hard = pyramid_instance(6, 7)   # neither engine decides it within a second
+    res = AutoEngine(engines=("bmc", "ic3"), jobs=1, slice_s=0.1).check(hard, limits=Limits(timeout_s=1.0))
     assert res.verdict is Verdict.UNKNOWN
     assert res.stats["portfolio"]["answered_by"] is None
     assert not mp.active_children()

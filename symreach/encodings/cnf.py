@@ -190,7 +190,7 @@ class CnfLowering:
         if got is not None:
             return got
         c = self.circuit
-        for i in self._unlowered(node, step):
+        for i in c.fresh_below(node, lambda j: (j, step) in self._lit):
             nd = c.node(i)
             k = nd.kind
             if k == CONST:
@@ -217,22 +217,6 @@ class CnfLowering:
                 raise ValueError(f"unknown node kind {k}")
             self._lit[(i, step)] = out
         return self._lit[key]
-
-    def _unlowered(self, root: int, step: Step) -> list[int]:
-        """Nodes below ``root`` without a literal at ``step``, children first; the
-        walk stops at lowered nodes (guards share most of their cones)."""
-        order: list[int] = []
-        seen: set[int] = set()
-        stack: list[tuple[int, bool]] = [(root, False)]
-        while stack:
-            i, expanded = stack.pop()
-            if expanded:
-                order.append(i)
-            elif i not in seen and (i, step) not in self._lit:
-                seen.add(i)
-                stack.append((i, True))
-                stack.extend((ch, False) for ch in self.circuit.node(i).children)
-        return order
 
     def _pb(self, i: int, nd, step: Step) -> int:
         terms, bound = normalise_pb(nd.children, nd.weights, nd.bound)

@@ -98,7 +98,7 @@ class Monotonicity:
         memo, c = self._memo, self.circuit
         if root in memo:
             return memo[root]
-        for i in fresh_below(c, root, memo):
+        for i in c.fresh_below(root, memo.__contains__):
             nd = c.node(i)
             if nd.kind == CONST:
                 memo[i] = (frozenset(), frozenset())
@@ -123,25 +123,6 @@ class Monotonicity:
     def support(self, root: int) -> frozenset[int]:
         d, u = self.sets(root)
         return d | u
-
-
-def fresh_below(circuit: Circuit, root: int, done) -> list[int]:
-    """Nodes below ``root`` not in ``done``, children first; stops at done nodes
-    (``Circuit.topological`` would walk the whole cone on every call)."""
-    order: list[int] = []
-    seen: set[int] = set()
-    stack: list[tuple[int, bool]] = [(root, False)]
-    while stack:
-        i, expanded = stack.pop()
-        if expanded:
-            order.append(i)
-            continue
-        if i in seen or i in done:
-            continue
-        seen.add(i)
-        stack.append((i, True))
-        stack.extend((ch, False) for ch in circuit.node(i).children if ch not in done and ch not in seen)
-    return order
 
 
 Unit = tuple[int, int]  # (circuit node, polarity +1 / -1 under which the guard reads it)

@@ -136,7 +136,7 @@ class AutoEngine:
 
     def __init__(self, engines: Sequence[str] = DEFAULT_RACE, jobs: int = 2,
                  slice_s: float = DEFAULT_SLICE_S) -> None:
-        self.engines = tuple(engines)
+        self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
         self.slice_s = slice_s
         # import the engines' modules now (CUDD, python-sat): every worker inherits
@@ -258,7 +258,7 @@ def _stop_all(procs) -> None:
         proc.join(timeout=2)
         if proc.is_alive():
             proc.kill()
-            proc.join(timeout=2)
+            proc.join()  # SIGKILL cannot be ignored, even by a paused process
 
 
 def _remaining(limits: Limits, start: float) -> Limits:
