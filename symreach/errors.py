@@ -1,11 +1,20 @@
-"""The one exception that means "the input is wrong", with a user-facing message.
+"""The exceptions every stage may raise, with user-facing messages.
 
 Front ends raise only ``InputError`` for bad input so that the command line can
 print one line and exit with status 2, whatever the cause.
+
+``LimitReached`` means a time or memory limit stopped the run (exit 3,
+``unknown``). The run's time budget lives here too, visible to every phase
+(loading, preprocessing, engines, trace realisation, export): the command
+line sets one deadline per run (``--timeout`` counted from the start of the
+process) and long loops call ``check_deadline(phase)``. The supervisor
+(``symreach.cli.process``) is the backstop for code that cannot poll (a long
+call into CUDD or a SAT solver).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Optional
 
 
@@ -42,3 +51,51 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class LimitReached(Exception):
+    """A time or memory limit stopped the run; ``reason`` is user-facing."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+_state: dict[str, Optional[float]] = {"deadline": None, "timeout": None}
+
+
+def set_deadline(timeout_s: Optional[float], start: Optional[float] = None) -> None:
+    """Budget ``timeout_s`` seconds from ``start`` (a ``time.monotonic()``
+    reading; default now). ``None`` removes the budget."""
+    if timeout_s is None:
+        _state["deadline"] = _state["timeout"] = None
+        return
+    _state["deadline"] = (time.monotonic() if start is None else start) + timeout_s
+    _state["timeout"] = timeout_s
+
+
+def clear_deadline() -> None:
+    set_deadline(None)
+
+
+def current_deadline() -> Optional[float]:
+    """The absolute ``time.monotonic()`` deadline, or None."""
+    return _state["deadline"]
+
+
+def time_remaining() -> Optional[float]:
+    """Seconds left (never negative), or None without a budget."""
+    end = _state["deadline"]
+    return None if end is None else max(0.0, end - time.monotonic())
+
+
+def deadline_expired() -> bool:
+    end = _state["deadline"]
+    return end is not None and time.monotonic() >= end
+
+
+def check_deadline(phase: str) -> None:
+    """Raise ``LimitReached`` when the budget is spent; cheap enough for inner loops
+    that call it every few hundred iterations."""
+    if deadline_expired():
+        raise LimitReached(f"timeout: the time limit of {_state['timeout']:g} s was reached during {phase}")

@@ -164,12 +164,12 @@ def _job(engine, expected="deployable"):
 
 def test_runner_kills_hanging_engine_and_stops_memory_hogs():
     """Each limit is tested where only it can fire: the hanging engine under a
-    short time limit, the memory hog under a time limit far longer than it
-    needs to reach the memory limit on any machine, loaded or not."""
-    hang, crash = bench.run_jobs([_job(f"{HERE}:HangingEngine"), _job(f"{HERE}:CrashingEngine")],
-                                 timeout_s=1.0, memory_mb=400, parallel=2, grace_s=1.0)
-    (hungry,) = bench.run_jobs([_job(f"{HERE}:HungryEngine")], timeout_s=300.0, memory_mb=400,
-                               parallel=1, grace_s=1.0)
+    short time limit; the memory hog and the crashing engine under a time
+    limit far longer than they need on any machine, loaded or not."""
+    (hang,) = bench.run_jobs([_job(f"{HERE}:HangingEngine")], timeout_s=1.0, memory_mb=400,
+                             parallel=1, grace_s=1.0)
+    hungry, crash = bench.run_jobs([_job(f"{HERE}:HungryEngine"), _job(f"{HERE}:CrashingEngine")],
+                                   timeout_s=300.0, memory_mb=400, parallel=2, grace_s=1.0)
     assert hang.status == "timeout" and hang.verdict == "unknown" and not hang.solved
     assert hungry.status == "memout" and hungry.peak_mb < 450
     assert crash.status == "error" and "engine bug for the test" in crash.error
@@ -236,3 +236,17 @@ def test_bench_kubernetes_dump_needs_a_query(tmp_path):
     assert res.exit_code == 0, res.output
     assert next(line for line in res.output.splitlines()
                 if line.startswith("cluster.yaml")).split()[2] == "yes"
+
+
+def test_bench_takes_files_folders_and_standard_input(folder, tmp_path):
+    """Each file given, each file of a folder given (recursively) and ``-`` is one instance."""
+    nested = tmp_path / "more" / "deeper"
+    nested.mkdir(parents=True)
+    (nested / "path-k1.yaml").write_text((folder / "path-k1.yaml").read_text())
+    res = CliRunner().invoke(bench_command, [str(folder / "anti.json"), str(tmp_path / "more"), "-",
+                                             "--engines", "explicit", "--timeout", "20"],
+                             input=(folder / "path-k2.yaml").read_text(), catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    rows = [line.split()[0] for line in res.stdout.splitlines()
+            if line.split() and line.split()[0].endswith((".yaml", ".json"))]
+    assert sorted(rows) == ["anti.json", "path-k1.yaml", "stdin.yaml"]

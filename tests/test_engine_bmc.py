@@ -69,7 +69,7 @@ def test_bmc_depth_limit_gives_unknown():
 
 def test_bmc_timeout_gives_unknown():
     inst = pyramid_instance(5, 6)
-    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(timeout_s=0.3))
+    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
     assert res.verdict is Verdict.UNKNOWN
 
 

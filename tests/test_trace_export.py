@@ -108,12 +108,15 @@ def test_kubectl_script_is_valid_bash(tmp_path, cluster):
 def test_yaml_stream_documents(cluster):
     instance, report = cluster
     text = export_trace(CLUSTER_WITNESS, instance, "yaml", initial_pod_names=report.initial_pod_names)
-    docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    assert [d["kind"] for d in docs] == ["PodDeletion", "PodDeletion", "Pod", "Pod", "PodDeletion", "Pod", "Pod"]
-    assert docs[4]["spec"] == {"podType": "payments/payments-db", "node": "general-c", "initial": False,
-                               "podName": "payments-db-1"}
-    assert docs[0]["spec"]["initial"] is True
-    assert [d["metadata"]["name"] for d in docs if d["kind"] == "Pod"] == [
+    docs = list(yaml.safe_load_all(text))
+    # kubectl apply -f accepts it: only Pods, deletions are comment-only (empty) documents
+    assert [d and d["kind"] for d in docs] == [None, None, "Pod", "Pod", None, "Pod", "Pod"]
+    assert "&id" not in text and "*id" not in text  # no YAML anchors
+    chunks = text.split("\n---\n")[1:]
+    assert "# step 5: delete payments/payments-db on general-c" in chunks[4]
+    assert "kubectl delete pod -n payments payments-db-1 --wait=true" in chunks[4]
+    assert "(running from the start)" in chunks[0] and "(running from the start)" not in chunks[4]
+    assert [d["metadata"]["name"] for d in docs if d and d["kind"] == "Pod"] == [
         "payments-db-1", "payments-db-proxy-1", "payments-cache-1", "payments-api-1"]
 
 

@@ -356,6 +356,9 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
         proc = subprocess.Popen([sys.executable, "-m", "symreach.bench.runner", spec_path, out_path],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True, env=env)
+        from symreach.solvers.processes import register_group
+
+        register_group(proc.pid)  # a group of its own: the CLI's supervisor must kill it too
         started = time.perf_counter()
         polls, peak = 0, None
         while True:

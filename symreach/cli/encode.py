@@ -15,8 +15,10 @@ from typing import Optional
 import click
 
 from symreach.cli.errors import ErrorReportingGroup
+from symreach.cli.options import limit_options
 from symreach.cli.output import output_option, write_document
 from symreach.errors import InputError
+from symreach.loader.yaml_source import read_file_text
 
 
 @click.group("encode", cls=ErrorReportingGroup)
@@ -28,6 +30,7 @@ def encode_group() -> None:
 @click.argument("net", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--goal", required=True, help="Goal place g; the query is pod G-g on the node.")
 @output_option
+@limit_options
 def encode_petri_cmd(net: Path, goal: str, out: Optional[Path]) -> None:
     """Encode a 1-safe net (PNML or JSON) with goal place GOAL (paper Appendix B)."""
     from symreach.encodings.petri_net import read_net
@@ -39,9 +42,7 @@ def encode_petri_cmd(net: Path, goal: str, out: Optional[Path]) -> None:
 def read_dag(path: Path) -> tuple[list[str], list[tuple[str, str]], Optional[str]]:
     """Read ``{vertices, edges: [[u, v], ...], target}`` (JSON); names become strings."""
     try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+        data = json.loads(read_file_text(path))
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}", str(path), exc.lineno) from None
     if not isinstance(data, dict):
@@ -72,6 +73,7 @@ def read_dag(path: Path) -> tuple[list[str], list[tuple[str, str]], Optional[str
 @click.option("-k", "k", type=click.IntRange(min=0), required=True, help="Pebble bound.")
 @click.option("--target", help="Target vertex (overrides the file's).")
 @output_option
+@limit_options
 def encode_pebbling_cmd(dag: Path, k: int, target: Optional[str], out: Optional[Path]) -> None:
     """Encode a DAG (JSON {vertices, edges, target}) with bound K (paper Appendix C)."""
     from symreach.encodings.reduction_pebbling import encode_pebbling

@@ -2,19 +2,25 @@
 
 Every command and group of the CLI uses these classes, so a command invoked
 on its own (as the tests and ``python -m`` users do) reports errors exactly
-as it does under ``symreach``.
+as it does under ``symreach``. Limits end in the command's ``unknown``
+verdict (exit 3, ``symreach.cli.process``); anything unexpected is one line
+naming it, exit 4 (``SYMREACH_DEBUG=1`` shows the traceback).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 from typing import Any
 
 import click
 
-from symreach.errors import InputError
+from symreach.cli import process
+from symreach.errors import InputError, LimitReached
 
 EXIT_INPUT_ERROR = 2
+EXIT_INTERNAL_ERROR = process.EXIT_INTERNAL
 
 
 def _report_input_errors(invoke: Any, ctx: click.Context) -> Any:
@@ -26,13 +32,29 @@ def _report_input_errors(invoke: Any, ctx: click.Context) -> Any:
     except RecursionError:
         click.echo("symreach: error: input nested too deeply", err=True)
         sys.exit(EXIT_INPUT_ERROR)
+    except LimitReached as exc:
+        process.limit_reached(exc.reason)
+    except MemoryError:
+        process.limit_reached(process.memory_reason())
+    except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a bug: one line, a distinct status, never exit 1 ("not deployable")
+        if os.environ.get("SYMREACH_DEBUG"):
+            traceback.print_exc()
+        click.echo(f"symreach: internal error: {type(exc).__name__}: {exc} "
+                   "(please report it; SYMREACH_DEBUG=1 shows the traceback)", err=True)
+        sys.exit(EXIT_INTERNAL_ERROR)
 
 
 class ErrorReportingCommand(click.Command):
     """A command whose InputErrors end in one line and exit 2."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        return _report_input_errors(super().invoke, ctx)
+        process.reset()
+        try:
+            return _report_input_errors(super().invoke, ctx)
+        finally:
+            process.reset()
 
 
 class ErrorReportingGroup(click.Group):

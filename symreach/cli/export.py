@@ -9,19 +9,31 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import query_from_options, target_options
-from symreach.frontends.dispatch import load_any
+from symreach.cli import process
+from symreach.cli.options import (
+    input_options,
+    load_inputs_from_options,
+    memory_option,
+    pod_hints,
+    query_from_options,
+    target_options,
+    timeout_option,
+)
+from symreach.cli.output import write_or_fail
 
 
 @click.command("export", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@input_options
 @target_options
 @click.option("--aiger", "aiger_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write AIGER here (binary; ASCII when the name ends in .aag).")
 @click.option("--dimacs", "dimacs_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the DIMACS CNF of one BMC unrolling here (needs --depth).")
 @click.option("--depth", type=click.IntRange(min=0), help="Unrolling depth for --dimacs.")
-def export_command(file: Path, pod, node, node_selector, with_items, aiger_out, dimacs_out, depth) -> None:
+@timeout_option(help="Seconds before giving up.")
+@memory_option
+def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_items, aiger_out, dimacs_out,
+                   depth, timeout, memory) -> None:
     """Export the compiled transition system for external model checkers."""
     from symreach.encodings.compile import compile_system
 
@@ -29,20 +41,24 @@ def export_command(file: Path, pod, node, node_selector, with_items, aiger_out, 
         raise click.UsageError("give exactly one of --aiger OUT or --dimacs OUT")
     if dimacs_out is not None and depth is None:
         raise click.UsageError("--dimacs needs --depth K")
-    instance = load_any(file)
-    query = query_from_options(instance, pod, node, node_selector, with_items)
+    process.begin(timeout, memory)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    instance = loaded.instance
+    with pod_hints(loaded):
+        query = query_from_options(instance, pod, node, node_selector, with_items)
     system = compile_system(instance, query)
-    comment = f"symreach export of {file}: target {query.description or query.alternatives}"
+    comment = f"symreach export of {', '.join(loaded.names)}: target {query.description or query.alternatives}"
     if aiger_out is not None:
-        from symreach.export.aiger import write_aiger
+        from symreach.export.aiger import AigerModel
 
-        model = write_aiger(system, str(aiger_out), comment=comment)
+        model = AigerModel(system)
+        write_or_fail(aiger_out, model.to_bytes(binary=not str(aiger_out).endswith(".aag"), comment=comment))
         click.echo(f"wrote {aiger_out}: {model.aig.n_inputs} inputs, {model.aig.n_latches} latches, "
                    f"{len(model.aig.ands)} and gates, 1 output (the target)")
     else:
         from symreach.export.dimacs import dimacs_text
 
         text = dimacs_text(system, depth, comment)
-        dimacs_out.write_text(text)
+        write_or_fail(dimacs_out, text)
         header = next(ln for ln in text.splitlines() if ln.startswith("p cnf"))
         click.echo(f"wrote {dimacs_out}: {header[2:]} (depth {depth})")

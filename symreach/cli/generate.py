@@ -10,6 +10,7 @@ from typing import Optional
 import click
 
 from symreach.cli.errors import ErrorReportingGroup
+from symreach.cli.options import limit_options
 from symreach.cli.output import output_option, write_document
 from symreach.errors import InputError
 
@@ -29,6 +30,7 @@ def generate_group() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="For --shape random.")
 @click.option("--dag-only", is_flag=True, help="Print the DAG as JSON instead of the instance.")
 @output_option
+@limit_options
 def generate_pebbling_cmd(shape: str, height: int, k: int, seed: int, dag_only: bool,
                           out: Optional[Path]) -> None:
     """A pebbling DAG family, encoded by Appendix C with bound K."""
@@ -53,6 +55,7 @@ def generate_pebbling_cmd(shape: str, height: int, k: int, seed: int, dag_only: 
 @click.option("--seed", type=int, default=None, help="Shuffle declaration order.")
 @click.option("--net-only", is_flag=True, help="Print the net as JSON instead of the instance.")
 @output_option
+@limit_options
 def generate_net_cmd(family: str, n: int, goal: str, dead_place: bool, seed: Optional[int],
                      net_only: bool, out: Optional[Path]) -> None:
     """A one-safe net family, encoded by Appendix B with the chosen goal."""
@@ -78,6 +81,7 @@ def generate_net_cmd(family: str, n: int, goal: str, dead_place: bool, seed: Opt
 @click.option("--small", is_flag=True,
               help="Tiny instance (2-3 nodes, 2-4 types, binding capacity) for differential tests.")
 @output_option
+@limit_options
 def generate_cluster_cmd(nodes: int, pod_types: int, seed: int, small: bool,
                          out: Optional[Path]) -> None:
     """A random Kubernetes-like cluster (semantics: kubernetes)."""

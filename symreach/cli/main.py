@@ -1,7 +1,9 @@
 """The ``symreach`` command group: registers one module per command.
 
 Exit codes (SPEC 4): 0 deployable, 1 not deployable, 2 usage or input error,
-3 unknown.
+3 unknown (a limit was reached), 4 internal error; 130, 143, 129 interrupted
+by SIGINT, SIGTERM, SIGHUP. ``main`` runs the command under the supervisor
+of ``symreach.cli.process``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from symreach.cli.explain import explain_command
 from symreach.cli.export import export_command
 from symreach.cli.generate import generate_group
 from symreach.cli.matrix import matrix_command
+from symreach.cli.process import run_supervised
 
 @click.group(cls=ErrorReportingGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="symreach")
@@ -30,4 +33,4 @@ for _command in (check, explain_command, encode_group, generate_group, matrix_co
 
 
 def main() -> None:
-    cli(prog_name="symreach")
+    run_supervised(lambda: cli(prog_name="symreach"))

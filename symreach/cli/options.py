@@ -7,10 +7,15 @@ so ``check``, ``export`` and ``bench`` read ``--pod``/``--node``/
 
 from __future__ import annotations
 
-from typing import Optional
+import contextlib
+import functools
+import math
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
 
 import click
 
+from symreach.errors import InputError
 from symreach.model import Instance, Query
 
 
@@ -48,12 +53,25 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
         if node or node_selector or with_items:
             raise click.UsageError("--node, --node-selector and --with need --pod")
         if instance.query is None:
-            raise click.UsageError("the file has no query: give --pod (and --node or --node-selector)")
+            raise click.UsageError(f"{instance.source}: the file has no query: give --pod "
+                                   "(and --node or --node-selector)")
         return instance.query
     if node and node_selector:
         raise click.UsageError("give --node or --node-selector, not both")
-    return parse_query(instance, pod, node=node, node_selector=parse_node_selector(node_selector),
-                       with_pairs=parse_with(with_items))
+    with naming_the_file(instance.source):
+        return parse_query(instance, pod, node=node, node_selector=parse_node_selector(node_selector),
+                           with_pairs=parse_with(with_items))
+
+
+@contextlib.contextmanager
+def naming_the_file(source: Optional[str]) -> Iterator[None]:
+    """An option that names something the file lacks: the error names the file too."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.filename or not source or source == "<memory>":
+            raise
+        raise InputError(exc.problem, source, exc.line, exc.field_path) from None
 
 
 def target_options(func):
@@ -67,3 +85,121 @@ def target_options(func):
     )):
         func = option(func)
     return func
+
+
+# ---- inputs ------------------------------------------------------------------------------------
+
+MIB = 1024 * 1024
+
+
+def input_options(func):
+    """``INPUTS...`` (files, directories, ``-`` for standard input), ``--strict`` and ``--max-input-mb``."""
+    from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
+
+    for decorator in reversed((
+        click.argument("inputs", nargs=-1, required=True, metavar="INPUT...",
+                       type=click.Path(path_type=str, allow_dash=True)),
+        click.option("--strict", is_flag=True,
+                     help="Refuse the input (exit 2) when reading it raised any warning."),
+        click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
+                     show_default=True, help="Refuse an input file larger than this (MiB)."),
+    )):
+        func = decorator(func)
+    return func
+
+
+def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
+    """Load the inputs as one instance; print its warnings on stderr (``--strict``: refuse them).
+
+    The returned ``Loaded`` carries the warning groups in ``context["warnings"]``.
+    """
+    from symreach.frontends.dispatch import load_inputs
+    from symreach.report.warnings import print_warnings, refuse_if_strict, warning_groups
+
+    loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB)
+    groups = warning_groups(loaded.report)
+    print_warnings(groups, lambda line: click.echo(line, err=True))
+    refuse_if_strict(groups, strict)
+    loaded.context["warnings"] = groups
+    return loaded
+
+
+@contextmanager
+def pod_hints(loaded) -> Iterator[None]:
+    """An unknown ``--pod`` that only a custom resource of the input would create says so."""
+    from symreach.errors import InputError
+    from symreach.report.warnings import unknown_pod_hint
+
+    try:
+        yield
+    except InputError as err:
+        if "pod type" not in err.problem or err.field_path != "--pod" or loaded.report is None:
+            raise
+        name = err.problem.split("'")[1] if "'" in err.problem else ""
+        hint = unknown_pod_hint(loaded.report, name)
+        if hint is None:
+            raise
+        raise InputError(f"{err.problem}; {hint}", err.filename, err.line, err.field_path) from None
+
+
+def with_warnings(json_text: str, loaded) -> str:
+    """A JSON object printed by a command, with the input's ``warnings`` added."""
+    import json
+
+    data = json.loads(json_text)
+    if isinstance(data, dict):
+        data["warnings"] = [g.to_json() for g in loaded.context.get("warnings", [])]
+        return json.dumps(data, default=str)
+    return json_text
+
+
+class Seconds(click.ParamType):
+    """A finite, non-negative number of seconds (``nan``, ``inf`` and negatives refused)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> float:
+        if isinstance(value, float) and math.isfinite(value) and value >= 0:
+            return value
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"expected a number of seconds, got {value!r}", param, ctx)
+        if not math.isfinite(seconds) or seconds < 0:
+            self.fail(f"expected a finite number of seconds >= 0, got {value!r}", param, ctx)
+        return seconds
+
+
+def timeout_option(default: Optional[float] = None, help: str = "Seconds before answering unknown."):
+    """``--timeout S``: the whole run's budget, every phase included (``symreach.errors.check_deadline``)."""
+    return click.option("--timeout", type=Seconds(), default=default, show_default=default is not None,
+                        help=help + " Counted from the start; every phase honours it.")
+
+
+def memory_option(func):
+    """``--memory MB``: the address-space limit of the process doing the work."""
+    return click.option("--memory", type=click.IntRange(min=64), default=None, metavar="MB",
+                        help="Memory limit in MB (RLIMIT_AS of the working process; "
+                             "default: half of physical memory). Reaching it answers unknown.")(func)
+
+
+def check_engine(name: str) -> None:
+    """Refuse an unknown ``--engine`` name before any work is done."""
+    from symreach.solvers.registry import ENGINES
+
+    if name not in ENGINES:
+        raise click.BadParameter(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}",
+                                 param_hint="--engine")
+
+
+def limit_options(func: Callable) -> Callable:
+    """``--timeout`` and ``--memory`` for a command without a verdict of its
+    own (generate, encode, certify): the budget starts before its body runs."""
+    from symreach.cli import process
+
+    @functools.wraps(func)
+    def limited(*args: Any, timeout: Optional[float], memory: Optional[int], **kwargs: Any) -> Any:
+        process.begin(timeout, memory)
+        return func(*args, **kwargs)
+
+    return timeout_option(help="Seconds before giving up (exit 3).")(memory_option(limited))

@@ -345,10 +345,10 @@ def read_net(path: str | Path) -> PetriNet:
     """Read a net from ``.pnml`` (PNML) or ``.json`` (the small JSON form)."""
     p = Path(path)
     if p.suffix.lower() == ".json":
+        from symreach.loader.yaml_source import read_file_text
+
         try:
-            data = json.loads(p.read_text())
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", str(p)) from None
+            data = json.loads(read_file_text(p))
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", str(p), exc.lineno) from None
         return net_from_json(data, str(p))

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Optional, Sequence
 
 from symreach import semantics
+from symreach.errors import check_deadline
 from symreach.model import KUBERNETES, Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Step
 
@@ -41,7 +42,7 @@ def _relevant_extras(inst: Instance, t: int, n: int, extras: Iterable[Pair]) -> 
                     break
         if not hit and inst.profile == KUBERNETES:
             for term in inst.pod_types[u].anti_affinity:
-                if t in term.selects and m in term.topology.domain_nodes(n):
+                if t in term.blocks and m in term.topology.domain_nodes(n):
                     hit = True
                     break
         if not hit:
@@ -72,7 +73,11 @@ def realize_trace(inst: Instance, abstract_initial: Mapping[Pair, int],
         return tuple(sigma)
 
     def shrink(p: Pair) -> None:
+        # one deletion per extra pod: with 10^12 initial pods this is the
+        # long phase, so it polls the run's deadline
         while real.get(p, 0) > abstract.get(p, 0):
+            if len(out) % 4096 == 0:
+                check_deadline("trace realisation")
             out.append(semantics.step_of(inst, DELETE, *p))
             real[p] -= 1
             if not real[p]:

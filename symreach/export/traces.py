@@ -3,8 +3,10 @@
 Formats:
 
 - ``json``: ``[{"op", "pod", "node"}, ...]``, as in ``check --json``.
-- ``yaml``: a YAML stream, in trace order, of Pod manifests (deployments) and
-  ``symreach.io/v1 PodDeletion`` documents (deletions).
+- ``yaml``: a YAML stream, in trace order, of Pod manifests (deployments);
+  each deletion is a comment-only document (``# step 3: delete ...`` with its
+  ``kubectl delete`` command), so ``kubectl apply -f`` accepts the file (it
+  creates the pods; the ``kubectl`` format replays the steps in order).
 - ``kubectl``: a bash script that replays the trace on a real cluster:
   ``kubectl apply`` of a generated Pod (named ``<type>-<k>``) per deployment,
   ``kubectl delete pod`` per deletion.
@@ -39,7 +41,7 @@ from typing import Iterable, Optional, Sequence
 import yaml
 
 from symreach.report.narrate import affinity_witnesses
-from symreach.model import Instance, PodType
+from symreach.model import ANY_HOST_IP, Instance, PodType
 from symreach.result import DELETE, DEPLOY, Step
 
 FORMATS = ("json", "yaml", "kubectl", "text")
@@ -197,11 +199,10 @@ def pod_manifest(pod_type: PodType, name: str, node: str, *, pin: str = "affinit
         container["resources"] = resources
     ports = fields.get("hostPorts")
     if ports is None:
-        ports = [{"port": p.port, "protocol": p.protocol} for p in sorted(pod_type.host_ports,
-                                                                          key=lambda p: (p.port, p.protocol))]
+        ports = [{"port": p.port, "protocol": p.protocol, "hostIP": p.host_ip}
+                 for p in sorted(pod_type.host_ports, key=lambda p: (p.port, p.protocol, p.host_ip))]
     if ports:
-        container["ports"] = [{"containerPort": p["port"], "hostPort": p["port"],
-                               "protocol": p.get("protocol") or "TCP"} for p in ports]
+        container["ports"] = [_container_port(p) for p in ports]
     spec: dict = {"containers": [container]}
     for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "nodeName"):
         if fields.get(key):
@@ -304,26 +305,40 @@ def _header(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> lis
     return lines
 
 
+class _NoAliasDumper(yaml.SafeDumper):
+    """Manifests share label dicts; anchors (``&id001``) would confuse readers and tools."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
 def _dump(data: object) -> str:
-    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+    return yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False)
+
+
+def _delete_command(p: PlannedStep) -> str:
+    ns = shlex.quote(p.namespace)
+    if p.pod_name:
+        return f"kubectl delete pod -n {ns} {shlex.quote(p.pod_name)} --wait=true"
+    selector = ",".join(f"{k}={v}" for k, v in sorted(p.labels.items()))
+    query = f"kubectl get pods -n {ns} --field-selector spec.nodeName={shlex.quote(p.step.node)}"
+    if selector:
+        query += f" -l {shlex.quote(selector)}"
+    return f'kubectl delete -n {ns} --wait=true "$({query} -o name | head -n 1)"'
 
 
 def _yaml_stream(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
-    parts = ["".join(f"# {line}\n" for line in _header(planned, instance, pin))]
+    header = _header(planned, instance, pin)
+    header.append("Deletions are comments (kubectl apply -f only creates the pods); to replay the steps")
+    header.append("in order use the kubectl script format (--trace-format kubectl).")
+    parts = ["".join(f"# {line}\n" for line in header)]
     for p in planned:
         comment = f"# step {p.index}: {p.step.op} {p.step.pod} on {p.step.node}\n"
         if p.step.op == DEPLOY:
             body = _dump(p.manifest)
         else:
-            deletion: dict = {"apiVersion": DELETION_API_VERSION, "kind": DELETION_KIND,
-                              "metadata": {"namespace": p.namespace,
-                                           "annotations": {STEP_ANNOTATION: str(p.index)}},
-                              "spec": {"podType": p.step.pod, "node": p.step.node,
-                                       "initial": p.from_initial}}
-            if p.pod_name:
-                deletion["metadata"] = {"name": p.pod_name, **deletion["metadata"]}
-                deletion["spec"]["podName"] = p.pod_name
-            body = _dump(deletion)
+            origin = " (running from the start)" if p.from_initial else ""
+            body = f"# {_delete_command(p)}{origin}\n"
         parts.append("---\n" + comment + body)
     return "".join(parts)
 
@@ -342,14 +357,8 @@ def _kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str
             if pin == "affinity":
                 out.append(f"kubectl wait --for=condition=PodScheduled --timeout=120s -n {ns} "
                            f"pod/{shlex.quote(str(p.pod_name))}")
-        elif p.pod_name:
-            out.append(f"kubectl delete pod -n {ns} {shlex.quote(p.pod_name)} --wait=true")
         else:
-            selector = ",".join(f"{k}={v}" for k, v in sorted(p.labels.items()))
-            query = f"kubectl get pods -n {ns} --field-selector spec.nodeName={shlex.quote(p.step.node)}"
-            if selector:
-                query += f" -l {shlex.quote(selector)}"
-            out.append(f'kubectl delete -n {ns} --wait=true "$({query} -o name | head -n 1)"')
+            out.append(_delete_command(p))
         out.append("")
     return "\n".join(out)
 
@@ -401,7 +410,9 @@ def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
         for resource, amount in pod_type.requests.items():
             used[resource] = used.get(resource, 0) + amount * count
     parts = []
-    for resource in sorted(set(used) | ({"pods"} if "pods" in node.capacity else set())):
+    # every resource some pod type requests, so a use that drops to zero is shown as 0
+    requested = {r for pod_type in instance.pod_types for r in pod_type.requests}
+    for resource in sorted(set(used) | requested | ({"pods"} if "pods" in node.capacity else set())):
         amount = pods if resource == "pods" else used.get(resource, 0)
         cap = node.capacity.get(resource)
         shown = _human(resource, amount)
@@ -458,9 +469,16 @@ def pinned_node(manifest: dict) -> Optional[str]:
 
 
 def _parse_yaml(text: str) -> list[Step]:
+    """Pod documents are deployments; a comment-only document whose step
+    comment says ``delete`` is a deletion (older files: ``PodDeletion`` objects)."""
     steps = []
-    for doc in yaml.safe_load_all(text):
+    for chunk in re.split(r"^---[ \t]*$", text, flags=re.MULTILINE):
+        doc = yaml.safe_load(chunk)
         if doc is None:
+            for line in chunk.splitlines():
+                match = _STEP_COMMENT.fullmatch(line.strip())
+                if match and match.group(2) == DELETE:
+                    steps.append(Step(DELETE, match.group(3), match.group(4)))
             continue
         if isinstance(doc, dict) and doc.get("kind") == DELETION_KIND:
             spec = doc.get("spec") or {}
@@ -542,3 +560,11 @@ def _agree(step: Step, declared: Optional[Step]) -> Step:
         raise ValueError(f"the step comment says {declared.op} {declared.pod} on {declared.node}, "
                          f"but the command does {step.op} {step.pod} on {step.node}")
     return step
+
+
+def _container_port(port: dict) -> dict:
+    """A container port that holds the host port as the model does (address included)."""
+    out = {"containerPort": port["port"], "hostPort": port["port"], "protocol": port.get("protocol") or "TCP"}
+    if port.get("hostIP") and port["hostIP"] != ANY_HOST_IP:
+        out["hostIP"] = port["hostIP"]
+    return out

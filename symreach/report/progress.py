@@ -36,9 +36,10 @@ class StderrProgress:
         self._shown = True
 
     def close(self) -> None:
-        if self._shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+        """Clear the line, also when only a worker process (which has its own
+        copy of this reporter, so ``_shown`` stays False here) drew it."""
+        self.stream.write("\r\x1b[K")
+        self.stream.flush()
 
 
 def make_progress(quiet: bool, stream: Optional[TextIO] = None) -> Optional[StderrProgress]:

@@ -33,6 +33,7 @@ from symreach.export.aiger import AigerModel
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
+from symreach.solvers.processes import die_with_parent
 
 ABC_BINARY = "berkeley-abc"
 DEFAULT_TIMEOUT_S = 600.0
@@ -75,15 +76,17 @@ class _AbcEngine:
         with tempfile.TemporaryDirectory(prefix="symreach-abc-") as tmp:
             aig = Path(tmp) / "m.aig"
             aig.write_bytes(model.to_bytes(binary=True))
-            script = f"read_aiger m.aig; {self.command(max(1, int(timeout)))}; write_status st.txt"
+            # what is left of the budget after compiling: ABC's own -T must end first
+            left = max(1.0, timeout - (time.perf_counter() - start))
+            script = f"read_aiger m.aig; {self.command(max(1, int(left)))}; write_status st.txt"
             stats["abc_command"] = script
             try:
                 proc = subprocess.run([ABC_BINARY, "-q", script], cwd=tmp, capture_output=True,
-                                      text=True, timeout=timeout + 10)
+                                      text=True, timeout=left + 0.5, preexec_fn=die_with_parent)
                 out = proc.stdout
             except subprocess.TimeoutExpired:
                 return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
-                              reason=f"ABC did not finish in {timeout:g} s",
+                              reason=f"timeout: ABC did not finish within the time limit of {timeout:g} s",
                               time_s=time.perf_counter() - start)
             st = Path(tmp) / "st.txt"
             status = st.read_text().split("\n") if st.exists() else []
@@ -111,7 +114,15 @@ class _AbcEngine:
                           reason="ABC reports the target reachable (ABC's verdict; its counterexample "
                                  "could not be read or replayed)", time_s=time.perf_counter() - start)
         return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
-                      reason=f"ABC returned {word or 'no status'}", time_s=elapsed)
+                      reason=undecided_reason(word, out, timeout, elapsed), time_s=elapsed)
+
+
+def undecided_reason(word: str, stdout: str, timeout_s: float, elapsed_s: float) -> str:
+    """ABC says ``snl_UNK`` both when its ``-T`` limit stopped it and when it
+    gave up; name the time limit when that is what happened."""
+    if word in ("snl_UNK", "") and ("timeout" in stdout.lower() or elapsed_s >= max(1, int(timeout_s))):
+        return f"timeout: ABC reached its time limit of {max(1, int(timeout_s))} s"
+    return f"ABC returned {word or 'no status'} (undecided)"
 
 
 def _decode_cex(model: AigerModel, lines: list[str]) -> Optional[list[int]]:

@@ -17,6 +17,7 @@ from collections import deque
 from typing import Optional
 
 from symreach import semantics
+from symreach.certify import explicit_states
 from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.solvers.base import Limits
@@ -92,9 +93,15 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
             if limits.max_states is not None and stats["states"] >= limits.max_states:
                 return _unknown(f"state limit {limits.max_states} reached", stats)
             frontier.append(succ)
+    cert = None
+    if len(parent) <= explicit_states.MAX_STATES:
+        cert = explicit_states.StatesCertificate(inst, query, tuple(parent))
+    else:
+        stats["certificate"] = (f"none: {len(parent)} states exceed the explicit certificate's limit "
+                                f"of {explicit_states.MAX_STATES}")
     return Result(Verdict.NOT_DEPLOYABLE, "explicit",
                   reason=f"all {stats['states']} reachable configurations explored; none covers the target",
-                  stats=stats)
+                  stats=stats, certificate=cert)
 
 
 def _successors(inst: Instance, sigma: Config, candidates):

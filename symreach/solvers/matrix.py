@@ -47,14 +47,15 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matri
     pre = preprocess(instance, every, try_greedy=False)
     pre.decided = None
     system = compile_system(instance, every, pre)
-    sym = SymbolicSystem(system)
     deadline = start + timeout_s if timeout_s is not None else None
-    reach = Reachability(sym, "forward", "chaining", deadline, dynamic_reorder=False, record_rings=False)
-    reach.goal = sym.bdd.false
     complete = True
+    reach = None
     try:
+        sym = SymbolicSystem(system, deadline=deadline)
+        reach = Reachability(sym, "forward", "chaining", deadline, dynamic_reorder=False, record_rings=False)
+        reach.goal = sym.bdd.false
         reach.run()
-    except SearchTimeout:
+    except (SearchTimeout, TimeoutError):
         complete = False
     cells: dict[tuple[int, int], str] = {}
     how: dict[tuple[int, int], str] = {}
@@ -65,6 +66,8 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matri
                 cells[p], how[p] = DEPLOYABLE, "initial"
             elif p not in system.pairs:
                 cells[p], how[p] = NOT_DEPLOYABLE, "pruned"
+            elif reach is None:
+                cells[p], how[p] = UNKNOWN, "fixpoint"
             else:
                 hit = reach.R & sym.bdd.var(sym.names[system.pairs[p].present]) != sym.bdd.false
                 if hit:
@@ -72,9 +75,11 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matri
                 else:
                     cells[p], how[p] = (NOT_DEPLOYABLE if complete else UNKNOWN), "fixpoint"
     stats = dict(system.stats)
-    stats.update(reach.stats)
+    stats.update(reach.stats if reach is not None else {})
     stats["time_s"] = time.perf_counter() - start
     stats["complete"] = complete
+    if not complete:
+        stats["reason"] = f"timeout: the time limit of {timeout_s:g} s was reached"
     return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
                   cells, how, stats)
 
@@ -82,14 +87,31 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matri
 _MARK = {DEPLOYABLE: "Y", NOT_DEPLOYABLE: ".", UNKNOWN: "?"}
 
 
+def unknown_matrix(instance: Instance, reason: str) -> Matrix:
+    """What is known without any fixpoint (initial pairs), every other cell
+    unknown: the answer when a limit stops the run before the fixpoint."""
+    cells: dict[tuple[int, int], str] = {}
+    how: dict[tuple[int, int], str] = {}
+    for t in range(len(instance.pod_types)):
+        for n in range(len(instance.nodes)):
+            initial = instance.initial.get((t, n), 0) > 0
+            cells[(t, n)] = DEPLOYABLE if initial else UNKNOWN
+            how[(t, n)] = "initial" if initial else "limit"
+    return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
+                  cells, how, {"complete": False, "reason": reason})
+
+
 def render_text(m: Matrix) -> str:
+    """One column per node, as wide as its name, headed by the name on one line."""
     width = max([len(t) for t in m.types] + [4])
-    lines = ["Y deployable, . not deployable, ? unknown (limit reached)"]
-    for j, node in enumerate(m.nodes):
-        lines.append(" " * (width + 1) + "  " * j + node)
+    widths = [max(1, len(node)) for node in m.nodes]
+    lines = ["Y deployable, . not deployable, ? unknown (limit reached)",
+             " " * width + "".join(f" {node:<{w}}" for node, w in zip(m.nodes, widths)).rstrip()]
     for t, name in enumerate(m.types):
-        marks = " ".join(_MARK[m.cells[(t, n)]] for n in range(len(m.nodes)))
-        lines.append(f"{name:<{width}} {marks}")
+        marks = "".join(f" {_MARK[m.cells[(t, n)]]:<{w}}" for n, w in enumerate(widths))
+        lines.append(f"{name:<{width}}{marks}".rstrip())
+    if m.stats.get("reason"):
+        lines.append(f"incomplete: {m.stats['reason']}")
     return "\n".join(lines)
 
 

@@ -41,7 +41,6 @@ and ``stats["portfolio"]`` records the schedule.
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing as mp
 import os
 import pickle
@@ -60,8 +59,7 @@ from symreach.solvers.base import Limits
 
 DEFAULT_RACE = ("bdd", "ic3", "bmc")
 DEFAULT_SLICE_S = 0.1
-_GRACE_S = 5.0
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>  # how long past the limit the parent waits for workers to report
+_GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
 
 def _detach(parent: int) -> None:
@@ -74,20 +72,24 @@ def _detach(parent: int) -> None:
     same engine run alone (measured: BMC on Angiogenesis DAG 3.7 s alone,
     10 s as one of two workers with no pausing at all). In its own session
     each worker competes like a separate engine run. A new session also
-    leaves the parent's process group, so the worker can no longer be killed
-    with it: ``PR_SET_PDEATHSIG`` kills it when the parent dies (even by
-    SIGKILL, even while paused), and the parent stops it in every other case.
+    leaves the parent's process group: ``die_with_parent`` (PR_SET_PDEATHSIG)
+    kills the worker when the parent dies (even by SIGKILL, even while
+    paused), the worker's group is registered with the command line's
+    supervisor (``symreach.solvers.processes``), and the parent stops it in
+    every other case.
     """
+    from symreach.solvers.processes import die_with_parent, register_group
+
+    die_with_parent()  # never outlive the command, whatever kills it
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
     if not sys.platform.startswith("linux"):
         return
     try:
         os.setsid()
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
+    except OSError:
         return
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(1)
+    register_group(os.getpgid(0))  # the CLI supervisor kills this group with its own
 
 
 def _run_engine(name: str, instance: Instance, query: Query, limits: Limits, out: str,

@@ -1,0 +1,88 @@
+"""Child processes of engines: they die with their parent and are known to
+the command line's supervisor, so no signal or crash leaves one running.
+
+The supervisor (``symreach.cli.process``) runs the work in a process group
+of its own and kills that whole group when interrupted; processes that must
+live in a group of their own (the benchmark runner's jobs) are registered
+here so the supervisor kills their groups too. ``die_with_parent`` covers
+the remaining case: the parent itself killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import signal
+from typing import Any, Optional
+
+SUPERVISOR_FD_ENV = "SYMREACH_SUPERVISOR_FD"
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Ask Linux to send ``sig`` to this process when its parent exits
+    (no-op elsewhere). Call it first thing in a forked worker."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the supervisor's group kill still applies
+        pass
+
+
+def supervised() -> bool:
+    """True inside a run started by the command line's supervisor."""
+    return _channel() is not None
+
+
+def _channel() -> Optional[int]:
+    """The pipe to the supervisor: ``FD:INODE`` in the environment, valid only
+    where the descriptor was inherited (forked workers), not in programs
+    started with a fresh set of descriptors that merely copied the variable."""
+    fd_text, _, inode = os.environ.get(SUPERVISOR_FD_ENV, "").partition(":")
+    if not fd_text.isdigit() or not inode.isdigit():
+        return None
+    try:
+        if os.fstat(int(fd_text)).st_ino != int(inode):
+            return None
+    except OSError:
+        return None
+    return int(fd_text)
+
+
+def tell_supervisor(message: dict[str, Any]) -> None:
+    """One JSON line to the supervisor (ignored when not supervised). Lines
+    are written with one ``write`` so concurrent writers never interleave."""
+    fd = _channel()
+    if fd is None:
+        return
+    try:
+        os.write(fd, (json.dumps(message) + "\n").encode())
+    except OSError:  # the supervisor is gone; we are about to be killed anyway
+        pass
+
+
+def register_group(pgid: int) -> None:
+    """A process group the supervisor must kill with ours (e.g. a job started
+    with ``start_new_session=True``)."""
+    tell_supervisor({"group": pgid})
+
+
+def set_memory_limit(megabytes: Optional[int]) -> None:
+    """Cap this process's address space (``RLIMIT_AS``); children inherit it.
+    Allocation past it raises ``MemoryError`` in Python code."""
+    if megabytes is None:
+        return
+    limit = int(megabytes) * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def physical_memory_mb() -> Optional[int]:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    except (ValueError, OSError, AttributeError):
+        return None

@@ -1,0 +1,414 @@
+"""Regression tests of issue 14: no traceback, no hang, no orphan, no lost verdict.
+
+Each test re-runs the command of the original report. In-process runs use
+click's CliRunner; signals, the supervisor's backstop and memory limits need
+the real executable, run as a subprocess with a generous safety timeout
+(never a wall-clock threshold: the assertions are about states and outputs).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from symreach.cli.main import cli
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = str(REPO / "examples" / "paper-2.6.yaml")
+CAPACITY1 = str(REPO / "examples" / "paper-2.6-capacity1.yaml")
+SAFETY_S = 120  # a hang, not a slow machine, is what exceeds this
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def no_traceback(result) -> bool:
+    return "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+
+
+# ---- tracebacks --------------------------------------------------------------------------
+
+@pytest.fixture
+def utf16(tmp_path):
+    path = tmp_path / "b.json"
+    path.write_bytes(b"\xff\xfe")
+    return str(path)
+
+
+def test_encode_pebbling_and_petri_on_a_utf16_bom_file(utf16):
+    for args in (["encode", "pebbling", utf16, "-k", "2"], ["encode", "petri", utf16, "--goal", "q"]):
+        result = run(*args)
+        assert result.exit_code == 2 and no_traceback(result)
+        assert result.stderr.strip() == f"symreach: error: {utf16}: not UTF-8 text (byte 0)"
+
+
+def test_certify_garbage_certificate(tmp_path):
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(bytes(range(256)))
+    result = run("certify", CAPACITY1, str(garbage))
+    assert result.exit_code == 2 and no_traceback(result)
+    assert str(garbage) in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("target", ["/proc/foo", "MISSING/t.json", "/dev/full"])
+def test_trace_out_unwritable_keeps_the_verdict(tmp_path, target):
+    path = target.replace("MISSING", str(tmp_path / "no-such-dir"))
+    if path == "/dev/full" and not os.path.exists(path):
+        pytest.skip("no /dev/full here")
+    result = run("check", EXAMPLE, "--trace-out", path)
+    assert result.exit_code == 0 and no_traceback(result)
+    assert result.stdout.startswith("deployable")
+    assert result.stderr.startswith(f"symreach: error: cannot write {path}: ")
+
+
+def test_cert_out_unwritable_keeps_the_verdict():
+    result = run("check", CAPACITY1, "--engine", "ic3", "--cert-out", "/proc/foo")
+    assert result.exit_code == 1 and no_traceback(result)
+    assert result.stdout.startswith("not-deployable")
+    assert "cannot write /proc/foo" in result.stderr
+
+
+def test_outputs_are_written_after_the_verdict_and_atomically(tmp_path):
+    out = tmp_path / "t.json"
+    result = run("check", EXAMPLE, "--trace-out", str(out))
+    assert result.exit_code == 0 and json.loads(out.read_text())[0]["op"] == "deploy"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]  # no temporary left behind
+
+
+def test_write_atomic_writes_devices_in_place_and_cleans_up(tmp_path):
+    from symreach.cli.output import write_atomic
+
+    write_atomic(Path(os.devnull), "x")  # a device is written, never replaced
+    assert Path(os.devnull).is_char_device()
+    with pytest.raises(OSError):
+        write_atomic(tmp_path / "missing" / "f", "x")
+    (tmp_path / "d").mkdir()
+    with pytest.raises(OSError):
+        write_atomic(tmp_path / "d", "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
+def test_no_trace_to_write_is_said():
+    result = run("check", CAPACITY1, "--trace-out", "/tmp/never-written.json")
+    assert result.exit_code == 1 and "no witness trace (not-deployable)" in result.stderr
+
+
+def test_export_aiger_to_unwritable_path():
+    result = run("export", EXAMPLE, "--aiger", "/proc/foo")
+    assert result.exit_code == 2 and no_traceback(result)
+    assert result.stderr.strip() == "symreach: error: cannot write /proc/foo: No such file or directory"
+
+
+def test_explain_unknown_engine():
+    result = run("explain", EXAMPLE, "--pod", "c", "--node", "n1", "--engine", "nosuch")
+    assert result.exit_code == 2 and no_traceback(result)
+    assert "unknown engine 'nosuch'" in result.stderr
+
+
+def test_explain_on_a_file_without_pod_types(tmp_path):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("version: 1\nnodes:\n  - name: n1\n    capacity: {cpu: '1'}\npodTypes: []\n")
+    result = run("explain", str(empty))
+    assert result.exit_code == 2 and f"{empty}: the file declares no pod types" in result.stderr
+
+
+def test_unexpected_exception_is_one_line_exit_4(monkeypatch):
+    import symreach.frontends.dispatch as dispatch
+
+    def boom(*_args, **_kwargs):
+        raise KeyError("bug")
+
+    monkeypatch.setattr(dispatch, "load_with_context", boom)
+    result = run("check", EXAMPLE)
+    assert result.exit_code == 4 and "symreach: internal error: KeyError" in result.stderr
+    assert "Traceback" not in result.output
+
+
+# ---- options ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["-5", "nan", "inf", "-inf", "soon"])
+def test_timeout_must_be_finite_and_non_negative(value):
+    for command in ("check", "matrix", "explain", "export"):
+        result = run(command, EXAMPLE, "--timeout", value)
+        assert result.exit_code == 2 and "--timeout" in result.stderr, (command, value)
+
+
+def test_trace_format_needs_trace_out():
+    result = run("check", EXAMPLE, "--trace-format", "yaml")
+    assert result.exit_code == 2 and "--trace-format needs --trace-out" in result.stderr
+
+
+def test_option_errors_name_the_file():
+    result = run("check", EXAMPLE, "--pod", "zz", "--node", "n1")
+    assert result.exit_code == 2 and EXAMPLE in result.stderr
+
+
+# ---- limits, in-process (cooperative deadline) ---------------------------------------------------
+
+BIG = """\
+version: 1
+semantics: paper
+nodes:
+  - {name: n1, capacity: {cpu: "2"}}
+podTypes:
+  - {name: z, labels: {app: z}}
+  - {name: a, labels: {app: a}, requests: {cpu: "1"}}
+  - name: b
+    labels: {app: b}
+    requests: {cpu: "1"}
+    affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [
+      {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}]}}
+  - name: c
+    labels: {app: c}
+    requests: {cpu: "1"}
+    affinity:
+      podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [
+        {labelSelector: {matchLabels: {app: b}}, topologyKey: kubernetes.io/hostname}]}
+      podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [
+        {labelSelector: {matchLabels: {app: z}}, topologyKey: kubernetes.io/hostname}]}
+initial:
+  - {pod: z, node: n1, count: 1000000000000}
+query: {pod: c, node: n1}
+"""
+
+
+def test_trace_realisation_honours_the_timeout(tmp_path):
+    """10^12 initial pods to delete one by one: the realisation polls the deadline."""
+    big = tmp_path / "big.yaml"
+    big.write_text(BIG)
+    result = run("check", str(big), "--timeout", "0.3", "--engine", "auto")
+    assert result.exit_code == 3 and result.stdout.startswith("unknown")
+    assert "timeout" in result.stdout
+
+
+def test_realize_polls_the_deadline():
+    from symreach.encodings.realize import realize_trace
+    from symreach.errors import LimitReached, clear_deadline, set_deadline
+    from symreach.loader import load_text
+
+    inst = load_text(BIG, "big.yaml")
+    a, b, c = (inst.type_index(x) for x in "abc")
+    set_deadline(0.0)
+    try:
+        with pytest.raises(LimitReached, match="trace realisation"):
+            realize_trace(inst, {}, [("deploy", a, 0), ("deploy", b, 0), ("delete", a, 0), ("deploy", c, 0)])
+    finally:
+        clear_deadline()
+
+
+def test_matrix_timeout_zero_and_one_line_header():
+    result = run("matrix", EXAMPLE, "--timeout", "0")
+    assert result.exit_code == 3
+    lines = result.stdout.splitlines()
+    assert lines[1].split() == ["n1"] and lines[-1].startswith("incomplete: timeout")
+    full = run("matrix", str(REPO / "examples" / "cluster-dump.yaml"))
+    header = full.stdout.splitlines()[1].split()
+    assert len(header) > 1 and header[0] == "cp-1"  # every node on one header line
+
+
+# ---- output papercuts ----------------------------------------------------------------------
+
+def test_progress_line_is_cleared_even_when_a_worker_drew_it():
+    from symreach.report.progress import StderrProgress
+
+    stream = io.StringIO()
+    StderrProgress(stream).close()  # never drawn here: a forked worker may have drawn it
+    assert stream.getvalue() == "\r\x1b[K"
+
+
+def test_one_step_is_singular():
+    from symreach.report.verdict import result_text
+    from symreach.result import Result, Step, Verdict
+
+    text = result_text(Result(Verdict.DEPLOYABLE, "x", trace=(Step("deploy", "a", "n1"),)))
+    assert "trace (1 step," in text
+
+
+def test_text_trace_shows_resources_dropping_to_zero():
+    from symreach.export.traces import export_trace
+    from symreach.loader import load_instance
+    from symreach.result import Step
+
+    inst = load_instance(EXAMPLE)
+    text = export_trace((Step("deploy", "a", "n1"), Step("delete", "a", "n1")), inst, "text")
+    assert "n1 now uses cpu 1/2" in text and "n1 now uses cpu 0/2" in text
+
+
+def test_abc_reason_names_the_time_limit():
+    from symreach.solvers.abc import undecided_reason
+
+    assert undecided_reason("snl_UNK", "Reached timeout (3 seconds)", 3, 3.1).startswith("timeout")
+    assert undecided_reason("snl_UNK", "", 3, 3.2).startswith("timeout")
+    assert "timeout" not in undecided_reason("snl_UNK", "", 60, 0.5)
+
+
+# ---- the supervised executable: signals, backstop, memory ---------------------------------------
+
+def symreach(*args: str, **kwargs) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("SYMREACH_SUPERVISOR_FD", None)
+    return subprocess.Popen([sys.executable, "-m", "symreach", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, **kwargs)
+
+
+def descendants(pid: int) -> dict[int, str]:
+    """Live descendants of ``pid`` (pid -> command name), from /proc."""
+    parent: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)
+                name = fields[0].split("(", 1)[1]
+                rest = fields[1].split()
+            except (OSError, IndexError):
+                continue
+            if rest[0] != "Z":
+                parent[int(entry)] = int(rest[1])
+                names[int(entry)] = name
+    found: dict[int, str] = {}
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        for child, ppid in parent.items():
+            if ppid == current and child not in found:
+                found[child] = names[child]
+                todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until(condition, what: str) -> None:
+    end = time.monotonic() + SAFETY_S
+    while not condition():
+        assert time.monotonic() < end, f"never happened: {what}"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def hard(tmp_path_factory):
+    """A pyramid no engine decides quickly: every run is interrupted or limited."""
+    from symreach.cli.output import dump_yaml
+    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.generators.dags import pyramid
+
+    dag = pyramid(16)
+    path = tmp_path_factory.mktemp("hard") / "pyramid16.yaml"
+    path.write_text(dump_yaml(encode_pebbling(dag.vertices, dag.edges, dag.target, 17)))
+    return str(path)
+
+
+@pytest.mark.parametrize("engine,sig,code,expect", [
+    ("auto", signal.SIGTERM, 143, 3),
+    ("auto", signal.SIGHUP, 129, 3),
+    ("auto", signal.SIGINT, 130, 3),
+    ("ic3", signal.SIGINT, 130, 1),
+    ("abc-pdr", signal.SIGTERM, 143, 2),
+])
+def test_signals_end_every_child(hard, engine, sig, code, expect):
+    """``expect``: descendants to wait for (supervised child, race workers or berkeley-abc)."""
+    proc = symreach("check", hard, "--engine", engine)
+    try:
+        wait_until(lambda: len(descendants(proc.pid)) >= expect
+                   and (engine != "abc-pdr" or "berkeley-abc" in descendants(proc.pid).values()),
+                   f"{engine} started its processes")
+        children = descendants(proc.pid)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=SAFETY_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code
+    assert err.strip() == "interrupted" and out == ""
+    wait_until(lambda: not any(alive(p) for p in children), "every child ended")
+
+
+def test_timeout_backstop_prints_unknown(hard):
+    proc = symreach("check", hard, "--engine", "bdd", "--timeout", "1")
+    try:
+        out, err = proc.communicate(timeout=SAFETY_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3 and out.startswith("unknown") and "timeout" in out, err
+
+
+def test_matrix_timeout_on_a_hard_instance(hard):
+    proc = symreach("matrix", hard, "--timeout", "1")
+    try:
+        out, err = proc.communicate(timeout=SAFETY_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    # the matrix of unknowns once the file is loaded; on a slow machine the
+    # limit may strike while loading, before there is a matrix to print
+    assert proc.returncode == 3 and ("?" in out and "timeout" in out or "error: timeout" in err), (out, err)
+
+
+def test_memory_limit_generate_tree_height_40():
+    proc = symreach("generate", "pebbling", "--shape", "tree", "--height", "40", "-k", "3", "--memory", "300")
+    try:
+        out, err = proc.communicate(timeout=SAFETY_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3 and err.strip() == "symreach: error: memory limit (300 MB)"
+
+
+def test_memory_limit_check_bdd_stays_bounded_and_answers(hard):
+    """CUDD under RLIMIT_AS collects garbage instead of failing, so the BDD
+    run stays inside the limit until its timeout; either limit ends it cleanly."""
+    proc = symreach("check", hard, "--engine", "bdd", "--memory", "300", "--timeout", "3", "--json")
+    try:
+        out, err = proc.communicate(timeout=SAFETY_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3, err
+    data = json.loads(out)
+    assert data["verdict"] == "unknown" and ("memory limit" in data["reason"] or "timeout" in data["reason"])
+
+
+def test_memory_limit_export_dimacs_huge_depth():
+    proc = symreach("export", EXAMPLE, "--dimacs", os.devnull, "--depth", "100000000", "--memory", "200")
+    try:
+        out, err = proc.communicate(timeout=SAFETY_S * 3)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3 and err.strip() == "symreach: error: memory limit (200 MB)"
+
+
+def test_sigterm_ends_benchmark_jobs_in_their_own_groups(tmp_path):
+    """Benchmark jobs run in sessions of their own; the supervisor kills those groups too."""
+    (tmp_path / "one.yaml").write_text(Path(EXAMPLE).read_text())
+    proc = symreach("bench", str(tmp_path), "--engines", "tests.test_bench:HangingEngine", "--timeout", "600",
+                    cwd=str(REPO))
+    try:
+        wait_until(lambda: len(descendants(proc.pid)) >= 2, "the benchmark job started")
+        children = descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=SAFETY_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143 and err.strip().endswith("interrupted")
+    wait_until(lambda: not any(alive(p) for p in children), "every benchmark job ended")
