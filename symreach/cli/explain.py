@@ -33,7 +33,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     instance = loaded.instance
     if not instance.pod_types:
-        raise InputError("the input declares no pod types: nothing to explain", filename=", ".join(inputs))
+        raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))
     with pod_hints(loaded):
         types = [resolve_pod(instance, pod)] if pod else list(range(len(instance.pod_types)))
     explanations = [explain_pod(instance, t) for t in types]
