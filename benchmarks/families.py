@@ -20,6 +20,11 @@ so the runner can stop an engine on a series once it failed at a smaller size.
 - ``cluster``: ``generators.clusters.generate_cluster`` at growing node and
   pod-type counts, a few seeds; no ground truth, engines are checked against
   each other (size: nodes).
+- ``hard``: ``generators.hard_clusters.generate_hard_cluster`` (service
+  pyramids under tight capacity, self-affine StatefulSets, anti-affinity
+  pools, hard spread) at growing nodes x workloads, both profiles, two
+  seeds; preprocessing does not decide them, engines are checked against
+  each other (size: nodes).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from symreach.bench.runner import BenchInstance
 from symreach.encodings.petri_net import PetriNet, read_pnml
 from symreach.encodings.reduction_pebbling import encode_pebbling
 from symreach.encodings.reduction_petri import encode_petri
-from symreach.generators import clusters, dags, nets
+from symreach.generators import clusters, dags, hard_clusters, nets
 from benchmarks.shared_data import PETRI_DIR
 
 PETRI_DATA = PETRI_DIR
@@ -52,6 +57,8 @@ class Plan:
     cluster_seeds: Sequence[int]
     timeout_s: float = 10.0  # per job
     family_timeout_s: dict = field(default_factory=dict)  # family -> per-job limit
+    hard: Sequence[tuple[int, int]] = ()  # (nodes, workloads) of the hard family
+    hard_seeds: Sequence[int] = (0, 1)
 
     def timeout_for(self, family: str) -> float:
         return self.family_timeout_s.get(family, self.timeout_s)
@@ -60,11 +67,13 @@ class Plan:
 FULL = Plan(pyramid=(2, 3, 4, 5, 6, 7, 8), tree=(2, 3, 4, 5, 6), mcc_nets=None,
             net_sizes=(2, 3, 4, 6, 8, 12, 16),
             clusters=((4, 5), (8, 9), (16, 12), (32, 18), (64, 24)), cluster_seeds=(1, 2),
-            timeout_s=8.0, family_timeout_s={"pyramid": 15.0, "tree": 15.0, "mcc": 4.0})
+            timeout_s=8.0, family_timeout_s={"pyramid": 15.0, "tree": 15.0, "mcc": 4.0, "hard": 10.0},
+            hard=((20, 10), (50, 30), (100, 60), (200, 100), (500, 200)))
 QUICK = Plan(pyramid=(2, 3), tree=(2,), mcc_nets=("ERK-PT-000001", "Sudoku-PT-AN01"),
-             net_sizes=(2,), clusters=((4, 5),), cluster_seeds=(1,), timeout_s=3.0)
+             net_sizes=(2,), clusters=((4, 5),), cluster_seeds=(1,), timeout_s=3.0,
+             hard=((20, 10),), hard_seeds=(1,))
 
-FAMILIES = ("pyramid", "tree", "mcc", "ring", "mutex", "philosophers", "cluster")
+FAMILIES = ("pyramid", "tree", "mcc", "ring", "mutex", "philosophers", "cluster", "hard")
 
 
 def pebbling(kind: str, heights: Sequence[int]) -> Iterator[BenchInstance]:
@@ -78,13 +87,15 @@ def pebbling(kind: str, heights: Sequence[int]) -> Iterator[BenchInstance]:
                                 meta={"h": h, "k": k, "vertices": len(dag.vertices)})
 
 
-def first_marked_depth(net: PetriNet, max_markings: int = 50_000) -> dict[str, int]:
+def first_marked_depth(net: PetriNet, max_markings: int = 50_000,
+                       max_depth: Optional[int] = None) -> dict[str, int]:
     """For every place some marking marks: the least number of firings to mark it
-    (breadth-first over markings, stopped after ``max_markings``)."""
+    (breadth-first over markings, stopped after ``max_markings`` or after the
+    level ``max_depth``)."""
     start = frozenset(net.initial)
     depth_of = {p: 0 for p in start}
     seen, frontier, depth = {start}, [start], 0
-    while frontier and len(seen) < max_markings:
+    while frontier and len(seen) < max_markings and (max_depth is None or depth < max_depth):
         depth += 1
         nxt = []
         for m in frontier:
@@ -163,6 +174,17 @@ def cluster_family(sizes: Sequence[tuple[int, int]], seeds: Sequence[int]) -> It
                                 meta={"nodes": nodes, "pod_types": types, "seed": seed})
 
 
+def hard_family(sizes: Sequence[tuple[int, int]], seeds: Sequence[int]) -> Iterator[BenchInstance]:
+    for profile in ("paper", "kubernetes"):
+        for seed in seeds:
+            for nodes, workloads in sizes:
+                doc = hard_clusters.generate_hard_cluster(nodes, workloads, seed, profile)
+                yield BenchInstance(f"hard/{profile}/s{seed}/{nodes}x{workloads}", "hard", nodes, document=doc,
+                                    series=f"hard/{profile}/s{seed}",
+                                    meta={"nodes": nodes, "workloads": workloads, "seed": seed,
+                                          "profile": profile})
+
+
 def build(plan: Plan, families: Sequence[str] = FAMILIES) -> list[BenchInstance]:
     out: list[BenchInstance] = []
     for family in families:
@@ -174,6 +196,8 @@ def build(plan: Plan, families: Sequence[str] = FAMILIES) -> list[BenchInstance]
             out += net_family(family, plan.net_sizes)
         elif family == "cluster":
             out += cluster_family(plan.clusters, plan.cluster_seeds)
+        elif family == "hard":
+            out += hard_family(plan.hard, plan.hard_seeds)
         else:
             raise ValueError(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
     return out

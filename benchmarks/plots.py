@@ -109,7 +109,7 @@ def time_vs_size(plt, results: Sequence[JobResult], path: Path, timeout_s: float
             ax.set_xscale("log")
         ax.set_title(family, fontsize=10)
         ax.set_xlabel({"pyramid": "height h", "tree": "height h", "mcc": "state bits",
-                       "cluster": "nodes"}.get(family, "n"), fontsize=8)
+                       "cluster": "nodes", "hard": "nodes"}.get(family, "n"), fontsize=8)
         ax.set_ylabel("s (log); x = unsolved", fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
         ax.tick_params(labelsize=7)

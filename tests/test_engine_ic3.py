@@ -6,7 +6,10 @@ from symreach import semantics
 from symreach.certify.clause_invariant import check_certificate
 from symreach.result import Verdict
 from symreach.solvers.base import Limits
+from symreach.errors import InputError
+from symreach.result import DEPLOY
 from symreach.solvers.ic3 import Ic3Engine
+from symreach.solvers.ic3_lift import Lifter
 from tests.sat_helpers import engine_suite_base, pyramid_instance
 
 _Suite = engine_suite_base()
@@ -63,33 +66,111 @@ def test_solvers_and_options_agree():
         assert check_certificate(inst, res.certificate)[0]
 
 
-def test_lifting_justifies_guards():
-    """A lifted predecessor cube: every state in it takes the action into the cube."""
+def _all_states(system):
+    """Every assignment of the state variables that is a real configuration
+    (a counted pair's presence bit agrees with its counter, within its bound)."""
+    import itertools
+    svars = system.state_vars
+    for bits in itertools.product([False, True], repeat=len(svars)):
+        state = dict(zip(svars, bits))
+        if all(state[pv.present] == any(state[b] for b in pv.count_bits) and Lifter.count(pv, state) <= pv.bound
+               for pv in system.pairs.values() if pv.counted):
+            yield state
+
+
+def _macro_successors(system, lifter, state):
+    """(mid state, deploy index or None, successor) for every macro step from ``state``:
+    every way to delete some pods, then every enabled deploy (or none)."""
+    import itertools
+
+    from symreach.solvers.ic3_lift import Hop
+    pairs = sorted(system.pairs.items())
+    ranges = [range(Lifter.count(pv, state) + 1) if pv.counted else range(int(state[pv.present]) + 1)
+              for _, pv in pairs]
+    for target in itertools.product(*ranges):
+        lower = tuple((p, c) for (p, pv), c in zip(pairs, target) if pv.counted)
+        clear = tuple(pv.present for (p, pv), c in zip(pairs, target) if not pv.counted and not c)
+        mid = lifter.run_hop(state, Hop(clear, lower, None), [])
+        yield mid, None, mid
+        for i, a in enumerate(system.actions):
+            if a.op == DEPLOY:
+                nxt = system.successor(a, mid)
+                if nxt is not None:
+                    yield mid, i, nxt
+
+
+def _check_lifting(inst, max_checks=4000):
+    """A lifted predecessor cube: every state in it takes the hop into the successor cube."""
     import itertools
 
     from symreach.encodings.compile import compile_system
-    from symreach.solvers.ic3 import Ic3
-
-    inst = pyramid_instance(2, 4)
     system = compile_system(inst, inst.query)
-    ic3 = Ic3(system, Ic3Engine(), None)
-    try:
-        svars = system.state_vars
-        for bits in itertools.product([False, True], repeat=len(svars)):
-            state = dict(zip(svars, bits))
-            for i, a in enumerate(system.actions):
-                nxt = system.successor(a, state)
-                if nxt is None:
-                    continue
-                succ = tuple(sorted((ic3.lit_of_var[v] if b else -ic3.lit_of_var[v]
-                                     for v, b in nxt.items() if v in (svars[0], svars[3], a.writes[0])), key=abs))
-                cube = ic3.lift(state, i, succ)
-                fixed = {ic3.var_of[abs(x)]: x > 0 for x in cube}
-                free = [v for v in svars if v not in fixed]
-                for vals in itertools.product([False, True], repeat=len(free)):
-                    s2 = {**fixed, **dict(zip(free, vals))}
-                    n2 = system.successor(a, s2)
-                    assert n2 is not None
-                    assert all(n2[ic3.var_of[abs(x)]] == (x > 0) for x in succ)
-    finally:
-        ic3.close()
+    lifter = Lifter(system)
+    states = list(_all_states(system))
+    svars = system.state_vars
+    checks = 0
+    for state in states:
+        for mid, act, nxt in _macro_successors(system, lifter, state):
+            for keep in (svars[:2], svars[-2:], system.actions[act].writes if act is not None else ()):
+                succ = {v: nxt[v] for v in keep}
+                pred, hop = lifter.lift(state, mid, act, succ)
+                assert all(state[v] == b for v, b in pred.items())
+                for s2 in states:
+                    if any(s2[v] != b for v, b in pred.items()):
+                        continue
+                    t2 = lifter.run_hop(s2, hop, [])
+                    assert t2 is not None
+                    assert all(t2[v] == b for v, b in succ.items())
+                    checks += 1
+                    if checks >= max_checks:
+                        return checks
+    return checks
+
+
+def test_lifting_is_exact_on_a_pyramid():
+    assert _check_lifting(pyramid_instance(2, 4)) > 1000
+
+
+def test_lifting_is_exact_with_counters():
+    """Spread constraints make counted pairs; their lifting keeps exact counts."""
+    from symreach.encodings.compile import compile_system
+    from symreach.loader import load_document
+    from tests.random_instances import random_doc
+    tried = 0
+    for seed in range(2000, 2200):
+        try:
+            inst = load_document(random_doc(seed, "kubernetes", features={"affinity", "spread", "initial"}))
+        except InputError:
+            continue
+        system = compile_system(inst, inst.query)
+        if not any(pv.counted for pv in system.pairs.values()) or len(system.state_vars) > 9:
+            continue
+        assert _check_lifting(inst, max_checks=800) > 0
+        tried += 1
+        if tried >= 3:
+            break
+    assert tried >= 1
+
+
+def test_recycling_reuses_activation_ids_soundly():
+    """Recycling every 3 temporary literals reuses their SAT ids in the fresh
+    solver: verdicts, traces and certificates must not change."""
+    from symreach.loader import load_document
+    from symreach.solvers.explicit import ExplicitEngine
+    from tests.random_instances import random_doc
+    eng = Ic3Engine(recycle_every=3, fast_paths=False)
+    for inst in (pyramid_instance(3, 4), pyramid_instance(3, 5)):
+        res = eng.check(inst)
+        assert res.stats["recycles"] > 3
+        assert res.verdict is ExplicitEngine().check(inst).verdict
+    for seed in range(40):
+        try:
+            inst = load_document(random_doc(seed, features={"affinity", "anti", "spread", "capacity", "initial"}))
+        except InputError:
+            continue
+        res = eng.check(inst)
+        assert res.verdict is ExplicitEngine().check(inst).verdict
+        if res.verdict is Verdict.DEPLOYABLE:
+            semantics.replay(inst, res.trace, inst.query)
+        else:
+            assert check_certificate(inst, res.certificate)[0]

@@ -37,7 +37,7 @@ from symreach.result import Result, Verdict
 @memory_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Engines raced in parallel by --engine auto.")
+              help="Cores --engine auto time-slices its engines on.")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--trace-out", type=click.Path(dir_okay=False, path_type=Path), help="Write the witness trace here.")
