@@ -21,6 +21,26 @@ from typing import Collection
 from symreach.model import AffinityTerm, FrozenDict, Instance, Pair
 
 
+_INDEX: dict[int, tuple[Instance, dict[str, dict[int, list[tuple[Pair, int]]]]]] = {}
+
+
+def pairs_by_type(inst: Instance, which: str) -> dict[int, list[tuple[Pair, int]]]:
+    """``inst.initial`` or ``inst.multiplicity_bound`` grouped by type, computed once
+    per instance object (the per-type matrix tasks read them thousands of times)."""
+    hit = _INDEX.get(id(inst))
+    if hit is None or hit[0] is not inst:
+        index: dict[str, dict[int, list[tuple[Pair, int]]]] = {}
+        for name in ("initial", "multiplicity_bound"):
+            grouped: dict[int, list[tuple[Pair, int]]] = {}
+            for p, c in getattr(inst, name).items():
+                grouped.setdefault(p[0], []).append((p, c))
+            index[name] = grouped
+        if len(_INDEX) > 8:
+            _INDEX.clear()
+        hit = _INDEX[id(inst)] = (inst, index)
+    return hit[1][which]
+
+
 def restrict_types(inst: Instance, types: Collection[int]) -> tuple[Instance, tuple[int, ...]]:
     """The restricted instance (no query) and, per new type index, the old one."""
     old = tuple(sorted(types))
@@ -40,12 +60,13 @@ def restrict_types(inst: Instance, types: Collection[int]) -> tuple[Instance, tu
                                  anti_affinity=terms(pod.anti_affinity),
                                  spread=spread))
 
-    def pairs(mapping) -> FrozenDict[Pair, int]:
-        return FrozenDict({(new_of[u], n): c for (u, n), c in mapping.items() if u in new_of})
+    def pairs(which: str) -> FrozenDict[Pair, int]:
+        grouped = pairs_by_type(inst, which)
+        return FrozenDict({(new_of[u], n): c for u in old for (_, n), c in grouped.get(u, ())})
 
     sub = replace(inst, pod_types=tuple(pod_types),
                   static_block=tuple(inst.static_block[u] for u in old),
-                  initial=pairs(inst.initial), multiplicity_bound=pairs(inst.multiplicity_bound),
+                  initial=pairs("initial"), multiplicity_bound=pairs("multiplicity_bound"),
                   query=None)
     return sub, old
 

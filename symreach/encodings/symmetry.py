@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from typing import Collection, Iterable, Optional, Sequence
 
+from symreach.encodings.restrict import pairs_by_type
 from symreach.model import Config, Instance, Topology
 from symreach.result import Step
 
@@ -84,18 +85,51 @@ def _domain_signature(topo: Topology, n: int) -> object:
     return d
 
 
-def signature(inst: Instance, n: int, types: Sequence[int], topologies: Sequence[Topology],
-              eligible: Sequence[frozenset[int]]) -> tuple:
-    """What the model can observe of node ``n`` through ``types`` (see the definition above)."""
+def node_base(inst: Instance, n: int) -> tuple:
+    """The type-independent part of the signature: labels but hostname, taints, capacity."""
     node = inst.nodes[n]
     labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME))
-    static = tuple(inst.static_block[u][n] for u in types)
-    initial = tuple(inst.initial.get((u, n), 0) for u in types)
-    bounds = tuple(inst.multiplicity_bound.get((u, n)) for u in types)
-    domains = tuple(_domain_signature(topo, n) for topo in topologies)
-    elig = tuple(n in e for e in eligible)
-    return (labels, node.taints, node.unschedulable, tuple(sorted(node.capacity.items())),
-            static, initial, bounds, domains, elig)
+    return (labels, node.taints, node.unschedulable, tuple(sorted(node.capacity.items())))
+
+
+_BASE_CACHE: dict[int, tuple[tuple, list[int]]] = {}
+
+
+def base_ids(inst: Instance) -> list[int]:
+    """Per node, the id of its ``node_base``, computed once per tuple of nodes
+    (restricted instances share their nodes with the full one)."""
+    hit = _BASE_CACHE.get(id(inst.nodes))
+    if hit is not None and hit[0] is inst.nodes:
+        return hit[1]
+    ids: dict[tuple, int] = {}
+    out = [ids.setdefault(node_base(inst, n), len(ids)) for n in range(len(inst.nodes))]
+    if len(_BASE_CACHE) > 8:
+        _BASE_CACHE.clear()
+    _BASE_CACHE[id(inst.nodes)] = (inst.nodes, out)
+    return out
+
+
+def signature_columns(inst: Instance, types: Sequence[int]) -> list[Sequence[object]]:
+    """The signature of every node as columns (one entry per node): zipped, they
+    give each node's signature (see the definition in the module docstring)."""
+    width = len(inst.nodes)
+    columns: list[Sequence[object]] = [base_ids(inst)]
+    for u in types:
+        columns.append(inst.static_block[u])
+    for which in ("initial", "multiplicity_bound"):
+        grouped = pairs_by_type(inst, which)
+        for u in types:
+            if u in grouped:
+                column: list[object] = [None] * width
+                for (_, n), c in grouped[u]:
+                    column[n] = c
+                columns.append(column)
+    for topo in topologies_of(inst, types):
+        columns.append([_domain_signature(topo, n) for n in range(width)])
+    for u in types:
+        for h in inst.pod_types[u].spread:
+            columns.append([n in h.eligible for n in range(width)])
+    return columns
 
 
 def node_classes(inst: Instance, types: Optional[Collection[int]] = None,
@@ -106,13 +140,10 @@ def node_classes(inst: Instance, types: Optional[Collection[int]] = None,
     ordered by representative, and together they partition the nodes.
     """
     order = sorted(types) if types is not None else list(range(len(inst.pod_types)))
-    topologies = topologies_of(inst, order)
-    eligible = [h.eligible for t in order for h in inst.pod_types[t].spread]
     fixed = frozenset(fixed)
     groups: dict[object, list[int]] = {}
-    for n in range(len(inst.nodes)):
-        key = ("fixed", n) if n in fixed else signature(inst, n, order, topologies, eligible)
-        groups.setdefault(key, []).append(n)
+    for n, key in enumerate(zip(*signature_columns(inst, order))):
+        groups.setdefault(("fixed", n) if n in fixed else key, []).append(n)
     return sorted((tuple(g) for g in groups.values()), key=lambda c: c[0])
 
 

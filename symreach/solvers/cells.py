@@ -52,6 +52,9 @@ class ClassAnswer:
     verdict: str
     how: str
     trace: tuple[Step, ...] = ()   # restricted-instance witness for nodes[0]
+    # True when ``trace`` runs from the empty configuration (Theorem 5): every
+    # initial pod is then an extra that ``realize_trace`` may delete.
+    from_empty: bool = False
 
 
 @dataclass
@@ -68,7 +71,7 @@ class TypeAnswer:
                 if cls.verdict != DEPLOYABLE:
                     return None
                 steps = rename_trace(inst, cls.trace, cls.nodes[0], n)
-                return lift_trace(inst, self.cone, self.t, n, steps)
+                return lift_trace(inst, () if cls.from_empty else self.cone, self.t, n, steps)
         raise KeyError(n)
 
 
@@ -158,11 +161,10 @@ def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Opt
     if (t, r) not in added:
         return ClassAnswer(cls, NOT_DEPLOYABLE, "pruned")
     if not sub.pod_types[t].affinity:
-        # Theorem 5: in the fixpoint and not initial, so creatable and Hard(t, r, 0).
-        trace = realize_trace(sub, {}, [(DEPLOY, t, r)], query)
-        if trace is None:
-            raise semantics.ReplayError("Theorem 5 witness does not replay")
-        return ClassAnswer(cls, DEPLOYABLE, "theorem-5", trace)
+        # Theorem 5: in the fixpoint and not initial, so creatable and Hard(t, r, 0);
+        # the witness (delete what blocks, deploy) is built when asked for.
+        return ClassAnswer(cls, DEPLOYABLE, "theorem-5", (semantics.step_of(sub, DEPLOY, t, r),),
+                           from_empty=True)
     trace = greedy_witness(sub, query, added, why)
     if trace is not None:
         return ClassAnswer(cls, DEPLOYABLE, "fixpoint-order", trace)

@@ -1,0 +1,134 @@
+"""Matrix at scale: node-pool symmetry, and a two-worker Dask LocalCluster (not a unit test).
+
+    python -m benchmarks.symmetry_matrix [--nodes 5000] [--types 1000] [--pools 10]
+                                         [--sample 10] [--dask-nodes 500] [--dask-types 100]
+
+1. A generated cluster (``generate_cluster(..., pools=P)``: P node pools over
+   3 zones, T workloads): the full ``matrix`` (cells method) with symmetry,
+   timed; then without symmetry on an evenly spaced sample of pod types,
+   timed per type, projected to all T types (mean per type x T), and checked
+   cell by cell against the symmetric run on the sampled types.
+2. A smaller cluster's matrix with the local executor and with a two-worker
+   ``LocalCluster``: same cells, and the wall-clock speed-up (the LocalCluster
+   start-up is included).
+
+Times are ``time.perf_counter`` wall clock of runs made back to back in one
+process; the machine is shared, so only the ratios mean anything. Writes
+``benchmarks/results/symmetry_matrix.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from symreach.generators.clusters import generate_cluster
+from symreach.loader import load_document
+from symreach.solvers.cells import solve_type
+from symreach.solvers.executor import DaskExecutor, LocalExecutor, dask_available
+from symreach.solvers.matrix import matrix_table
+
+OUT = Path(__file__).resolve().parent / "results" / "symmetry_matrix.md"
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def symmetry_rows(nodes: int, types: int, pools: int, sample: int, cell_timeout: float) -> list[str]:
+    load_s, inst = timed(lambda: load_document(generate_cluster(nodes, types, seed=1, pools=pools)))
+    print(f"loaded {nodes} nodes, {types} types in {load_s:.1f} s", flush=True)
+    sym_s, m = timed(lambda: matrix_table(inst, symmetry=True, cell_timeout=cell_timeout,
+                                          progress=lambda d, t: d % 50 or print(f"  {d}/{t} types", flush=True)))
+    print(f"symmetric matrix {sym_s:.1f} s, {m.stats['classes']} classes", flush=True)
+    picked = sorted({round(i * (types - 1) / max(1, sample - 1)) for i in range(sample)})
+    plain_s = 0.0
+    agree = 0
+    for t in picked:
+        dt, answer = timed(lambda: solve_type(inst, t, symmetry=False, cell_timeout=cell_timeout))
+        plain_s += dt
+        got = {n: cls.verdict for cls in answer.classes for n in cls.nodes}
+        agree += all(m.cells[(t, n)] == got[n] for n in range(nodes))
+        print(f"  no symmetry, type {t}: {dt:.1f} s", flush=True)
+    projected = plain_s / len(picked) * types
+    unknown = sum(v == "unknown" for v in m.cells.values())
+    return [
+        f"## {nodes} nodes in {pools} pools over 3 zones, {types} workloads\n",
+        "| run | cells | tasks/classes solved | wall time |",
+        "|---|---:|---:|---:|",
+        f"| load (generate + `load_document`) | | | {load_s:.1f} s |",
+        f"| matrix, symmetry | {len(m.cells):,} | {m.stats['classes']:,} classes | {sym_s:.1f} s |",
+        f"| matrix, no symmetry (sample of {len(picked)} types) | {len(picked) * nodes:,} | "
+        f"{len(picked) * nodes:,} nodes | {plain_s:.1f} s |",
+        f"| matrix, no symmetry, projected to {types} types | {len(m.cells):,} | | "
+        f"{projected:.0f} s |",
+        "",
+        f"Speed-up of symmetry (projected): {projected / sym_s:.1f}x. Complete: "
+        f"{m.stats['complete']} ({unknown} unknown cells). The no-symmetry sample agrees with "
+        f"the symmetric matrix on {agree}/{len(picked)} types, cell by cell. How the cells "
+        "were decided: " + ", ".join(f"{k} {v:,}" for k, v in sorted(_hows(m).items())) + ".",
+        "",
+    ]
+
+
+def _hows(m) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in m.how.values():
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def dask_rows(nodes: int, types: int, pools: int, cell_timeout: float) -> list[str]:
+    inst = load_document(generate_cluster(nodes, types, seed=2, pools=pools))
+    local_s, local = timed(lambda: matrix_table(inst, executor=LocalExecutor(),
+                                                cell_timeout=cell_timeout))
+    print(f"local {local_s:.1f} s", flush=True)
+
+    def remote_run():
+        with DaskExecutor(workers=2) as ex:
+            return matrix_table(inst, executor=ex, cell_timeout=cell_timeout)
+
+    remote_s, remote = timed(remote_run)
+    print(f"dask {remote_s:.1f} s", flush=True)
+    same = dict(local.cells) == dict(remote.cells) and dict(local.how) == dict(remote.how)
+    return [
+        f"## {nodes} nodes, {types} workloads: local executor vs two-worker LocalCluster\n",
+        "| executor | cells | wall time |",
+        "|---|---:|---:|",
+        f"| local (one process) | {len(local.cells):,} | {local_s:.1f} s |",
+        f"| dask LocalCluster, 2 workers (start-up included) | {len(remote.cells):,} | "
+        f"{remote_s:.1f} s |",
+        "",
+        f"Same cells (verdict and how decided): {same}. Speed-up: {local_s / remote_s:.2f}x.",
+        "",
+    ]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--types", type=int, default=1000)
+    ap.add_argument("--pools", type=int, default=10)
+    ap.add_argument("--sample", type=int, default=10)
+    ap.add_argument("--dask-nodes", type=int, default=500)
+    ap.add_argument("--dask-types", type=int, default=100)
+    ap.add_argument("--cell-timeout", type=float, default=10.0)
+    ap.add_argument("--skip-symmetry", action="store_true")
+    ap.add_argument("--skip-dask", action="store_true")
+    args = ap.parse_args()
+    lines = ["# Matrix: node-pool symmetry and Dask\n",
+             "Produced by `python -m benchmarks.symmetry_matrix` (see its docstring). Wall clock "
+             "on a shared 2-core machine; ratios are from runs made back to back.\n"]
+    if not args.skip_symmetry:
+        lines += symmetry_rows(args.nodes, args.types, args.pools, args.sample, args.cell_timeout)
+    if not args.skip_dask and dask_available():
+        lines += dask_rows(args.dask_nodes, args.dask_types, args.pools, args.cell_timeout)
+    OUT.write_text("\n".join(lines) + "\n")
+    print(OUT.read_text())
+
+
+if __name__ == "__main__":
+    main()
