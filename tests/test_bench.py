@@ -164,12 +164,12 @@ def _job(engine, expected="deployable"):
 
 def test_runner_kills_hanging_engine_and_stops_memory_hogs():
     """Each limit is tested where only it can fire: the hanging engine under a
-    short time limit, the memory hog under a time limit far longer than it
-    needs to reach the memory limit on any machine, loaded or not."""
-    hang, crash = bench.run_jobs([_job(f"{HERE}:HangingEngine"), _job(f"{HERE}:CrashingEngine")],
-                                 timeout_s=1.0, memory_mb=400, parallel=2, grace_s=1.0)
-    (hungry,) = bench.run_jobs([_job(f"{HERE}:HungryEngine")], timeout_s=300.0, memory_mb=400,
-                               parallel=1, grace_s=1.0)
+    short time limit; the memory hog and the crashing engine under a time
+    limit far longer than they need on any machine, loaded or not."""
+    (hang,) = bench.run_jobs([_job(f"{HERE}:HangingEngine")], timeout_s=1.0, memory_mb=400,
+                             parallel=1, grace_s=1.0)
+    hungry, crash = bench.run_jobs([_job(f"{HERE}:HungryEngine"), _job(f"{HERE}:CrashingEngine")],
+                                   timeout_s=300.0, memory_mb=400, parallel=2, grace_s=1.0)
     assert hang.status == "timeout" and hang.verdict == "unknown" and not hang.solved
     assert hungry.status == "memout" and hungry.peak_mb < 450
     assert crash.status == "error" and "engine bug for the test" in crash.error

@@ -108,7 +108,7 @@ def test_theorem_5_affinity_free(profile, cpu):
     inst = load_document(d)
     pre = preprocess(inst, inst.query)
     assert pre.fragment == AFFINITY_FREE
-    assert pre.stats["decided_by"] == ("theorem-5" if cpu == 1 else "may-fixpoint")
+    assert pre.stats["decided_by"] == "theorem-5"
     assert pre.decided.verdict is explicit(inst)
     if pre.decided.verdict is Verdict.DEPLOYABLE:
         semantics.replay(inst, pre.decided.trace, inst.query)

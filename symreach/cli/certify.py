@@ -1,8 +1,9 @@
-"""``symreach certify FILE CERT``: re-check a not-deployable certificate.
+"""``symreach certify FILE CERT``: re-check a not-deployable certificate of any kind.
 
-The checkers live in ``symreach.certify`` and share no code with the engines
-that produced the certificates. Exit codes: 0 valid, 1 invalid (with the
-failing clause or condition), 2 bad input.
+The checkers live in ``symreach.certify`` (``dispatch`` picks one by the
+file's format) and share no code with the engines that produced the
+certificates. Exit codes: 0 valid, 1 invalid (with the failing clause or
+condition), 2 bad input.
 """
 
 from __future__ import annotations
@@ -20,54 +21,34 @@ from symreach.frontends.dispatch import load_any
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("cert", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit status.")
-def certify_command(file: Path, cert: Path, quiet: bool) -> None:
-    """Re-check an invariant certificate CERT (IC3 text or BDD JSON) against FILE.
+@click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
+def certify_command(file: Path, cert: Path, quiet: bool, explain: bool) -> None:
+    """Re-check a not-deployable certificate CERT against FILE.
 
-    The check is independent of the engine: a fresh solver and a transition
-    encoding built directly from the model (exit 0 valid, 1 invalid, 2 bad input)."""
-    from symreach.certify.clause_invariant import InvariantCertificate, check_certificate
+    Every kind --cert-out writes is accepted: static filter, Theorem 5,
+    may-be-present fixpoint, explicit reachable set, BDD and IC3 invariants.
+    The check is independent of the engine (exit 0 valid, 1 invalid, 2 bad input)."""
+    from symreach.certify import clause_invariant
+    from symreach.certify.dispatch import check_loaded, parse
 
     instance = load_any(file)
     try:
         text = cert.read_text()
-    except OSError as exc:
-        click.echo(f"symreach: error: {cert}: {exc.strerror}", err=True)
+    except (OSError, UnicodeDecodeError) as exc:
+        click.echo(f"symreach: error: {cert}: {getattr(exc, 'strerror', None) or exc}", err=True)
         sys.exit(2)
-    if text.lstrip().startswith("{"):
-        _certify_bdd(instance, cert, text, quiet)
     try:
-        parsed = InvariantCertificate.loads(text)
+        loaded = parse(text)
     except ValueError as exc:
-        click.echo(f"symreach: error: {cert}: {exc}", err=True)
+        click.echo(f"symreach: error: {cert}: not a symreach certificate: {exc}", err=True)
         sys.exit(2)
-    ok, message = check_certificate(instance, parsed)
+    ok, message = check_loaded(instance, loaded)
     if not quiet:
-        click.echo(("VALID: " if ok else "INVALID: ") + message)
-        if ok and parsed.clauses:
-            click.echo(parsed.render())
-    sys.exit(0 if ok else 1)
+        click.echo(("VALID: " if ok else "INVALID: ") + f"{loaded.kind} for {loaded.target}: {message}")
+        if ok and explain:
+            from symreach.certify.lemmas import lemmas_text
 
-
-def _certify_bdd(instance, cert_path: Path, text: str, quiet: bool) -> None:
-    """A BDD engine certificate: a JSON-serialised BDD over named state variables."""
-    import json
-
-    from symreach.certify.bdd_invariant import FORMAT, check_certificate
-    from symreach.model import Query
-
-    try:
-        data = json.loads(text)
-        if "kind" in data and "format" not in data:
-            raise ValueError(f"a {data['kind']!r} argument from preprocessing (its reason is in the verdict), "
-                             "not an invariant certificate")
-        if data.get("format") != FORMAT:
-            raise ValueError(f"unknown certificate format {data.get('format')!r}")
-        alternatives = tuple(frozenset((instance.type_index(t), instance.node_index(n)) for t, n in alt)
-                             for alt in data["query"])
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        click.echo(f"symreach: error: {cert_path}: not a valid BDD certificate: {exc}", err=True)
-        sys.exit(2)
-    ok, message = check_certificate(instance, Query(alternatives, "certificate query"), data)
-    if not quiet:
-        click.echo(("VALID: " if ok else "INVALID: ") + message)
+            click.echo(lemmas_text(instance, loaded))
+        elif ok and loaded.format == clause_invariant.FORMAT and loaded.content.clauses:
+            click.echo(loaded.content.render())  # IC3's clauses, one sentence each
     sys.exit(0 if ok else 1)

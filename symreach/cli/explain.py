@@ -58,9 +58,10 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     from symreach.report.narrate import narrate
     from symreach.solvers.base import Limits
     from symreach.solvers.registry import make_engine
+    from symreach.solvers.witness import decide
 
     n = instance.node_index(node)
     query = Query((frozenset({(t, n)}),), f"{instance.pod_types[t].name} on {node}")
-    result = make_engine(engine).check(instance, query, Limits(timeout_s=timeout))
+    result = decide(make_engine(engine), instance, query, Limits(timeout_s=timeout))
     return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
             "reason": result.reason, "narration": narrate(instance, result.trace)}

@@ -69,6 +69,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from symreach import semantics
+from symreach.certify import may_fixpoint as may_certificate
+from symreach.certify import static_filter, theorem5
 from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query
 from symreach.result import DEPLOY, Result, Step, Verdict
 from symreach.encodings.realize import realize_trace
@@ -315,12 +317,11 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
     if semantics.query_holds(inst, query, inst.initial_config()):
         done(Verdict.DEPLOYABLE, "the target is initially present", how="initial")
         return pre
-    alive = [alt for alt in query.alternatives if alt <= may]
-    if not alive:
-        done(Verdict.NOT_DEPLOYABLE,
-             "no alternative of the target lies in the may-be-present fixpoint "
-             f"({len(may)} pairs over {len(cone)} cone types; SPEC 2.2 over-approximation)",
-             cert={"kind": "may-fixpoint", "pairs": sorted(may)}, how="may-fixpoint")
+    static = static_filter.make_certificate(inst, query)
+    if static is not None:
+        done(Verdict.NOT_DEPLOYABLE, "a static filter stops every alternative of the target: "
+             + "; ".join(f"{b['pod']} on {b['node']}: {b['reason']}" for b in static["blocked"]),
+             cert=static, how="static-filter")
         return pre
     if pre.fragment == AFFINITY_FREE and all(len(alt) == 1 for alt in query.alternatives):
         for alt in sorted(query.alternatives, key=sorted):
@@ -331,9 +332,19 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
                     done(Verdict.DEPLOYABLE, "Theorem 5: the target type is affinity-free and "
                          "Hard(t*, n*, 0) holds", trace, how="theorem-5")
                     return pre
-        done(Verdict.NOT_DEPLOYABLE, "Theorem 5: the target type is affinity-free, not initially "
-             "present, and Hard(t*, n*, 0) fails (or it is not creatable)",
-             cert={"kind": "theorem-5"}, how="theorem-5")
+        cert = theorem5.make_certificate(inst, query)
+        if cert is not None:
+            done(Verdict.NOT_DEPLOYABLE, "Theorem 5: the target type is affinity-free, not initially "
+                 "present, and Hard(t*, n*, 0) fails: "
+                 + "; ".join(f"{b['pod']} on {b['node']}: {b['reason']}" for b in cert["blocked"]),
+                 cert=cert, how="theorem-5")
+            return pre
+    alive = [alt for alt in query.alternatives if alt <= may]
+    if not alive:
+        done(Verdict.NOT_DEPLOYABLE,
+             "no alternative of the target lies in the may-be-present fixpoint "
+             f"({len(may)} pairs over {len(cone)} cone types; SPEC 2.2 over-approximation)",
+             cert=may_certificate.make_certificate(inst, query, cone, may), how="may-fixpoint")
         return pre
     if try_greedy or pre.fragment == MONOTONE:
         trace = greedy_witness(inst, query, added, why)

@@ -22,10 +22,16 @@ def result_text(result: Result, target: str = "") -> str:
     if result.reason:
         lines.append(f"  reason:   {result.reason}")
     if result.trace:
-        lines.append(f"  trace ({len(result.trace)} steps, replayed against the semantics):")
+        shortest = ", shortest" if result.stats.get("shortest") else ""
+        lines.append(f"  trace ({len(result.trace)} steps{shortest}, replayed against the semantics):")
         width = len(str(len(result.trace)))
         for i, step in enumerate(result.trace, 1):
             lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}")
+    before, _, after = str(result.stats.get("trace_minimised", "")).partition(" -> ")
+    if before != after:
+        lines.append(f"  trace minimised: {result.stats['trace_minimised']} steps")
+    if "shortest" in result.stats:
+        lines.append(f"  shortest: {result.stats['shortest']}")
     sizes = [f"{k}={_fmt(result.stats[k])}" for k in SIZE_KEYS if k in result.stats]
     if sizes:
         lines.append("  sizes:    " + ", ".join(sizes))

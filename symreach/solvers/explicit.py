@@ -17,6 +17,7 @@ from collections import deque
 from typing import Optional
 
 from symreach import semantics
+from symreach.certify import explicit_states
 from symreach.encodings.symmetry import canonical, node_classes
 from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
@@ -104,9 +105,19 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
             if limits.max_states is not None and stats["states"] >= limits.max_states:
                 return _unknown(f"state limit {limits.max_states} reached", stats)
             frontier.append(succ)
+    cert = None
+    if orbit is not None:
+        # One configuration per orbit is not closed under the transitions, so it
+        # is no invariant for the states checker; the unreduced search gives one.
+        stats["certificate"] = "none: orbit-reduced search (run without symmetry for one)"
+    elif len(parent) <= explicit_states.MAX_STATES:
+        cert = explicit_states.StatesCertificate(inst, query, tuple(parent))
+    else:
+        stats["certificate"] = (f"none: {len(parent)} states exceed the explicit certificate's limit "
+                                f"of {explicit_states.MAX_STATES}")
     return Result(Verdict.NOT_DEPLOYABLE, "explicit",
                   reason=f"all {stats['states']} reachable configurations explored; none covers the target",
-                  stats=stats)
+                  stats=stats, certificate=cert)
 
 
 class _Orbits:

@@ -1,0 +1,116 @@
+"""Explicit-state certificates: the whole reachable set, checked closed by the semantics.
+
+When breadth-first search exhausts the reachable configurations, the set it
+explored *is* the evidence. Format ``symreach-explicit-states/1`` (JSON):
+``profile``, ``query``, ``pairs`` (the ``[pod, node]`` pairs that are non-zero in
+some state) and ``states`` (one list of counts over ``pairs`` per
+configuration; every other pair is 0).
+
+The checker does not search: it checks that the set contains sigma0, that
+no state covers the target, and that the set is closed under every
+transition the executable semantics allows -- every deletion, and every
+deployment of a creatable type that ``semantics.deploy_failure`` accepts,
+up to saturation (SPEC 2.2: a pair that no spread constraint counts is
+deployed only while absent; a counted pair up to its multiplicity bound).
+Saturation is the one premise taken on trust, as for the symbolic
+certificates. Certificates grow with the state space, so engines write one
+only up to ``MAX_STATES`` states.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from symreach import semantics
+from symreach.certify.names import CertificateError, check_profile, named_pairs, query_json, query_of
+from symreach.model import Config, Instance, Query
+
+FORMAT = "symreach-explicit-states/1"
+MAX_STATES = 200_000
+
+
+def make_certificate(inst: Instance, query: Query, states: Iterable[Config]) -> dict:
+    states = list(states)
+    used = sorted({p for sigma in states for p, c in enumerate(sigma) if c})
+    return {"format": FORMAT, "profile": inst.profile, "query": query_json(inst, query),
+            "pairs": [[inst.pod_types[t].name, inst.nodes[n].name] for t, n in map(inst.unpair, used)],
+            "states": [[sigma[p] for p in used] for sigma in states]}
+
+
+class StatesCertificate:
+    """The reachable set as an engine returns it; serialised only when written."""
+
+    def __init__(self, inst: Instance, query: Query, states: tuple[Config, ...]) -> None:
+        self.inst, self.query, self.states = inst, query, states
+
+    def to_json(self) -> dict:
+        return make_certificate(self.inst, self.query, self.states)
+
+    def dumps(self) -> str:
+        import json
+
+        return json.dumps(self.to_json())
+
+
+def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
+    try:
+        count = _check(inst, cert)
+    except CertificateError as exc:
+        return False, str(exc)
+    return True, (f"certificate accepted: {count} configurations contain sigma0, are closed under "
+                  "every deployment and deletion, and none covers the target")
+
+
+def _states(inst: Instance, cert: dict) -> set[Config]:
+    raw_pairs = cert.get("pairs")
+    pairs = [inst.pair(t, n) for t, n in _ordered(inst, raw_pairs)]
+    if len(set(pairs)) != len(pairs):
+        raise CertificateError("a pair is listed twice")
+    raw = cert.get("states")
+    if not isinstance(raw, list):
+        raise CertificateError("field 'states' must be a list")
+    out: set[Config] = set()
+    for row in raw:
+        if not isinstance(row, list) or len(row) != len(pairs) or \
+                not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in row):
+            raise CertificateError(f"a state must list {len(pairs)} non-negative counts")
+        sigma = [0] * inst.num_pairs
+        for p, c in zip(pairs, row):
+            sigma[p] = c
+        out.add(tuple(sigma))
+    return out
+
+
+def _ordered(inst: Instance, raw) -> list[tuple[int, int]]:
+    named_pairs(inst, raw, "pairs")  # validates names and shape
+    return [(inst.type_index(str(p)), inst.node_index(str(m))) for p, m in raw]
+
+
+def _check(inst: Instance, cert: dict) -> int:
+    check_profile(inst, cert)
+    alts = query_of(inst, cert)
+    states = _states(inst, cert)
+    sigma0 = inst.initial_config()
+    if sigma0 not in states:
+        raise CertificateError("the initial configuration is not in the set")
+    caps = {}
+    for t, pod in enumerate(inst.pod_types):
+        for n in range(len(inst.nodes)):
+            caps[(t, n)] = inst.multiplicity_bound.get((t, n), 1)
+    for sigma in states:
+        if any(all(sigma[inst.pair(t, n)] > 0 for t, n in alt) for alt in alts):
+            raise CertificateError("a listed configuration covers the target")
+        for p, c in enumerate(sigma):
+            if c and semantics.delete(inst, sigma, *inst.unpair(p)) not in states:
+                raise CertificateError(f"not closed under deleting {_name(inst, p)}")
+        for (t, n), cap in caps.items():
+            if sigma[inst.pair(t, n)] >= cap or semantics.deploy_failure(inst, t, n, sigma) is not None:
+                continue
+            if semantics.deploy(inst, sigma, t, n) not in states:
+                raise CertificateError(f"not closed under deploying {_name(inst, inst.pair(t, n))}")
+    return len(states)
+
+
+def _name(inst: Instance, p: int) -> str:
+    t, n = inst.unpair(p)
+    return f"{inst.pod_types[t].name} on {inst.nodes[n].name}"

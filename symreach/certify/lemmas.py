@@ -1,0 +1,448 @@
+"""Readable "never": a certificate as a few lemmas over the variables that matter.
+
+An invariant that proves "never T on N" is usually large (a BDD of hundreds
+of nodes, dozens of IC3 clauses, a reachable set of thousands of states), but
+the reason is often one or two facts, such as "never both payments/db and
+payments/cache on general-c". This module extracts them:
+
+1. The certificate becomes a Boolean function Inv over presence variables
+   (``present[T@N]``; IC3 and BDD counters keep their bits) in a fresh BDD.
+2. **Projection.** Variables are existentially quantified away one by one
+   for as long as the projection still excludes the target, so what remains
+   is a set of variables that alone explains the verdict; the projection is
+   implied by Inv, so every lemma is a true statement about every reachable
+   configuration.
+3. **Minimisation.** The configurations the projection forbids are written
+   as a short DNF of "never" cubes: with pyeda's Espresso (the optional
+   ``symreach[explain]`` extra) a minimal cover; without it, the BDD's paths
+   (correct, possibly more and longer lemmas).
+
+The fast-path certificates read better directly: a static filter or
+Theorem 5 says which check fails; a may-be-present fixpoint says which
+affinity witness can never be where the target needs it, following the
+chain of missing witnesses a few levels.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Optional
+
+from symreach import semantics
+from symreach.certify import (
+    bdd_invariant,
+    clause_invariant,
+    explicit_states,
+    may_fixpoint,
+    static_filter,
+    theorem5,
+)
+from symreach.certify.dispatch import Loaded, parse
+from symreach.model import KUBERNETES, Instance, Pair
+
+MAX_LEMMAS = 6      # "a handful"; more are counted, not printed
+MAX_TT_VARS = 14    # Espresso gets a truth table only up to this many variables
+
+Var = tuple  # ("present", pod, node) | ("count", pod, node, bit)
+
+
+def result_lemmas_text(inst: Instance, certificate: Any) -> str:
+    """Lemmas for a result's certificate in whatever form the engine returned it."""
+    if isinstance(certificate, str):
+        text = certificate
+    elif isinstance(certificate, dict):
+        text = json.dumps(certificate)
+    else:
+        text = certificate.dumps()
+    return lemmas_text(inst, parse(text))
+
+
+def lemmas_text(inst: Instance, cert: Loaded) -> str:
+    lines, how = lemmas(inst, cert)
+    shown = lines[:MAX_LEMMAS]
+    out = [f"why ({cert.kind}; {how}):"] + [f"  - {line}" for line in shown]
+    if len(lines) > MAX_LEMMAS:
+        out.append(f"  ... and {len(lines) - MAX_LEMMAS} more lemmas")
+    return "\n".join(out)
+
+
+def lemmas(inst: Instance, cert: Loaded) -> tuple[list[str], str]:
+    """(lemma lines, how they were obtained)."""
+    data = cert.content
+    if cert.format in (static_filter.FORMAT, theorem5.FORMAT):
+        why = ("a static filter: no sequence of steps changes it" if cert.format == static_filter.FORMAT
+               else "affinity-free, so it fails in every configuration")
+        return [f"never {b['pod']} on {b['node']}: {b['reason']} ({why})" for b in data["blocked"]], \
+            "the failing check"
+    if cert.format == may_fixpoint.FORMAT:
+        return may_lemmas(inst, data), "missing affinity witnesses"
+    if cert.format == clause_invariant.FORMAT:
+        target = [[("present", p, n) for p, n in alt] for alt in data.query]
+        return boolean_lemmas(inst, _clauses_function(data), target)
+    target = [[("present", p, n) for p, n in alt] for alt in data["query"]]
+    if cert.format == bdd_invariant.FORMAT:
+        return boolean_lemmas(inst, _bdd_function(data), target)
+    if cert.format == explicit_states.FORMAT:
+        return boolean_lemmas(inst, _states_function(data), target)
+    raise ValueError(f"no lemmas for {cert.format}")  # pragma: no cover - every format is handled
+
+
+# ---- may-be-present fixpoint: the chain of missing witnesses ----------------------------
+
+def may_lemmas(inst: Instance, data: dict) -> list[str]:
+    listed = {(inst.type_index(p), inst.node_index(n)) for p, n in data["pairs"]}
+    full = [0] * inst.num_pairs
+    for t, n in listed:
+        full[inst.pair(t, n)] = 1
+    full_config = tuple(full)
+    out: list[str] = []
+    seen: set[Pair] = set()
+    work: list[Pair] = []
+    for alt in data["query"]:
+        missing = [(inst.type_index(p), inst.node_index(n)) for p, n in alt]
+        work.extend(p for p in missing if p not in listed)
+    while work and len(out) <= MAX_LEMMAS:
+        t, n = work.pop(0)
+        if (t, n) in seen:
+            continue
+        seen.add((t, n))
+        reason = may_fixpoint.blocking_reason(inst, t, n, full_config)
+        name = f"never {inst.pod_types[t].name} on {inst.nodes[n].name}"
+        if reason != semantics.REASON_AFFINITY:
+            out.append(f"{name}: {reason}")
+            continue
+        for term in inst.pod_types[t].affinity:
+            domain = term.topology.domain_nodes(n)
+            if not domain:
+                out.append(f"{name}: the node has no {term.topology.key} label its affinity needs")
+                break
+            if semantics.present_on(inst, full_config, term.selects, domain):
+                continue
+            value = term.topology.values[term.topology.domain_of[n]]
+            types = sorted(term.selects)
+            where = (f"on {inst.nodes[n].name}" if len(domain) == 1 and term.topology.key == "kubernetes.io/hostname"
+                     else f"in {term.topology.key}={value}")
+            out.append(f"{name}: its affinity needs {_names(inst, types)} {where}, and none can ever run there")
+            work.extend((u, m) for u in types for m in sorted(domain) if (u, m) not in listed)
+    return out
+
+
+def _names(inst: Instance, types: Iterable[int]) -> str:
+    names = [inst.pod_types[u].name for u in types]
+    return ", ".join(names[:4]) + (f" (+{len(names) - 4})" if len(names) > 4 else "")
+
+
+# ---- Boolean certificates: projection and minimisation ----------------------------------
+
+class _Function:
+    """A BDD over named variables (a fresh manager: nothing shared with any engine)."""
+
+    def __init__(self, names: Iterable[Var]) -> None:
+        from dd.autoref import BDD
+
+        self.bdd = BDD()
+        self.names: dict[Var, str] = {}
+        for nm in names:
+            self.var_of(nm)
+        self.root = self.bdd.true
+
+    def var_of(self, nm: Var) -> str:
+        key = tuple(nm)
+        if key not in self.names:
+            self.names[key] = f"v{len(self.names)}"
+            self.bdd.declare(self.names[key])
+        return self.names[key]
+
+    def lit(self, nm: Var, value: bool = True):
+        v = self.bdd.var(self.var_of(nm))
+        return v if value else ~v
+
+    def known(self, nm: Var) -> bool:
+        return tuple(nm) in self.names
+
+    def present(self, pod: str, node: str):
+        """present[pod@node]; a pair the certificate does not model is always absent."""
+        nm = ("present", pod, node)
+        if self.known(nm):
+            return self.lit(nm)
+        u = self.bdd.false
+        for key in self.names:
+            if key[0] == "count" and key[1:3] == (pod, node):
+                u = u | self.lit(key)
+        return u
+
+
+def _clauses_function(cert) -> _Function:
+    """IC3's clauses; every listed pair is a variable (unlisted cone pairs are absent)."""
+    names: list[Var] = []
+    for p in cert.pairs:
+        if p["bits"]:
+            names.extend(("count", p["pod"], p["node"], j) for j in range(p["bits"]))
+        else:
+            names.append(("present", p["pod"], p["node"]))
+    f = _Function(names + [nm for cl in cert.clauses for nm, _ in cl])
+    for cl in cert.clauses:
+        c = f.bdd.false
+        for nm, value in cl:
+            c = c | f.lit(nm, value)
+        f.root = f.root & c
+    return f
+
+
+def _bdd_function(data: dict) -> _Function:
+    variables = [tuple(v) for v in data["variables"]]
+    f = _Function(variables)
+    built = [f.bdd.false, f.bdd.true]
+    for var, lo, hi in data["nodes"]:
+        built.append(f.bdd.ite(f.lit(variables[var]), built[hi], built[lo]))
+    f.root = built[data["root"]]
+    return f
+
+
+def _states_function(data: dict) -> _Function:
+    pairs = [("present", p, n) for p, n in data["pairs"]]
+    f = _Function(pairs)
+    f.root = f.bdd.false
+    seen = set()
+    for row in data["states"]:
+        key = tuple(c > 0 for c in row)
+        if key in seen:
+            continue
+        seen.add(key)
+        cube = f.bdd.true
+        for nm, on in zip(pairs, key):
+            cube = cube & f.lit(nm, on)
+        f.root = f.root | cube
+    return f
+
+
+def project(f: _Function, inv, goal, keep: Iterable[Var] = ()) -> tuple[Any, list[Var]]:
+    """Quantify away, one at a time, every variable not needed for ``inv & goal == false``."""
+    bdd = f.bdd
+    keep = {tuple(k) for k in keep}
+    by_name = {v: k for k, v in f.names.items()}
+    support = [by_name[v] for v in bdd.support(inv)] if inv not in (bdd.true, bdd.false) else []
+    for nm in sorted((k for k in support if k not in keep), key=_distance_key(keep)):
+        weaker = bdd.exist({f.names[nm]}, inv)
+        if (weaker & goal) == bdd.false:
+            inv = weaker
+    remaining = [by_name[v] for v in bdd.support(inv)] if inv not in (bdd.true, bdd.false) else []
+    return inv, sorted(remaining)
+
+
+def _witness_pairs(inst: Instance, t: int, n: int) -> list[Var]:
+    """("present", pod, node) of every pair that could witness one of t's affinity terms on n."""
+    out: list[Var] = []
+    for term in inst.pod_types[t].affinity:
+        for u in sorted(term.selects):
+            for m in sorted(term.topology.domain_nodes(n)):
+                nm = ("present", inst.pod_types[u].name, inst.nodes[m].name)
+                if nm not in out:
+                    out.append(nm)
+    return out
+
+
+def _example(inst: Instance, f: _Function, allowed, t: int, n: int) -> Optional[str]:
+    """"with W on M running (as its affinity needs): <first failing check>", from the fewest
+    pods the invariant allows together with the affinity's need, evaluated by the semantics."""
+    by_name = {v: k for k, v in f.names.items()}
+    best = None
+    for i, assignment in enumerate(f.bdd.pick_iter(allowed)):
+        on = sorted(by_name[v] for v, val in assignment.items() if val and by_name[v][0] == "present")
+        if best is None or len(on) < len(best):
+            best = on
+        if i >= 64:
+            break
+    if best is None:
+        return None
+    sigma = [0] * inst.num_pairs
+    for nm in best:
+        sigma[inst.pair(inst.type_index(nm[1]), inst.node_index(nm[2]))] = 1
+    reason = semantics.first_failure(inst, t, n, tuple(sigma))
+    if reason is None:
+        return None
+    pods = ", ".join(_var_text(nm) for nm in best) or "no other pod"
+    return f"{inst.pod_types[t].name} on {inst.nodes[n].name}: with {pods} running, {reason}"
+
+
+def _distance_key(keep: set[Var]):
+    """Try quantifying far variables first: other pods, other nodes, then counters."""
+    pods = {nm[1] for nm in keep}
+    nodes = {nm[2] for nm in keep}
+
+    def key(nm: Var) -> tuple:
+        return (nm[1] in pods, nm[2] in nodes, nm[0] == "present", nm)
+    return key
+
+
+def enabling(inst: Instance, f: _Function, t: int, n: int):
+    """The presence condition t's required affinity needs on n (true without affinity).
+
+    Written from the semantics' definition (SPEC 2.1) over the certificate's
+    variables: a witness in each term's domain, or the bootstrap waiver.
+    """
+    bdd = f.bdd
+    terms = inst.pod_types[t].affinity
+    if not terms:
+        return bdd.true
+
+    def any_of(types, nodes):
+        u = bdd.false
+        for a in sorted(types):
+            for m in sorted(nodes):
+                u = u | f.present(inst.pod_types[a].name, inst.nodes[m].name)
+        return u
+    if inst.profile == KUBERNETES:
+        if any(term.topology.domain_of[n] is None for term in terms):
+            return bdd.false
+        witnesses = frozenset.intersection(*(term.selects for term in terms))
+        positive = bdd.true
+        for term in terms:
+            positive = positive & any_of(witnesses, term.topology.domain_nodes(n))
+        if t not in witnesses:
+            return positive
+        keyed = [m for m in range(len(inst.nodes)) if any(term.topology.domain_of[m] is not None for term in terms)]
+        return positive | ~any_of(witnesses, keyed)
+    out = bdd.true
+    for term in terms:
+        ok = any_of(term.selects, term.topology.domain_nodes(n))
+        if t in term.selects:
+            ok = ok | ~any_of(term.selects, range(len(inst.nodes)))
+        out = out & ok
+    return out
+
+
+def boolean_lemmas(inst: Instance, f: _Function, target: list[list[Var]]) -> tuple[list[str], str]:
+    """The conclusion ("never the target"), then why: what the invariant says about the
+    affinity witnesses the target needs, projected and minimised, a few levels deep."""
+    bdd = f.bdd
+    goal = bdd.false
+    for alt in target:
+        cube = bdd.true
+        for nm in alt:
+            cube = cube & f.present(nm[1], nm[2])
+        goal = goal | cube
+    if (f.root & goal) != bdd.false:
+        raise ValueError("the invariant does not exclude the target")
+    lines = ["never " + " or ".join(_together(sorted(alt)) for alt in target)]
+    minimised = True
+    inv = f.root
+    todo = [tuple(nm) for alt in target if len(alt) == 1 for nm in alt]
+    done: set[Var] = set()
+    while todo and len(lines) <= MAX_LEMMAS:
+        nm = todo.pop(0)
+        if nm in done:
+            continue
+        done.add(nm)
+        t, n = inst.type_index(nm[1]), inst.node_index(nm[2])
+        need = enabling(inst, f, t, n)
+        rest = bdd.exist({f.names[nm]}, inv) if f.known(nm) else inv
+        if need == bdd.false:
+            # every witness it could use is a pair the certificate proves always empty
+            pairs = _witness_pairs(inst, t, n)
+            lines.append(f"never {nm[1]} on {nm[2]}: its affinity needs "
+                         + (" or ".join(_var_text(w) for w in pairs[:4]) or "a labelled node")
+                         + (f" (+{len(pairs) - 4})" if len(pairs) > 4 else "") + ", and none of them ever runs")
+            todo.extend(pairs)
+            continue
+        if need == bdd.true or (rest & need) != bdd.false:
+            # not (only) affinity: show the check that fails once the affinity is met
+            example = _example(inst, f, rest & need, t, n)
+            if example:
+                lines.append(example)
+            continue
+        projected, variables = project(f, rest, need)
+        cubes = _espresso_cubes(f, ~projected, variables)
+        if cubes is None:
+            minimised = False
+            cubes = _bdd_paths(f, ~projected)
+        cubes.sort(key=lambda c: (len(c), sorted(c)))
+        for cube in cubes:
+            text = cube_text(cube) + f" (so {nm[1]} on {nm[2]} never has what its affinity needs)"
+            if text not in lines:
+                lines.append(text)
+            if len(cube) == 1:
+                (single, on), = cube.items()
+                if on and single[0] == "present":
+                    todo.append(single)
+    how = "projected onto the variables that matter; " + (
+        "minimised by Espresso" if minimised else "unminimised (install symreach[explain] for Espresso)")
+    return lines, how
+
+
+def _espresso_cubes(f: _Function, forbidden, variables: list[Var]) -> Optional[list[dict[Var, bool]]]:
+    try:
+        from pyeda.inter import And, Or, espresso_exprs, exprvar
+    except ImportError:
+        return None
+    if len(variables) > MAX_TT_VARS:
+        return None
+    xs = {nm: exprvar(f"x{i}") for i, nm in enumerate(variables)}
+    back = {str(x): nm for nm, x in xs.items()}
+    terms = []
+    for cube in _bdd_paths(f, forbidden):
+        terms.append(And(*[xs[nm] if on else ~xs[nm] for nm, on in cube.items()]))
+    if not terms:
+        return []
+    dnf = Or(*terms).to_dnf()
+    if dnf.is_one():
+        return [{}]
+    (minimal,) = espresso_exprs(dnf)
+    out = []
+    for term in (minimal.xs if minimal.ASTOP == "or" else (minimal,)):
+        lits = term.xs if term.ASTOP == "and" else (term,)
+        cube = {}
+        for lit in lits:
+            negated = lit.ASTOP == "not" if hasattr(lit, "ASTOP") else False
+            name = str(lit.x if negated else lit)
+            cube[back[name]] = not negated
+        out.append(cube)
+    return out
+
+
+def _bdd_paths(f: _Function, u) -> list[dict[Var, bool]]:
+    """The disjoint cubes of the BDD's paths to true."""
+    bdd = f.bdd
+    by_name = {v: k for k, v in f.names.items()}
+    out: list[dict[Var, bool]] = []
+
+    def walk(node, cube: dict[Var, bool]) -> None:
+        if node == bdd.false:
+            return
+        if node == bdd.true:
+            out.append(dict(cube))
+            return
+        level, low, high = bdd.succ(node)
+        nm = by_name[bdd.var_at_level(level)]
+        walk(low, {**cube, nm: False})
+        walk(high, {**cube, nm: True})
+    walk(u, {})
+    return out
+
+
+def cube_text(cube: dict[Var, bool]) -> str:
+    """"never both A and B on N" / "never A without B"."""
+    if not cube:
+        return "never anything: the certificate's invariant is empty"
+    pos = sorted(nm for nm, on in cube.items() if on)
+    neg = sorted(nm for nm, on in cube.items() if not on)
+    text = "never " + (_together(pos) if pos else "")
+    if neg:
+        text += (" unless " if pos else "none of ") + " or ".join(_var_text(nm) for nm in neg) \
+            + ("" if pos else " (one of them is always present)")
+    return text
+
+
+def _together(names: list[Var]) -> str:
+    if len(names) == 1:
+        return _var_text(names[0])
+    nodes = {nm[2] for nm in names}
+    if len(nodes) == 1 and all(nm[0] == "present" for nm in names):
+        return "both " * (len(names) == 2) + " and ".join(nm[1] for nm in names) + f" on {names[0][2]}"
+    return "both " * (len(names) == 2) + " and ".join(_var_text(nm) for nm in names)
+
+
+def _var_text(nm: Var) -> str:
+    if nm[0] == "present":
+        return f"{nm[1]} on {nm[2]}"
+    return f"bit {nm[3]} of the count of {nm[1]} on {nm[2]}"

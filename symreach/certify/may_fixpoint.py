@@ -1,0 +1,137 @@
+"""May-be-present certificates: a set of pairs that every reachable support stays in.
+
+Format ``symreach-may-fixpoint/1`` (JSON): ``profile``, ``query``, ``cone`` (pod
+type names) and ``pairs`` (``[pod, node]`` of cone types). The claim: in every
+reachable configuration, every pod of a cone type runs on a listed pair; no
+target alternative lies inside the listed pairs, so none is ever covered.
+
+The checker re-derives that from the model and the executable semantics,
+without ``encodings.preprocess``:
+
+1. every target type is in the cone, and the cone is closed under affinity
+   witnesses (kubernetes: the types matching *all* of a type's terms, the
+   only pods its affinity reads; paper: the types of each term);
+2. every initially present pair of a cone type is listed;
+3. *closure*: for every unlisted pair ``(t, n)`` of a cone type, no
+   configuration whose cone support is listed enables its deployment.
+   The semantics is asked on two configurations: the empty one, most
+   permissive for every check except positive affinity (capacity, ports,
+   anti-affinity both ways and ``maxPerNode`` only get worse with pods; a
+   spread skew is at least its ``self`` term), and ``full``, one pod on every
+   listed pair, most permissive for positive affinity (a witness present in
+   some allowed configuration is present in ``full``). The deployment is
+   possible only if it fails on the empty configuration for no reason but
+   affinity and affinity can hold: kubernetes, ``affinity_ok(full)`` or the
+   bootstrap waiver on the empty configuration; paper, each term separately
+   has a listed witness in its domain or may use its own waiver;
+4. every target alternative has a pair outside the list.
+
+By induction over runs, (2) and (3) keep every reachable cone support inside
+the list, and (4) concludes.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from symreach import semantics
+from symreach.certify.names import (
+    CertificateError,
+    check_profile,
+    named_pairs,
+    pair_text,
+    query_json,
+    query_of,
+)
+from symreach.model import KUBERNETES, Config, Instance, Pair, Query
+
+FORMAT = "symreach-may-fixpoint/1"
+
+
+def make_certificate(inst: Instance, query: Query, cone, pairs) -> dict:
+    """Serialise a cone (type indices) and a may-be-present set (index pairs)."""
+    return {"format": FORMAT, "profile": inst.profile, "query": query_json(inst, query),
+            "cone": sorted(inst.pod_types[t].name for t in cone),
+            "pairs": sorted([inst.pod_types[t].name, inst.nodes[n].name] for t, n in pairs)}
+
+
+def affinity_readers(inst: Instance, t: int) -> frozenset[int]:
+    """The pod types whose presence t's required affinity reads (per profile)."""
+    terms = inst.pod_types[t].affinity
+    if not terms:
+        return frozenset()
+    if inst.profile == KUBERNETES:
+        return frozenset.intersection(*(term.selects for term in terms))
+    return frozenset().union(*(term.selects for term in terms))
+
+
+def blocking_reason(inst: Instance, t: int, n: int, full: Config) -> Optional[str]:
+    """Why no configuration with support inside ``full`` enables deploying (t, n); None if one may."""
+    empty = (0,) * inst.num_pairs
+    reason = semantics.deploy_failure(inst, t, n, empty)
+    if reason is None:
+        return None
+    if reason != semantics.REASON_AFFINITY:
+        return reason
+    terms = inst.pod_types[t].affinity
+    if inst.profile == KUBERNETES:
+        return None if semantics.affinity_ok(inst, t, n, full) else reason
+    for term in terms:
+        witnessed = semantics.present_on(inst, full, term.selects, term.topology.domain_nodes(n))
+        if not witnessed and t not in term.selects:
+            return reason
+    return None
+
+
+def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
+    try:
+        listed, cone, alts = _parse(inst, cert)
+        _check(inst, listed, cone, alts)
+    except CertificateError as exc:
+        return False, str(exc)
+    return True, (f"certificate accepted: the {len(listed)} listed pairs over {len(cone)} cone types "
+                  "hold every reachable pod of the cone and miss every target alternative")
+
+
+def _parse(inst: Instance, cert: dict) -> tuple[set[Pair], set[int], list[frozenset[Pair]]]:
+    check_profile(inst, cert)
+    alts = query_of(inst, cert)
+    raw_cone = cert.get("cone")
+    if not isinstance(raw_cone, list):
+        raise CertificateError("field 'cone' must be a list of pod type names")
+    try:
+        cone = {inst.type_index(str(c)) for c in raw_cone}
+    except KeyError as exc:
+        raise CertificateError(f"unknown pod type {exc} in cone") from None
+    listed = named_pairs(inst, cert.get("pairs"), "pairs")
+    return listed, cone, alts
+
+
+def _check(inst: Instance, listed: set[Pair], cone: set[int], alts: list[frozenset[Pair]]) -> None:
+    for alt in alts:
+        for t, _ in alt:
+            if t not in cone:
+                raise CertificateError(f"target type {inst.pod_types[t].name} is not in the cone")
+    for t in sorted(cone):
+        missing = affinity_readers(inst, t) - cone
+        if missing:
+            raise CertificateError(f"cone not closed: the affinity of {inst.pod_types[t].name} reads "
+                                   f"{', '.join(sorted(inst.pod_types[u].name for u in missing))}")
+    outside = [p for p in listed if p[0] not in cone]
+    if outside:
+        raise CertificateError(f"listed pairs of types outside the cone: {pair_text(inst, outside)}")
+    missing0 = [p for p, c in inst.initial.items() if c > 0 and p[0] in cone and p not in listed]
+    if missing0:
+        raise CertificateError(f"initially present but not listed: {pair_text(inst, missing0)}")
+    full = [0] * inst.num_pairs
+    for t, n in listed:
+        full[inst.pair(t, n)] = 1
+    full_config = tuple(full)
+    for t in sorted(cone):
+        for n in range(len(inst.nodes)):
+            if (t, n) not in listed and blocking_reason(inst, t, n, full_config) is None:
+                raise CertificateError(f"not closed: {inst.pod_types[t].name} may be deployed on "
+                                       f"{inst.nodes[n].name} from the listed pairs")
+    for alt in alts:
+        if alt <= listed:
+            raise CertificateError(f"the target alternative {pair_text(inst, alt)} lies inside the listed pairs")

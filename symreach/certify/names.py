@@ -1,0 +1,66 @@
+"""Names <-> indices for the JSON certificates, and the error every checker raises.
+
+A certificate names pod types and nodes, never indices, so it survives a
+reordering of the input file; each checker resolves the names against the
+instance it is asked about and rejects unknown ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from symreach.model import Instance, Pair, Query
+
+
+class CertificateError(Exception):
+    """The certificate does not prove what it claims (or is malformed)."""
+
+
+def pair_of(inst: Instance, pod: Any, node: Any) -> Pair:
+    """(type index, node index) of a named pair; CertificateError when unknown."""
+    try:
+        return inst.type_index(str(pod)), inst.node_index(str(node))
+    except KeyError as exc:
+        raise CertificateError(f"unknown pod type or node {exc}") from None
+
+
+def query_json(inst: Instance, query: Query) -> list[list[list[str]]]:
+    """The query's alternatives as sorted ``[pod, node]`` name lists."""
+    return [sorted([inst.pod_types[t].name, inst.nodes[n].name] for t, n in alt)
+            for alt in query.alternatives]
+
+
+def query_of(inst: Instance, cert: dict) -> list[frozenset[Pair]]:
+    """The certificate's target alternatives, resolved; at least one, none empty."""
+    raw = cert.get("query")
+    if not isinstance(raw, list) or not raw:
+        raise CertificateError("the certificate names no target (field 'query')")
+    alts = []
+    for alt in raw:
+        if not isinstance(alt, list) or not alt:
+            raise CertificateError("an alternative of 'query' is empty or not a list")
+        alts.append(frozenset(pair_of(inst, *_two(p)) for p in alt))
+    return alts
+
+
+def check_profile(inst: Instance, cert: dict) -> None:
+    if cert.get("profile") != inst.profile:
+        raise CertificateError(f"certificate is for profile {cert.get('profile')!r}, "
+                               f"the instance is {inst.profile!r}")
+
+
+def pair_text(inst: Instance, pairs: Iterable[Pair]) -> str:
+    return ", ".join(f"{inst.pod_types[t].name}@{inst.nodes[n].name}" for t, n in sorted(pairs))
+
+
+def _two(item: Any) -> tuple[Any, Any]:
+    if not isinstance(item, (list, tuple)) or len(item) != 2:
+        raise CertificateError(f"expected [pod, node], got {item!r}")
+    return item[0], item[1]
+
+
+def named_pairs(inst: Instance, raw: Any, field_name: str) -> set[Pair]:
+    """A list of ``[pod, node]`` items as a set of index pairs."""
+    if not isinstance(raw, list):
+        raise CertificateError(f"field {field_name!r} must be a list of [pod, node]")
+    return {pair_of(inst, *_two(p)) for p in raw}

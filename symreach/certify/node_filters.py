@@ -1,0 +1,97 @@
+"""The four static filters re-evaluated from the pod spec and the node, not from the loader.
+
+A static-filter certificate names the failing filter; the loader folded all
+of them into ``Instance.static_block`` with its own label machinery
+(``loader.labels``, ``loader.resolve``). This module re-reads the pod type's
+spec fields as given (``PodType.manifest``) and the node's labels, taints and
+``unschedulable`` flag, and evaluates the filters as the kube-scheduler
+documents them, in plugin order:
+
+- NodeUnschedulable: an unschedulable node, unless the pod tolerates the
+  ``node.kubernetes.io/unschedulable:NoSchedule`` taint;
+- NodeName: ``nodeName`` set to another node;
+- TaintToleration: a ``NoSchedule`` or ``NoExecute`` taint that no toleration
+  tolerates (``PreferNoSchedule`` never filters);
+- NodeAffinity: ``nodeSelector`` labels, then the required node affinity's
+  terms (OR of terms, AND of requirements; an empty term matches nothing;
+  ``In``/``NotIn``/``Exists``/``DoesNotExist``/``Gt``/``Lt`` on labels,
+  ``metadata.name`` in ``matchFields``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from symreach import reasons
+from symreach.model import Node
+
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+def static_failure(manifest: Mapping[str, Any], node: Node) -> Optional[str]:
+    """The first failing static filter of a pod spec on a node, or None."""
+    tolerations = list(manifest.get("tolerations") or ())
+    if node.unschedulable and not any(tolerates(tol, UNSCHEDULABLE_TAINT, "", "NoSchedule") for tol in tolerations):
+        return reasons.NODE_UNSCHEDULABLE
+    name = manifest.get("nodeName")
+    if name and name != node.name:
+        return reasons.NODE_NAME
+    for taint in node.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and \
+                not any(tolerates(tol, taint.key, taint.value, taint.effect) for tol in tolerations):
+            return reasons.TAINT_TOLERATION
+    if not node_affinity_ok(manifest, node):
+        return reasons.NODE_AFFINITY
+    return None
+
+
+def tolerates(tol: Mapping[str, Any], key: str, value: str, effect: str) -> bool:
+    if tol.get("effect") and tol.get("effect") != effect:
+        return False
+    operator = tol.get("operator") or "Equal"
+    if not tol.get("key"):
+        return operator == "Exists"
+    if tol.get("key") != key:
+        return False
+    return operator == "Exists" or str(tol.get("value") or "") == value
+
+
+def node_affinity_ok(manifest: Mapping[str, Any], node: Node) -> bool:
+    for key, value in (manifest.get("nodeSelector") or {}).items():
+        if node.labels.get(key) != str(value):
+            return False
+    affinity = (manifest.get("affinity") or {}).get("nodeAffinity") or {}
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required is None:
+        return True
+    terms = required.get("nodeSelectorTerms") or ()
+    return any(_term_ok(term, node) for term in terms)
+
+
+def _term_ok(term: Mapping[str, Any], node: Node) -> bool:
+    labels = term.get("matchExpressions") or ()
+    fields = term.get("matchFields") or ()
+    if not labels and not fields:
+        return False
+    return all(_requirement_ok(r, node.labels.get(r.get("key"))) for r in labels) and \
+        all(_requirement_ok(r, node.name if r.get("key") == "metadata.name" else None) for r in fields)
+
+
+def _requirement_ok(req: Mapping[str, Any], value: Optional[str]) -> bool:
+    op = req.get("operator")
+    values = [str(v) for v in (req.get("values") or ())]
+    if op == "In":
+        return value is not None and value in values
+    if op == "NotIn":
+        return value is None or value not in values
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    if op in ("Gt", "Lt"):
+        try:
+            have, bound = int(value), int(values[0])  # type: ignore[arg-type]
+        except (TypeError, ValueError, IndexError):
+            return False
+        return have > bound if op == "Gt" else have < bound
+    return False

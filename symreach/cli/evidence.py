@@ -1,0 +1,43 @@
+"""``--cert-out`` and ``--why`` of ``check``: the evidence of a not-deployable verdict.
+
+Kept out of ``check.py`` so that the command reads as decide-print-exit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from symreach.cli.output import write_certificate
+from symreach.model import Instance, Query
+from symreach.result import Result, Verdict
+
+
+def not_deployable_evidence(instance: Instance, query: Query, result: Result, cert_out: Optional[Path],
+                            why: bool, timeout: Optional[float]) -> Optional[str]:
+    """Write the certificate to ``cert_out``; return the ``--why`` lemmas (also in ``stats``).
+
+    Engines without evidence of their own get one from ``ensure_certificate``;
+    when none can be found, stderr says so instead of writing nothing silently.
+    """
+    if result.verdict is not Verdict.NOT_DEPLOYABLE or (cert_out is None and not why):
+        return None
+    from symreach.solvers.base import Limits
+    from symreach.solvers.evidence import ensure_certificate
+
+    ensure_certificate(instance, query, result, Limits(timeout_s=timeout))
+    if result.certificate is None:
+        what = "written" if cert_out is not None else "to explain"
+        click.echo(f"symreach: no certificate {what}: {result.stats.get('certificate', 'none')}", err=True)
+        return None
+    if cert_out is not None:
+        write_certificate(cert_out, result)
+    if not why:
+        return None
+    from symreach.certify.lemmas import result_lemmas_text
+
+    text = result_lemmas_text(instance, result.certificate)
+    result.stats["why"] = text.splitlines()
+    return text
