@@ -95,7 +95,7 @@ class DaskExecutor:
                 # being retried on the next worker.
                 dask.config.set({"distributed.scheduler.allowed-failures": 0})
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                             processes=True, dashboard_address=None,
+                                             processes=True, dashboard_address=":0",
                                              memory_limit=self.memory_limit or "auto")
                 self._client = Client(self._cluster)
         return self._client
