@@ -102,8 +102,9 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
         classes = node_classes(sub)
     else:
         classes = [(n,) for n in range(len(inst.nodes))]
+    # fits_alone reads only what the signature fixes, so one call per class suffices.
     candidates = {(u, n) for u in range(len(old)) if sub.pod_types[u].creatable
-                  for n in range(len(sub.nodes)) if fits_alone(sub, u, n)}
+                  for cls in classes if fits_alone(sub, u, cls[0]) for n in cls}
     added, why = may_fixpoint(sub, frozenset(range(len(old))), candidates, frozenset(sub.initial))
     answers = []
     counts: dict[str, int] = {}
