@@ -28,6 +28,7 @@ can ship ``solve_type`` to a worker.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -119,9 +120,15 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
             ans = _decide(sub, tt, cls, added, why, limit, engine)
         answers.append(ans)
         counts[ans.how] = counts.get(ans.how, 0) + 1
-    stats = {"cone_types": len(cone), "classes": len(classes), "by": counts,
+    stats = {"cone_types": len(cone), "classes": len(classes), "by": counts, "pid": os.getpid(),
              "time_s": time.perf_counter() - start}
     return TypeAnswer(t, cone, answers, stats)
+
+
+def solve_types(inst: Instance, types: tuple[int, ...], **options: Any) -> list[TypeAnswer]:
+    """``solve_type`` for several types: one executor task, so that per-task
+    overhead (a few tenths of a second on a loaded Dask cluster) is paid once."""
+    return [solve_type(inst, t, **options) for t in types]
 
 
 def short_lived_witness(sub: Instance, target: Pair, added: dict[Pair, int],

@@ -113,7 +113,10 @@ class DaskExecutor:
         from distributed import as_completed
 
         client = self.client()
-        shared_future = client.scatter(shared, broadcast=True)
+        # hash=False: a fresh key per call. With content hashing, a second map
+        # over equal data can reuse a key the scheduler is just releasing, and
+        # its tasks then wait forever for the lost dependency.
+        shared_future = client.scatter(shared, broadcast=True, hash=False)
         futures = {}
         for item in items:
             fut = client.submit(fn, shared_future, item, pure=False, **options)

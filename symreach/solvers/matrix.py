@@ -30,7 +30,7 @@ from symreach.result import Step
 from symreach.solvers.bdd import Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
 from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, ClassAnswer, TypeAnswer,
-                                     solve_type)
+                                     solve_types)
 from symreach.solvers.executor import Executor, LocalExecutor
 
 
@@ -90,6 +90,11 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
     return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress)
 
 
+# Pod types are grouped into at most this many tasks (a few per worker of a
+# large cluster) so that per-task scheduling overhead stays small.
+MAX_TASKS = 64
+
+
 def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
                  cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None) -> Matrix:
@@ -104,17 +109,21 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
     options = {"symmetry": symmetry, "cell_timeout": cell_timeout, "deadline_at": deadline_at}
     errors: dict[str, str] = {}
 
-    def failed(t: int, message: str) -> TypeAnswer:
-        errors[instance.pod_types[t].name] = message
-        return TypeAnswer(t, (), [ClassAnswer(tuple(range(width)), UNKNOWN, "task-failed")],
-                          {"classes": 0})
+    def failed(chunk: tuple[int, ...], message: str) -> list[TypeAnswer]:
+        for t in chunk:
+            errors[instance.pod_types[t].name] = message
+        return [TypeAnswer(t, (), [ClassAnswer(tuple(range(width)), UNKNOWN, "task-failed")],
+                           {"classes": 0}) for t in chunk]
 
-    for answer in executor.map(solve_type, instance, range(ntypes), options, on_error=failed):
-        answers[answer.t] = answer
-        for cls in answer.classes:
-            for n in cls.nodes:
-                verdicts[answer.t][n] = cls.verdict
-                hows[answer.t][n] = cls.how
+    size = max(1, -(-ntypes // MAX_TASKS))
+    chunks = [tuple(range(i, min(ntypes, i + size))) for i in range(0, ntypes, size)]
+    for batch in executor.map(solve_types, instance, chunks, options, on_error=failed):
+        for answer in batch:
+            answers[answer.t] = answer
+            for cls in answer.classes:
+                for n in cls.nodes:
+                    verdicts[answer.t][n] = cls.verdict
+                    hows[answer.t][n] = cls.how
         if progress is not None:
             progress(len(answers), ntypes)
     classes = sum(a.stats["classes"] for a in answers.values())
