@@ -32,12 +32,14 @@ def _selector(rng: random.Random) -> Optional[dict]:
 
 
 def random_doc(seed: int, profile: Optional[str] = None,
-               features: Iterable[str] = ALL_FEATURES) -> dict:
+               features: Iterable[str] = ALL_FEATURES, replicas: int = 1) -> dict:
+    """``replicas`` > 1 copies each of 1-2 random nodes that many times (same
+    labels, taints, capacity; initial pods still drawn per copy), for symmetry tests."""
     rng = random.Random(seed)
     features = frozenset(features)
     profile = profile or rng.choice(["paper", "kubernetes"])
     kube = profile == "kubernetes"
-    n_nodes = rng.randint(1, 3)
+    n_nodes = rng.randint(1, 3) if replicas == 1 else rng.randint(1, 2)
     n_types = rng.randint(2, 4)
     nodes = []
     for i in range(n_nodes):
@@ -52,6 +54,8 @@ def random_doc(seed: int, profile: Optional[str] = None,
         if rng.random() < 0.3:
             node["labels"]["disk"] = "ssd"
         nodes.append(node)
+    if replicas > 1:
+        nodes = [{**node, "name": f"{node['name']}r{j}"} for node in nodes for j in range(replicas)]
     types = []
     for i in range(n_types):
         t: dict = {"name": f"t{i}", "labels": {"app": APPS[i % len(APPS)]},

@@ -25,6 +25,7 @@ from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.output import write_outputs
 from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
+from symreach.cli.executor_options import executor_from_options, executor_options
 from symreach.cli.options import parse_node_selector
 from symreach.errors import InputError
 
@@ -115,9 +116,12 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
 @click.option("--node", help="Target node for --pod.")
 @click.option("--node-selector", metavar="K=V[,K=V]", help="Target: any node with these labels.")
 @click.option("--tolerate-crashes", is_flag=True, help="Report engine crashes without failing.")
+@executor_options
 def bench_command(inputs: tuple[str, ...], engines: str, timeout: float, memory_mb: int, parallel: int,
                   csv_out: Optional[Path], json_out: Optional[Path], pod: Optional[str],
-                  node: Optional[str], node_selector: Optional[str], tolerate_crashes: bool) -> None:
+                  node: Optional[str], node_selector: Optional[str], tolerate_crashes: bool,
+                  executor: str, scheduler: Optional[str], workers: int,
+                  worker_memory: Optional[str]) -> None:
     """Run several engines on every instance file given (or found in the folders given) and compare.
 
     Exit status: 0 when all decided answers agree, 1 when engines disagree or
@@ -139,7 +143,7 @@ def bench_command(inputs: tuple[str, ...], engines: str, timeout: float, memory_
         if not instances:
             raise click.UsageError(f"{', '.join(inputs)}: no instance file with a query ({', '.join(SUFFIXES)})")
         _run_and_report(instances, usable, inputs, timeout, memory_mb, parallel, csv_out, json_out,
-                        tolerate_crashes)
+                        tolerate_crashes, (executor, scheduler, workers, worker_memory))
 
 
 def _stdin_file(folder: Path) -> Path:
@@ -153,9 +157,16 @@ def _stdin_file(folder: Path) -> Path:
 
 
 def _run_and_report(instances, usable, inputs, timeout, memory_mb, parallel, csv_out, json_out,
-                    tolerate_crashes) -> None:
+                    tolerate_crashes, executor_choice: tuple) -> None:
+    executor, scheduler, workers, worker_memory = executor_choice
     jobs = [bench.Job(inst, engine) for inst in instances for engine in usable]
-    results = bench.run_jobs(jobs, timeout, memory_mb, parallel=parallel, stop_series=False)
+    if executor == "local" and scheduler is None:
+        results = bench.run_jobs(jobs, timeout, memory_mb, parallel=parallel, stop_series=False)
+    else:
+        from symreach.bench.distributed import run_jobs_on
+
+        with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
+            results = run_jobs_on(ex, jobs, timeout, memory_mb)
     found = bench.failures(results, crashes_fail=not tolerate_crashes)
     click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found})))
     click.echo("")

@@ -80,11 +80,13 @@ def generate_net_cmd(family: str, n: int, goal: str, dead_place: bool, seed: Opt
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--small", is_flag=True,
               help="Tiny instance (2-3 nodes, 2-4 types, binding capacity) for differential tests.")
+@click.option("--pools", type=click.IntRange(min=1), default=None,
+              help="Node pools over 3 zones: nodes of a pool differ only in name and zone.")
 @output_option
 @limit_options
 def generate_cluster_cmd(nodes: int, pod_types: int, seed: int, small: bool,
-                         out: Optional[Path]) -> None:
+                         pools: Optional[int], out: Optional[Path]) -> None:
     """A random Kubernetes-like cluster (semantics: kubernetes)."""
     from symreach.generators.clusters import generate_cluster
 
-    write_document(generate_cluster(nodes, pod_types, seed, small=small), out)
+    write_document(generate_cluster(nodes, pod_types, seed, small=small, pools=pools), out)

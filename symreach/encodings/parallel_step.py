@@ -70,7 +70,7 @@ replayed by ``semantics.replay`` before it leaves the engine.
 from __future__ import annotations
 
 import heapq
-from typing import Hashable, Sequence
+from typing import Hashable
 
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR, Circuit
 from symreach.encodings.cnf import CnfLowering

@@ -124,6 +124,49 @@ def _term(app: str, key: str, namespace: Optional[str] = None) -> dict[str, Any]
     return term
 
 
+POOL_KINDS = ("system", "general", "highmem", "public", "gpu", "batch", "compute", "memory",
+              "spot", "edge")
+
+
+def _pooled_nodes(count: int, pools: int, rng: random.Random) -> list[dict[str, Any]]:
+    """Node pools as in managed clusters: every node of a pool has the pool's labels,
+    taints and capacity, only its name (hostname) and zone differ; pools span 3 zones."""
+    zones = [f"zone-{chr(ord('a') + i)}" for i in range(min(3, max(1, count)))]
+    kinds = [POOL_KINDS[i % len(POOL_KINDS)] + ("" if i < len(POOL_KINDS) else f"-{i}")
+             for i in range(max(1, pools))]
+    sizes = [min(3, count)] + [0] * (len(kinds) - 1)
+    rest = count - sizes[0]
+    for i in range(1, len(kinds)):
+        sizes[i] = rest // (len(kinds) - 1) + (1 if i - 1 < rest % (len(kinds) - 1) else 0)
+    if len(kinds) == 1:
+        sizes[0] = count
+    out = []
+    for pool, size in zip(kinds, sizes):
+        base = pool.split("-")[0]
+        cpu = {"system": 4000, "gpu": 16000, "highmem": 16000}.get(base, rng.choice([4000, 8000, 16000]))
+        mem = {"highmem": 131072, "gpu": 65536}.get(base, cpu * 4)
+        labels = {"pool": pool, "disk": rng.choice(["ssd", "hdd"]), "kubernetes.io/os": "linux",
+                  "node.kubernetes.io/instance-type": f"{base}-{cpu // 1000}x"}
+        capacity: dict[str, Any] = {"cpu": _cpu(cpu), "memory": _mem(mem), "pods": 110}
+        taints: list[dict[str, str]] = []
+        if base == "system":
+            labels[CONTROL_PLANE] = ""
+            taints.append({"key": CONTROL_PLANE, "effect": "NoSchedule"})
+        elif base == "gpu":
+            labels["accelerator"] = "nvidia"
+            capacity[GPU] = 4
+            taints.append({"key": GPU, "value": "present", "effect": "NoSchedule"})
+        for j in range(size):
+            name = f"{pool}-{j}"
+            node: dict[str, Any] = {"name": name,
+                                    "labels": {**labels, ZONE: zones[j % len(zones)], HOSTNAME: name},
+                                    "capacity": dict(capacity)}
+            if taints:
+                node["taints"] = [dict(t) for t in taints]
+            out.append(node)
+    return out
+
+
 def _pod_types(count: int, nodes: list[dict[str, Any]], small: bool,
                rng: random.Random) -> list[dict[str, Any]]:
     pools = sorted({n["labels"]["pool"] for n in nodes})
@@ -285,15 +328,23 @@ def _initial(types: list[dict[str, Any]], nodes: list[dict[str, Any]], small: bo
 
 
 def generate_cluster(nodes: int = 10, pod_types: int = 10, seed: int = 0,
-                     small: bool = False) -> dict[str, Any]:
-    """A random cluster instance (format v1, ``semantics: kubernetes``)."""
-    rng = random.Random(f"symreach-cluster:{seed}:{nodes}:{pod_types}:{small}")
+                     small: bool = False, pools: Optional[int] = None) -> dict[str, Any]:
+    """A random cluster instance (format v1, ``semantics: kubernetes``).
+
+    ``pools`` switches to realistic node pools (``_pooled_nodes``): nodes of
+    one pool are interchangeable up to hostname and zone.
+    """
+    tag = "" if pools is None else f":pools={pools}"
+    rng = random.Random(f"symreach-cluster:{seed}:{nodes}:{pod_types}:{small}{tag}")
     if small:
         nodes = min(max(nodes, 2), 3)
         pod_types = min(max(pod_types, 2), 4)
     if nodes < 1 or pod_types < 1:
         raise ValueError("need at least one node and one pod type")
-    node_docs = _nodes(nodes, small, rng)
+    if pools is not None and not small:
+        node_docs = _pooled_nodes(nodes, pools, rng)
+    else:
+        node_docs = _nodes(nodes, small, rng)
     types = _pod_types(pod_types, node_docs, small, rng)
     initial = _initial(types, node_docs, small, rng)
     creatable = [pt for pt in types if pt.get("creatable", True)]

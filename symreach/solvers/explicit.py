@@ -19,6 +19,7 @@ from typing import Optional
 
 from symreach import semantics
 from symreach.certify import explicit_states
+from symreach.encodings.symmetry import canonical, node_classes
 from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.solvers.base import Limits
@@ -31,8 +32,9 @@ class ExplicitEngine:
 
     name = "explicit"
 
-    def __init__(self, uncounted_cap: int = 1) -> None:
+    def __init__(self, uncounted_cap: int = 1, symmetry: bool = False) -> None:
         self.uncounted_cap = uncounted_cap
+        self.symmetry = symmetry
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
@@ -40,7 +42,7 @@ class ExplicitEngine:
         query = query or instance.query
         if query is None:
             raise ValueError("no query given")
-        result = _search(instance, query, limits, start, self.uncounted_cap)
+        result = _search(instance, query, limits, start, self.uncounted_cap, self.symmetry)
         result.time_s = time.perf_counter() - start
         if result.verdict is Verdict.DEPLOYABLE:
             semantics.replay(instance, result.trace, query)
@@ -67,13 +69,18 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
     return out
 
 
-def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounted_cap: int) -> Result:
+def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounted_cap: int,
+            symmetry: bool = False) -> Result:
     sigma0 = inst.initial_config()
     stats = {"states": 1, "transitions": 0}
     if semantics.query_holds(inst, query, sigma0):
         return Result(Verdict.DEPLOYABLE, "explicit", reason="the target is initially present",
                       stats=stats)
     candidates = _deploy_candidates(inst, query, uncounted_cap)
+    orbit = _Orbits(inst, query) if symmetry else None
+    if orbit is not None:
+        stats["node_classes"] = len(orbit.classes)
+        sigma0 = orbit.canonical(sigma0)
     parent: dict[Config, tuple[Optional[Config], Optional[Step]]] = {sigma0: (None, None)}
     frontier: deque[Config] = deque([sigma0])
     expanded = 0
@@ -87,18 +94,27 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
                 return _unknown(f"timeout after {limits.timeout_s:g} s", stats)
         for succ, step in _successors(inst, sigma, candidates):
             stats["transitions"] += 1
+            if orbit is not None:
+                succ = orbit.canonical(succ)
             if succ in parent:
                 continue
             parent[succ] = (sigma, step)
             stats["states"] += 1
             if semantics.query_holds(inst, query, succ):
-                return Result(Verdict.DEPLOYABLE, "explicit", trace=_trace(parent, succ),
+                trace = _trace(parent, succ)
+                if orbit is not None:
+                    trace = orbit.real_trace(trace)
+                return Result(Verdict.DEPLOYABLE, "explicit", trace=trace,
                               reason="witness found by breadth-first search", stats=stats)
             if limits.max_states is not None and stats["states"] >= limits.max_states:
                 return _unknown(f"state limit {limits.max_states} reached", stats)
             frontier.append(succ)
     cert = None
-    if len(parent) <= explicit_states.MAX_STATES:
+    if orbit is not None:
+        # One configuration per orbit is not closed under the transitions, so it
+        # is no invariant for the states checker; the unreduced search gives one.
+        stats["certificate"] = "none: orbit-reduced search (run without symmetry for one)"
+    elif len(parent) <= explicit_states.MAX_STATES:
         cert = explicit_states.StatesCertificate(inst, query, tuple(parent))
     else:
         stats["certificate"] = (f"none: {len(parent)} states exceed the explicit certificate's limit "
@@ -106,6 +122,40 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
     return Result(Verdict.NOT_DEPLOYABLE, "explicit",
                   reason=f"all {stats['states']} reachable configurations explored; none covers the target",
                   stats=stats, certificate=cert)
+
+
+class _Orbits:
+    """Orbit canonicalisation (``symmetry.canonical``): the search keeps one
+    configuration per orbit of the permutations of interchangeable nodes. The
+    query's nodes are fixed, so a configuration covers the query iff its
+    canonical form does, and the reachable orbits are exactly the orbits of
+    reachable configurations (``symreach.encodings.symmetry``, theorem)."""
+
+    def __init__(self, inst: Instance, query: Query) -> None:
+        self.inst = inst
+        self.classes = [c for c in node_classes(inst, fixed={n for _, n in query.pairs()})]
+
+    def canonical(self, sigma: Config) -> Config:
+        return canonical(self.inst, self.classes, sigma)[0]
+
+    def real_trace(self, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        """Steps between canonical forms, turned into one run from the real sigma0.
+
+        ``where`` maps each real node to its place in the current canonical
+        form; a canonical step on node k is the real step on ``where^-1(k)``.
+        """
+        inst = self.inst
+        real = inst.initial_config()
+        _, where = canonical(inst, self.classes, real)
+        out = []
+        for step in steps:
+            k = inst.node_index(step.node)
+            n = where.index(k)
+            t = inst.type_index(step.pod)
+            real = (semantics.deploy if step.op == DEPLOY else semantics.delete)(inst, real, t, n)
+            out.append(semantics.step_of(inst, step.op, t, n))
+            _, where = canonical(inst, self.classes, real)
+        return tuple(out)
 
 
 def _successors(inst: Instance, sigma: Config, candidates):

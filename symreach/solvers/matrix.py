@@ -1,6 +1,12 @@
-"""The deployability matrix: one fixpoint answers every (type, node) pair.
+"""The deployability matrix: every (type, node) pair, by cells or by one fixpoint.
 
-``matrix_table(instance)`` runs the preprocessing (may-be-present fixpoint,
+The default method, ``cells``, is one task per pod type (``symreach.solvers.cells``):
+the type's affinity cone, one answer per class of interchangeable nodes
+(``symreach.encodings.symmetry``), instantiated on every node of the class.
+Tasks are independent, so an ``Executor`` may run them in this process or on
+a Dask cluster (``symreach.solvers.executor``); the matrix is the same.
+
+``method="fixpoint"`` runs the preprocessing (may-be-present fixpoint,
 static pruning) and a single forward BDD fixpoint of the whole system, with
 no target and no early stop, then reads each pair off the reached set: (t, n)
 is deployable iff some reachable state has ``present(t, n)``. Pairs outside
@@ -17,26 +23,50 @@ import io
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
 from symreach.model import Instance, Query, daemonset_groups
+from symreach.result import Step
 from symreach.solvers.bdd import Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
+from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, ClassAnswer, TypeAnswer,
+                                     solve_types)
+from symreach.solvers.executor import Executor, LocalExecutor
 
-DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
+
+class CellView(Mapping):
+    """``(t, n) -> value`` over per-type rows, without one dict entry per cell
+    (a 5,000-node, 1,000-type matrix has five million cells)."""
+
+    def __init__(self, rows: list[list[str]], width: int) -> None:
+        self._rows = rows
+        self._width = width
+
+    def __getitem__(self, key: tuple[int, int]) -> str:
+        t, n = key
+        if not (0 <= t < len(self._rows) and 0 <= n < self._width):
+            raise KeyError(key)
+        return self._rows[t][n]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return ((t, n) for t in range(len(self._rows)) for n in range(self._width))
+
+    def __len__(self) -> int:
+        return len(self._rows) * self._width
 
 
 @dataclass
 class Matrix:
     types: tuple[str, ...]
     nodes: tuple[str, ...]
-    cells: dict[tuple[int, int], str]        # (t, n) -> verdict
-    how: dict[tuple[int, int], str]          # (t, n) -> "initial" | "pruned" | "fixpoint"
+    cells: Mapping[tuple[int, int], str]     # (t, n) -> verdict
+    how: Mapping[tuple[int, int], str]       # (t, n) -> how the cell was decided
     stats: dict[str, Any] = field(default_factory=dict)
     # DaemonSet name -> {node index: its pod type pinned there} (model.daemonset_groups)
     groups: dict[str, dict[int, int]] = field(default_factory=dict)
+    answers: dict[int, TypeAnswer] = field(default_factory=dict)  # per type (cells method)
 
     def row_subjects(self) -> list[tuple[str, tuple[Optional[int], ...]]]:
         """One row per pod type, except that a DaemonSet's pinned types form one
@@ -52,13 +82,83 @@ class Matrix:
                 out.append((group, tuple(self.groups[group].get(n) for n in range(len(self.nodes)))))
         return out
 
-    def rows(self) -> list[dict[str, str]]:
-        return [{"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)], "by": self.how[(t, n)]}
-                for name, per_node in self.row_subjects()
-                for n, t in enumerate(per_node) if t is not None]
+    def rows(self) -> Iterator[dict[str, str]]:
+        """One row per cell, generated (a large matrix has millions of cells)."""
+        for name, per_node in self.row_subjects():
+            for n, t in enumerate(per_node):
+                if t is not None:
+                    yield {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)],
+                           "by": self.how[(t, n)]}
+
+    def witness(self, instance: Instance, t: int, n: int) -> Optional[tuple[Step, ...]]:
+        """A replayed witness for a deployable cell (cells method only), else None."""
+        answer = self.answers.get(t)
+        return None if answer is None else answer.witness(instance, n)
 
 
-def matrix_table(instance: Instance, timeout_s: Optional[float] = None) -> Matrix:
+def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: str = "cells",
+                 symmetry: bool = True, cell_timeout: Optional[float] = None,
+                 executor: Optional[Executor] = None,
+                 progress: Optional[Callable[[int, int], None]] = None) -> Matrix:
+    """The matrix by ``method``: ``cells`` (one task per pod type, one answer per
+    class of interchangeable nodes, see ``symreach.solvers.cells``) or
+    ``fixpoint`` (one BDD fixpoint of the whole system)."""
+    if method == "fixpoint":
+        return fixpoint_matrix(instance, timeout_s)
+    if method != "cells":
+        raise ValueError(f"unknown matrix method {method!r}")
+    return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress)
+
+
+# Pod types are grouped into at most this many tasks (a few per worker of a
+# large cluster) so that per-task scheduling overhead stays small.
+MAX_TASKS = 64
+
+
+def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
+                 cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
+                 progress: Optional[Callable[[int, int], None]] = None) -> Matrix:
+    """Every pod type is an independent task; results arrive in any order."""
+    start = time.perf_counter()
+    executor = executor or LocalExecutor()
+    width, ntypes = len(instance.nodes), len(instance.pod_types)
+    verdicts: list[list[str]] = [[UNKNOWN] * width for _ in range(ntypes)]
+    hows: list[list[str]] = [["deadline"] * width for _ in range(ntypes)]
+    answers: dict[int, TypeAnswer] = {}
+    deadline_at = time.time() + timeout_s if timeout_s is not None else None
+    options = {"symmetry": symmetry, "cell_timeout": cell_timeout, "deadline_at": deadline_at}
+    errors: dict[str, str] = {}
+
+    def failed(chunk: tuple[int, ...], message: str) -> list[TypeAnswer]:
+        for t in chunk:
+            errors[instance.pod_types[t].name] = message
+        return [TypeAnswer(t, (), [ClassAnswer(tuple(range(width)), UNKNOWN, "task-failed")],
+                           {"classes": 0}) for t in chunk]
+
+    size = max(1, -(-ntypes // MAX_TASKS))
+    chunks = [tuple(range(i, min(ntypes, i + size))) for i in range(0, ntypes, size)]
+    for batch in executor.map(solve_types, instance, chunks, options, on_error=failed):
+        for answer in batch:
+            answers[answer.t] = answer
+            for cls in answer.classes:
+                for n in cls.nodes:
+                    verdicts[answer.t][n] = cls.verdict
+                    hows[answer.t][n] = cls.how
+        if progress is not None:
+            progress(len(answers), ntypes)
+    classes = sum(a.stats["classes"] for a in answers.values())
+    complete = len(answers) == ntypes and all(v != UNKNOWN for row in verdicts for v in row)
+    stats = {"method": "cells", "symmetry": symmetry, "executor": executor.name,
+             "cells": ntypes * width, "classes": classes, "cells_solved": classes,
+             "time_s": time.perf_counter() - start, "complete": complete}
+    if errors:
+        stats["task_errors"] = errors
+    return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
+                  CellView(verdicts, width), CellView(hows, width), stats,
+                  groups=daemonset_groups(instance), answers=answers)
+
+
+def fixpoint_matrix(instance: Instance, timeout_s: Optional[float] = None) -> Matrix:
     start = time.perf_counter()
     every = Query(tuple(frozenset({(t, n)}) for t in range(len(instance.pod_types))
                         for n in range(len(instance.nodes))), "every pair")
@@ -138,7 +238,7 @@ def render_text(m: Matrix) -> str:
 
 
 def render_json(m: Matrix) -> str:
-    return json.dumps({"pods": list(m.types), "nodes": list(m.nodes), "cells": m.rows(),
+    return json.dumps({"pods": list(m.types), "nodes": list(m.nodes), "cells": list(m.rows()),
                        "stats": m.stats}, indent=2, default=str)
 
 

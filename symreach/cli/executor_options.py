@@ -1,0 +1,64 @@
+"""``--executor local|dask`` and ``--scheduler ADDRESS``, shared by ``matrix`` and ``bench``.
+
+The options only choose where independent tasks run
+(``symreach.solvers.executor``); the commands' output does not depend on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, Iterator, Optional
+
+import click
+
+from symreach.report.progress import make_progress
+from symreach.solvers.executor import DaskUnavailable, Executor, make_executor
+
+
+def executor_options(fn: Callable) -> Callable:
+    options = [
+        click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+                     show_default=True,
+                     help="Where the independent tasks run: here, or on a Dask cluster."),
+        click.option("--scheduler", metavar="ADDRESS", default=None,
+                     help="Dask scheduler address (tcp://host:8786) for --executor dask; "
+                          "without it a LocalCluster is started here."),
+        click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+                     help="Worker processes of the LocalCluster (--executor dask, no --scheduler)."),
+        click.option("--worker-memory", metavar="SIZE", default=None,
+                     help="Memory limit per LocalCluster worker, e.g. 2GB (a task over it fails)."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+@contextlib.contextmanager
+def executor_from_options(name: str, scheduler: Optional[str], workers: int,
+                          worker_memory: Optional[str]) -> Iterator[Executor]:
+    if scheduler is not None and name != "dask":
+        raise click.UsageError("--scheduler needs --executor dask")
+    try:
+        executor = make_executor(name, scheduler, workers, worker_memory)
+    except DaskUnavailable as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        yield executor
+    finally:
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+
+
+def task_progress(command: str, unit: str) -> Optional[Callable[[int, int], None]]:
+    """``progress(done, total)`` on stderr when it is a terminal, else None."""
+    line = make_progress(quiet=False)
+    if line is None:
+        return None
+
+    def report(done: int, total: int) -> None:
+        line(command, **{unit.replace(" ", "_"): f"{done}/{total}"})
+        if done == total:
+            line.close()
+
+    return report

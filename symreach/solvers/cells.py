@@ -1,0 +1,188 @@
+"""The matrix one pod type at a time: one answer per class of interchangeable nodes.
+
+``solve_type(instance, t)`` answers every ``(t, n)``:
+
+1. restrict the instance to ``t``'s affinity cone ``C`` (``restrict_types``;
+   sound by ``preprocess`` step 1), so that configurations have ``|C|``
+   columns of types instead of all of them;
+2. split the nodes into classes interchangeable for ``C``
+   (``symmetry.node_classes``: initial pods of types outside ``C`` do not
+   separate nodes); with ``symmetry=False`` every node is its own class;
+3. run static pruning and the may-be-present fixpoint once for the cone
+   (its part on ``C`` equals the fixpoint a single query would compute);
+4. decide the representative of each class: initially present; outside the
+   fixpoint (``pruned``); Theorem 5 for an affinity-free ``t``; the
+   fixpoint's justified deployment order; else the BDD engine (with its own
+   fast paths and certificate checks) under a per-cell time limit;
+5. the answer holds for every node of the class (``symmetry`` theorem).
+
+Witnesses are kept for representatives as traces of the restricted instance
+(each replayed by ``realize_trace`` or the engine there).
+``TypeAnswer.witness(instance, n)`` renames one onto node ``n``, lifts it to
+the full instance with ``realize_trace`` and replays it with
+``semantics.replay`` before returning it.
+
+Every function here is a plain picklable call so that a distributed executor
+can ship ``solve_type`` to a worker.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from symreach import semantics
+from symreach.encodings.preprocess import affinity_cone, fits_alone, greedy_witness, may_fixpoint
+from symreach.encodings.realize import realize_trace
+from symreach.encodings.restrict import restrict_types
+from symreach.encodings.symmetry import NodeClass, node_classes, rename_trace
+from symreach.model import Instance, Pair, Query
+from symreach.result import DELETE, DEPLOY, Step, Verdict
+from symreach.solvers.base import Limits
+
+DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
+
+
+@dataclass
+class ClassAnswer:
+    """The verdict for every node of ``nodes``, decided on ``nodes[0]``."""
+
+    nodes: NodeClass
+    verdict: str
+    how: str
+    trace: tuple[Step, ...] = ()   # restricted-instance witness for nodes[0]
+    # True when ``trace`` runs from the empty configuration (Theorem 5): every
+    # initial pod is then an extra that ``realize_trace`` may delete.
+    from_empty: bool = False
+
+
+@dataclass
+class TypeAnswer:
+    t: int
+    cone: tuple[int, ...]
+    classes: list[ClassAnswer]
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def witness(self, inst: Instance, n: int) -> Optional[tuple[Step, ...]]:
+        """A replayed full-instance witness that ``(t, n)`` is coverable, or None."""
+        for cls in self.classes:
+            if n in cls.nodes:
+                if cls.verdict != DEPLOYABLE:
+                    return None
+                steps = rename_trace(inst, cls.trace, cls.nodes[0], n)
+                return lift_trace(inst, () if cls.from_empty else self.cone, self.t, n, steps)
+        raise KeyError(n)
+
+
+def lift_trace(inst: Instance, cone: tuple[int, ...], t: int, n: int,
+               steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """A restricted-instance trace made a real one (extra pods deleted lazily), replayed."""
+    query = Query((frozenset({(t, n)}),))
+    cone_set = frozenset(cone)
+    abstract = {p: c for p, c in inst.initial.items() if p[0] in cone_set}
+    raw = [(s.op, inst.type_index(s.pod), inst.node_index(s.node)) for s in steps]
+    trace = realize_trace(inst, abstract, raw, query)
+    if trace is None:
+        raise semantics.ReplayError(f"witness for ({inst.pod_types[t].name}, "
+                                    f"{inst.nodes[n].name}) does not lift to the instance")
+    return trace
+
+
+def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Optional[float] = None,
+               engine: str = "bdd", deadline_at: Optional[float] = None) -> TypeAnswer:
+    """Answer ``(t, n)`` for every node ``n``. ``deadline_at`` (``time.time()``
+    seconds, so it means the same on every machine of a cluster) ends the whole
+    matrix: cells not started by then are ``unknown``."""
+    start = time.perf_counter()
+    cone = tuple(sorted(affinity_cone(inst, Query((frozenset({(t, 0)}),)))))
+    sub, old = restrict_types(inst, cone)
+    tt = old.index(t)
+    if symmetry:
+        classes = node_classes(sub)
+    else:
+        classes = [(n,) for n in range(len(inst.nodes))]
+    # fits_alone reads only what the signature fixes, so one call per class suffices.
+    candidates = {(u, n) for u in range(len(old)) if sub.pod_types[u].creatable
+                  for cls in classes if fits_alone(sub, u, cls[0]) for n in cls}
+    added, why = may_fixpoint(sub, frozenset(range(len(old))), candidates, frozenset(sub.initial))
+    answers = []
+    counts: dict[str, int] = {}
+    for cls in classes:
+        if deadline_at is not None and time.time() > deadline_at:
+            ans = ClassAnswer(cls, UNKNOWN, "deadline")
+        else:
+            limit = cell_timeout
+            if deadline_at is not None:
+                left = max(0.1, deadline_at - time.time())
+                limit = left if limit is None else min(limit, left)
+            ans = _decide(sub, tt, cls, added, why, limit, engine)
+        answers.append(ans)
+        counts[ans.how] = counts.get(ans.how, 0) + 1
+    stats = {"cone_types": len(cone), "classes": len(classes), "by": counts, "pid": os.getpid(),
+             "time_s": time.perf_counter() - start}
+    return TypeAnswer(t, cone, answers, stats)
+
+
+def solve_types(inst: Instance, types: tuple[int, ...], **options: Any) -> list[TypeAnswer]:
+    """``solve_type`` for several types: one executor task, so that per-task
+    overhead (a few tenths of a second on a loaded Dask cluster) is paid once."""
+    return [solve_type(inst, t, **options) for t in types]
+
+
+def short_lived_witness(sub: Instance, target: Pair, added: dict[Pair, int],
+                        why: dict[Pair, tuple[Pair, ...]]) -> Optional[tuple[Step, ...]]:
+    """The fixpoint's justified deployment order, deleting each deployed pod as
+    soon as every pair it justifies is deployed (a witness that is no longer
+    needed can only block: ports, capacity, anti-affinity, spread). Replayed
+    by ``realize_trace``; None when it does not replay."""
+    need: set[Pair] = set()
+    work = [target]
+    while work:
+        p = work.pop()
+        if p not in need:
+            need.add(p)
+            work.extend(why.get(p, ()))
+    init = {p: 1 for p in need if added[p] == 0}
+    order = sorted(need - set(init), key=lambda p: (added[p], p))
+    remaining: dict[Pair, int] = {}
+    for p in order:
+        for q in why.get(p, ()):
+            remaining[q] = remaining.get(q, 0) + 1
+    steps: list[tuple[str, int, int]] = []
+    for p in order:
+        steps.append((DEPLOY, *p))
+        for q in why.get(p, ()):
+            remaining[q] -= 1
+            if remaining[q] == 0 and q != target and q not in init:
+                steps.append((DELETE, *q))
+    return realize_trace(sub, init, steps, Query((frozenset({target}),)))
+
+
+def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Optional[float],
+            engine: str) -> ClassAnswer:
+    r = cls[0]
+    query = Query((frozenset({(t, r)}),))
+    if sub.initial.get((t, r), 0) > 0:
+        return ClassAnswer(cls, DEPLOYABLE, "initial")
+    if (t, r) not in added:
+        return ClassAnswer(cls, NOT_DEPLOYABLE, "pruned")
+    if not sub.pod_types[t].affinity:
+        # Theorem 5: in the fixpoint and not initial, so creatable and Hard(t, r, 0);
+        # the witness (delete what blocks, deploy) is built when asked for.
+        return ClassAnswer(cls, DEPLOYABLE, "theorem-5", (semantics.step_of(sub, DEPLOY, t, r),),
+                           from_empty=True)
+    trace = greedy_witness(sub, query, added, why)
+    if trace is not None:
+        return ClassAnswer(cls, DEPLOYABLE, "fixpoint-order", trace)
+    trace = short_lived_witness(sub, (t, r), added, why)
+    if trace is not None:
+        return ClassAnswer(cls, DEPLOYABLE, "fixpoint-order+delete", trace)
+    from symreach.solvers.registry import make_engine
+
+    result = make_engine(engine).check(sub, query, Limits(timeout_s=cell_timeout))
+    how = f"engine/{result.engine}"
+    if result.verdict is Verdict.DEPLOYABLE:
+        return ClassAnswer(cls, DEPLOYABLE, how, result.trace)
+    return ClassAnswer(cls, result.verdict.value, how)
