@@ -101,7 +101,6 @@ def _macro_successors(system, lifter, state):
 
 def _check_lifting(inst, max_checks=4000):
     """A lifted predecessor cube: every state in it takes the hop into the successor cube."""
-    import itertools
 
     from symreach.encodings.compile import compile_system
     system = compile_system(inst, inst.query)
