@@ -78,13 +78,15 @@ def pebbling(kind: str, heights: Sequence[int]) -> Iterator[BenchInstance]:
                                 meta={"h": h, "k": k, "vertices": len(dag.vertices)})
 
 
-def first_marked_depth(net: PetriNet, max_markings: int = 50_000) -> dict[str, int]:
+def first_marked_depth(net: PetriNet, max_markings: int = 50_000,
+                       max_depth: Optional[int] = None) -> dict[str, int]:
     """For every place some marking marks: the least number of firings to mark it
-    (breadth-first over markings, stopped after ``max_markings``)."""
+    (breadth-first over markings, stopped after ``max_markings`` or after the
+    level ``max_depth``)."""
     start = frozenset(net.initial)
     depth_of = {p: 0 for p in start}
     seen, frontier, depth = {start}, [start], 0
-    while frontier and len(seen) < max_markings:
+    while frontier and len(seen) < max_markings and (max_depth is None or depth < max_depth):
         depth += 1
         nxt = []
         for m in frontier:

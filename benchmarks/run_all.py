@@ -2,6 +2,7 @@
 
     python -m benchmarks.run_all            # full run, < 20 min on 2 cores
     python -m benchmarks.run_all --quick    # ~1 min smoke run into benchmarks/results/quick
+    python -m benchmarks.run_all --families mcc --shallow   # + the shallow-net section
 
 Exit status: 0 when every decided verdict agrees with the other engines and
 with the known answers and no engine crashed; 1 otherwise (the problems are
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from benchmarks import families
+from benchmarks import families, shallow_nets
 from benchmarks.harness import ALL_ENGINES, README, generated_section, run_benchmark, update_readme, \
     write_outputs
 from symreach.bench import runner as bench
@@ -56,12 +57,16 @@ FULL_BUDGET = 15 * 60.0
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 @click.option("--tolerate-crashes", is_flag=True, help="Engine crashes are reported but do not "
                                                        "fail the run.")
+@click.option("--shallow/--no-shallow", default=False, show_default=True,
+              help="Also run the shallow-net section (benchmarks/shallow_nets.py: auto and every "
+                   "engine per goal, one job at a time) into <out>/shallow_nets.md.")
 def main(quick, engines, family_names, timeout, memory_mb, parallel, budget, noise, out, readme,
-         no_plots, tolerate_crashes) -> None:
+         no_plots, tolerate_crashes, shallow) -> None:
     """Every engine on every benchmark family; CSV, JSON, plots and README."""
     start = time.perf_counter()
     plan = families.QUICK if quick else families.FULL
     family_timeouts = {} if timeout else dict(plan.family_timeout_s)
+    shallow_timeout = timeout
     timeout = timeout or plan.timeout_s
     budget = budget if budget is not None else (None if quick else FULL_BUDGET)
     noise = noise if noise is not None else (0 if quick else 2)
@@ -84,6 +89,8 @@ def main(quick, engines, family_names, timeout, memory_mb, parallel, budget, noi
     if readme:
         update_readme(generated_section(run, out))
         files.append(README)
+    if shallow:
+        files.append(shallow_nets.run_section(quick, shallow_timeout, memory_mb, out, log=click.echo))
     run.meta["total_wall_s"] = round(time.perf_counter() - start, 1)
     click.echo("")
     click.echo(bench_tables.format_grid(*bench_tables.summary_rows(run.results)))

@@ -131,6 +131,15 @@ class AffinityTerm:
 
     selects: frozenset[int]
     topology: Topology
+    # The types the term matches when its owner is already running (the
+    # symmetric anti-affinity check), if that differs from ``selects``: the
+    # kube-scheduler matches a pending pod's namespaceSelector differently.
+    existing_selects: Optional[frozenset[int]] = None
+
+    @property
+    def blocks(self) -> frozenset[int]:
+        """Types this term of a *running* pod matches (existing pods' anti-affinity)."""
+        return self.selects if self.existing_selects is None else self.existing_selects
 
 
 @dataclass(frozen=True)
@@ -150,10 +159,27 @@ class SpreadConstraint:
     topology: Topology
 
 
+ANY_HOST_IP = "0.0.0.0"
+
+
 @dataclass(frozen=True)
 class HostPort:
+    """A host port; ``host_ip`` 0.0.0.0 (the default) binds every address."""
+
     port: int
     protocol: str = "TCP"
+    host_ip: str = ANY_HOST_IP
+
+    def conflicts(self, other: "HostPort") -> bool:
+        """NodePorts' ``HostPortInfo.CheckConflict``: same protocol and port, and the
+        same address or either one on 0.0.0.0."""
+        return (self.port == other.port and self.protocol == other.protocol
+                and (self.host_ip == other.host_ip or ANY_HOST_IP in (self.host_ip, other.host_ip)))
+
+
+def ports_conflict(mine: frozenset[HostPort], theirs: frozenset[HostPort]) -> bool:
+    """Whether two pods' host ports clash on one node."""
+    return any(a.conflicts(b) for a in mine for b in theirs)
 
 
 @dataclass(frozen=True)

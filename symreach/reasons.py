@@ -6,13 +6,30 @@ in plugin order; the dynamic ones are used by the executable semantics.
 
 from __future__ import annotations
 
+# Plugin names, in the kube-scheduler's Filter order.
+NODE_UNSCHEDULABLE_PLUGIN = "NodeUnschedulable"
+NODE_NAME_PLUGIN = "NodeName"
+TAINT_TOLERATION_PLUGIN = "TaintToleration"
+NODE_AFFINITY_PLUGIN = "NodeAffinity"
+NODE_PORTS_PLUGIN = "NodePorts"
+NODE_RESOURCES_FIT_PLUGIN = "NodeResourcesFit"
+POD_TOPOLOGY_SPREAD_PLUGIN = "PodTopologySpread"
+INTER_POD_AFFINITY_PLUGIN = "InterPodAffinity"
+
 # Static filters, in kube-scheduler plugin order.
 NODE_UNSCHEDULABLE = "node(s) were unschedulable"
 NODE_NAME = "node(s) didn't match the requested node name"
 TAINT_TOLERATION = "node(s) had untolerated taint(s)"
 NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 
-STATIC_REASONS = (NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY)
+# NodeAffinity's PreFilter: a ``matchFields metadata.name In`` in every term names
+# the only candidate nodes (the others get the framework's wording), and terms
+# whose names cannot all hold reject every node.
+PREFILTER_NODE_AFFINITY = f"node(s) didn't satisfy plugin(s) [{NODE_AFFINITY_PLUGIN}]"
+NODE_AFFINITY_CONFLICT = "pod affinity terms conflict"
+
+STATIC_REASONS = (NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY, PREFILTER_NODE_AFFINITY,
+                  NODE_AFFINITY_CONFLICT)
 
 # Dynamic filters (depend on the configuration).
 NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
@@ -23,6 +40,30 @@ SPREAD_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (mi
 POD_AFFINITY = "node(s) didn't match pod affinity rules"
 POD_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+
+
+_PLUGIN_OF = {
+    NODE_UNSCHEDULABLE: NODE_UNSCHEDULABLE_PLUGIN,
+    NODE_NAME: NODE_NAME_PLUGIN,
+    TAINT_TOLERATION: TAINT_TOLERATION_PLUGIN,
+    NODE_AFFINITY: NODE_AFFINITY_PLUGIN,
+    PREFILTER_NODE_AFFINITY: NODE_AFFINITY_PLUGIN,
+    NODE_AFFINITY_CONFLICT: NODE_AFFINITY_PLUGIN,
+    NODE_PORTS: NODE_PORTS_PLUGIN,
+    TOO_MANY_PODS: NODE_RESOURCES_FIT_PLUGIN,
+    SPREAD: POD_TOPOLOGY_SPREAD_PLUGIN,
+    SPREAD_MISSING_LABEL: POD_TOPOLOGY_SPREAD_PLUGIN,
+    POD_AFFINITY: INTER_POD_AFFINITY_PLUGIN,
+    POD_ANTI_AFFINITY: INTER_POD_AFFINITY_PLUGIN,
+    EXISTING_ANTI_AFFINITY: INTER_POD_AFFINITY_PLUGIN,
+}
+
+
+def plugin_of(reason: str) -> str:
+    """The Filter plugin that reports ``reason`` (reason strings are unique per plugin)."""
+    if reason.startswith("Insufficient "):
+        return NODE_RESOURCES_FIT_PLUGIN
+    return _PLUGIN_OF.get(reason, "")
 
 
 def insufficient(resource: str) -> str:

@@ -12,6 +12,7 @@ PodTopologySpread, InterPodAffinity), or None when the deployment is legal.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from symreach import reasons
@@ -23,6 +24,7 @@ from symreach.model import (
     Instance,
     Query,
     SpreadConstraint,
+    ports_conflict,
 )
 from symreach.result import DELETE, DEPLOY, Step
 
@@ -38,6 +40,26 @@ REASON_MAX_PER_NODE = "the pod type's maxPerNode bound is reached on this node"
 insufficient = reasons.insufficient
 # kube-scheduler checks these resources in this order before extended ones.
 _FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a deployment is refused: the first failing plugin and all its reasons.
+
+    NodeResourcesFit reports every insufficient resource (kube-scheduler keeps
+    them all); the other plugins report one reason.
+    """
+
+    plugin: str
+    reasons: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        return self.reasons[0]
+
+
+def _failure(*why: str) -> Failure:
+    return Failure(reasons.plugin_of(why[0]), why)
 
 
 # ---- configuration queries ------------------------------------------------
@@ -76,44 +98,59 @@ def request(inst: Instance, t: int, resource: str) -> int:
 # ---- the plugins, one function each ---------------------------------------
 
 def ports_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
-    """NodePorts: no pod on n already uses one of t's (protocol, port) pairs."""
+    """NodePorts: no pod on n already holds one of t's host ports (protocol, port, address)."""
     mine = inst.pod_types[t].host_ports
     if not mine:
         return True
     for u, other in enumerate(inst.pod_types):
-        if sigma[inst.pair(u, n)] and mine & other.host_ports:
+        if sigma[inst.pair(u, n)] and ports_conflict(mine, other.host_ports):
             return False
     return True
 
 
 def capacity_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
-    """used(sigma, n) + res(t) <= C(n), per profile (SPEC 2.1, capacity row)."""
+    """used(sigma, n) + res(t) <= C(n), per profile (SPEC 2.1, capacity row): the first failing resource."""
+    failing = capacity_failures(inst, t, n, sigma)
+    return failing[0] if failing else None
+
+
+def capacity_failures(inst: Instance, t: int, n: int, sigma: Config) -> tuple[str, ...]:
+    """Every insufficient resource, in NodeResourcesFit's order (pods, cpu, memory,
+    ephemeral-storage, then extended resources by name) in the kubernetes profile."""
     node = inst.nodes[n]
+    out: list[str] = []
     if inst.profile == KUBERNETES:
         if PODS_RESOURCE in node.capacity:
             if used(inst, sigma, n, PODS_RESOURCE) + 1 > node.capacity[PODS_RESOURCE]:
-                return REASON_TOO_MANY_PODS
+                out.append(REASON_TOO_MANY_PODS)
         requests = inst.pod_types[t].requests
         ordered = [r for r in _FIT_ORDER if r in requests]
         ordered += sorted(r for r in requests if r not in _FIT_ORDER and r != PODS_RESOURCE)
         for r in ordered:
             need = requests[r]
             if need > 0 and used(inst, sigma, n, r) + need > node.capacity.get(r, 0):
-                return insufficient(r)
-        return None
+                out.append(insufficient(r))
+        return tuple(out)
     resources = sorted(set(node.capacity) | set(inst.pod_types[t].requests))
     for r in resources:
         if used(inst, sigma, n, r) + request(inst, t, r) > node.capacity.get(r, 0):
-            return insufficient(r)
-    return None
+            out.append(insufficient(r))
+    return tuple(out)
 
 
 def spread_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
-    """PodTopologySpread: count + self - gmin <= maxSkew for every hard constraint."""
+    """PodTopologySpread: count + self - gmin <= maxSkew for every hard constraint.
+
+    The kube-scheduler walks the constraints in order and asks only whether n
+    has *this* constraint's key (a node lacking another constraint's key fails
+    at that constraint, with "missing required label"); the paper asks n ∈ E.
+    For a node that passes the static filters both give the same verdict.
+    """
+    kube = inst.profile == KUBERNETES
     for h in inst.pod_types[t].spread:
         if h.topology.domain_of[n] is None:
             return REASON_SPREAD_LABEL
-        if n not in h.eligible:
+        if not kube and n not in h.eligible:
             return REASON_SPREAD
         if domain_count(inst, sigma, h, h.topology.domain_of[n]) + int(h.self_match) - global_min(inst, sigma, h) > h.max_skew:
             return REASON_SPREAD
@@ -181,7 +218,7 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
     block nothing."""
     for u, other in enumerate(inst.pod_types):
         for term in other.anti_affinity:
-            if t not in term.selects or term.topology.domain_of[n] is None:
+            if t not in term.blocks or term.topology.domain_of[n] is None:
                 continue
             for m in term.topology.domain_nodes(n):
                 if sigma[inst.pair(u, m)]:
@@ -191,31 +228,37 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
 
 # ---- Hard and the transition relation -----------------------------------
 
-def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
-    """The first failing check of Hard(t, n, sigma), or None when it holds.
+def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
+    """The first failing plugin of Hard(t, n, sigma) with its reasons, or None when it holds.
 
     Creatability and the user's ``maxPerNode`` bound are not part of Hard;
     see ``deploy_failure``.
     """
     static = inst.static_block[t][n]
     if static is not None:
-        return static
+        return _failure(static)
     kube = inst.profile == KUBERNETES
     if kube and not ports_ok(inst, t, n, sigma):
-        return REASON_PORTS
-    reason = capacity_failure(inst, t, n, sigma)
-    if reason:
-        return reason
+        return _failure(REASON_PORTS)
+    failing = capacity_failures(inst, t, n, sigma)
+    if failing:
+        return _failure(*failing)
     reason = spread_failure(inst, t, n, sigma)
     if reason:
-        return reason
+        return _failure(reason)
     if not affinity_ok(inst, t, n, sigma):
-        return REASON_AFFINITY
+        return _failure(REASON_AFFINITY)
     if not anti_affinity_ok(inst, t, n, sigma):
-        return REASON_ANTI_AFFINITY
+        return _failure(REASON_ANTI_AFFINITY)
     if kube and not existing_anti_affinity_ok(inst, t, n, sigma):
-        return REASON_EXISTING_ANTI_AFFINITY
+        return _failure(REASON_EXISTING_ANTI_AFFINITY)
     return None
+
+
+def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
+    """The first failing reason of Hard(t, n, sigma), or None when it holds."""
+    failure = node_failure(inst, t, n, sigma)
+    return None if failure is None else failure.reason
 
 
 def hard(inst: Instance, t: int, n: int, sigma: Config) -> bool:

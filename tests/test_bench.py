@@ -236,3 +236,17 @@ def test_bench_kubernetes_dump_needs_a_query(tmp_path):
     assert res.exit_code == 0, res.output
     assert next(line for line in res.output.splitlines()
                 if line.startswith("cluster.yaml")).split()[2] == "yes"
+
+
+def test_bench_takes_files_folders_and_standard_input(folder, tmp_path):
+    """Each file given, each file of a folder given (recursively) and ``-`` is one instance."""
+    nested = tmp_path / "more" / "deeper"
+    nested.mkdir(parents=True)
+    (nested / "path-k1.yaml").write_text((folder / "path-k1.yaml").read_text())
+    res = CliRunner().invoke(bench_command, [str(folder / "anti.json"), str(tmp_path / "more"), "-",
+                                             "--engines", "explicit", "--timeout", "20"],
+                             input=(folder / "path-k2.yaml").read_text(), catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    rows = [line.split()[0] for line in res.stdout.splitlines()
+            if line.split() and line.split()[0].endswith((".yaml", ".json"))]
+    assert sorted(rows) == ["anti.json", "path-k1.yaml", "stdin.yaml"]

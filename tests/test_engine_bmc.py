@@ -26,9 +26,16 @@ if _Suite is not None:
             if verdict is not Verdict.NOT_DEPLOYABLE:
                 return super().expect(d, verdict)
             inst = load_document(d)
-            res = BmcEngine().check(inst, limits=Limits(max_depth=12))
+            res = self.make_engine().check(inst, limits=Limits(max_depth=12))
             assert res.verdict in (Verdict.NOT_DEPLOYABLE, Verdict.UNKNOWN), res.reason
             return res
+
+
+    class TestSingleStepBmcSuite(TestBmcSuite):
+        """The same suite with one deploy per step (``parallel=False``)."""
+
+        def make_engine(self):
+            return BmcEngine(parallel=False)
 
 
 def test_bmc_witness_is_few_steps_and_replays():

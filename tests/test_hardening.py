@@ -128,7 +128,7 @@ def test_unexpected_exception_is_one_line_exit_4(monkeypatch):
     def boom(*_args, **_kwargs):
         raise KeyError("bug")
 
-    monkeypatch.setattr(dispatch, "load_with_context", boom)
+    monkeypatch.setattr(dispatch, "load_inputs", boom)
     result = run("check", EXAMPLE)
     assert result.exit_code == 4 and "symreach: internal error: KeyError" in result.stderr
     assert "Traceback" not in result.output

@@ -122,12 +122,18 @@ def _fixture_docs(name):
     return docs
 
 
-def _cluster_nodes(count=3, zone=None):
+def _cluster_nodes(count=3, zone=None, hostname=False):
+    """scheduler_perf's node template; ``hostname`` adds the label a kubelet would set."""
     nodes = []
-    for _ in range(count):
+    for i in range(count):
         doc = copy.deepcopy(_fixture_docs("k8s-perf-node-default.yaml")[0])
+        labels = {}
         if zone:
-            doc["metadata"]["labels"] = {"topology.kubernetes.io/zone": zone}
+            labels["topology.kubernetes.io/zone"] = zone
+        if hostname:
+            labels["kubernetes.io/hostname"] = f"{doc['metadata']['generateName']}{i + 1}"
+        if labels:
+            doc["metadata"]["labels"] = labels
         nodes.append(doc)
     return nodes
 
@@ -176,7 +182,8 @@ def test_fixture_nodes_capacity():
     # node-default has only status.capacity: it is the fallback for allocatable.
     assert dict(perf.capacity) == {"pods": 110, "cpu": 4000, "memory": 32 * GiB}
     assert dict(ksim.capacity) == {"cpu": 4000, "memory": 32 * GiB, "pods": 110}
-    assert perf.labels["kubernetes.io/hostname"] == "scheduler-perf-1"
+    # A Node object has only the labels it carries (kube-scheduler: no hostname here).
+    assert "kubernetes.io/hostname" not in perf.labels
     assert any("generateName" in w for w in report.warnings)
 
 
@@ -225,13 +232,16 @@ def test_fixture_anti_affinity_five_nodes():
         p["metadata"]["name"] = f"anti-affinity-pod-{k}"
         p["spec"]["nodeName"] = f"scheduler-perf-{k}"
         running.append(p)
-    instance, report = load_kubernetes_documents(docs + running + _cluster_nodes(5), "anti")
+    instance, report = load_kubernetes_documents(docs + running + _cluster_nodes(5, hostname=True), "anti")
     assert report.pods_attached == 4
     # generateName template and the named pods have the same spec, but named pods are their own types.
     t = instance.type_index("sched-test/anti-affinity-pod")
     sigma = instance.initial_config()
     assert semantics.hard(instance, t, instance.node_index("scheduler-perf-5"), sigma)
     assert not semantics.hard(instance, t, instance.node_index("scheduler-perf-1"), sigma)
+    # Without hostname labels the hostname-keyed anti-affinity constrains nothing (kso agrees).
+    bare, _ = load_kubernetes_documents(docs + running + _cluster_nodes(5), "anti")
+    assert semantics.hard(bare, t, bare.node_index("scheduler-perf-1"), bare.initial_config())
 
 
 # ---- effective requests (resource.PodRequests) -------------------------------------------
@@ -282,8 +292,12 @@ def test_overhead_is_added_last_and_pod_level_requests_override():
 
 
 def test_pod_level_requests_default_to_pod_level_limits():
+    # defaultPodRequests: the containers' aggregate request first (kso: repro 11) ...
     spec = {"containers": [c("100m", "64Mi")], "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}
-    assert pod_requests(spec) == {"cpu": 2000, "memory": GiB}
+    assert pod_requests(spec) == {"cpu": 100, "memory": 64 * MiB}
+    # ... the pod-level limit only where no container requests the resource.
+    spec = {"containers": [c("100m")], "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}
+    assert pod_requests(spec) == {"cpu": 100, "memory": GiB}
     spec = {"containers": [c(limits={"hugepages-2Mi": "4Mi", "memory": "1Gi"})],
             "resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "2Gi"}}}
     assert pod_requests(spec) == {"memory": 2 * GiB, "hugepages-2Mi": 4 * MiB}
@@ -612,9 +626,10 @@ def test_alias_bombs_and_large_files_are_refused(tmp_path):
     with pytest.raises(InputError, match="alias bomb"):
         read_documents_text("apiVersion: v1\nkind: ConfigMap\n" + bomb, "bomb.yaml")
     big = tmp_path / "big.yaml"
-    big.write_bytes(b"#" * (8 * 1024 * 1024 + 1))
-    with pytest.raises(InputError, match="too large"):
-        read_documents(big)
+    big.write_bytes(b"#" * (8 * 1024 * 1024 + 1))  # the old fixed 8 MiB cap is gone ...
+    assert read_documents(big) == ([], [])
+    with pytest.raises(InputError, match="too large.*--max-input-mb"):  # ... for a limit the user sets
+        read_documents(big, max_bytes=8 * 1024 * 1024)
 
 
 # ---- the example dump ----------------------------------------------------------------------------

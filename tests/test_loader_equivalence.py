@@ -32,7 +32,7 @@ from symreach.loader import load_document
 from symreach.loader.kube_objects import HONOR
 from symreach.loader.v1 import parse_document, thaw
 from symreach.loader.yaml_source import read_file
-from symreach.model import KUBERNETES, Instance, Topology
+from symreach.model import ANY_HOST_IP, KUBERNETES, Instance, Topology
 from tests.random_instances import random_doc
 from benchmarks.shared_data import PETRI_DIR
 
@@ -61,7 +61,10 @@ def render(instance: Instance) -> dict:
         return [[list(k), v] for k, v in mapping.items()]
 
     def term(term) -> list:
-        return [list(term.selects), _topology(term.topology)]
+        out = [list(term.selects), _topology(term.topology)]
+        if term.existing_selects is not None:
+            out.append(list(term.existing_selects))
+        return out
 
     def spread(s) -> list:
         return [list(s.counts), s.self_match, s.max_skew, s.min_domains, list(s.eligible), _topology(s.topology)]
@@ -78,7 +81,8 @@ def render(instance: Instance) -> dict:
             {
                 "name": p.name, "namespace": p.namespace, "labels": list(p.labels.items()),
                 "requests": list(p.requests.items()), "creatable": p.creatable,
-                "host_ports": sorted([h.port, h.protocol] for h in p.host_ports),
+                "host_ports": sorted([h.port, h.protocol] + ([h.host_ip] if h.host_ip != ANY_HOST_IP else [])
+                                     for h in p.host_ports),
                 "affinity": [term(t) for t in p.affinity], "anti_affinity": [term(t) for t in p.anti_affinity],
                 "spread": [spread(s) for s in p.spread], "max_per_node": p.max_per_node, "origin": p.origin,
                 "manifest": None if p.manifest is None else thaw(p.manifest),
@@ -179,19 +183,37 @@ def oracle(doc: dict) -> dict:
         return sorted(u for u, pod in enumerate(d.pod_types)
                       if (namespaces is None or pod.namespace in namespaces) and selector.matches(pod.labels))
 
-    def term(owner, t):
+    def term(owner, t, running=False):
+        """As the pending owner's term, or (``running``) as a running owner's term."""
         selector = t.selector.with_requirements(
             label_key_requirements(t.match_label_keys, owner.labels, IN)
             + label_key_requirements(t.mismatch_label_keys, owner.labels, NOT_IN))
         namespaces = None
         if kube:
-            if not t.namespaces and t.namespace_selector is None:
+            ns_selector = t.namespace_selector
+            if not t.namespaces and ns_selector is None:
                 namespaces = {owner.namespace}
+            elif not running and ns_selector is not None and ns_selector.requirements and ns_selector.matches({}):
+                namespaces = None  # kube-scheduler v1.35 matches a pending pod's selector against no labels
             else:
                 namespaces = set(t.namespaces)
-                if t.namespace_selector is not None:
-                    namespaces |= {ns for ns, labels in d.namespaces.items() if t.namespace_selector.matches(labels)}
+                if ns_selector is not None:
+                    namespaces |= {ns for ns, labels in d.namespaces.items() if ns_selector.matches(labels)}
         return select(selector, namespaces)
+
+    def static(p, n):
+        reason = static_reason(p.placement, n)
+        if not kube or p.placement.node_affinity is None or not p.placement.node_affinity.terms:
+            return reason
+        names = set()  # NodeAffinity's PreFilter: matchFields metadata.name In, in every term
+        for node_term in p.placement.node_affinity.terms:
+            ins = [set(r.values) for r in node_term.field_requirements if r.operator == IN]
+            if not ins:
+                return reason
+            names |= set.intersection(*ins)
+        if not names:
+            return "pod affinity terms conflict"
+        return reason if n.name in names else "node(s) didn't satisfy plugin(s) [NodeAffinity]"
 
     def spread(owner, s):
         selector = s.selector.with_requirements(label_key_requirements(s.match_label_keys, owner.labels, IN))
@@ -211,8 +233,9 @@ def oracle(doc: dict) -> dict:
     return {
         "affinity": [[term(p, t) for t in p.affinity.pod_affinity] for p in d.pod_types],
         "anti": [[term(p, t) for t in p.affinity.pod_anti_affinity] for p in d.pod_types],
+        "blocks": [[term(p, t, running=True) for t in p.affinity.pod_anti_affinity] for p in d.pod_types],
         "spread": [[spread(p, s) for s in p.spread] for p in d.pod_types],
-        "static": [[static_reason(p.placement, n) for n in d.nodes] for p in d.pod_types],
+        "static": [[static(p, n) for n in d.nodes] for p in d.pod_types],
     }
 
 
@@ -220,6 +243,7 @@ def observed(instance: Instance) -> dict:
     return {
         "affinity": [[sorted(t.selects) for t in p.affinity] for p in instance.pod_types],
         "anti": [[sorted(t.selects) for t in p.anti_affinity] for p in instance.pod_types],
+        "blocks": [[sorted(t.blocks) for t in p.anti_affinity] for p in instance.pod_types],
         "spread": [[[sorted(s.counts), s.self_match, sorted(s.eligible)] for s in p.spread]
                    for p in instance.pod_types],
         "static": [list(row) for row in instance.static_block],

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Query
+from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Query, ports_conflict
 
 FORMAT = "symreach-bdd-invariant/1"
 
@@ -230,7 +230,7 @@ class _Checker:
         types = sorted(self.cone)
         if kube and pod.host_ports:
             for u in types:
-                if pod.host_ports & inst.pod_types[u].host_ports:
+                if ports_conflict(pod.host_ports, inst.pod_types[u].host_ports):
                     g &= ~self.present(u, n)
         if kube:
             checks = []
@@ -290,7 +290,7 @@ class _Checker:
         if kube:
             for u in types:
                 for term in inst.pod_types[u].anti_affinity:
-                    if t in term.selects and term.topology.domain_of[n] is not None:
+                    if t in term.blocks and term.topology.domain_of[n] is not None:
                         g &= ~self.any_present([u], term.topology.domain_nodes(n))
         return g
 

@@ -55,7 +55,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from pysat.solvers import Solver
 
-from symreach.model import KUBERNETES, Instance, Query
+from symreach.model import KUBERNETES, Instance, Query, ports_conflict
 
 FORMAT = "symreach-sat-invariant/1"
 _VAR = re.compile(r"^(-?)(present|count)\[(.+)\]$")
@@ -376,7 +376,7 @@ class _Checker:
             return h
         if self.kube and pod.host_ports:
             for u in cone:
-                if pod.host_ports & inst.pod_types[u].host_ports:
+                if ports_conflict(pod.host_ports, inst.pod_types[u].host_ports):
                     self.add([-h, -self.present[(u, n)]])
         if self.kube:
             checks = []
@@ -429,7 +429,7 @@ class _Checker:
         if self.kube:
             for u in cone:
                 for term in inst.pod_types[u].anti_affinity:
-                    if t in term.selects and term.topology.domain_of[n] is not None:
+                    if t in term.blocks and term.topology.domain_of[n] is not None:
                         self.add([-h, -self.any_present([u], term.topology.domain_nodes(n))])
         return h
 

@@ -15,11 +15,13 @@ documents them, in plugin order:
 - NodeAffinity: ``nodeSelector`` labels, then the required node affinity's
   terms (OR of terms, AND of requirements; an empty term matches nothing;
   ``In``/``NotIn``/``Exists``/``DoesNotExist``/``Gt``/``Lt`` on labels,
-  ``metadata.name`` in ``matchFields``).
+  ``metadata.name`` in ``matchFields``; Gt/Lt compare 64-bit integers as Go
+  parses them, and a value that does not parse never matches).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, Optional
 
 from symreach import reasons
@@ -28,8 +30,19 @@ from symreach.model import Node
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
-def static_failure(manifest: Mapping[str, Any], node: Node) -> Optional[str]:
-    """The first failing static filter of a pod spec on a node, or None."""
+def static_failure(manifest: Mapping[str, Any], node: Node, kube: bool = False) -> Optional[str]:
+    """The first failing static filter of a pod spec on a node, or None.
+
+    ``kube``: NodeAffinity's PreFilter runs first (kubernetes profile): when
+    every required term has ``matchFields metadata.name In`` lists, a node
+    outside the union of the terms' common names fails before any filter.
+    """
+    if kube:
+        names = _prefilter_names(manifest)
+        if names is not None and not names:
+            return reasons.NODE_AFFINITY_CONFLICT
+        if names is not None and node.name not in names:
+            return reasons.PREFILTER_NODE_AFFINITY
     tolerations = list(manifest.get("tolerations") or ())
     if node.unschedulable and not any(tolerates(tol, UNSCHEDULABLE_TAINT, "", "NoSchedule") for tol in tolerations):
         return reasons.NODE_UNSCHEDULABLE
@@ -68,6 +81,29 @@ def node_affinity_ok(manifest: Mapping[str, Any], node: Node) -> bool:
     return any(_term_ok(term, node) for term in terms)
 
 
+def _prefilter_names(manifest: Mapping[str, Any]) -> Optional[set[str]]:
+    affinity = (manifest.get("affinity") or {}).get("nodeAffinity") or {}
+    terms = (affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms") or ()
+    if not terms:
+        return None
+    names: set[str] = set()
+    for term in terms:
+        lists = [set(r.get("values") or ()) for r in term.get("matchFields") or ()
+                 if r.get("key") == "metadata.name" and r.get("operator") == "In"]
+        if not lists:
+            return None
+        names |= set.intersection(*lists)
+    return names
+
+
+def _int64(text: Optional[str]) -> Optional[int]:
+    """Go's strconv.ParseInt(text, 10, 64): ASCII digits with an optional sign, in range."""
+    if text is None or not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
 def _term_ok(term: Mapping[str, Any], node: Node) -> bool:
     labels = term.get("matchExpressions") or ()
     fields = term.get("matchFields") or ()
@@ -89,9 +125,8 @@ def _requirement_ok(req: Mapping[str, Any], value: Optional[str]) -> bool:
     if op == "DoesNotExist":
         return value is None
     if op in ("Gt", "Lt"):
-        try:
-            have, bound = int(value), int(values[0])  # type: ignore[arg-type]
-        except (TypeError, ValueError, IndexError):
+        have, bound = _int64(value), _int64(values[0] if values else None)
+        if have is None or bound is None:
             return False
         return have > bound if op == "Gt" else have < bound
     return False

@@ -19,7 +19,7 @@ from typing import Optional
 from symreach import reasons, semantics
 from symreach.certify.node_filters import static_failure
 from symreach.certify.never_deployable import blocked_pair_certificate, verdict
-from symreach.model import Instance, Query
+from symreach.model import KUBERNETES, Instance, Query
 
 FORMAT = "symreach-static-filter/1"
 
@@ -35,7 +35,7 @@ def static_premise(inst: Instance, t: int, n: int, reason: str) -> Optional[str]
         return f"{reason!r} is not a static filter (it depends on the pods running)"
     if pod.manifest is None:
         return None  # built in memory: the model's filter is all there is to evaluate
-    again = static_failure(pod.manifest, inst.nodes[n])
+    again = static_failure(pod.manifest, inst.nodes[n], kube=inst.profile == KUBERNETES)
     if again != reason:
         return f"re-evaluated from the pod spec and the node, the first failing static filter is {again!r}"
     return None

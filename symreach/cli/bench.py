@@ -1,7 +1,8 @@
-"""``symreach bench FOLDER``: compare engines on a user's own instance files.
+"""``symreach bench INPUT...``: compare engines on a user's own instance files.
 
-Every ``*.yaml``, ``*.yml`` and ``*.json`` file directly in FOLDER (format v1
-or a Kubernetes dump, read by ``symreach.frontends.dispatch.load_any``) is asked its own
+Every file given, and every ``*.yaml``, ``*.yml`` and ``*.json`` file in a
+directory given (recursively; ``-`` is standard input) is one instance (format v1
+or a Kubernetes dump, read by ``symreach.frontends.dispatch.load_any``), asked its own
 query (``--pod``/``--node``/``--node-selector`` for files without one, such as
 Kubernetes dumps) by every chosen engine, each job in its own process under a time and
 memory limit (``symreach.bench.runner``). The command prints one row per file and a
@@ -14,8 +15,9 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence, Union
 
 import click
 
@@ -44,19 +46,25 @@ def _engine_names(text: str) -> list[str]:
     return names
 
 
-def collect_instances(folder: Path, query: Optional[dict] = None,
+def collect_instances(folder: Union[Path, Sequence[Path]], query: Optional[dict] = None,
                       note=None) -> list[bench.BenchInstance]:
-    """The loadable files of ``folder`` that carry a query, as benchmark instances.
+    """The loadable files of ``folder`` (or of several files and folders) that carry a query.
 
     ``query`` (``pod``, ``node``, ``node_selector``) is asked of the files
     without a query of their own, such as Kubernetes dumps.
     """
-    from symreach.frontends.dispatch import load_any
+    from symreach.frontends.dispatch import expand_inputs, load_any
     from symreach.loader import parse_query
 
     note = note or (lambda s: click.echo(s, err=True))
     out = []
-    for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES):
+    roots = [folder] if isinstance(folder, Path) else list(folder)
+    files: list[Path] = []
+    for root in roots:
+        if root.is_dir() and not any(p.suffix.lower() in SUFFIXES for p in root.rglob("*") if p.is_file()):
+            continue  # an empty folder: reported by the caller as "no instance file"
+        files.extend(Path(p) for p in expand_inputs([root]))
+    for path in files:
         fallback = None
         try:
             instance = load_any(path)
@@ -69,7 +77,7 @@ def collect_instances(folder: Path, query: Optional[dict] = None,
         if instance.query is None:
             note(f"symreach bench: skipping {path.name}: the file has no query (give --pod)")
             continue
-        out.append(bench.BenchInstance(path.name, folder.name or "folder", instance.num_pairs,
+        out.append(bench.BenchInstance(path.name, path.parent.name or "folder", instance.num_pairs,
                                        path=str(path.resolve()), query=fallback,
                                        meta={"query": instance.query.description}))
     return out
@@ -88,7 +96,8 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
 
 
 @click.command("bench", cls=ErrorReportingCommand)
-@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...",
+                type=click.Path(exists=True, path_type=str, allow_dash=True))
 @click.option("--engines", default="all", show_default=True,
               help="Comma-separated engine names, or 'all' (every engine but auto). Engines not "
                    "available here are skipped with a note.")
@@ -106,13 +115,13 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
 @click.option("--node", help="Target node for --pod.")
 @click.option("--node-selector", metavar="K=V[,K=V]", help="Target: any node with these labels.")
 @click.option("--tolerate-crashes", is_flag=True, help="Report engine crashes without failing.")
-def bench_command(folder: Path, engines: str, timeout: float, memory_mb: int, parallel: int,
+def bench_command(inputs: tuple[str, ...], engines: str, timeout: float, memory_mb: int, parallel: int,
                   csv_out: Optional[Path], json_out: Optional[Path], pod: Optional[str],
                   node: Optional[str], node_selector: Optional[str], tolerate_crashes: bool) -> None:
-    """Run several engines on every instance file of FOLDER and compare their answers.
+    """Run several engines on every instance file given (or found in the folders given) and compare.
 
     Exit status: 0 when all decided answers agree, 1 when engines disagree or
-    crash, 2 for usage errors or when FOLDER holds no usable instance.
+    crash, 2 for usage errors or when no usable instance is given.
     """
     names = _engine_names(engines)
     usable = []
@@ -124,16 +133,34 @@ def bench_command(folder: Path, engines: str, timeout: float, memory_mb: int, pa
             click.echo(f"symreach bench: engine {name} skipped: {why}", err=True)
     if not usable:
         raise click.UsageError("none of the requested engines is available here")
-    instances = collect_instances(folder, _fallback_query(pod, node, node_selector))
-    if not instances:
-        raise click.UsageError(f"{folder}: no instance file with a query ({', '.join(SUFFIXES)})")
+    with tempfile.TemporaryDirectory(prefix="symreach-bench-") as tmp:
+        paths = [_stdin_file(Path(tmp)) if arg == "-" else Path(arg) for arg in inputs]
+        instances = collect_instances(paths, _fallback_query(pod, node, node_selector))
+        if not instances:
+            raise click.UsageError(f"{', '.join(inputs)}: no instance file with a query ({', '.join(SUFFIXES)})")
+        _run_and_report(instances, usable, inputs, timeout, memory_mb, parallel, csv_out, json_out,
+                        tolerate_crashes)
+
+
+def _stdin_file(folder: Path) -> Path:
+    """Standard input, saved once: every benchmark job reads its instance from a file."""
+    from symreach.loader.yaml_source import read_stream_text
+
+    text = read_stream_text(sys.stdin.buffer)
+    path = folder / ("stdin.json" if text.lstrip()[:1] in ("{", "[") else "stdin.yaml")
+    path.write_text(text)
+    return path
+
+
+def _run_and_report(instances, usable, inputs, timeout, memory_mb, parallel, csv_out, json_out,
+                    tolerate_crashes) -> None:
     jobs = [bench.Job(inst, engine) for inst in instances for engine in usable]
     results = bench.run_jobs(jobs, timeout, memory_mb, parallel=parallel, stop_series=False)
     found = bench.failures(results, crashes_fail=not tolerate_crashes)
     click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found})))
     click.echo("")
     click.echo(bench_tables.format_grid(*bench_tables.summary_rows(results)))
-    meta = {"folder": str(folder), "engines": usable, "timeout_s": timeout,
+    meta = {"folder": ", ".join(inputs), "engines": usable, "timeout_s": timeout,
             "memory_mb": memory_mb, "parallel": parallel}
     write_outputs([(path, render) for path, render in (
         (csv_out, lambda: bench_tables.write_csv(results)),

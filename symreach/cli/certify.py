@@ -14,18 +14,19 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import limit_options
-from symreach.frontends.dispatch import load_any
-from symreach.loader.yaml_source import read_file_text
+from symreach.cli.options import limit_options, load_inputs_from_options
+from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 
 @click.command("certify", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=str, allow_dash=True))
 @click.argument("cert", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit status.")
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
+@click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
+              help="Refuse an input file larger than this (MiB).")
 @limit_options
-def certify_command(file: Path, cert: Path, quiet: bool, explain: bool) -> None:
+def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input_mb: int) -> None:
     """Re-check a not-deployable certificate CERT against FILE.
 
     Every kind --cert-out writes is accepted: static filter, Theorem 5,
@@ -34,7 +35,7 @@ def certify_command(file: Path, cert: Path, quiet: bool, explain: bool) -> None:
     from symreach.certify import clause_invariant
     from symreach.certify.dispatch import check_loaded, parse
 
-    instance = load_any(file)
+    instance = load_inputs_from_options([file], False, max_input_mb).instance
     text = read_file_text(cert)
     try:
         loaded = parse(text)

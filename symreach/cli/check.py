@@ -1,4 +1,4 @@
-"""``symreach check FILE``: decide one target, print the verdict with its evidence.
+"""``symreach check INPUT...``: decide one target, print the verdict with its evidence.
 
 Exit codes (SPEC 4): 0 deployable, 1 not deployable, 2 usage or input error,
 3 unknown.
@@ -13,13 +13,23 @@ import click
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
-from symreach.cli.options import check_engine, memory_option, query_from_options, target_options, timeout_option
+from symreach.cli.options import (
+    check_engine,
+    input_options,
+    load_inputs_from_options,
+    memory_option,
+    pod_hints,
+    query_from_options,
+    target_options,
+    timeout_option,
+    with_warnings,
+)
 from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
 from symreach.result import Result, Verdict
 
 
 @click.command("check", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@input_options
 @target_options
 @click.option("--engine", default="auto", show_default=True,
               help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
@@ -27,7 +37,7 @@ from symreach.result import Result, Verdict
 @memory_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Engines raced in parallel by --engine auto.")
+              help="Cores --engine auto time-slices its engines on.")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--trace-out", type=click.Path(dir_okay=False, path_type=Path), help="Write the witness trace here.")
@@ -38,11 +48,14 @@ from symreach.result import Result, Verdict
 @click.option("--shortest", is_flag=True,
               help="A provably shortest witness (breadth-first search; --engine explicit or auto).")
 @click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
-def check(file: Path, pod, node, node_selector, with_items, engine, timeout, memory, max_states, jobs, quiet,
-          as_json, trace_out, trace_format, cert_out, shortest, why) -> None:
-    """Decide whether the target can ever be covered from the initial configuration."""
+def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
+          jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why) -> None:
+    """Decide whether the target can ever be covered from the initial configuration.
+
+    INPUT: files, directories (every YAML/JSON file, recursively) or - for
+    standard input; one symreach instance, or Kubernetes manifests and dumps.
+    """
     from symreach.errors import time_remaining
-    from symreach.frontends.dispatch import load_with_context
     from symreach.report.progress import make_progress
     from symreach.report.verdict import result_json, result_text
     from symreach.solvers.base import Limits
@@ -55,11 +68,15 @@ def check(file: Path, pod, node, node_selector, with_items, engine, timeout, mem
     process.begin(timeout, memory)
     process.set_fallback(lambda reason: result_json(Result(Verdict.UNKNOWN, engine, reason=reason)) if as_json
                          else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
-    instance, context = load_with_context(file)
-    query = query_from_options(instance, pod, node, node_selector, with_items)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    instance, context = loaded.instance, loaded.context
+    with pod_hints(loaded):
+        query = query_from_options(instance, pod, node, node_selector, with_items)
 
     def render(result: Result) -> str:
-        return result_json(result, query.description) if as_json else result_text(result, query.description)
+        if as_json:
+            return with_warnings(result_json(result, query.description), loaded)
+        return result_text(result, query.description)
 
     process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
     if shortest:

@@ -4,43 +4,43 @@ dynamic obstacle can ever be overcome (decided and narrated)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Optional
 
 import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import check_engine, memory_option, naming_the_file, timeout_option
+from symreach.cli.options import check_engine, input_options, load_inputs_from_options, memory_option, pod_hints, timeout_option
 from symreach.errors import InputError
 
 
 @click.command("explain", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@input_options
 @click.option("--pod", help="Pod type to explain (default: every pod type).")
 @click.option("--node", help="Only this node; a dynamic obstacle is then also decided and narrated.")
 @click.option("--engine", default="auto", show_default=True, help="Engine for the reachability question.")
 @timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
 @memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def explain_command(file: Path, pod, node, engine, timeout, memory, as_json) -> None:
+def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain as explain_pod
     from symreach.report.explain import explanation_text
-    from symreach.frontends.dispatch import load_any, resolve_pod
+    from symreach.frontends.dispatch import resolve_pod
 
     check_engine(engine)
     process.begin(timeout, memory)
-    instance = load_any(file)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    instance = loaded.instance
     if not instance.pod_types:
-        raise InputError("the file declares no pod types: nothing to explain", filename=str(file))
-    with naming_the_file(str(file)):
+        raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))
+    with pod_hints(loaded):
         types = [resolve_pod(instance, pod)] if pod else list(range(len(instance.pod_types)))
     explanations = [explain_pod(instance, t) for t in types]
     outcomes: list[Optional[dict]] = [None] * len(types)
     if node is not None:
         if node not in {n.name for n in instance.nodes}:
-            raise InputError(f"unknown node {node!r}", filename=str(file), field_path="--node")
+            raise InputError(f"unknown node {node!r}", field_path="--node")
         explanations = [type(e)(e.pod, tuple(v for v in e.nodes if v.node == node)) for e in explanations]
         for i, (t, e) in enumerate(zip(types, explanations)):
             if not e.nodes[0].static:

@@ -10,13 +10,20 @@ import click
 
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli import process
-from symreach.cli.options import memory_option, query_from_options, target_options, timeout_option
+from symreach.cli.options import (
+    input_options,
+    load_inputs_from_options,
+    memory_option,
+    pod_hints,
+    query_from_options,
+    target_options,
+    timeout_option,
+)
 from symreach.cli.output import write_or_fail
-from symreach.frontends.dispatch import load_any
 
 
 @click.command("export", cls=ErrorReportingCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@input_options
 @target_options
 @click.option("--aiger", "aiger_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write AIGER here (binary; ASCII when the name ends in .aag).")
@@ -25,8 +32,8 @@ from symreach.frontends.dispatch import load_any
 @click.option("--depth", type=click.IntRange(min=0), help="Unrolling depth for --dimacs.")
 @timeout_option(help="Seconds before giving up.")
 @memory_option
-def export_command(file: Path, pod, node, node_selector, with_items, aiger_out, dimacs_out, depth,
-                   timeout, memory) -> None:
+def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_items, aiger_out, dimacs_out,
+                   depth, timeout, memory) -> None:
     """Export the compiled transition system for external model checkers."""
     from symreach.encodings.compile import compile_system
 
@@ -35,10 +42,12 @@ def export_command(file: Path, pod, node, node_selector, with_items, aiger_out, 
     if dimacs_out is not None and depth is None:
         raise click.UsageError("--dimacs needs --depth K")
     process.begin(timeout, memory)
-    instance = load_any(file)
-    query = query_from_options(instance, pod, node, node_selector, with_items)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    instance = loaded.instance
+    with pod_hints(loaded):
+        query = query_from_options(instance, pod, node, node_selector, with_items)
     system = compile_system(instance, query)
-    comment = f"symreach export of {file}: target {query.description or query.alternatives}"
+    comment = f"symreach export of {', '.join(loaded.names)}: target {query.description or query.alternatives}"
     if aiger_out is not None:
         from symreach.export.aiger import AigerModel
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
 import click
@@ -84,6 +85,72 @@ def target_options(func):
     )):
         func = option(func)
     return func
+
+
+# ---- inputs ------------------------------------------------------------------------------------
+
+MIB = 1024 * 1024
+
+
+def input_options(func):
+    """``INPUTS...`` (files, directories, ``-`` for standard input), ``--strict`` and ``--max-input-mb``."""
+    from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
+
+    for decorator in reversed((
+        click.argument("inputs", nargs=-1, required=True, metavar="INPUT...",
+                       type=click.Path(path_type=str, allow_dash=True)),
+        click.option("--strict", is_flag=True,
+                     help="Refuse the input (exit 2) when reading it raised any warning."),
+        click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
+                     show_default=True, help="Refuse an input file larger than this (MiB)."),
+    )):
+        func = decorator(func)
+    return func
+
+
+def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
+    """Load the inputs as one instance; print its warnings on stderr (``--strict``: refuse them).
+
+    The returned ``Loaded`` carries the warning groups in ``context["warnings"]``.
+    """
+    from symreach.frontends.dispatch import load_inputs
+    from symreach.report.warnings import print_warnings, refuse_if_strict, warning_groups
+
+    loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB)
+    groups = warning_groups(loaded.report)
+    print_warnings(groups, lambda line: click.echo(line, err=True))
+    refuse_if_strict(groups, strict)
+    loaded.context["warnings"] = groups
+    return loaded
+
+
+@contextmanager
+def pod_hints(loaded) -> Iterator[None]:
+    """An unknown ``--pod`` that only a custom resource of the input would create says so."""
+    from symreach.errors import InputError
+    from symreach.report.warnings import unknown_pod_hint
+
+    try:
+        yield
+    except InputError as err:
+        if "pod type" not in err.problem or err.field_path != "--pod" or loaded.report is None:
+            raise
+        name = err.problem.split("'")[1] if "'" in err.problem else ""
+        hint = unknown_pod_hint(loaded.report, name)
+        if hint is None:
+            raise
+        raise InputError(f"{err.problem}; {hint}", err.filename, err.line, err.field_path) from None
+
+
+def with_warnings(json_text: str, loaded) -> str:
+    """A JSON object printed by a command, with the input's ``warnings`` added."""
+    import json
+
+    data = json.loads(json_text)
+    if isinstance(data, dict):
+        data["warnings"] = [g.to_json() for g in loaded.context.get("warnings", [])]
+        return json.dumps(data, default=str)
+    return json_text
 
 
 class Seconds(click.ParamType):

@@ -216,6 +216,23 @@ class Circuit:
                     stack.append((c, False))
         return order
 
+    def fresh_below(self, root: int, done: Callable[[int], bool]) -> list[int]:
+        """Nodes below ``root`` for which ``done`` is false, children first; the walk
+        stops at done nodes (memoised passes over shared cones, where
+        ``topological`` would walk the whole cone on every call)."""
+        order: list[int] = []
+        seen: set[int] = set()
+        stack: list[tuple[int, bool]] = [(root, False)]
+        while stack:
+            i, expanded = stack.pop()
+            if expanded:
+                order.append(i)
+            elif i not in seen and not done(i):
+                seen.add(i)
+                stack.append((i, True))
+                stack.extend((ch, False) for ch in self._nodes[i].children)
+        return order
+
     def evaluate(self, root: int, value: Callable[[int], bool] | Mapping[int, bool]) -> bool:
         """Evaluate under an assignment of variable ids (a mapping or a function)."""
         get = value.__getitem__ if isinstance(value, Mapping) else value

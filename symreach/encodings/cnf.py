@@ -190,9 +190,7 @@ class CnfLowering:
         if got is not None:
             return got
         c = self.circuit
-        for i in c.topological([node]):
-            if (i, step) in self._lit:
-                continue
+        for i in c.fresh_below(node, lambda j: (j, step) in self._lit):
             nd = c.node(i)
             k = nd.kind
             if k == CONST:
@@ -298,11 +296,19 @@ class CnfLowering:
         """``s -> t`` by at most one (exactly one unless ``stutter``) of ``actions``
         (default: all). Returns action index -> selector literal."""
         idx = range(len(self.system.actions)) if actions is None else actions
-        sel_of = {i: self._action(i, self.system.actions[i], s, t) for i in idx}
+        sel_of = self.set_step(s, t, idx)
         sels = list(sel_of.values())
         self._at_most_one(sels)
         if not stutter:
             self.clause(sels)
+        return sel_of
+
+    def set_step(self, s: Step, t: Step, actions: Iterable[int]) -> dict[int, int]:
+        """``s -> t`` by any set of ``actions`` at once: each selected action's guard
+        and pre cube read at ``s``, its post at ``t``, frame axioms for the rest.
+        Sound only for actions writing disjoint variables (deploys of distinct
+        pairs); callers restrict which sets may be selected. Returns index -> selector."""
+        sel_of = {i: self._action(i, self.system.actions[i], s, t) for i in actions}
         self._frame(s, t, sel_of)
         return sel_of
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Optional
 
 from symreach import semantics
-from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query
+from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query, ports_conflict
 from symreach.result import DELETE, DEPLOY
 from symreach.encodings.circuit import Circuit, Term, counter_terms
 from symreach.encodings.preprocess import Preprocessed, preprocess
@@ -182,7 +182,7 @@ class _Compiler:
         if not self.kube or not mine:
             return Circuit.TRUE
         return self.c.all_(self.c.not_(self.pres(u, n)) for u in self.pre.cone
-                           if mine & self.inst.pod_types[u].host_ports)
+                           if ports_conflict(mine, self.inst.pod_types[u].host_ports))
 
     def spread(self, t: int, n: int) -> int:
         c = self.c
@@ -237,7 +237,7 @@ class _Compiler:
         if self.kube:
             for u in sorted(self.pre.cone):
                 for term in inst.pod_types[u].anti_affinity:
-                    if t in term.selects and term.topology.domain_of[n] is not None:
+                    if t in term.blocks and term.topology.domain_of[n] is not None:
                         parts.append(c.not_(self.any_present([u], sorted(term.topology.domain_nodes(n)))))
         return c.all_(parts)
 

@@ -42,7 +42,7 @@ def _relevant_extras(inst: Instance, t: int, n: int, extras: Iterable[Pair]) -> 
                     break
         if not hit and inst.profile == KUBERNETES:
             for term in inst.pod_types[u].anti_affinity:
-                if t in term.selects and m in term.topology.domain_nodes(n):
+                if t in term.blocks and m in term.topology.domain_nodes(n):
                     hit = True
                     break
         if not hit:

@@ -41,7 +41,7 @@ from typing import Iterable, Optional, Sequence
 import yaml
 
 from symreach.report.narrate import affinity_witnesses
-from symreach.model import Instance, PodType
+from symreach.model import ANY_HOST_IP, Instance, PodType
 from symreach.result import DELETE, DEPLOY, Step
 
 FORMATS = ("json", "yaml", "kubectl", "text")
@@ -199,11 +199,10 @@ def pod_manifest(pod_type: PodType, name: str, node: str, *, pin: str = "affinit
         container["resources"] = resources
     ports = fields.get("hostPorts")
     if ports is None:
-        ports = [{"port": p.port, "protocol": p.protocol} for p in sorted(pod_type.host_ports,
-                                                                          key=lambda p: (p.port, p.protocol))]
+        ports = [{"port": p.port, "protocol": p.protocol, "hostIP": p.host_ip}
+                 for p in sorted(pod_type.host_ports, key=lambda p: (p.port, p.protocol, p.host_ip))]
     if ports:
-        container["ports"] = [{"containerPort": p["port"], "hostPort": p["port"],
-                               "protocol": p.get("protocol") or "TCP"} for p in ports]
+        container["ports"] = [_container_port(p) for p in ports]
     spec: dict = {"containers": [container]}
     for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "nodeName"):
         if fields.get(key):
@@ -561,3 +560,11 @@ def _agree(step: Step, declared: Optional[Step]) -> Step:
         raise ValueError(f"the step comment says {declared.op} {declared.pod} on {declared.node}, "
                          f"but the command does {step.op} {step.pod} on {step.node}")
     return step
+
+
+def _container_port(port: dict) -> dict:
+    """A container port that holds the host port as the model does (address included)."""
+    out = {"containerPort": port["port"], "hostPort": port["port"], "protocol": port.get("protocol") or "TCP"}
+    if port.get("hostIP") and port["hostIP"] != ANY_HOST_IP:
+        out["hostIP"] = port["hostIP"]
+    return out

@@ -1,83 +1,249 @@
-"""One entry point for every input file: sniff its kind, hand it to its front end.
+"""One entry point for every input: read the arguments, tell their kind, hand them to a front end.
 
-Front ends all end in the same normalized ``Instance``; this module only
-decides which one reads the file, by the top-level keys of the first YAML
-document (read as parser events, so nothing is constructed or expanded).
+The arguments of ``check``/``explain``/``matrix``/... are files, directories
+(read recursively: every ``*.yaml``, ``*.yml`` and ``*.json``) and ``-`` for
+standard input. Each input is read into memory exactly once, so a pipe or a
+named pipe works like a file, and the kind is decided on that text:
+
+- one symreach instance (format v1) must be the only input;
+- Kubernetes manifests and dumps from any number of inputs are read together
+  as one cluster (nodes from one file, workloads from a directory ...).
+
+The kind is sniffed from the top-level keys of the first document without a
+YAML parser (a line scan; JSON is parsed by ``json``), so a pathological file
+costs nothing before the real reader refuses it with a clear message.
+Kubernetes input is read first without field lines (about twice as fast);
+only when the conversion fails is it read again with lines, so the error
+names the line.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-
-import yaml
+from typing import BinaryIO, Optional, Sequence, Union
 
 from symreach.errors import InputError
+from symreach.loader import yaml_source
 from symreach.model import Instance
 
-_SNIFF_BYTES = 1 << 16
+SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+
+PathArg = Union[str, os.PathLike]
 
 
-def input_kind(path: Path) -> str:
-    """``"v1"`` for symreach instances, ``"kubernetes"`` for manifests and dumps."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", filename=str(path)) from None
-    keys = _top_level_keys(head)
+@dataclass
+class Source:
+    """One input read into memory: its name (a path or ``<stdin>``) and its text."""
+
+    name: str
+    text: str
+
+
+@dataclass
+class Loaded:
+    """An instance with what its front end knows beyond the model."""
+
+    instance: Instance
+    kind: str                                 # "v1" or "kubernetes"
+    names: list[str]                          # the inputs read, in order
+    context: dict = field(default_factory=dict)
+
+    @property
+    def report(self):
+        """The Kubernetes front end's ``Report`` (None for v1 instances)."""
+        return self.context.get("report")
+
+
+# ---- arguments -> sources --------------------------------------------------------------------------
+
+def expand_inputs(args: Sequence[PathArg]) -> list[str]:
+    """Files in argument order; a directory contributes its YAML/JSON files, recursively and sorted."""
+    if not args:
+        raise InputError("no input given (a file, a directory, or - for standard input)")
+    out: list[str] = []
+    for arg in args:
+        name = os.fspath(arg)
+        if name == STDIN:
+            if STDIN in out:
+                raise InputError("standard input (-) given twice")
+            out.append(STDIN)
+        elif os.path.isdir(name):
+            found = sorted(str(p) for p in Path(name).rglob("*")
+                           if p.suffix.lower() in SUFFIXES and p.is_file())
+            if not found:
+                raise InputError(f"no {', '.join(SUFFIXES)} file in this directory", name)
+            out.extend(found)
+        else:
+            out.append(name)
+    return out
+
+
+def read_sources(args: Sequence[PathArg], max_bytes: int = yaml_source.MAX_FILE_BYTES,
+                 stdin: Optional[BinaryIO] = None) -> list[Source]:
+    """Each input's text, read once (``-`` is standard input)."""
+    sources = []
+    for name in expand_inputs(args):
+        if name == STDIN:
+            stream = stdin if stdin is not None else sys.stdin.buffer
+            sources.append(Source("<stdin>", yaml_source.read_stream_text(stream, "<stdin>", max_bytes)))
+        else:
+            sources.append(Source(name, yaml_source.read_file_text(name, max_bytes)))
+    return sources
+
+
+# ---- sniffing --------------------------------------------------------------------------------------
+
+_KUBERNETES_KEYS = frozenset({"apiVersion", "kind", "items", "metadata", "spec"})
+_TOP_KEY = re.compile(r"""(?:"([^"]*)"|'([^']*)'|([^\s#'"\-?:\[\]{},&*!|>%@`][^:#]*?))\s*:(?:\s|$)""")
+
+
+def source_kind(source: Source) -> str:
+    """``"v1"``, ``"kubernetes"`` or ``"empty"`` (no document), from the first document's top-level keys."""
+    text = source.text
+    if yaml_source.is_json_text(text, source.name):
+        head = text.lstrip()
+        if head.startswith("["):
+            return "kubernetes"
+        keys = _json_top_keys(head)
+    else:
+        keys = _yaml_top_keys(text)
+        if keys is not None and not keys:  # flow style ({apiVersion: v1, ...}): parse it, in C
+            keys = _parsed_top_keys(source)
+    if keys is None:
+        return "empty"
     if "version" in keys and "apiVersion" not in keys:
         return "v1"
-    if keys & {"apiVersion", "kind", "items", "metadata", "spec"}:
+    if keys & _KUBERNETES_KEYS:
         return "kubernetes"
     return "v1"  # let the strict v1 loader name what is wrong
 
 
-def _top_level_keys(text: str) -> set[str]:
+def _yaml_top_keys(text: str) -> Optional[set[str]]:
+    """Keys at column 0 of the first document; stops early at a Kubernetes key. None: no content."""
     keys: set[str] = set()
-    depth = 0
-    expect_key = False
+    content = False
+    for line in text.splitlines():
+        if not line or line[0] in " \t#":
+            continue
+        if line.startswith("---"):
+            if content:
+                break
+            content = content or bool(line[3:].strip(" \t").split("#", 1)[0])
+            continue
+        if line.startswith("%") or line.startswith("..."):
+            continue
+        content = True
+        match = _TOP_KEY.match(line)
+        if match is None:
+            continue  # flow style, a sequence, a scalar: not a key line
+        key = next(g for g in match.groups() if g is not None)
+        keys.add(key)
+        if key in ("apiVersion", "kind"):
+            break
+    return keys if content else None
+
+
+def _parsed_top_keys(source: Source) -> set[str]:
+    """Top-level keys of the first document, parsed by libyaml (no lines, nothing retained)."""
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                expect_key = isinstance(event, yaml.MappingStartEvent) and depth == 1
-                continue
-            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-                expect_key = depth == 1
-                if depth == 0:
-                    break
-                continue
-            if depth == 1 and isinstance(event, yaml.ScalarEvent):
-                if expect_key:
-                    keys.add(event.value)
-                expect_key = not expect_key
-            elif depth == 1 and isinstance(event, yaml.AliasEvent):
-                expect_key = not expect_key
-    except yaml.YAMLError:
-        pass  # truncated sniff window or bad YAML: the real loader reports it
-    return keys
+        docs = yaml_source.read_documents_text(source.text, source.name, lines=False, kubectl=True)
+    except InputError:
+        return set()  # the real reader reports it
+    first = next((d for d, _ in docs if d is not None), None)
+    return {k for k in first if isinstance(k, str)} if isinstance(first, dict) else set()
 
 
-def load_any(path: Path) -> Instance:
-    return load_with_context(path)[0]
+def _json_top_keys(text: str) -> set[str]:
+    """Top-level keys of a JSON object, read with ``json`` (no YAML parser)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return set()  # the real reader reports it
+    return set(data) if isinstance(data, dict) else set()
 
 
-def load_with_context(path: Path) -> tuple[Instance, dict]:
+def input_kind(path: PathArg) -> str:
+    """``"v1"`` for symreach instances, ``"kubernetes"`` for manifests and dumps (one file)."""
+    source = Source(str(path), yaml_source.read_file_text(path))
+    kind = source_kind(source)
+    return "v1" if kind == "empty" else kind
+
+
+# ---- loading ---------------------------------------------------------------------------------------
+
+def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_source.MAX_FILE_BYTES,
+                stdin: Optional[BinaryIO] = None) -> Loaded:
+    """Read every input once and load them as one instance."""
+    if isinstance(args, (str, os.PathLike)):
+        args = [args]
+    sources = read_sources(args, max_bytes, stdin)
+    kinds = [source_kind(s) for s in sources]
+    names = [s.name for s in sources]
+    v1 = [s for s, k in zip(sources, kinds) if k == "v1"]
+    if v1 and len(sources) > 1:
+        raise InputError("a symreach instance (format v1) must be the only input", v1[0].name)
+    if v1 or all(k == "empty" for k in kinds):
+        from symreach.loader import load_text
+
+        return Loaded(load_text(sources[0].text, sources[0].name), "v1", names)
+    instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"])
+    context = {"initial_pod_names": report.initial_pod_names, "report": report}
+    return Loaded(instance, "kubernetes", names, context)
+
+
+def load_kubernetes_sources(sources: Sequence[Source]):
+    """Kubernetes documents of several sources as one cluster: (instance, report).
+
+    Read without lines first; if the conversion or the model refuses the
+    input, read again with lines and convert again, so the error has a line.
+    """
+    from symreach.frontends.k8s_source import read_documents_text
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    def run(lines: bool):
+        docs: list[object] = []
+        all_lines: list[dict] = []
+        doc_files: list[tuple[str, int]] = []
+        for source in sources:
+            source_docs, source_lines = read_documents_text(source.text, source.name, lines=lines)
+            docs.extend(source_docs)
+            all_lines.extend(source_lines)
+            doc_files.extend((source.name, i) for i in range(len(source_docs)))
+        name = sources[0].name if len(sources) == 1 else f"{len(sources)} inputs"
+        return load_kubernetes_documents(docs, name, all_lines, doc_files)
+
+    try:
+        return run(lines=False)
+    except InputError as first:
+        if first.line is not None:
+            raise
+        try:
+            run(lines=True)
+        except InputError as located:
+            raise located from None
+        raise  # pragma: no cover - the same input read with lines cannot load
+
+
+def load_any(path: Union[PathArg, Sequence[PathArg]]) -> Instance:
+    return load_inputs(path).instance
+
+
+def load_with_context(path: Union[PathArg, Sequence[PathArg]]) -> tuple[Instance, dict]:
     """The instance and what its front end knows beyond the model.
 
     For Kubernetes input the context holds ``initial_pod_names`` (the real
     names of running pods, so exported deletions name them) and the front
     end's ``report``.
     """
-    if input_kind(Path(path)) == "kubernetes":
-        from symreach.frontends.kubernetes import load_kubernetes_with_report
-
-        instance, report = load_kubernetes_with_report(path)
-        return instance, {"initial_pod_names": report.initial_pod_names, "report": report}
-    from symreach.loader import load_instance
-
-    return load_instance(path), {}
+    loaded = load_inputs(path)
+    return loaded.instance, loaded.context
 
 
 def resolve_pod(instance: Instance, name: str) -> int:

@@ -11,8 +11,9 @@ the function NodeResourcesFit calls), after the API server's defaulting:
    it: its use is its requests plus theirs. The pod needs the maximum, per
    resource, of (2) and every such init use.
 4. Pod-level ``spec.resources.requests`` (cpu, memory, hugepages-*), when set,
-   replace the aggregate for those resources. Pod-level requests default to
-   pod-level limits (and, for hugepages, to the containers' aggregate).
+   replace the aggregate for those resources. When pod-level limits are set,
+   missing pod-level requests default to the containers' aggregate request,
+   else to the pod-level limit (``defaultPodRequests``).
 5. ``spec.overhead`` (RuntimeClass) is added last.
 
 Amounts are integers in model units (millicores for cpu, base units
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from symreach.model import ANY_HOST_IP
 from symreach.loader.quantities import QuantityError, parse_quantity
 from symreach.loader.shapes import FieldError, Path, type_name
 
@@ -85,8 +87,9 @@ def _add(into: Resources, other: Resources) -> None:
 
 
 def _max(into: Resources, other: Resources) -> None:
+    """Per-resource maximum; a resource requested at 0 is still *listed* (it stops defaulting)."""
     for name, amount in other.items():
-        if amount > into.get(name, 0):
+        if name not in into or amount > into[name]:
             into[name] = amount
 
 
@@ -149,8 +152,10 @@ def _pod_level_requests(spec: dict, aggregate: Resources, path: Path) -> Resourc
     requests = resource_list(raw.get("requests"), path + ("resources", "requests"))
     limits = resource_list(raw.get("limits"), path + ("resources", "limits"))
     if limits:
+        # defaultPodRequests: the containers' aggregate first, the pod-level limit
+        # only for resources no container requests.
         for name, amount in aggregate.items():
-            if name.startswith(HUGEPAGES_PREFIX):
+            if is_pod_level_resource(name):
                 requests.setdefault(name, amount)
         for name, amount in limits.items():
             if is_pod_level_resource(name):
@@ -181,25 +186,26 @@ def format_requests(requests: Resources) -> dict[str, object]:
 
 
 def host_ports(spec: dict, path: Path = ()) -> tuple[list[dict[str, object]], list[str]]:
-    """Host ports the NodePorts filter checks, and warnings.
+    """Host ports the NodePorts filter checks (``GetHostPorts``), and warnings.
 
-    Only ``spec.containers`` count (``getContainerPorts``). With
-    ``hostNetwork: true`` the API server defaults every hostPort to its
-    containerPort. A hostIP is not modelled: ports conflict on any address,
-    which can only report more conflicts than the scheduler.
+    Ports of ``spec.containers`` and of restartable init containers (sidecars)
+    count. With ``hostNetwork: true`` the API server defaults every hostPort to
+    its containerPort. An empty hostIP means 0.0.0.0 (every address).
     """
     out: list[dict[str, object]] = []
-    seen: set[tuple[int, str]] = set()
-    warnings: list[str] = []
+    seen: set[tuple[int, str, str]] = set()
     host_network = spec.get("hostNetwork") is True
-    for i, container in enumerate(containers(spec, "containers", path)):
+    listed = [("containers", i, c) for i, c in enumerate(containers(spec, "containers", path))]
+    listed += [("initContainers", i, c) for i, c in enumerate(containers(spec, "initContainers", path))
+               if isinstance(c, dict) and is_sidecar(c)]
+    for kind, i, container in listed:
         if not isinstance(container, dict):
-            raise FieldError(path + ("containers", i), f"expected a container (a mapping), got {type_name(container)}")
+            raise FieldError(path + (kind, i), f"expected a container (a mapping), got {type_name(container)}")
         ports = container.get("ports") or []
         if not isinstance(ports, list):
-            raise FieldError(path + ("containers", i, "ports"), f"expected a list, got {type_name(ports)}")
+            raise FieldError(path + (kind, i, "ports"), f"expected a list, got {type_name(ports)}")
         for j, port in enumerate(ports):
-            where = path + ("containers", i, "ports", j)
+            where = path + (kind, i, "ports", j)
             if not isinstance(port, dict):
                 raise FieldError(where, f"expected a container port (a mapping), got {type_name(port)}")
             number = port.get("hostPort")
@@ -210,15 +216,18 @@ def host_ports(spec: dict, path: Path = ()) -> tuple[list[dict[str, object]], li
             if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 65536:
                 raise FieldError(where + ("hostPort",), f"expected a port number 1-65535, got {number!r}")
             protocol = port.get("protocol") or "TCP"
-            if (number, protocol) in seen:
+            host_ip = port.get("hostIP") or ANY_HOST_IP
+            if not isinstance(host_ip, str):
+                raise FieldError(where + ("hostIP",), f"expected a string, got {type_name(host_ip)}")
+            if (number, protocol, host_ip) in seen:
                 continue
-            seen.add((number, protocol))
-            out.append({"port": number, "protocol": protocol})
-            if port.get("hostIP") not in (None, "", "0.0.0.0", "::"):
-                warnings.append(f"hostIP {port.get('hostIP')} of port {number}/{protocol} is not modelled; "
-                                "the port is treated as taken on every address")
-    out.sort(key=lambda p: (p["port"], p["protocol"]))
-    return out, warnings
+            seen.add((number, protocol, host_ip))
+            entry: dict[str, object] = {"port": number, "protocol": protocol}
+            if host_ip != ANY_HOST_IP:
+                entry["hostIP"] = host_ip
+            out.append(entry)
+    out.sort(key=lambda p: (p["port"], p["protocol"], str(p.get("hostIP", ""))))
+    return out, []
 
 
 def sum_requests(items: Iterable[Resources]) -> Resources:

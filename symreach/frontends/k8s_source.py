@@ -1,9 +1,12 @@
-"""Reading Kubernetes YAML/JSON safely, and telling Kubernetes documents from v1 instances.
+"""Reading Kubernetes YAML/JSON safely and fast, and telling Kubernetes documents from v1 instances.
 
-Dumps hold many documents (``---``) or one ``kind: List``; the v1 reader in
-``symreach.loader.yaml_source`` reads exactly one, so this module composes a
-stream with the same safe pieces: the SafeLoader, the 8 MiB file limit, an
-alias-expansion budget checked before anything is built, and field -> line maps.
+Dumps hold many documents (``---``) or one ``kind: List``; this module reads
+a whole stream with the pieces of ``symreach.loader.yaml_source``: libyaml
+composition with kubectl's scalar rules, ``json`` for JSON, the input size
+limit, and the alias budget checked while building. Reading without field
+lines is about twice as fast, so ``read_documents_text(..., lines=False)`` is
+the first pass of ``symreach.frontends.dispatch``; lines are read again only
+when an error must name one.
 """
 
 from __future__ import annotations
@@ -11,9 +14,7 @@ from __future__ import annotations
 import os
 from typing import Union
 
-import yaml
-
-from symreach.errors import InputError
+from symreach.loader import yaml_source
 from symreach.loader.shapes import Path
 
 Lines = dict[Path, int]
@@ -31,50 +32,31 @@ def is_kubernetes_document(data: object) -> bool:
     return _is_object(data)
 
 
-def read_documents(path: Union[str, os.PathLike]) -> tuple[list[object], list[Lines]]:
-    """All YAML documents of ``path`` as plain data, each with its field -> line map.
+def looks_like_kubernetes(docs: list[object]) -> bool:
+    """Whether parsed documents are Kubernetes objects rather than a symreach v1 instance.
 
-    Safe by construction: composed with the SafeLoader, size-limited (8 MiB),
-    and every document's alias-expanded size is measured before it is built.
+    Decided by the top-level keys of the first non-empty document: ``version``
+    without ``apiVersion`` is format v1; any of the object keys is Kubernetes.
+    Anything else goes to the strict v1 loader, which names what is wrong.
     """
-    from symreach.loader import yaml_source
+    first = next((d for d in docs if d is not None), None)
+    if not isinstance(first, dict):
+        return len([d for d in docs if d is not None]) > 1
+    keys = set(first)
+    if "version" in keys and "apiVersion" not in keys:
+        return False
+    return bool(keys & {"apiVersion", "kind", "items", "metadata", "spec"})
 
+
+def read_documents(path: Union[str, os.PathLike], *, lines: bool = True,
+                   max_bytes: int = yaml_source.MAX_FILE_BYTES) -> tuple[list[object], list[Lines]]:
+    """All YAML documents (or the one JSON document) of ``path``, each with its field -> line map."""
     name = str(path)
-    text = yaml_source.read_file_text(path)
-    if name.lower().endswith(".json"):
-        # ``kubectl get -o json`` output is YAML except that JSON allows tabs between
-        # tokens; raw tabs cannot occur inside JSON strings, so this keeps values and lines.
-        text = text.replace("\t", " ")
-    return read_documents_text(text, name)
+    return read_documents_text(yaml_source.read_file_text(path, max_bytes), name, lines=lines)
 
 
-def read_documents_text(text: str, filename: str = "<memory>") -> tuple[list[object], list[Lines]]:
-    """Like ``read_documents`` for text already in memory."""
-    from symreach.loader import yaml_source
-
-    budget = yaml_source.MAX_EXPANDED_NODES
-    docs: list[object] = []
-    all_lines: list[Lines] = []
-    loader = yaml.SafeLoader(text)
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:  # pragma: no cover - check_node guarantees a document
-                break
-            yaml_source.check_size(node, budget, filename)
-            builder = yaml_source.DocumentBuilder(filename)
-            docs.append(builder.build(node, ()))
-            all_lines.append(builder.lines)
-            budget -= max(1, len(builder.lines))
-            if budget <= 0:
-                raise InputError("the documents expand to more than "
-                                 f"{yaml_source.MAX_EXPANDED_NODES} nodes in total (alias bomb?)", filename)
-    except yaml.MarkedYAMLError as err:
-        raise yaml_source.yaml_error(err, filename) from None
-    except yaml.YAMLError as err:
-        raise InputError(f"invalid YAML: {err}", filename) from None
-    except RecursionError:
-        raise InputError("the document is nested too deeply", filename) from None
-    finally:
-        loader.dispose()
-    return docs, all_lines
+def read_documents_text(text: str, filename: str = "<memory>", *,
+                        lines: bool = True) -> tuple[list[object], list[Lines]]:
+    """Like ``read_documents`` for text already in memory (standard input, a pipe)."""
+    pairs = yaml_source.read_documents_text(text, filename, lines=lines, kubectl=True)
+    return [data for data, _ in pairs], [doc_lines for _, doc_lines in pairs]

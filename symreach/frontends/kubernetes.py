@@ -56,6 +56,7 @@ from symreach.frontends.k8s_controllers import (
     without_controller_labels,
 )
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
+from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, and_node_terms, statefulset_claim
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import KUBERNETES, Instance
 from symreach.loader.shapes import FieldError, Path, format_path, type_name
@@ -65,7 +66,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"}
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -89,6 +90,17 @@ class Report:
     # (pod type, node) -> names of the running pods, for trace export.
     initial_pod_names: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # (category, message) for every warning, in order; ``symreach.report.warnings`` groups them.
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    # (kind, apiVersion, name) of every object of a kind not used, for warnings and query hints.
+    skipped_objects: list[tuple[str, str, str]] = field(default_factory=list)
+    # workloads that give no pod type, and why (asked about with --pod, the error says so)
+    unplaceable: dict[str, str] = field(default_factory=dict)
+
+    def warn(self, category: str, message: str) -> None:
+        """Record a warning: ``category`` groups it on the command line and in ``--json``."""
+        self.warnings.append(message)
+        self.notes.append((category, message))
 
     def summary(self) -> str:
         read = ", ".join(f"{n} {k}" for k, n in sorted(self.kinds.items())) or "nothing"
@@ -121,14 +133,18 @@ def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance
     return load_kubernetes_documents(docs, str(path), lines)
 
 
-def load_kubernetes_documents(docs: list, filename: str,
-                              lines: Optional[list[Lines]] = None) -> tuple[Instance, Report]:
-    """Convert, then load through the v1 loader; its errors point back at the source objects."""
+def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Lines]] = None,
+                              doc_files: Optional[list[tuple[str, int]]] = None) -> tuple[Instance, Report]:
+    """Convert, then load through the v1 loader; its errors point back at the source objects.
+
+    ``doc_files`` names (file, document index in it) per document when the
+    documents come from several files.
+    """
     from symreach.loader import load_document
 
-    conversion = _Converter(filename, docs, lines).run()
+    conversion = _Converter(filename, docs, lines, doc_files).run()
     try:
-        instance = load_document(conversion.document, filename, conversion.v1_lines)
+        instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
     except InputError as err:
         raise conversion.relocate(err) from None
     return instance, conversion.report
@@ -145,6 +161,8 @@ class _Object:
     doc: int          # 0-based document index
     item: Optional[int]  # index in a List's items, if any
     lines: Lines      # field path relative to the object -> line
+    filename: str = ""   # the input file this object came from
+    label: str = ""      # prefix of ``where`` when objects come from several files
 
     def line(self, sub: Path) -> Optional[int]:
         path = tuple(sub)
@@ -157,19 +175,25 @@ class _Object:
 
     @property
     def where(self) -> str:
-        place = f"document {self.doc + 1}"
+        place = f"{self.label}document {self.doc + 1}"
         if self.item is not None:
             place += f", items[{self.item}]"
         if self.kind == "?":
             return place
+        name = self.name
+        return f"{place} ({self.kind} {name})" if name else f"{place} ({self.kind})"
+
+    @property
+    def name(self) -> str:
+        """``namespace/name`` (``name`` for cluster-scoped kinds), or "" when the object has none."""
         meta = self.data.get("metadata") if isinstance(self.data.get("metadata"), dict) else {}
         name = meta.get("name") or meta.get("generateName")
-        if isinstance(name, str) and name:
-            if self.kind not in CLUSTER_SCOPED:
-                ns = meta.get("namespace")
-                name = f"{ns if isinstance(ns, str) and ns else DEFAULT_NAMESPACE}/{name}"
-            return f"{place} ({self.kind} {name})"
-        return f"{place} ({self.kind})"
+        if not isinstance(name, str) or not name:
+            return ""
+        if self.kind not in CLUSTER_SCOPED:
+            ns = meta.get("namespace")
+            name = f"{ns if isinstance(ns, str) and ns else DEFAULT_NAMESPACE}/{name}"
+        return name
 
 
 @dataclass
@@ -188,6 +212,7 @@ class _Conversion:
     report: Report
     v1_lines: Lines
     origins: dict[str, str]   # v1 path prefix ("podTypes[3]") -> source description
+    origin_files: dict[str, str] = field(default_factory=dict)  # v1 path prefix -> source file
 
     def relocate(self, err: InputError) -> InputError:
         """Prefix a loader error on the generated document with the source object it came from."""
@@ -195,15 +220,19 @@ class _Conversion:
         match = re.match(r"(podTypes|nodes|namespaces|initial)\[\d+\]", field_path)
         if match and match.group(0) in self.origins:
             origin = self.origins[match.group(0)]
-            return InputError(err.problem, err.filename, err.line, f"{origin}: {field_path}")
+            filename = self.origin_files.get(match.group(0)) or err.filename
+            return InputError(err.problem, filename, err.line, f"{origin}: {field_path}")
         return err
 
 
 class _Converter:
-    def __init__(self, filename: str, docs: list, lines: Optional[list[Lines]]) -> None:
+    def __init__(self, filename: str, docs: list, lines: Optional[list[Lines]],
+                 doc_files: Optional[list[tuple[str, int]]] = None) -> None:
         if isinstance(docs, dict):
             docs = [docs]
         self.filename = filename
+        # (file, document index in that file) per document, when documents come from several files
+        self.doc_files = doc_files
         self.docs = docs
         self.doc_lines = list(lines) if lines is not None else [{} for _ in docs]
         self.report = Report()
@@ -218,13 +247,16 @@ class _Converter:
         self.initial: Counter[tuple[str, str]] = Counter()
         self.v1_lines: Lines = {}
         self.origins: dict[str, str] = {}
+        self.origin_files: dict[str, str] = {}
         self._generated: Counter[str] = Counter()
         self.bare_pods: set[tuple[str, str]] = set()
+        self.volumes = VolumeIndex()
+        self._warned: set[str] = set()
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
-        where = obj.where + (f": {format_path(sub)}" if sub else "")
-        return InputError(problem, self.filename, obj.line(sub), where)
+        where = obj.where[len(obj.label):] + (f": {format_path(sub)}" if sub else "")
+        return InputError(problem, obj.filename or self.filename, obj.line(sub), where)
 
     def get(self, obj: _Object, sub: Path, expect: type, *, required: bool = False) -> object:
         value: object = obj.data
@@ -271,11 +303,16 @@ class _Converter:
             self.report.kinds[obj.kind] = self.report.kinds.get(obj.kind, 0) + 1
             if obj.kind not in USED_KINDS:
                 self.report.skipped[obj.kind] = self.report.skipped.get(obj.kind, 0) + 1
+                api = obj.data.get("apiVersion")
+                self.report.skipped_objects.append((obj.kind, api if isinstance(api, str) else "", obj.name))
         for obj in objects:
             if obj.kind == "Namespace":
                 self.namespace(obj)
             elif obj.kind == "Node":
                 self.node(obj)
+            elif obj.kind in VOLUME_KINDS:
+                namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
+                self.volumes.add(obj.kind, obj.data, namespace, name)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
@@ -284,7 +321,7 @@ class _Converter:
         for obj in objects:
             if obj.kind == "Pod":
                 self.pod(obj)
-        return _Conversion(self.document(), self.report, self.v1_lines, self.origins)
+        return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
         out: list[_Object] = []
@@ -292,30 +329,37 @@ class _Converter:
             lines = self.doc_lines[d] if d < len(self.doc_lines) else {}
             if data is None:
                 continue
+            filename, local = self.doc_files[d] if self.doc_files else (self.filename, d)
+            label = f"{filename}: " if self.doc_files and len({f for f, _ in self.doc_files}) > 1 else ""
             if not isinstance(data, dict):
                 raise InputError(f"expected a Kubernetes object (a mapping), got {type_name(data)}",
-                                 self.filename, lines.get(()), f"document {d + 1}")
+                                 filename, lines.get(()), f"document {local + 1}")
             kind = data.get("kind")
             if isinstance(kind, str) and kind.endswith("List") and "items" in data:
                 items = data.get("items") or []
                 if not isinstance(items, list):
-                    raise self.error(_Object(data, kind, d, None, lines), ("items",),
+                    raise self.error(_Object(data, kind, local, None, lines, filename), ("items",),
                                      f"expected a list, got {type_name(items)}")
+                # A typed list (NodeList from ``kubectl get --raw``) leaves out its items' kind.
+                item_kind = kind[:-len("List")] if kind != "List" else None
                 buckets: dict[int, Lines] = {i: {} for i in range(len(items))}
                 for path, line in lines.items():
                     if len(path) >= 2 and path[0] == "items" and path[1] in buckets:
                         buckets[path[1]][path[2:]] = line
                 for i, item in enumerate(items):
-                    out.append(self.object(item, d, i, buckets[i]))
+                    out.append(self.object(item, local, i, buckets[i], filename, label, item_kind))
             else:
-                out.append(self.object(data, d, None, lines))
+                out.append(self.object(data, local, None, lines, filename, label))
         return out
 
-    def object(self, data: object, doc: int, item: Optional[int], lines: Lines) -> _Object:
-        obj = _Object(data if isinstance(data, dict) else {}, "?", doc, item, lines)
+    def object(self, data: object, doc: int, item: Optional[int], lines: Lines, filename: str = "",
+               label: str = "", default_kind: Optional[str] = None) -> _Object:
+        obj = _Object(data if isinstance(data, dict) else {}, "?", doc, item, lines, filename, label)
         if not isinstance(data, dict):
             raise self.error(obj, (), f"expected a Kubernetes object (a mapping), got {type_name(data)}")
         kind = data.get("kind")
+        if kind is None and default_kind:
+            kind = default_kind
         if not isinstance(kind, str) or not kind:
             raise self.error(obj, ("kind",), "required field is missing" if kind is None
                              else f"expected a string, got {type_name(kind)}")
@@ -334,7 +378,7 @@ class _Converter:
         if not meta.get("name"):
             self._generated[name] += 1
             name = f"{name}{self._generated[name]}"
-            self.report.warnings.append(f"{obj.where}: node has only generateName; named it {name}")
+            self.report.warn("nodes named by generateName", f"{obj.where}: node has only generateName; named it {name}")
         if name in self.node_names:
             raise self.error(obj, ("metadata", "name"), f"duplicate Node {name!r}")
         self.node_names.add(name)
@@ -342,14 +386,17 @@ class _Converter:
         labels = self.string_map(obj, ("metadata", "labels"))
         if labels:
             body["labels"] = labels
+        # The API server defaults a missing allocatable to the capacity (as a whole).
         allocatable = self.get(obj, ("status", "allocatable"), dict)
-        capacity = allocatable or self.get(obj, ("status", "capacity"), dict)
-        source = ("status", "allocatable") if allocatable else ("status", "capacity")
-        if capacity:
-            body["capacity"] = dict(capacity)
-        else:
-            self.report.warnings.append(f"{obj.where}: no status.allocatable or status.capacity; "
+        capacity = allocatable if allocatable is not None else self.get(obj, ("status", "capacity"), dict)
+        source = ("status", "allocatable") if allocatable is not None else ("status", "capacity")
+        body["capacity"] = dict(capacity or {})
+        if not capacity:
+            self.report.warn("nodes without capacity", f"{obj.where}: no status.allocatable or status.capacity; "
                                         "every resource counts as 0")
+        # kube-scheduler: a node whose allocatable lacks ``pods`` admits no pod
+        # (its allowed pod number is 0); a v1 node without ``pods`` has no such limit.
+        body["capacity"].setdefault("pods", 0)
         taints = []
         for j, taint in enumerate(self.get(obj, ("spec", "taints"), list) or []):
             sub = ("spec", "taints", j)
@@ -371,7 +418,8 @@ class _Converter:
         self.map_lines(prefix + ("labels",), obj, ("metadata", "labels"))
         self.map_lines(prefix + ("capacity",), obj, source)
         self.map_lines(prefix + ("taints",), obj, ("spec", "taints"))
-        self.origins[format_path(prefix)] = obj.where
+        self.origins[format_path(prefix)] = obj.where[len(obj.label):]
+        self.origin_files[format_path(prefix)] = obj.filename
         self.nodes.append(body)
         self.report.nodes += 1
 
@@ -406,6 +454,14 @@ class _Converter:
         if workload.kind == "DaemonSet":
             self.daemonset_types(workload, tpath, origin)
             return
+        pinned = self.get(obj, tpath + ("spec", "nodeName"), str)
+        if pinned and pinned not in self.node_names:
+            why = f"its template pins pods with spec.nodeName to node {pinned!r}, which is not in the input"
+            self.report.warn("pinned to nodes not in the input", f"{obj.where}: {why}; no pod type")
+            self.report.unplaceable[f"{workload.namespace}/{workload.name}"] = why
+            return
+        if workload.kind == "StatefulSet":
+            self.claim_templates(workload)
         name = self.unique(f"{workload.namespace}/{workload.name}", workload.kind)
         self.add_type(name, obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",), origin=origin,
                       template=True)
@@ -413,12 +469,13 @@ class _Converter:
 
     def daemonset_types(self, workload: _Workload, tpath: Path, origin: str) -> None:
         if not self.nodes:
-            self.report.warnings.append(f"{workload.obj.where}: no nodes in the input, so no pod types")
+            self.report.warn("DaemonSets without nodes", f"{workload.obj.where}: no nodes in the input, so no pod types")
             return
         spec = self.get(workload.obj, tpath + ("spec",), dict, required=True)
         terms = required_node_terms(spec)
         if terms is not None and not any(term_nonempty(t) for t in terms):
-            self.report.warnings.append(f"{workload.obj.where}: required node affinity matches no node")
+            self.report.warn("DaemonSets that match no node",
+                             f"{workload.obj.where}: required node affinity matches no node")
             return
         for node in self.nodes:
             name = self.unique(f"{workload.namespace}/{workload.name}@{node['name']}", "DaemonSet")
@@ -468,13 +525,36 @@ class _Converter:
             body["nodeName"] = self.get(obj, spec_path + ("nodeName",), str)
         if ports:
             body["hostPorts"] = ports
+        self.apply_volumes(obj, spec, namespace, body, template)
         for warning in port_warnings:
-            self.report.warnings.append(f"{obj.where}: {warning}")
+            self.report.warn("host ports", f"{obj.where}: {warning}")
         scheduler = spec.get("schedulerName")
         if scheduler not in (None, DEFAULT_SCHEDULER):
-            self.report.warnings.append(f"{obj.where}: schedulerName {scheduler!r} is not the kube-scheduler; "
+            self.report.warn("other schedulers", f"{obj.where}: schedulerName {scheduler!r} is not the kube-scheduler; "
                                         "analysed as if it were")
         return body
+
+    def apply_volumes(self, obj: _Object, spec: dict, namespace: str, body: dict, template: bool) -> None:
+        """Bound claims pin the pod where their PersistentVolume is; other claims are caveats."""
+        owner = None if template else controller_ref(self.get(obj, ("metadata",), dict) or {})
+        skip = statefulset_claim(str(owner.get("name"))) if owner and owner.get("kind") == "StatefulSet" else None
+        pins, caveats = self.volumes.constrain(spec, namespace, skip)
+        for pin in pins:
+            and_node_terms(body, pin)
+        if template or owner is None:  # a controller's pods: its template warns once
+            for caveat in caveats:
+                self.warn_once("volumes", f"{obj.where}: {caveat}")
+
+    def claim_templates(self, workload: _Workload) -> None:
+        """A StatefulSet's ``volumeClaimTemplates``: where each replica's volume lets it run is a caveat."""
+        templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
+        for caveat in self.volumes.statefulset_caveats(workload.namespace, workload.name, templates):
+            self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
+
+    def warn_once(self, category: str, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            self.report.warn(category, message)
 
     def add_type(self, name: str, obj: _Object, namespace: str, meta_path: Path, spec_path: Path,
                  *, origin: str, template: bool, creatable: bool = True, body: Optional[dict] = None) -> dict:
@@ -490,7 +570,8 @@ class _Converter:
             self.map_lines(prefix + (key,), obj, spec_path + (key,))
         self.map_lines(prefix + ("requests",), obj, spec_path + ("containers",))
         self.map_lines(prefix + ("hostPorts",), obj, spec_path + ("containers",))
-        self.origins[format_path(prefix)] = f"{obj.where} -> pod type {name}"
+        self.origins[format_path(prefix)] = f"{obj.where[len(obj.label):]} -> pod type {name}"
+        self.origin_files[format_path(prefix)] = obj.filename
         self.types[name] = body
         self.strict_sigs[name] = signature(body, strict=True)
         self.lenient_sigs[name] = signature(body, strict=False)
@@ -527,7 +608,8 @@ class _Converter:
             return
         if node not in self.node_names:
             self.count_not_counted("pods on nodes not in the input")
-            self.report.warnings.append(f"{obj.where}: runs on node {node!r}, which is not in the input; "
+            self.report.warn("pods on nodes not in the input",
+                             f"{obj.where}: runs on node {node!r}, which is not in the input; "
                                         "left out of the initial configuration")
             return
         self.initial[(type_name, node)] += 1
@@ -573,8 +655,8 @@ class _Converter:
                               origin=f"pods of {owner_kind} {namespace}/{owner_name} (older revision of {target})",
                               template=False, creatable=False, body=body)
                 self.extra_types[key] = type_name
-                self.report.warnings.append(
-                    f"{obj.where}: its spec differs from the template of {target} (older revision?); "
+                self.report.warn(
+                    "pods of older revisions", f"{obj.where}: its spec differs from the template of {target} (older revision?); "
                     f"given its own non-creatable pod type {type_name}")
             return self.extra_types[key]
         # The controller is not in the input: join an identical type, else name one after it.
@@ -590,7 +672,7 @@ class _Converter:
                           origin=f"pods of {owner_kind} {namespace}/{owner_name} (not in the input)",
                           template=False, body=without_controller_labels(body))
             self.extra_types[key] = type_name
-            self.report.warnings.append(f"{obj.where}: its controller {owner_kind} {owner_name} is not in the "
+            self.report.warn("controllers not in the input", f"{obj.where}: its controller {owner_kind} {owner_name} is not in the "
                                         f"input; pod type {type_name} is built from the pod itself")
         return self.extra_types[key]
 

@@ -43,12 +43,17 @@ def load_text(text: str, filename: str = "<memory>") -> Instance:
 
 
 def load_document(
-    doc: object, filename: str = "<memory>", lines: Optional[Mapping[tuple, int]] = None
+    doc: object, filename: str = "<memory>", lines: Optional[Mapping[tuple, int]] = None,
+    *, default_hostname: bool = True,
 ) -> Instance:
-    """Check and resolve a parsed v1 document; ``lines`` maps field paths to 1-based lines."""
+    """Check and resolve a parsed v1 document; ``lines`` maps field paths to 1-based lines.
+
+    ``default_hostname=False`` is for documents converted from Kubernetes Nodes,
+    which carry exactly the labels the cluster gave them.
+    """
     try:
         with _collector_paused():
-            document = parse_document(doc)
+            document = parse_document(doc, default_hostname=default_hostname)
             instance = build_instance(document, filename)
             query = query_from_document(instance, document.query)
     except FieldError as err:

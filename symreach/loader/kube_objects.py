@@ -159,12 +159,10 @@ def _spread(raw: object, path: Path) -> tuple[SpreadSpec, str]:
     affinity_policy = choice(body.get("nodeAffinityPolicy"), path + ("nodeAffinityPolicy",), (HONOR, IGNORE), HONOR)
     taints_policy = choice(body.get("nodeTaintsPolicy"), path + ("nodeTaintsPolicy",), (HONOR, IGNORE), IGNORE)
     match_keys = _label_keys(body, "matchLabelKeys", path)
-    if match_keys:
-        if body.get("labelSelector") is None:
-            raise FieldError(path + ("matchLabelKeys",), "must not be set when labelSelector is not set")
-        clash = sorted(set(match_keys) & selector.keys())
-        if clash:
-            raise FieldError(path + ("matchLabelKeys",), f"key '{clash[0]}' is also in labelSelector")
+    # A key may also be in labelSelector: since v1.34 the API server merges
+    # matchLabelKeys into the selector, so every stored pod looks like that.
+    if match_keys and body.get("labelSelector") is None:
+        raise FieldError(path + ("matchLabelKeys",), "must not be set when labelSelector is not set")
     spec = SpreadSpec(max_skew, key, selector, min_domains, affinity_policy, taints_policy, match_keys, path)
     return spec, when
 

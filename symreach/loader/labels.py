@@ -9,6 +9,7 @@ Semantics follow ``k8s.io/apimachinery/pkg/labels`` and
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping, Optional, Sequence
@@ -58,12 +59,24 @@ class Requirement:
             return not has
         if not has:
             return False
-        try:
-            value = int(labels[self.key])
-        except ValueError:
+        value, bound = go_int(labels[self.key]), go_int(self.values[0])
+        if value is None or bound is None:
             return False
-        bound = int(self.values[0])
         return value > bound if self.operator == GT else value < bound
+
+
+_INT64 = 2**63
+
+
+def go_int(text: str) -> Optional[int]:
+    """``strconv.ParseInt(text, 10, 64)``, as labels.Requirement uses for Gt/Lt: None when it fails.
+
+    Stricter than Python's int(): no underscores, no spaces, int64 range only.
+    """
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    value = int(text)
+    return value if -_INT64 <= value < _INT64 else None
 
 
 @dataclass(frozen=True)
@@ -126,13 +139,10 @@ def _parse_requirement(raw: object, path: Path, operators: Sequence[str]) -> Req
         raise FieldError(vpath, f"must be non-empty when operator is {op}")
     if op in (EXISTS, DOES_NOT_EXIST) and values:
         raise FieldError(vpath, f"must be empty when operator is {op}")
-    if op in (GT, LT):
-        if len(values) != 1:
-            raise FieldError(vpath, f"must have exactly one value when operator is {op}")
-        try:
-            int(values[0])
-        except ValueError:
-            raise FieldError(vpath + (0,), f"must be an integer when operator is {op}, got '{values[0]}'") from None
+    if op in (GT, LT) and len(values) != 1:
+        raise FieldError(vpath, f"must have exactly one value when operator is {op}")
+    # A Gt/Lt value that is not an integer passes API validation; the scheduler
+    # then cannot parse the term, which matches no node (``Requirement.matches``).
     return Requirement(key, op, values)
 
 
@@ -214,7 +224,8 @@ class Toleration:
 def parse_toleration(raw: object, path: Path = ()) -> Toleration:
     body = mapping(raw, path, ("key", "operator", "value", "effect", "tolerationSeconds"))
     key = _opt_str(body.get("key"), path + ("key",))
-    op = choice(body.get("operator"), path + ("operator",), (EQUAL, EXISTS), default=EQUAL)
+    # An empty operator is valid and means Equal (v1 Toleration.ToleratesTaint).
+    op = choice(body.get("operator") or None, path + ("operator",), (EQUAL, EXISTS), default=EQUAL)
     value = _opt_str(body.get("value"), path + ("value",))
     effect = _opt_str(body.get("effect"), path + ("effect",))
     if effect:

@@ -32,6 +32,7 @@ from symreach.loader.labels import (
     untolerated_taint,
 )
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
+from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
 from symreach.model import (
     KUBERNETES,
@@ -245,8 +246,44 @@ class _Context:
         if self.unschedulable and not tolerates(placement.tolerations, UNSCHEDULABLE_TAINT):
             for n in self.unschedulable:
                 row[n] = NODE_UNSCHEDULABLE
+        if self.kube:
+            self._prefilter(placement, row)
         hit = self._rows[placement] = tuple(row)
         return hit
+
+    def _prefilter(self, placement: Placement, row: list[Optional[str]]) -> None:
+        """NodeAffinity's PreFilter outcome, which wins over every Filter plugin."""
+        names = prefilter_node_names(placement.node_affinity)
+        if names is None:
+            return
+        if not names:
+            row[:] = [NODE_AFFINITY_CONFLICT] * len(row)
+            return
+        for n, node in enumerate(self.doc.nodes):
+            if node.name not in names:
+                row[n] = PREFILTER_NODE_AFFINITY
+
+
+def prefilter_node_names(affinity: Optional[NodeSelector]) -> Optional[frozenset[str]]:
+    """The node names NodeAffinity's PreFilter restricts a pod to, or None for no restriction.
+
+    When every term has ``matchFields metadata.name In`` requirements, the
+    candidates are the union over terms of the intersection of each term's
+    name lists; an empty result rejects every node ("pod affinity terms
+    conflict"). The scheduler only looks at In requirements here.
+    """
+    if affinity is None or not affinity.terms:
+        return None
+    names: set[str] = set()
+    for term in affinity.terms:
+        term_names: Optional[set[str]] = None
+        for req in term.field_requirements:
+            if req.key == NODE_NAME_FIELD and req.operator == IN:
+                term_names = set(req.values) if term_names is None else term_names & set(req.values)
+        if term_names is None:
+            return None
+        names |= term_names
+    return frozenset(names)
 
 
 def make_topology(key: str, nodes: tuple[Node, ...]) -> Topology:
@@ -325,8 +362,25 @@ def _term(ctx: _Context, owner: PodTypeSpec, term: TermSpec) -> AffinityTerm:
         label_key_requirements(term.match_label_keys, owner.labels, IN)
         + label_key_requirements(term.mismatch_label_keys, owner.labels, NOT_IN)
     )
-    namespaces = ctx.term_namespaces(owner, term) if ctx.kube else None
-    return AffinityTerm(selects=ctx.select(selector, namespaces), topology=ctx.topology(term.topology_key))
+    if not ctx.kube:
+        return AffinityTerm(selects=ctx.select(selector, None), topology=ctx.topology(term.topology_key))
+    namespaces = ctx.term_namespaces(owner, term)
+    selects = ctx.select(selector, namespaces)
+    if _pending_sees_every_namespace(term):
+        # The term of a *pending* pod: kube-scheduler v1.35 keeps its
+        # namespaceSelector after unrolling it into namespaces and then matches
+        # it against an empty label set (InterPodAffinity.PreFilter), so a
+        # selector that matches no labels (NotIn, DoesNotExist) admits pods of
+        # every namespace. Running pods' terms see the real namespace labels.
+        pending = ctx.select(selector, None)
+        if pending != selects:
+            return AffinityTerm(selects=pending, topology=ctx.topology(term.topology_key), existing_selects=selects)
+    return AffinityTerm(selects=selects, topology=ctx.topology(term.topology_key))
+
+
+def _pending_sees_every_namespace(term: TermSpec) -> bool:
+    selector = term.namespace_selector
+    return selector is not None and not selector.is_empty() and selector.matches({})
 
 
 def _spread(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> SpreadConstraint:

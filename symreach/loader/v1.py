@@ -12,7 +12,7 @@ from typing import Optional
 
 from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
-from symreach.model import KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
+from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
 from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
 from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
 
@@ -60,14 +60,16 @@ class Document:
     query: object
 
 
-def parse_document(raw: object) -> Document:
+def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
+    """``default_hostname``: give nodes without ``kubernetes.io/hostname`` one (hand-written
+    v1 nodes, SPEC 3.1); Kubernetes Node objects have only the labels they carry."""
     body = mapping(raw, (), TOP_FIELDS, required=("version",))
     version = body["version"]
     if isinstance(version, bool) or version != VERSION:
         raise FieldError(("version",), f"unsupported version {version!r} (this symreach reads version {VERSION})")
     profile = choice(body.get("semantics"), ("semantics",), PROFILES, default=KUBERNETES)
     declared = _namespaces(body.get("namespaces"))
-    nodes = _nodes(body.get("nodes"))
+    nodes = _nodes(body.get("nodes"), default_hostname)
     pods = _pod_types(body.get("podTypes"), profile, {n.name for n in nodes})
     namespaces = dict(declared)
     for pod in pods:
@@ -90,7 +92,7 @@ def _namespaces(raw: object) -> dict[str, FrozenDict[str, str]]:
     return out
 
 
-def _nodes(raw: object) -> tuple[Node, ...]:
+def _nodes(raw: object, default_hostname: bool = True) -> tuple[Node, ...]:
     nodes: list[Node] = []
     names: set[str] = set()
     for i, item in enumerate(sequence(raw, ("nodes",))):
@@ -101,7 +103,8 @@ def _nodes(raw: object) -> tuple[Node, ...]:
             raise FieldError(path + ("name",), f"duplicate node name '{name}'")
         names.add(name)
         labels = dict(string_map(body.get("labels"), path + ("labels",)))
-        labels.setdefault(HOSTNAME_LABEL, name)
+        if default_hostname:
+            labels.setdefault(HOSTNAME_LABEL, name)
         taints = tuple(parse_taint(t, path + ("taints", j)) for j, t in enumerate(sequence(body.get("taints"), path + ("taints",))))
         seen = set()
         for j, taint in enumerate(taints):
@@ -192,12 +195,16 @@ def _host_ports(raw: object, path: Path, profile: str) -> frozenset[HostPort]:
         raise FieldError(path, "host ports are not part of the paper semantics (use semantics: kubernetes)")
     ports: list[HostPort] = []
     for i, item in enumerate(items):
-        body = mapping(item, path + (i,), ("port", "protocol"), required=("port",))
+        body = mapping(item, path + (i,), ("port", "protocol", "hostIP"), required=("port",))
         port = integer(body["port"], path + (i, "port"), minimum=1, maximum=65535)
         protocol = choice(body.get("protocol"), path + (i, "protocol"), PROTOCOLS, default="TCP")
-        if HostPort(port, protocol) in ports:
-            raise FieldError(path + (i,), f"duplicate host port {port}/{protocol}")
-        ports.append(HostPort(port, protocol))
+        host_ip = ANY_HOST_IP
+        if body.get("hostIP"):
+            host_ip = string(body["hostIP"], path + (i, "hostIP"))
+        entry = HostPort(port, protocol, host_ip)
+        if entry in ports:
+            raise FieldError(path + (i,), f"duplicate host port {port}/{protocol} on {host_ip}")
+        ports.append(entry)
     return frozenset(ports)
 
 

@@ -20,6 +20,7 @@ class NodeVerdict:
     node: str
     reason: Optional[str]  # None: the pod fits there now
     static: bool  # True: no deploy/delete sequence can lift the obstacle
+    reasons: tuple[str, ...] = ()  # all of the failing plugin's reasons (NodeResourcesFit lists several)
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Explanation:
 
     def failed_scheduling(self) -> str:
         """The FailedScheduling message: counts per reason, sorted like kube-scheduler's FitError."""
-        reasons = Counter(v.reason for v in self.nodes if v.reason is not None)
+        reasons = Counter(r for v in self.nodes if v.reason is not None for r in (v.reasons or (v.reason,)))
         parts = sorted(f"{count} {reason}" for reason, count in reasons.items())
         total = len(self.nodes)
         available = len(self.feasible_now)
@@ -46,6 +47,7 @@ class Explanation:
             "pod": self.pod,
             "summary": self.failed_scheduling(),
             "nodes": [{"node": v.node, "fits_now": v.reason is None, "reason": v.reason,
+                       "reasons": list(v.reasons or ([v.reason] if v.reason else [])),
                        "static": v.static} for v in self.nodes],
         }
 
@@ -56,7 +58,9 @@ def explain(inst: Instance, t: int) -> Explanation:
     verdicts = []
     for n, node in enumerate(inst.nodes):
         reason = semantics.deploy_failure(inst, t, n, sigma0)
-        verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty)))
+        failure = semantics.node_failure(inst, t, n, sigma0) if reason is not None else None
+        reasons = failure.reasons if failure is not None and failure.reason == reason else ()
+        verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty), reasons))
     return Explanation(inst.pod_types[t].name, tuple(verdicts))
 
 

@@ -1,0 +1,132 @@
+"""How often does symreach agree with the real kube-scheduler? Long differential run.
+
+    python -m benchmarks.kso_agreement --states 5000 --seed 1 --traces 500
+
+Generates seeded random cluster states (``symreach.generators.k8s_states``),
+asks kso and symreach for every node's verdict and first failing plugin, and
+prints: states, node verdicts, fit agreement, plugin agreement, and the
+disagreements per class (with one example state each, written to
+``--examples DIR`` as YAML). Then replays ``--traces`` witness traces of
+symreach's explicit engine step by step on kso. Exit status 0 when everything
+agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+from benchmarks.kso_harness import (
+    Disagreement,
+    compare,
+    find_kso,
+    kso_verdicts,
+    kso_verdicts_single,
+    state_yaml,
+    symreach_verdicts,
+)
+from benchmarks.kso_replay import replay, witnesses
+from symreach.generators.k8s_states import random_states
+
+
+def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path]) -> bool:
+    t0 = time.perf_counter()
+    states = random_states(states_n, seed)
+    answers = kso_verdicts(states, kso, workers=workers)
+    t_kso = time.perf_counter() - t0
+    disagreements: list[Disagreement] = []
+    load_errors: Counter[str] = Counter()
+    verdicts = fit_same = plugin_same = 0
+    for i, state in enumerate(states):
+        try:
+            ours = symreach_verdicts(state)
+        except Exception as exc:  # a state symreach refuses is a disagreement too
+            load_errors[f"{type(exc).__name__}: {str(exc).split(': ')[-1][:100]}"] += 1
+            continue
+        found = compare(i, answers[i], ours)
+        disagreements += found
+        for node, theirs in answers[i].items():
+            verdicts += 1
+            fit_same += (theirs is None) == (ours[node] is None)
+            plugin_same += (theirs and theirs[0]) == (ours[node] and ours[node][0])
+    print(f"states: {states_n} (seed {seed}); node verdicts: {verdicts}; kso {t_kso:.0f} s, "
+          f"total {time.perf_counter() - t0:.0f} s")
+    print(f"fit agreement:    {_pct(fit_same, verdicts)}")
+    print(f"plugin agreement: {_pct(plugin_same, verdicts)}")
+    print(f"reason disagreements: {len(disagreements)} ({sum(d.fit for d in disagreements)} on fit)")
+    print(f"states symreach refused to load: {sum(load_errors.values())}")
+    for message, count in load_errors.most_common():
+        print(f"  {count:5d}  {message}")
+    classes = Counter(d.cls for d in disagreements)
+    first = {}
+    for d in disagreements:
+        first.setdefault(d.cls, d)
+    for cls, count in classes.most_common():
+        example = first[cls]
+        print(f"  {count:5d}  {cls}  (e.g. state {example.state}, node {example.node})")
+        if examples is not None:
+            examples.mkdir(parents=True, exist_ok=True)
+            (examples / f"state-{example.state}.yaml").write_text(state_yaml(states[example.state]))
+    return not disagreements and not load_errors
+
+
+def check_batching(count: int, seed: int, kso: Path) -> bool:
+    states = random_states(count, seed)
+    same = kso_verdicts(states, kso) == [kso_verdicts_single(s, kso) for s in states]
+    print(f"batched kso answers equal single runs on {count} states: {same}")
+    return same
+
+
+def witness_replay(traces: int, seed: int, kso: Path, workers: int) -> bool:
+    t0 = time.perf_counter()
+    found = witnesses(traces, seed)
+    t_find = time.perf_counter() - t0
+    steps = replay(found, kso) if found else []
+    deploys = sum(len(s) for s in steps)
+    refused = [(w.index, node) for w, ws in zip(found, steps) for node, verdict in ws if verdict is not None]
+    lengths = Counter(len(w.trace) for w in found)
+    print(f"witness traces: {len(found)} (seed {seed}; lengths {dict(sorted(lengths.items()))}); "
+          f"deployments replayed on kso: {deploys}; refused by kso: {len(refused)}; "
+          f"search {t_find:.0f} s, total {time.perf_counter() - t0:.0f} s")
+    for index, node in refused[:10]:
+        print(f"  scenario {index}: a deployment on {node} refused")
+    return len(found) == traces and not refused
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.3f}% ({part}/{whole})" if whole else "n/a"
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.kso_agreement", description=__doc__.split("\n")[0])
+    parser.add_argument("--states", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--traces", type=int, default=0, help="witness traces to replay on kso")
+    parser.add_argument("--workers", type=int, default=6, help="kso processes at once (they mostly wait)")
+    parser.add_argument("--check-batching", type=int, default=0, metavar="N",
+                        help="also compare batched and single kso runs on N states")
+    parser.add_argument("--examples", type=Path, help="write one example state per disagreement class here")
+    args = parser.parse_args(argv)
+    if args.states < 0 or args.traces < 0 or args.workers < 1:
+        print("error: --states and --traces must be >= 0, --workers >= 1", file=sys.stderr)
+        return 2
+    kso = find_kso()
+    if kso is None:
+        print("error: kso not found (expected at ../shared/tools/kso/kso)", file=sys.stderr)
+        return 2
+    ok = True
+    if args.check_batching:
+        ok &= check_batching(args.check_batching, args.seed, kso)
+    if args.states:
+        ok &= differential(args.states, args.seed, kso, args.workers, args.examples)
+    if args.traces:
+        ok &= witness_replay(args.traces, args.seed, kso, args.workers)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""symreach agrees with the real kube-scheduler (kso), verdict for verdict.
+
+Seeded, so the same states every run; nothing here depends on machine speed
+(kso's answers are per state, the engine is bounded by a state count). Skips
+where ``shared/tools/kso/kso`` is absent. ``python -m benchmarks.kso_agreement``
+runs the same checks on thousands of states.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.kso_harness import (
+    compare,
+    find_kso,
+    kso_verdicts,
+    kso_verdicts_single,
+    symreach_verdicts,
+)
+from benchmarks.kso_replay import replay, witnesses
+from symreach.generators.k8s_states import random_states
+
+KSO = find_kso()
+needs_kso = pytest.mark.skipif(KSO is None, reason="kso (shared/tools/kso) not available")
+STATES = 200
+TRACES = 30
+
+
+def test_generator_is_deterministic_and_dense():
+    """Same seed, same states; the features the kubernetes profile reads all occur."""
+    first, again = random_states(60, 5), random_states(60, 5)
+    assert [s.objects for s in first] == [s.objects for s in again]
+    text = repr([s.objects for s in random_states(STATES, 11)])
+    for needle in ("'Gt'", "'Lt'", "'DoesNotExist'", "matchFields", "NoExecute", "PreferNoSchedule",
+                   "'unschedulable': True", "hostIP", "'SCTP'", "restartPolicy", "overhead", "minDomains",
+                   "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys", "mismatchLabelKeys",
+                   "namespaceSelector", "'namespaces'", "podAntiAffinity", "example.com/gpu", "'capacity'",
+                   "'operator': ''", "tolerationSeconds"):
+        assert needle in text, needle
+
+
+@needs_kso
+def test_kso_and_symreach_agree_on_random_states():
+    states = random_states(STATES, 11)
+    answers = kso_verdicts(states, KSO)
+    disagreements = [d for i, state in enumerate(states) for d in compare(i, answers[i], symreach_verdicts(state))]
+    assert sum(len(a) for a in answers) > 2 * STATES
+    assert not disagreements, "\n".join(f"state {d.state} node {d.node}: {d.cls}" for d in disagreements[:10])
+
+
+@needs_kso
+def test_batched_kso_answers_equal_single_runs():
+    """The renaming that isolates states inside one kso input changes no answer."""
+    states = random_states(12, 3)
+    assert kso_verdicts(states, KSO, batch=6) == [kso_verdicts_single(s, KSO) for s in states]
+
+
+@needs_kso
+def test_witness_traces_replay_on_the_real_scheduler():
+    found = witnesses(TRACES, 1)
+    assert len(found) == TRACES
+    steps = replay(found, KSO)
+    refused = [(w.index, i, node, verdict) for w, ws in zip(found, steps)
+               for i, (node, verdict) in enumerate(ws) if verdict is not None]
+    assert sum(len(s) for s in steps) >= 2 * TRACES
+    assert not refused, refused[:5]

@@ -1,0 +1,114 @@
+"""The ``auto`` portfolio: round-robin schedule, who answered, no worker left behind."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from symreach import semantics
+from symreach.result import Verdict
+from symreach.solvers.base import Limits
+from symreach.solvers.portfolio import DEFAULT_RACE, AutoEngine, round_robin
+from tests.sat_helpers import pyramid_instance
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_round_robin_shares_cores_equally():
+    engines = ["bdd", "ic3", "bmc"]
+    held = {e: 0 for e in engines}
+    for i in range(30):
+        running = round_robin(engines, 2, i)
+        assert len(running) == 2
+        for e in running:
+            held[e] += 1
+    assert held == {"bdd": 20, "ic3": 20, "bmc": 20}   # 2/3 of the slices each
+    assert round_robin(engines, 3, 5) == set(engines)
+    assert [round_robin(engines, 1, i) for i in range(3)] == [{"bdd"}, {"ic3"}, {"bmc"}]
+
+
+def test_bmc_is_in_the_default_race():
+    assert "bmc" in DEFAULT_RACE and "bdd" in DEFAULT_RACE and "ic3" in DEFAULT_RACE
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_deployable_answer_names_its_engine(jobs):
+    inst = pyramid_instance(2, 4)   # price 4: deployable, not decided by preprocessing
+    res = AutoEngine(jobs=jobs, slice_s=0.2).check(inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.DEPLOYABLE
+    semantics.replay(inst, res.trace, inst.query)
+    port = res.stats["portfolio"]
+    assert res.engine == f"auto/{port['answered_by']}"
+    assert port["answered_by"] in DEFAULT_RACE and port["jobs"] == jobs
+    assert not mp.active_children()
+
+
+def test_not_deployable_comes_from_a_prover_with_bmc_paused_and_stopped():
+    inst = pyramid_instance(2, 3)   # price 4: not deployable with 3 pebbles
+    res = AutoEngine(engines=("bmc", "bdd", "ic3"), jobs=1, slice_s=0.1).check(
+        inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.NOT_DEPLOYABLE
+    assert res.stats["portfolio"]["answered_by"] in ("bdd", "ic3")
+    assert res.certificate is not None
+    assert not mp.active_children()   # bmc, paused or not, was stopped
+
+
+def test_limit_gives_unknown_with_every_reason():
+    inst = pyramid_instance(2, 3)
+    res = AutoEngine(engines=("bmc",), jobs=2).check(inst, limits=Limits(timeout_s=1.0))
+    assert res.verdict is Verdict.UNKNOWN
+    hard = pyramid_instance(6, 7)   # neither engine decides it within a second
+    res = AutoEngine(engines=("bmc", "ic3"), jobs=1, slice_s=0.1).check(hard, limits=Limits(timeout_s=1.0))
+    assert res.verdict is Verdict.UNKNOWN
+    assert res.stats["portfolio"]["answered_by"] is None
+    assert not mp.active_children()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(x) for x in fh.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_PDEATHSIG")
+def test_workers_die_with_a_killed_parent():
+    """Workers run in their own sessions (fair CPU shares), so the parent's
+    process group no longer reaches them: PR_SET_PDEATHSIG must."""
+    script = ("from tests.sat_helpers import pyramid_instance\n"
+              "from symreach.solvers.portfolio import AutoEngine\n"
+              "from symreach.solvers.base import Limits\n"
+              "AutoEngine().check(pyramid_instance(7, 8), limits=Limits(timeout_s=600))\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        workers: list[int] = []
+        for _ in range(600):  # generous: up to 60 s for the workers to start
+            workers = _children(proc.pid)
+            if len(workers) == 3:
+                break
+            time.sleep(0.1)
+        assert len(workers) == 3
+    finally:
+        proc.kill()
+        proc.wait()
+    for _ in range(600):
+        if not any(_alive(w) for w in workers):
+            break
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers)
