@@ -306,6 +306,12 @@ def campaign(count: int, seed: int, report: Optional[str] = None, progress_every
         why = failure(case, outcome)
         if why is not None:
             failures.append(why)
+            if report:  # keep the failing input, to reproduce it
+                keep = Path(report).with_suffix("") / f"failure-{done}"
+                keep.mkdir(parents=True, exist_ok=True)
+                (keep / "argv.txt").write_text(case.describe() + "\n")
+                for name, data in case.files.items():
+                    (keep / name).write_bytes(data)
         if done % progress_every == 0 or done == count:
             summary = _summary(done, seed, exits, commands, failures, slowest, time.perf_counter() - start)
             print(json.dumps({k: v for k, v in summary.items() if k != "failures"}), flush=True)

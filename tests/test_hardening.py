@@ -370,7 +370,8 @@ def test_memory_limit_generate_tree_height_40():
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 3 and err.strip() == "symreach: error: memory limit (300 MB)"
+    assert proc.returncode == 3 and "symreach: error: memory limit (300 MB" in err, err
+    assert "Traceback" not in err
 
 
 def test_memory_limit_check_bdd_stays_bounded_and_answers(hard):
@@ -394,7 +395,10 @@ def test_memory_limit_export_dimacs_huge_depth():
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 3 and err.strip() == "symreach: error: memory limit (200 MB)"
+    # Python's MemoryError (one line from the command) or, if the allocation
+    # failed in C, the supervisor's line for a child killed under the limit
+    assert proc.returncode == 3 and "symreach: error: memory limit (200 MB" in err, err
+    assert "Traceback" not in err
 
 
 def test_sigterm_ends_benchmark_jobs_in_their_own_groups(tmp_path):

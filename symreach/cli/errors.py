@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import Any
+from typing import Any, Optional
 
 import click
 
@@ -24,8 +24,18 @@ EXIT_INTERNAL_ERROR = process.EXIT_INTERNAL
 
 
 def _report_input_errors(invoke: Any, ctx: click.Context) -> Any:
+    value, limit = _run_until_limit(invoke, ctx)
+    if limit is None:
+        return value
+    # outside the except clause: the traceback, and with it the frames holding
+    # what filled the memory, is gone, so the verdict can be printed
+    process.limit_reached(limit)
+
+
+def _run_until_limit(invoke: Any, ctx: click.Context) -> tuple[Any, Optional[str]]:
+    """Run the command: (its value, None), or (None, the reason a time or memory limit stopped it)."""
     try:
-        return invoke(ctx)
+        return invoke(ctx), None
     except InputError as exc:
         click.echo(f"symreach: error: {exc}", err=True)
         sys.exit(EXIT_INPUT_ERROR)
@@ -33,9 +43,9 @@ def _report_input_errors(invoke: Any, ctx: click.Context) -> Any:
         click.echo("symreach: error: input nested too deeply", err=True)
         sys.exit(EXIT_INPUT_ERROR)
     except LimitReached as exc:
-        process.limit_reached(exc.reason)
+        return None, exc.reason
     except MemoryError:
-        process.limit_reached(process.memory_reason())
+        return None, process.memory_reason()
     except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:  # a bug: one line, a distinct status, never exit 1 ("not deployable")

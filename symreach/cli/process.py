@@ -190,6 +190,12 @@ def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float)
             print(exc.code, file=sys.stderr)
     except KeyboardInterrupt:
         code = 130
+    except MemoryError:  # outside any command (click's own parsing): still one line
+        code = EXIT_UNKNOWN
+        _last_words(f"symreach: error: {MEMORY_REASON}")
+    except BaseException as exc:  # pragma: no cover - a bug outside every command
+        code = EXIT_INTERNAL
+        _last_words(f"symreach: internal error: {type(exc).__name__}: {exc}")
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -197,6 +203,13 @@ def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float)
             except (OSError, ValueError):
                 pass
     os._exit(code)
+
+
+def _last_words(line: str) -> None:
+    try:
+        os.write(2, (line + "\n").encode())
+    except OSError:
+        pass
 
 
 def _child_stop(signum: int, _frame: object) -> None:  # pragma: no cover - child only
