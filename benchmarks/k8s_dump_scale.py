@@ -223,7 +223,9 @@ def measure(code: Path, args: list[str], timeout: float) -> tuple[str, float, st
     env = {**os.environ, "PYTHONPATH": str(code)}
     start, cpu = time.perf_counter(), _children_cpu()
     try:
-        proc = subprocess.run([sys.executable] + args, capture_output=True, text=True, env=env, timeout=timeout)
+        # cwd too: ``python -c`` puts the working directory before PYTHONPATH on sys.path.
+        proc = subprocess.run([sys.executable] + args, capture_output=True, text=True, env=env, timeout=timeout,
+                              cwd=code)
     except subprocess.TimeoutExpired:
         return "timeout", time.perf_counter() - start, f"> {timeout:.0f} s"
     wall = _children_cpu() - cpu
@@ -294,6 +296,8 @@ def table(rows, matrix_timeout: float) -> str:
     ]
     for pods, fmt, size_mb, release, load_s, check, matrix, shape in rows:
         load = f"{load_s:.1f} s" if load_s is not None else "refused"
+        if load_s is None:
+            shape = "refused: " + (shape.split(": ", 1)[-1] if ": " in shape else shape).rstrip(" (")
         lines.append(f"| {pods} | {fmt} | {size_mb:.1f} | {release} | {load} | {_cell(check)} | {_cell(matrix)} "
                      f"| {shape} |")
     return "\n".join(lines) + "\n"
