@@ -10,6 +10,7 @@ Three layers:
 from __future__ import annotations
 
 import json
+from typing import Optional
 
 import pytest
 import yaml
@@ -72,7 +73,8 @@ def _load(doc: dict):
     return load_document(doc, filename="<test>")
 
 
-def _check(doc: dict, timeout_s: float = 30.0, max_states: int = 2_000_000):
+def _check(doc: dict, timeout_s: Optional[float] = None, max_states: int = 2_000_000):
+    """The explicit engine, bounded by a state count (deterministic), not by wall-clock time."""
     from symreach.solvers.base import Limits
     from symreach.solvers.explicit import ExplicitEngine
 

@@ -153,9 +153,23 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
              "time_s": time.perf_counter() - start, "complete": complete}
     if errors:
         stats["task_errors"] = errors
+    if not complete:
+        stats["reason"] = _incomplete_reason(timeout_s, deadline_at, cell_timeout, errors)
     return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
                   CellView(verdicts, width), CellView(hows, width), stats,
                   groups=daemonset_groups(instance), answers=answers)
+
+
+def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
+                       cell_timeout: Optional[float], errors: dict[str, str]) -> str:
+    """Why some cells are unknown, in the words the fixpoint method uses."""
+    if deadline_at is not None and time.time() >= deadline_at:
+        return f"timeout: the time limit of {timeout_s:g} s was reached"
+    if errors:
+        return f"{len(errors)} pod type(s) failed: see task_errors"
+    if cell_timeout is not None:
+        return f"cell timeout: an engine left cells open after {cell_timeout:g} s (--cell-timeout)"
+    return "an engine left cells open (a state or memory limit)"
 
 
 def fixpoint_matrix(instance: Instance, timeout_s: Optional[float] = None) -> Matrix:
