@@ -297,6 +297,8 @@ def yaml_error(err: yaml.MarkedYAMLError, filename: str) -> InputError:
     mark = err.problem_mark or err.context_mark
     line = mark.line + 1 if mark is not None else None
     problem = " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
+    if "maximum nesting depth" in problem:  # libyaml >= 0.2.5 (PyYAML 6.0.4 wheels) has its own depth limit
+        return InputError("the document is nested too deeply", filename, line)
     return InputError(f"invalid YAML: {problem}", filename, line)
 
 
