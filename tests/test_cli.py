@@ -150,3 +150,12 @@ def test_manifest_without_kind_is_reported_as_such(tmp_path):
     result = CliRunner().invoke(cli, ["explain", str(node)])
     assert result.exit_code == 2
     assert "kind: required field is missing" in result.output
+
+
+def test_pod_named_without_its_namespace_when_unambiguous():
+    """``--pod payments-api`` is ``payments/payments-api``: one namespace has it."""
+    short = run("check", DUMP, "--pod", "payments-api", "--node", "public-c", "--json")
+    full = run("check", DUMP, "--pod", "payments/payments-api", "--node", "public-c", "--json")
+    assert short.exit_code == full.exit_code == 0, short.output
+    assert "payments/payments-api on public-c" in short.output
+    assert run("check", DUMP, "--pod", "no-such-workload", "--node", "public-c").exit_code == 2

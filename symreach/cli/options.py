@@ -66,10 +66,26 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
         raise click.UsageError("give one of --node, --node-selector and --domain")
     if count is not None and more:
         raise click.UsageError("give --count or --more, not both")
+    with_pairs = [(full_pod_name(instance, p), n) for p, n in parse_with(with_items)]
     with naming_the_file(instance.source):
-        return parse_query(instance, pod, node=node, node_selector=parse_node_selector(node_selector),
-                           with_pairs=parse_with(with_items), count=count, more=more,
-                           domain=parse_domain(domain))
+        return parse_query(instance, full_pod_name(instance, pod), node=node,
+                           node_selector=parse_node_selector(node_selector), with_pairs=with_pairs,
+                           count=count, more=more, domain=parse_domain(domain))
+
+
+def full_pod_name(instance: Instance, name: str) -> str:
+    """A pod type or DaemonSet as named on the command line: its exact name, or a
+    name without its ``namespace/`` when exactly one namespace has it (so
+    ``--pod payments-api`` finds ``payments/payments-api``). Anything else is
+    returned unchanged, for the query parser to report."""
+    from symreach.model import daemonset_groups
+
+    known = [t.name for t in instance.pod_types]
+    if name in known or "/" in name:
+        return name
+    candidates = {k for k in known + list(daemonset_groups(instance)) if "@" not in k}
+    matches = [k for k in candidates if k.split("/", 1)[-1] == name]
+    return matches[0] if len(matches) == 1 else name
 
 
 def parse_domain(text: Optional[str]) -> Optional[tuple[str, str]]:
