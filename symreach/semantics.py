@@ -188,6 +188,18 @@ def _paper_term_ok(inst: Instance, t: int, n: int, sigma: Config, term: Affinity
     return t in term.selects and not present_anywhere(inst, sigma, term.selects)
 
 
+def affinity_witness_types(inst: Instance, t: int) -> frozenset[int]:
+    """The pod types whose presence t's required affinity reads: in the
+    kubernetes profile a witness must match all terms (their intersection), in
+    the paper's any term's (their union). Empty when t has no affinity."""
+    terms = inst.pod_types[t].affinity
+    if not terms:
+        return frozenset()
+    if inst.profile == KUBERNETES:
+        return frozenset.intersection(*(term.selects for term in terms))
+    return frozenset().union(*(term.selects for term in terms))
+
+
 def _affinity_ok_kubernetes(inst: Instance, t: int, n: int, sigma: Config,
                             terms: Sequence[AffinityTerm]) -> bool:
     """kube-scheduler satisfyPodAffinity: every term needs, in its own domain of n,

@@ -60,16 +60,6 @@ def make_certificate(inst: Instance, query: Query, cone, pairs) -> dict:
         "pairs": sorted([inst.pod_types[t].name, inst.nodes[n].name] for t, n in pairs)})
 
 
-def affinity_readers(inst: Instance, t: int) -> frozenset[int]:
-    """The pod types whose presence t's required affinity reads (per profile)."""
-    terms = inst.pod_types[t].affinity
-    if not terms:
-        return frozenset()
-    if inst.profile == KUBERNETES:
-        return frozenset.intersection(*(term.selects for term in terms))
-    return frozenset().union(*(term.selects for term in terms))
-
-
 def blocking_reason(inst: Instance, t: int, n: int, full: Config) -> Optional[str]:
     """Why no configuration with support inside ``full`` enables deploying (t, n); None if one may."""
     empty = (0,) * inst.num_pairs
@@ -125,7 +115,7 @@ def _check(inst: Instance, listed: set[Pair], cone: set[int], alts: list[frozens
             if t not in cone:
                 raise CertificateError(f"target type {inst.pod_types[t].name} is not in the cone")
     for t in sorted(cone):
-        missing = affinity_readers(inst, t) - cone
+        missing = semantics.affinity_witness_types(inst, t) - cone
         if missing:
             raise CertificateError(f"cone not closed: the affinity of {inst.pod_types[t].name} reads "
                                    f"{', '.join(sorted(inst.pod_types[u].name for u in missing))}")

@@ -54,11 +54,10 @@ def type_levels(inst: Instance, types) -> dict[int, int]:
     """Longest witness-path depth of each type: Kahn's order on the witness
     graph (u -> t when u can witness t); types on cycles get one more than
     their deepest already-levelled witness. O(types + edges)."""
-    from symreach.encodings.preprocess import witness_types
 
     types = sorted(types)
     members = set(types)
-    preds = {t: sorted(u for u in witness_types(inst, t) if u in members and u != t) for t in types}
+    preds = {t: sorted(u for u in semantics.affinity_witness_types(inst, t) if u in members and u != t) for t in types}
     succs: dict[int, list[int]] = {t: [] for t in types}
     for t in types:
         for u in preds[t]:

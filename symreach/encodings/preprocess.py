@@ -105,22 +105,12 @@ class Preprocessed:
 
 # ---- step 1: cone ------------------------------------------------------------
 
-def witness_types(inst: Instance, t: int) -> frozenset[int]:
-    """Types whose pods can witness (or block the bootstrap of) t's affinity."""
-    terms = inst.pod_types[t].affinity
-    if not terms:
-        return frozenset()
-    if inst.profile == KUBERNETES:
-        return frozenset.intersection(*(term.selects for term in terms))
-    return frozenset().union(*(term.selects for term in terms))
-
-
 def affinity_cone(inst: Instance, query: Query) -> frozenset[int]:
     cone: set[int] = {t for t, _ in query.pairs()}
     work = list(cone)
     while work:
         t = work.pop()
-        succ = set(witness_types(inst, t))
+        succ = set(semantics.affinity_witness_types(inst, t))
         for h in inst.pod_types[t].spread:
             succ |= h.counts
         for u in succ - cone:
@@ -191,7 +181,7 @@ def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
             terms = inst.pod_types[t].affinity
             ok, wit = True, []
             if kube and terms:
-                w = witness_types(inst, t)
+                w = semantics.affinity_witness_types(inst, t)
                 for term in terms:
                     hit = doms(w, term.topology).get(term.topology.domain_of[n])
                     if hit is None:
@@ -226,7 +216,7 @@ def _self_bootstrap(inst: Instance, t: int) -> bool:
     if not terms:
         return False
     if inst.profile == KUBERNETES:
-        return t in witness_types(inst, t)
+        return t in semantics.affinity_witness_types(inst, t)
     return any(t in term.selects for term in terms)
 
 
