@@ -416,3 +416,20 @@ def test_sigterm_ends_benchmark_jobs_in_their_own_groups(tmp_path):
             proc.kill()
     assert proc.returncode == 143 and err.strip().endswith("interrupted")
     wait_until(lambda: not any(alive(p) for p in children), "every benchmark job ended")
+
+
+def test_malformed_template_affinity_is_an_input_error_not_a_crash(tmp_path):
+    """Fuzz find: a workload template whose ``affinity`` is a list crashed the
+    signature of its pod type before shape validation could name the line."""
+    dump = tmp_path / "in.yaml"
+    dump.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n"
+        "    spec:\n      affinity: [1, 2]\n      tolerations: {a: 1}\n"
+        "      containers: [{name: c, image: x}]\n"
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+        "status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n")
+    result = run("check", str(dump), "--node", "n1", "--engine", "explicit", "--timeout", "0", "--json")
+    assert result.exit_code == 2 and no_traceback(result), result.output
+    assert "affinity: expected a mapping, got a list" in result.stderr

@@ -87,7 +87,7 @@ def controller_base_name(kind: str, name: str, labels: dict) -> str:
 
 def without_controller_labels(body: dict) -> dict:
     out = dict(body)
-    labels = {k: v for k, v in (body.get("labels") or {}).items() if k not in CONTROLLER_LABELS}
+    labels = {k: v for k, v in _mapping(body.get("labels")).items() if k not in CONTROLLER_LABELS}
     if labels:
         out["labels"] = labels
     else:
@@ -104,23 +104,32 @@ def signature(body: dict, *, strict: bool) -> str:
     admission plugin's timed ones) and required node affinity, which the
     DaemonSet controller and admission plugins rewrite.
     """
-    affinity = body.get("affinity") or {}
+    # Shapes are validated later, with line numbers; a malformed body still gets a signature.
+    affinity = _mapping(body.get("affinity"))
     parts = {
         "namespace": body.get("namespace"),
-        "labels": {k: v for k, v in (body.get("labels") or {}).items() if k not in CONTROLLER_LABELS},
+        "labels": {k: v for k, v in _mapping(body.get("labels")).items() if k not in CONTROLLER_LABELS},
         "requests": body.get("requests") or {},
         "hostPorts": body.get("hostPorts") or [],
         "nodeSelector": body.get("nodeSelector") or {},
         "podAffinity": _required(affinity.get("podAffinity")),
         "podAntiAffinity": _required(affinity.get("podAntiAffinity")),
-        "spread": [c for c in body.get("topologySpreadConstraints") or []
+        "spread": [c for c in _sequence(body.get("topologySpreadConstraints"))
                    if isinstance(c, dict) and c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"],
     }
     if strict:
-        parts["tolerations"] = [t for t in body.get("tolerations") or [] if not _admission_toleration(t)]
+        parts["tolerations"] = [t for t in _sequence(body.get("tolerations")) if not _admission_toleration(t)]
         parts["nodeAffinity"] = _required(affinity.get("nodeAffinity"))
         parts["nodeName"] = body.get("nodeName")
     return json.dumps(parts, sort_keys=True, default=str)
+
+
+def _mapping(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _sequence(value: object) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _required(part: object) -> object:
