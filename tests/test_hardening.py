@@ -418,18 +418,44 @@ def test_sigterm_ends_benchmark_jobs_in_their_own_groups(tmp_path):
     wait_until(lambda: not any(alive(p) for p in children), "every benchmark job ended")
 
 
-def test_malformed_template_affinity_is_an_input_error_not_a_crash(tmp_path):
-    """Fuzz find: a workload template whose ``affinity`` is a list crashed the
-    signature of its pod type before shape validation could name the line."""
+@pytest.mark.parametrize("field, value, problem", [
+    ("affinity", "[1, 2]", "affinity: expected a mapping, got a list"),
+    ("affinity", "true", "affinity: expected a mapping, got a boolean"),
+    ("tolerations", "7", "tolerations: expected a list, got an integer"),
+    ("volumes", "{a: 1}", "volumes: expected a list, got a mapping"),
+])
+def test_malformed_template_field_is_an_input_error_not_a_crash(tmp_path, field, value, problem):
+    """Fuzz finds: a workload template whose ``affinity`` is a list or a boolean
+    crashed the signature of its pod type, a DaemonSet's ``tolerations: 7`` its
+    pinning, before shape validation could name the line."""
     dump = tmp_path / "in.yaml"
     dump.write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: web, namespace: default}\n"
         "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
         "    metadata: {labels: {app: web}}\n"
-        "    spec:\n      affinity: [1, 2]\n      tolerations: {a: 1}\n"
+        f"    spec:\n      {field}: {value}\n"
         "      containers: [{name: c, image: x}]\n"
         "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
         "status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n")
     result = run("check", str(dump), "--node", "n1", "--engine", "explicit", "--timeout", "0", "--json")
     assert result.exit_code == 2 and no_traceback(result), result.output
-    assert "affinity: expected a mapping, got a list" in result.stderr
+    assert f"in.yaml:9: document 1 (DaemonSet default/web): spec.template.spec.{problem}" in result.stderr
+
+
+@pytest.mark.parametrize("obj, problem", [
+    ("kind: PersistentVolumeClaim\nmetadata: {name: c, namespace: default}\nspec: {storageClassName: []}",
+     "spec.storageClassName: expected a string, got a list"),
+    ("kind: PersistentVolumeClaim\nmetadata: {name: c, namespace: default}\nspec: {volumeName: {a: 1}}",
+     "spec.volumeName: expected a string, got a mapping"),
+    ("kind: PersistentVolume\nmetadata: {name: v}\nspec: {nodeAffinity: [1]}",
+     "spec.nodeAffinity: expected a mapping, got a list"),
+    ("kind: StorageClass\nmetadata: {name: s}\nprovisioner: x\nallowedTopologies: 3",
+     "allowedTopologies: expected a list, got an integer"),
+])
+def test_malformed_volume_objects_are_input_errors(tmp_path, obj, problem):
+    dump = tmp_path / "v.yaml"
+    dump.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                    "status: {allocatable: {cpu: '1', pods: '10'}}\n---\napiVersion: v1\n" + obj + "\n")
+    result = run("check", str(dump), "--node", "n1", "--timeout", "0")
+    assert result.exit_code == 2 and no_traceback(result), result.output
+    assert problem in result.stderr and "v.yaml:" in result.stderr
