@@ -374,18 +374,33 @@ def test_memory_limit_generate_tree_height_40():
     assert "Traceback" not in err
 
 
-def test_memory_limit_check_bdd_stays_bounded_and_answers(hard):
-    """CUDD under RLIMIT_AS collects garbage instead of failing, so the BDD
-    run stays inside the limit until its timeout; either limit ends it cleanly."""
-    proc = symreach("check", hard, "--engine", "bdd", "--memory", "300", "--timeout", "3", "--json")
+def test_memory_limit_check_bdd_ends_with_reason_memory_limit(hard):
+    """CUDD under RLIMIT_AS alone garbage-collects and crawls until the timeout;
+    capped below the limit (``solvers/cudd_memory.py``) it fails at once, and the
+    verdict says ``memory limit``. The timeout is far away: only memory can end it."""
+    proc = symreach("check", hard, "--engine", "bdd", "--memory", "300", "--timeout", "900", "--json")
     try:
-        out, err = proc.communicate(timeout=SAFETY_S)
+        out, err = proc.communicate(timeout=SAFETY_S * 8)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 3, err
     data = json.loads(out)
-    assert data["verdict"] == "unknown" and ("memory limit" in data["reason"] or "timeout" in data["reason"])
+    assert data["verdict"] == "unknown" and data["reason"] == "memory limit (300 MB)", data
+
+
+def test_cudd_cap_follows_the_address_space_limit():
+    from symreach.solvers.cudd_memory import is_out_of_memory
+
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, resource.RLIM_INFINITY));"
+            "from symreach.solvers.cudd_memory import cap_manager;"
+            "import dd.cudd; b = dd.cudd.BDD(); print(cap_manager(b), b.configure()['max_memory'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=SAFETY_S).stdout.split()
+    assert int(out[0]) == int(out[1]) and 0 < int(out[0]) < 2 << 30
+    assert is_out_of_memory(ValueError("`DdNode *node` is `NULL` pointer."))
+    assert is_out_of_memory(RuntimeError("CUDD appears to have run out of memory."))
+    assert not is_out_of_memory(ValueError("unknown operator"))
 
 
 def test_memory_limit_export_dimacs_huge_depth():
