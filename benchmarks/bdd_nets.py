@@ -26,6 +26,7 @@ import platform
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 from benchmarks.families import first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
@@ -64,6 +65,25 @@ def choose_goals(net: PetriNet, ans: dict, cap: int) -> list[tuple[str, str, str
     return out
 
 
+def add_goal_options(ap: argparse.ArgumentParser, memory_mb: int) -> None:
+    """The options every per-goal net benchmark shares."""
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--memory-mb", type=int, default=memory_mb)
+    ap.add_argument("--bfs-cap", type=int, default=200_000)
+    ap.add_argument("--nets", default="")
+
+
+def goal_instances(nets: str, bfs_cap: int) -> Iterator[tuple[str, str, str, str, BenchInstance]]:
+    """(net, goal, expected, depth, instance) for the chosen goals of the
+    nets named in ``nets`` (comma-separated; every net of answers.json when empty)."""
+    answers = json.loads((DATA / "answers.json").read_text())
+    for name in (nets.split(",") if nets else sorted(answers)):
+        net = read_net(DATA / f"{name}.pnml")
+        for goal, expected, depth in choose_goals(net, answers[name], bfs_cap):
+            yield name, goal, expected, depth, BenchInstance(
+                id=f"{name}:{goal}", family="petri", document=encode_petri(net, goal), expected=expected)
+
+
 def fmt(x, digits: int = 2) -> str:
     if x is None:
         return "-"
@@ -78,13 +98,8 @@ def write(lines_head: list[str], rows: list[str], summary: list[str]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--timeout", type=float, default=120.0)
-    ap.add_argument("--memory-mb", type=int, default=6000)
-    ap.add_argument("--bfs-cap", type=int, default=200_000)
-    ap.add_argument("--nets", default="")
+    add_goal_options(ap, memory_mb=6000)
     args = ap.parse_args()
-    answers = json.loads((DATA / "answers.json").read_text())
-    names = sorted(answers) if not args.nets else args.nets.split(",")
     head = ["# BDD engine on the Petri-net benchmark (Appendix B encoding)", "",
             f"`python -m benchmarks.bdd_nets --timeout {args.timeout:g}`; {platform.machine()}, "
             f"Python {platform.python_version()}, 2 shared cores, one process per query "
@@ -102,33 +117,29 @@ def main() -> None:
     within = 0
     t_start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bdd-nets-") as work:
-        for name in names:
-            net = read_net(DATA / f"{name}.pnml")
-            for goal, expected, depth in choose_goals(net, answers[name], args.bfs_cap):
-                inst = BenchInstance(id=f"{name}:{goal}", family="petri",
-                                     document=encode_petri(net, goal), expected=expected)
-                r = run_job(Job(inst, "bdd"), args.timeout, args.memory_mb, work)
-                s = r.stats or {}
-                if r.verdict in ("deployable", "not-deployable"):
-                    agrees = "yes" if r.verdict == expected else "**NO**"
-                    if r.verdict == expected:
-                        n_ok += 1
-                        within += int((r.time_s or 0) <= args.timeout)
-                    else:
-                        n_wrong += 1
+        for name, goal, expected, depth, inst in goal_instances(args.nets, args.bfs_cap):
+            r = run_job(Job(inst, "bdd"), args.timeout, args.memory_mb, work)
+            s = r.stats or {}
+            if r.verdict in ("deployable", "not-deployable"):
+                agrees = "yes" if r.verdict == expected else "**NO**"
+                if r.verdict == expected:
+                    n_ok += 1
+                    within += int((r.time_s or 0) <= args.timeout)
                 else:
-                    agrees = "—"
-                    n_unknown += 1
-                verdict = r.verdict if r.status in ("ok", "unknown") else f"{r.verdict} ({r.status})"
-                rows.append(f"| {name} | {goal} | {depth} | {expected} | {verdict} | {agrees} | "
-                            f"{fmt(r.time_s)} | {fmt(s.get('peak_nodes'))} | {fmt(s.get('reached_nodes'))} | "
-                            f"{fmt(s.get('iterations'))} | {fmt(s.get('image_calls'))} | "
-                            f"{fmt(s.get('decided_direction', s.get('decided_by')))} |")
-                print(rows[-1], flush=True)
-                summary = [f"Decided and agreeing: {n_ok} of {len(rows)}; wrong: {n_wrong}; "
-                           f"unknown/timeout: {n_unknown}. Total wall time "
-                           f"{time.perf_counter() - t_start:.0f} s."]
-                write(head, rows, summary)
+                    n_wrong += 1
+            else:
+                agrees = "—"
+                n_unknown += 1
+            verdict = r.verdict if r.status in ("ok", "unknown") else f"{r.verdict} ({r.status})"
+            rows.append(f"| {name} | {goal} | {depth} | {expected} | {verdict} | {agrees} | "
+                        f"{fmt(r.time_s)} | {fmt(s.get('peak_nodes'))} | {fmt(s.get('reached_nodes'))} | "
+                        f"{fmt(s.get('iterations'))} | {fmt(s.get('image_calls'))} | "
+                        f"{fmt(s.get('decided_direction', s.get('decided_by')))} |")
+            print(rows[-1], flush=True)
+            summary = [f"Decided and agreeing: {n_ok} of {len(rows)}; wrong: {n_wrong}; "
+                       f"unknown/timeout: {n_unknown}. Total wall time "
+                       f"{time.perf_counter() - t_start:.0f} s."]
+            write(head, rows, summary)
     print(f"wrote {OUT}")
 
 

@@ -16,7 +16,7 @@ bold and counted). Written to ``benchmarks/results/petri_goals.md`` after
 every goal, with the raw results beside it (``.json``).
 
     python -m benchmarks.petri_goals [--timeout 120] [--engines bdd,ic3,bmc]
-                                     [--engine-timeout 120] [--nets A,B]
+                                     [--engine-timeout 120] [--nets A,B] [--out FILE]
 """
 
 from __future__ import annotations
@@ -30,11 +30,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from benchmarks.bdd_nets import choose_goals, fmt
-from benchmarks.shared_data import PETRI_DIR
-from symreach.bench.runner import BenchInstance, Job, JobResult, run_job
-from symreach.encodings.petri_net import read_net
-from symreach.encodings.reduction_petri import encode_petri
+from benchmarks.bdd_nets import add_goal_options, goal_instances
+from symreach.bench.runner import Job, JobResult, run_job
 
 OUT = Path(__file__).resolve().parent / "results" / "petri_goals.md"
 DECIDED = ("deployable", "not-deployable")
@@ -61,15 +58,11 @@ def cell(r: Optional[JobResult], expected: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--timeout", type=float, default=120.0, help="auto's limit per goal")
+    add_goal_options(ap, memory_mb=4096)  # --timeout: auto's limit per goal
     ap.add_argument("--engines", default="", help="single engines for the extra columns")
     ap.add_argument("--engine-timeout", type=float, default=120.0)
-    ap.add_argument("--memory-mb", type=int, default=4096)
-    ap.add_argument("--bfs-cap", type=int, default=200_000)
-    ap.add_argument("--nets", default="")
+    ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
-    answers = json.loads((PETRI_DIR / "answers.json").read_text())
-    names = sorted(answers) if not args.nets else args.nets.split(",")
     engines = [e for e in args.engines.split(",") if e]
     head = ["# Goals of the shared Petri nets under `auto`", "",
             f"`python -m benchmarks.petri_goals --timeout {args.timeout:g}"
@@ -79,41 +72,37 @@ def main() -> None:
             f"{args.memory_mb} MB per job. Goals: the queries of `benchmarks.bdd_nets` (see the "
             "module docstring); depth = BFS level (firings) at which the place is first marked. "
             "Times are the wall time of `engine.check`; — = not decided within the limit.", "",
-            "| net | goal | depth | expected | auto verdict | answered by | auto s | "
-            + " | ".join(f"{e} s" for e in engines) + (" |" if engines else "|"),
+            "| " + " | ".join(["net", "goal", "depth", "expected", "auto verdict", "answered by",
+                               "auto s", *(f"{e} s" for e in engines)]) + " |",
             "|---|---|---|---|---|---|---|" + "---|" * len(engines)]
     rows: list[str] = []
     raw: list[dict] = []
     decided = wrong = 0
     t_start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="petri-goals-") as work:
-        for name in names:
-            net = read_net(PETRI_DIR / f"{name}.pnml")
-            for goal, expected, depth in choose_goals(net, answers[name], args.bfs_cap):
-                inst = BenchInstance(id=f"{name}:{goal}", family="petri",
-                                     document=encode_petri(net, goal), expected=expected)
-                res = {"auto": run_job(Job(inst, "auto"), args.timeout, args.memory_mb, work)}
-                for e in engines:
-                    res[e] = run_job(Job(inst, e), args.engine_timeout, args.memory_mb, work)
-                auto = res["auto"]
-                if auto.verdict in DECIDED:
-                    decided += auto.verdict == expected
-                    wrong += auto.verdict != expected
-                rows.append(f"| {name} | {goal} | {depth} | {expected} | {auto.verdict} | "
-                            f"{answered_by(auto)} | {cell(auto, expected)} | "
-                            + " | ".join(cell(res[e], expected) for e in engines) + (" |" if engines else "|"))
-                raw.append({"net": name, "goal": goal, "depth": depth, "expected": expected,
-                            "results": {e: r.to_json() for e, r in res.items()}})
-                print(rows[-1], flush=True)
-                summary = [f"auto decided {decided} of {len(rows)} goals within {args.timeout:g} s "
-                           f"(wrong: {wrong}); total wall time {time.perf_counter() - t_start:.0f} s, "
-                           f"load average at the end {os.getloadavg()[0]:.1f}."]
-                for e in engines:
-                    n = sum(1 for r in raw if r["results"][e]["verdict"] in DECIDED)
-                    summary.append(f"- {e}: decided {n} of {len(raw)} within {args.engine_timeout:g} s")
-                OUT.write_text("\n".join(head + rows + [""] + summary) + "\n")
-                OUT.with_suffix(".json").write_text(json.dumps(raw, indent=1, default=str))
-    print(f"wrote {OUT}")
+        for name, goal, expected, depth, inst in goal_instances(args.nets, args.bfs_cap):
+            res = {"auto": run_job(Job(inst, "auto"), args.timeout, args.memory_mb, work)}
+            for e in engines:
+                res[e] = run_job(Job(inst, e), args.engine_timeout, args.memory_mb, work)
+            auto = res["auto"]
+            if auto.verdict in DECIDED:
+                decided += auto.verdict == expected
+                wrong += auto.verdict != expected
+            cells = [name, goal, depth, expected, auto.verdict, answered_by(auto), cell(auto, expected),
+                     *(cell(res[e], expected) for e in engines)]
+            rows.append("| " + " | ".join(cells) + " |")
+            raw.append({"net": name, "goal": goal, "depth": depth, "expected": expected,
+                        "results": {e: r.to_json() for e, r in res.items()}})
+            print(rows[-1], flush=True)
+            summary = [f"auto decided {decided} of {len(rows)} goals within {args.timeout:g} s "
+                       f"(wrong: {wrong}); total wall time {time.perf_counter() - t_start:.0f} s, "
+                       f"load average at the end {os.getloadavg()[0]:.1f}."]
+            for e in engines:
+                n = sum(1 for r in raw if r["results"][e]["verdict"] in DECIDED)
+                summary.append(f"- {e}: decided {n} of {len(raw)} within {args.engine_timeout:g} s")
+            args.out.write_text("\n".join(head + rows + [""] + summary) + "\n")
+            args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1, default=str))
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":
