@@ -40,13 +40,14 @@ import time
 from typing import Any, Optional
 
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR
-from symreach.encodings.compile import compile_system
+from symreach.encodings.counters import CounterSystem, build_system
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, reorder
+from symreach.solvers.counter_evidence import counter_verdict
 
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 # "compiled": the order of ``TransitionSystem.state_vars`` (types by witness
@@ -509,13 +510,14 @@ class BddEngine:
             return begun.decided
         start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         self._report = limits.report
+        self._counters = limits.counters
         res = self._symbolic(instance, query, pre, deadline, start)
         res.time_s = time.perf_counter() - start
         return res
 
     def _symbolic(self, instance, query, pre, deadline, start) -> Result:
         t0 = time.perf_counter()
-        system = compile_system(instance, query, pre, type_order=self.type_order)
+        system = build_system(instance, query, pre, getattr(self, "_counters", "auto"), self.type_order)
         stats: dict[str, Any] = dict(system.stats)
         stats.update(backend=BACKEND, strategy=self.strategy, direction=self.direction,
                      compile_s=time.perf_counter() - t0)
@@ -547,15 +549,28 @@ class BddEngine:
         _finish_stats(stats, sym, reach)
         if found is not None:
             actions = reach.witness(found.ring, found.hit)
-            steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
-                     for i in actions]
-            trace = realize_trace(instance, pre.abstract_initial, steps, query)
+            if isinstance(system, CounterSystem):
+                trace = system.concretize(instance, query, actions)
+            else:
+                steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
+                         for i in actions]
+                trace = realize_trace(instance, pre.abstract_initial, steps, query)
             if trace is None:
                 raise AssertionError("BDD witness does not replay: an encoding bug")
             return Result(Verdict.DEPLOYABLE, self.name, fragment=fragment, trace=trace,
                           reason=f"witness found by BDD {self.strategy} ({stats['decided_direction']})",
                           stats=stats)
         forward = stats["decided_direction"] == "forward"
+        if isinstance(system, CounterSystem):
+            if not forward:  # the certificate lists reachable counter states
+                reach = Reachability(sym, "forward", "chaining", deadline, self.dynamic_reorder,
+                                     record_rings=False)
+                try:
+                    reach.run()
+                except SearchTimeout:
+                    return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
+                                  reason="timeout while computing the counter invariant")
+            return counter_verdict(instance, query, system, sym, reach.R, stats, self.name, fragment)
         inv = reach.R if forward else ~reach.R & sym.consistent
         from symreach.certify.bdd_invariant import dump_certificate
 
