@@ -215,3 +215,21 @@ def _check(inst: Instance, cert: dict) -> int:
                     raise CertificateError(f"not closed under {what} {inst.pod_types[t].name} "
                                            f"on {inst.nodes[n].name}")
     return len(states)
+
+
+def lemmas(cert: dict) -> list[str]:
+    """The conclusion, then per target node the local states it ever holds (and,
+    per other group, how many local states its nodes take): true of every
+    reachable configuration, since the listed states are closed."""
+    groups = cert["groups"]
+    target_nodes = sorted({n for alt in cert["query"] for _, n in alt})
+    out = ["never " + " or ".join(" and ".join(f"{p} on {n}" for p, n in alt) for alt in cert["query"])]
+    index = {g[0]: gi for gi, g in enumerate(groups) if len(g) == 1}
+    for node in target_nodes:
+        held = sorted({tuple(local) for row in cert["states"] for gi, local, _ in row if gi == index.get(node)})
+        text = "; ".join("{" + ", ".join(h) + "}" if h else "nothing" for h in held)
+        out.append(f"{node} only ever holds: {text}")
+    pools = sum(1 for g in groups if len(g) > 1)
+    out.append(f"over {len(cert['states'])} reachable counter states of {len(groups)} groups "
+               f"({pools} pools of interchangeable nodes)")
+    return out

@@ -162,6 +162,51 @@ class CounterSystem(TransitionSystem):
         return realize_trace(instance, self.pre.abstract_initial, steps, query)
 
 
+Cube = tuple[tuple[int, bool], ...]
+
+
+def decrement_cubes(pv: PairVars) -> list[tuple[Cube, Cube]]:
+    """Carry-pattern cubes of ``counter -= 1`` (pre and post over the same variables);
+    they match exactly the values >= 1, once each."""
+    if not pv.counted:
+        return [(((pv.present, True),), ((pv.present, False),))]
+    bits, out = pv.count_bits, []
+    for k in range(1, len(bits)):
+        low = tuple((bits[j], False) for j in range(k))
+        lowp = tuple((bits[j], True) for j in range(k))
+        out.append((low + ((bits[k], True),), lowp + ((bits[k], False),)))
+    # odd values: from exactly 1 the counter becomes 0 (non-zero bit cleared)
+    zeros = tuple((bits[j], False) for j in range(1, len(bits)))
+    out.append((((bits[0], True),) + zeros + ((pv.present, True),),
+                ((bits[0], False),) + zeros + ((pv.present, False),)))
+    for j in range(1, len(bits)):
+        mid = tuple((bits[i], False) for i in range(1, j)) + ((bits[j], True),)
+        out.append((((bits[0], True),) + mid, ((bits[0], False),) + mid))
+    return out
+
+
+def increment_cubes(pv: PairVars) -> list[tuple[Cube, Cube]]:
+    """Carry-pattern cubes of ``counter += 1``; they match every value but all-ones
+    (never reached: a counter's width holds its group's size)."""
+    if not pv.counted:
+        return [(((pv.present, False),), ((pv.present, True),))]
+    bits = pv.count_bits
+    out = [(((bits[0], False), (pv.present, False)), ((bits[0], True), (pv.present, True))),
+           (((bits[0], False), (pv.present, True)), ((bits[0], True), (pv.present, True)))]
+    for k in range(1, len(bits)):
+        low = tuple((bits[j], True) for j in range(k))
+        lowz = tuple((bits[j], False) for j in range(k))
+        out.append((low + ((bits[k], False), (pv.present, True)),
+                    lowz + ((bits[k], True), (pv.present, True))))
+    return out
+
+
+def move_cubes(src: PairVars, dst: PairVars) -> tuple[Move, ...]:
+    """One node from counter ``src`` to counter ``dst``: every pair of carry patterns."""
+    return tuple(Move(p1 + p2, q1 + q2) for p1, q1 in decrement_cubes(src)
+                 for p2, q2 in increment_cubes(dst))
+
+
 class _SparseConfig:
     """A configuration with pods only on a few pairs, indexable like ``Config``."""
 
@@ -337,49 +382,11 @@ class _CounterCompiler:
         return c.all_(parts)
 
     # ---- moves ---------------------------------------------------------------
-    @staticmethod
-    def _dec(pv: PairVars) -> list[tuple[tuple, tuple]]:
-        """Carry-pattern cubes of ``counter -= 1`` (pre and post over the same variables)."""
-        if not pv.counted:
-            return [(((pv.present, True),), ((pv.present, False),))]
-        bits, out = pv.count_bits, []
-        for k in range(len(bits)):
-            low = tuple((bits[j], False) for j in range(k))
-            lowp = tuple((bits[j], True) for j in range(k))
-            if k > 0:
-                out.append((low + ((bits[k], True),), lowp + ((bits[k], False),)))
-                continue
-            # value odd: from exactly 1 the counter becomes 0 (non-zero bit cleared)
-            zeros = tuple((bits[j], False) for j in range(1, len(bits)))
-            out.append((((bits[0], True),) + zeros + ((pv.present, True),),
-                        ((bits[0], False),) + zeros + ((pv.present, False),)))
-            for j in range(1, len(bits)):
-                mid = tuple((bits[i], False) for i in range(1, j)) + ((bits[j], True),)
-                out.append((((bits[0], True),) + mid, ((bits[0], False),) + mid))
-        return out
-
-    @staticmethod
-    def _inc(pv: PairVars) -> list[tuple[tuple, tuple]]:
-        """Carry-pattern cubes of ``counter += 1`` (never past all-ones)."""
-        if not pv.counted:
-            return [(((pv.present, False),), ((pv.present, True),))]
-        bits, out = pv.count_bits, []
-        for k in range(len(bits)):
-            low = tuple((bits[j], True) for j in range(k))
-            lowz = tuple((bits[j], False) for j in range(k))
-            if k == 0:
-                out.append((((bits[0], False), (pv.present, False)), ((bits[0], True), (pv.present, True))))
-                out.append((((bits[0], False), (pv.present, True)), ((bits[0], True), (pv.present, True))))
-            else:
-                out.append((low + ((bits[k], False), (pv.present, True)),
-                            lowz + ((bits[k], True), (pv.present, True))))
-        return out
-
     def _action(self, op: str, t: int, gi: int, k: int, k2: int, guard: int) -> Optional[Action]:
         g = self.groups[gi]
         src, dst = g.counters[k], g.counters[k2]
         assert src is not None and dst is not None
-        moves = tuple(Move(p1 + p2, q1 + q2) for p1, q1 in self._dec(src) for p2, q2 in self._inc(dst))
+        moves = move_cubes(src, dst)
         first, second = (dst, src) if op == DEPLOY else (src, dst)
         writes = (first.present,) + first.count_bits + (second.present,) + second.count_bits
         return Action(op, t, g.rep, guard, writes, moves)
