@@ -19,6 +19,7 @@ from symreach import semantics
 from symreach.certify import counter_invariant
 from symreach.cli import cli
 from symreach.encodings.counters import (
+    AUTO_SWEEPS,
     MIN_POOL,
     build_system,
     compile_counters,
@@ -161,6 +162,20 @@ def test_auto_uses_counters_only_on_large_pools_and_falls_back_on_spread():
     res = BddEngine(fast_paths=False).check(spread, spread.query, Limits(counters="on"))
     assert res.stats["counters"].startswith("fallback") and "spread" in res.stats["counters"]
     assert res.verdict is Verdict.NOT_DEPLOYABLE
+
+
+def test_auto_tries_counters_for_a_few_sweeps_then_the_concrete_encoding():
+    """Deterministic (sweeps, not seconds): the witness comes from the counters in one
+    sweep; the proof of not-deployable would take a sweep per pool node there."""
+    found = load_document(_pool_doc("paper", MIN_POOL))
+    res = BddEngine(fast_paths=False).check(found, found.query, Limits())
+    assert res.verdict is Verdict.DEPLOYABLE and res.stats["counters"].startswith("on")
+    semantics.replay(found, res.trace, found.query)
+    never = load_document(_pool_doc("kubernetes", MIN_POOL))
+    res = BddEngine(fast_paths=False).check(never, never.query, Limits())
+    assert res.verdict is Verdict.NOT_DEPLOYABLE
+    assert res.stats["counters"].startswith(f"tried: undecided after {AUTO_SWEEPS}")
+    assert res.certificate["format"] == "symreach-bdd-invariant/1"
 
 
 def test_counter_system_is_much_smaller_on_a_large_pool():

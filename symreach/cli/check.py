@@ -50,7 +50,8 @@ from symreach.result import Result, Verdict
 @click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
 @click.option("--counters", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
               help="BDD engine: count interchangeable nodes per local state instead of one bit per "
-                   "pod and node (auto: when a class has >= 8 nodes; the stats say which was used).")
+                   "pod and node (auto: a few sweeps when a class has >= 32 nodes, then the concrete "
+                   "encoding; the stats say which decided).")
 def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
           jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why, counters) -> None:
     """Decide whether the target can ever be covered from the initial configuration.

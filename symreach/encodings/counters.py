@@ -73,6 +73,18 @@ pre cube, conjoin the post cube) implement exactly that; the SAT encodings
 assume full cubes, so only the BDD engine reads a ``CounterSystem``
 (``symreach.solvers.bdd``), and BMC/IC3 keep the concrete encoding.
 
+Search. The BDD engine searches a counter system forward only (backward
+images from the target range over counter values no group can hold).
+Reaching ``c(g, s) = k`` takes ``k`` images of the same action, so a proof
+of not-deployable costs about one chaining sweep per node of a pool, while
+witnesses usually appear in the first sweeps; ``--counters auto`` therefore
+gives the counters ``AUTO_SWEEPS`` sweeps on pools of at least ``MIN_POOL``
+nodes and then hands over to ``compile.py`` (``build_system``;
+``solvers.bdd``). Moving ``2**j`` nodes at once (guarded by the guard and the
+guard with ``s'`` occupied: sound, since the guards read only non-zero bits)
+was tried and measured 10-50x slower: the accelerated images build
+arithmetic-heavy BDDs.
+
 Witnesses. ``concretize`` turns a counter trace into node steps: a node of
 the group in local state ``s`` is picked (the first in name order) and
 keeps its identity for the rest of the trace; the result goes through
@@ -104,9 +116,14 @@ from symreach.result import DELETE, DEPLOY, Step
 MAX_LOCAL_STATES = 64
 # Counters in all: each carries O(bits^2) move cubes per action.
 MAX_COUNTERS = 4096
-# ``auto``: use the counter system when some group has at least this many
-# nodes (below it the concrete bits are as small as the counters).
-MIN_POOL = 8
+# ``auto``: try the counter system when some group has at least this many nodes
+# (benchmarks/results/counter_pools.md: at 10 nodes per pool the concrete BDD is
+# faster, at 50 the counters find witnesses faster) ...
+MIN_POOL = 32
+# ... for this many forward sweeps (witnesses came in 1 sweep there); proving
+# not-deployable takes about one sweep per node of a pool on counters, so past
+# the budget the concrete encoding decides.
+AUTO_SWEEPS = 4
 COUNTER_MODES = ("auto", "on", "off")
 
 LocalState = frozenset[int]
