@@ -39,7 +39,14 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from symreach import semantics
-from symreach.certify.names import CertificateError, check_profile, query_json, query_of, target_holds
+from symreach.certify.names import (
+    CertificateError,
+    check_profile,
+    checked,
+    query_json,
+    query_of,
+    target_holds,
+)
 from symreach.model import Instance, Query
 
 FORMAT = "symreach-counter-invariant/1"
@@ -58,13 +65,9 @@ def make_certificate(inst: Instance, query: Query, cone: Iterable[int], groups: 
 
 
 def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
-    try:
-        count = _check(inst, cert)
-    except CertificateError as exc:
-        return False, str(exc)
-    return True, (f"certificate accepted: {count} counter states over interchangeable node groups "
-                  "contain sigma0, are closed under every deployment and deletion, and none covers "
-                  "the target")
+    return checked(lambda: _check(inst, cert), lambda count: (
+        f"certificate accepted: {count} counter states over interchangeable node groups contain "
+        "sigma0, are closed under every deployment and deletion, and none covers the target"))
 
 
 class _Sparse:
