@@ -17,7 +17,7 @@ from typing import Any
 from symreach.certify import counter_invariant
 from symreach.result import Result, Verdict
 
-MAX_LISTED_STATES = 20_000
+MAX_LISTED_STATES = 5_000
 
 
 def reached_states(system, sym, reached) -> list[dict[int, dict[tuple[str, ...], int]]]:
