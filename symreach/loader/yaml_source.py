@@ -29,7 +29,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
 from symreach.errors import InputError
-from symreach.loader import yaml_scalars
+from symreach.loader import yaml_fast, yaml_scalars
 from symreach.loader.shapes import Path
 
 # Default input size limit: far above real clusters (a 10,000-pod dump with
@@ -205,6 +205,10 @@ def read_documents_text(
                 return _yaml_documents(text.replace("\t", " "), filename, max_nodes, at_most, True, json_keys)
             except InputError:
                 return [(data, {})]
+    if not lines and kubectl:  # big dumps: rapidyaml when it can vouch for the result, else libyaml below
+        fast = yaml_fast.read_documents(text)
+        if fast is not None and (at_most is None or len(fast) <= at_most):
+            return [(doc, {}) for doc in fast]
     return _yaml_documents(text, filename, max_nodes, at_most, lines, json_keys)
 
 
