@@ -124,6 +124,10 @@ def test_the_fast_reader_reads_kubernetes_scalars_as_kubectl():
     "a: b\x01\n",                         # characters libyaml refuses
     "a: b\u2028c\n",                      # a line break to YAML 1.1 only
     "[" * 70 + "]" * 70 + "\n",           # deep nesting: libyaml's depth guard decides
+    "...\n",                              # a document end without a document
+    "a: ]x\n", "- @x\n", "`b: 1\n",       # indicators libyaml refuses at the start of a plain scalar
+    "---\r=\r\n",                        # a lone CR: a line break to libyaml only
+    "a:\n  - {}  - =\n",                  # an entry after a flow collection on the same line
 ])
 def test_declines(text):
     assert yaml_fast.read_documents(text) is None
@@ -278,3 +282,13 @@ def test_generated_yaml_is_mostly_read_by_the_fast_reader():
         text = "".join(f"{k}: {v}\n" for k, v in zip(keys, vals)) + (f"l:\n- {rnd.choice(TOKENS) or 'x'}\n")
         read += agree(text)
     assert read >= 100
+
+
+def test_a_benchmark_dump_is_read_by_the_fast_reader_and_the_same():
+    """The dumps of ``benchmarks/k8s_dump_scale.py`` (status, managedFields, long wrapped messages)."""
+    import yaml
+
+    from benchmarks.k8s_dump_scale import build_dump
+
+    text = yaml.dump(build_dump(60), Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False)
+    assert agree(text)

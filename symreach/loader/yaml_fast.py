@@ -52,14 +52,17 @@ _STR = yaml_scalars.STR
 # libyaml refuses, a BOM inside the text, and NEL/LS/PS, which YAML 1.1 (libyaml) reads as line breaks and
 # YAML 1.2 (ryml) does not. One negated class: a search over tens of megabytes takes milliseconds.
 _UNUSUAL_CHAR = re.compile("[^\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# After a flow collection, ryml reads ``- {}  - x`` as two entries; libyaml refuses it.
+_AFTER_FLOW = re.compile(r"[\]}][ ]+[-?:](?:[ \r\n]|\Z)")
 _ASCII_USUAL = bytes(range(0x20, 0x7F)) + b"\n\r"
-# Node properties (anchor ``&``, alias ``*``, tag ``!``) and indicators that cannot start a plain scalar
-# (``@ ` % , ] }``: libyaml refuses them there, ryml may read a string) matter only where a node starts: at a
-# line start or after an indicator (``: ? , [ {`` or ``-`` and a space). Found as characters first (rare in
-# dumps, except ``]`` and ``}`` closing ``[]`` and ``{}``), then judged.
-_START_CHARS = "&*!@`%,]}"
+# Node properties (anchor ``&``, alias ``*``, tag ``!``) only start a node: at a line start or after an
+# indicator (``: ? , [ {`` or ``-`` and a space). Found as characters first (rare in dumps), then judged.
+_PROPERTY_CHARS = "&*!"
 _NODE_START = frozenset(":?,[{\n\r")
-_OPENER = {"]": "[", "}": "{"}
+# Indicators that cannot start a plain scalar: libyaml refuses ``]x``, ``}x``, ``@x``, `` `x ``, ``%x`` there,
+# ryml reads a string. Such a string is suspect like a typed-looking one, and declined if ryml saw it plain.
+_BAD_PLAIN_START = frozenset("]}@`%")
+_SUSPECT_START = _MAYBE_TYPED | _BAD_PLAIN_START
 
 
 def unusual(text: str) -> bool:
@@ -74,7 +77,9 @@ def unusual(text: str) -> bool:
             return True
     elif _UNUSUAL_CHAR.search(text):
         return True
-    for char in _START_CHARS:
+    if _AFTER_FLOW.search(text):
+        return True
+    for char in _PROPERTY_CHARS:
         at = text.find(char)
         while at != -1:
             if _starts_node(text, at):
@@ -84,12 +89,10 @@ def unusual(text: str) -> bool:
 
 
 def _starts_node(text: str, at: int) -> bool:
-    """Whether the character at ``at`` may begin a node (``[]`` and ``{}`` close empty collections)."""
+    """Whether the character at ``at`` may begin a node."""
     before = at - 1
     while before >= 0 and text[before] == " ":
         before -= 1
-    if before >= 0 and text[before] == _OPENER.get(text[at]):
-        return False
     if before < 0 or text[before] in _NODE_START:
         return True
     return text[before] == "-" and before + 1 < at  # "- &x": a sequence entry
@@ -189,13 +192,13 @@ class _Reader:
             raise _Decline()  # duplicate keys: libyaml names the line
         suspect = False
         depth = 1
-        maybe, typed, suspects, depths = _MAYBE_TYPED, _typed, self.suspect, self.depth
+        maybe, suspect_text, suspects, depths = _SUSPECT_START, _suspect, self.suspect, self.depth
         for key, value in pairs:
-            if key[:1] in maybe and typed(key):
+            if key[:1] in maybe and suspect_text(key):
                 suspect = True
             kind = type(value)
             if kind is str:
-                if value[:1] in maybe and typed(value):
+                if value[:1] in maybe and suspect_text(value):
                     suspect = True
             elif kind is dict:
                 key_id = id(value)
@@ -224,7 +227,7 @@ class _Reader:
         for item in items:
             kind = type(item)
             if kind is str:
-                if item[:1] in _MAYBE_TYPED and _typed(item):
+                if item[:1] in _SUSPECT_START and _suspect(item):
                     suspect = True
             elif kind is dict:
                 suspect = suspect or id(item) in self.suspect
@@ -256,7 +259,7 @@ class _Reader:
 
     def value(self, item: object, node: int) -> object:
         if type(item) is str:
-            if item[:1] in _MAYBE_TYPED and _typed(item) and not _quoted(self.tree.type(node), key=False):
+            if item[:1] in _SUSPECT_START and _suspect(item) and not _quoted(self.tree.type(node), key=False):
                 return _plain(self.text(node, key=False))
             return item
         return self.repair(item, node)
@@ -271,9 +274,9 @@ class _Reader:
         tree = self.tree
         renamed: dict[str, str] = {}
         for key, item in data.items():
-            key_suspect = key[:1] in _MAYBE_TYPED and _typed(key)
+            key_suspect = key[:1] in _SUSPECT_START and _suspect(key)
             kind = type(item)
-            if not key_suspect and not (kind is str and item[:1] in _MAYBE_TYPED and _typed(item)) and not (
+            if not key_suspect and not (kind is str and item[:1] in _SUSPECT_START and _suspect(item)) and not (
                     (kind is dict and id(item) in self.suspect) or (kind is list and self.sequence(item)[0])):
                 continue
             child = tree.find_child(node, key)
@@ -299,16 +302,18 @@ class _Reader:
         return out
 
 
-_TYPED: dict[str, bool] = {}
+_SUSPECT: dict[str, bool] = {}
 
 
-def _typed(text: str) -> bool:
-    """Whether a plain scalar with this text is not a string (memoised: dumps repeat ``"True"``, ``"0"``)."""
-    known = _TYPED.get(text)
+def _suspect(text: str) -> bool:
+    """Whether a plain scalar with this text is not a plain string (memoised: dumps repeat ``"True"``, ``"0"``).
+
+    Typed (``yes``, ``0755``, ``~``), or starting with an indicator libyaml refuses there (``]x``)."""
+    known = _SUSPECT.get(text)
     if known is None:
-        known = yaml_scalars.resolve_plain(text)[0] != _STR
-        if len(_TYPED) < 100_000:
-            _TYPED[text] = known
+        known = text[:1] in _BAD_PLAIN_START or yaml_scalars.resolve_plain(text)[0] != _STR
+        if len(_SUSPECT) < 100_000:
+            _SUSPECT[text] = known
     return known
 
 
@@ -321,6 +326,8 @@ def _children(tree, node: int) -> Iterator[int]:
 
 def _plain(text: str) -> object:
     """The value of a plain scalar; the same object when it is a string, so callers can tell."""
+    if text[:1] in _BAD_PLAIN_START:
+        raise _Decline()  # libyaml refuses this plain scalar; ryml read a string
     tag, value = yaml_scalars.resolve_plain(text)
     if tag == yaml_scalars.MERGE:
         raise _Decline()  # merge keys: the libyaml reader resolves them
