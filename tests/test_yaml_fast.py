@@ -212,27 +212,21 @@ def block(draw, indent: int = 0, depth: int = 0) -> str:
     """A block mapping or sequence at ``indent``, each line ending in a newline."""
     pad = " " * indent
     comment = lambda: draw(st.sampled_from(["", "", "", "  # note", " #: x"]))  # noqa: E731
-    lines = []
-    if draw(st.booleans()):
-        for key in draw(st.lists(KEYS, min_size=1, max_size=4, unique=True)):
-            choice = draw(st.integers(0, 3 if depth < 3 else 1))
-            if choice == 0:
-                lines.append(f"{pad}{key}: {render_scalar(draw(scalar()), indent)}{comment()}\n")
-            elif choice == 1:
-                lines.append(f"{pad}{key}: {draw(flow_value())}{comment()}\n")
-            else:
-                lines.append(f"{pad}{key}:{comment()}\n" + draw(block(indent + 2, depth + 1)))
-            if draw(st.integers(0, 9)) == 0:
-                lines.append(draw(st.sampled_from([f"{pad}# a comment\n", "\n"])))
+    if draw(st.booleans()):  # a mapping: one head per key; else a sequence of "-" heads
+        heads = [f"{key}:" for key in draw(st.lists(KEYS, min_size=1, max_size=4, unique=True))]
     else:
-        for _ in range(draw(st.integers(1, 4))):
-            choice = draw(st.integers(0, 3 if depth < 3 else 1))
-            if choice == 0:
-                lines.append(f"{pad}- {render_scalar(draw(scalar()), indent)}{comment()}\n")
-            elif choice == 1:
-                lines.append(f"{pad}- {draw(flow_value())}\n")
-            else:
-                lines.append(f"{pad}-\n" + draw(block(indent + 2, depth + 1)))
+        heads = ["-"] * draw(st.integers(1, 4))
+    lines = []
+    for head in heads:
+        choice = draw(st.integers(0, 3 if depth < 3 else 1))
+        if choice == 0:
+            lines.append(f"{pad}{head} {render_scalar(draw(scalar()), indent)}{comment()}\n")
+        elif choice == 1:
+            lines.append(f"{pad}{head} {draw(flow_value())}{comment()}\n")
+        else:
+            lines.append(f"{pad}{head}{comment()}\n" + draw(block(indent + 2, depth + 1)))
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(draw(st.sampled_from([f"{pad}# a comment\n", "\n"])))
     return "".join(lines)
 
 
