@@ -13,7 +13,9 @@ Speed: a real cluster dump is tens of megabytes. JSON goes through ``json``;
 YAML through libyaml. Recording a line for every field path costs as much as
 building the data, so callers that can afford to may read without lines first
 and read again with lines only when an error must name one
-(``symreach.frontends.k8s_source`` does).
+(``symreach.frontends.k8s_source`` does). Kubernetes YAML read without lines
+goes first to ``symreach.loader.yaml_fast`` (rapidyaml), which returns the same
+data or declines; libyaml reads whatever it declines.
 """
 
 from __future__ import annotations
