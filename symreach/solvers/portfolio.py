@@ -65,6 +65,7 @@ from symreach.solvers.schedule import ABC_ENGINE, OUR_ENGINES, favourite, holder
 
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PILOT_ENGINE, PILOT_S = "bmc", 0.1  # in-process try before forking (see ``_pilot``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
@@ -87,6 +88,7 @@ def _detach(parent: int) -> None:
     """
     from symreach.solvers.processes import die_with_parent, register_group
 
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held by the parent while forking
     die_with_parent()  # never outlive the command, whatever kills it
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
@@ -234,8 +236,15 @@ class AutoEngine:
         with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
             outs = {name: str(Path(tmp) / f"{name}.pickle") for name in engines}
             order = sorted(engines, key=lambda name: name != first)  # the favourite starts first
-            workers = {name: spawn_worker(ctx, name, instance, query, remaining, outs[name])
-                       for name in order}
+            # a stop signal in the middle of a fork would run the command's handler inside
+            # an at-fork hook ("Exception ignored"): hold such signals until every worker
+            # exists (the workers unblock them first thing, in ``_detach``)
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+            try:
+                workers = {name: spawn_worker(ctx, name, instance, query, remaining, outs[name])
+                           for name in order}
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
             procs = {name: proc for name, (proc, _) in workers.items()}
             detached = {name: ev for name, (_, ev) in workers.items()}
             unknown: list[Result] = []
