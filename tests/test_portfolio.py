@@ -133,3 +133,38 @@ def test_workers_die_with_a_killed_parent():
             break
         time.sleep(0.1)
     assert not any(_alive(w) for w in workers)
+
+
+def test_abc_pdr_joins_the_race_exactly_when_installed():
+    from symreach.solvers.abc import abc_available
+
+    assert ("abc-pdr" in AutoEngine().engines) == abc_available()
+    assert AutoEngine(engines=("bdd", "bmc")).engines == ("bdd", "bmc")
+
+
+@pytest.mark.skipif(not __import__("shutil").which("berkeley-abc"), reason="berkeley-abc not installed")
+def test_an_abc_answer_names_abc_and_says_whose_verdict_it_is():
+    inst = pyramid_instance(2, 3)   # not deployable
+    res = AutoEngine(engines=("abc-pdr", "bmc"), jobs=1, slice_s=0.1).check(inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.NOT_DEPLOYABLE   # BMC never proves: ABC answered, paused and resumed
+    assert res.engine == "auto/abc-pdr" and res.stats["portfolio"]["answered_by"] == "abc-pdr"
+    assert "ABC's verdict" in res.reason
+    assert not mp.active_children()
+
+
+def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
+    """Preprocessing runs once: the engines get it through ``Limits.prepared``."""
+    from symreach.encodings import preprocess as pre_mod
+    from symreach.solvers import fast_paths
+
+    calls = []
+    real = pre_mod.preprocess
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fast_paths, "preprocess", counting)
+    inst = pyramid_instance(2, 4)
+    res = AutoEngine(engines=("bmc",), jobs=1).check(inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.DEPLOYABLE and len(calls) == 1
