@@ -14,8 +14,9 @@ deploys, with the deploys' guards read *after* the deletions:
   witness of depth ``k`` then has at most ``k`` deployments.
 
 Measured on the shallow goals of the shared nets (71 goals, 1-8 firings,
-30 s each, benchmarks/results/shallow_nets.md): parallel steps decide 60,
-single steps 56; over the 55 both decide the depths sum to 820 against 913.
+30 s each, benchmarks/results/shallow_nets.md, load average ~19): parallel
+steps decide 65, single steps 62; over the 61 both decide the depths sum to
+979 against 1,064.
 Appendix B serialises a firing through its start/execute/end/ready pods, so
 a firing costs 5 steps either way and parallel steps save only the extra
 produced places (AutoFlight: 39 steps against more than 45 at 8 firings).
