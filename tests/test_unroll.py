@@ -13,22 +13,14 @@ from __future__ import annotations
 import pytest
 
 from symreach.encodings.cnf import CnfLowering
-from symreach.encodings.compile import compile_system
 from symreach.encodings.parallel_step import ParallelSteps
 from symreach.encodings.unroll import StepTemplate
-from symreach.errors import InputError
-from symreach.loader import load_document
-from tests.random_instances import random_doc
+from tests.random_instances import random_systems
 
 
 def _systems(profile: str, count: int = 12):
     found = 0
-    for seed in range(200):
-        try:
-            inst = load_document(random_doc(seed, profile))
-        except InputError:
-            continue
-        system = compile_system(inst, inst.query)
+    for _, system in random_systems(profile):
         if not system.actions:
             continue
         yield system
