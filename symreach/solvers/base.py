@@ -13,6 +13,9 @@ from symreach.result import Result
 class Limits:
     """Resource limits; reaching one yields an ``unknown`` verdict, never a crash.
 
+    ``counters`` ("auto", "on", "off") lets the BDD engine use the counter
+    abstraction of interchangeable nodes (``symreach.encodings.counters``).
+
     ``progress``, when set, is called by engines from their main loops as
     ``progress(engine_name, **counters)`` (see ``symreach.report.progress``).
     """
@@ -20,6 +23,7 @@ class Limits:
     timeout_s: Optional[float] = None
     max_states: Optional[int] = None
     max_depth: Optional[int] = None
+    counters: str = "auto"
     progress: Optional[Callable[..., None]] = field(default=None, compare=False)
     # the prologue another engine already ran on this instance and query
     # (``fast_paths.Prepared``): ``auto`` preprocesses once, before its workers fork
