@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from symreach.model import Instance, Query
 from symreach.result import Result
@@ -25,6 +25,9 @@ class Limits:
     max_depth: Optional[int] = None
     counters: str = "auto"
     progress: Optional[Callable[..., None]] = field(default=None, compare=False)
+    # the prologue another engine already ran on this instance and query
+    # (``fast_paths.Prepared``): ``auto`` preprocesses once, before its workers fork
+    prepared: Optional[Any] = field(default=None, compare=False, repr=False)
 
     def report(self, engine: str, **counters) -> None:
         if self.progress is not None:
