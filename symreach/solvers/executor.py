@@ -32,6 +32,7 @@ OnError = Callable[[Any, str], Any]
 
 class Executor(Protocol):
     name: str
+    slots: int   # tasks that run at the same time (the matrix sizes its chunks by it)
 
     def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
             on_error: Optional[OnError] = None) -> Iterator[Any]: ...
@@ -41,11 +42,57 @@ class LocalExecutor:
     """Every task in this process, in order."""
 
     name = "local"
+    slots = 1
 
     def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
             on_error: Optional[OnError] = None) -> Iterator[Any]:
         for item in items:
             yield fn(shared, item, **options)
+
+
+_SHARED: Any = None
+
+
+def _set_shared(shared: Any) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _call_shared(fn: Task, item: Any, options: dict[str, Any]) -> Any:
+    return fn(_SHARED, item, **options)
+
+
+class ProcessExecutor:
+    """Tasks on ``processes`` forked worker processes of this machine.
+
+    ``shared`` reaches each worker once, by ``fork`` (nothing is pickled but
+    items and results). The baseline a Dask cluster of as many workers is
+    compared with (``benchmarks/symmetry_matrix.py``); not offered on the
+    command line, where the supervisor owns the process tree.
+    """
+
+    name = "processes"
+
+    def __init__(self, processes: int = 2) -> None:
+        self.slots = processes
+
+    def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
+            on_error: Optional[OnError] = None) -> Iterator[Any]:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(self.slots, mp_context=context, initializer=_set_shared,
+                                 initargs=(shared,)) as pool:
+            futures = {pool.submit(_call_shared, fn, item, options): item for item in items}
+            for fut in as_completed(futures):
+                exc = fut.exception()
+                if exc is None:
+                    yield fut.result()
+                elif on_error is None:
+                    raise RuntimeError(f"task {futures[fut]!r} failed: {exc}") from exc
+                else:
+                    yield on_error(futures[fut], f"{type(exc).__name__}: {exc}")
 
 
 class DaskUnavailable(RuntimeError):
@@ -98,7 +145,16 @@ class DaskExecutor:
                                              processes=True, dashboard_address=":0",
                                              memory_limit=self.memory_limit or "auto")
                 self._client = Client(self._cluster)
+            # Import the engines on every worker now, not inside the first task:
+            # a few seconds per worker process that would otherwise stall the
+            # first chunk on each of them.
+            self._client.run(warm_up)
         return self._client
+
+    @property
+    def slots(self) -> int:
+        """Worker threads of the cluster now (at least 1)."""
+        return max(1, sum(self.client().nthreads().values()))
 
     def close(self) -> None:
         if self._client is not None:
@@ -134,6 +190,13 @@ class DaskExecutor:
             if on_error is None:
                 raise RuntimeError(f"task {item!r} failed on the cluster: {message}")
             yield on_error(item, message)
+
+
+def warm_up() -> None:
+    """Load what a matrix or bench task imports (run once on every worker)."""
+    import symreach.solvers.bdd  # noqa: F401
+    import symreach.solvers.cells  # noqa: F401
+    import symreach.solvers.registry  # noqa: F401
 
 
 def make_executor(name: str, address: Optional[str] = None, workers: int = 2,
