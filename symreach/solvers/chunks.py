@@ -12,7 +12,7 @@ So types are sorted by an estimated cost, most expensive first, and cut by
 about ``remaining / (FACTOR * slots)`` of the estimated cost that is left.
 Early chunks are large (few round trips), the last ones small (the workers
 finish together), and there are about ``FACTOR * slots * ln(types)`` tasks
-in all. The estimate only has to order types roughly: the cone's size (the
+in all (fewer: no chunk is cut below ``1 / (MIN_SHARE * slots)`` of the total). The estimate only has to order types roughly: the cone's size (the
 instance the type's cells run on) times a weight for what makes cells need
 more than the static filters (affinity, anti-affinity, spread).
 """
@@ -25,6 +25,7 @@ from symreach.encodings.preprocess import affinity_cone
 from symreach.model import Instance, Query
 
 FACTOR = 2
+MIN_SHARE = 16   # no chunk below 1/(MIN_SHARE * slots) of the total: bounds the tail of tiny tasks
 
 
 def type_cost(inst: Instance, t: int) -> float:
@@ -40,10 +41,11 @@ def plan_chunks(costs: Sequence[float], slots: int) -> list[tuple[int, ...]]:
     ``remaining / (FACTOR * slots)`` of the cost left, at least one item."""
     order = sorted(range(len(costs)), key=lambda i: (-costs[i], i))
     remaining = float(sum(costs))
+    floor = remaining / (MIN_SHARE * max(1, slots))
     chunks: list[tuple[int, ...]] = []
     i = 0
     while i < len(order):
-        target = remaining / (FACTOR * max(1, slots))
+        target = max(floor, remaining / (FACTOR * max(1, slots)))
         chunk, cost = [], 0.0
         while i < len(order) and (not chunk or cost + costs[order[i]] <= target):
             chunk.append(order[i])
