@@ -5,7 +5,13 @@ are bags of independent calls ``fn(shared, item, **options)``. An executor
 runs them and yields the results *as they complete*, so callers stream
 progress and assemble the same output whatever the order.
 
-``LocalExecutor`` calls them one after the other here. ``DaskExecutor``
+Each executor says how many tasks run at once (``slots``); the matrix groups
+its pod types into tasks by estimated cost for that many
+(``symreach.solvers.chunks``), so a round trip to a worker is paid per chunk,
+not per type.
+
+``LocalExecutor`` calls them one after the other here; ``ProcessExecutor``
+on forked processes of this machine (the baseline for Dask). ``DaskExecutor``
 submits each call as a task of ``dask.distributed`` (an optional dependency,
 ``pip install 'symreach[distributed]'``): to the scheduler at ``address``
 (``tcp://host:8786``, started with ``dask scheduler``; workers with
@@ -13,7 +19,9 @@ submits each call as a task of ``dask.distributed`` (an optional dependency,
 ``LocalCluster`` of ``workers`` single-threaded worker processes, each with
 ``memory_limit`` (a Dask memory string such as ``"2GB"``; a worker over it
 is restarted by its nanny, and the task fails instead of being retried).
-``shared`` (the instance) is scattered to every worker once. A task that
+``shared`` (the instance) is scattered to every worker once, and workers
+are long-lived processes that import the engines when the executor connects
+(``warm_up``), so a task starts no process and ships no model. A task that
 fails is not silently dropped: ``on_error(item, message)`` turns it into a
 result (the matrix marks the type's cells ``unknown``) or, without it, the
 error is raised.

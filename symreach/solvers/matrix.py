@@ -3,8 +3,10 @@
 The default method, ``cells``, is one task per pod type (``symreach.solvers.cells``):
 the type's affinity cone, one answer per class of interchangeable nodes
 (``symreach.encodings.symmetry``), instantiated on every node of the class.
-Tasks are independent, so an ``Executor`` may run them in this process or on
-a Dask cluster (``symreach.solvers.executor``); the matrix is the same.
+Types are independent, so they are grouped into tasks by estimated cost
+(``symreach.solvers.chunks``) and an ``Executor`` runs them in this process,
+on forked processes or on a Dask cluster (``symreach.solvers.executor``); the
+matrix is the same.
 
 ``method="fixpoint"`` runs the preprocessing (may-be-present fixpoint,
 static pruning) and a single forward BDD fixpoint of the whole system, with
