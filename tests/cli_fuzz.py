@@ -45,6 +45,7 @@ SEEDS: dict[str, str] = {
     "full.yaml": (REPO / "tests" / "data" / "loader" / "full.yaml").read_text(),
     "full.json": (REPO / "tests" / "data" / "loader" / "full.json").read_text(),
     "dump.yaml": (REPO / "examples" / "cluster-dump.yaml").read_text(),
+    "volumes.yaml": (REPO / "tests" / "data" / "loader" / "volumes-dump.yaml").read_text(),
     "net.pnml": """<?xml version="1.0"?>
 <pnml><net id="n" type="http://www.pnml.org/version-2009/grammar/ptnet"><page id="p">
 <place id="a"><initialMarking><text>1</text></initialMarking></place><place id="b"/><place id="c"/>
@@ -160,7 +161,7 @@ def _maybe(rng: random.Random, p: float, *items: str) -> list[str]:
     return list(items) if rng.random() < p else []
 
 
-VALID = ["a", "b", "c", "n1", "payments/payments-api", "general-a"]
+VALID = ["a", "b", "c", "n1", "n2", "payments/payments-api", "general-a", "default/zk", "default/db"]
 
 
 def _name(rng: random.Random) -> str:
@@ -186,7 +187,7 @@ def make_case(rng: random.Random) -> Case:
     """A random invocation of a random command on a mutated seed."""
     command = rng.choices(["check", "explain", "matrix", "export", "certify", "encode", "generate", "junk"],
                           weights=[40, 12, 10, 8, 8, 12, 6, 4])[0]
-    instance = rng.choice(["v1.yaml", "v1-cap1.yaml", "full.yaml", "full.json", "dump.yaml"])
+    instance = rng.choice(["v1.yaml", "v1-cap1.yaml", "full.yaml", "full.json", "dump.yaml", "volumes.yaml"])
     files = {"in" + Path(instance).suffix: mutate(rng, instance)}
     src = "{dir}/in" + Path(instance).suffix
     if command == "check":

@@ -374,18 +374,33 @@ def test_memory_limit_generate_tree_height_40():
     assert "Traceback" not in err
 
 
-def test_memory_limit_check_bdd_stays_bounded_and_answers(hard):
-    """CUDD under RLIMIT_AS collects garbage instead of failing, so the BDD
-    run stays inside the limit until its timeout; either limit ends it cleanly."""
-    proc = symreach("check", hard, "--engine", "bdd", "--memory", "300", "--timeout", "3", "--json")
+def test_memory_limit_check_bdd_ends_with_reason_memory_limit(hard):
+    """CUDD under RLIMIT_AS alone garbage-collects and crawls until the timeout;
+    capped below the limit (``solvers/cudd_memory.py``) it fails at once, and the
+    verdict says ``memory limit``. The timeout is far away: only memory can end it."""
+    proc = symreach("check", hard, "--engine", "bdd", "--memory", "300", "--timeout", "900", "--json")
     try:
-        out, err = proc.communicate(timeout=SAFETY_S)
+        out, err = proc.communicate(timeout=SAFETY_S * 8)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 3, err
     data = json.loads(out)
-    assert data["verdict"] == "unknown" and ("memory limit" in data["reason"] or "timeout" in data["reason"])
+    assert data["verdict"] == "unknown" and data["reason"] == "memory limit (300 MB)", data
+
+
+def test_cudd_cap_follows_the_address_space_limit():
+    from symreach.solvers.cudd_memory import is_out_of_memory
+
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, resource.RLIM_INFINITY));"
+            "from symreach.solvers.cudd_memory import cap_manager;"
+            "import dd.cudd; b = dd.cudd.BDD(); print(cap_manager(b), b.configure()['max_memory'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=SAFETY_S).stdout.split()
+    assert int(out[0]) == int(out[1]) and 0 < int(out[0]) < 2 << 30
+    assert is_out_of_memory(ValueError("`DdNode *node` is `NULL` pointer."))
+    assert is_out_of_memory(RuntimeError("CUDD appears to have run out of memory."))
+    assert not is_out_of_memory(ValueError("unknown operator"))
 
 
 def test_memory_limit_export_dimacs_huge_depth():
@@ -418,18 +433,44 @@ def test_sigterm_ends_benchmark_jobs_in_their_own_groups(tmp_path):
     wait_until(lambda: not any(alive(p) for p in children), "every benchmark job ended")
 
 
-def test_malformed_template_affinity_is_an_input_error_not_a_crash(tmp_path):
-    """Fuzz find: a workload template whose ``affinity`` is a list crashed the
-    signature of its pod type before shape validation could name the line."""
+@pytest.mark.parametrize("field, value, problem", [
+    ("affinity", "[1, 2]", "affinity: expected a mapping, got a list"),
+    ("affinity", "true", "affinity: expected a mapping, got a boolean"),
+    ("tolerations", "7", "tolerations: expected a list, got an integer"),
+    ("volumes", "{a: 1}", "volumes: expected a list, got a mapping"),
+])
+def test_malformed_template_field_is_an_input_error_not_a_crash(tmp_path, field, value, problem):
+    """Fuzz finds: a workload template whose ``affinity`` is a list or a boolean
+    crashed the signature of its pod type, a DaemonSet's ``tolerations: 7`` its
+    pinning, before shape validation could name the line."""
     dump = tmp_path / "in.yaml"
     dump.write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: web, namespace: default}\n"
         "spec:\n  selector: {matchLabels: {app: web}}\n  template:\n"
         "    metadata: {labels: {app: web}}\n"
-        "    spec:\n      affinity: [1, 2]\n      tolerations: {a: 1}\n"
+        f"    spec:\n      {field}: {value}\n"
         "      containers: [{name: c, image: x}]\n"
         "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
         "status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n")
     result = run("check", str(dump), "--node", "n1", "--engine", "explicit", "--timeout", "0", "--json")
     assert result.exit_code == 2 and no_traceback(result), result.output
-    assert "affinity: expected a mapping, got a list" in result.stderr
+    assert f"in.yaml:9: document 1 (DaemonSet default/web): spec.template.spec.{problem}" in result.stderr
+
+
+@pytest.mark.parametrize("obj, problem", [
+    ("kind: PersistentVolumeClaim\nmetadata: {name: c, namespace: default}\nspec: {storageClassName: []}",
+     "spec.storageClassName: expected a string, got a list"),
+    ("kind: PersistentVolumeClaim\nmetadata: {name: c, namespace: default}\nspec: {volumeName: {a: 1}}",
+     "spec.volumeName: expected a string, got a mapping"),
+    ("kind: PersistentVolume\nmetadata: {name: v}\nspec: {nodeAffinity: [1]}",
+     "spec.nodeAffinity: expected a mapping, got a list"),
+    ("kind: StorageClass\nmetadata: {name: s}\nprovisioner: x\nallowedTopologies: 3",
+     "allowedTopologies: expected a list, got an integer"),
+])
+def test_malformed_volume_objects_are_input_errors(tmp_path, obj, problem):
+    dump = tmp_path / "v.yaml"
+    dump.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                    "status: {allocatable: {cpu: '1', pods: '10'}}\n---\napiVersion: v1\n" + obj + "\n")
+    result = run("check", str(dump), "--node", "n1", "--timeout", "0")
+    assert result.exit_code == 2 and no_traceback(result), result.output
+    assert problem in result.stderr and "v.yaml:" in result.stderr

@@ -76,6 +76,16 @@ DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
+# (path, type) of the volume objects' fields that decide placement (``k8s_volumes``).
+VOLUME_FIELD_TYPES: dict[str, tuple[tuple[Path, type], ...]] = {
+    "PersistentVolume": ((("spec",), dict), (("spec", "nodeAffinity"), dict),
+                         (("spec", "nodeAffinity", "required"), dict),
+                         (("spec", "nodeAffinity", "required", "nodeSelectorTerms"), list)),
+    "PersistentVolumeClaim": ((("spec",), dict), (("spec", "volumeName"), str), (("spec", "storageClassName"), str)),
+    "StorageClass": ((("volumeBindingMode",), str), (("provisioner",), str), (("allowedTopologies",), list)),
+}
+
+
 @dataclass
 class Report:
     """What the conversion read, used and left out. Warnings never stop it."""
@@ -312,6 +322,7 @@ class _Converter:
                 self.node(obj)
             elif obj.kind in VOLUME_KINDS:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
+                self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
@@ -517,14 +528,18 @@ class _Converter:
             raise self.error(obj, err.path, err.problem) from None
         if requests:
             body["requests"] = format_requests(requests)
-        for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints"):
-            value = spec.get(key)
+        for key, expect in (("nodeSelector", dict), ("tolerations", list), ("affinity", dict),
+                            ("topologySpreadConstraints", list)):
+            value = self.get(obj, spec_path + (key,), expect)
             if value:
                 body[key] = copy.deepcopy(value)
         if template and spec.get("nodeName"):
             body["nodeName"] = self.get(obj, spec_path + ("nodeName",), str)
         if ports:
             body["hostPorts"] = ports
+        for i, _ in enumerate(self.get(obj, spec_path + ("volumes",), list) or []):
+            self.get(obj, spec_path + ("volumes", i, "ephemeral", "volumeClaimTemplate", "spec", "storageClassName"),
+                     str)
         self.apply_volumes(obj, spec, namespace, body, template)
         for warning in port_warnings:
             self.report.warn("host ports", f"{obj.where}: {warning}")
@@ -533,6 +548,13 @@ class _Converter:
             self.report.warn("other schedulers", f"{obj.where}: schedulerName {scheduler!r} is not the kube-scheduler; "
                                         "analysed as if it were")
         return body
+
+    def check_volume_fields(self, obj: _Object) -> None:
+        """The fields the volume index reads, with the types the API server insists on."""
+        for sub, expect in VOLUME_FIELD_TYPES.get(obj.kind, ()):
+            self.get(obj, sub, expect)
+        if obj.kind == "PersistentVolume":
+            self.string_map(obj, ("metadata", "labels"))
 
     def apply_volumes(self, obj: _Object, spec: dict, namespace: str, body: dict, template: bool) -> None:
         """Bound claims pin the pod where their PersistentVolume is; other claims are caveats."""
@@ -548,6 +570,8 @@ class _Converter:
     def claim_templates(self, workload: _Workload) -> None:
         """A StatefulSet's ``volumeClaimTemplates``: where each replica's volume lets it run is a caveat."""
         templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
+        for i, _ in enumerate(templates):
+            self.get(workload.obj, ("spec", "volumeClaimTemplates", i, "spec", "storageClassName"), str)
         for caveat in self.volumes.statefulset_caveats(workload.namespace, workload.name, templates):
             self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
 

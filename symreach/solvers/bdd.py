@@ -47,6 +47,7 @@ from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, reorder
+from symreach.solvers.cudd_memory import is_out_of_memory
 
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 # "compiled": the order of ``TransitionSystem.state_vars`` (types by witness
@@ -509,7 +510,12 @@ class BddEngine:
             return begun.decided
         start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         self._report = limits.report
-        res = self._symbolic(instance, query, pre, deadline, start)
+        try:
+            res = self._symbolic(instance, query, pre, deadline, start)
+        except (RuntimeError, ValueError) as err:
+            if not is_out_of_memory(err):
+                raise
+            raise MemoryError("CUDD reached its memory cap") from None
         res.time_s = time.perf_counter() - start
         return res
 

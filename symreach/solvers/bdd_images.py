@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR, Circuit
 from symreach.encodings.system import Action, TransitionSystem
+from symreach.solvers.cudd_memory import cap_manager
 
 try:  # pragma: no cover - depends on the installed wheel
     import dd.cudd as _bdd_mod
@@ -35,6 +36,8 @@ except ImportError:  # pragma: no cover
 def new_manager():
     bdd = _bdd_mod.BDD()
     bdd.configure(reordering=False)
+    if BACKEND == "cudd":
+        cap_manager(bdd)
     return bdd
 
 

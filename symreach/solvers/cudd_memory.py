@@ -1,0 +1,56 @@
+"""CUDD under a memory limit: fail cleanly instead of limping.
+
+Under ``RLIMIT_AS`` alone, a failing ``malloc`` inside CUDD is answered by
+garbage collection and retries, so a BDD run that does not fit slows to a
+crawl and ends at its timeout (measured: 15 s of CPU, then killed at 300 s,
+with no answer). CUDD has its own hard cap (``max_memory``): past it, an
+operation returns NULL at once, which ``dd`` raises as an exception. Capping
+CUDD below the address-space limit turns "does not fit" into an immediate
+``MemoryError``, which every command reports as ``unknown`` with reason
+``memory limit``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from typing import Optional
+
+# Part of the address space left under the limit that CUDD may use: the rest
+# is for Python objects (the circuit, the system, the trace) and the SAT side.
+CUDD_SHARE = 0.7
+MIN_CAP_BYTES = 32 * 1024 * 1024
+
+
+def address_space_left() -> Optional[int]:
+    """Bytes this process may still map under ``RLIMIT_AS`` (None: no limit)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/statm") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        used = 0
+    return max(0, soft - used)
+
+
+def cap_manager(bdd) -> Optional[int]:
+    """Give a ``dd.cudd`` manager a hard cap under the address-space limit; the cap, or None."""
+    left = address_space_left()
+    if left is None or not hasattr(bdd, "configure"):
+        return None
+    cap = max(MIN_CAP_BYTES, int(left * CUDD_SHARE))
+    try:
+        bdd.configure(max_memory=cap)
+    except (TypeError, ValueError, KeyError):  # a backend without the setting
+        return None
+    return cap
+
+
+def is_out_of_memory(err: BaseException) -> bool:
+    """Whether ``dd`` raised this because CUDD returned NULL (its cap, or ``malloc`` failing)."""
+    text = str(err)
+    if isinstance(err, ValueError):  # dd wrapping a NULL result
+        return "NULL" in text and "DdNode" in text
+    return isinstance(err, RuntimeError) and ("run out of memory" in text or text.endswith(" failed"))
