@@ -9,8 +9,8 @@ run fits in an afternoon on two shared cores (551 places in all, 262 of them
 in BART).
 
 Engines: ``auto`` (the portfolio), ``bmc`` (parallel steps), ``bmc-single``
-(``BmcEngine(parallel=False)``, for the depth comparison), ``bdd`` and
-``ic3``. One process per job (``symreach.bench.run_job``), one job at a time
+(``BmcEngine(parallel=False)``, for the depth comparison), ``bdd``, ``ic3``
+and ABC's ``pdr`` (``auto`` runs it too when berkeley-abc is installed). One process per job (``symreach.bench.run_job``), one job at a time
 per stream, 30 s per job. Goals of a net run shallow first, and a single
 engine that fails on one is not run on the net's deeper goals ("skip"; as
 ``benchmarks.run_all`` stops a series); ``auto`` runs on every goal. Written to
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import platform
 import tempfile
 import time
@@ -42,8 +43,8 @@ from symreach.solvers.bmc import BmcEngine
 
 OUT = Path(__file__).resolve().parent / "results" / "shallow_nets.md"
 SINGLE = "benchmarks.shallow_nets:SingleStepBmc"
-ENGINES = ("auto", "bmc", SINGLE, "bdd", "ic3")
-SINGLE_ENGINES = ("bmc", "bdd", "ic3")  # the engines auto is compared with
+ENGINES = ("auto", "bmc", SINGLE, "bdd", "ic3", "abc-pdr")
+SINGLE_ENGINES = ("bmc", "bdd", "ic3", "abc-pdr")  # the engines auto is compared with
 MAX_DEPTH = 8
 MAX_MARKINGS = 10 ** 7  # the level limit stops the search first on every shared net
 
@@ -139,11 +140,11 @@ def summary(rows: list[dict], engines: Sequence[str], timeout: float) -> list[st
     ratios = [x for x in (ratio(r["results"]) for r in rows) if x is not None]
     if ratios:
         gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-        lines.append(f"- auto / best single engine (bmc, bdd, ic3; floor 0.05 s): geometric mean "
+        lines.append(f"- auto / best single engine ({', '.join(SINGLE_ENGINES)}; floor 0.05 s): geometric mean "
                      f"{gm:.2f}, max {max(ratios):.2f}, over {len(ratios)} goals")
     lost = [r for r in rows if any(r["results"].get(e) and r["results"][e].solved for e in SINGLE_ENGINES)
             and not (r["results"].get("auto") and r["results"]["auto"].solved)]
-    lines.append(f"- goals a single engine decided and auto did not: {len(lost)}"
+    lines.append(f"- goals a single engine ({', '.join(SINGLE_ENGINES)}) decided and auto did not: {len(lost)}"
                  + (" (" + ", ".join(f"{r['net']}/{r['goal']}" for r in lost) + ")" if lost else ""))
     pairs = [(r["results"]["bmc"].stats.get("depth"), r["results"][SINGLE].stats.get("depth"))
              for r in rows if r["results"].get("bmc") and r["results"]["bmc"].solved
@@ -154,11 +155,25 @@ def summary(rows: list[dict], engines: Sequence[str], timeout: float) -> list[st
     return lines
 
 
+def depth_table(rows: list[dict]) -> list[str]:
+    """BMC depth with parallel steps against single steps, per goal both decided."""
+    out = ["", "BMC depth (steps) with parallel steps against single steps, on the goals both decided:", "",
+           "| net | goal | firings | parallel | single | saved |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        res = row["results"]
+        par, sin = res.get("bmc"), res.get(SINGLE)
+        if par is None or sin is None or not (par.solved and sin.solved):
+            continue
+        p, q = par.stats.get("depth"), sin.stats.get("depth")
+        out.append(f"| {row['net']} | {row['goal']} | {row['firings']} | {p} | {q} | {q - p} |")
+    return out
+
+
 def write(path: Path, header: list[str], rows: list[dict], engines, timeout: float) -> None:
     """The markdown table, and the raw results beside it (``.json``, for ``--merge``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(header + table(rows, engines, timeout) + [""]
-                              + summary(rows, engines, timeout)) + "\n")
+                              + summary(rows, engines, timeout) + depth_table(rows)) + "\n")
     raw = [dict(row, results={e: r.to_json() for e, r in row["results"].items()}) for row in rows]
     path.with_suffix(".json").write_text(json.dumps({"header": header, "engines": list(engines),
                                                      "timeout": timeout, "rows": raw}, indent=1))
@@ -173,6 +188,7 @@ def merge(parts: Sequence[Path], out: Path) -> None:
     for part in parts:
         data = json.loads(part.read_text())
         header = header or [line for line in data["header"] if not line.startswith("Wall time")]
+        header += [f"{part.name}: {line}" for line in data["header"] if line.startswith("Wall time")]
         timeout = max(timeout, data["timeout"])
         engines += [e for e in data["engines"] if e not in engines]
         for row in data["rows"]:
@@ -197,6 +213,7 @@ def run(instances: Sequence[BenchInstance], engines: Sequence[str], timeout: flo
               "or a set of non-interfering deploys); firings are the net's BFS depth.", ""]
     rows: list[dict] = []
     failed: set[tuple[str, str]] = set()  # (engine, net): skip that net's deeper goals
+    loads: list[float] = []
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="shallow-") as work:
         for inst in instances:
@@ -214,8 +231,11 @@ def run(instances: Sequence[BenchInstance], engines: Sequence[str], timeout: flo
                 if r.solved and r.verdict != inst.expected:
                     log(f"WRONG: {short(engine)} says {r.verdict} on {inst.id}")
             rows.append(row)
+            loads.append(os.getloadavg()[0])
             log(table([row], engines, timeout)[-1])
-            write(out, header + [f"Wall time so far {time.perf_counter() - start:.0f} s.", ""], rows,
+            write(out, header + [f"Wall time so far {time.perf_counter() - start:.0f} s; 1-minute load "
+                                 f"average after each goal: min {min(loads):.1f}, mean "
+                                 f"{sum(loads) / len(loads):.1f}, max {max(loads):.1f}.", ""], rows,
                   engines, timeout)
     return rows
 

@@ -106,3 +106,17 @@ def random_doc(seed: int, profile: Optional[str] = None,
     if kube and any(t.get("namespace") == "other" for t in types):
         doc["namespaces"] = [{"name": "default"}, {"name": "other"}]
     return doc
+
+
+def random_systems(profile: str, seeds: Iterable[int] = range(200)):
+    """``(instance, compiled system)`` for every seed whose random document loads."""
+    from symreach.encodings.compile import compile_system
+    from symreach.errors import InputError
+    from symreach.loader import load_document
+
+    for seed in seeds:
+        try:
+            inst = load_document(random_doc(seed, profile))
+        except InputError:
+            continue
+        yield inst, compile_system(inst, inst.query)

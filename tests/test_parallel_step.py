@@ -19,7 +19,6 @@ from pysat.solvers import Solver
 from symreach import semantics
 from symreach.encodings.circuit import Circuit
 from symreach.encodings.cnf import CnfLowering
-from symreach.encodings.compile import compile_system
 from symreach.encodings.parallel_step import Monotonicity, ParallelSteps
 from symreach.encodings.petri_net import net_from_json
 from symreach.encodings.reduction_petri import encode_petri
@@ -28,7 +27,7 @@ from symreach.loader import load_document
 from symreach.result import Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.bmc import BmcEngine
-from tests.random_instances import random_doc
+from tests.random_instances import random_doc, random_systems
 from tests.sat_helpers import blockers_instance, pyramid_instance
 
 
@@ -97,12 +96,7 @@ def _check_system(system) -> int:
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
 def test_every_parallel_step_linearises(profile):
     checked = multi = 0
-    for seed in range(120):
-        try:
-            inst = load_document(random_doc(seed, profile))
-        except InputError:
-            continue
-        system = compile_system(inst, inst.query)
+    for _, system in random_systems(profile, range(120)):
         if len(system.state_vars) > 6:
             continue
         multi += _check_system(system)

@@ -14,7 +14,8 @@ import pytest
 from symreach import semantics
 from symreach.result import Verdict
 from symreach.solvers.base import Limits
-from symreach.solvers.portfolio import DEFAULT_RACE, AutoEngine, round_robin
+from symreach.solvers.portfolio import DEFAULT_RACE, AutoEngine
+from symreach.solvers.schedule import favourite, holders, round_robin
 from tests.sat_helpers import pyramid_instance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +34,25 @@ def test_round_robin_shares_cores_equally():
     assert [round_robin(engines, 1, i) for i in range(3)] == [{"bdd"}, {"ic3"}, {"bmc"}]
 
 
+def test_the_favourite_holds_a_core_and_the_others_share_the_rest():
+    engines = ["bdd", "ic3", "bmc", "abc-pdr"]
+    held = {e: 0 for e in engines}
+    for i in range(30):
+        running = holders(engines, "bmc", 2, i)
+        assert len(running) == 2 and "bmc" in running
+        for e in running:
+            held[e] += 1
+    assert held == {"bdd": 10, "ic3": 10, "bmc": 30, "abc-pdr": 10}
+    assert holders(["bdd", "ic3"], "bmc", 2, 0) == {"bdd", "ic3"}   # the favourite gave up
+    assert holders(engines, "bmc", 1, 1) == round_robin(engines, 1, 1)   # no core to reserve
+
+
+def test_favourite_by_size():
+    assert favourite(45, ["bdd", "ic3", "bmc"]) is None       # pebbling pyramid h = 8: equal shares
+    assert favourite(1427, ["bdd", "ic3", "bmc"]) == "bmc"    # IBM703
+    assert favourite(1427, ["bdd", "ic3"]) is None            # BMC not in the race
+
+
 def test_bmc_is_in_the_default_race():
     assert "bmc" in DEFAULT_RACE and "bdd" in DEFAULT_RACE and "ic3" in DEFAULT_RACE
 
@@ -45,7 +65,7 @@ def test_deployable_answer_names_its_engine(jobs):
     semantics.replay(inst, res.trace, inst.query)
     port = res.stats["portfolio"]
     assert res.engine == f"auto/{port['answered_by']}"
-    assert port["answered_by"] in DEFAULT_RACE and port["jobs"] == jobs
+    assert port["answered_by"] in AutoEngine().engines and port["jobs"] == jobs
     assert not mp.active_children()
 
 
@@ -98,12 +118,13 @@ def test_workers_die_with_a_killed_parent():
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         workers: list[int] = []
+        count = len(AutoEngine().available)
         for _ in range(600):  # generous: up to 60 s for the workers to start
             workers = _children(proc.pid)
-            if len(workers) == 3:
+            if len(workers) == count:
                 break
             time.sleep(0.1)
-        assert len(workers) == 3
+        assert len(workers) == count
     finally:
         proc.kill()
         proc.wait()
@@ -112,3 +133,38 @@ def test_workers_die_with_a_killed_parent():
             break
         time.sleep(0.1)
     assert not any(_alive(w) for w in workers)
+
+
+def test_abc_pdr_joins_the_race_exactly_when_installed():
+    from symreach.solvers.abc import abc_available
+
+    assert ("abc-pdr" in AutoEngine().engines) == abc_available()
+    assert AutoEngine(engines=("bdd", "bmc")).engines == ("bdd", "bmc")
+
+
+@pytest.mark.skipif(not __import__("shutil").which("berkeley-abc"), reason="berkeley-abc not installed")
+def test_an_abc_answer_names_abc_and_says_whose_verdict_it_is():
+    inst = pyramid_instance(2, 3)   # not deployable
+    res = AutoEngine(engines=("abc-pdr", "bmc"), jobs=1, slice_s=0.1).check(inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.NOT_DEPLOYABLE   # BMC never proves: ABC answered, paused and resumed
+    assert res.engine == "auto/abc-pdr" and res.stats["portfolio"]["answered_by"] == "abc-pdr"
+    assert "ABC's verdict" in res.reason
+    assert not mp.active_children()
+
+
+def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
+    """Preprocessing runs once: the engines get it through ``Limits.prepared``."""
+    from symreach.encodings import preprocess as pre_mod
+    from symreach.solvers import fast_paths
+
+    calls = []
+    real = pre_mod.preprocess
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fast_paths, "preprocess", counting)
+    inst = pyramid_instance(2, 4)
+    res = AutoEngine(engines=("bmc",), jobs=1).check(inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.DEPLOYABLE and len(calls) == 1

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from symreach.certify import (
     bdd_invariant,
     clause_invariant,
+    counter_invariant,
     explicit_states,
     may_fixpoint,
     static_filter,
@@ -27,12 +28,14 @@ JSON_CHECKERS: dict[str, Callable[[Instance, dict], tuple[bool, str]]] = {
     theorem5.FORMAT: theorem5.check_certificate,
     static_filter.FORMAT: static_filter.check_certificate,
     explicit_states.FORMAT: explicit_states.check_certificate,
+    counter_invariant.FORMAT: counter_invariant.check_certificate,
 }
 KINDS = {
     may_fixpoint.FORMAT: "may-be-present fixpoint",
     theorem5.FORMAT: "Theorem 5",
     static_filter.FORMAT: "static filter",
     explicit_states.FORMAT: "explicit reachable set",
+    counter_invariant.FORMAT: "counter invariant (interchangeable nodes)",
     bdd_invariant.FORMAT: "BDD inductive invariant",
     clause_invariant.FORMAT: "IC3 clause invariant",
 }

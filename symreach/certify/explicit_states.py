@@ -27,6 +27,7 @@ from symreach import semantics
 from symreach.certify.names import (
     CertificateError,
     check_profile,
+    checked,
     counts_of,
     named_pairs,
     query_json,
@@ -65,12 +66,9 @@ class StatesCertificate:
 
 
 def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
-    try:
-        count = _check(inst, cert)
-    except CertificateError as exc:
-        return False, str(exc)
-    return True, (f"certificate accepted: {count} configurations contain sigma0, are closed under "
-                  "every deployment and deletion, and none covers the target")
+    return checked(lambda: _check(inst, cert), lambda count: (
+        f"certificate accepted: {count} configurations contain sigma0, are closed under "
+        "every deployment and deletion, and none covers the target"))
 
 
 def _states(inst: Instance, cert: dict) -> set[Config]:

@@ -32,6 +32,7 @@ from symreach import semantics
 from symreach.certify import (
     bdd_invariant,
     clause_invariant,
+    counter_invariant,
     explicit_states,
     may_fixpoint,
     static_filter,
@@ -76,6 +77,8 @@ def lemmas(inst: Instance, cert: Loaded) -> tuple[list[str], str]:
             "the failing check"
     if cert.format == may_fixpoint.FORMAT:
         return may_lemmas(inst, data), "missing affinity witnesses"
+    if cert.format == counter_invariant.FORMAT:
+        return counter_invariant.lemmas(data), "the local states the target's nodes ever hold"
     counts = data.counts if cert.format == clause_invariant.FORMAT else data.get("counts", [])
     if counts and cert.format in (clause_invariant.FORMAT, bdd_invariant.FORMAT, explicit_states.FORMAT):
         return count_lemmas(cert, counts), "count target: the invariant bounds the counters it reads"

@@ -7,13 +7,23 @@ instance it is asked about and rejects unknown ones.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from symreach.model import Instance, Pair, Query
 
 
 class CertificateError(Exception):
     """The certificate does not prove what it claims (or is malformed)."""
+
+
+def checked(check: Callable[[], int], accepted: Callable[[int], str]) -> tuple[bool, str]:
+    """``(True, accepted(check()))``, or ``(False, why)`` when ``check`` raises
+    ``CertificateError``: the ``check_certificate`` of a checker that counts states."""
+    try:
+        count = check()
+    except CertificateError as exc:
+        return False, str(exc)
+    return True, accepted(count)
 
 
 def pair_of(inst: Instance, pod: Any, node: Any) -> Pair:

@@ -48,8 +48,12 @@ from symreach.result import Result, Verdict
 @click.option("--shortest", is_flag=True,
               help="A provably shortest witness (breadth-first search; --engine explicit or auto).")
 @click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
+@click.option("--counters", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
+              help="BDD engine: count interchangeable nodes per local state instead of one bit per "
+                   "pod and node (auto: a few sweeps when a class has >= 32 nodes, then the concrete "
+                   "encoding; the stats say which decided).")
 def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
-          jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why) -> None:
+          jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why, counters) -> None:
     """Decide whether the target can ever be covered from the initial configuration.
 
     INPUT: files, directories (every YAML/JSON file, recursively) or - for
@@ -91,7 +95,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     progress = make_progress(quiet or as_json)
     try:
         result: Result = decide(solver, instance, query, Limits(timeout_s=time_remaining(), max_states=max_states,
-                                                                progress=progress), shortest=shortest)
+                                                                progress=progress, counters=counters),
+                                  shortest=shortest)
     finally:
         if progress is not None:
             progress.close()

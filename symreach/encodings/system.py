@@ -38,6 +38,9 @@ Actions
 
     where ``m.pre`` / ``m.post`` are tuples ``(var id, bool)`` over exactly the
     variables in ``a.writes`` and every other variable keeps its value (frame).
+    (Exception: ``counters.CounterSystem``'s carry-pattern moves mention a
+    subset of ``a.writes``, the same one in pre and post, and leave the rest
+    unchanged; only the BDD engine, whose images implement that, reads them.)
     The ``pre`` cubes of one action are pairwise disjoint, so actions are
     deterministic. The guard is a circuit over the *pre*-state and may mention
     written variables (e.g. a capacity sum including the pair itself); it

@@ -27,12 +27,12 @@ from typing import Optional
 
 from symreach import semantics
 from symreach.encodings.compile import compile_system
-from symreach.encodings.preprocess import preprocess
 from symreach.encodings.realize import realize_trace
 from symreach.export.aiger import AigerModel
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
+from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.processes import die_with_parent
 
 ABC_BINARY = "berkeley-abc"
@@ -54,15 +54,10 @@ class _AbcEngine:
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
-        start = time.perf_counter()
-        query = query or instance.query
-        if query is None:
-            raise ValueError("no query given")
-        pre = preprocess(instance, query, engine=self.name, try_greedy=self.fast_paths)
-        if pre.decided is not None and (self.fast_paths or pre.decided.stats.get("decided_by") == "initial"):
-            res = pre.decided
-            res.time_s = time.perf_counter() - start
-            return res
+        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
+        if begun.decided is not None:
+            return begun.decided
+        start, query, pre = begun.start, begun.query, begun.pre
         if not abc_available():
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment,
                           reason=f"{ABC_BINARY} is not installed (apt-get install berkeley-abc)",

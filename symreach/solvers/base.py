@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from symreach.model import Instance, Query
 from symreach.result import Result
@@ -13,6 +13,9 @@ from symreach.result import Result
 class Limits:
     """Resource limits; reaching one yields an ``unknown`` verdict, never a crash.
 
+    ``counters`` ("auto", "on", "off") lets the BDD engine use the counter
+    abstraction of interchangeable nodes (``symreach.encodings.counters``).
+
     ``progress``, when set, is called by engines from their main loops as
     ``progress(engine_name, **counters)`` (see ``symreach.report.progress``).
     """
@@ -20,7 +23,11 @@ class Limits:
     timeout_s: Optional[float] = None
     max_states: Optional[int] = None
     max_depth: Optional[int] = None
+    counters: str = "auto"
     progress: Optional[Callable[..., None]] = field(default=None, compare=False)
+    # the prologue another engine already ran on this instance and query
+    # (``fast_paths.Prepared``): ``auto`` preprocesses once, before its workers fork
+    prepared: Optional[Any] = field(default=None, compare=False, repr=False)
 
     def report(self, engine: str, **counters) -> None:
         if self.progress is not None:

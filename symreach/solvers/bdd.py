@@ -41,12 +41,14 @@ from typing import Any, Optional
 
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR
 from symreach.encodings.compile import compile_system
+from symreach.encodings.counters import AUTO_SWEEPS, CounterSystem, build_system
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, reorder
+from symreach.solvers.counter_evidence import counter_verdict
 from symreach.solvers.cudd_memory import is_out_of_memory
 
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
@@ -61,6 +63,10 @@ VAR_ORDERS = ("auto", "force", "compiled")
 
 class SearchTimeout(Exception):
     pass
+
+
+class _OutOfSweeps(Exception):
+    """The sweep budget of a trial run (``--counters auto``) is spent."""
 
 
 class _Found(Exception):
@@ -510,6 +516,7 @@ class BddEngine:
             return begun.decided
         start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         self._report = limits.report
+        self._counters = limits.counters
         try:
             res = self._symbolic(instance, query, pre, deadline, start)
         except (RuntimeError, ValueError) as err:
@@ -520,10 +527,30 @@ class BddEngine:
         return res
 
     def _symbolic(self, instance, query, pre, deadline, start) -> Result:
+        """``--counters auto``: a pool large enough gets ``AUTO_SWEEPS`` forward sweeps on
+        the counter system (witnesses are found early there); undecided, the concrete
+        encoding decides, and ``stats["counters"]`` says so."""
+        mode = getattr(self, "_counters", "auto")
+        system = build_system(instance, query, pre, mode, self.type_order)
+        if isinstance(system, CounterSystem) and mode == "auto":
+            res = self._decide(instance, query, pre, system, deadline, AUTO_SWEEPS)
+            if res is not None:
+                return res
+            system = compile_system(instance, query, pre, type_order=self.type_order)
+            system.stats["counters"] = (f"tried: undecided after {AUTO_SWEEPS} forward sweeps on the "
+                                        "counter system; the concrete encoding decided")
+        res = self._decide(instance, query, pre, system, deadline, None)
+        assert res is not None
+        return res
+
+    def _decide(self, instance, query, pre, system, deadline, budget: Optional[int]) -> Optional[Result]:
+        """Search ``system``; None when ``budget`` sweeps did not decide."""
         t0 = time.perf_counter()
-        system = compile_system(instance, query, pre, type_order=self.type_order)
         stats: dict[str, Any] = dict(system.stats)
-        stats.update(backend=BACKEND, strategy=self.strategy, direction=self.direction,
+        # counters: backward images from the target range over counter values that
+        # no group can hold (sums != the group's size); forward only (measured 3x faster)
+        direction = "forward" if isinstance(system, CounterSystem) else self.direction
+        stats.update(backend=BACKEND, strategy=self.strategy, direction=direction,
                      compile_s=time.perf_counter() - t0)
         if BACKEND != "cudd":
             stats["note"] = "dd.cudd unavailable: pure-Python dd.autoref fallback"
@@ -542,7 +569,9 @@ class BddEngine:
         stats["lower_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            reach, found = self._search(sym, deadline, stats)
+            reach, found = self._search(sym, deadline, stats, direction, budget)
+        except _OutOfSweeps:
+            return None
         except SearchTimeout:
             stats["fixpoint_s"] = time.perf_counter() - t0
             _finish_stats(stats, sym, None)
@@ -553,15 +582,20 @@ class BddEngine:
         _finish_stats(stats, sym, reach)
         if found is not None:
             actions = reach.witness(found.ring, found.hit)
-            steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
-                     for i in actions]
-            trace = realize_trace(instance, pre.abstract_initial, steps, query)
+            if isinstance(system, CounterSystem):
+                trace = system.concretize(instance, query, actions)
+            else:
+                steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
+                         for i in actions]
+                trace = realize_trace(instance, pre.abstract_initial, steps, query)
             if trace is None:
                 raise AssertionError("BDD witness does not replay: an encoding bug")
             return Result(Verdict.DEPLOYABLE, self.name, fragment=fragment, trace=trace,
                           reason=f"witness found by BDD {self.strategy} ({stats['decided_direction']})",
                           stats=stats)
         forward = stats["decided_direction"] == "forward"
+        if isinstance(system, CounterSystem):  # searched forward: R is the reachable set
+            return counter_verdict(instance, query, system, sym, reach.R, stats, self.name, fragment)
         inv = reach.R if forward else ~reach.R & sym.consistent
         from symreach.certify.bdd_invariant import dump_certificate
 
@@ -573,7 +607,7 @@ class BddEngine:
                               "containing the initial state"),
                       stats=stats, certificate=cert)
 
-    def _search(self, sym, deadline, stats):
+    def _search(self, sym, deadline, stats, direction: str, budget: Optional[int] = None):
         """Run the fixpoint(s). Returns (the deciding Reachability, _Found or None).
 
         ``bidirectional`` alternates forward and backward chaining image by
@@ -585,7 +619,7 @@ class BddEngine:
         smaller for unreachable targets (pyramid h = 8: 581 vs > 100k nodes).
         A ring-free pass decides; a hit is re-run with rings for the witness.
         """
-        directions = ["forward", "backward"] if self.direction == "bidirectional" else [self.direction]
+        directions = ["forward", "backward"] if direction == "bidirectional" else [direction]
         runs = {d: Reachability(sym, d, self.strategy if len(directions) == 1 else "chaining", deadline,
                                 self.dynamic_reorder, record_rings=False) for d in directions}
         for r in runs.values():
@@ -593,15 +627,19 @@ class BddEngine:
             r.report = self._report
         gens = {d: runs[d].sweeps() for d in directions}
         try:
-            return self._alternate(sym, deadline, stats, directions, runs, gens)
+            return self._alternate(sym, deadline, stats, directions, runs, gens, budget)
         finally:
             for g in gens.values():
                 g.close()
 
-    def _alternate(self, sym, deadline, stats, directions, runs, gens):
+    def _alternate(self, sym, deadline, stats, directions, runs, gens, budget: Optional[int] = None):
         work = {d: 0 for d in directions}
         hit_direction = None
+        steps = 0
         while hit_direction is None:
+            if budget is not None and steps >= budget:
+                raise _OutOfSweeps()
+            steps += 1
             d = min(directions, key=lambda x: (work[x], directions.index(x)))
             try:
                 work[d] += next(gens[d]) or 0

@@ -14,13 +14,19 @@ deploys, with the deploys' guards read *after* the deletions:
   witness of depth ``k`` then has at most ``k`` deployments.
 
 Measured on the shallow goals of the shared nets (71 goals, 1-8 firings,
-30 s each, benchmarks/results/shallow_nets.md): parallel steps decide 60,
-single steps 56; over the 55 both decide the depths sum to 820 against 913.
+30 s each, benchmarks/results/shallow_nets.md, load average ~19): parallel
+steps decide 65, single steps 62; over the 61 both decide the depths sum to
+979 against 1,064.
 Appendix B serialises a firing through its start/execute/end/ready pods, so
 a firing costs 5 steps either way and parallel steps save only the extra
 produced places (AutoFlight: 39 steps against more than 45 at 8 firings).
 Where nothing can share a step (IBM703) the larger step encoding makes
 parallel steps up to ~15% slower.
+
+Unrolling. Step 0 is lowered once and every later step is a renamed copy
+of its clauses (``symreach.encodings.unroll``): on these nets the SAT calls
+are cheap (20 calls, 0.02 s in all on IBM703 at depth 19) and lowering every
+step again in Python was the whole cost (~0.5 s a step).
 
 The decoded trace lists each step's deletions, then its deploys in the fixed
 order, so it is a sequence of real transitions. Stuttering is allowed, hence
@@ -50,6 +56,7 @@ from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.compile import compile_system
 from symreach.encodings.parallel_step import ParallelSteps
 from symreach.encodings.realize import realize_trace
+from symreach.encodings.unroll import StepTemplate, gc_paused
 from symreach.model import Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
@@ -138,8 +145,10 @@ class _Bmc:
                                       "steps": "parallel" if parallel else "single"}
         if self.parallel is not None:
             self.stats["step_chains"] = len(self.parallel.chains)
+        encode = self.parallel.step if self.parallel is not None else self.low.bmc_step
+        self.template = StepTemplate(self.low, encode)
         self.selectors: list[dict[int, int]] = []
-        self.mids: list = []
+        self.mids: list[dict[int, int]] = []  # per step: state variable -> literal after the deletions
 
     def _flush(self) -> None:
         for cl in self.low.flush():
@@ -167,14 +176,15 @@ class _Bmc:
         try:
             while True:
                 if k > 0:
-                    sels, mid = (self.parallel.step(k - 1) if self.parallel is not None
-                                 else low.bmc_step(k - 1))
+                    with gc_paused():
+                        sels, mid = self.template.step(k - 1)
                     self.selectors.append(sels)
                     self.mids.append(mid)
                     if self.complete:
                         self._distinct(k)
                 target = low.lit(system.target, k)
-                self._flush()
+                with gc_paused():
+                    self._flush()
                 stats["depth"] = k
                 self.report("bmc", depth=k, clauses=self.solver.nof_clauses())
                 stats["clauses"] = self.solver.nof_clauses()
@@ -216,7 +226,7 @@ class _Bmc:
         steps: list[tuple[str, int, int]] = []
         prev = system.decode(low.state_of(true, 0))
         for j in range(1, k + 1):
-            mid = system.decode(low.state_of(true, self.mids[j - 1]))
+            mid = system.decode({v: lit in true for v, lit in self.mids[j - 1].items()})
             for (t, n), c in sorted(prev.items()):
                 for _ in range(c - mid.get((t, n), 0)):
                     steps.append((DELETE, t, n))

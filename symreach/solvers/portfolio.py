@@ -7,30 +7,35 @@ a small reached set, IC3 on some nets, BMC with parallel steps
 (``symreach.encodings.parallel_step``) finds shallow witnesses of large nets
 that neither fixpoint engine reaches (benchmarks/results/shallow_nets.md).
 
-Schedule. Every engine runs in its own process from the start, for the whole
-limit, and at most ``jobs`` of them hold a core at any time: the others are
-paused (``SIGSTOP``) and the schedule rotates every ``slice_s`` seconds,
-round robin (slice ``i`` runs engines ``i*jobs .. i*jobs+jobs-1`` modulo
-their number). So each of ``N`` engines gets ``jobs/N`` of a core's time
-(2/3 for three engines on two cores) in every window of ``N`` slices, and an
-answer that engine ``E`` alone finds after ``t`` seconds of CPU comes from
-``auto`` after about ``t * N / jobs`` seconds (1.5 t for three engines on
-two cores) plus a slice, and the schedule is deterministic (it depends only
-on the clock, not on load). An engine that gives up (``unknown`` before the
-limit, or an error) leaves the rotation and the others share its core.
+Schedule (``symreach.solvers.schedule``). Preprocessing runs once, here;
+the workers fork after it and reuse it (``Limits.prepared``). On small
+systems BMC first runs in this process for 0.1 s (``_pilot``). Then every
+engine runs in its own process, for the rest of the limit. On large systems
+BMC, the engine that wins there, holds one core throughout and the other
+engines share the remaining ``jobs - 1`` cores; on small ones all share all
+cores equally (the feature and the data: ``schedule``). Engines without a
+core are
+paused (``SIGSTOP`` to the worker's process group, so that ABC's child
+process stops too) and the rotation moves every ``slice_s`` seconds. So an
+answer the favourite finds alone after ``t`` seconds comes from ``auto``
+after about ``t``, and one that another engine finds alone after ``t``
+comes after about ``t * (N - 1) / (jobs - 1)`` (2 t for three engines on
+two cores, 3 t with ABC's ``pdr`` as a fourth), plus a slice; with equal
+shares after ``t * N / jobs``. The schedule
+depends only on the instance and the clock, not on load. An engine that
+gives up (``unknown`` before the limit, or an error) leaves the rotation
+and the others share its core.
 
 Slice length. 0.1 s: with 1 s slices an engine that needs 1.01 s of CPU
 waits out a whole paused slice (Angiogenesis KdStarG: IC3 alone 1.0 s,
 ``auto`` 2.9 s with 1 s slices); two signals per slice cost microseconds.
 
-Why not the alternatives. Letting the OS share three processes on two cores
-is as fair but not deterministic. Racing two engines for the whole limit
-(the former ``auto``: BDD and IC3) leaves out BMC, which alone finds the
-shallow witnesses of the large nets (benchmarks/results/shallow_nets.md).
-Running engines one after another on a split limit loses any answer a
-single engine finds after its share of the limit. Remaining cost: a fixed
-~0.2-0.4 s (fork, a second preprocessing in the worker, pickling), which
-dominates only on instances every engine decides in well under a second.
+Why not the alternatives. Letting the OS share the processes on two cores
+is fair but not deterministic and gives no engine a whole core. Equal
+round robin (the former schedule) gives BMC 2/3 of a core with three
+engines and lost the deepest shallow witnesses to the race (15 of 71 goals
+in the first shallow_nets.md). Running engines one after another on a split
+limit loses any answer a single engine finds after its share of the limit.
 
 Results come back through a file each worker writes before it exits: the
 parent reads it only after the process is gone, so a paused worker can never
@@ -56,9 +61,12 @@ from typing import Optional, Sequence
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
+from symreach.solvers.schedule import ABC_ENGINE, OUR_ENGINES, favourite, holders
 
-DEFAULT_RACE = ("bdd", "ic3", "bmc")
+DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PILOT_ENGINE, PILOT_S = "bmc", 0.1  # in-process try before forking (see ``_pilot``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
 
@@ -80,6 +88,7 @@ def _detach(parent: int) -> None:
     """
     from symreach.solvers.processes import die_with_parent, register_group
 
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held by the parent while forking
     die_with_parent()  # never outlive the command, whatever kills it
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
@@ -125,19 +134,31 @@ def spawn_worker(ctx, name: str, instance: Instance, query: Query, limits: Limit
     return proc, detached
 
 
-def round_robin(engines: Sequence[str], jobs: int, slice_index: int) -> set[str]:
-    """The engines that hold a core during slice ``slice_index``."""
-    n = len(engines)
-    if n <= jobs:
-        return set(engines)
-    return {engines[(slice_index * jobs + j) % n] for j in range(jobs)}
+def default_engines() -> tuple[str, ...]:
+    """bdd, ic3, bmc, and ABC's pdr when the binary is installed."""
+    from symreach.solvers.abc import abc_available
+
+    return OUR_ENGINES + ((ABC_ENGINE,) if abc_available() else ())
+
+
+def _signal(proc, sig: int) -> None:
+    """``sig`` to the worker's process group (ABC runs as the worker's child), or to
+    the worker alone when it could not get a group of its own."""
+    try:
+        if os.getpgid(proc.pid) == proc.pid:
+            os.killpg(proc.pid, sig)
+        else:
+            os.kill(proc.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 class AutoEngine:
     name = "auto"
 
-    def __init__(self, engines: Sequence[str] = DEFAULT_RACE, jobs: int = 2,
+    def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
                  slice_s: float = DEFAULT_SLICE_S) -> None:
+        engines = default_engines() if engines is None else engines
         self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
         self.slice_s = slice_s
@@ -153,11 +174,17 @@ class AutoEngine:
         if begun.decided is not None:
             return begun.decided
         start, query, pre = begun.start, begun.query, begun.pre
+        from symreach.solvers.fast_paths import Prepared
+
+        limits = replace(limits, prepared=Prepared(instance, query, pre))
         engines = self.available
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, limits, start)
         else:
-            result = self._race(engines, instance, query, limits, start)
+            first = favourite(len(pre.may), engines) if self.jobs >= 2 else None
+            result = self._pilot(engines, first, instance, query, limits, start)
+            if result is None:
+                result = self._race(engines, first, instance, query, limits, start)
         result.stats.setdefault("preprocess", pre.stats)
         result.time_s = time.perf_counter() - start
         return result
@@ -175,28 +202,65 @@ class AutoEngine:
         result.engine = f"auto/{result.engine}"
         return result
 
-    def _race(self, engines: list[str], instance, query, limits, start) -> Result:
+    def _pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
+               start) -> Optional[Result]:
+        """BMC for ``PILOT_S`` seconds in this process, before anything forks, when it
+        is not the favourite (small systems, where it only gets a share of a core).
+
+        Forking the workers and stopping them costs ~0.15-0.3 s (a fork of this
+        process per engine, then reaping them), more than the whole run of BMC on
+        the shallow goals of small nets (ResAllocation p_0_1: BMC 0.10 s, ``auto``
+        0.36 s without the pilot). BMC honours a 0.1 s deadline to within ~20 ms
+        on small systems (measured on pyramids h <= 8 and ERK: 0.10-0.12 s), so
+        the pilot delays the race by at most about that; its unknown is
+        discarded and BMC starts again in the race."""
+        if PILOT_ENGINE not in engines or first == PILOT_ENGINE or self.slice_s <= 0:
+            return None
+        left = _remaining(limits, start).timeout_s
+        budget = PILOT_S if left is None else min(PILOT_S, left)
+        from symreach.solvers.registry import make_engine
+
+        result = make_engine(PILOT_ENGINE).check(instance, query, replace(limits, timeout_s=budget))
+        if result.verdict is Verdict.UNKNOWN:
+            return None
+        result.engine = f"auto/{result.engine}"
+        result.stats["portfolio"] = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
+                                     "favourite": first, "answered_by": PILOT_ENGINE, "pilot_s": budget}
+        return result
+
+    def _race(self, engines: list[str], first: Optional[str], instance, query, limits, start) -> Result:
         ctx = mp.get_context("fork")
         remaining = _remaining(limits, start)
-        schedule = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s}
+        schedule = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
+                    "favourite": first}
         with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
             outs = {name: str(Path(tmp) / f"{name}.pickle") for name in engines}
-            workers = {name: spawn_worker(ctx, name, instance, query, remaining, outs[name])
-                       for name in engines}
+            order = sorted(engines, key=lambda name: name != first)  # the favourite starts first
+            # a stop signal in the middle of a fork would run the command's handler inside
+            # an at-fork hook ("Exception ignored"): hold such signals until every worker
+            # exists (the workers unblock them first thing, in ``_detach``)
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+            try:
+                workers = {name: spawn_worker(ctx, name, instance, query, remaining, outs[name])
+                           for name in order}
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
             procs = {name: proc for name, (proc, _) in workers.items()}
             detached = {name: ev for name, (_, ev) in workers.items()}
             unknown: list[Result] = []
             errors: list[str] = []
             try:
-                return self._supervise(procs, detached, outs, limits, start, schedule, unknown, errors)
+                return self._supervise(procs, detached, outs, limits, start, schedule, unknown, errors,
+                                       first)
             finally:
                 _stop_all(procs)
 
-    def _supervise(self, procs, detached, outs, limits, start, schedule, unknown, errors) -> Result:
+    def _supervise(self, procs, detached, outs, limits, start, schedule, unknown, errors,
+                   first: Optional[str]) -> Result:
         rotation = list(procs)
         paused: set[str] = set()
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
-        self._apply(procs, detached, round_robin(rotation, self.jobs, slice_index), paused)
+        self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index), paused)
         while rotation:
             now = time.perf_counter()
             if limits.timeout_s is not None and now - start > limits.timeout_s + _GRACE_S:
@@ -204,7 +268,7 @@ class AutoEngine:
             if now >= slice_end:
                 slice_index += 1
                 slice_end = now + self.slice_s
-                self._apply(procs, detached, round_robin(rotation, self.jobs, slice_index), paused)
+                self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index), paused)
             ready = wait([procs[n].sentinel for n in rotation], timeout=max(0.0, slice_end - now))
             for name in [n for n in rotation if procs[n].sentinel in ready]:
                 procs[name].join()
@@ -219,7 +283,7 @@ class AutoEngine:
                 else:
                     unknown.append(result)
             if ready and rotation:  # a core came free: give it to the next engine now
-                self._apply(procs, detached, round_robin(rotation, self.jobs, slice_index), paused)
+                self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index), paused)
         reasons = [f"{r.engine}: {r.reason}" for r in unknown] + errors
         return Result(Verdict.UNKNOWN, "auto", reason="; ".join(reasons) or "no engine answered",
                       stats={"portfolio": dict(schedule, answered_by=None, slices=slice_index + 1)})
@@ -232,10 +296,10 @@ class AutoEngine:
             if not proc.is_alive():
                 continue
             if name in running and name in paused:
-                os.kill(proc.pid, signal.SIGCONT)
+                _signal(proc, signal.SIGCONT)
                 paused.discard(name)
             elif name not in running and name not in paused and detached[name].is_set():
-                os.kill(proc.pid, signal.SIGSTOP)
+                _signal(proc, signal.SIGSTOP)
                 paused.add(name)
 
 
@@ -252,10 +316,7 @@ def _stop_all(procs) -> None:
     for proc in procs.values():
         if proc.is_alive():
             proc.terminate()
-            try:
-                os.kill(proc.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
+            _signal(proc, signal.SIGCONT)
     for proc in procs.values():
         proc.join(timeout=2)
         if proc.is_alive():
