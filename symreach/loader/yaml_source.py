@@ -13,7 +13,9 @@ Speed: a real cluster dump is tens of megabytes. JSON goes through ``json``;
 YAML through libyaml. Recording a line for every field path costs as much as
 building the data, so callers that can afford to may read without lines first
 and read again with lines only when an error must name one
-(``symreach.frontends.k8s_source`` does).
+(``symreach.frontends.k8s_source`` does). Kubernetes YAML read without lines
+goes first to ``symreach.loader.yaml_fast`` (rapidyaml), which returns the same
+data or declines; libyaml reads whatever it declines.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
 from symreach.errors import InputError
-from symreach.loader import yaml_scalars
+from symreach.loader import yaml_fast, yaml_scalars
 from symreach.loader.shapes import Path
 
 # Default input size limit: far above real clusters (a 10,000-pod dump with
@@ -205,6 +207,10 @@ def read_documents_text(
                 return _yaml_documents(text.replace("\t", " "), filename, max_nodes, at_most, True, json_keys)
             except InputError:
                 return [(data, {})]
+    if not lines and kubectl:  # big dumps: rapidyaml when it can vouch for the result, else libyaml below
+        fast = yaml_fast.read_documents(text)
+        if fast is not None and (at_most is None or len(fast) <= at_most):
+            return [(doc, {}) for doc in fast]
     return _yaml_documents(text, filename, max_nodes, at_most, lines, json_keys)
 
 
