@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from symreach.certify import dispatch
 from symreach.cli import cli
 from symreach.loader import load_document
-from tests.engine_suite import chain, doc
+from tests.engine_suite import aff, chain, doc, term
 
 
 def run(*args):
@@ -46,8 +46,15 @@ def may_case():
 
 
 def hard_case():
-    """Section 2.6 with capacity one: only an invariant (or exhaustion) proves it."""
-    return chain("kubernetes", 1)
+    """c needs a and b beside it (paper profile, one witness per term), b needs a,
+    and the node holds two pods: each pair fits, the three never do, so the
+    may-be-present fixpoint keeps c and only an invariant (or exhaustion) proves it."""
+    return doc("paper", [{"name": "n", "capacity": {"cpu": "2"}}], [
+        {"name": "a", "labels": {"app": "a"}, "requests": {"cpu": "1"}},
+        {"name": "b", "labels": {"app": "b"}, "requests": {"cpu": "1"}, "affinity": aff(term({"app": "a"}))},
+        {"name": "c", "labels": {"app": "c"}, "requests": {"cpu": "1"},
+         "affinity": aff(term({"app": "a"}), term({"app": "b"}))},
+    ], query={"pod": "c", "node": "n"})
 
 
 # (case, engine, expected format, expected decided_by or None)

@@ -132,17 +132,22 @@ def may_lemmas(inst: Instance, data: dict) -> list[str]:
         if reason != semantics.REASON_AFFINITY:
             out.append(f"{name}: {reason}")
             continue
+        near = may_fixpoint.beside(inst, t, n, full_config)
         for term in inst.pod_types[t].affinity:
             domain = term.topology.domain_nodes(n)
             if not domain:
                 out.append(f"{name}: the node has no {term.topology.key} label its affinity needs")
                 break
-            if semantics.present_on(inst, full_config, term.selects, domain):
+            if semantics.present_on(inst, near, term.selects, domain):
                 continue
             value = term.topology.values[term.topology.domain_of[n]]
             types = sorted(term.selects)
             where = (f"on {inst.nodes[n].name}" if len(domain) == 1 and term.topology.key == "kubernetes.io/hostname"
                      else f"in {term.topology.key}={value}")
+            if semantics.present_on(inst, full_config, term.selects, domain):
+                out.append(f"{name}: its affinity needs {_names(inst, types)} {where}, and none can run "
+                           "there beside it (host port, capacity or anti-affinity)")
+                continue
             out.append(f"{name}: its affinity needs {_names(inst, types)} {where}, and none can ever run there")
             work.extend((u, m) for u in types for m in sorted(domain) if (u, m) not in listed)
     return out

@@ -23,7 +23,12 @@ without ``encodings.preprocess``:
    possible only if it fails on the empty configuration for no reason but
    affinity and affinity can hold: kubernetes, ``affinity_ok(full)`` or the
    bootstrap waiver on the empty configuration; paper, each term separately
-   has a listed witness in its domain or may use its own waiver;
+   has a listed witness in its domain or may use its own waiver. Where that
+   holds, the check is repeated on ``full`` without the listed witness pods
+   that alone already fail a check of ``Hard(t, n, .)`` that only gets worse
+   with more pods (host ports, capacity, anti-affinity both ways): such a
+   pod is never present when ``t`` is deployed on ``n``, so it cannot be the
+   witness (``beside``);
 4. every target alternative has a pair outside the list, or (field
    ``counts``, optional) some count target has none of its pairs in the list:
    reaching K >= 1 pods there needs one of them present.
@@ -68,14 +73,61 @@ def blocking_reason(inst: Instance, t: int, n: int, full: Config) -> Optional[st
         return None
     if reason != semantics.REASON_AFFINITY:
         return reason
-    terms = inst.pod_types[t].affinity
+    if not _affinity_possible(inst, t, n, full):
+        return reason
+    return None if _affinity_possible(inst, t, n, beside(inst, t, n, full)) else reason
+
+
+def _affinity_possible(inst: Instance, t: int, n: int, sigma) -> bool:
+    """Whether the affinity of (t, n) may hold in some configuration inside ``sigma``."""
     if inst.profile == KUBERNETES:
-        return None if semantics.affinity_ok(inst, t, n, full) else reason
-    for term in terms:
-        witnessed = semantics.present_on(inst, full, term.selects, term.topology.domain_nodes(n))
+        return semantics.affinity_ok(inst, t, n, sigma)
+    for term in inst.pod_types[t].affinity:
+        witnessed = semantics.present_on(inst, sigma, term.selects, term.topology.domain_nodes(n))
         if not witnessed and t not in term.selects:
-            return reason
-    return None
+            return False
+    return True
+
+
+class _Sparse(dict):
+    """A configuration given by its non-zero entries (indexed like a ``Config``)."""
+
+    def __missing__(self, key: int) -> int:
+        return 0
+
+
+class _Without:
+    """``full`` with some pods removed, indexed like a ``Config``."""
+
+    def __init__(self, full: Config, dropped: set[int]) -> None:
+        self.full, self.dropped = full, dropped
+
+    def __getitem__(self, i: int) -> int:
+        return 0 if i in self.dropped else self.full[i]
+
+
+def never_beside(inst: Instance, t: int, n: int, u: int, m: int) -> bool:
+    """A pod of u on m alone fails a check of Hard(t, n, .) that more pods never fix."""
+    alone = _Sparse({inst.pair(u, m): 1})
+    kube = inst.profile == KUBERNETES
+    if kube and not semantics.ports_ok(inst, t, n, alone):
+        return True
+    if semantics.capacity_failures(inst, t, n, alone):
+        return True
+    if not semantics.anti_affinity_ok(inst, t, n, alone):
+        return True
+    return kube and not semantics.existing_anti_affinity_ok(inst, t, n, alone)
+
+
+def beside(inst: Instance, t: int, n: int, full: Config):
+    """``full`` without the affinity witnesses of (t, n) that can never run beside it."""
+    witnesses = semantics.affinity_witness_types(inst, t)
+    nodes: set[int] = set()
+    for term in inst.pod_types[t].affinity:
+        nodes |= term.topology.domain_nodes(n)
+    dropped = {inst.pair(u, m) for u in witnesses for m in nodes
+               if full[inst.pair(u, m)] and never_beside(inst, t, n, u, m)}
+    return _Without(full, dropped)
 
 
 def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:

@@ -234,7 +234,7 @@ class _Supervisor:
         self.fallback: Optional[str] = None
         self.printed: Optional[int] = None
         self.extended = False
-        self.buffer = b""
+        self.buffer = bytearray()
 
     def run(self) -> int:
         previous = {sig: signal.signal(sig, _raise_signalled) for sig in SIGNAL_EXIT}
@@ -273,9 +273,14 @@ class _Supervisor:
             return False
         if not data:
             return False
+        # Linear in the message: a fallback verdict can be tens of megabytes (a
+        # large matrix), read 64 KiB at a time.
         self.buffer += data
-        while b"\n" in self.buffer:
-            line, self.buffer = self.buffer.split(b"\n", 1)
+        if b"\n" not in data:
+            return True
+        *lines, rest = self.buffer.split(b"\n")
+        self.buffer = bytearray(rest)
+        for line in lines:
             try:
                 self._message(json.loads(line))
             except (ValueError, TypeError):

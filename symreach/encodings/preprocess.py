@@ -42,10 +42,12 @@ Steps, in order (each reported in ``Preprocessed.stats``):
 3. **May-be-present least fixpoint** (SPEC 2.2): start from the pairs of
    sigma0 (types in C) and add a candidate pair when each affinity term has
    a witness pair already in the set within its domain, or the bootstrap
-   waiver could apply (t matches the term / all terms). Anti-affinity,
-   capacity between different pods and spread are ignored, so the set
-   over-approximates every reachable support: pairs outside it are the
-   constant 0 and get no variable. A target alternative outside it is
+   waiver could apply (t matches the term / all terms). A witness that can
+   never run beside the new pod (``coexist.clash``: a host port or the
+   capacity of the same node, anti-affinity either way) does not count.
+   Otherwise anti-affinity, capacity between different pods and spread are
+   ignored, so the set over-approximates every reachable support: pairs
+   outside it are the constant 0 and get no variable. A target alternative outside it is
    impossible; if all are, the verdict is ``not-deployable`` with the
    fixpoint as certificate.
 
@@ -82,6 +84,7 @@ from symreach.certify import may_fixpoint as may_certificate
 from symreach.certify import static_filter, theorem5
 from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query
 from symreach.result import DEPLOY, Result, Step, Verdict
+from symreach.encodings.coexist import clash
 from symreach.encodings.realize import realize_trace
 
 AFFINITY_FREE = "affinity-free"
@@ -160,9 +163,9 @@ def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
         by_type: dict[int, list[int]] = {}
         for (u, m) in added:
             by_type.setdefault(u, []).append(m)
-        memo: dict[tuple[frozenset[int], int], dict[int, Pair]] = {}
+        memo: dict[tuple[frozenset[int], int], dict[int, list[Pair]]] = {}
 
-        def doms(selects: frozenset[int], topo) -> dict[int, Pair]:
+        def doms(selects: frozenset[int], topo) -> dict[int, list[Pair]]:
             key = (selects, id(topo))
             d = memo.get(key)
             if d is None:
@@ -170,10 +173,18 @@ def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
                 for u in sorted(selects):
                     for m in by_type.get(u, ()):
                         dm = topo.domain_of[m]
-                        if dm is not None and dm not in d:
-                            d[dm] = (u, m)
+                        if dm is not None:
+                            d.setdefault(dm, []).append((u, m))
                 memo[key] = d
             return d
+
+        def witness(t: int, n: int, selects: frozenset[int], topo) -> Optional[Pair]:
+            """The first pair of ``n``'s domain that can run beside ``(t, n)``."""
+            d = topo.domain_of[n]
+            if d is None:
+                return None
+            return next((w for w in doms(selects, topo).get(d, ()) if not clash(inst, t, n, *w)),
+                        None)
 
         new: list[tuple[Pair, tuple[Pair, ...]]] = []
         rest: list[Pair] = []
@@ -183,7 +194,7 @@ def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
             if kube and terms:
                 w = semantics.affinity_witness_types(inst, t)
                 for term in terms:
-                    hit = doms(w, term.topology).get(term.topology.domain_of[n])
+                    hit = witness(t, n, w, term.topology)
                     if hit is None:
                         ok = False
                         break
@@ -192,8 +203,7 @@ def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
                     ok, wit = True, []
             else:
                 for term in terms:
-                    d = term.topology.domain_of[n]
-                    hit = doms(term.selects, term.topology).get(d) if d is not None else None
+                    hit = witness(t, n, term.selects, term.topology)
                     if hit is not None:
                         wit.append(hit)
                     elif t not in term.selects:

@@ -15,29 +15,36 @@ initial configuration.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Collection
 
 from symreach.model import AffinityTerm, FrozenDict, Instance, Pair
 
 
-_INDEX: dict[int, tuple[Instance, dict[str, dict[int, list[tuple[Pair, int]]]]]] = {}
+# Least recently used last: the full instance of a matrix is read for every pod
+# type, between restricted instances that are read once each.
+_INDEX: "OrderedDict[int, tuple[Instance, dict[str, dict[int, list[tuple[Pair, int]]]]]]" = OrderedDict()
+_INDEX_SIZE = 8
 
 
 def pairs_by_type(inst: Instance, which: str) -> dict[int, list[tuple[Pair, int]]]:
     """``inst.initial`` or ``inst.multiplicity_bound`` grouped by type, computed once
     per instance object (the per-type matrix tasks read them thousands of times)."""
     hit = _INDEX.get(id(inst))
-    if hit is None or hit[0] is not inst:
+    if hit is not None and hit[0] is inst:
+        _INDEX.move_to_end(id(inst))
+    else:
         index: dict[str, dict[int, list[tuple[Pair, int]]]] = {}
         for name in ("initial", "multiplicity_bound"):
             grouped: dict[int, list[tuple[Pair, int]]] = {}
             for p, c in getattr(inst, name).items():
                 grouped.setdefault(p[0], []).append((p, c))
             index[name] = grouped
-        if len(_INDEX) > 8:
-            _INDEX.clear()
         hit = _INDEX[id(inst)] = (inst, index)
+        _INDEX.move_to_end(id(inst))
+        while len(_INDEX) > _INDEX_SIZE:
+            _INDEX.popitem(last=False)
     return hit[1][which]
 
 

@@ -5,7 +5,13 @@ are bags of independent calls ``fn(shared, item, **options)``. An executor
 runs them and yields the results *as they complete*, so callers stream
 progress and assemble the same output whatever the order.
 
-``LocalExecutor`` calls them one after the other here. ``DaskExecutor``
+Each executor says how many tasks run at once (``slots``); the matrix groups
+its pod types into tasks by estimated cost for that many
+(``symreach.solvers.chunks``), so a round trip to a worker is paid per chunk,
+not per type.
+
+``LocalExecutor`` calls them one after the other here; ``ProcessExecutor``
+on forked processes of this machine (the baseline for Dask). ``DaskExecutor``
 submits each call as a task of ``dask.distributed`` (an optional dependency,
 ``pip install 'symreach[distributed]'``): to the scheduler at ``address``
 (``tcp://host:8786``, started with ``dask scheduler``; workers with
@@ -13,7 +19,9 @@ submits each call as a task of ``dask.distributed`` (an optional dependency,
 ``LocalCluster`` of ``workers`` single-threaded worker processes, each with
 ``memory_limit`` (a Dask memory string such as ``"2GB"``; a worker over it
 is restarted by its nanny, and the task fails instead of being retried).
-``shared`` (the instance) is scattered to every worker once. A task that
+``shared`` (the instance) is scattered to every worker once, and workers
+are long-lived processes that import the engines when the executor connects
+(``warm_up``), so a task starts no process and ships no model. A task that
 fails is not silently dropped: ``on_error(item, message)`` turns it into a
 result (the matrix marks the type's cells ``unknown``) or, without it, the
 error is raised.
@@ -32,6 +40,7 @@ OnError = Callable[[Any, str], Any]
 
 class Executor(Protocol):
     name: str
+    slots: int   # tasks that run at the same time (the matrix sizes its chunks by it)
 
     def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
             on_error: Optional[OnError] = None) -> Iterator[Any]: ...
@@ -41,11 +50,57 @@ class LocalExecutor:
     """Every task in this process, in order."""
 
     name = "local"
+    slots = 1
 
     def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
             on_error: Optional[OnError] = None) -> Iterator[Any]:
         for item in items:
             yield fn(shared, item, **options)
+
+
+_SHARED: Any = None
+
+
+def _set_shared(shared: Any) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _call_shared(fn: Task, item: Any, options: dict[str, Any]) -> Any:
+    return fn(_SHARED, item, **options)
+
+
+class ProcessExecutor:
+    """Tasks on ``processes`` forked worker processes of this machine.
+
+    ``shared`` reaches each worker once, by ``fork`` (nothing is pickled but
+    items and results). The baseline a Dask cluster of as many workers is
+    compared with (``benchmarks/symmetry_matrix.py``); not offered on the
+    command line, where the supervisor owns the process tree.
+    """
+
+    name = "processes"
+
+    def __init__(self, processes: int = 2) -> None:
+        self.slots = processes
+
+    def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
+            on_error: Optional[OnError] = None) -> Iterator[Any]:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(self.slots, mp_context=context, initializer=_set_shared,
+                                 initargs=(shared,)) as pool:
+            futures = {pool.submit(_call_shared, fn, item, options): item for item in items}
+            for fut in as_completed(futures):
+                exc = fut.exception()
+                if exc is None:
+                    yield fut.result()
+                elif on_error is None:
+                    raise RuntimeError(f"task {futures[fut]!r} failed: {exc}") from exc
+                else:
+                    yield on_error(futures[fut], f"{type(exc).__name__}: {exc}")
 
 
 class DaskUnavailable(RuntimeError):
@@ -94,11 +149,23 @@ class DaskExecutor:
                 # A task that kills its worker (memory) fails at once instead of
                 # being retried on the next worker.
                 dask.config.set({"distributed.scheduler.allowed-failures": 0})
+                # The workers' statistical profiler (a stack sample every 10 ms)
+                # only feeds the dashboard; it cost 2% of a core per idle worker.
+                dask.config.set({"distributed.worker.profile.enabled": False})
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                              processes=True, dashboard_address=":0",
                                              memory_limit=self.memory_limit or "auto")
                 self._client = Client(self._cluster)
+            # Import the engines on every worker now, not inside the first task:
+            # a few seconds per worker process that would otherwise stall the
+            # first chunk on each of them.
+            self._client.run(warm_up)
         return self._client
+
+    @property
+    def slots(self) -> int:
+        """Worker threads of the cluster now (at least 1)."""
+        return max(1, sum(self.client().nthreads().values()))
 
     def close(self) -> None:
         if self._client is not None:
@@ -134,6 +201,13 @@ class DaskExecutor:
             if on_error is None:
                 raise RuntimeError(f"task {item!r} failed on the cluster: {message}")
             yield on_error(item, message)
+
+
+def warm_up() -> None:
+    """Load what a matrix or bench task imports (run once on every worker)."""
+    import symreach.solvers.bdd  # noqa: F401
+    import symreach.solvers.cells  # noqa: F401
+    import symreach.solvers.registry  # noqa: F401
 
 
 def make_executor(name: str, address: Optional[str] = None, workers: int = 2,

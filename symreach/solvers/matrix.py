@@ -3,8 +3,10 @@
 The default method, ``cells``, is one task per pod type (``symreach.solvers.cells``):
 the type's affinity cone, one answer per class of interchangeable nodes
 (``symreach.encodings.symmetry``), instantiated on every node of the class.
-Tasks are independent, so an ``Executor`` may run them in this process or on
-a Dask cluster (``symreach.solvers.executor``); the matrix is the same.
+Types are independent, so they are grouped into tasks by estimated cost
+(``symreach.solvers.chunks``) and an ``Executor`` runs them in this process,
+on forked processes or on a Dask cluster (``symreach.solvers.executor``); the
+matrix is the same.
 
 ``method="fixpoint"`` runs the preprocessing (may-be-present fixpoint,
 static pruning) and a single forward BDD fixpoint of the whole system, with
@@ -33,6 +35,7 @@ from symreach.solvers.bdd import Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
 from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, ClassAnswer, TypeAnswer,
                                      solve_types)
+from symreach.solvers.chunks import matrix_chunks
 from symreach.solvers.executor import Executor, LocalExecutor
 
 
@@ -55,6 +58,10 @@ class CellView(Mapping):
 
     def __len__(self) -> int:
         return len(self._rows) * self._width
+
+    def row(self, t: int) -> list[str]:
+        """Every node's value for type ``t`` (read-only)."""
+        return self._rows[t]
 
 
 @dataclass
@@ -110,11 +117,6 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
     return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress)
 
 
-# Pod types are grouped into at most this many tasks (a few per worker of a
-# large cluster) so that per-task scheduling overhead stays small.
-MAX_TASKS = 64
-
-
 def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
                  cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None) -> Matrix:
@@ -135,8 +137,7 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
         return [TypeAnswer(t, (), [ClassAnswer(tuple(range(width)), UNKNOWN, "task-failed")],
                            {"classes": 0}) for t in chunk]
 
-    size = max(1, -(-ntypes // MAX_TASKS))
-    chunks = [tuple(range(i, min(ntypes, i + size))) for i in range(0, ntypes, size)]
+    chunks = matrix_chunks(instance, executor.slots)
     for batch in executor.map(solve_types, instance, chunks, options, on_error=failed):
         for answer in batch:
             answers[answer.t] = answer
@@ -148,7 +149,7 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
             progress(len(answers), ntypes)
     classes = sum(a.stats["classes"] for a in answers.values())
     complete = len(answers) == ntypes and all(v != UNKNOWN for row in verdicts for v in row)
-    stats = {"method": "cells", "symmetry": symmetry, "executor": executor.name,
+    stats = {"method": "cells", "symmetry": symmetry, "executor": executor.name, "tasks": len(chunks),
              "cells": ntypes * width, "classes": classes, "cells_solved": classes,
              "time_s": time.perf_counter() - start, "complete": complete}
     if errors:
@@ -221,16 +222,20 @@ _MARK = {DEPLOYABLE: "Y", NOT_DEPLOYABLE: ".", UNKNOWN: "?"}
 
 def unknown_matrix(instance: Instance, reason: str) -> Matrix:
     """What is known without any fixpoint (initial pairs), every other cell
-    unknown: the answer when a limit stops the run before the fixpoint."""
-    cells: dict[tuple[int, int], str] = {}
-    how: dict[tuple[int, int], str] = {}
-    for t in range(len(instance.pod_types)):
-        for n in range(len(instance.nodes)):
-            initial = instance.initial.get((t, n), 0) > 0
-            cells[(t, n)] = DEPLOYABLE if initial else UNKNOWN
-            how[(t, n)] = "initial" if initial else "limit"
+    unknown: the answer when a limit stops the run before the fixpoint.
+    Types without initial pods share one row (a large matrix has millions of cells)."""
+    width = len(instance.nodes)
+    blank, limit = [UNKNOWN] * width, ["limit"] * width
+    cells = [blank] * len(instance.pod_types)
+    how = [limit] * len(instance.pod_types)
+    for (t, n), c in instance.initial.items():
+        if c > 0:
+            if cells[t] is blank:
+                cells[t], how[t] = list(blank), list(limit)
+            cells[t][n], how[t][n] = DEPLOYABLE, "initial"
     return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
-                  cells, how, {"complete": False, "reason": reason}, daemonset_groups(instance))
+                  CellView(cells, width), CellView(how, width), {"complete": False, "reason": reason},
+                  daemonset_groups(instance))
 
 
 def render_text(m: Matrix) -> str:
@@ -242,9 +247,15 @@ def render_text(m: Matrix) -> str:
     lines = ["Y deployable, . not deployable, ? unknown (limit reached)"
              + (", - no pod of the DaemonSet for the node" if m.groups else ""),
              " " * width + "".join(f" {node:<{w}}" for node, w in zip(m.nodes, widths)).rstrip()]
+    pads = [" " * (w - 1) for w in widths]
     for name, per_node in subjects:
-        marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]]:<{w}}"
-                        for n, (t, w) in enumerate(zip(per_node, widths)))
+        t0 = per_node[0] if per_node else None
+        if isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
+            # One pod type's row: read it as a list (millions of cells on large clusters).
+            marks = "".join([f" {_MARK[v]}{pad}" for v, pad in zip(m.cells.row(t0), pads)])
+        else:
+            marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]]:<{w}}"
+                            for n, (t, w) in enumerate(zip(per_node, widths)))
         lines.append(f"{name:<{width}}{marks}".rstrip())
     if m.stats.get("reason"):
         lines.append(f"incomplete: {m.stats['reason']}")
