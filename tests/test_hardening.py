@@ -474,3 +474,17 @@ def test_malformed_volume_objects_are_input_errors(tmp_path, obj, problem):
     result = run("check", str(dump), "--node", "n1", "--timeout", "0")
     assert result.exit_code == 2 and no_traceback(result), result.output
     assert problem in result.stderr and "v.yaml:" in result.stderr
+
+
+@pytest.mark.parametrize("protocol, shown", [("{x: TCP}", "{'x': 'TCP'}"), ("HTTP", "'HTTP'")])
+def test_host_port_protocol_outside_the_api_values_is_an_input_error(tmp_path, protocol, shown):
+    """Fuzz find (101,000-input run): a mapping as a port's protocol crashed the
+    host-port de-duplication (``unhashable type: 'dict'``, exit 4)."""
+    dump = tmp_path / "p.yaml"
+    dump.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n"
+                    "  containers:\n  - name: c\n    image: x\n    ports:\n"
+                    f"    - {{containerPort: 80, hostPort: 80, protocol: {protocol}}}\n")
+    result = run("check", str(dump), "--timeout", "0")
+    assert result.exit_code == 2 and no_traceback(result), result.output
+    assert (f"p.yaml:9: document 1 (Pod default/p): spec.containers[0].ports[0].protocol: unsupported value {shown}: "
+            'supported values: "SCTP", "TCP", "UDP"') in result.stderr

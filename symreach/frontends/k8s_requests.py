@@ -185,6 +185,9 @@ def format_requests(requests: Resources) -> dict[str, object]:
     return {name: format_amount(name, requests[name]) for name in sorted(requests)}
 
 
+PROTOCOLS = ("SCTP", "TCP", "UDP")
+
+
 def host_ports(spec: dict, path: Path = ()) -> tuple[list[dict[str, object]], list[str]]:
     """Host ports the NodePorts filter checks (``GetHostPorts``), and warnings.
 
@@ -216,6 +219,9 @@ def host_ports(spec: dict, path: Path = ()) -> tuple[list[dict[str, object]], li
             if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 65536:
                 raise FieldError(where + ("hostPort",), f"expected a port number 1-65535, got {number!r}")
             protocol = port.get("protocol") or "TCP"
+            if protocol not in PROTOCOLS:  # the API server's validation, in its words
+                raise FieldError(where + ("protocol",), f"unsupported value {protocol!r}: supported values: "
+                                 + ", ".join(f'"{p}"' for p in PROTOCOLS))
             host_ip = port.get("hostIP") or ANY_HOST_IP
             if not isinstance(host_ip, str):
                 raise FieldError(where + ("hostIP",), f"expected a string, got {type_name(host_ip)}")
