@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import copy
 import json
 import os
 import random
@@ -92,6 +93,12 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
+def _garbage(rng: random.Random) -> Any:
+    """A fresh copy: a later mutation of the same case must never change ``GARBAGE`` itself
+    (it did: its lists grew, case after case, into a structure too deep to walk)."""
+    return copy.deepcopy(rng.choice(GARBAGE))
+
+
 def _structured(rng: random.Random, text: str, as_json: bool) -> Optional[str]:
     try:
         docs = list(yaml.safe_load_all(text))
@@ -107,9 +114,9 @@ def _structured(rng: random.Random, text: str, as_json: bool) -> Optional[str]:
             parent, key, node = node, step, node[step]
         action = rng.random()
         if parent is None:
-            docs[doc_i] = rng.choice(GARBAGE)
+            docs[doc_i] = _garbage(rng)
         elif action < 0.35:
-            parent[key] = rng.choice(GARBAGE) if rng.random() < 0.7 else rng.choice(NAMES)
+            parent[key] = _garbage(rng) if rng.random() < 0.7 else rng.choice(NAMES)
         elif action < 0.55 and isinstance(parent, dict):
             del parent[key]
         elif action < 0.7 and isinstance(parent, list):
@@ -119,7 +126,7 @@ def _structured(rng: random.Random, text: str, as_json: bool) -> Optional[str]:
         elif isinstance(node, int) and not isinstance(node, bool):
             parent[key] = rng.choice([0, -node, node * 10**rng.randint(1, 12)])
         elif isinstance(parent, dict):
-            parent[rng.choice(NAMES) or "k"] = rng.choice(GARBAGE)
+            parent[rng.choice(NAMES) or "k"] = _garbage(rng)
     if as_json:
         return json.dumps(docs[0], default=str)
     return yaml.safe_dump_all(docs, sort_keys=False)

@@ -39,3 +39,17 @@ def test_the_harness_sees_tracebacks_and_bad_exit_codes(monkeypatch):
     ok = Case(["check", "{dir}/in.yaml", "--timeout", "5"],
               {"in.yaml": SEEDS["v1.yaml"].encode()})
     assert failure(ok, run_case(ok)).startswith("traceback")
+
+
+def test_case_generation_never_mutates_the_garbage_values():
+    """The generator's own bug, found by seed 1406: mutations changed ``GARBAGE`` in place."""
+    import copy
+    import random
+
+    from tests import cli_fuzz
+
+    before = copy.deepcopy(cli_fuzz.GARBAGE)
+    rng = random.Random(1406)
+    for _ in range(1500):
+        cli_fuzz.make_case(rng)
+    assert repr(cli_fuzz.GARBAGE) == repr(before)
