@@ -261,6 +261,15 @@ def symreach(*args: str, **kwargs) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env=env, **kwargs)
 
 
+def finish(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
+    """(stdout, stderr) of a run; a run past ``timeout`` (a hang) is killed, never left behind."""
+    try:
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def descendants(pid: int) -> dict[int, str]:
     """Live descendants of ``pid`` (pid -> command name), from /proc."""
     parent: dict[int, int] = {}
@@ -343,21 +352,13 @@ def test_signals_end_every_child(hard, engine, sig, code, expect):
 
 def test_timeout_backstop_prints_unknown(hard):
     proc = symreach("check", hard, "--engine", "bdd", "--timeout", "1")
-    try:
-        out, err = proc.communicate(timeout=SAFETY_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = finish(proc, SAFETY_S)
     assert proc.returncode == 3 and out.startswith("unknown") and "timeout" in out, err
 
 
 def test_matrix_timeout_on_a_hard_instance(hard):
     proc = symreach("matrix", hard, "--timeout", "1")
-    try:
-        out, err = proc.communicate(timeout=SAFETY_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = finish(proc, SAFETY_S)
     # the matrix of unknowns once the file is loaded; on a slow machine the
     # limit may strike while loading, before there is a matrix to print
     assert proc.returncode == 3 and ("?" in out and "timeout" in out or "error: timeout" in err), (out, err)
@@ -365,11 +366,7 @@ def test_matrix_timeout_on_a_hard_instance(hard):
 
 def test_memory_limit_generate_tree_height_40():
     proc = symreach("generate", "pebbling", "--shape", "tree", "--height", "40", "-k", "3", "--memory", "300")
-    try:
-        out, err = proc.communicate(timeout=SAFETY_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = finish(proc, SAFETY_S)
     assert proc.returncode == 3 and "symreach: error: memory limit (300 MB" in err, err
     assert "Traceback" not in err
 
@@ -379,11 +376,7 @@ def test_memory_limit_check_bdd_ends_with_reason_memory_limit(hard):
     capped below the limit (``solvers/cudd_memory.py``) it fails at once, and the
     verdict says ``memory limit``. The timeout is far away: only memory can end it."""
     proc = symreach("check", hard, "--engine", "bdd", "--memory", "300", "--timeout", "900", "--json")
-    try:
-        out, err = proc.communicate(timeout=SAFETY_S * 8)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = finish(proc, SAFETY_S * 8)
     assert proc.returncode == 3, err
     data = json.loads(out)
     assert data["verdict"] == "unknown" and data["reason"] == "memory limit (300 MB)", data
@@ -405,11 +398,7 @@ def test_cudd_cap_follows_the_address_space_limit():
 
 def test_memory_limit_export_dimacs_huge_depth():
     proc = symreach("export", EXAMPLE, "--dimacs", os.devnull, "--depth", "100000000", "--memory", "200")
-    try:
-        out, err = proc.communicate(timeout=SAFETY_S * 3)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = finish(proc, SAFETY_S * 3)
     # Python's MemoryError (one line from the command) or, if the allocation
     # failed in C, the supervisor's line for a child killed under the limit
     assert proc.returncode == 3 and "symreach: error: memory limit (200 MB" in err, err
