@@ -17,10 +17,12 @@ cofactors, no primed variables) -> a fixpoint. Strategies:
   comparison and tests).
 
 Directions: ``forward`` from sigma0, ``backward`` from the target, and
-``bidirectional`` (default): sweeps alternate, the next going to the side
-with less work so far; forward finds witnesses in one sweep, backward
-fixpoints stay tiny on unreachable targets (pyramid h = 8: 581 nodes vs
-> 100k forward). Decisions are deterministic.
+``bidirectional`` (default): the sides alternate image by image, the next
+image going to the side with less work so far (``pick_side``: work in BDD
+nodes, |R| measured after every image); forward finds witnesses in one
+sweep, backward fixpoints stay tiny on unreachable targets (pyramid h = 8:
+581 nodes vs > 100k forward). Decisions are deterministic. A chaining run
+stops after one full cycle of images that add nothing (``_chaining_full``).
 
 Every image application that produces new states may record a *ring*
 (tagged with the action); a ring's states have a predecessor by that action
@@ -40,7 +42,6 @@ from __future__ import annotations
 import time
 from typing import Any, Optional
 
-from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR
 from symreach.encodings.compile import compile_system
 from symreach.encodings.counters import AUTO_SWEEPS, CounterSystem, build_system
 from symreach.encodings.realize import realize_trace
@@ -50,6 +51,7 @@ from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, reorder
 from symreach.solvers.counter_evidence import counter_verdict
+from symreach.solvers.bdd_sweep_order import earliest, non_pb_support, polar_support, witness_cyclic
 from symreach.solvers.cudd_memory import is_out_of_memory
 
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
@@ -115,7 +117,8 @@ class Reachability:
         # cannot starve the other (Angiogenesis-PT-01, a coverable place at
         # depth 5: forward alone 2.5 s, per-sweep alternation > 120 s)
         self.fine_steps = False
-        self._size = 1
+        # |R| in BDD nodes, re-measured every 32 images of a fine-step run
+        self.size = 1
         self._is_deploy = [a.op == DEPLOY for a in sym.system.actions]
 
     # ---- bookkeeping --------------------------------------------------------
@@ -195,7 +198,7 @@ class Reachability:
         """Deploys in forward (witness) order, each delete placed where it
         helps most; backward runs use the reverse order.
 
-        Deploys are sorted by their *earliest depth* (``_earliest``: an
+        Deploys are sorted by their *earliest depth* (``bdd_sweep_order.earliest``: an
         AND/OR shortest-path fixpoint over the guards, so witness cycles such
         as the control loop of the Appendix B nets get a meaningful order),
         ties by the compiled witness-level order (target first, so sources
@@ -215,7 +218,7 @@ class Reachability:
         # the BDD order may be a different static order (``force_order``)
         pos = {v: k for k, v in enumerate(system.state_vars)}
         lvl = {i: pos[a.writes[0]] for i, a in enumerate(system.actions)}
-        depth = _earliest(system)
+        depth = earliest(system)
         deps = sorted((i for i, a in enumerate(system.actions) if a.op == DEPLOY),
                       key=lambda i: (depth[i], -lvl[i], i))
         if self.deploy_order == "postorder" or (self.deploy_order == "auto" and self._tree_like(deps)):
@@ -225,7 +228,7 @@ class Reachability:
         last_pos: dict[int, int] = {}
         negs: dict[int, list[int]] = {}
         for j, i in enumerate(deps):
-            for v, positive in _polar_support(system.circuit, system.actions[i].guard):
+            for v, positive in polar_support(system.circuit, system.actions[i].guard):
                 last[v] = j
                 if positive:
                     last_pos[v] = j
@@ -260,7 +263,7 @@ class Reachability:
         written = {system.actions[i].writes[0] for i in deps}
         readers: dict[int, int] = {}
         for i in deps:
-            for v in _non_pb_support(c, system.actions[i].guard):
+            for v in non_pb_support(c, system.actions[i].guard):
                 if v in written and v != system.actions[i].writes[0]:
                     readers[v] = readers.get(v, 0) + 1
         shared = sum(1 for n in readers.values() if n >= 2)
@@ -274,7 +277,7 @@ class Reachability:
         system = self.sym.system
         c = system.circuit
         by_var = {system.actions[i].writes[0]: i for i in deps}
-        reads = {i: sorted((by_var[v] for v in _non_pb_support(c, system.actions[i].guard)
+        reads = {i: sorted((by_var[v] for v in non_pb_support(c, system.actions[i].guard)
                             if v in by_var and by_var[v] != i), key=deps.index)
                  for i in deps}
         roots = sorted((by_var[v] for v in c.support(system.target) if v in by_var), key=deps.index)
@@ -330,20 +333,32 @@ class Reachability:
 
     def _chaining_full(self, order) -> None:
         """Chaining on the whole reached set (no frontier): for this system the
-        reached set is often far smaller as a BDD than any frontier."""
-        changed = True
-        while changed:
+        reached set is often far smaller as a BDD than any frontier.
+
+        The order is applied cyclically and the run stops after ``len(order)``
+        images in a row that add nothing: each action has then been applied
+        to the final R. The actions after the last growing image of a sweep
+        are not re-applied in the next one (pyramid h = 10 backward: the
+        last 40 of 132 images of the closing sweep)."""
+        n = len(order)
+        idle = 0
+        while idle < n:
             self.stats["iterations"] += 1
-            changed = False
-            for k, i in enumerate(order):
+            for i in order:
                 if self._apply(i, self.R) != self.bdd.false:
-                    changed = True
+                    idle = 0
+                else:
+                    idle += 1
                 if self.fine_steps:
-                    # the cost of an image is about linear in |R|; the size is
-                    # re-measured every 32 images (a DAG walk costs as much)
-                    if k % 32 == 0:
-                        self._size = max(1, self.R.dag_size)
-                    yield self._size * self._size
+                    # the work of an image, |R|^2, from |R| measured after
+                    # every image: a DAG walk, far cheaper than the image,
+                    # and an exploding side is seen at once (measured every
+                    # 32 images, the forward side of pyramid h = 11 ran 9
+                    # images of its exploding second sweep on a stale size)
+                    self.size = max(1, self.R.dag_size)
+                    yield self.size * self.size
+                if idle >= n:
+                    return
             if not self.fine_steps:
                 yield None
 
@@ -383,118 +398,6 @@ class Reachability:
             cube = sym.cube_of(sym.state_of(u))
             ring = j
         return actions[::-1] if self.forward else actions
-
-
-def _witness_cyclic(system) -> bool:
-    """Whether some deploy reads (positively, outside PB nodes) a pair whose
-    deploy reads it back, transitively: Kahn's algorithm on the witness
-    graph between modelled pairs."""
-    c = system.circuit
-    writer = {a.writes[0] for a in system.actions if a.op == DEPLOY}
-    succ: dict[int, set[int]] = {v: set() for v in writer}
-    indeg = {v: 0 for v in writer}
-    for a in system.actions:
-        if a.op != DEPLOY:
-            continue
-        me = a.writes[0]
-        for v, positive in _polar_support(c, a.guard):
-            if positive and v in writer and v != me and me not in succ[v]:
-                succ[v].add(me)
-                indeg[me] += 1
-    queue = [v for v, d in indeg.items() if d == 0]
-    seen = 0
-    while queue:
-        v = queue.pop()
-        seen += 1
-        for w in succ[v]:
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                queue.append(w)
-    return seen < len(writer)
-
-
-def _polar_support(c, root: int) -> set[tuple[int, bool]]:
-    """(variable, polarity) pairs a guard reads outside its PB nodes; True
-    when the variable occurs under an even number of negations."""
-    out: set[tuple[int, bool]] = set()
-    seen: set[tuple[int, bool]] = set()
-    stack = [(root, True)]
-    while stack:
-        key = stack.pop()
-        if key in seen:
-            continue
-        seen.add(key)
-        i, pol = key
-        node = c.node(i)
-        if node.kind == VAR:
-            out.add(key)
-        elif node.kind == NOT:
-            stack.append((node.children[0], not pol))
-        elif node.kind != PB:
-            stack.extend((ch, pol) for ch in node.children)
-    return out
-
-
-def _earliest(system) -> list[float]:
-    """Per action, a lower bound on the sweep depth at which it can first
-    fire, ignoring deletes and negative reads: a least fixpoint of
-    ``d(deploy) = 1 + d(guard)`` with ``d`` of a variable the least ``d`` of
-    its deploys (0 when initially true), AND -> max, OR -> min, and 0 for a
-    negated or PB node. Deletes get 0; unreachable deploys ``inf``."""
-    c = system.circuit
-    INF = float("inf")
-    dvar: dict[int, float] = {v: (0.0 if b else INF) for v, b in system.initial.items()}
-    deploys = [(i, a) for i, a in enumerate(system.actions) if a.op == DEPLOY]
-    topo = {i: c.topological([a.guard]) for i, a in deploys}
-    out = [0.0] * len(system.actions)
-    for i, _ in deploys:
-        out[i] = INF
-    changed = True
-    while changed:
-        changed = False
-        memo: dict[int, float] = {}
-        for i, a in deploys:
-            for n in topo[i]:
-                if n in memo:
-                    continue
-                node = c.node(n)
-                k = node.kind
-                if k == VAR:
-                    memo[n] = dvar.get(n, INF)
-                elif k == AND:
-                    memo[n] = max(memo[ch] for ch in node.children)
-                elif k == OR:
-                    memo[n] = min(memo[ch] for ch in node.children)
-                elif k == CONST:
-                    memo[n] = 0.0 if n else INF
-                else:  # NOT, PB
-                    memo[n] = 0.0
-            d = memo[a.guard] + 1
-            if d < out[i]:
-                out[i] = d
-                changed = True
-                for v in a.writes[:1]:
-                    if d < dvar.get(v, INF):
-                        dvar[v] = d
-    return out
-
-
-def _non_pb_support(c, root: int) -> set[int]:
-    """Variables a guard reads outside its PB (capacity/spread) nodes."""
-    out: set[int] = set()
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        i = stack.pop()
-        if i in seen:
-            continue
-        seen.add(i)
-        node = c.node(i)
-        if node.kind == VAR:
-            out.add(i)
-        elif node.kind != PB:
-            stack.extend(node.children)
-    return out
 
 
 class BddEngine:
@@ -563,7 +466,7 @@ class BddEngine:
         t0 = time.perf_counter()
         try:
             t1 = time.perf_counter()
-            use_force = self.var_order == "force" or (self.var_order == "auto" and _witness_cyclic(system))
+            use_force = self.var_order == "force" or (self.var_order == "auto" and witness_cyclic(system))
             stats["var_order"] = "force" if use_force else "compiled"
             order = force_order(system) if use_force else None
             stats["order_s"] = time.perf_counter() - t1
@@ -617,9 +520,9 @@ class BddEngine:
 
         ``bidirectional`` alternates forward and backward chaining image by
         image, giving the next image to the side whose work so far (the sum
-        of its squared reached-set sizes over its images: deterministic, and
-        it grows with the set faster than linearly, as the images' cost
-        does) is smaller: forward
+        of its squared reached-set sizes over its images, each measured
+        after its image: deterministic, and it grows with the set faster
+        than linearly, as the images' cost does) is smaller: forward
         chaining finds witnesses in few sweeps, backward fixpoints are far
         smaller for unreachable targets (pyramid h = 8: 581 vs > 100k nodes).
         The runs keep their growing images as rings (``keep_images``), so a
@@ -643,7 +546,7 @@ class BddEngine:
 
     @staticmethod
     def _alternate(stats, directions, runs, gens, budget: Optional[int] = None):
-        """Step the side with less work until one decides (or ``budget`` steps pass)."""
+        """Step the side ``pick_side`` names until one decides (or ``budget`` steps pass)."""
         work = {d: 0 for d in directions}
         side_s = {d: 0.0 for d in directions}
         stats["side_time_s"] = side_s
@@ -653,7 +556,7 @@ class BddEngine:
             if budget is not None and steps >= budget:
                 raise _OutOfSweeps()
             steps += 1
-            d = min(directions, key=lambda x: (work[x], directions.index(x)))
+            d = pick_side(directions, work)
             t0 = time.perf_counter()
             try:
                 work[d] += next(gens[d]) or 0
@@ -667,7 +570,20 @@ class BddEngine:
             side_s[d] += time.perf_counter() - t0
             stats["decided_direction"] = d
             stats["side_images"] = {x: runs[x].stats["image_calls"] for x in directions}
+            stats["side_nodes"] = {x: runs[x].size for x in directions}
             return runs[d], found
+
+
+def pick_side(directions: list[str], work: dict[str, int]) -> str:
+    """The side to step next: the one with the least work so far (ties: the
+    first). Work is counted in BDD nodes (``_chaining_full``: |R|^2 per
+    image, |R| measured after every image), never in time, so a run is
+    deterministic; an even split costs at most twice the deciding side.
+    Measured and rejected: letting the side with the smaller reached set do
+    8 times the other's work (pyramid h = 11, k = 12: 25.6 CPU s vs 24.0 s
+    even; the forward set of a pyramid is small in its cheap first sweep,
+    so the preference flips to the wrong side)."""
+    return min(directions, key=lambda x: (work[x], directions.index(x)))
 
 
 def _finish_stats(stats: dict, sym: SymbolicSystem, reach: Optional[Reachability]) -> None:
