@@ -345,17 +345,17 @@ class Reachability:
         while idle < n:
             self.stats["iterations"] += 1
             for i in order:
-                if self._apply(i, self.R) != self.bdd.false:
-                    idle = 0
-                else:
-                    idle += 1
+                grew = self._apply(i, self.R) != self.bdd.false
+                idle = 0 if grew else idle + 1
                 if self.fine_steps:
                     # the work of an image, |R|^2, from |R| measured after
-                    # every image: a DAG walk, far cheaper than the image,
-                    # and an exploding side is seen at once (measured every
-                    # 32 images, the forward side of pyramid h = 11 ran 9
-                    # images of its exploding second sweep on a stale size)
-                    self.size = max(1, self.R.dag_size)
+                    # every image that grew R: a DAG walk, far cheaper than
+                    # the image, and an exploding side is seen at once
+                    # (measured every 32 images, the forward side of pyramid
+                    # h = 11 ran 9 images of its exploding second sweep on a
+                    # stale size)
+                    if grew:
+                        self.size = max(1, self.R.dag_size)
                     yield self.size * self.size
                 if idle >= n:
                     return
