@@ -107,17 +107,4 @@ def earliest(system) -> list[float]:
 
 def non_pb_support(c, root: int) -> set[int]:
     """Variables a guard reads outside its PB (capacity/spread) nodes."""
-    out: set[int] = set()
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        i = stack.pop()
-        if i in seen:
-            continue
-        seen.add(i)
-        node = c.node(i)
-        if node.kind == VAR:
-            out.add(i)
-        elif node.kind != PB:
-            stack.extend(node.children)
-    return out
+    return {v for v, _ in polar_support(c, root)}
