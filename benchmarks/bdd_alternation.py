@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # engine API every checkout shares (load_document, BddEngine.check, Limits).
 CHILD = """
 import json, sys, time
+import symreach
 from symreach.loader import load_document
 from symreach.solvers.base import Limits
 from symreach.solvers.bdd import BddEngine
@@ -49,7 +50,8 @@ r = BddEngine().check(inst, inst.query, Limits(timeout_s=float(sys.argv[2])))
 s = r.stats or {}
 print(json.dumps({"verdict": r.verdict.value, "cpu": time.process_time() - c0,
                   "wall": time.perf_counter() - w0, "peak_nodes": s.get("peak_nodes"),
-                  "side_images": s.get("side_images"), "decided": s.get("decided_direction")}))
+                  "side_images": s.get("side_images"), "decided": s.get("decided_direction"),
+                  "symreach": symreach.__file__}))
 """
 
 
@@ -71,9 +73,13 @@ def instances(pyramids: str, nets: str):
 
 
 def run_one(checkout: str, doc_path: str, timeout: float) -> dict:
-    env = dict(os.environ, PYTHONPATH=checkout)
+    """One check in a child whose only ``symreach`` is the checkout's: it runs
+    in the document's directory, since ``python -c`` puts the working
+    directory ahead of ``PYTHONPATH``."""
+    env = dict(os.environ, PYTHONPATH=str(Path(checkout).resolve()))
     try:
         p = subprocess.run([sys.executable, "-c", CHILD, doc_path, str(timeout)], env=env,
+                           cwd=str(Path(doc_path).parent),
                            capture_output=True, text=True, timeout=timeout * 3 + 60)
     except subprocess.TimeoutExpired:
         return {"verdict": "killed"}
