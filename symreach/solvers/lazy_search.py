@@ -1,0 +1,227 @@
+"""Explicit search with lazy deletions: deep witnesses of monotone-guard instances.
+
+In the Appendix-B encoding of a Petri net one firing costs five deploys, and
+the encoded state space is large mostly because of *when* pods are deleted.
+This engine never deletes for its own sake: its only action is
+
+    lazy(p): delete the present pods of ``blockers(p)``, then deploy p,
+
+enabled in a presence state s when p is absent and every affinity term of p
+has a witness in ``s \\ blockers(p)`` (``symreach.solvers.lazy_moves``
+compiles both to bitmasks; a state is an int). The search is breadth-first,
+so a witness has the fewest lazy moves (deploys).
+
+**Fragment.** Only presence matters (saturation, SPEC 2.2) and every guard
+is the conjunction of (a) static checks, (b) "no pod of ``blockers(p)``"
+(own anti-affinity, existing pods' anti-affinity that matches p, host
+ports: anti-monotone) and (c) per affinity term "some witness present"
+(monotone). Instances with count targets, a hard spread constraint or a
+usable self-affinity bootstrap on a candidate type (non-monotone: a present
+pod can help or the waiver can be lost), or capacity that can bind
+(``lazy_moves.capacity_binds``) are declined with ``unknown`` and the
+reason. Candidates are the preprocessing's deployable pairs (cone of
+influence and may-fixpoint: pairs outside it can never be deployed).
+
+**Lemma (completeness).** In the fragment, for every configuration r
+reachable by single deploys and deletions there is a state s reachable by
+lazy moves with ``support(r) ⊆ s``.
+
+*Proof.* Induction on the run. sigma0: s0 = support(sigma0). Deletion
+r -> r - q: support shrinks, the same s covers it. Deploy of p in r with
+support(r) ⊆ s: if p ∈ s, then support(r + p) ⊆ s. Otherwise Hard(p, r)
+holds, so r contains no pod of ``blockers(p)`` (b), hence
+``support(r) ⊆ s \\ blockers(p)``; each affinity term of p has a witness in
+r (c; no bootstrap in the fragment), so one in ``s \\ blockers(p)``
+(monotone). Thus lazy(p) is enabled in s and leads to
+``(s \\ blockers(p)) ∪ {p} ⊇ support(r + p)``. QED.
+
+Since a presence target is upward closed, a reachable configuration covering
+it gives a lazy state covering it: **BFS over lazy states finds a witness
+whenever one exists** (given time). Conversely every lazy move is a real run
+(soundness): deleting is always allowed, and after the deletions no blocker
+is present, every term has its witness, static and capacity checks hold
+(capacity never binds in the fragment). The lemma also says that the
+downward closure of the lazy states is an inductive invariant, so an
+exhausted search proves ``not-deployable``; this engine emits no
+certificate for it that an independent checker could re-check, so it
+reports ``unknown`` instead ("lazy space exhausted").
+
+Every witness is expanded to single actions from the real sigma0 (each
+present blocker deleted as many times as it has pods, then the deploy) and
+replayed with ``semantics.replay`` before it is returned.
+
+Speed: each move is indexed by the bits of its most selective affinity
+mask, so a state only tries the moves one of its pods can enable (plus the
+moves without affinity); a test is a few ANDs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import replace
+from typing import Optional
+
+from symreach import semantics
+from symreach.model import Instance, Query
+from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
+from symreach.solvers.base import Limits
+from symreach.solvers.fast_paths import begin_check
+from symreach.solvers.lazy_moves import (
+    Move,
+    bit_indices,
+    bits_of,
+    capacity_binds,
+    classes,
+    compile_moves,
+    fragment_problem,
+    project,
+)
+
+ENGINE = "lazy"
+CLOCK_EVERY = 64  # expanded states between progress reports and clock reads
+
+
+class LazySearchEngine:
+    """Breadth-first search over lazy-deletion moves (see the module docstring).
+
+    ``fast_paths=False`` skips the preprocessing's verdicts (not its pruning),
+    so that tests exercise the search itself."""
+
+    name = ENGINE
+
+    def __init__(self, fast_paths: bool = True) -> None:
+        self.fast_paths = fast_paths
+
+    def check(self, instance: Instance, query: Optional[Query] = None,
+              limits: Limits = Limits()) -> Result:
+        begun = begin_check(instance, query, limits, ENGINE, self.fast_paths)
+        if begun.decided is not None:
+            return begun.decided
+        result = search(instance, begun.query, begun.pre.deployable_pairs, limits, begun.start)
+        result.time_s = time.perf_counter() - begun.start
+        if result.verdict is Verdict.DEPLOYABLE:
+            semantics.replay(instance, result.trace, begun.query)
+        return result
+
+
+def search(inst: Instance, query: Query, candidates, limits: Limits, start: float) -> Result:
+    """The lazy BFS from sigma0 over ``candidates`` (pairs), within ``limits``."""
+    stats: dict = {"states": 1, "tests": 0}
+    problem = fragment_problem(inst, (t for t, _ in candidates), bool(query.counts))
+    moves = compile_moves(inst, candidates) if problem is None else []
+    if problem is None:
+        problem = capacity_binds(inst, (m.pair for m in moves))
+    if problem is not None:
+        return _unknown(f"outside the lazy-deletion fragment: {problem}", stats)
+    goals = [sum(1 << inst.pair(t, n) for t, n in alt) for alt in query.alternatives]
+    rep = classes(moves, goals)
+    moves = [replace(m, rep=1 << rep[m.bit.bit_length() - 1])
+             for m in moves if m.bit.bit_length() - 1 in rep]
+    stats["moves"], stats["classes"] = len(moves), len(set(rep.values()))
+    s0 = project(bits_of(inst, inst.initial_config()), rep)
+    if _covers(s0, goals):
+        return _found(inst, query, {s0: None}, s0, stats)
+    graph = Graph(moves)
+    parent: dict[int, Optional[tuple[int, Move]]] = {s0: None}
+    frontier: deque[tuple[int, tuple[Move, ...]]] = deque([(s0, graph.enabled(s0, moves, stats))])
+    deadline = None if limits.timeout_s is None else start + limits.timeout_s
+    expanded = 0
+    while frontier:
+        s, enabled = frontier.popleft()
+        expanded += 1
+        for move in enabled:
+            succ = (s & ~move.blockers) | move.rep
+            if succ in parent:
+                continue
+            parent[succ] = (s, move)
+            if _covers(succ, goals):
+                return _found(inst, query, parent, succ, stats)
+            frontier.append((succ, graph.enabled(succ, graph.affected(s, move, enabled), stats)))
+        if limits.max_states is not None and len(parent) >= limits.max_states:
+            stats["states"] = len(parent)
+            return _unknown(f"state limit {limits.max_states} reached", stats)
+        if expanded % CLOCK_EVERY == 0:
+            stats["states"] = len(parent)
+            limits.report(ENGINE, states=len(parent), frontier=len(frontier))
+            if deadline is not None and time.perf_counter() > deadline:
+                return _unknown(f"timeout after {limits.timeout_s:g} s", stats)
+    stats["states"] = len(parent)
+    return _unknown(f"lazy space exhausted ({len(parent)} states) without covering the target; "
+                    "the engine has no certificate for not-deployable", stats)
+
+
+class Graph:
+    """Which moves can become enabled when a state changes.
+
+    A move enabled in succ = (s minus B(m)) ∪ {rep(m)} was enabled in s, or has
+    rep(m) in one of its needs (``by_need``), or was present in s and deleted
+    by m (``by_rep``): every need of any other move that meets succ minus its
+    blockers met s minus its blockers already."""
+
+    def __init__(self, moves: list[Move]) -> None:
+        self.by_need: dict[int, list[Move]] = {}
+        self.by_rep: dict[int, list[Move]] = {}
+        for move in moves:
+            self.by_rep.setdefault(move.rep, []).append(move)
+            for q in {q for need in move.needs for q in bit_indices(need)}:
+                self.by_need.setdefault(1 << q, []).append(move)
+
+    def affected(self, s: int, move: Move, enabled: tuple[Move, ...]) -> list[Move]:
+        out = list(enabled)
+        out += self.by_need.get(move.rep, ())
+        for q in bit_indices(s & move.blockers):
+            out += self.by_rep.get(1 << q, ())
+        return out
+
+    @staticmethod
+    def enabled(s: int, moves, stats: dict) -> tuple[Move, ...]:
+        """The moves among ``moves`` enabled in s (absent, every need met after the
+        deletions), each once, in a fixed order."""
+        out: dict[int, Move] = {}
+        for move in moves:
+            if s & move.rep or move.bit in out:
+                continue
+            stats["tests"] += 1
+            r = s & ~move.blockers
+            if all(r & need for need in move.needs):
+                out[move.bit] = move
+        return tuple(sorted(out.values(), key=lambda m: m.bit))
+
+
+def _covers(s: int, goals: list[int]) -> bool:
+    return any(s & g == g for g in goals)
+
+
+def _found(inst: Instance, query: Query, parent, end: int, stats: dict) -> Result:
+    moves: list[Move] = []
+    s = end
+    while parent[s] is not None:
+        s, move = parent[s]
+        moves.append(move)
+    moves.reverse()
+    stats["states"] = len(parent)
+    stats["lazy_moves"] = len(moves)
+    return Result(Verdict.DEPLOYABLE, ENGINE, trace=expand(inst, moves),
+                  reason=f"witness of {len(moves)} lazy deployments found by breadth-first search",
+                  stats=stats)
+
+
+def expand(inst: Instance, moves: list[Move]) -> tuple[Step, ...]:
+    """Single actions from the real sigma0: each move's present blockers deleted
+    (every pod of the pair), then its deploy."""
+    sigma = list(inst.initial_config())
+    out: list[Step] = []
+    for move in moves:
+        for q in bit_indices(move.blockers):
+            t, n = inst.unpair(q)
+            out.extend(semantics.step_of(inst, DELETE, t, n) for _ in range(sigma[q]))
+            sigma[q] = 0
+        t, n = move.pair
+        out.append(semantics.step_of(inst, DEPLOY, t, n))
+        sigma[inst.pair(t, n)] += 1
+    return tuple(out)
+
+
+def _unknown(reason: str, stats: dict) -> Result:
+    return Result(Verdict.UNKNOWN, ENGINE, reason=reason, stats=stats)
