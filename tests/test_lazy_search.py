@@ -206,3 +206,42 @@ def test_net_places_collapse_to_classes():
     rep = lazy_moves.classes(moves, [1 << inst.pair(inst.type_index("G-g"), 0)])
     b1, b2 = (inst.pair(inst.type_index(f"P-b-{a}"), 0) for a in ("t1", "t2"))
     assert rep[b1] == rep[b2]
+
+
+def _chain_net_instance():
+    from symreach.encodings.petri_net import PetriNet, Transition
+    from symreach.encodings.reduction_petri import encode_petri
+
+    net = PetriNet("chain", ("a", "b", "c", "g"),
+                   (Transition("t1", frozenset({"a"}), frozenset({"b"})),
+                    Transition("t2", frozenset({"b"}), frozenset({"c"})),
+                    Transition("t3", frozenset({"c"}), frozenset({"g"}))),
+                   frozenset({"a"}))
+    return load_document(encode_petri(net, "g"))
+
+
+def test_auto_answers_from_the_lazy_pilot():
+    import multiprocessing as mp
+
+    from symreach.solvers.portfolio import AutoEngine
+
+    inst = _chain_net_instance()
+    res = AutoEngine(engines=("bmc", "lazy"), jobs=2).check(inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.DEPLOYABLE and res.engine == "auto/lazy"
+    assert res.stats["portfolio"]["answered_by"] == "lazy" and "pilot_s" in res.stats["portfolio"]
+    semantics.replay(inst, res.trace, inst.query)
+    assert not mp.active_children()  # nothing was forked
+
+
+def test_second_engine_takes_half_the_rotation():
+    from symreach.solvers.schedule import holders
+
+    engines = ["bdd", "ic3", "bmc", "lazy", "abc-pdr"]
+    held = {e: 0 for e in engines}
+    for i in range(12):
+        running = holders(engines, "bmc", 2, i, "lazy")
+        assert "bmc" in running and len(running) == 2
+        for e in running:
+            held[e] += 1
+    assert held == {"bmc": 12, "lazy": 6, "bdd": 2, "ic3": 2, "abc-pdr": 2}
+    assert holders(engines, "bmc", 2, 3, None) == holders(engines, "bmc", 2, 3)

@@ -50,6 +50,14 @@ class Move:
     needs: tuple[int, ...]
     rep: int = 0
 
+    @property
+    def witnesses(self) -> int:
+        """Every pair that witnesses one of the needs."""
+        out = 0
+        for need in self.needs:
+            out |= need
+        return out
+
 
 def mask(inst: Instance, types: Iterable[int], nodes: Iterable[int]) -> int:
     """The bits of every pair (u, m) with u in ``types`` and m in ``nodes``."""

@@ -79,6 +79,8 @@ from symreach.solvers.lazy_moves import (
 )
 
 ENGINE = "lazy"
+# ``stats["outcome"]`` of an unknown: why, for ``auto`` (only LIMIT is worth running on)
+DECLINED, EXHAUSTED, LIMIT = "declined", "exhausted", "limit"
 CLOCK_EVERY = 64  # expanded states between progress reports and clock reads
 
 
@@ -113,7 +115,7 @@ def search(inst: Instance, query: Query, candidates, limits: Limits, start: floa
     if problem is None:
         problem = capacity_binds(inst, (m.pair for m in moves))
     if problem is not None:
-        return _unknown(f"outside the lazy-deletion fragment: {problem}", stats)
+        return _unknown(f"outside the lazy-deletion fragment: {problem}", stats, DECLINED)
     goals = [sum(1 << inst.pair(t, n) for t, n in alt) for alt in query.alternatives]
     rep = classes(moves, goals)
     moves = [replace(m, rep=1 << rep[m.bit.bit_length() - 1])
@@ -137,56 +139,75 @@ def search(inst: Instance, query: Query, candidates, limits: Limits, start: floa
             parent[succ] = (s, move)
             if _covers(succ, goals):
                 return _found(inst, query, parent, succ, stats)
-            frontier.append((succ, graph.enabled(succ, graph.affected(s, move, enabled), stats)))
+            frontier.append((succ, graph.successor(s, succ, move, enabled, stats)))
         if limits.max_states is not None and len(parent) >= limits.max_states:
             stats["states"] = len(parent)
-            return _unknown(f"state limit {limits.max_states} reached", stats)
+            return _unknown(f"state limit {limits.max_states} reached", stats, LIMIT)
         if expanded % CLOCK_EVERY == 0:
             stats["states"] = len(parent)
             limits.report(ENGINE, states=len(parent), frontier=len(frontier))
             if deadline is not None and time.perf_counter() > deadline:
-                return _unknown(f"timeout after {limits.timeout_s:g} s", stats)
+                return _unknown(f"timeout after {limits.timeout_s:g} s", stats, LIMIT)
     stats["states"] = len(parent)
     return _unknown(f"lazy space exhausted ({len(parent)} states) without covering the target; "
-                    "the engine has no certificate for not-deployable", stats)
+                    "the engine has no certificate for not-deployable", stats, EXHAUSTED)
 
 
 class Graph:
-    """Which moves can become enabled when a state changes.
+    """Which moves are enabled in a successor, from those enabled in its parent.
 
-    A move enabled in succ = (s minus B(m)) ∪ {rep(m)} was enabled in s, or has
-    rep(m) in one of its needs (``by_need``), or was present in s and deleted
-    by m (``by_rep``): every need of any other move that meets succ minus its
-    blockers met s minus its blockers already."""
+    Let succ = (s minus D) ∪ {rep(m)} with D = s ∩ B(m). A move x enabled in
+    succ was enabled in s, or has rep(m) in one of its needs (``by_need``),
+    or was present in s and deleted by m (``by_rep``): each need of any other
+    x that meets succ minus B(x) met s minus B(x) already. A move enabled in
+    s stays enabled in succ unless it is now present or one of its witnesses
+    is in D; only those are tested again."""
 
     def __init__(self, moves: list[Move]) -> None:
         self.by_need: dict[int, list[Move]] = {}
         self.by_rep: dict[int, list[Move]] = {}
+        self.witnesses = {move.bit: move.witnesses for move in moves}
         for move in moves:
             self.by_rep.setdefault(move.rep, []).append(move)
-            for q in {q for need in move.needs for q in bit_indices(need)}:
+            for q in bit_indices(move.witnesses):
                 self.by_need.setdefault(1 << q, []).append(move)
 
-    def affected(self, s: int, move: Move, enabled: tuple[Move, ...]) -> list[Move]:
-        out = list(enabled)
-        out += self.by_need.get(move.rep, ())
-        for q in bit_indices(s & move.blockers):
-            out += self.by_rep.get(1 << q, ())
-        return out
+    def successor(self, s: int, succ: int, move: Move, enabled: tuple[Move, ...],
+                  stats: dict) -> tuple[Move, ...]:
+        """The moves enabled in ``succ``, reached from s by ``move``."""
+        gone = s & move.blockers
+        keep: list[Move] = []
+        again: list[Move] = list(self.by_need.get(move.rep, ()))
+        witnesses = self.witnesses
+        for x in enabled:
+            if x.rep & succ:
+                continue
+            if witnesses[x.bit] & gone:
+                again.append(x)
+            else:
+                keep.append(x)
+        for q in bit_indices(gone):
+            again += self.by_rep.get(1 << q, ())
+        if not again:
+            return tuple(keep)
+        seen = {x.bit for x in keep}
+        return tuple(keep) + self.enabled(succ, again, stats, seen)
 
     @staticmethod
-    def enabled(s: int, moves, stats: dict) -> tuple[Move, ...]:
+    def enabled(s: int, moves, stats: dict, seen: Optional[set[int]] = None) -> tuple[Move, ...]:
         """The moves among ``moves`` enabled in s (absent, every need met after the
-        deletions), each once, in a fixed order."""
-        out: dict[int, Move] = {}
+        deletions) and not in ``seen``, each once, in first-seen order."""
+        seen = set() if seen is None else seen
+        out: list[Move] = []
         for move in moves:
-            if s & move.rep or move.bit in out:
+            if s & move.rep or move.bit in seen:
                 continue
+            seen.add(move.bit)
             stats["tests"] += 1
             r = s & ~move.blockers
             if all(r & need for need in move.needs):
-                out[move.bit] = move
-        return tuple(sorted(out.values(), key=lambda m: m.bit))
+                out.append(move)
+        return tuple(out)
 
 
 def _covers(s: int, goals: list[int]) -> bool:
@@ -223,5 +244,6 @@ def expand(inst: Instance, moves: list[Move]) -> tuple[Step, ...]:
     return tuple(out)
 
 
-def _unknown(reason: str, stats: dict) -> Result:
+def _unknown(reason: str, stats: dict, outcome: str) -> Result:
+    stats["outcome"] = outcome
     return Result(Verdict.UNKNOWN, ENGINE, reason=reason, stats=stats)

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-OUR_ENGINES = ("bdd", "ic3", "bmc")
+OUR_ENGINES = ("bdd", "ic3", "bmc", "lazy")
+LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
 SMALL_PAIRS = 128  # the feature threshold above (family data in the docstring)
 
@@ -57,11 +58,19 @@ def round_robin(engines: Sequence[str], jobs: int, slice_index: int) -> set[str]
     return {engines[(slice_index * jobs + j) % n] for j in range(jobs)}
 
 
-def holders(engines: Sequence[str], first: str | None, jobs: int, slice_index: int) -> set[str]:
+def holders(engines: Sequence[str], first: str | None, jobs: int, slice_index: int,
+            second: str | None = None) -> set[str]:
     """The engines that hold a core during slice ``slice_index``: ``first`` (when
     still running and there is more than one core) always, the others round robin
-    on the remaining cores."""
+    on the remaining cores. ``second`` (when running) takes every other slice of
+    that rotation, so it gets half of the remaining cores and the rest share the
+    other half."""
     if first is None or first not in engines or jobs < 2:
         return round_robin(engines, jobs, slice_index)
     others = [e for e in engines if e != first]
+    if second in others and len(others) > jobs - 1:
+        if slice_index % 2:
+            return {first, second} | round_robin([e for e in others if e != second], jobs - 2,
+                                                 slice_index // 2)
+        return {first} | round_robin([e for e in others if e != second], jobs - 1, slice_index // 2)
     return {first} | round_robin(others, jobs - 1, slice_index)
