@@ -39,10 +39,10 @@ def _instances(profile, features=NO_SPREAD, seeds=SEEDS):
             continue
 
 
-def _compare(inst) -> str:
+def _compare(inst, guided: bool = True) -> str:
     """One instance: the outcome class, after checking agreement with the explicit engine.
     Raises AssertionError or ReplayError on any disagreement."""
-    lazy = LazySearchEngine(fast_paths=False).check(inst, limits=Limits(max_states=100_000))
+    lazy = LazySearchEngine(fast_paths=False, guided=guided).check(inst, limits=Limits(max_states=100_000))
     ex = ExplicitEngine().check(inst)
     if lazy.verdict is Verdict.DEPLOYABLE:
         semantics.replay(inst, lazy.trace, inst.query)
@@ -56,11 +56,12 @@ def _compare(inst) -> str:
     return "exhausted"
 
 
+@pytest.mark.parametrize("guided", [True, False])
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
-def test_differential_random(profile):
+def test_differential_random(profile, guided):
     counts = {"deployable": 0, "exhausted": 0, "declined": 0}
     for _, inst in _instances(profile):
-        counts[_compare(inst)] += 1
+        counts[_compare(inst, guided)] += 1
     # the fragment is exercised both ways, and most instances are in it
     assert counts["deployable"] >= 100 and counts["exhausted"] >= 20, counts
     assert counts["declined"] < counts["deployable"], counts
@@ -199,7 +200,7 @@ def test_net_places_collapse_to_classes():
                     Transition("t3", frozenset({"b"}), frozenset({"g"}))),
                    frozenset({"a"}))
     inst = load_document(encode_petri(net, "g"))
-    res = LazySearchEngine(fast_paths=False).check(inst)
+    res = LazySearchEngine(fast_paths=False, guided=False).check(inst)
     assert res.verdict is Verdict.DEPLOYABLE and res.stats["lazy_moves"] == 9  # t1: S E P F R; t3: S E P; G
     # P-b-t1 and P-b-t2 mark the same place: one class
     moves = lazy_moves.compile_moves(inst, [(t, 0) for t in range(len(inst.pod_types))])
