@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from symreach import semantics
+from symreach.certify.dispatch import check_text
 from symreach.errors import InputError
 from symreach.loader import load_document
 from symreach.result import Verdict
@@ -28,7 +29,6 @@ from tests.random_instances import ALL_FEATURES, random_doc
 SEEDS = range(400)
 NO_SPREAD = ALL_FEATURES - {"spread"}
 DECLINED = "outside the lazy-deletion fragment"
-EXHAUSTED = "lazy space exhausted"
 
 
 def _instances(profile, features=NO_SPREAD, seeds=SEEDS):
@@ -48,10 +48,15 @@ def _compare(inst, guided: bool = True) -> str:
         semantics.replay(inst, lazy.trace, inst.query)
         assert ex.verdict is Verdict.DEPLOYABLE
         return "deployable"
-    assert lazy.verdict is Verdict.UNKNOWN  # witness-only: never not-deployable
+    if lazy.verdict is Verdict.NOT_DEPLOYABLE:
+        assert ex.verdict is Verdict.NOT_DEPLOYABLE, "lazy search missed a witness"
+        ok, why = check_text(inst, lazy.certificate.dumps())
+        assert ok, why
+        return "proved"
     if lazy.reason.startswith(DECLINED):
         return "declined"
-    assert lazy.reason.startswith(EXHAUSTED), lazy.reason
+    # the pruned space was exhausted, the unpruned one (for the certificate) was not
+    assert lazy.stats["outcome"] == "exhausted" and "certificate" in lazy.stats, lazy.reason
     assert ex.verdict is Verdict.NOT_DEPLOYABLE, "lazy search missed a witness"
     return "exhausted"
 
@@ -59,11 +64,12 @@ def _compare(inst, guided: bool = True) -> str:
 @pytest.mark.parametrize("guided", [True, False])
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
 def test_differential_random(profile, guided):
-    counts = {"deployable": 0, "exhausted": 0, "declined": 0}
+    counts = {"deployable": 0, "proved": 0, "declined": 0, "exhausted": 0}
     for _, inst in _instances(profile):
         counts[_compare(inst, guided)] += 1
     # the fragment is exercised both ways, and most instances are in it
-    assert counts["deployable"] >= 100 and counts["exhausted"] >= 20, counts
+    assert counts["deployable"] >= 100 and counts["proved"] >= 50, counts
+    assert counts["proved"] + counts["exhausted"] >= 150, counts
     assert counts["declined"] < counts["deployable"], counts
 
 
@@ -76,8 +82,6 @@ def test_differential_declines_spread():
             res = LazySearchEngine(fast_paths=False).check(inst)
             if res.verdict is Verdict.UNKNOWN and "topology-spread" in res.reason:
                 declined += 1
-            else:
-                assert res.verdict is not Verdict.NOT_DEPLOYABLE
         else:
             _compare(inst)
     assert declined >= 10
@@ -129,7 +133,7 @@ def test_affinity_read_before_deletions_is_caught(monkeypatch):
             semantics.replay(inst, res.trace, inst.query)
         return res
 
-    assert unpruned().verdict is Verdict.UNKNOWN
+    assert unpruned().verdict is Verdict.UNKNOWN  # exhausted, no certificate asked for
     monkeypatch.setattr(lazy_search, "Graph", Eager)
     with pytest.raises(semantics.ReplayError):
         unpruned()
@@ -165,7 +169,7 @@ def _witness_also_blocker() -> dict:
 def test_witness_also_blocker():
     """Affinity is read after the deletions: b's only witness is one of its blockers."""
     res = _lazy(_witness_also_blocker())
-    assert res.verdict is Verdict.UNKNOWN and res.reason.startswith(EXHAUSTED)
+    assert res.verdict is Verdict.NOT_DEPLOYABLE
     assert ExplicitEngine().check(load_document(_witness_also_blocker())).verdict is Verdict.NOT_DEPLOYABLE
 
 
@@ -246,3 +250,33 @@ def test_second_engine_takes_half_the_rotation():
             held[e] += 1
     assert held == {"bmc": 12, "lazy": 6, "bdd": 2, "ic3": 2, "abc-pdr": 2}
     assert holders(engines, "bmc", 2, 3, None) == holders(engines, "bmc", 2, 3)
+
+
+def test_closure_certificate_rejects_tampering():
+    """The checker re-derives everything: a missing state, a free target type or a
+    state covering the target are each rejected."""
+    import json
+
+    from symreach.certify.lazy_closure import check_certificate
+
+    found = 0
+    for _, inst in _instances("kubernetes", NO_SPREAD, range(300)):
+        res = LazySearchEngine(fast_paths=False).check(inst)
+        if res.verdict is not Verdict.NOT_DEPLOYABLE or len(res.certificate.states) < 2:
+            continue
+        cert = res.certificate.to_json()
+        assert check_certificate(inst, cert)[0]
+        biggest = max(range(len(cert["states"])), key=lambda i: len(cert["states"][i]))
+        for i in range(len(cert["states"])):  # dropping a maximal state breaks closure or sigma0
+            fewer = json.loads(json.dumps(cert))
+            del fewer["states"][i]
+            if not check_certificate(inst, fewer)[0]:
+                found += 1
+                break
+        freed = dict(cert, free=cert["free"] + [p for p, _ in cert["query"][0]])
+        assert not check_certificate(inst, freed)[0]
+        everything = dict(cert, states=cert["states"] + [list(range(len(cert["pairs"])))])
+        if all(list(p) in cert["pairs"] for p in cert["query"][0]):
+            assert not check_certificate(inst, everything)[0]
+        assert biggest >= 0
+    assert found >= 3

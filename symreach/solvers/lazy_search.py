@@ -8,8 +8,7 @@ This engine never deletes for its own sake: its only action is
 
 enabled in a presence state s when p is absent and every affinity term of p
 has a witness in ``s \\ blockers(p)`` (``symreach.solvers.lazy_moves``
-compiles both to bitmasks; a state is an int). The search is breadth-first,
-so a witness has the fewest lazy moves (deploys).
+compiles both to bitmasks; a state is an int).
 
 **Fragment.** Only presence matters (saturation, SPEC 2.2) and every guard
 is the conjunction of (a) static checks, (b) "no pod of ``blockers(p)``"
@@ -22,37 +21,46 @@ pod can help or the waiver can be lost), or capacity that can bind
 reason. Candidates are the preprocessing's deployable pairs (cone of
 influence and may-fixpoint: pairs outside it can never be deployed).
 
+**Classes.** Pairs that every blocker mask, need mask and goal contains
+alike are merged (``lazy_moves.classes``); the state records which classes
+are present. Guards read states only through these masks, so a state's
+future depends only on its classes (in Appendix B: one class per place).
+
 **Lemma (completeness).** In the fragment, for every configuration r
-reachable by single deploys and deletions there is a state s reachable by
-lazy moves with ``support(r) ⊆ s``.
+reachable by single deploys and deletions there is a class state s reachable
+by lazy moves with ``cls(support(r)) ⊆ s``.
 
-*Proof.* Induction on the run. sigma0: s0 = support(sigma0). Deletion
-r -> r - q: support shrinks, the same s covers it. Deploy of p in r with
-support(r) ⊆ s: if p ∈ s, then support(r + p) ⊆ s. Otherwise Hard(p, r)
-holds, so r contains no pod of ``blockers(p)`` (b), hence
-``support(r) ⊆ s \\ blockers(p)``; each affinity term of p has a witness in
-r (c; no bootstrap in the fragment), so one in ``s \\ blockers(p)``
-(monotone). Thus lazy(p) is enabled in s and leads to
-``(s \\ blockers(p)) ∪ {p} ⊇ support(r + p)``. QED.
+*Proof.* Induction on the run. sigma0: s0 = cls(support(sigma0)). Deletion
+r -> r - q: the classes shrink, the same s covers them. Deploy of p in r:
+if cls(p) ∈ s, then cls(support(r + p)) ⊆ s. Otherwise Hard(p, r) holds, so
+r contains no pod of ``blockers(p)`` (b), hence ``cls(support(r)) ⊆ s \\
+blockers(p)`` (masks are unions of classes); each affinity term of p has a
+witness in r (c; no bootstrap in the fragment), so one in ``s \\
+blockers(p)`` (monotone). Thus lazy(p) is enabled in s and leads to
+``(s \\ blockers(p)) ∪ {cls(p)} ⊇ cls(support(r + p))``. QED.
 
-Since a presence target is upward closed, a reachable configuration covering
-it gives a lazy state covering it: **BFS over lazy states finds a witness
-whenever one exists** (given time). Conversely every lazy move is a real run
+A presence target is upward closed, so a reachable configuration covering
+it gives a lazy state covering it: **the search finds a witness whenever one
+exists** (given time). Conversely every lazy move is a real run
 (soundness): deleting is always allowed, and after the deletions no blocker
 is present, every term has its witness, static and capacity checks hold
-(capacity never binds in the fragment). The lemma also says that the
-downward closure of the lazy states is an inductive invariant, so an
-exhausted search proves ``not-deployable``; this engine emits no
-certificate for it that an independent checker could re-check, so it
-reports ``unknown`` instead ("lazy space exhausted").
+(capacity never binds in the fragment).
 
-Every witness is expanded to single actions from the real sigma0 (each
-present blocker deleted as many times as it has pods, then the deploy) and
-replayed with ``semantics.replay`` before it is returned.
+**Not-deployable.** By the lemma the downward closure of the explored states
+is an inductive invariant. When the space is exhausted the engine searches
+once more, breadth-first, over every pair of the cone's types (the checker
+does not trust the may-fixpoint's pruning) and returns the explored states,
+as sets of pairs, in a ``symreach-lazy-closure/1`` certificate that
+``symreach.certify.lazy_closure`` re-checks with the semantics alone. If
+that search stops at a limit the verdict stays ``unknown``.
 
-Speed: each move is indexed by the bits of its most selective affinity
-mask, so a state only tries the moves one of its pods can enable (plus the
-moves without affinity); a test is a few ANDs.
+**Search order.** Breadth-first alone (``guided=False``: fewest lazy
+deploys), or alternately breadth-first and best-first by a static goal
+distance (``_Frontier``), the default. Every witness is expanded to single
+actions from the real sigma0 (each present blocker deleted as many times as
+it has pods, then the deploy) and replayed with ``semantics.replay`` before
+it is returned. A successor re-tests only the moves its change can affect
+(``Graph``); a test is a few ANDs.
 """
 
 from __future__ import annotations
@@ -64,7 +72,8 @@ from dataclasses import replace
 from typing import Optional
 
 from symreach import semantics
-from symreach.model import Instance, Query
+from symreach.certify.lazy_closure import ClosureCertificate
+from symreach.model import Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
@@ -75,6 +84,7 @@ from symreach.solvers.lazy_moves import (
     capacity_binds,
     classes,
     compile_moves,
+    fits_empty,
     fragment_problem,
     project,
 )
@@ -105,17 +115,47 @@ class LazySearchEngine:
             return begun.decided
         result = search(instance, begun.query, begun.pre.deployable_pairs, limits, begun.start,
                         self.guided)
+        if result.stats.get("outcome") == EXHAUSTED:
+            result = prove(instance, begun.query, begun.pre.cone, limits, begun.start, result)
         result.time_s = time.perf_counter() - begun.start
         if result.verdict is Verdict.DEPLOYABLE:
             semantics.replay(instance, result.trace, begun.query)
         return result
 
 
+def prove(inst: Instance, query: Query, cone: frozenset[int], limits: Limits, start: float,
+          exhausted: Result) -> Result:
+    """Not-deployable with a certificate, after a search over the preprocessing's
+    candidates exhausted its space: the search again, breadth-first, over every
+    pair of the cone's types (the checker, ``certify.lazy_closure``, does not
+    trust the may-fixpoint's pruning), whose exhausted space is the invariant.
+    ``exhausted`` (unknown) when that search stops at a limit."""
+    every = [(t, n) for t in sorted(cone) for n in range(len(inst.nodes))]
+    free = frozenset(range(len(inst.pod_types))) - cone
+    # the checker also counts the free types' pods against capacity
+    loaded = [(t, n) for t in sorted(free) if inst.pod_types[t].creatable
+              for n in range(len(inst.nodes)) if inst.static_block[t][n] is None]
+    binds = capacity_binds(inst, [(t, n) for t, n in every if inst.pod_types[t].creatable
+                                  and inst.static_block[t][n] is None and fits_empty(inst, t, n)]
+                           + loaded)
+    if binds is not None:
+        exhausted.stats["certificate"] = f"none: {binds}"
+        return exhausted
+    again = search(inst, query, every, limits, start, guided=False, free=free)
+    if again.verdict is Verdict.NOT_DEPLOYABLE:
+        again.stats["pruned_states"] = exhausted.stats["states"]
+        return again
+    exhausted.stats["certificate"] = f"none: the unpruned search ended with {again.reason}"
+    return exhausted
+
+
 def search(inst: Instance, query: Query, candidates, limits: Limits, start: float,
-           guided: bool = True) -> Result:
+           guided: bool = True, free: Optional[frozenset[int]] = None) -> Result:
     """The lazy search from sigma0 over ``candidates`` (pairs), within ``limits``:
     breadth-first, or (``guided``) alternately breadth-first and best-first by
-    ``goal_distance`` (``_Frontier``)."""
+    ``goal_distance`` (``_Frontier``). With ``free`` (the types outside the
+    cone, when ``candidates`` are all pairs of the others) an exhausted space
+    is returned as not-deployable with its closure certificate."""
     stats: dict = {"states": 1, "tests": 0}
     problem = fragment_problem(inst, (t for t, _ in candidates), bool(query.counts))
     moves = compile_moves(inst, candidates) if problem is None else []
@@ -160,8 +200,37 @@ def search(inst: Instance, query: Query, candidates, limits: Limits, start: floa
             if deadline is not None and time.perf_counter() > deadline:
                 return _unknown(f"timeout after {limits.timeout_s:g} s", stats, LIMIT)
     stats["states"] = len(parent)
-    return _unknown(f"lazy space exhausted ({len(parent)} states) without covering the target; "
-                    "the engine has no certificate for not-deployable", stats, EXHAUSTED)
+    if free is not None:
+        cert = closure_certificate(inst, query, free, candidates, rep, parent)
+        return Result(Verdict.NOT_DEPLOYABLE, ENGINE, certificate=cert, stats=stats,
+                      reason=f"the lazy-deletion space ({len(parent)} states) is exhausted; its "
+                             "downward closure is an inductive invariant that misses the target")
+    return _unknown(f"lazy space exhausted ({len(parent)} states) without covering the target",
+                    stats, EXHAUSTED)
+
+
+def closure_certificate(inst: Instance, query: Query, free: frozenset[int], candidates,
+                        rep: dict[int, int], states) -> ClosureCertificate:
+    """The explored class states as sets of pairs (the lemma's invariant is their
+    downward closure): every member of a present class, plus the non-free pairs
+    no mask mentions (their presence changes no guard), keeping only pairs that
+    can ever be present (initial, or creatable where the static filters pass)."""
+    members: dict[int, list[Pair]] = {}
+    for q, r in rep.items():
+        pair = inst.unpair(q)
+        if pair[0] not in free:
+            members.setdefault(r, []).append(pair)
+    possible = {pair for pair in candidates if inst.pod_types[pair[0]].creatable
+                and inst.static_block[pair[0]][pair[1]] is None}
+    possible |= {pair for pair in inst.initial if pair[0] not in free}
+    loose = {pair for pair in possible if inst.pair(*pair) not in rep}
+    sets = []
+    for s in states:
+        got = set(loose)
+        for r in bit_indices(s):
+            got.update(p for p in members.get(r, ()) if p in possible)
+        sets.append(frozenset(got))
+    return ClosureCertificate(inst, query, free, sets)
 
 
 def goal_distance(moves: list[Move], goals: list[int]) -> dict[int, int]:
