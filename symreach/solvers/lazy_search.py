@@ -146,6 +146,8 @@ def prove(inst: Instance, query: Query, cone: frozenset[int], limits: Limits, st
         again.stats["pruned_states"] = exhausted.stats["states"]
         return again
     exhausted.stats["certificate"] = f"none: the unpruned search ended with {again.reason}"
+    if again.stats.get("outcome") == LIMIT:  # more time may still prove it
+        exhausted.stats["outcome"] = LIMIT
     return exhausted
 
 
