@@ -8,8 +8,12 @@ a small reached set, IC3 on some nets, BMC with parallel steps
 that neither fixpoint engine reaches (benchmarks/results/shallow_nets.md).
 
 Schedule (``symreach.solvers.schedule``). Preprocessing runs once, here;
-the workers fork after it and reuse it (``Limits.prepared``). On small
-systems BMC first runs in this process for 0.1 s (``_pilot``). Then every
+the workers fork after it and reuse it (``Limits.prepared``). The
+lazy-deletion search (``symreach.solvers.lazy_search``) then runs in this
+process for 0.5 s (``_lazy_pilot``): it declines at once outside its
+fragment and answers most encoded-net goals, shallow or deep, before
+anything forks. On small systems BMC next runs in this process for 0.1 s
+(``_pilot``). Then every
 engine runs in its own process, for the rest of the limit. On large systems
 BMC, the engine that wins there, holds one core throughout and the other
 engines share the remaining ``jobs - 1`` cores; on small ones all share all

@@ -18,6 +18,12 @@ number of (pod type, node) pairs that preprocessing leaves possible
   alone for 0.1 s in ``auto``'s own process (``portfolio.AutoEngine``'s
   pilot), which answers most easy deployable goals before anything forks.
 
+The lazy-deletion search joins the race only when its in-process pilot
+(``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
+it declined the instance or exhausted its space); it is then the *second*:
+it takes every other slice of the rotation beside the favourite, so a deep
+witness that it alone finds after ``t`` comes after about ``2 t``.
+
 With a favourite, the other ``jobs - 1`` cores rotate round robin among the
 other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a core:
 1/2 with three engines on two cores, 1/3 with ABC's ``pdr`` as a fourth.
