@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from symreach import semantics
+from symreach.encodings.preprocess import self_bootstrap
 from symreach.model import KUBERNETES, Config, Instance, Pair, ports_conflict
 
 
@@ -111,16 +112,6 @@ def needs(inst: Instance, t: int, n: int) -> Optional[tuple[int, ...]]:
     return None if any(m == 0 for m in out) else out
 
 
-def bootstrap_possible(inst: Instance, t: int) -> bool:
-    """Whether t could use the self-affinity waiver (SPEC 2.1), a non-monotone test."""
-    terms = inst.pod_types[t].affinity
-    if not terms:
-        return False
-    if inst.profile == KUBERNETES:
-        return t in semantics.affinity_witness_types(inst, t)
-    return any(t in term.selects for term in terms)
-
-
 def fits_empty(inst: Instance, t: int, n: int) -> bool:
     """Capacity and ``maxPerNode`` of t alone on an empty n (static for the search)."""
     pod = inst.pod_types[t]
@@ -159,7 +150,7 @@ def fragment_problem(inst: Instance, types: Iterable[int], has_counts: bool) -> 
         pod = inst.pod_types[t]
         if pod.spread:
             return f"pod type {pod.name} has a hard topology-spread constraint (non-monotone)"
-        if bootstrap_possible(inst, t):
+        if self_bootstrap(inst, t):
             return f"pod type {pod.name} can use the self-affinity bootstrap (non-monotone)"
     return None
 
