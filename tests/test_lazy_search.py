@@ -250,6 +250,9 @@ def test_second_engine_takes_half_the_rotation():
             held[e] += 1
     assert held == {"bmc": 12, "lazy": 6, "bdd": 2, "ic3": 2, "abc-pdr": 2}
     assert holders(engines, "bmc", 2, 3, None) == holders(engines, "bmc", 2, 3)
+    # alone for the first slices
+    assert all(holders(engines, "bmc", 2, i, "lazy", 4) == {"bmc", "lazy"} for i in range(4))
+    assert holders(engines, "bmc", 2, 4, "lazy", 4) == holders(engines, "bmc", 2, 4, "lazy")
 
 
 def test_closure_certificate_rejects_tampering():

@@ -10,7 +10,7 @@ that neither fixpoint engine reaches (benchmarks/results/shallow_nets.md).
 Schedule (``symreach.solvers.schedule``). Preprocessing runs once, here;
 the workers fork after it and reuse it (``Limits.prepared``). The
 lazy-deletion search (``symreach.solvers.lazy_search``) then runs in this
-process for 0.5 s (``_lazy_pilot``): it declines at once outside its
+process for 1 s (``_lazy_pilot``): it declines at once outside its
 fragment and answers most encoded-net goals, shallow or deep, before
 anything forks. On small systems BMC next runs in this process for 0.1 s
 (``_pilot``). Then every
@@ -65,13 +65,20 @@ from typing import Optional, Sequence
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
-from symreach.solvers.schedule import ABC_ENGINE, LAZY_ENGINE, OUR_ENGINES, favourite, holders
+from symreach.solvers.schedule import (
+    ABC_ENGINE,
+    LAZY_ENGINE,
+    OUR_ENGINES,
+    SECOND_ALONE_S,
+    favourite,
+    holders,
+)
 
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PILOT_ENGINE, PILOT_S = "bmc", 0.1  # in-process try before forking (see ``_pilot``)
-LAZY_PILOT_S = 0.5  # the lazy-deletion search's in-process try (see ``_lazy_pilot``)
+LAZY_PILOT_S = 1.0  # the lazy-deletion search's in-process try (see ``_lazy_pilot``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
 
@@ -297,8 +304,9 @@ class AutoEngine:
                    first: Optional[str], second: Optional[str] = None) -> Result:
         rotation = list(procs)
         paused: set[str] = set()
+        favoured = (second, int(SECOND_ALONE_S / self.slice_s) if self.slice_s > 0 else 0)
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
-        self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, second), paused)
+        self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, *favoured), paused)
         while rotation:
             now = time.perf_counter()
             if limits.timeout_s is not None and now - start > limits.timeout_s + _GRACE_S:
@@ -306,7 +314,8 @@ class AutoEngine:
             if now >= slice_end:
                 slice_index += 1
                 slice_end = now + self.slice_s
-                self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, second), paused)
+                self._apply(procs, detached,
+                            holders(rotation, first, self.jobs, slice_index, *favoured), paused)
             ready = wait([procs[n].sentinel for n in rotation], timeout=max(0.0, slice_end - now))
             for name in [n for n in rotation if procs[n].sentinel in ready]:
                 procs[name].join()
@@ -321,7 +330,8 @@ class AutoEngine:
                 else:
                     unknown.append(result)
             if ready and rotation:  # a core came free: give it to the next engine now
-                self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, second), paused)
+                self._apply(procs, detached,
+                            holders(rotation, first, self.jobs, slice_index, *favoured), paused)
         reasons = [f"{r.engine}: {r.reason}" for r in unknown] + errors
         return Result(Verdict.UNKNOWN, "auto", reason="; ".join(reasons) or "no engine answered",
                       stats={"portfolio": dict(schedule, answered_by=None, slices=slice_index + 1)})

@@ -21,8 +21,13 @@ number of (pod type, node) pairs that preprocessing leaves possible
 The lazy-deletion search joins the race only when its in-process pilot
 (``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
 it declined the instance or exhausted its space); it is then the *second*:
-it takes every other slice of the rotation beside the favourite, so a deep
-witness that it alone finds after ``t`` comes after about ``2 t``.
+it holds the second core alone for the first ``SECOND_ALONE_S`` seconds of
+the race, then takes every other slice of the rotation beside the
+favourite. On the shallow goals of the shared nets the lazy search's wins
+take 1-8 s alone (Lamport, Peterson, TokenRing, IBM703; shallow_nets.md),
+and with only half a core from the start ``auto`` took 2-4x as long; the
+price is that bdd, ic3 and ABC's pdr start that much later on such
+instances (BART TrainState_1_1_5: ic3 alone 3 s).
 
 With a favourite, the other ``jobs - 1`` cores rotate round robin among the
 other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a core:
@@ -46,6 +51,7 @@ OUR_ENGINES = ("bdd", "ic3", "bmc", "lazy")
 LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
 SMALL_PAIRS = 128  # the feature threshold above (family data in the docstring)
+SECOND_ALONE_S = 8.0  # how long the second engine holds a core alone (docstring)
 
 
 def favourite(may_pairs: int, engines: Sequence[str]) -> str | None:
@@ -65,17 +71,18 @@ def round_robin(engines: Sequence[str], jobs: int, slice_index: int) -> set[str]
 
 
 def holders(engines: Sequence[str], first: str | None, jobs: int, slice_index: int,
-            second: str | None = None) -> set[str]:
+            second: str | None = None, second_alone: int = 0) -> set[str]:
     """The engines that hold a core during slice ``slice_index``: ``first`` (when
     still running and there is more than one core) always, the others round robin
-    on the remaining cores. ``second`` (when running) takes every other slice of
+    on the remaining cores. ``second`` (when running) holds one of those cores
+    alone for the first ``second_alone`` slices, then takes every other slice of
     that rotation, so it gets half of the remaining cores and the rest share the
     other half."""
     if first is None or first not in engines or jobs < 2:
         return round_robin(engines, jobs, slice_index)
     others = [e for e in engines if e != first]
     if second in others and len(others) > jobs - 1:
-        if slice_index % 2:
+        if slice_index < second_alone or slice_index % 2:
             return {first, second} | round_robin([e for e in others if e != second], jobs - 2,
                                                  slice_index // 2)
         return {first} | round_robin([e for e in others if e != second], jobs - 1, slice_index // 2)
