@@ -239,8 +239,9 @@ def cli(subcommand: list[str]) -> list[str]:
 
 
 def run(sizes: list[int], old: Optional[Path], timeout: float, quick: bool, matrix_timeout: float,
-        matrix_sizes: tuple[int, ...] = (), new: Path = ROOT) -> str:
-    releases = [("this", new)] + ([("d301ada", old)] if old else [])
+        matrix_sizes: tuple[int, ...] = (), new: Path = ROOT,
+        others: tuple[tuple[str, Path], ...] = ()) -> str:
+    releases = [("this", new)] + list(others) + ([("d301ada", old)] if old else [])
     rows = []
     with tempfile.TemporaryDirectory(prefix="k8s-dump-scale-") as tmp:
         for pods in sizes:
@@ -314,11 +315,20 @@ def table(rows, matrix_timeout: float) -> str:
 @click.option("--matrix-timeout", type=float, default=60.0, show_default=True, help="matrix --timeout.")
 @click.option("--matrix-sizes", default="500", show_default=True,
               help="Pod counts at which matrix runs (it may overrun its own --timeout; see the table).")
+@click.option("--compare", "others", multiple=True, metavar="LABEL=DIR",
+              help="Another checkout measured beside them, shown as LABEL (e.g. an intermediate commit).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=OUT, show_default=True)
 def main(sizes: str, new: Path, old: Optional[Path], timeout: float, quick: bool, matrix_timeout: float,
-         matrix_sizes: str, out: Path) -> None:
+         matrix_sizes: str, others: tuple[str, ...], out: Path) -> None:
+    pairs = []
+    for other in others:
+        label, sep, folder = other.partition("=")
+        if not sep or not Path(folder).is_dir():
+            raise click.BadParameter(f"expected LABEL=DIR with an existing DIR, got {other!r}",
+                                     param_hint="--compare")
+        pairs.append((label, Path(folder)))
     text = run([int(s) for s in sizes.split(",")], old, timeout, quick, matrix_timeout,
-               tuple(int(s) for s in matrix_sizes.split(",") if s), new)
+               tuple(int(s) for s in matrix_sizes.split(",") if s), new, tuple(pairs))
     out.write_text(text)
     click.echo(text)
 

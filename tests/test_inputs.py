@@ -167,6 +167,24 @@ def test_sniffing_reads_only_top_level_lines():
     assert source_kind(Source("x.yaml", "{version: 1}\n")) == "v1"
     assert source_kind(Source("<stdin>", '{"version": 1}')) == "v1"
     assert source_kind(Source("<stdin>", '{"kind": "List", "items": []}')) == "kubernetes"
+    assert source_kind(Source("x.yaml", "a: 1\rapiVersion: v1\r")) == "kubernetes"  # lone CR line breaks
+    assert source_kind(Source("x.yaml", "a: 1\r\nversion: 1\r\n")) == "v1"
+
+
+def test_json_sniffing_stops_at_api_version_and_agrees_with_a_full_parse():
+    """kubectl writes ``apiVersion`` first: a big List is not parsed just to be sniffed."""
+    from symreach.frontends import dispatch
+
+    # Everything after apiVersion is unparseable: a full parse would give up and call it "v1".
+    assert source_kind(Source("x.json", '{"apiVersion": "v1", "items": [' + "{" * 5)) == "kubernetes"
+    for text in ('{"version": 1, "nodes": [{"a": {"b": [1, 2]}}], "kind": "x"}', '{"kind": "Pod", "version": 1}',
+                 ' {\n "a" : "x\\"y", "b": {"apiVersion": 1}}', "{}", '{"a": 1', "[1]", '{"a" 1}', '{"a": 1,}'):
+        try:
+            parsed = json.loads(text)
+            expected = set(parsed) if isinstance(parsed, dict) else set()
+        except ValueError:
+            expected = set()
+        assert dispatch._json_top_keys(text) == expected, text
 
 
 # ---- shared fixtures ---------------------------------------------------------------------------------

@@ -286,3 +286,50 @@ def test_a_benchmark_dump_is_read_by_the_fast_reader_and_the_same():
 
     text = yaml.dump(build_dump(60), Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False)
     assert agree(text)
+
+
+# ---- the hook-free path (no per-mapping repair) ---------------------------------------------------
+
+def took_hook_free_path(text: str, monkeypatch) -> bool:
+    """Read ``text`` (agreeing with libyaml): whether the fast reader read it without the repairing hook
+    (False when it declined or repaired)."""
+    calls = []
+    original = yaml_fast._Reader.mapping
+    monkeypatch.setattr(yaml_fast._Reader, "mapping", lambda self, pairs: calls.append(1) or original(self, pairs))
+    read = agree(text)
+    monkeypatch.undo()
+    return read and not calls
+
+
+def test_a_kubectl_dump_needs_no_repair(monkeypatch):
+    """kubectl quotes every string that would otherwise be typed (``status: "True"``, ``"0755"``)."""
+    import yaml
+
+    from benchmarks.k8s_dump_scale import build_dump
+
+    text = yaml.dump(build_dump(60), Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False)
+    assert '"True"' in text or "'True'" in text
+    assert took_hook_free_path(text, monkeypatch)
+
+
+@pytest.mark.parametrize("plain", ["yes", "True", "~", "0755", "0x1F", "1_000", "inf", "-.Inf", ".NaN", "Off"])
+def test_a_plain_typed_scalar_beside_its_quoted_twin_is_repaired(plain, monkeypatch):
+    """The same text quoted elsewhere must not let the plain one pass as a string."""
+    for text in (f'a: "{plain}"\nb: {plain}\n', f"a: '{plain}'\nb:\n- {plain}\n", f'a: "{plain}"\n{plain}: v\n',
+                 f'a: ["{plain}", {plain}]\n', f'a: "{plain}"\nb: {plain}  # note\n'):
+        assert not took_hook_free_path(text, monkeypatch), text
+
+
+@pytest.mark.parametrize("text", [
+    'a: "yes"\nb: "0755"\nc: "True"\nd: "~"\n',  # quoted only
+    'a: "1"\nb: 1\n"2": x\n',                     # ryml writes a plain 1 bare: a JSON string "1" was quoted
+    'a: "True"\nmessage: it is True that\n',      # inside a longer plain scalar
+    'a: ""\nb: 2\n',                              # an empty quoted value (an empty plain one is null)
+])
+def test_quoted_typed_looking_strings_take_the_hook_free_path(text, monkeypatch):
+    assert took_hook_free_path(text, monkeypatch)
+
+
+def test_plain_empty_keys_and_refused_starts_are_left_to_the_repairing_path(monkeypatch):
+    assert not took_hook_free_path('a: ""\n"": x\n', monkeypatch)  # an empty key: plain ones are null keys
+    assert yaml_fast.read_documents('a: "@x"\nb: @y\n') is None  # libyaml refuses a plain @y: declined

@@ -24,10 +24,11 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Optional, Sequence, Union
+from typing import BinaryIO, Iterator, Optional, Sequence, Union
 
 from symreach.errors import InputError
 from symreach.loader import yaml_source
+from symreach.loader.collector import collector_paused
 from symreach.model import Instance
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -127,7 +128,7 @@ def _yaml_top_keys(text: str) -> Optional[set[str]]:
     """Keys at column 0 of the first document; stops early at a Kubernetes key. None: no content."""
     keys: set[str] = set()
     content = False
-    for line in text.splitlines():
+    for line in _lines(text):
         if not line or line[0] in " \t#":
             continue
         if line.startswith("---"):
@@ -148,6 +149,23 @@ def _yaml_top_keys(text: str) -> Optional[set[str]]:
     return keys if content else None
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time (``splitlines`` would split a 50 MB dump to read its first keys).
+
+    Line breaks as YAML's: LF, CRLF and a lone CR."""
+    start, end = 0, len(text)
+    while start < end:
+        brk = _LINE_BREAK.search(text, start)
+        if brk is None:
+            yield text[start:]
+            return
+        yield text[start:brk.start()]
+        start = brk.end()
+
+
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
 def _parsed_top_keys(source: Source) -> set[str]:
     """Top-level keys of the first document, parsed by libyaml (no lines, nothing retained)."""
     try:
@@ -159,14 +177,46 @@ def _parsed_top_keys(source: Source) -> set[str]:
 
 
 def _json_top_keys(text: str) -> set[str]:
-    """Top-level keys of a JSON object, read with ``json`` (no YAML parser)."""
+    """Top-level keys of a JSON object, up to ``apiVersion``: kubectl writes ``apiVersion``
+    first, so a 100 MB ``kind: List`` is not parsed here just to be parsed again by the reader."""
     import json
+    from json.decoder import scanstring
 
+    decoder = json.JSONDecoder()
+    keys: set[str] = set()
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        at = _json_skip(text, 0)
+        if text[at] != "{":
+            return set()
+        at = _json_skip(text, at + 1)
+        while text[at] != "}":
+            if text[at] != '"':
+                return set()  # the real reader reports it
+            key, at = scanstring(text, at + 1)
+            keys.add(key)
+            if key == "apiVersion":  # decides the kind whatever follows
+                return keys
+            at = _json_skip(text, at)
+            if text[at] != ":":
+                return set()
+            _, at = decoder.raw_decode(text, _json_skip(text, at + 1))
+            at = _json_skip(text, at)
+            if text[at] == ",":
+                at = _json_skip(text, at + 1)
+                if text[at] != '"':
+                    return set()  # a trailing comma
+            elif text[at] != "}":
+                return set()
+    except (ValueError, IndexError, RecursionError):
         return set()  # the real reader reports it
-    return set(data) if isinstance(data, dict) else set()
+    return keys
+
+
+def _json_skip(text: str, at: int) -> int:
+    """The index of the next character that is not JSON white space."""
+    while text[at] in " \t\r\n":
+        at += 1
+    return at
 
 
 def input_kind(path: PathArg) -> str:
@@ -220,7 +270,8 @@ def load_kubernetes_sources(sources: Sequence[Source]):
         return load_kubernetes_documents(docs, name, all_lines, doc_files)
 
     try:
-        return run(lines=False)
+        with collector_paused():
+            return run(lines=False)
     except InputError as first:
         if first.line is not None:
             raise

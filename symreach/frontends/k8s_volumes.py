@@ -18,10 +18,11 @@ out of scope, and said so in README and SPEC.
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 from typing import Optional
+
+from symreach.loader.shapes import copy_plain
 
 VOLUME_KINDS = frozenset({"PersistentVolume", "PersistentVolumeClaim", "StorageClass"})
 DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
@@ -141,7 +142,7 @@ def node_affinity_terms(volume: dict) -> Optional[list[dict]]:
     """The node selector terms of a PersistentVolume's required node affinity, if any."""
     required = _dict(_dict(_dict(volume.get("spec")).get("nodeAffinity")).get("required"))
     terms = required.get("nodeSelectorTerms")
-    return copy.deepcopy(terms) if isinstance(terms, list) and terms else None
+    return copy_plain(terms) if isinstance(terms, list) and terms else None
 
 
 def and_node_terms(body: dict, pin: list[dict]) -> None:
@@ -155,7 +156,7 @@ def and_node_terms(body: dict, pin: list[dict]) -> None:
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     own = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
     if not own:
-        combined = copy.deepcopy(pin)
+        combined = copy_plain(pin)
     else:
         combined = []
         for a in own:
@@ -164,7 +165,7 @@ def and_node_terms(body: dict, pin: list[dict]) -> None:
                 for key in ("matchExpressions", "matchFields"):
                     items = list(_dict(a).get(key) or []) + list(_dict(b).get(key) or [])
                     if items:
-                        term[key] = copy.deepcopy(items)
+                        term[key] = copy_plain(items)
                 combined.append(term)
     node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": combined}
 

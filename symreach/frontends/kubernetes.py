@@ -35,7 +35,6 @@ required fields raise ``InputError`` naming the file, the line, the object
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 from collections import Counter
@@ -59,7 +58,7 @@ from symreach.frontends.k8s_requests import format_requests, host_ports, pod_req
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, and_node_terms, statefulset_claim
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import KUBERNETES, Instance
-from symreach.loader.shapes import FieldError, Path, format_path, type_name
+from symreach.loader.shapes import FieldError, Path, copy_plain, format_path, type_name
 
 __all__ = [
     "Report", "is_kubernetes_document", "kubernetes_to_v1", "load_kubernetes", "load_kubernetes_documents",
@@ -532,7 +531,7 @@ class _Converter:
                             ("topologySpreadConstraints", list)):
             value = self.get(obj, spec_path + (key,), expect)
             if value:
-                body[key] = copy.deepcopy(value)
+                body[key] = copy_plain(value)
         if template and spec.get("nodeName"):
             body["nodeName"] = self.get(obj, spec_path + ("nodeName",), str)
         if ports:

@@ -7,12 +7,11 @@ one ``InputError`` naming the file, line and field path.
 
 from __future__ import annotations
 
-import gc
 import os
-from contextlib import contextmanager
-from typing import Iterator, Mapping, Optional, Sequence, Union
+from typing import Mapping, Optional, Sequence, Union
 
 from symreach.errors import InputError
+from symreach.loader.collector import collector_paused
 from symreach.loader.query import build_query, query_from_document
 from symreach.loader.resolve import build_instance
 from symreach.loader.v1 import freeze, parse_document, thaw
@@ -31,14 +30,14 @@ _CLI_OPTIONS = {"pod": "--pod", "node": "--node", "nodeSelector": "--node-select
 
 def load_instance(path: Union[str, os.PathLike]) -> Instance:
     """Load a v1 instance from a YAML or JSON file."""
-    with _collector_paused():
+    with collector_paused():
         data, lines = read_file(path)
         return load_document(data, filename=str(path), lines=lines)
 
 
 def load_text(text: str, filename: str = "<memory>") -> Instance:
     """Load a v1 instance from YAML/JSON text (tests, generated instances)."""
-    with _collector_paused():
+    with collector_paused():
         data, lines = read_text(text, filename)
         return load_document(data, filename=filename, lines=lines)
 
@@ -53,34 +52,13 @@ def load_document(
     which carry exactly the labels the cluster gave them.
     """
     try:
-        with _collector_paused():
+        with collector_paused():
             document = parse_document(doc, default_hostname=default_hostname)
             instance = build_instance(document, filename)
             query = query_from_document(instance, document.query)
     except FieldError as err:
         raise InputError(err.problem, filename, line_of(lines, err.path), format_path(err.path)) from None
     return instance.with_query(query) if query is not None else instance
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while loading.
-
-    Loading allocates hundreds of thousands of small objects that all stay
-    alive (YAML nodes, parsed specs, index sets), which makes the collector
-    rescan the growing heap again and again: up to half the loading time on
-    large instances. Nothing built here forms garbage cycles worth collecting
-    early. Reentrant: only the outermost pause re-enables the collector, and
-    only if it was enabled before.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def parse_query(

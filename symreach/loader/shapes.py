@@ -8,6 +8,8 @@ A ``null`` optional field means "absent", as in the Kubernetes API.
 
 from __future__ import annotations
 
+import copy
+import marshal
 import re
 from typing import Collection, Iterable, Optional, Union
 
@@ -164,3 +166,15 @@ def _close(a: str, b: str) -> bool:
     while i < len(a) and a[i] == b[i]:
         i += 1
     return a[i:] == b[i + 1:] or (len(a) == len(b) and a[i + 1:] == b[i + 1:])
+
+
+def copy_plain(value: object) -> object:
+    """A deep copy of plain data (mappings, lists, strings, numbers, booleans, None).
+
+    ``marshal`` copies such data in C, several times faster than ``copy.deepcopy`` (which keeps a memo
+    per object): it matters when a 10,000-pod dump copies every pod's affinity and tolerations.
+    Anything marshal cannot write goes through ``deepcopy``."""
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return copy.deepcopy(value)

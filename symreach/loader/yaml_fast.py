@@ -25,7 +25,6 @@ compares both readers on every YAML file we have and on generated YAML.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -34,6 +33,7 @@ from contextlib import contextmanager
 from typing import Iterator, Optional
 
 from symreach.loader import yaml_scalars
+from symreach.loader.collector import collector_paused
 
 try:  # rapidyaml is a dependency, but a platform without its wheel still reads YAML (slowly) through libyaml
     import ryml
@@ -77,8 +77,12 @@ def unusual(text: str) -> bool:
             return True
     elif _UNUSUAL_CHAR.search(text):
         return True
-    if _AFTER_FLOW.search(text):
-        return True
+    for closer in ("] ", "} "):  # where _AFTER_FLOW can match: found by str.find, much faster than re on big texts
+        at = text.find(closer)
+        while at != -1:
+            if _AFTER_FLOW.match(text, at):
+                return True
+            at = text.find(closer, at + 1)
     for char in _PROPERTY_CHARS:
         at = text.find(char)
         while at != -1:
@@ -138,22 +142,11 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(devnull)
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """The cyclic collector off while json builds millions of containers (it would rescan them all, repeatedly)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class _Reader:
     """One text: ryml's tree, its JSON, the data, and the repairs."""
 
     def __init__(self, text: str) -> None:
+        self.source = text
         self.tree = ryml.Tree()
         with _quiet_stderr():
             ryml.parse_in_arena(text.encode("utf-8"), self.tree)
@@ -171,15 +164,21 @@ class _Reader:
             emitted = ryml.emit_json(tree, root)
         if emitted is None:
             raise _Decline()
-        with _no_gc():
-            data = json.loads(emitted, object_pairs_hook=self.mapping, parse_int=_plain_number,
-                              parse_float=_plain_number, parse_constant=_no_constant, strict=False)
-        if root_type & ryml.STREAM == ryml.STREAM:
-            if not isinstance(data, list):
-                raise _Decline()
+        plain_strings = _all_strings_plain(emitted, self.source)
+        with collector_paused():
+            data = json.loads(emitted, object_pairs_hook=_unique_keys if plain_strings else self.mapping,
+                              parse_int=_plain_int, parse_float=_plain_number,
+                              parse_constant=_no_constant, strict=False)
+        stream = root_type & ryml.STREAM == ryml.STREAM
+        if stream and not isinstance(data, list):
+            raise _Decline()
+        if stream:
             nodes = list(_children(tree, root))
             if len(nodes) != len(data):
                 raise _Decline()
+        if plain_strings:
+            return data if stream else [data]
+        if stream:
             return [self.document(doc, node) for doc, node in zip(data, nodes)]
         return [self.document(data, root)]
 
@@ -302,6 +301,108 @@ class _Reader:
         return out
 
 
+# ---- the hook-free path ----------------------------------------------------------------------------
+#
+# Repairing costs a Python call per mapping and a look at every scalar. It is needed only where a JSON
+# string ryml wrote may stand for a plain scalar kubectl types. Such a string's text is typed-looking
+# (``_suspect``); dumps hold few distinct ones ("True", "0", "1.5"), so they are collected from the JSON
+# text with one regular expression (a superset of the typed forms: numbers, the YAML 1.1 words, ``~``,
+# ``<<``, the empty string, and anything starting with an indicator libyaml refuses there) and judged
+# one by one:
+# - ryml writes the plain scalar of that text as a bare JSON token (``1``, ``1.5``, ``null``) and kubectl
+#   keeps the text as a key: then every JSON *string* of that text was quoted in the YAML; or
+# - no plain scalar of that text occurs in the YAML text: every occurrence is checked for the contexts
+#   a plain scalar can stand in (after an indicator or an indentation, before an end of line, a comment,
+#   a flow indicator or ``:``), a superset, so quoted occurrences never count.
+# Otherwise the repairing hook runs as before. Depth needs no check here: ryml's writer refuses more than
+# 64 levels (an error: declined), fewer than ``MAX_DEPTH``.
+
+# An opening quote (after ``[{,:`` or white space: ryml's JSON layout; a closing quote there only adds
+# candidates; a string at the very start is left to the repairing path), then a typed-looking text and its
+# closing quote, or an indicator libyaml refuses at the start of a plain scalar (judged by that character
+# alone: escapes may follow). The look-ahead first: most quotes fail it at once.
+_STRING_CANDIDATE = re.compile(r'"(?=[-+.0-9yYnNoOtTfF~<"\]}@`%])(?<=[\[{,:\s]")'
+                               r'(?:([-+.0-9][-+.0-9a-zA-Z_]*|[yYnNoOtTfF][a-zA-Z]{0,4}|~|<<|)"|([\]}@`%]))')
+_PLAIN_STARTS_AFTER = frozenset("\n\r-:?,[{")
+_PLAIN_ENDS_BEFORE = frozenset("\r\n#,]}")
+_NORMALISED = frozenset({".inf", "-.inf", "+.inf", ".nan"})
+_BARE: dict[str, bool] = {}
+
+
+def _all_strings_plain(emitted: str, text: str) -> bool:
+    """Whether every JSON string in ``emitted`` is the string kubectl reads from ``text`` (no repair)."""
+    if emitted.lstrip()[:1] == '"':
+        return False  # one document, a string: no quote before it for the pattern to see
+    for typed_looking, bad_start in set(_STRING_CANDIDATE.findall(emitted)):
+        if bad_start:  # libyaml refuses a plain scalar starting so, whatever follows (it may fold over lines)
+            if _plain_occurrence(text, bad_start, whole=False):
+                return False
+        elif typed_looking == "":  # ryml writes an empty plain value as null, an empty plain key as ""
+            if '"": ' in emitted:
+                return False
+        elif typed_looking.lower() in _NORMALISED:
+            return False  # ryml writes plain inf, .Inf, nan, ... as these: the YAML text may spell them otherwise
+        elif _suspect(typed_looking) and not _bare_and_same_key(typed_looking):
+            if _plain_occurrence(text, typed_looking, whole=True):
+                return False
+    return True
+
+
+def _plain_occurrence(text: str, token: str, whole: bool) -> bool:
+    """Whether ``token`` occurs in ``text`` where a plain scalar may start (and, if ``whole``, end).
+
+    A superset: after an indentation or an indicator (``- : ? , [ {``), before an end of line, a
+    comment, a flow indicator or a ``:`` that ends a key. A quoted occurrence never qualifies."""
+    end = len(text)
+    at = text.find(token)
+    while at != -1:
+        before = at - 1
+        while before >= 0 and text[before] == " ":
+            before -= 1
+        if before < 0 or text[before] in _PLAIN_STARTS_AFTER:
+            if not whole:
+                return True
+            after = at + len(token)
+            while after < end and text[after] == " ":
+                after += 1
+            if after == end or text[after] in _PLAIN_ENDS_BEFORE:
+                return True
+            if text[after] == ":" and (after + 1 == end or text[after + 1] in " \r\n"):
+                return True
+        at = text.find(token, at + 1)
+    return False
+
+
+def _bare_and_same_key(text: str) -> bool:
+    """Whether ryml writes a plain scalar ``text`` as a bare JSON token and kubectl keeps it as a key."""
+    known = _BARE.get(text)
+    if known is None:
+        resolved = yaml_scalars.resolve_plain(text)[1]
+        known = yaml_scalars.json_key(resolved) == text and _ryml_writes_bare(text)
+        if len(_BARE) < 10_000:
+            _BARE[text] = known
+    return known
+
+
+def _ryml_writes_bare(text: str) -> bool:
+    tree = ryml.Tree()
+    try:
+        with _quiet_stderr():
+            ryml.parse_in_arena(("a: " + text + "\n").encode("utf-8"), tree)
+            emitted = ryml.emit_json(tree, tree.root_id())
+    except ryml.ExceptionBasic:
+        return False
+    return emitted is not None and '"a": "' not in emitted
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose strings need no repair; duplicate keys go to libyaml, which names the line."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Decline()
+    return out
+
+
 _SUSPECT: dict[str, bool] = {}
 
 
@@ -340,6 +441,11 @@ def _plain_number(text: str) -> object:
     if tag not in (yaml_scalars.INT, yaml_scalars.FLOAT):
         raise _Decline()
     return value
+
+
+def _plain_int(text: str) -> object:
+    """A bare JSON integer: up to 18 characters it is a decimal int64, which kubectl reads as Python does."""
+    return int(text) if len(text) <= 18 else _plain_number(text)
 
 
 def _no_constant(text: str) -> object:
