@@ -8,7 +8,7 @@ default one per (net, depth), the first in the net's place order, so that a
 run fits in an afternoon on two shared cores (551 places in all, 262 of them
 in BART).
 
-Engines: ``auto`` (the portfolio), ``bmc`` (parallel steps), ``bmc-single``
+Engines: ``auto`` (the portfolio), ``lazy`` (the lazy-deletion search), ``bmc`` (parallel steps), ``bmc-single``
 (``BmcEngine(parallel=False)``, for the depth comparison), ``bdd``, ``ic3``
 and ABC's ``pdr`` (``auto`` runs it too when berkeley-abc is installed). One process per job (``symreach.bench.run_job``), one job at a time
 per stream, 30 s per job. Goals of a net run shallow first, and a single
@@ -43,8 +43,8 @@ from symreach.solvers.bmc import BmcEngine
 
 OUT = Path(__file__).resolve().parent / "results" / "shallow_nets.md"
 SINGLE = "benchmarks.shallow_nets:SingleStepBmc"
-ENGINES = ("auto", "bmc", SINGLE, "bdd", "ic3", "abc-pdr")
-SINGLE_ENGINES = ("bmc", "bdd", "ic3", "abc-pdr")  # the engines auto is compared with
+ENGINES = ("auto", "lazy", "bmc", SINGLE, "bdd", "ic3", "abc-pdr")
+SINGLE_ENGINES = ("lazy", "bmc", "bdd", "ic3", "abc-pdr")  # the engines auto is compared with
 MAX_DEPTH = 8
 MAX_MARKINGS = 10 ** 7  # the level limit stops the search first on every shared net
 

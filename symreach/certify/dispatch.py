@@ -17,6 +17,7 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    lazy_closure,
     may_fixpoint,
     static_filter,
     theorem5,
@@ -29,6 +30,7 @@ JSON_CHECKERS: dict[str, Callable[[Instance, dict], tuple[bool, str]]] = {
     static_filter.FORMAT: static_filter.check_certificate,
     explicit_states.FORMAT: explicit_states.check_certificate,
     counter_invariant.FORMAT: counter_invariant.check_certificate,
+    lazy_closure.FORMAT: lazy_closure.check_certificate,
 }
 KINDS = {
     may_fixpoint.FORMAT: "may-be-present fixpoint",
@@ -36,6 +38,7 @@ KINDS = {
     static_filter.FORMAT: "static filter",
     explicit_states.FORMAT: "explicit reachable set",
     counter_invariant.FORMAT: "counter invariant (interchangeable nodes)",
+    lazy_closure.FORMAT: "downward-closed lazy-deletion states",
     bdd_invariant.FORMAT: "BDD inductive invariant",
     clause_invariant.FORMAT: "IC3 clause invariant",
 }

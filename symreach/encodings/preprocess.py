@@ -221,7 +221,9 @@ def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
 
 # ---- step 4: fragments and fast paths --------------------------------------
 
-def _self_bootstrap(inst: Instance, t: int) -> bool:
+def self_bootstrap(inst: Instance, t: int) -> bool:
+    """Whether t could use the self-affinity waiver (SPEC 2.1): a negative test,
+    so a present pod can disable it (outside every monotone fragment)."""
     terms = inst.pod_types[t].affinity
     if not terms:
         return False
@@ -251,7 +253,7 @@ def _capacity_binds(inst: Instance, pairs) -> bool:
 def _is_monotone(inst: Instance, cone: frozenset[int], may) -> bool:
     for t in cone:
         pod = inst.pod_types[t]
-        if pod.anti_affinity or pod.spread or _self_bootstrap(inst, t):
+        if pod.anti_affinity or pod.spread or self_bootstrap(inst, t):
             return False
         if inst.profile == KUBERNETES and pod.host_ports:
             return False

@@ -8,8 +8,12 @@ a small reached set, IC3 on some nets, BMC with parallel steps
 that neither fixpoint engine reaches (benchmarks/results/shallow_nets.md).
 
 Schedule (``symreach.solvers.schedule``). Preprocessing runs once, here;
-the workers fork after it and reuse it (``Limits.prepared``). On small
-systems BMC first runs in this process for 0.1 s (``_pilot``). Then every
+the workers fork after it and reuse it (``Limits.prepared``). The
+lazy-deletion search (``symreach.solvers.lazy_search``) then runs in this
+process for 1 s (``_lazy_pilot``): it declines at once outside its
+fragment and answers most encoded-net goals, shallow or deep, before
+anything forks. On small systems BMC next runs in this process for 0.1 s
+(``_pilot``). Then every
 engine runs in its own process, for the rest of the limit. On large systems
 BMC, the engine that wins there, holds one core throughout and the other
 engines share the remaining ``jobs - 1`` cores; on small ones all share all
@@ -61,12 +65,20 @@ from typing import Optional, Sequence
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
-from symreach.solvers.schedule import ABC_ENGINE, OUR_ENGINES, favourite, holders
+from symreach.solvers.schedule import (
+    ABC_ENGINE,
+    LAZY_ENGINE,
+    OUR_ENGINES,
+    SECOND_ALONE_S,
+    favourite,
+    holders,
+)
 
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PILOT_ENGINE, PILOT_S = "bmc", 0.1  # in-process try before forking (see ``_pilot``)
+LAZY_PILOT_S = 1.0  # the lazy-deletion search's in-process try (see ``_lazy_pilot``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
 
@@ -182,9 +194,11 @@ class AutoEngine:
             result = self._single(engines[0], instance, query, limits, start)
         else:
             first = favourite(len(pre.may), engines) if self.jobs >= 2 else None
-            result = self._pilot(engines, first, instance, query, limits, start)
+            result, engines, second = self._lazy_pilot(engines, first, instance, query, limits, start)
             if result is None:
-                result = self._race(engines, first, instance, query, limits, start)
+                result = self._pilot(engines, first, instance, query, limits, start)
+            if result is None:
+                result = self._race(engines, first, instance, query, limits, start, second)
         result.stats.setdefault("preprocess", pre.stats)
         result.time_s = time.perf_counter() - start
         return result
@@ -228,11 +242,42 @@ class AutoEngine:
                                      "favourite": first, "answered_by": PILOT_ENGINE, "pilot_s": budget}
         return result
 
-    def _race(self, engines: list[str], first: Optional[str], instance, query, limits, start) -> Result:
+    def _lazy_pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
+                    start) -> tuple[Optional[Result], list[str], Optional[str]]:
+        """The lazy-deletion search for ``LAZY_PILOT_S`` seconds in this process.
+
+        It declines at once outside its fragment, finds the witnesses of small
+        encoded nets in milliseconds (ERK Raf1Star_RKIP: 0.01 s, where forking
+        the race cost ``auto`` 0.4 s) and the deep ones of the shared nets in
+        seconds, where BMC needs hundreds of steps. Returns its answer, or the
+        engines for the race -- without it when it declined or exhausted its
+        space (running it again would only repeat that) -- and the engine that
+        takes half of the rotation beside the favourite: lazy, when it stopped
+        only at the pilot's limit."""
+        if LAZY_ENGINE not in engines or self.slice_s <= 0:
+            return None, engines, None
+        from symreach.solvers.lazy_search import LIMIT
+        from symreach.solvers.registry import make_engine
+
+        left = _remaining(limits, start).timeout_s
+        budget = LAZY_PILOT_S if left is None else min(LAZY_PILOT_S, left)
+        result = make_engine(LAZY_ENGINE).check(instance, query, replace(limits, timeout_s=budget))
+        if result.verdict is not Verdict.UNKNOWN:
+            result.engine = f"auto/{result.engine}"
+            result.stats["portfolio"] = {"engines": list(engines), "jobs": self.jobs,
+                                         "slice_s": self.slice_s, "favourite": first,
+                                         "answered_by": LAZY_ENGINE, "pilot_s": budget}
+            return result, engines, None
+        if result.stats.get("outcome") != LIMIT:
+            return None, [e for e in engines if e != LAZY_ENGINE], None
+        return None, engines, LAZY_ENGINE
+
+    def _race(self, engines: list[str], first: Optional[str], instance, query, limits, start,
+              second: Optional[str] = None) -> Result:
         ctx = mp.get_context("fork")
         remaining = _remaining(limits, start)
         schedule = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
-                    "favourite": first}
+                    "favourite": first, "second": second}
         with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
             outs = {name: str(Path(tmp) / f"{name}.pickle") for name in engines}
             order = sorted(engines, key=lambda name: name != first)  # the favourite starts first
@@ -251,16 +296,17 @@ class AutoEngine:
             errors: list[str] = []
             try:
                 return self._supervise(procs, detached, outs, limits, start, schedule, unknown, errors,
-                                       first)
+                                       first, second)
             finally:
                 _stop_all(procs)
 
     def _supervise(self, procs, detached, outs, limits, start, schedule, unknown, errors,
-                   first: Optional[str]) -> Result:
+                   first: Optional[str], second: Optional[str] = None) -> Result:
         rotation = list(procs)
         paused: set[str] = set()
+        favoured = (second, int(SECOND_ALONE_S / self.slice_s) if self.slice_s > 0 else 0)
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
-        self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index), paused)
+        self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, *favoured), paused)
         while rotation:
             now = time.perf_counter()
             if limits.timeout_s is not None and now - start > limits.timeout_s + _GRACE_S:
@@ -268,7 +314,8 @@ class AutoEngine:
             if now >= slice_end:
                 slice_index += 1
                 slice_end = now + self.slice_s
-                self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index), paused)
+                self._apply(procs, detached,
+                            holders(rotation, first, self.jobs, slice_index, *favoured), paused)
             ready = wait([procs[n].sentinel for n in rotation], timeout=max(0.0, slice_end - now))
             for name in [n for n in rotation if procs[n].sentinel in ready]:
                 procs[name].join()
@@ -283,7 +330,8 @@ class AutoEngine:
                 else:
                     unknown.append(result)
             if ready and rotation:  # a core came free: give it to the next engine now
-                self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index), paused)
+                self._apply(procs, detached,
+                            holders(rotation, first, self.jobs, slice_index, *favoured), paused)
         reasons = [f"{r.engine}: {r.reason}" for r in unknown] + errors
         return Result(Verdict.UNKNOWN, "auto", reason="; ".join(reasons) or "no engine answered",
                       stats={"portfolio": dict(schedule, answered_by=None, slices=slice_index + 1)})

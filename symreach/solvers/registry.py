@@ -16,6 +16,7 @@ ENGINES: dict[str, tuple[str, str]] = {
     "bdd": ("symreach.solvers.bdd", "BddEngine"),
     "bmc": ("symreach.solvers.bmc", "BmcEngine"),
     "ic3": ("symreach.solvers.ic3", "Ic3Engine"),
+    "lazy": ("symreach.solvers.lazy_search", "LazySearchEngine"),
     "abc-pdr": ("symreach.solvers.abc", "AbcPdrEngine"),
     "abc-bmc": ("symreach.solvers.abc", "AbcBmcEngine"),
     "abc-reach": ("symreach.solvers.abc", "AbcReachEngine"),
