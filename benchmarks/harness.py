@@ -33,7 +33,7 @@ from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
 from symreach.bench.runner import BenchInstance, Job, JobResult
 
-ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "abc-pdr", "abc-bmc", "abc-reach")
+ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "lazy", "abc-pdr", "abc-bmc", "abc-reach")
 # (ours, reference): ratio tables printed side by side from the same run
 RATIO_PAIRS = (("bdd", "abc-reach"), ("ic3", "abc-pdr"), ("bmc", "abc-bmc"), ("bdd", "ic3"),
                ("bdd", "explicit"))
