@@ -7,36 +7,30 @@ static variable order). Pure functions of the ``TransitionSystem``; no BDDs.
 
 from __future__ import annotations
 
+from graphlib import CycleError, TopologicalSorter
+
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR
 from symreach.result import DEPLOY
 
 
 def witness_cyclic(system) -> bool:
     """Whether some deploy reads (positively, outside PB nodes) a pair whose
-    deploy reads it back, transitively: Kahn's algorithm on the witness
-    graph between modelled pairs."""
+    deploy reads it back, transitively: a cycle in the witness graph between
+    modelled pairs (``graphlib`` finds it)."""
     c = system.circuit
     writer = {a.writes[0] for a in system.actions if a.op == DEPLOY}
-    succ: dict[int, set[int]] = {v: set() for v in writer}
-    indeg = {v: 0 for v in writer}
+    readers: dict[int, set[int]] = {v: set() for v in writer}  # deploy -> the pairs its guard reads
     for a in system.actions:
         if a.op != DEPLOY:
             continue
         me = a.writes[0]
-        for v, positive in polar_support(c, a.guard):
-            if positive and v in writer and v != me and me not in succ[v]:
-                succ[v].add(me)
-                indeg[me] += 1
-    queue = [v for v, d in indeg.items() if d == 0]
-    seen = 0
-    while queue:
-        v = queue.pop()
-        seen += 1
-        for w in succ[v]:
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                queue.append(w)
-    return seen < len(writer)
+        readers[me] |= {v for v, positive in polar_support(c, a.guard)
+                        if positive and v in writer and v != me}
+    try:
+        TopologicalSorter(readers).prepare()
+    except CycleError:
+        return True
+    return False
 
 
 def polar_support(c, root: int) -> set[tuple[int, bool]]:

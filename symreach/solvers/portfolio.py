@@ -230,17 +230,8 @@ class AutoEngine:
         discarded and BMC starts again in the race."""
         if PILOT_ENGINE not in engines or first == PILOT_ENGINE or self.slice_s <= 0:
             return None
-        left = _remaining(limits, start).timeout_s
-        budget = PILOT_S if left is None else min(PILOT_S, left)
-        from symreach.solvers.registry import make_engine
-
-        result = make_engine(PILOT_ENGINE).check(instance, query, replace(limits, timeout_s=budget))
-        if result.verdict is Verdict.UNKNOWN:
-            return None
-        result.engine = f"auto/{result.engine}"
-        result.stats["portfolio"] = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
-                                     "favourite": first, "answered_by": PILOT_ENGINE, "pilot_s": budget}
-        return result
+        result = self._in_process(PILOT_ENGINE, PILOT_S, engines, first, instance, query, limits, start)
+        return None if result.verdict is Verdict.UNKNOWN else result
 
     def _lazy_pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
                     start) -> tuple[Optional[Result], list[str], Optional[str]]:
@@ -257,20 +248,28 @@ class AutoEngine:
         if LAZY_ENGINE not in engines or self.slice_s <= 0:
             return None, engines, None
         from symreach.solvers.lazy_search import LIMIT
-        from symreach.solvers.registry import make_engine
 
-        left = _remaining(limits, start).timeout_s
-        budget = LAZY_PILOT_S if left is None else min(LAZY_PILOT_S, left)
-        result = make_engine(LAZY_ENGINE).check(instance, query, replace(limits, timeout_s=budget))
+        result = self._in_process(LAZY_ENGINE, LAZY_PILOT_S, engines, first, instance, query, limits, start)
         if result.verdict is not Verdict.UNKNOWN:
-            result.engine = f"auto/{result.engine}"
-            result.stats["portfolio"] = {"engines": list(engines), "jobs": self.jobs,
-                                         "slice_s": self.slice_s, "favourite": first,
-                                         "answered_by": LAZY_ENGINE, "pilot_s": budget}
             return result, engines, None
         if result.stats.get("outcome") != LIMIT:
             return None, [e for e in engines if e != LAZY_ENGINE], None
         return None, engines, LAZY_ENGINE
+
+    def _in_process(self, name: str, seconds: float, engines: list[str], first: Optional[str], instance,
+                    query, limits, start) -> Result:
+        """``name`` for at most ``seconds`` (and what is left of the limit) in this process,
+        before anything forks; a decided answer is labelled and carries the schedule."""
+        from symreach.solvers.registry import make_engine
+
+        left = _remaining(limits, start).timeout_s
+        budget = seconds if left is None else min(seconds, left)
+        result = make_engine(name).check(instance, query, replace(limits, timeout_s=budget))
+        if result.verdict is not Verdict.UNKNOWN:
+            result.engine = f"auto/{result.engine}"
+            result.stats["portfolio"] = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
+                                         "favourite": first, "answered_by": name, "pilot_s": budget}
+        return result
 
     def _race(self, engines: list[str], first: Optional[str], instance, query, limits, start,
               second: Optional[str] = None) -> Result:

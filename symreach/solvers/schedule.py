@@ -82,8 +82,8 @@ def holders(engines: Sequence[str], first: str | None, jobs: int, slice_index: i
         return round_robin(engines, jobs, slice_index)
     others = [e for e in engines if e != first]
     if second in others and len(others) > jobs - 1:
+        rest = [e for e in others if e != second]
         if slice_index < second_alone or slice_index % 2:
-            return {first, second} | round_robin([e for e in others if e != second], jobs - 2,
-                                                 slice_index // 2)
-        return {first} | round_robin([e for e in others if e != second], jobs - 1, slice_index // 2)
+            return {first, second} | round_robin(rest, jobs - 2, slice_index // 2)
+        return {first} | round_robin(rest, jobs - 1, slice_index // 2)
     return {first} | round_robin(others, jobs - 1, slice_index)
