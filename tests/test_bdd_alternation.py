@@ -58,3 +58,99 @@ def test_closing_sweep_stops_after_one_idle_cycle():
     for i in range(n):
         assert (sym.pre(i, r.R) & ~r.R) == sym.bdd.false
     assert res.verdict is Verdict.NOT_DEPLOYABLE
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_new_states_agree_with_the_image(direction):
+    """``new_states`` (the image minus R from ``R|src & ~R|dst``, with and
+    without the and-exists emptiness test) equals building the image and
+    subtracting R, on random systems and on reached sets at several stages."""
+    from tests.random_instances import random_doc
+
+    forward = direction == "forward"
+    checked = grown = 0
+    for seed in range(0, 90, 3):
+        inst = load_document(random_doc(seed))
+        system = compile_system(inst, inst.query, type_order="reverse-level")
+        sym = SymbolicSystem(system)
+        r = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=False)
+        image = sym.post if forward else sym.pre
+        for _ in range(3):
+            for i in range(len(system.actions)):
+                expected = image(i, r.R) & ~r.R
+                for test in (True, False):
+                    assert sym.new_states(i, r.R, forward, test=test) == expected, (seed, i)
+                assert sym.meets(image(i, r.R), ~r.R) is (expected != sym.bdd.false)
+                checked += 1
+                grown += expected != sym.bdd.false
+                r.R |= expected
+    # both outcomes of the emptiness test occur
+    assert checked > grown > 5
+
+
+def test_image_modes_take_the_same_steps():
+    """All three image modes reach the same sets image by image: the same
+    verdict, images and reached set."""
+    inst = _pyramid(5, 6)
+    system = compile_system(inst, inst.query, type_order="reverse-level")
+    sym = SymbolicSystem(system)
+    seen = []
+    for mode in ("whole", "diff", "diff-test"):
+        r = Reachability(sym, "backward", "chaining", None, False, record_rings=False, keep_images=True)
+        r.image_mode = mode
+        r.run()
+        seen.append((r.stats["image_calls"], r.stats["rings"], r.R))
+    assert seen[0] == seen[1] == seen[2]
+
+
+def test_side_policy_pauses_an_exploding_side_and_resumes_it():
+    """The brake: past its first sweep, a side whose set grew by half in the
+    sweep while more than twice the other's is paused (the other side takes
+    every image, whatever the work), and resumes once the other side's set
+    outgrows twice the paused size."""
+    from symreach.solvers.bdd_sides import SidePolicy, SideView
+
+    p = SidePolicy(["forward", "backward"])
+    work = {"forward": 0, "backward": 10**12}
+    # first sweep: no pause, however large
+    p.observe("forward", {"forward": SideView(10**6, 1, 1), "backward": SideView(10, 1, 1)})
+    assert p.pick(work) == "forward"
+    # second sweep, grown from 100k to 160k while backward is at 70k: no pause (not 2x the other)
+    p.observe("forward", {"forward": SideView(160_000, 2, 100_000), "backward": SideView(80_000, 2, 1)})
+    assert p.pick(work) == "forward" and p.pauses == 0
+    # 100k -> 200k while backward is at 50k: paused
+    p.observe("forward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(50_000, 2, 1)})
+    assert p.paused == {"forward": 200_000} and p.pick(work) == "backward"
+    # backward grows to 400k (not above 2 x 200k): still paused
+    p.observe("backward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(400_000, 2, 1)})
+    assert p.pick(work) == "backward"
+    # above 400k: resumed, the work rule picks again
+    p.observe("backward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(400_001, 2, 1)})
+    assert p.paused == {} and p.pick(work) == "forward"
+    # a run pauses at most once: backward, now exploding, is not paused
+    p.observe("backward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(10**7, 3, 400_001)})
+    assert p.paused == {} and p.pauses == 1
+    # one direction: never paused
+    q = SidePolicy(["backward"])
+    q.observe("backward", {"backward": SideView(10**6, 3, 1)})
+    assert q.pick({"backward": 5}) == "backward"
+
+
+def test_dropped_rings_rerun_to_the_same_witness(monkeypatch):
+    """A side that dropped its rings (``ring_limit``) and then hits the goal
+    is rerun with rings; the witness replays, and the decision and the
+    images of the search are those of a run that kept its rings."""
+    from symreach import semantics
+    from symreach.solvers import bdd
+    from tests.random_instances import random_doc
+
+    # a random instance whose deciding side hits the goal after its first sweep
+    inst = load_document(random_doc(198))
+    keep = BddEngine(fast_paths=False).check(inst)
+    monkeypatch.setattr(bdd, "RING_LIMIT", 0)
+    drop = BddEngine(fast_paths=False).check(inst)
+    assert keep.verdict is drop.verdict is Verdict.DEPLOYABLE
+    semantics.replay(inst, drop.trace, inst.query)
+    assert drop.stats["side_images"] == keep.stats["side_images"]
+    assert drop.stats["witness_rerun_images"] > 0
+    assert "witness_rerun_images" not in keep.stats

@@ -49,7 +49,8 @@ from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
-from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, reorder
+from symreach.solvers.bdd_sides import SidePolicy, SideView, pick_side  # noqa: F401 (re-exported)
+from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, manager_nodes, reorder
 from symreach.solvers.counter_evidence import counter_verdict
 from symreach.solvers.bdd_sweep_order import earliest, non_pb_support, polar_support, witness_cyclic
 from symreach.solvers.cudd_memory import is_out_of_memory
@@ -62,6 +63,12 @@ STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 # "force" (witness cycles collapse the levels: Railroad-PT-005 pl_P8_1
 # 15 s vs > 40 s)
 VAR_ORDERS = ("auto", "force", "compiled")
+
+
+# ``Reachability.ring_limit`` of bidirectional runs, in BDD nodes: the nets'
+# reached sets stay below it (their witnesses need no rerun); pyramids from
+# h = 11 exceed it in their second sweep
+RING_LIMIT = 50_000
 
 
 class SearchTimeout(Exception):
@@ -103,6 +110,10 @@ class Reachability:
         # when pairs are widely shared (pyramids: 2.5x faster backward)
         self.deploy_order = "auto"
         self.image = sym.post if self.forward else sym.pre
+        # images of the whole reached set: "whole" builds image(R) and ORs it
+        # in; "diff" builds only image(R) & ~R (``SymbolicSystem.new_states``);
+        # "diff-test" first tests that set for emptiness without building it
+        self.image_mode = "whole"
         start, self.goal = ((sym.initial, sym.target) if self.forward
                             else (sym.target & sym.consistent, sym.initial))
         self.R = start
@@ -110,7 +121,7 @@ class Reachability:
         self.stats: dict[str, Any] = {"iterations": 0, "image_calls": 0, "rings": 1,
                                       "time_deploy_images_s": 0.0, "time_delete_images_s": 0.0,
                                       "reorderings": 0}
-        self._last_reorder_size = max(len(self.bdd), 1000)
+        self._last_reorder_size = max(manager_nodes(self.bdd), 1000)
         # chaining yields after every image (with its work, |R|^2 as in the
         # per-sweep measure of ``BddEngine._search``) instead of once per sweep: bidirectional search then
         # switches sides within a sweep, so one exploding sweep of one side
@@ -119,19 +130,31 @@ class Reachability:
         self.fine_steps = False
         # |R| in BDD nodes, re-measured every 32 images of a fine-step run
         self.size = 1
+        self.sweep_start_size = 1
+        # ``keep_images`` runs drop their rings once |R| exceeds this many
+        # nodes after their first sweep (``_chaining_full``); a hit after
+        # that reruns the side with rings (``BddEngine._search``)
+        self.ring_limit: Optional[int] = None
+        self.rings_dropped = False
         self._is_deploy = [a.op == DEPLOY for a in sym.system.actions]
 
     # ---- bookkeeping --------------------------------------------------------
     def _apply(self, i: int, s):
         """Image of s under action i minus R; records a ring. Returns the new states."""
         t0 = time.perf_counter()
-        img = self.image(i, s)
-        if self.record_rings:
+        if s is self.R and self.image_mode != "whole":
+            new = self.sym.new_states(i, s, self.forward, test=self.image_mode == "diff-test")
+            grown = new != self.bdd.false
+            if grown:
+                self.R |= new
+        elif self.record_rings:
+            img = self.image(i, s)
             new = img & ~self.R if img != self.bdd.false else img
             grown = new != self.bdd.false
             if grown:
                 self.R |= new
         else:
+            img = self.image(i, s)
             new = img
             merged = self.R | img
             grown = merged != self.R
@@ -143,7 +166,7 @@ class Reachability:
         self.stats["image_calls"] += 1
         if self.stats["image_calls"] % 32 == 0:
             self.report("bdd", direction="forward" if self.forward else "backward", sweeps=self.stats["iterations"],
-                        images=self.stats["image_calls"], nodes=len(self.bdd))
+                        images=self.stats["image_calls"], reached_nodes=self.size)
         key = "time_deploy_images_s" if self._is_deploy[i] else "time_delete_images_s"
         self.stats[key] += dt
         if not grown:
@@ -155,11 +178,11 @@ class Reachability:
         if hit != self.bdd.false:
             raise _Found(len(self.rings) - 1, hit)
         if self.dynamic_reorder and len(self.rings) % 16 == 0:
-            size = len(self.bdd)
+            size = manager_nodes(self.bdd)
             if size > 2 * self._last_reorder_size:
                 reorder(self.bdd)
                 self.stats["reorderings"] += 1
-                self._last_reorder_size = max(len(self.bdd), 1000)
+                self._last_reorder_size = max(manager_nodes(self.bdd), 1000)
         return new
 
     @staticmethod
@@ -344,6 +367,7 @@ class Reachability:
         idle = 0
         while idle < n:
             self.stats["iterations"] += 1
+            self.sweep_start_size = self.size
             for i in order:
                 grew = self._apply(i, self.R) != self.bdd.false
                 idle = 0 if grew else idle + 1
@@ -356,11 +380,23 @@ class Reachability:
                     # stale size)
                     if grew:
                         self.size = max(1, self.R.dag_size)
+                        self._maybe_drop_rings()
                     yield self.size * self.size
                 if idle >= n:
                     return
             if not self.fine_steps:
                 yield None
+
+    def _maybe_drop_rings(self) -> None:
+        """Past its first sweep, a side whose R exceeds ``ring_limit`` stops
+        keeping its images: on a not-deployable pyramid they are never read,
+        and they hold most of the live nodes (h = 12, k = 13 backward alone:
+        peak 11.2M nodes and 48.5 CPU s with them, 2.8M and 41.0 s without)."""
+        if (self.keep_images and self.ring_limit is not None and self.stats["iterations"] >= 2
+                and self.size > self.ring_limit):
+            self.keep_images = False
+            self.rings_dropped = True
+            del self.rings[1:]
 
     def _saturate(self, k: int, groups) -> None:
         """Close R under groups 0..k: after each batch of group k, re-saturate
@@ -537,12 +573,33 @@ class BddEngine:
         for r in runs.values():
             r.fine_steps = len(directions) > 1
             r.report = self._report
+        for r in runs.values():
+            r.ring_limit = RING_LIMIT
         gens = {d: runs[d].sweeps() for d in directions}
         try:
-            return self._alternate(stats, directions, runs, gens, budget)
+            run, found = self._alternate(stats, directions, runs, gens, budget)
         finally:
             for g in gens.values():
                 g.close()
+        if found is not None and run.rings_dropped:
+            run, found = self._rerun_with_rings(sym, deadline, stats, run)
+        return run, found
+
+    def _rerun_with_rings(self, sym, deadline, stats, dropped: "Reachability"):
+        """The deciding side dropped its rings: run it again alone, keeping
+        every growing image, up to the same hit (the same images in the
+        same order: the run is deterministic)."""
+        d = "forward" if dropped.forward else "backward"
+        run = Reachability(sym, d, "chaining", deadline, self.dynamic_reorder,
+                           record_rings=False, keep_images=True)
+        run.image_mode = dropped.image_mode
+        run.report = self._report
+        try:
+            run.run()
+        except _Found as exc:
+            stats["witness_rerun_images"] = run.stats["image_calls"]
+            return run, _Found(exc.ring, exc.hit)
+        raise AssertionError("the rerun with rings did not reach the hit")  # pragma: no cover
 
     @staticmethod
     def _alternate(stats, directions, runs, gens, budget: Optional[int] = None):
@@ -551,15 +608,19 @@ class BddEngine:
         side_s = {d: 0.0 for d in directions}
         stats["side_time_s"] = side_s
         stats["work"] = work
+        policy = SidePolicy(list(directions))
         steps = 0
         while True:
             if budget is not None and steps >= budget:
                 raise _OutOfSweeps()
             steps += 1
-            d = pick_side(directions, work)
+            d = policy.pick(work)
             t0 = time.perf_counter()
             try:
                 work[d] += next(gens[d]) or 0
+                policy.observe(d, {x: SideView(r.size, r.stats["iterations"], r.sweep_start_size)
+                                   for x, r in runs.items()})
+                stats["side_pauses"] = policy.pauses
             except StopIteration:
                 found = None
             except _Found as exc:
@@ -572,18 +633,6 @@ class BddEngine:
             stats["side_images"] = {x: runs[x].stats["image_calls"] for x in directions}
             stats["side_nodes"] = {x: runs[x].size for x in directions}
             return runs[d], found
-
-
-def pick_side(directions: list[str], work: dict[str, int]) -> str:
-    """The side to step next: the one with the least work so far (ties: the
-    first). Work is counted in BDD nodes (``_chaining_full``: |R|^2 per
-    image, |R| measured after every image), never in time, so a run is
-    deterministic; an even split costs at most twice the deciding side.
-    Measured and rejected: letting the side with the smaller reached set do
-    8 times the other's work (pyramid h = 11, k = 12: 25.6 CPU s vs 24.0 s
-    even; the forward set of a pyramid is small in its cheap first sweep,
-    so the preference flips to the wrong side)."""
-    return min(directions, key=lambda x: (work[x], directions.index(x)))
 
 
 def _finish_stats(stats: dict, sym: SymbolicSystem, reach: Optional[Reachability]) -> None:
