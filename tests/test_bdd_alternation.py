@@ -103,39 +103,6 @@ def test_image_modes_take_the_same_steps():
     assert seen[0] == seen[1] == seen[2]
 
 
-def test_side_policy_pauses_an_exploding_side_and_resumes_it():
-    """The brake: past its first sweep, a side whose set grew by half in the
-    sweep while more than twice the other's is paused (the other side takes
-    every image, whatever the work), and resumes once the other side's set
-    outgrows twice the paused size."""
-    from symreach.solvers.bdd_sides import SidePolicy, SideView
-
-    p = SidePolicy(["forward", "backward"])
-    work = {"forward": 0, "backward": 10**12}
-    # first sweep: no pause, however large
-    p.observe("forward", {"forward": SideView(10**6, 1, 1), "backward": SideView(10, 1, 1)})
-    assert p.pick(work) == "forward"
-    # second sweep, grown from 100k to 160k while backward is at 70k: no pause (not 2x the other)
-    p.observe("forward", {"forward": SideView(160_000, 2, 100_000), "backward": SideView(80_000, 2, 1)})
-    assert p.pick(work) == "forward" and p.pauses == 0
-    # 100k -> 200k while backward is at 50k: paused
-    p.observe("forward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(50_000, 2, 1)})
-    assert p.paused == {"forward": 200_000} and p.pick(work) == "backward"
-    # backward grows to 400k (not above 2 x 200k): still paused
-    p.observe("backward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(400_000, 2, 1)})
-    assert p.pick(work) == "backward"
-    # above 400k: resumed, the work rule picks again
-    p.observe("backward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(400_001, 2, 1)})
-    assert p.paused == {} and p.pick(work) == "forward"
-    # a run pauses at most once: backward, now exploding, is not paused
-    p.observe("backward", {"forward": SideView(200_000, 2, 100_000), "backward": SideView(10**7, 3, 400_001)})
-    assert p.paused == {} and p.pauses == 1
-    # one direction: never paused
-    q = SidePolicy(["backward"])
-    q.observe("backward", {"backward": SideView(10**6, 3, 1)})
-    assert q.pick({"backward": 5}) == "backward"
-
-
 def test_dropped_rings_rerun_to_the_same_witness(monkeypatch):
     """A side that dropped its rings (``ring_limit``) and then hits the goal
     is rerun with rings; the witness replays, and the decision and the
