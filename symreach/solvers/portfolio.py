@@ -322,7 +322,8 @@ class AutoEngine:
                    first: Optional[str], second: Optional[str] = None) -> Result:
         rotation = list(procs)
         paused: set[str] = set()
-        favoured = (second, int(SECOND_ALONE_S / self.slice_s) if self.slice_s > 0 else 0)
+        alone_s = SECOND_ALONE_S.get(second, 0.0) if second else 0.0
+        favoured = (second, int(alone_s / self.slice_s) if self.slice_s > 0 else 0)
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
         self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, *favoured), paused)
         while rotation:

@@ -30,13 +30,21 @@ number of (pod type, node) pairs that preprocessing leaves possible
 The lazy-deletion search joins the race only when its in-process pilot
 (``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
 it declined the instance or exhausted its space); it is then the *second*:
-it holds the second core alone for the first ``SECOND_ALONE_S`` seconds of
-the race, then takes every other slice of the rotation beside the
-favourite. On the shallow goals of the shared nets the lazy search's wins
-take 1-8 s alone (Lamport, Peterson, TokenRing, IBM703; shallow_nets.md),
-and with only half a core from the start ``auto`` took 2-4x as long; the
-price is that bdd, ic3 and ABC's pdr start that much later on such
-instances (BART TrainState_1_1_5: ic3 alone 3 s).
+it holds the second core alone for the first ``SECOND_ALONE_S["lazy"]``
+seconds of the race, then takes every other slice of the rotation beside
+the favourite. On the shallow goals of the shared nets the lazy search's
+wins take 1-8 s alone (Lamport, Peterson, TokenRing, IBM703;
+shallow_nets.md), the deep ones of petri_goals.md up to 31 s (Peterson
+IsEndLoop_2_1_2: 23-31 s alone, ``auto`` 98.7 s when the lazy search had
+the core alone for only 8 s); with only half a core from the start
+``auto`` took 2-4x as long. The price is that bdd, ic3 and ABC's pdr start
+that much later on such instances, and on these systems (one node, more
+than 128 pairs: the encoded nets, rings, philosophers) they are the best
+engine on none of the instances of results.csv that take more than 0.03 s
+(BART TrainState_1_1_5 in shallow_nets.md: ic3 alone 3.0 s, BMC 3.4 s).
+On large clusters ABC's pdr is the second and holds the core alone for
+``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances
+in 1-3.4 s alone.
 
 With a favourite, the other ``jobs - 1`` cores rotate round robin among the
 other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a core:
@@ -61,7 +69,8 @@ LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
 SMALL_PAIRS = 128  # the feature threshold above (family data in the docstring)
 CLUSTER_FAVOURITE = "ic3"  # large systems of several nodes (docstring)
-SECOND_ALONE_S = 8.0  # how long the second engine holds a core alone (docstring)
+# how long the second engine holds a core alone (docstring)
+SECOND_ALONE_S = {LAZY_ENGINE: 30.0, ABC_ENGINE: 4.0}
 PILOT_ONLY_ON_SMALL = ("bmc",)  # engines that only pilot on small systems (``race_engines``)
 
 
