@@ -29,7 +29,10 @@ Every image application that produces new states may record a *ring*
 in the earlier rings, so ``witness`` walks back choosing the earliest ring.
 Ring-free passes keep each growing image itself as a ring (no extra BDD
 operation): its states have a predecessor in the union of the earlier
-rings, so a hit needs no rerun. For ``not-deployable`` the forward reached set, or the
+rings, so a hit needs no rerun, unless the side dropped its rings: past its
+first sweep a bidirectional side whose R exceeds ``RING_LIMIT`` nodes stops
+keeping them (on not-deployable pyramids they held most of the live nodes),
+and a later hit reruns that side alone with rings. For ``not-deployable`` the forward reached set, or the
 complement of the backward set (restricted to consistent counters), is an
 inductive invariant, returned as the certificate (``symreach.certify.bdd_invariant``).
 CUDD's dynamic reordering is off by default (measured 3-5x slower on the
@@ -64,9 +67,9 @@ STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 VAR_ORDERS = ("auto", "force", "compiled")
 
 
-# ``Reachability.ring_limit`` of bidirectional runs, in BDD nodes: the nets'
-# reached sets stay below it (their witnesses need no rerun); pyramids from
-# h = 11 exceed it in their second sweep
+# ``Reachability.ring_limit`` of bidirectional runs, in BDD nodes: pyramids
+# from h = 11 exceed it in their second sweep; a side past it that then hits
+# the goal pays a rerun for its witness
 RING_LIMIT = 50_000
 
 
@@ -570,7 +573,6 @@ class BddEngine:
         for r in runs.values():
             r.fine_steps = len(directions) > 1
             r.report = self._report
-        for r in runs.values():
             r.ring_limit = RING_LIMIT
         gens = {d: runs[d].sweeps() for d in directions}
         try:
