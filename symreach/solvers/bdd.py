@@ -6,7 +6,7 @@ cofactors, no primed variables) -> a fixpoint. Strategies:
 
 - ``chaining`` (default): sweeps apply every action, one after another, to
   the *whole* reached set (on pebbling its BDD is far smaller than any
-  frontier). Sweep order (``Reachability._interleaved``): deploys in witness
+  frontier). Sweep order (``bdd_sweep_order.interleaved``): deploys in witness
   (topological) order, the delete of a pair right after the last deploy that
   reads it; backward runs use the reverse order. Pyramid h = 9 backward: 3
   sweeps instead of 25.
@@ -54,7 +54,7 @@ from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, manager_nodes, reorder
 from symreach.solvers.counter_evidence import counter_verdict
-from symreach.solvers.bdd_sweep_order import earliest, non_pb_support, polar_support, witness_cyclic
+from symreach.solvers.bdd_sweep_order import interleaved, witness_cyclic
 from symreach.solvers.cudd_memory import is_out_of_memory
 
 STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
@@ -115,6 +115,8 @@ class Reachability:
         # images of the whole reached set: "whole" builds image(R) and ORs it
         # in; "diff" builds only image(R) & ~R (``SymbolicSystem.new_states``);
         # "diff-test" first tests that set for emptiness without building it
+        # (measured: "whole" is fastest on pyramids, see
+        # benchmarks/results/bdd_alternation.md)
         self.image_mode = "whole"
         start, self.goal = ((sym.initial, sym.target) if self.forward
                             else (sym.target & sym.consistent, sym.initial))
@@ -219,108 +221,8 @@ class Reachability:
         return sorted(idx, key=lambda i: (-self.sym.top_level[i], self._is_deploy[i], i))
 
     def _interleaved(self) -> list[int]:
-        """Deploys in forward (witness) order, each delete placed where it
-        helps most; backward runs use the reverse order.
-
-        Deploys are sorted by their *earliest depth* (``bdd_sweep_order.earliest``: an
-        AND/OR shortest-path fixpoint over the guards, so witness cycles such
-        as the control loop of the Appendix B nets get a meaningful order),
-        ties by the compiled witness-level order (target first, so sources
-        first here). On acyclic single-witness guards (pebbling) the depth is
-        the witness level and the order is the level order as before.
-
-        The delete of a pair goes right before the first deploy that reads
-        it *negatively* (an anti-affinity that the delete unblocks) after the
-        last deploy that reads it positively (a witness still needed), else
-        right after the last deploy that reads it (the moment a pebble stops
-        being useful). Measured on pebbling pyramids: 3x fewer sweeps than a
-        plain order; on the Appendix B nets one transition firing
-        (S, E, P, F, R with the deletes between) fits in one sweep."""
-        sym = self.sym
-        system = sym.system
-        # the position in the compiled (witness-level) order, not the BDD level:
-        # the BDD order may be a different static order (``force_order``)
-        pos = {v: k for k, v in enumerate(system.state_vars)}
-        lvl = {i: pos[a.writes[0]] for i, a in enumerate(system.actions)}
-        depth = earliest(system)
-        deps = sorted((i for i, a in enumerate(system.actions) if a.op == DEPLOY),
-                      key=lambda i: (depth[i], -lvl[i], i))
-        if self.deploy_order == "postorder" or (self.deploy_order == "auto" and self._tree_like(deps)):
-            deps = self._postorder(deps)
-        dels = [i for i, a in enumerate(system.actions) if a.op != DEPLOY]
-        last: dict[int, int] = {}
-        last_pos: dict[int, int] = {}
-        negs: dict[int, list[int]] = {}
-        for j, i in enumerate(deps):
-            for v, positive in polar_support(system.circuit, system.actions[i].guard):
-                last[v] = j
-                if positive:
-                    last_pos[v] = j
-                else:
-                    negs.setdefault(v, []).append(j)
-        before: dict[int, list[int]] = {}
-        after: dict[int, list[int]] = {}
-        first: list[int] = []
-        for d in dels:
-            v = system.actions[d].writes[0]
-            lp = last_pos.get(v, -1)
-            fn = next((j for j in negs.get(v, ()) if j > lp), None)
-            if fn is not None:
-                before.setdefault(fn, []).append(d)
-            elif v in last:
-                after.setdefault(last[v], []).append(d)
-            else:
-                first.append(d)
-        order = list(first)
-        for j, i in enumerate(deps):
-            order.extend(before.get(j, ()))
-            order.append(i)
-            order.extend(after.get(j, ()))
-        if not self.forward and self.reverse_backward:
-            order.reverse()
-        return order
-
-    def _tree_like(self, deps: list[int]) -> bool:
-        """At most a third of the deployable pairs are read by two or more deploys."""
-        system = self.sym.system
-        c = system.circuit
-        written = {system.actions[i].writes[0] for i in deps}
-        readers: dict[int, int] = {}
-        for i in deps:
-            for v in non_pb_support(c, system.actions[i].guard):
-                if v in written and v != system.actions[i].writes[0]:
-                    readers[v] = readers.get(v, 0) + 1
-        shared = sum(1 for n in readers.values() if n >= 2)
-        return 3 * shared <= len(written)
-
-    def _postorder(self, deps: list[int]) -> list[int]:
-        """Deploys in DFS post-order of the witness graph from the target: a
-        deploy comes after the deploys of the pairs its guard reads
-        positively, subtree by subtree (the recursive pebbling strategy:
-        binary trees need it, level order needs many sweeps there)."""
-        system = self.sym.system
-        c = system.circuit
-        by_var = {system.actions[i].writes[0]: i for i in deps}
-        reads = {i: sorted((by_var[v] for v in non_pb_support(c, system.actions[i].guard)
-                            if v in by_var and by_var[v] != i), key=deps.index)
-                 for i in deps}
-        roots = sorted((by_var[v] for v in c.support(system.target) if v in by_var), key=deps.index)
-        seen: set[int] = set()
-        post: list[int] = []
-        for r in roots:
-            stack = [(r, iter(reads[r]))]
-            seen.add(r)
-            while stack:
-                i, it = stack[-1]
-                nxt = next((j for j in it if j not in seen), None)
-                if nxt is None:
-                    stack.pop()
-                    post.append(i)
-                else:
-                    seen.add(nxt)
-                    stack.append((nxt, iter(reads[nxt])))
-        rest = [i for i in deps if i not in seen]
-        return rest + post
+        """The sweep order (``bdd_sweep_order.interleaved``)."""
+        return interleaved(self.sym.system, self.forward, self.deploy_order, self.reverse_backward)
 
     def _groups(self, max_groups: int = 48) -> list[list[int]]:
         levels = sorted({self.sym.top_level[i] for i in range(len(self.sym.system.actions))}, reverse=True)

@@ -238,7 +238,9 @@ class SymbolicSystem:
         every variable quantified whether ``G|pre & D`` is satisfiable at
         all; it stops at the first satisfying path and builds no node, so an
         image that adds nothing (the closing cycle of a chaining run) costs
-        a walk instead of a conjunction."""
+        a walk instead of a conjunction. Measured slower than the whole
+        image on pyramids (h = 11, k = 12: 16.0 vs 13.3 CPU s): their
+        backward sets are not upward closed, so D is about as large as r."""
         bdd = self.bdd
         out = bdd.false
         for pre, post, gpre, pre_cube, post_cube in self.moves[i]:
