@@ -29,11 +29,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional, Sequence
 
+from benchmarks.auto_vs_best import auto_section
 from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
 from symreach.bench.runner import BenchInstance, Job, JobResult
 
-ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "lazy", "abc-pdr", "abc-bmc", "abc-reach")
+ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "lazy", "abc-pdr", "abc-bmc", "abc-reach", "auto")
+# engines that run alone, after the others: ``auto`` time-slices its own engines on
+# both cores, so a job beside it would take half of its schedule away
+AUTO_ENGINE = "auto"
+EXCLUSIVE_ENGINES = (AUTO_ENGINE,)
 # (ours, reference): ratio tables printed side by side from the same run
 RATIO_PAIRS = (("bdd", "abc-reach"), ("ic3", "abc-pdr"), ("bmc", "abc-bmc"), ("bdd", "ic3"),
                ("bdd", "explicit"))
@@ -84,7 +89,10 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
                   noise_repeats: int = 0, crashes_fail: bool = True, log=print,
                   extra_meta: Optional[dict] = None,
                   family_timeout_s: Optional[dict] = None) -> Run:
-    """``timeout_s`` per job, or ``family_timeout_s[family]`` when given."""
+    """``timeout_s`` per job, or ``family_timeout_s[family]`` when given.
+
+    Jobs of ``EXCLUSIVE_ENGINES`` run in a second phase, one at a time, with
+    a budget of their own (``budget_s`` again)."""
     usable, notes = select_engines(engines)
     for name, why in notes.items():
         log(f"note: engine {name} skipped: {why}")
@@ -93,10 +101,13 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
     jobs = [Job(inst, engine, limits.get(inst.family, timeout_s))
             for inst in instances for engine in usable]
     per_family = ", ".join(f"{f} {t:g} s" for f, t in limits.items())
+    shared = [j for j in jobs if j.engine not in EXCLUSIVE_ENGINES]
+    alone = [j for j in jobs if j.engine in EXCLUSIVE_ENGINES]
     log(f"{len(instances)} instances x {len(usable)} engines = {len(jobs)} jobs "
         f"(limit {timeout_s:g} s" + (f"; {per_family}" if per_family else "")
         + f", {memory_mb or 'no'} MB, {parallel} at a time"
-        + (f", budget {budget_s:g} s" if budget_s else "") + ")")
+        + (f", then {', '.join(sorted({j.engine for j in alone}))} alone" if alone else "")
+        + (f", budget {budget_s:g} s" + (" per phase" if alone else "") if budget_s else "") + ")")
     done = [0]
     t0 = time.perf_counter()
 
@@ -106,8 +117,11 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
         log(f"[{done[0]:>4}/{len(jobs)} {time.perf_counter() - t0:6.0f}s] {r.engine:<9} "
             f"{bench_tables.cell(r):<10} {r.instance}{extra}")
 
-    results = bench.run_jobs(jobs, timeout_s, memory_mb, parallel=parallel, budget_s=budget_s,
+    results = bench.run_jobs(shared, timeout_s, memory_mb, parallel=parallel, budget_s=budget_s,
                              on_result=progress)
+    if alone:
+        results += bench.run_jobs(alone, timeout_s, memory_mb, parallel=1, budget_s=budget_s,
+                                  on_result=progress)
     wall = time.perf_counter() - t0
     noise = measure_noise(results, instances, timeout_s, memory_mb, parallel, noise_repeats, log) \
         if noise_repeats else []
@@ -129,7 +143,8 @@ def measure_noise(results: Sequence[JobResult], instances: Sequence[BenchInstanc
     picks: list[JobResult] = []
     seen_engines: dict[str, int] = {}
     for r in sorted(results, key=lambda r: (r.time_s or 0)):
-        if r.solved and 0.3 <= (r.time_s or 0) <= 5 and seen_engines.get(r.engine, 0) < 2:
+        if r.solved and 0.3 <= (r.time_s or 0) <= 5 and seen_engines.get(r.engine, 0) < 2 \
+                and r.engine not in EXCLUSIVE_ENGINES:
             picks.append(r)
             seen_engines[r.engine] = seen_engines.get(r.engine, 0) + 1
     jobs = [Job(by_id[r.instance], r.engine, r.limit_s) for r in picks for _ in range(repeats)]
@@ -217,7 +232,9 @@ def generated_section(run: Run, out: Path) -> str:
              f"`{meta.get('command', 'python -m benchmarks.run_all')}` on {m['cores']} cores "
              f"({m['cpu'] or 'unknown CPU'}, {m['memory_gb']} GB), Python {m['python']}. "
              f"{meta['instances']} instances x {len(meta['engines'])} engines = {meta['jobs']} jobs, "
-             f"at most {meta['parallel']} at a time, limit {_limits(meta)} and "
+             f"at most {meta['parallel']} at a time"
+             + (" (then `auto` alone, one job at a time)" if AUTO_ENGINE in meta["engines"] else "")
+             + f", limit {_limits(meta)} and "
              f"{meta['memory_mb'] or 'no'} MB per job; the run took {meta['total_wall_s']:.0f} s "
              f"of wall time.", ""]
     if run.skipped_engines:
@@ -262,6 +279,9 @@ def generated_section(run: Run, out: Path) -> str:
             if missing:
                 lines += [f"### {a} vs {b}", "", f"Not available in this run: "
                           f"{', '.join(missing)} did not run.", ""]
+    section = auto_section(run.results)
+    if section:
+        lines += [section, ""]
     if run.noise:
         spreads = [n["spread"] for n in run.noise]
         lines += ["## Noise", "",

@@ -1,6 +1,6 @@
 """Run the engine comparison and regenerate the results and the README.
 
-    python -m benchmarks.run_all            # full run, < 20 min on 2 cores
+    python -m benchmarks.run_all            # full run, < 35 min on 2 cores
     python -m benchmarks.run_all --quick    # ~1 min smoke run into benchmarks/results/quick
     python -m benchmarks.run_all --families mcc --shallow   # + the shallow-net section
 
@@ -25,8 +25,8 @@ from symreach.bench import tables as bench_tables
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-# Full run: 2 jobs at a time on 2 cores. The limits keep the whole run under
-# 20 minutes: series stop at an engine's first failure and a budget cuts the
+# Full run: 2 jobs at a time on 2 cores, then ``auto`` alone. The limits keep the
+# whole run under 35 minutes: series stop at an engine's first failure and a budget (per phase) cuts the
 # largest jobs if the machine is slower than the one the sizes were picked on.
 FULL_BUDGET = 15 * 60.0
 

@@ -49,6 +49,20 @@ class HangingEngine:
         raise AssertionError("should have been killed")
 
 
+class SlowStartEngine:
+    """Takes 3 s to construct (as ``auto`` imports every engine), then answers at once."""
+
+    name = "slow-start"
+
+    def __init__(self) -> None:
+        time.sleep(3.0)
+
+    def check(self, instance, query=None, limits=None):
+        from symreach.solvers.explicit import ExplicitEngine
+
+        return ExplicitEngine().check(instance, query, limits)
+
+
 class HungryEngine:
     """Allocates until the address-space limit stops it."""
 
@@ -177,6 +191,15 @@ def test_runner_kills_hanging_engine_and_stops_memory_hogs():
     kinds = {f.kind for f in bench.failures(res)}
     assert kinds == {"crash"}
     assert bench.failures(res, crashes_fail=False) == []
+
+
+def test_runner_limit_starts_when_the_check_begins():
+    """Construction and loading are not the engine's time: a 3 s start-up under a
+    0.5 s limit (+ 0.5 s grace) is not a timeout; the hanging engine still is."""
+    slow, hang = bench.run_jobs([_job(f"{HERE}:SlowStartEngine"), _job(f"{HERE}:HangingEngine")],
+                                timeout_s=0.5, memory_mb=None, parallel=2, grace_s=0.5)
+    assert slow.status == "ok" and slow.verdict == "deployable"
+    assert hang.status == "timeout" and "after its check began" in hang.error
 
 
 def _r(instance, engine, verdict, expected=None):

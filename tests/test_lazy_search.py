@@ -101,7 +101,7 @@ def test_one_sided_blockers_are_caught(monkeypatch):
     blockers makes the search unsound; the differential check notices."""
     real = lazy_moves.blockers
 
-    def one_sided(inst, t, n):
+    def one_sided(inst, t, n, memo=None):
         pod = inst.pod_types[t]
         out = 0
         for aterm in pod.anti_affinity:

@@ -15,7 +15,7 @@ from symreach import semantics
 from symreach.result import Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.portfolio import DEFAULT_RACE, AutoEngine
-from symreach.solvers.schedule import favourite, holders, round_robin
+from symreach.solvers.schedule import favourite, holders, race_engines, round_robin, second_engine
 from tests.sat_helpers import pyramid_instance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +51,34 @@ def test_favourite_by_size():
     assert favourite(45, ["bdd", "ic3", "bmc"]) is None       # pebbling pyramid h = 8: equal shares
     assert favourite(1427, ["bdd", "ic3", "bmc"]) == "bmc"    # IBM703
     assert favourite(1427, ["bdd", "ic3"]) is None            # BMC not in the race
+    assert favourite(1150, ["bdd", "ic3", "bmc"], nodes=200) == "ic3"   # hard/kubernetes 200x100
+    assert favourite(84, ["bdd", "ic3", "bmc"], nodes=50) is None
+
+
+def test_second_engine_lazy_first_then_abc_on_large_clusters():
+    race = ["bdd", "ic3", "bmc", "lazy", "abc-pdr"]
+    assert second_engine(1427, race, 1, lazy_running=True) == "lazy"
+    assert second_engine(1427, race, 1, lazy_running=False) is None       # a net: no second
+    assert second_engine(1150, race, 200, lazy_running=False) == "abc-pdr"
+    assert second_engine(1150, race[:-1], 200, lazy_running=False) is None  # ABC not installed
+    assert second_engine(84, race, 50, lazy_running=False) is None         # small: equal shares
+
+
+def test_bmc_only_pilots_on_small_systems():
+    engines = ["bdd", "ic3", "bmc", "abc-pdr"]
+    assert race_engines(45, engines) == ["bdd", "ic3", "abc-pdr"]
+    assert race_engines(1427, engines) == engines
+    assert race_engines(45, ["bmc"]) == ["bmc"]   # never an empty race
+
+
+def test_small_instances_are_answered_in_process_by_the_pilots():
+    """No fork on pyramid h = 3: IC3, the first pilot, proves k = 4 not deployable
+    and finds the k = 5 witness (a pilot budget no machine can exhaust here)."""
+    for k, verdict in ((4, Verdict.NOT_DEPLOYABLE), (5, Verdict.DEPLOYABLE)):
+        res = AutoEngine(engines=("bdd", "ic3", "bmc"), pilot_s=60).check(
+            pyramid_instance(3, k), limits=Limits(timeout_s=120))
+        port = res.stats["portfolio"]
+        assert res.verdict is verdict and port["answered_by"] == "ic3" and port["pilot_s"] == 60
 
 
 def test_bmc_is_in_the_default_race():
@@ -113,13 +141,15 @@ def test_workers_die_with_a_killed_parent():
     script = ("from tests.sat_helpers import pyramid_instance\n"
               "from symreach.solvers.portfolio import AutoEngine\n"
               "from symreach.solvers.base import Limits\n"
-              "AutoEngine().check(pyramid_instance(7, 8), limits=Limits(timeout_s=600))\n")
+              "AutoEngine().check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         workers: list[int] = []
-        # lazy declines the pebbling encoding (capacity binds) in its pilot and stays out
-        count = len([e for e in AutoEngine().available if e != "lazy"])
+        # lazy declines the pebbling encoding (capacity binds) in its pilot and stays out;
+        # on a system this small BMC only pilots (``schedule.race_engines``); no pilot
+        # decides pyramid h = 10 within its 0.1 s
+        count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc")])
         for _ in range(600):  # generous: up to 60 s for the workers to start
             workers = _children(proc.pid)
             if len(workers) == count:

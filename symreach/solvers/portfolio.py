@@ -12,8 +12,8 @@ the workers fork after it and reuse it (``Limits.prepared``). The
 lazy-deletion search (``symreach.solvers.lazy_search``) then runs in this
 process for 1 s (``_lazy_pilot``): it declines at once outside its
 fragment and answers most encoded-net goals, shallow or deep, before
-anything forks. On small systems BMC next runs in this process for 0.1 s
-(``_pilot``). Then every
+anything forks. On small systems IC3 and then BMC next run in this process
+for 0.1 s each (``_pilot``). Then every
 engine runs in its own process, for the rest of the limit. On large systems
 BMC, the engine that wins there, holds one core throughout and the other
 engines share the remaining ``jobs - 1`` cores; on small ones all share all
@@ -72,12 +72,16 @@ from symreach.solvers.schedule import (
     SECOND_ALONE_S,
     favourite,
     holders,
+    is_small,
+    race_engines,
+    second_engine,
 )
 
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-PILOT_ENGINE, PILOT_S = "bmc", 0.1  # in-process try before forking (see ``_pilot``)
+# in-process tries on small systems before forking, and their budgets (see ``_pilot``)
+PILOTS = (("ic3", 0.2), ("bdd", 0.15), ("bmc", 0.1))
 LAZY_PILOT_S = 1.0  # the lazy-deletion search's in-process try (see ``_lazy_pilot``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
@@ -169,11 +173,13 @@ class AutoEngine:
     name = "auto"
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
-                 slice_s: float = DEFAULT_SLICE_S) -> None:
+                 slice_s: float = DEFAULT_SLICE_S, pilot_s: Optional[float] = None) -> None:
+        """``pilot_s``: every small-system pilot's budget instead of ``PILOTS``'."""
         engines = default_engines() if engines is None else engines
         self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
         self.slice_s = slice_s
+        self.pilot_s = pilot_s
         # import the engines' modules now (CUDD, python-sat): every worker inherits
         # them through fork instead of paying the import inside the time limit
         self.available = self._available()
@@ -193,10 +199,13 @@ class AutoEngine:
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, limits, start)
         else:
-            first = favourite(len(pre.may), engines) if self.jobs >= 2 else None
-            result, engines, second = self._lazy_pilot(engines, first, instance, query, limits, start)
-            if result is None:
+            nodes = len(instance.nodes)
+            first = favourite(len(pre.may), engines, nodes) if self.jobs >= 2 else None
+            result, engines, lazy_running = self._lazy_pilot(engines, first, instance, query, limits, start)
+            second = second_engine(len(pre.may), engines, nodes, lazy_running) if first else None
+            if result is None and is_small(len(pre.may)) and self.slice_s > 0:
                 result = self._pilot(engines, first, instance, query, limits, start)
+                engines = race_engines(len(pre.may), engines)
             if result is None:
                 result = self._race(engines, first, instance, query, limits, start, second)
         result.stats.setdefault("preprocess", pre.stats)
@@ -218,23 +227,33 @@ class AutoEngine:
 
     def _pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
                start) -> Optional[Result]:
-        """BMC for ``PILOT_S`` seconds in this process, before anything forks, when it
-        is not the favourite (small systems, where it only gets a share of a core).
+        """IC3, BDD, then BMC, each for its ``PILOTS`` budget in this process, before
+        anything forks (small systems only: there every engine would get only a
+        share of the race, and the engines' set-up is cheap).
 
         Forking the workers and stopping them costs ~0.15-0.3 s (a fork of this
-        process per engine, then reaping them), more than the whole run of BMC on
-        the shallow goals of small nets (ResAllocation p_0_1: BMC 0.10 s, ``auto``
-        0.36 s without the pilot). BMC honours a 0.1 s deadline to within ~20 ms
-        on small systems (measured on pyramids h <= 8 and ERK: 0.10-0.12 s), so
-        the pilot delays the race by at most about that; its unknown is
-        discarded and BMC starts again in the race."""
-        if PILOT_ENGINE not in engines or first == PILOT_ENGINE or self.slice_s <= 0:
-            return None
-        result = self._in_process(PILOT_ENGINE, PILOT_S, engines, first, instance, query, limits, start)
-        return None if result.verdict is Verdict.UNKNOWN else result
+        process per engine, then reaping them), more than the whole run of the
+        best engine on most small instances of the suite (results.csv: IC3 decides
+        pyramids and trees up to h = 4 and the small hard clusters in 0.01-0.06 s,
+        both verdicts; BMC the small paper clusters' and nets' witnesses in
+        0.03-0.1 s; ResAllocation p_0_1: BMC 0.10 s, ``auto`` 0.36 s without a
+        pilot). All three honour a 0.1 s deadline to within ~20 ms on such systems
+        (pyramids h <= 8, ERK: 0.10-0.12 s), so the pilots delay the race by at
+        most about 0.5 s. The budgets are a little over the times of the
+        instances each engine wins (IC3 0.01-0.18 s, the BDDs 0.04-0.08 s, BMC
+        0.03-0.11 s), with room for a loaded machine. An unknown is discarded and
+        the engine starts again in the race (BMC does not:
+        ``schedule.race_engines``)."""
+        for name, seconds in PILOTS:
+            if name in engines:
+                budget = seconds if self.pilot_s is None else self.pilot_s
+                result = self._in_process(name, budget, engines, first, instance, query, limits, start)
+                if result.verdict is not Verdict.UNKNOWN:
+                    return result
+        return None
 
     def _lazy_pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
-                    start) -> tuple[Optional[Result], list[str], Optional[str]]:
+                    start) -> tuple[Optional[Result], list[str], bool]:
         """The lazy-deletion search for ``LAZY_PILOT_S`` seconds in this process.
 
         It declines at once outside its fragment, finds the witnesses of small
@@ -242,19 +261,19 @@ class AutoEngine:
         the race cost ``auto`` 0.4 s) and the deep ones of the shared nets in
         seconds, where BMC needs hundreds of steps. Returns its answer, or the
         engines for the race -- without it when it declined or exhausted its
-        space (running it again would only repeat that) -- and the engine that
-        takes half of the rotation beside the favourite: lazy, when it stopped
-        only at the pilot's limit."""
+        space (running it again would only repeat that) -- and whether it stopped
+        only at the pilot's limit (it then takes half of the rotation beside the
+        favourite: ``schedule.second_engine``)."""
         if LAZY_ENGINE not in engines or self.slice_s <= 0:
-            return None, engines, None
+            return None, engines, False
         from symreach.solvers.lazy_search import LIMIT
 
         result = self._in_process(LAZY_ENGINE, LAZY_PILOT_S, engines, first, instance, query, limits, start)
         if result.verdict is not Verdict.UNKNOWN:
-            return result, engines, None
+            return result, engines, False
         if result.stats.get("outcome") != LIMIT:
-            return None, [e for e in engines if e != LAZY_ENGINE], None
-        return None, engines, LAZY_ENGINE
+            return None, [e for e in engines if e != LAZY_ENGINE], False
+        return None, engines, True
 
     def _in_process(self, name: str, seconds: float, engines: list[str], first: Optional[str], instance,
                     query, limits, start) -> Result:
@@ -303,7 +322,8 @@ class AutoEngine:
                    first: Optional[str], second: Optional[str] = None) -> Result:
         rotation = list(procs)
         paused: set[str] = set()
-        favoured = (second, int(SECOND_ALONE_S / self.slice_s) if self.slice_s > 0 else 0)
+        alone_s = SECOND_ALONE_S.get(second, 0.0) if second else 0.0
+        favoured = (second, int(alone_s / self.slice_s) if self.slice_s > 0 else 0)
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
         self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, *favoured), paused)
         while rotation:

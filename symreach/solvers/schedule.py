@@ -4,30 +4,47 @@ The schedule is learnt from the benchmark families by one cheap feature, the
 number of (pod type, node) pairs that preprocessing leaves possible
 (``len(pre.may)``, about the number of state bits), and is deterministic:
 
-- **more than 128 pairs** (the MCC nets of Appendix B, rings and
-  philosophers of 8 and more, large clusters): BMC with parallel steps is
-  the favourite and holds one core for the whole run. It finds the
-  witnesses (shallow_nets.md; mcc family 18 of 32 against bdd 11 and ic3 11
-  in summary.md) and is the best engine on 17 of the 21 instances of that
-  size that some engine decides in results.csv; the BDDs of these systems
-  blow up.
+- **more than 128 pairs on one node** (the MCC nets of Appendix B, rings
+  and philosophers of 8 and more): BMC with parallel steps is the favourite
+  and holds one core for the whole run. It finds the witnesses
+  (shallow_nets.md; mcc family 18 of 32 against bdd 11 and ic3 11 in
+  summary.md) and is the best engine on 17 of the 21 instances of that size
+  that some engine decides in results.csv; the BDDs of these systems blow
+  up.
+- **more than 128 pairs on several nodes** (clusters: the hard family from
+  100 nodes on): IC3 is the favourite and ABC's pdr the second. On the
+  eight such instances some engine decides in results.csv, IC3 is the best
+  on three (hard/kubernetes 100x60 and 200x100: 0.12-0.86 s) and ABC's pdr
+  on the other five (hard/paper 100x60: 1.05 s against IC3 2.2 s and BMC
+  3.0 s; hard/kubernetes 500x200: pdr alone, 2.8-3.4 s); BMC is never the
+  best there, and with it as the favourite ``auto`` took 4-8x the best
+  engine's time (ic3 0.86 s, ``auto`` 7.0 s).
 - **up to 128 pairs** (pebbling, small nets, small rings, mutexes and
   philosophers): no engine dominates (BDD on pebbling and on the
   violations, BMC on the small nets' witnesses, ABC's pdr on philosophers'
-  violations n = 4, 6), so every engine gets an equal share. BMC first runs
-  alone for 0.1 s in ``auto``'s own process (``portfolio.AutoEngine``'s
-  pilot), which answers most easy deployable goals before anything forks.
+  violations n = 4, 6), so every engine gets an equal share. IC3 and then
+  BMC first run alone for 0.1 s each in ``auto``'s own process
+  (``portfolio.AutoEngine``'s pilots), which answer most small instances,
+  both verdicts, before anything forks.
 
 The lazy-deletion search joins the race only when its in-process pilot
 (``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
 it declined the instance or exhausted its space); it is then the *second*:
-it holds the second core alone for the first ``SECOND_ALONE_S`` seconds of
-the race, then takes every other slice of the rotation beside the
-favourite. On the shallow goals of the shared nets the lazy search's wins
-take 1-8 s alone (Lamport, Peterson, TokenRing, IBM703; shallow_nets.md),
-and with only half a core from the start ``auto`` took 2-4x as long; the
-price is that bdd, ic3 and ABC's pdr start that much later on such
-instances (BART TrainState_1_1_5: ic3 alone 3 s).
+it holds the second core alone for the first ``SECOND_ALONE_S["lazy"]``
+seconds of the race, then takes every other slice of the rotation beside
+the favourite. On the shallow goals of the shared nets the lazy search's
+wins take 1-8 s alone (Lamport, Peterson, TokenRing, IBM703;
+shallow_nets.md), the deep ones of petri_goals.md up to 31 s (Peterson
+IsEndLoop_2_1_2: 23-31 s alone, ``auto`` 98.7 s when the lazy search had
+the core alone for only 8 s); with only half a core from the start
+``auto`` took 2-4x as long. The price is that bdd, ic3 and ABC's pdr start
+that much later on such instances, and on these systems (one node, more
+than 128 pairs: the encoded nets, rings, philosophers) they are the best
+engine on none of the instances of results.csv that take more than 0.03 s
+(BART TrainState_1_1_5 in shallow_nets.md: ic3 alone 3.0 s, BMC 3.4 s).
+On large clusters ABC's pdr is the second and holds the core alone for
+``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances
+in 1-3.4 s alone.
 
 With a favourite, the other ``jobs - 1`` cores rotate round robin among the
 other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a core:
@@ -51,15 +68,51 @@ OUR_ENGINES = ("bdd", "ic3", "bmc", "lazy")
 LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
 SMALL_PAIRS = 128  # the feature threshold above (family data in the docstring)
-SECOND_ALONE_S = 8.0  # how long the second engine holds a core alone (docstring)
+CLUSTER_FAVOURITE = "ic3"  # large systems of several nodes (docstring)
+# how long the second engine holds a core alone (docstring)
+SECOND_ALONE_S = {LAZY_ENGINE: 30.0, ABC_ENGINE: 4.0}
+PILOT_ONLY_ON_SMALL = ("bmc",)  # engines that only pilot on small systems (``race_engines``)
 
 
-def favourite(may_pairs: int, engines: Sequence[str]) -> str | None:
+def is_small(may_pairs: int) -> bool:
+    """Small systems: in-process pilots first, equal shares in the race."""
+    return may_pairs <= SMALL_PAIRS
+
+
+def race_engines(may_pairs: int, engines: Sequence[str]) -> list[str]:
+    """The engines that race after the pilots failed.
+
+    On small systems BMC only pilots: in results.csv it is the best engine on
+    no small instance that takes it more than 0.12 s (mutex n=12 crit, paper
+    clusters 20x10 and 50x30: 0.05-0.11 s, which the pilot answers), IC3 finds
+    the same witnesses, and BMC cannot prove "not deployable". Out of the race
+    it leaves the others a larger share: with bdd, ic3 and ABC's pdr on two
+    cores each gets 2/3 of a core instead of 1/2."""
+    if not is_small(may_pairs):
+        return list(engines)
+    kept = [e for e in engines if e not in PILOT_ONLY_ON_SMALL]
+    return kept or list(engines)
+
+
+def favourite(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> str | None:
     """The engine that holds a core of its own on a system of ``may_pairs``
-    possible pairs, or None for equal shares."""
-    if may_pairs <= SMALL_PAIRS or "bmc" not in engines:
+    possible pairs over ``nodes`` nodes, or None for equal shares."""
+    if is_small(may_pairs):
         return None
-    return "bmc"
+    wanted = CLUSTER_FAVOURITE if nodes > 1 else "bmc"
+    return wanted if wanted in engines else None
+
+
+def second_engine(may_pairs: int, engines: Sequence[str], nodes: int,
+                  lazy_running: bool) -> str | None:
+    """The engine that takes half of the rotation beside the favourite (see the
+    module docstring): the lazy search when its pilot stopped only at its
+    limit; on large clusters ABC's pdr."""
+    if lazy_running and LAZY_ENGINE in engines:
+        return LAZY_ENGINE
+    if not is_small(may_pairs) and nodes > 1 and ABC_ENGINE in engines:
+        return ABC_ENGINE
+    return None
 
 
 def round_robin(engines: Sequence[str], jobs: int, slice_index: int) -> set[str]:

@@ -1,0 +1,88 @@
+"""``auto`` against the per-instance best single engine, from one benchmark run.
+
+Issue 15 asks that the portfolio decide every instance any single engine
+(ours or ABC's) decides within the limit, within about 2x of the best one.
+This section of ``summary.md`` and the README measures exactly that: for
+every instance some engine decided, the fastest single engine and its time,
+``auto``'s time, and their ratio. Times under ``FLOOR_S`` count as
+``FLOOR_S`` on both sides: below it the ratio measures process start-up
+noise (a fork, a pilot's 0.1 s), not the schedule.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+from symreach.bench import tables as bench_tables
+from symreach.bench.runner import JobResult
+
+AUTO = "auto"
+FLOOR_S = 0.05
+
+
+def _geo(xs: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def best_single(rows: Sequence[JobResult]) -> Optional[JobResult]:
+    """The fastest decided job of a single engine (not ``auto``) on one instance."""
+    solved = [r for r in rows if r.engine != AUTO and r.solved and r.time_s is not None]
+    return min(solved, key=lambda r: r.time_s) if solved else None
+
+
+def auto_ratio(auto: Optional[JobResult], best: Optional[JobResult]) -> Optional[float]:
+    """auto's time over the best single engine's, both floored; None unless both decided."""
+    if auto is None or best is None or not auto.solved or auto.time_s is None:
+        return None
+    return max(auto.time_s, FLOOR_S) / max(best.time_s, FLOOR_S)
+
+
+def auto_section(results: Sequence[JobResult]) -> Optional[str]:
+    """The markdown section, or None when ``auto`` did not run."""
+    by_instance: dict[str, list[JobResult]] = {}
+    for r in results:
+        by_instance.setdefault(r.instance, []).append(r)
+    if not any(r.engine == AUTO for r in results):
+        return None
+    rows, ratios, per_family, lost, only_auto = [], [], {}, [], []
+    for inst, rs in by_instance.items():
+        auto = next((r for r in rs if r.engine == AUTO), None)
+        best = best_single(rs)
+        if auto is None or (best is None and not auto.solved):
+            continue
+        ratio = auto_ratio(auto, best)
+        if ratio is not None:
+            ratios.append(ratio)
+            per_family.setdefault(rs[0].family, []).append(ratio)
+        elif best is not None:
+            lost.append((inst, best, auto))
+        else:
+            only_auto.append(inst)
+        answered = (auto.stats.get("portfolio") or {}).get("answered_by") or "-"
+        rows.append([inst, f"{best.engine} {best.time_s:.3f}" if best else "-",
+                     bench_tables.cell(auto), answered, f"{ratio:.2f}" if ratio is not None else "-"])
+    if not rows:
+        return None
+    lines = ["### auto vs the per-instance best single engine", "",
+             f"For every instance some engine decided: the fastest single engine (ours or ABC's) "
+             f"and `auto` from the same run, ratio auto / best with both times floored at "
+             f"{FLOOR_S:g} s. `auto` jobs ran one at a time on the whole machine (its schedule "
+             f"time-slices its engines on 2 cores); the single engines ran 2 at a time, one core each.",
+             ""]
+    if ratios:
+        over = sum(x > 2.0 for x in ratios)
+        lines.append(f"- both decided {len(ratios)}: geometric mean {_geo(ratios):.2f}, max "
+                     f"{max(ratios):.2f}; auto more than 2x the best on {over}")
+        for family, xs in per_family.items():
+            lines.append(f"  - {family}: {len(xs)} instances, geometric mean {_geo(xs):.2f}, "
+                         f"max {max(xs):.2f}")
+    lines.append(f"- decided by a single engine and not by auto: {len(lost)}"
+                 + "".join(f"\n  - {i}: {b.engine} {b.time_s:.2f} s, auto {bench_tables.cell(a)}"
+                           for i, b, a in lost))
+    lines.append(f"- decided by auto and by no single engine: {len(only_auto)}"
+                 + (f" ({', '.join(only_auto)})" if only_auto else ""))
+    lines.append("")
+    lines.append(bench_tables.format_grid(["instance", "best single, s", "auto", "auto answered by",
+                                           "auto / best"], rows, markdown=True))
+    return "\n".join(lines)
