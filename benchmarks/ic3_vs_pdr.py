@@ -96,9 +96,10 @@ def main() -> None:
     wrong = [(i, e) for i, d in by.items() for e, r in d.items()
              if decided(r) and r.expected and r.verdict != r.expected]
     lines = ["# IC3 vs ABC pdr on the benchmark suite", "",
-             f"`python -m benchmarks.ic3_vs_pdr --families {args.families}`"
+             f"`python -m benchmarks.ic3_vs_pdr --families {args.families}"
              + (f" --timeout {args.timeout:g}" if args.timeout else "")
-             + f"; {len(by)} instances, both engines interleaved, 2 jobs at a time on 2 shared cores "
+             + (f" --before {args.before}" if args.before else "") + "`"
+             + f"; {len(by)} instances, {len(engines)} engines interleaved, 2 jobs at a time on 2 shared cores "
              f"({platform.machine()}, Python {platform.python_version()}); per-family limits of the full "
              f"plan ({', '.join(f'{f}: {plan.timeout_for(f):g} s' for f in names)}); series not cut. "
              f"Wall time {wall:.0f} s; load average (1, 5, 15 min) {load0[0]:.1f}, {load0[1]:.1f}, "
