@@ -355,14 +355,19 @@ class Graph:
         deletions) and not in ``seen``, each once, in first-seen order."""
         seen = set() if seen is None else seen
         out: list[Move] = []
-        for move in moves:
+        tests = 0
+        for move in moves:  # the search's inner loop: plain loops, no generator per move
             if s & move.rep or move.bit in seen:
                 continue
             seen.add(move.bit)
-            stats["tests"] += 1
+            tests += 1
             r = s & ~move.blockers
-            if all(r & need for need in move.needs):
+            for need in move.needs:
+                if not r & need:
+                    break
+            else:
                 out.append(move)
+        stats["tests"] += tests
         return tuple(out)
 
 
