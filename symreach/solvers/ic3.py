@@ -30,7 +30,8 @@ Named as in the literature and in IC3ref's ``IC3.cpp``:
   longer than the number of frames: the 248-action witness of the binary
   tree h = 6 (127 deploys, so at least 127 macro steps) is found with 8-10
   frames. Which obligation of a level goes first is
-  ``symreach.solvers.ic3_queue`` (shallow, deep, or alternating);
+  ``symreach.solvers.ic3_queue`` (shallow, deep, or alternating; ``Ic3Engine``
+  runs a shallow phase with a query budget, then an alternating one);
 - **monotonicity of deletions**: deletions are always enabled, so if ``s`` is
   reachable so is every ``s' <= s`` (fewer pods, pointwise): the reachable
   set is *downward* closed and its complement *upward* closed. An
@@ -92,6 +93,22 @@ class _Timeout(Exception):
     pass
 
 
+class _Budget(Exception):
+    """The first phase spent its queries (``Ic3Engine.first_phase_queries``)."""
+
+
+@dataclass(frozen=True)
+class Search:
+    """How one IC3 run orders obligations and where it uses CTGs (``Ic3Engine``)."""
+
+    order: str
+    chain_limit: int
+    budget: Optional[int] = None  # SAT queries before giving way to the next phase
+
+
+CLASSIC = Search("shallow", 1 << 30)  # IC3ref's choices: CTGs everywhere, nearest obligation first
+
+
 @dataclass
 class Obligation:
     cube: Cube
@@ -136,15 +153,30 @@ class Ic3Engine:
       for obligations at most that many hops below the bad state (and never
       while the deep heap is served); deeper ones drop literals plainly.
     ``max_joins``: joins per ``down`` call where CTGs are on (None:
-    unbounded, as in Hassan et al.)."""
+    unbounded, as in Hassan et al.).
+
+    Two phases. Neither search dominates: a hard cluster witness
+    (hard/paper/s1/100x60, 51 actions) takes 8,509 queries with CTGs
+    everywhere and more than 32,000 with the witness search, the tree h = 6
+    witness the other way round. So ``check`` first runs the classic search
+    (shallow order, CTGs everywhere: IC3 as it was) for
+    ``first_phase_queries`` SAT queries, then, if undecided, a fresh IC3
+    (new solver, no lemmas: the first phase's CTG lemmas are what slows the
+    deep chain) with ``order`` and ``ctg_chain_limit``. Whatever the old
+    search decided within the budget is decided exactly as before; beyond
+    it the budget is the price (ring n = 6: 33,742 queries instead of
+    13,125; tree h = 6: 16,218 instead of more than 36,000). 0 skips the
+    first phase. ``stats``: ``phase`` (1 or 2), ``first_phase_spent``, and
+    ``queries`` over both."""
 
     name = "ic3"
 
     def __init__(self, solver: str = "minisat22", max_ctgs: int = 3, max_ctg_depth: int = 1,
                  mic_attempts: int = 1, recycle_every: int = 300, fast_paths: bool = True,
                  order: str = "alternate", order_period: int = 64, ctg_chain_limit: int = 8,
-                 max_joins: Optional[int] = None) -> None:
+                 max_joins: Optional[int] = None, first_phase_queries: int = 10_000) -> None:
         self.solver_name = solver
+        self.first_phase_queries = first_phase_queries
         self.max_ctgs, self.max_ctg_depth, self.mic_attempts = max_ctgs, max_ctg_depth, mic_attempts
         self.recycle_every = recycle_every
         self.fast_paths = fast_paths
@@ -159,16 +191,27 @@ class Ic3Engine:
             return begun.decided
         start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         system = compile_system(instance, query, pre)
-        ic3 = Ic3(system, self, deadline)
-        ic3.report = limits.report
         stats: dict[str, Any] = dict(system.stats)
-        try:
-            outcome = ic3.run()
-        except _Timeout:
-            outcome = None
-        finally:
-            ic3.close()
+        phases = [Search(self.order, self.ctg_chain_limit)]
+        if self.first_phase_queries > 0:
+            phases.insert(0, Search(CLASSIC.order, CLASSIC.chain_limit, self.first_phase_queries))
+        spent = 0
+        for phase, search in enumerate(phases, 1):
+            ic3 = Ic3(system, self, deadline, search)
+            ic3.report = limits.report
+            try:
+                outcome = ic3.run()
+            except (_Timeout, _Budget) as stop:
+                outcome = None
+                if isinstance(stop, _Budget):
+                    spent += ic3.stats["queries"]
+                    continue
+            finally:
+                ic3.close()
+            break
         stats.update(ic3.stats)
+        stats["phase"], stats["first_phase_spent"] = phase, spent
+        stats["queries"] += spent
         stats["time_s"] = time.perf_counter() - start
         if outcome is None:
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
@@ -197,10 +240,12 @@ class Ic3:
     """One IC3 run on a ``TransitionSystem``; ``run()`` returns ("cex", actions),
     ("proof", lemmas as lists of (state var id, value) literals) or raises _Timeout."""
 
-    def __init__(self, system: TransitionSystem, opts: Ic3Engine, deadline: Optional[float]) -> None:
+    def __init__(self, system: TransitionSystem, opts: Ic3Engine, deadline: Optional[float],
+                 search: Search = CLASSIC) -> None:
         self.report = lambda engine, **counters: None  # progress callback (Limits.report)
         self.system = system
         self.opts = opts
+        self.search = search
         self.deadline = deadline
         self.low = CnfLowering(system)
         low = self.low
@@ -262,6 +307,8 @@ class Ic3:
     def _solve(self, assumptions: list[int]) -> bool:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise _Timeout()
+        if self.search.budget is not None and self.stats["queries"] >= self.search.budget:
+            raise _Budget()
         self.stats["queries"] += 1
         if self.stats["queries"] % 64 == 0:
             self.report("ic3", frame=self.k, lemmas=len(self.frames),
@@ -433,13 +480,13 @@ class Ic3:
 
     def block(self, top: Obligation) -> Optional[list[tuple[str, int, int]]]:
         """Discharge obligations until ``top`` is blocked; a counterexample's actions if not."""
-        queue: ObligationQueue[Obligation] = ObligationQueue(self.opts.order, self.opts.order_period)
+        queue: ObligationQueue[Obligation] = ObligationQueue(self.search.order, self.opts.order_period)
         queue.push(top.level, top.depth, top)
         while True:
             ob = queue.pop()
             if ob is None:
                 return None
-            self._generalise_for(witness=queue.deep or ob.depth > self.opts.ctg_chain_limit)
+            self._generalise_for(witness=queue.deep or ob.depth > self.search.chain_limit)
             self.stats["obligations"] += 1
             if self._blocked(ob.cube, ob.level):
                 if ob.level < self.k:
