@@ -25,7 +25,13 @@ Named as in the literature and in IC3ref's ``IC3.cpp``:
   saturated pairs, since deletions reach the negative ones). Every state of
   that cube takes the recorded hop into the cube, so a chain of lifted
   obligations from a cube that contains the initial state *is* a
-  counterexample;
+  counterexample. An obligation blocked at level ``j`` is re-queued at
+  ``j + 1`` with its parent (as ABC's ``pdr`` does), so a chain may grow far
+  longer than the number of frames: the 248-action witness of the binary
+  tree h = 6 (127 deploys, so at least 127 macro steps) is found with 8-10
+  frames. Which obligation of a level goes first is
+  ``symreach.solvers.ic3_queue`` (shallow, deep, or alternating; ``Ic3Engine``
+  runs a shallow phase with a query budget, then an alternating one);
 - **monotonicity of deletions**: deletions are always enabled, so if ``s`` is
   reachable so is every ``s' <= s`` (fewer pods, pointwise): the reachable
   set is *downward* closed and its complement *upward* closed. An
@@ -41,7 +47,9 @@ Named as in the literature and in IC3ref's ``IC3.cpp``:
   counterexamples to generalization (``down`` with CTGs; Hassan, Bradley,
   Somenzi, FMCAD 2013): a CTG that is itself inductive relative to the frame
   below is blocked (and pushed as far as it goes) instead of weakening the
-  cube, otherwise the cube is joined with the CTG;
+  cube, otherwise the cube is joined with the CTG. CTGs and joins are used
+  only for obligations near the bad state; on a long chain (a witness in the
+  making) ``mic`` just drops literals (``Ic3Engine``, ``ctg_chain_limit``);
 - **propagate**: lemmas move to the next level when they are inductive
   relative to their frame; a lemma subsumed by a new one is dropped; an empty
   level means ``F_i == F_{i+1}``: the lemmas at levels above ``i`` form an
@@ -57,7 +65,6 @@ the system, realised against the real sigma0 and replayed with
 
 from __future__ import annotations
 
-import heapq
 import time
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -74,7 +81,9 @@ from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
+from symreach.solvers.ic3_frames import Frames
 from symreach.solvers.ic3_lift import Hop, Lifter
+from symreach.solvers.ic3_queue import ObligationQueue
 
 Cube = tuple[int, ...]  # sorted signed SAT ids of current-state variables
 MID = ("mid", 1)  # the step between the deletions and the deploy of T
@@ -82,6 +91,22 @@ MID = ("mid", 1)  # the step between the deletions and the deploy of T
 
 class _Timeout(Exception):
     pass
+
+
+class _Budget(Exception):
+    """The first phase spent its queries (``Ic3Engine.first_phase_queries``)."""
+
+
+@dataclass(frozen=True)
+class Search:
+    """How one IC3 run orders obligations and where it uses CTGs (``Ic3Engine``)."""
+
+    order: str
+    chain_limit: int
+    budget: Optional[int] = None  # SAT queries before giving way to the next phase
+
+
+CLASSIC = Search("shallow", 1 << 30)  # IC3ref's choices: CTGs everywhere, nearest obligation first
 
 
 @dataclass
@@ -104,16 +129,60 @@ class Ic3Engine:
     ``recycle_every``: temporary activation literals per solver; their ids
     are reused by the rebuilt solver (ids that grow without bound leave the
     solver deciding thousands of dead variables on every satisfiable query:
-    pyramid h = 5 went from 9 s to 2.5 s)."""
+    pyramid h = 5 went from 9 s to 2.5 s).
+
+    Deep witnesses. A witness much longer than the frame count is a long chain
+    of re-queued obligations (module docstring), and two things decide its
+    cost, both measured in SAT queries on the binary tree h = 6, k = 8
+    (248 actions; previously 67,887 queries, 38.5 s at load 0.5, undecided
+    within run_all's 15 s):
+
+    - ``order`` (``symreach.solvers.ic3_queue``): ``deep`` keeps a re-queued
+      chain going, ``shallow`` lets its ancestors look for other
+      predecessors first. Pebbling witnesses need deep (tree h = 5, k = 7:
+      8,786 queries against 19,561), the token ring's shallow (ring n = 6:
+      13,125 against 39,148); ``alternate`` switches every ``order_period``
+      pops and pays at most about twice the better one.
+    - CTGs: each blocked CTG is a true lemma, and on pebbling they make the
+      frames exact too early: once ``F_k`` excludes every state that needs
+      more than ``k`` deploys, the chain cannot pass the frames until there
+      are 127 of them. Without CTGs the tree h = 6 witness took 4,913
+      queries instead of 23,511, and the h = 6, k = 7 proof 742 instead of
+      7,429; but net proofs need them (ring n = 3 violation: 115,854
+      queries without, 41,509 with). ``ctg_chain_limit``: CTGs and joins only
+      for obligations at most that many hops below the bad state (and never
+      while the deep heap is served); deeper ones drop literals plainly.
+    ``max_joins``: joins per ``down`` call where CTGs are on (None:
+    unbounded, as in Hassan et al.).
+
+    Two phases. Neither search dominates: a hard cluster witness
+    (hard/paper/s1/100x60, 51 actions) takes 8,509 queries with CTGs
+    everywhere and more than 32,000 with the witness search, the tree h = 6
+    witness the other way round. So ``check`` first runs the classic search
+    (shallow order, CTGs everywhere: IC3 as it was) for
+    ``first_phase_queries`` SAT queries, then, if undecided, a fresh IC3
+    (new solver, no lemmas: the first phase's CTG lemmas are what slows the
+    deep chain) with ``order`` and ``ctg_chain_limit``. Whatever the old
+    search decided within the budget is decided exactly as before; beyond
+    it the budget is the price (ring n = 6: 33,742 queries instead of
+    13,125; tree h = 6: 16,218 instead of more than 36,000). 0 skips the
+    first phase. ``stats``: ``phase`` (1 or 2), ``first_phase_spent``, and
+    ``queries`` over both."""
 
     name = "ic3"
 
     def __init__(self, solver: str = "minisat22", max_ctgs: int = 3, max_ctg_depth: int = 1,
-                 mic_attempts: int = 1, recycle_every: int = 300, fast_paths: bool = True) -> None:
+                 mic_attempts: int = 1, recycle_every: int = 300, fast_paths: bool = True,
+                 order: str = "alternate", order_period: int = 64, ctg_chain_limit: int = 8,
+                 max_joins: Optional[int] = None, first_phase_queries: int = 10_000) -> None:
         self.solver_name = solver
+        self.first_phase_queries = first_phase_queries
         self.max_ctgs, self.max_ctg_depth, self.mic_attempts = max_ctgs, max_ctg_depth, mic_attempts
         self.recycle_every = recycle_every
         self.fast_paths = fast_paths
+        self.order, self.order_period = order, order_period
+        self.ctg_chain_limit = ctg_chain_limit
+        self.max_joins = max_joins
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
@@ -122,16 +191,27 @@ class Ic3Engine:
             return begun.decided
         start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
         system = compile_system(instance, query, pre)
-        ic3 = Ic3(system, self, deadline)
-        ic3.report = limits.report
         stats: dict[str, Any] = dict(system.stats)
-        try:
-            outcome = ic3.run()
-        except _Timeout:
-            outcome = None
-        finally:
-            ic3.close()
+        phases = [Search(self.order, self.ctg_chain_limit)]
+        if self.first_phase_queries > 0:
+            phases.insert(0, Search(CLASSIC.order, CLASSIC.chain_limit, self.first_phase_queries))
+        spent = 0
+        for phase, search in enumerate(phases, 1):
+            ic3 = Ic3(system, self, deadline, search)
+            ic3.report = limits.report
+            try:
+                outcome = ic3.run()
+            except (_Timeout, _Budget) as stop:
+                outcome = None
+                if isinstance(stop, _Budget):
+                    spent += ic3.stats["queries"]
+                    continue
+            finally:
+                ic3.close()
+            break
         stats.update(ic3.stats)
+        stats["phase"], stats["first_phase_spent"] = phase, spent
+        stats["queries"] += spent
         stats["time_s"] = time.perf_counter() - start
         if outcome is None:
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
@@ -160,10 +240,12 @@ class Ic3:
     """One IC3 run on a ``TransitionSystem``; ``run()`` returns ("cex", actions),
     ("proof", lemmas as lists of (state var id, value) literals) or raises _Timeout."""
 
-    def __init__(self, system: TransitionSystem, opts: Ic3Engine, deadline: Optional[float]) -> None:
+    def __init__(self, system: TransitionSystem, opts: Ic3Engine, deadline: Optional[float],
+                 search: Search = CLASSIC) -> None:
         self.report = lambda engine, **counters: None  # progress callback (Limits.report)
         self.system = system
         self.opts = opts
+        self.search = search
         self.deadline = deadline
         self.low = CnfLowering(system)
         low = self.low
@@ -182,13 +264,15 @@ class Ic3:
                              for v in (pv.present,) + pv.count_bits}
         self.bad = low.lit(system.target, 0)
         self.T = low.flush()
-        self.frames: list[set[Cube]] = [set(), set()]  # frames[0] unused (F_0 = init)
+        self.frames = Frames()  # levels 1..k; F_0 is the initial state
         self.k = 1
         self.activity: dict[int, float] = {}
         self.stats: dict[str, Any] = {"queries": 0, "ctis": 0, "ctgs": 0, "mic_calls": 0, "frames": 1,
                                       "lemmas": 0, "obligations": 0, "recycles": 0, "joins": 0,
                                       "solver": opts.solver_name, "sat_s": 0.0, "upward": 0}
         self.solver: Optional[Solver] = None
+        self.max_ctgs, self.max_joins = 0, 0  # per obligation: _generalise_for
+        self._generalise_for(witness=False)
         self._dead = 0
         self._build_solver()
 
@@ -204,10 +288,8 @@ class Ic3:
         a0 = self._act(0)
         for lit in self.init:
             s.add_clause([-a0, lit])
-        for i in range(1, len(self.frames)):
-            ai = self._act(i)
-            for c in self.frames[i]:
-                s.add_clause([-ai] + [-x for x in c])
+        for i, c in self.frames.items():
+            s.add_clause([-self._act(i)] + [-x for x in c])
         self.solver = s
         self._dead = 0
 
@@ -225,9 +307,11 @@ class Ic3:
     def _solve(self, assumptions: list[int]) -> bool:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise _Timeout()
+        if self.search.budget is not None and self.stats["queries"] >= self.search.budget:
+            raise _Budget()
         self.stats["queries"] += 1
         if self.stats["queries"] % 64 == 0:
-            self.report("ic3", frame=self.k, lemmas=sum(len(f) for f in self.frames),
+            self.report("ic3", frame=self.k, lemmas=len(self.frames),
                         queries=self.stats["queries"])
         t0 = time.perf_counter()
         res = self.solver.solve(assumptions=assumptions)
@@ -285,6 +369,15 @@ class Ic3:
         return all(x in self.init for x in cube)
 
     # ---- generalization ---------------------------------------------------------------
+    def _generalise_for(self, witness: bool) -> None:
+        """CTGs and joins in ``down`` for proofs; neither on the witness side (see
+        ``Ic3Engine``): plain literal dropping, one query per failed drop."""
+        if witness:
+            self.max_ctgs, self.max_joins = 0, 0
+        else:
+            self.max_ctgs = self.opts.max_ctgs
+            self.max_joins = self.opts.max_joins if self.opts.max_joins is not None else 1 << 30
+
     def _order(self, cube: Cube) -> list[int]:
         act = self.activity
         return sorted(cube, key=lambda x: (act.get(abs(x), 0.0), abs(x)))
@@ -318,7 +411,7 @@ class Ic3:
     def down(self, cube: Cube, level: int, depth: int) -> Optional[Cube]:
         """``ctgDown``: weaken ``cube`` until it is inductive relative to F_level, blocking
         counterexamples to generalization on the way; None when it fails."""
-        ctgs = 0
+        ctgs = joins = 0
         while True:
             if not cube or self._has_init(cube):
                 return None
@@ -329,7 +422,7 @@ class Ic3:
             if ok:
                 return out or cube
             state, _, ctg = out
-            if (ctgs < self.opts.max_ctgs and level > 0 and not self._has_init(ctg)
+            if (ctgs < self.max_ctgs and level > 0 and not self._has_init(ctg)
                     and self.consecution(ctg, level - 1)[0]):
                 ctgs += 1
                 self.stats["ctgs"] += 1
@@ -339,6 +432,9 @@ class Ic3:
                 g = self.mic(ctg, j - 1, depth + 1)
                 self.add_lemma(g, j)
             else:
+                if joins >= self.max_joins:
+                    return None
+                joins += 1
                 ctgs = 0
                 self.stats["joins"] += 1
                 joined = tuple(x for x in cube if state[self.var_of[abs(x)]] == (x > 0))
@@ -350,25 +446,16 @@ class Ic3:
         """Block ``cube`` in F_1..F_level, dropping subsumed lemmas (unless ``subsume``
         is off: a propagated lemma subsumes nothing its old level did not)."""
         if subsume:
-            cs = set(cube)
-            n = len(cube)
-            for i in range(1, level + 1):
-                dead = [d for d in self.frames[i] if len(d) >= n and cs.issubset(d)]
-                for d in dead:
-                    self.frames[i].discard(d)
-        self.frames[level].add(cube)
+            for d in self.frames.supersets(cube, level):
+                self.frames.remove(d)
+        self.frames.add(cube, level)
         self.solver.add_clause([-self._act(level)] + [-x for x in cube])
         self.stats["lemmas"] += 1
         for x in cube:
             self.activity[abs(x)] = self.activity.get(abs(x), 0.0) + 1.0
 
     def _blocked(self, cube: Cube, level: int) -> bool:
-        cs = set(cube)
-        for i in range(level, self.k + 1):
-            for d in self.frames[i]:
-                if len(d) <= len(cs) and cs.issuperset(d):
-                    return True
-        return False
+        return self.frames.blocked(cube, level)
 
     # ---- the main loop -------------------------------------------------------------
     def run(self):
@@ -385,7 +472,7 @@ class Ic3:
                 if cex is not None:
                     return ("cex", cex)
             self.k += 1
-            self.frames.append(set())
+            self.frames.extend()
             self.stats["frames"] = self.k
             inv = self.propagate()
             if inv is not None:
@@ -393,16 +480,17 @@ class Ic3:
 
     def block(self, top: Obligation) -> Optional[list[tuple[str, int, int]]]:
         """Discharge obligations until ``top`` is blocked; a counterexample's actions if not."""
-        seq = 0
-        heap = [(top.level, top.depth, seq, top)]
-        while heap:
-            _, _, _, ob = heapq.heappop(heap)
+        queue: ObligationQueue[Obligation] = ObligationQueue(self.search.order, self.opts.order_period)
+        queue.push(top.level, top.depth, top)
+        while True:
+            ob = queue.pop()
+            if ob is None:
+                return None
+            self._generalise_for(witness=queue.deep or ob.depth > self.search.chain_limit)
             self.stats["obligations"] += 1
             if self._blocked(ob.cube, ob.level):
                 if ob.level < self.k:
-                    seq += 1
-                    heapq.heappush(heap, (ob.level + 1, ob.depth, seq, Obligation(
-                        ob.cube, ob.level + 1, ob.parent, ob.hop, ob.depth)))
+                    queue.push(ob.level + 1, ob.depth, Obligation(ob.cube, ob.level + 1, ob.parent, ob.hop, ob.depth))
                 continue
             ok, out = self.consecution(ob.cube, ob.level - 1, want_core=True, want_pred=True)
             if ok:
@@ -412,20 +500,15 @@ class Ic3:
                     j += 1
                 self.add_lemma(g, j)
                 if j < self.k:
-                    seq += 1
-                    heapq.heappush(heap, (j + 1, ob.depth, seq, Obligation(
-                        ob.cube, j + 1, ob.parent, ob.hop, ob.depth)))
+                    queue.push(j + 1, ob.depth, Obligation(ob.cube, j + 1, ob.parent, ob.hop, ob.depth))
                 continue
             _, hop, pred = out
             self.stats["ctis"] += 1
             child = Obligation(pred, ob.level - 1, ob, hop, ob.depth + 1)
             if self._has_init(pred) or ob.level - 1 == 0:
                 return self._counterexample(child)
-            seq += 1
-            heapq.heappush(heap, (child.level, child.depth, seq, child))
-            seq += 1
-            heapq.heappush(heap, (ob.level, ob.depth, seq, ob))
-        return None
+            queue.push(child.level, child.depth, child)
+            queue.push(ob.level, ob.depth, ob)
 
     def _counterexample(self, ob: Obligation) -> list[tuple[str, int, int]]:
         hops = []
@@ -437,15 +520,14 @@ class Ic3:
 
     def propagate(self) -> Optional[list[list[tuple[int, bool]]]]:
         for i in range(1, self.k):
-            for c in sorted(self.frames[i]):
-                if c not in self.frames[i]:
+            for c in sorted(self.frames.level(i)):
+                if c not in self.frames.level(i):
                     continue
                 if self.consecution(c, i)[0]:
-                    self.frames[i].discard(c)
                     self.add_lemma(c, i + 1, subsume=False)
                     self.stats["lemmas"] -= 1
-            if not self.frames[i]:
-                lemmas = [c for j in range(i + 1, self.k + 1) for c in self.frames[j]]
+            if not self.frames.level(i):
+                lemmas = [c for j in range(i + 1, self.k + 1) for c in self.frames.level(j)]
                 self.stats["invariant_level"] = i
                 return [[(self.var_of[abs(x)], x < 0) for x in sorted(c, key=abs)] for c in sorted(lemmas)]
         return None

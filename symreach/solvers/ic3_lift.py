@@ -58,7 +58,8 @@ class Lifter:
         for p, pv in system.pairs.items():
             for v in (pv.present,) + pv.count_bits:
                 self.pair_of[v] = (p, pv)
-        self._order: dict[int, list[int]] = {}  # guard -> its nodes, children first
+        self.counted_vars = frozenset(v for v, (_, pv) in self.pair_of.items() if pv.counted)
+        self._plans: dict[int, list[tuple]] = {}  # guard -> its cone, children first (_plan)
         self.delete_of: dict[Pair, int] = {a.pair: i for i, a in enumerate(system.actions) if a.op == DELETE}
 
     # ---- lifting ----------------------------------------------------------------
@@ -83,9 +84,10 @@ class Lifter:
         pred: dict[int, bool] = {}
         clear: list[int] = []
         counted: dict[Pair, PairVars] = {}
+        counted_vars = self.counted_vars
         for v, b in mid.items():
-            p, pv = self.pair_of[v]
-            if pv.counted:
+            if v in counted_vars:
+                p, pv = self.pair_of[v]
                 counted[p] = pv
             elif b:
                 pred[v] = True
@@ -102,28 +104,44 @@ class Lifter:
     def count(pv: PairVars, state: State) -> int:
         return sum(1 << j for j, b in enumerate(pv.count_bits) if state[b])
 
+    def _plan(self, root: int) -> list[tuple]:
+        """``root``'s cone, children first, as (node, kind, children, weights, bound);
+        a PB node's weights are paired with its children in (|weight|, child) order,
+        the order in which its slack absorbs them."""
+        c = self.system.circuit
+        plan = []
+        for i in c.topological([root]):
+            nd = c.node(i)
+            if nd.kind in (AND, OR, NOT, VAR, CONST):
+                plan.append((i, nd.kind, nd.children, (), 0))
+            else:
+                terms = tuple(sorted(zip(nd.weights, nd.children), key=lambda t: (abs(t[0]), t[1])))
+                plan.append((i, nd.kind, tuple(ch for _, ch in terms), tuple(w for w, _ in terms), nd.bound))
+        self._plans[root] = plan
+        return plan
+
     def justify(self, root: int, state: State) -> dict[int, bool]:
         """A set of state literals that forces ``root`` to its value in ``state``."""
-        c = self.system.circuit
+        plan = self._plans.get(root) or self._plan(root)
         value: dict[int, bool] = {}
-        order = self._order.get(root)
-        if order is None:
-            order = self._order[root] = c.topological([root])
-        for i in order:
-            nd = c.node(i)
-            k = nd.kind
-            if k == CONST:
-                value[i] = bool(i)
-            elif k == VAR:
+        total: dict[int, int] = {}
+        info: dict[int, tuple] = {}
+        for entry in plan:
+            i, k, ch = entry[0], entry[1], entry[2]
+            info[i] = entry
+            if k == VAR:
                 value[i] = state[i]
-            elif k == NOT:
-                value[i] = not value[nd.children[0]]
             elif k == AND:
-                value[i] = all(value[ch] for ch in nd.children)
+                value[i] = all(value[x] for x in ch)
             elif k == OR:
-                value[i] = any(value[ch] for ch in nd.children)
+                value[i] = any(value[x] for x in ch)
+            elif k == NOT:
+                value[i] = not value[ch[0]]
+            elif k == CONST:
+                value[i] = bool(i)
             else:
-                value[i] = sum(w for w, ch in zip(nd.weights, nd.children) if value[ch]) <= nd.bound
+                t = total[i] = sum(w for w, x in zip(entry[3], ch) if value[x])
+                value[i] = t <= entry[4]
         out: dict[int, bool] = {}
         seen: set[int] = set()
         stack = [root]
@@ -132,45 +150,47 @@ class Lifter:
             if i in seen:
                 continue
             seen.add(i)
-            nd = c.node(i)
-            k = nd.kind
+            _, k, ch, ws, bound = info[i]
             if k == VAR:
                 out[i] = state[i]
             elif k == NOT:
-                stack.append(nd.children[0])
-            elif k in (AND, OR):
+                stack.append(ch[0])
+            elif k == AND or k == OR:
                 want = k == OR  # the controlling value
                 if value[i] == want:
-                    hits = [ch for ch in nd.children if value[ch] == want]
+                    hits = [x for x in ch if value[x] == want]
                     # prefer a child already justified, else a variable
-                    pick = next((ch for ch in hits if ch in seen), None)
+                    pick = next((x for x in hits if x in seen), None)
                     if pick is None:
-                        pick = next((ch for ch in hits if c.kind(ch) == VAR), hits[0])
+                        pick = next((x for x in hits if info[x][1] == VAR), hits[0])
                     stack.append(pick)
                 else:
-                    stack.extend(nd.children)
+                    stack.extend(ch)
             elif k != CONST:
-                self._justify_pb(nd, value[i], state, out)
+                self._justify_pb(ch, ws, bound, total[i], value[i], state, out)
         return out
 
     @staticmethod
-    def _justify_pb(nd, holds: bool, state: State, out: dict[int, bool]) -> None:
-        total = sum(w for w, ch in zip(nd.weights, nd.children) if state[ch])
-        # the terms that could move the sum across the bound if freed
+    def _justify_pb(children, weights, bound: int, total: int, holds: bool, state: State,
+                    out: dict[int, bool]) -> None:
+        """The terms that could move the sum across the bound if freed; the slack
+        absorbs the lightest first (``children`` come in that order)."""
         if holds:
-            slack = nd.bound - total
-            risky = [(w if w > 0 else -w, ch) for w, ch in zip(nd.weights, nd.children)
-                     if (w > 0) != state[ch]]
+            slack = bound - total
+            for w, ch in zip(weights, children):
+                if (w > 0) != state[ch]:
+                    if abs(w) <= slack:
+                        slack -= abs(w)
+                    else:
+                        out[ch] = state[ch]
         else:
-            slack = total - nd.bound - 1
-            risky = [(w if w > 0 else -w, ch) for w, ch in zip(nd.weights, nd.children)
-                     if (w > 0) == state[ch]]
-        risky.sort()
-        for w, ch in risky:
-            if w <= slack:
-                slack -= w
-            else:
-                out[ch] = state[ch]
+            slack = total - bound - 1
+            for w, ch in zip(weights, children):
+                if (w > 0) == state[ch]:
+                    if abs(w) <= slack:
+                        slack -= abs(w)
+                    else:
+                        out[ch] = state[ch]
 
     # ---- counterexamples ---------------------------------------------------------------
     def run_hop(self, state: State, hop: Hop, steps: list[tuple[str, int, int]]) -> Optional[dict[int, bool]]:
