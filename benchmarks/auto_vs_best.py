@@ -45,11 +45,15 @@ def auto_section(results: Sequence[JobResult]) -> Optional[str]:
         by_instance.setdefault(r.instance, []).append(r)
     if not any(r.engine == AUTO for r in results):
         return None
-    rows, ratios, per_family, lost, only_auto = [], [], {}, [], []
+    rows, ratios, per_family, lost, only_auto, unrun = [], [], {}, [], [], []
     for inst, rs in by_instance.items():
         auto = next((r for r in rs if r.engine == AUTO), None)
         best = best_single(rs)
         if auto is None or (best is None and not auto.solved):
+            continue
+        if best is None and all(r.status == "skipped" and r.error.startswith("time budget")
+                                for r in rs if r.engine != AUTO):
+            unrun.append(inst)  # no single engine ran: nothing to compare with
             continue
         ratio = auto_ratio(auto, best)
         if ratio is not None:
@@ -82,6 +86,9 @@ def auto_section(results: Sequence[JobResult]) -> Optional[str]:
                            for i, b, a in lost))
     lines.append(f"- decided by auto and by no single engine: {len(only_auto)}"
                  + (f" ({', '.join(only_auto)})" if only_auto else ""))
+    if unrun:
+        lines.append(f"- decided by auto where the run's time budget left no single engine run: "
+                     f"{len(unrun)} (left out above)")
     lines.append("")
     lines.append(bench_tables.format_grid(["instance", "best single, s", "auto", "auto answered by",
                                            "auto / best"], rows, markdown=True))
