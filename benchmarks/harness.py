@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional, Sequence
 
+from benchmarks.auto_vs_best import AUTO as AUTO_ENGINE
 from benchmarks.auto_vs_best import auto_section
 from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
@@ -37,7 +38,6 @@ from symreach.bench.runner import BenchInstance, Job, JobResult
 ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "lazy", "abc-pdr", "abc-bmc", "abc-reach", "auto")
 # engines that run alone, after the others: ``auto`` time-slices its own engines on
 # both cores, so a job beside it would take half of its schedule away
-AUTO_ENGINE = "auto"
 EXCLUSIVE_ENGINES = (AUTO_ENGINE,)
 # (ours, reference): ratio tables printed side by side from the same run
 RATIO_PAIRS = (("bdd", "abc-reach"), ("ic3", "abc-pdr"), ("bmc", "abc-bmc"), ("bdd", "ic3"),

@@ -373,6 +373,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
 
         register_group(proc.pid)  # a group of its own: the CLI's supervisor must kill it too
         started = time.perf_counter()
+        marker = began_marker(out_path)
         began: Optional[float] = None  # when the child's check began (its marker file)
         polls, peak = 0, None
         while True:
@@ -383,7 +384,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
             if polls % 10 == 0:  # the group's peak, in case it must be killed
                 peak = _max(peak, _group_peak_mb(proc.pid))
             now = time.perf_counter()
-            if began is None and os.path.exists(began_marker(out_path)):
+            if began is None and os.path.exists(marker):
                 began = now
             if (now - began > limit) if began is not None else (now - started > SETUP_ALLOWANCE_S):
                 peak = _max(peak, _group_peak_mb(proc.pid))
@@ -398,7 +399,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
         result = _read_child(base, out_path, log_path, killed, proc.returncode, wall, usage,
                              timeout_s, peak, in_setup=began is None)
     finally:
-        for path in (spec_path, out_path, log_path, began_marker(out_path)):
+        for path in (spec_path, out_path, log_path, marker):
             try:
                 os.unlink(path)
             except FileNotFoundError:

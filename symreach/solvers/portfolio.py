@@ -12,8 +12,8 @@ the workers fork after it and reuse it (``Limits.prepared``). The
 lazy-deletion search (``symreach.solvers.lazy_search``) then runs in this
 process for 1 s (``_lazy_pilot``): it declines at once outside its
 fragment and answers most encoded-net goals, shallow or deep, before
-anything forks. On small systems IC3 and then BMC next run in this process
-for 0.1 s each (``_pilot``). Then every
+anything forks. On small systems IC3, the BDDs and BMC next run in this
+process for 0.2, 0.15 and 0.1 s (``_pilot``). Then every
 engine runs in its own process, for the rest of the limit. On large systems
 BMC, the engine that wins there, holds one core throughout and the other
 engines share the remaining ``jobs - 1`` cores; on small ones all share all
@@ -199,13 +199,13 @@ class AutoEngine:
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, limits, start)
         else:
-            nodes = len(instance.nodes)
-            first = favourite(len(pre.may), engines, nodes) if self.jobs >= 2 else None
+            may_pairs, nodes = len(pre.may), len(instance.nodes)
+            first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
             result, engines, lazy_running = self._lazy_pilot(engines, first, instance, query, limits, start)
-            second = second_engine(len(pre.may), engines, nodes, lazy_running) if first else None
-            if result is None and is_small(len(pre.may)) and self.slice_s > 0:
+            second = second_engine(may_pairs, engines, nodes, lazy_running) if first else None
+            if result is None and is_small(may_pairs) and self.slice_s > 0:
                 result = self._pilot(engines, first, instance, query, limits, start)
-                engines = race_engines(len(pre.may), engines)
+                engines = race_engines(may_pairs, engines)
             if result is None:
                 result = self._race(engines, first, instance, query, limits, start, second)
         result.stats.setdefault("preprocess", pre.stats)
@@ -322,7 +322,7 @@ class AutoEngine:
                    first: Optional[str], second: Optional[str] = None) -> Result:
         rotation = list(procs)
         paused: set[str] = set()
-        alone_s = SECOND_ALONE_S.get(second, 0.0) if second else 0.0
+        alone_s = SECOND_ALONE_S.get(second, 0.0)  # 0 when there is no second
         favoured = (second, int(alone_s / self.slice_s) if self.slice_s > 0 else 0)
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
         self._apply(procs, detached, holders(rotation, first, self.jobs, slice_index, *favoured), paused)

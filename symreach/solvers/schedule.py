@@ -22,10 +22,10 @@ number of (pod type, node) pairs that preprocessing leaves possible
 - **up to 128 pairs** (pebbling, small nets, small rings, mutexes and
   philosophers): no engine dominates (BDD on pebbling and on the
   violations, BMC on the small nets' witnesses, ABC's pdr on philosophers'
-  violations n = 4, 6), so every engine gets an equal share. IC3 and then
-  BMC first run alone for 0.1 s each in ``auto``'s own process
-  (``portfolio.AutoEngine``'s pilots), which answer most small instances,
-  both verdicts, before anything forks.
+  violations n = 4, 6), so every engine gets an equal share. IC3, the BDDs
+  and BMC first run alone for 0.2, 0.15 and 0.1 s in ``auto``'s own process
+  (``portfolio.PILOTS``), which answer most small instances, both verdicts,
+  before anything forks; BMC then stays out of the race (``race_engines``).
 
 The lazy-deletion search joins the race only when its in-process pilot
 (``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
