@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Protocol
 
@@ -32,6 +34,28 @@ class Limits:
     def report(self, engine: str, **counters) -> None:
         if self.progress is not None:
             self.progress(engine, **counters)
+
+
+_thread_state = threading.local()
+
+
+def past(deadline: Optional[float]) -> bool:
+    """Whether an engine must stop now: its ``deadline`` (``time.perf_counter``)
+    has passed, or the run in this thread was cancelled (``cancel_on``).
+
+    Engines call this wherever they check their deadline. Cancellation is per
+    thread because ``auto`` runs several engines side by side in threads of one
+    process (``portfolio.AutoEngine._pilot``): once one answers, the others
+    must stop at their next check instead of running on to their deadline."""
+    if deadline is not None and time.perf_counter() > deadline:
+        return True
+    event = getattr(_thread_state, "cancel", None)
+    return event is not None and event.is_set()
+
+
+def cancel_on(event: Optional[threading.Event]) -> None:
+    """Make ``past`` true in the calling thread once ``event`` is set (None: never)."""
+    _thread_state.cancel = event
 
 
 class Engine(Protocol):

@@ -50,7 +50,7 @@ from symreach.encodings.counters import AUTO_SWEEPS, CounterSystem, build_system
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
-from symreach.solvers.base import Limits
+from symreach.solvers.base import Limits, past
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, manager_nodes, reorder
 from symreach.solvers.counter_evidence import counter_verdict
@@ -164,7 +164,7 @@ class Reachability:
             self.R = merged
         now = time.perf_counter()
         dt = now - t0
-        if self.deadline is not None and now > self.deadline:
+        if past(self.deadline):
             raise SearchTimeout()
         self.stats["image_calls"] += 1
         if self.stats["image_calls"] % 32 == 0:

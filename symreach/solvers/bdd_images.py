@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR, Circuit
 from symreach.encodings.system import Action, TransitionSystem
+from symreach.solvers.base import past
 from symreach.solvers.cudd_memory import cap_manager
 
 try:  # pragma: no cover - depends on the installed wheel
@@ -92,7 +93,7 @@ class SymbolicSystem:
         self.guards = []
         for a in system.actions:
             self.guards.append(self.lower(a.guard))
-            if deadline is not None and time.perf_counter() > deadline:
+            if past(deadline):
                 raise TimeoutError("deadline reached while building guard BDDs")
         self.target = self.lower(system.target)
         self.consistent = self._consistent()

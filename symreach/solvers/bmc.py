@@ -59,17 +59,18 @@ from symreach.encodings.realize import realize_trace
 from symreach.encodings.unroll import StepTemplate, gc_paused
 from symreach.model import Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Verdict
-from symreach.solvers.base import Limits
+from symreach.solvers.base import Limits, past
 from symreach.solvers.fast_paths import begin_check
 
 
 def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Optional[float]) -> Optional[bool]:
-    """``solver.solve`` that returns None when ``deadline`` (perf_counter) passes."""
+    """``solver.solve`` that returns None when ``deadline`` (perf_counter) passes
+    (or, before the call, when this thread's run was cancelled: ``base.past``)."""
+    if past(deadline):
+        return None
     if deadline is None:
         return solver.solve(assumptions=assumptions)
-    left = deadline - time.perf_counter()
-    if left <= 0:
-        return None
+    left = max(0.0, deadline - time.perf_counter())
     if not supports_interrupt(solver):
         res = solver.solve(assumptions=assumptions)
         return None if time.perf_counter() > deadline and not res else res

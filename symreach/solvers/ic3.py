@@ -79,7 +79,7 @@ from symreach.encodings.realize import realize_trace
 from symreach.encodings.system import TransitionSystem
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits
+from symreach.solvers.base import Limits, past
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.ic3_frames import Frames
 from symreach.solvers.ic3_lift import Hop, Lifter
@@ -305,7 +305,7 @@ class Ic3:
         return acts
 
     def _solve(self, assumptions: list[int]) -> bool:
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if past(self.deadline):
             raise _Timeout()
         if self.search.budget is not None and self.stats["queries"] >= self.search.budget:
             raise _Budget()

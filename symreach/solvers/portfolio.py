@@ -12,10 +12,14 @@ the workers fork after it and reuse it (``Limits.prepared``). The
 lazy-deletion search (``symreach.solvers.lazy_search``) then runs in this
 process for 1 s (``_lazy_pilot``): it declines at once outside its
 fragment and answers most encoded-net goals, shallow or deep, before
-anything forks. On small systems IC3, the BDDs and BMC next run in this
-process for 0.2, 0.15 and 0.1 s (``_pilot``). Then every
-engine runs in its own process, for the rest of the limit. On large systems
-BMC, the engine that wins there, holds one core throughout and the other
+anything forks. On small systems two engines chosen by the system's
+shape (IC3 and the BDDs on one node, IC3 and BMC on several:
+``schedule.pilot_engines``) next run side by side in threads of this
+process (``_pilot``), while the *early worker* (ABC's pdr, or the lazy
+search when its pilot ran out of time: ``schedule.early_engine``) already
+holds the second core in a process of its own. Then every engine runs in
+its own process, for the rest of the limit. On large systems a favourite
+(BMC on one node, IC3 on several) holds one core throughout and the other
 engines share the remaining ``jobs - 1`` cores; on small ones all share all
 cores equally (the feature and the data: ``schedule``). Engines without a
 core are
@@ -53,9 +57,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import pickle
+import queue
 import signal
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import replace
 from multiprocessing.connection import wait
@@ -64,15 +70,17 @@ from typing import Optional, Sequence
 
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits
+from symreach.solvers.base import Limits, cancel_on
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
     OUR_ENGINES,
     SECOND_ALONE_S,
+    early_engine,
     favourite,
     holders,
     is_small,
+    pilot_engines,
     race_engines,
     second_engine,
 )
@@ -80,8 +88,10 @@ from symreach.solvers.schedule import (
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-# in-process tries on small systems before forking, and their budgets (see ``_pilot``)
-PILOTS = (("ic3", 0.2), ("bdd", 0.15), ("bmc", 0.1))
+# how long the interleaved pilot of a small system runs (see ``_pilot``): alone,
+# and while an early worker holds the second core
+PILOT_S = 0.5
+PILOT_BESIDE_S = 4.0
 LAZY_PILOT_S = 1.0  # the lazy-deletion search's in-process try (see ``_lazy_pilot``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
@@ -174,7 +184,7 @@ class AutoEngine:
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
                  slice_s: float = DEFAULT_SLICE_S, pilot_s: Optional[float] = None) -> None:
-        """``pilot_s``: every small-system pilot's budget instead of ``PILOTS``'."""
+        """``pilot_s``: the interleaved pilot's budget instead of ``PILOT_S`` / ``PILOT_BESIDE_S``."""
         engines = default_engines() if engines is None else engines
         self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
@@ -199,18 +209,39 @@ class AutoEngine:
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, limits, start)
         else:
-            may_pairs, nodes = len(pre.may), len(instance.nodes)
-            first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
-            result, engines, lazy_running = self._lazy_pilot(engines, first, instance, query, limits, start)
-            second = second_engine(may_pairs, engines, nodes, lazy_running) if first else None
-            if result is None and is_small(may_pairs) and self.slice_s > 0:
-                result = self._pilot(engines, first, instance, query, limits, start)
-                engines = race_engines(may_pairs, engines)
-            if result is None:
-                result = self._race(engines, first, instance, query, limits, start, second)
+            result = self._schedule(engines, len(pre.may), len(instance.nodes), instance, query, limits, start)
         result.stats.setdefault("preprocess", pre.stats)
         result.time_s = time.perf_counter() - start
         return result
+
+    def _schedule(self, engines: list[str], may_pairs: int, nodes: int, instance, query, limits,
+                  start) -> Result:
+        """The lazy pilot; on small systems the interleaved pilot, with the early
+        worker on the second core; then the race (module docstring)."""
+        first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
+        result, engines, lazy_running = self._lazy_pilot(engines, first, instance, query, limits, start)
+        if result is not None:
+            return result
+        second = second_engine(may_pairs, engines, nodes, lazy_running) if first else None
+        small = is_small(may_pairs) and self.slice_s > 0
+        with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
+            outs = {name: str(Path(tmp) / f"{name}.pickle") for name in engines}
+            started: dict = {}
+            try:
+                if small:
+                    early = early_engine(engines, lazy_running) if self.jobs >= 2 else None
+                    if early is not None:
+                        started = self._spawn([early], instance, query, _remaining(limits, start), outs)
+                    seconds = self.pilot_s if self.pilot_s is not None else (
+                        PILOT_BESIDE_S if started else PILOT_S)
+                    result = self._pilot(pilot_engines(nodes, engines), seconds, engines, first,
+                                         instance, query, limits, start)
+                    if result is not None:
+                        return result
+                    engines = race_engines(may_pairs, engines)
+                return self._race(engines, first, instance, query, limits, start, second, outs, started)
+            finally:
+                _stop_all({name: proc for name, (proc, _) in started.items()})
 
     def _available(self) -> list[str]:
         from symreach.solvers.registry import available_engines
@@ -225,32 +256,65 @@ class AutoEngine:
         result.engine = f"auto/{result.engine}"
         return result
 
-    def _pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
-               start) -> Optional[Result]:
-        """IC3, BDD, then BMC, each for its ``PILOTS`` budget in this process, before
-        anything forks (small systems only: there every engine would get only a
-        share of the race, and the engines' set-up is cheap).
+    def _pilot(self, names: list[str], seconds: float, engines: list[str], first: Optional[str],
+               instance, query, limits, start) -> Optional[Result]:
+        """``names`` side by side in threads of this process for ``seconds`` (or what
+        is left of the limit), before the race forks; the first decided answer, or None.
 
-        Forking the workers and stopping them costs ~0.15-0.3 s (a fork of this
-        process per engine, then reaping them), more than the whole run of the
-        best engine on most small instances of the suite (results.csv: IC3 decides
-        pyramids and trees up to h = 4 and the small hard clusters in 0.01-0.06 s,
-        both verdicts; BMC the small paper clusters' and nets' witnesses in
-        0.03-0.1 s; ResAllocation p_0_1: BMC 0.10 s, ``auto`` 0.36 s without a
-        pilot). All three honour a 0.1 s deadline to within ~20 ms on such systems
-        (pyramids h <= 8, ERK: 0.10-0.12 s), so the pilots delay the race by at
-        most about 0.5 s. The budgets are a little over the times of the
-        instances each engine wins (IC3 0.01-0.18 s, the BDDs 0.04-0.08 s, BMC
-        0.03-0.11 s), with room for a loaded machine. An unknown is discarded and
-        the engine starts again in the race (BMC does not:
-        ``schedule.race_engines``)."""
-        for name, seconds in PILOTS:
-            if name in engines:
-                budget = seconds if self.pilot_s is None else self.pilot_s
-                result = self._in_process(name, budget, engines, first, instance, query, limits, start)
-                if result.verdict is not Verdict.UNKNOWN:
-                    return result
-        return None
+        Small systems only. Forking the workers and stopping them costs ~0.15-0.3 s,
+        more than the whole run of the best engine on most small instances of the
+        suite (results.csv: IC3 decides pyramids and trees up to h = 4 in 0.01-0.06 s,
+        the BDDs the not-deployable pyramids up to h = 8 in 0.06-0.5 s, BMC the
+        small paper clusters' witnesses in 0.09-0.14 s). Which engine wins is not
+        known in advance (``schedule.pilot_engines``): run one after the other, the
+        first pilot's budget is lost whenever the second wins (pyramid h = 7, k = 8:
+        the BDDs 0.16 s, ``auto`` 0.86 s with IC3 piloting first for 0.2 s). Side
+        by side the engines share this process's core through the interpreter lock
+        (CUDD and the SAT solvers run with it held, so exactly one engine runs at a
+        time, switching every few milliseconds) and each keeps its progress, so the
+        winner answers after about twice its own time. Once one answers, the others
+        stop at their next deadline check (``base.past``). While an early worker
+        holds the second core the pilot may run longer (``PILOT_BESIDE_S``): the
+        race would only restart the same engines. An unknown is discarded and the
+        engine starts again in the race; an error is recorded and the race reports
+        it if that engine fails there too."""
+        from symreach.solvers.registry import make_engine
+
+        left = _remaining(limits, start).timeout_s
+        budget = seconds if left is None else min(seconds, left)
+        if not names or budget <= 0:
+            return None
+        pilot_limits = replace(limits, timeout_s=budget)
+        cancel = threading.Event()
+        done: "queue.SimpleQueue[tuple[str, Optional[Result], Optional[str]]]" = queue.SimpleQueue()
+
+        def run(name: str) -> None:
+            cancel_on(cancel)
+            try:
+                done.put((name, make_engine(name).check(instance, query, pilot_limits), None))
+            except Exception as exc:  # noqa: BLE001 - recorded below, and the race runs it again
+                done.put((name, None, f"{type(exc).__name__}: {exc}"))
+
+        threads = [threading.Thread(target=run, args=(name,), name=f"auto-pilot-{name}", daemon=True)
+                   for name in names]
+        for thread in threads:
+            thread.start()
+        answer, errors = None, []
+        try:
+            for _ in threads:
+                name, result, error = done.get()
+                if error is not None:
+                    errors.append(f"{name}: {error}")
+                elif result is not None and result.verdict is not Verdict.UNKNOWN:
+                    answer = self._label(result, name, engines, first, pilot_s=budget, pilots=names)
+                    break
+        finally:
+            cancel.set()
+            for thread in threads:
+                thread.join()
+        if answer is not None and errors:
+            answer.stats["portfolio"]["pilot_errors"] = errors
+        return answer
 
     def _lazy_pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
                     start) -> tuple[Optional[Result], list[str], bool]:
@@ -285,38 +349,47 @@ class AutoEngine:
         budget = seconds if left is None else min(seconds, left)
         result = make_engine(name).check(instance, query, replace(limits, timeout_s=budget))
         if result.verdict is not Verdict.UNKNOWN:
-            result.engine = f"auto/{result.engine}"
-            result.stats["portfolio"] = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
-                                         "favourite": first, "answered_by": name, "pilot_s": budget}
+            self._label(result, name, engines, first, pilot_s=budget)
         return result
 
-    def _race(self, engines: list[str], first: Optional[str], instance, query, limits, start,
-              second: Optional[str] = None) -> Result:
+    def _label(self, result: Result, name: str, engines: list[str], first: Optional[str],
+               **schedule) -> Result:
+        """Name ``auto`` in a pilot's decided answer and record the schedule."""
+        result.engine = f"auto/{result.engine}"
+        result.stats["portfolio"] = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
+                                     "favourite": first, "answered_by": name, **schedule}
+        return result
+
+    def _spawn(self, names: list[str], instance, query, limits: Limits, outs: dict[str, str]) -> dict:
+        """Fork a worker per name: ``{name: (process, detached event)}``."""
         ctx = mp.get_context("fork")
-        remaining = _remaining(limits, start)
+        # a stop signal in the middle of a fork would run the command's handler inside
+        # an at-fork hook ("Exception ignored"): hold such signals until every worker
+        # exists (the workers unblock them first thing, in ``_detach``)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            return {name: spawn_worker(ctx, name, instance, query, limits, outs[name]) for name in names}
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def _race(self, engines: list[str], first: Optional[str], instance, query, limits, start,
+              second: Optional[str], outs: dict[str, str], started: dict) -> Result:
+        """Every engine in its own process, scheduled by ``_supervise``; ``started``:
+        the workers already running (the early worker of a small system), adopted."""
         schedule = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
-                    "favourite": first, "second": second}
-        with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
-            outs = {name: str(Path(tmp) / f"{name}.pickle") for name in engines}
-            order = sorted(engines, key=lambda name: name != first)  # the favourite starts first
-            # a stop signal in the middle of a fork would run the command's handler inside
-            # an at-fork hook ("Exception ignored"): hold such signals until every worker
-            # exists (the workers unblock them first thing, in ``_detach``)
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-            try:
-                workers = {name: spawn_worker(ctx, name, instance, query, remaining, outs[name])
-                           for name in order}
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
-            procs = {name: proc for name, (proc, _) in workers.items()}
-            detached = {name: ev for name, (_, ev) in workers.items()}
-            unknown: list[Result] = []
-            errors: list[str] = []
-            try:
-                return self._supervise(procs, detached, outs, limits, start, schedule, unknown, errors,
-                                       first, second)
-            finally:
-                _stop_all(procs)
+                    "favourite": first, "second": second, "early": list(started) or None}
+        order = sorted((e for e in engines if e not in started), key=lambda name: name != first)
+        workers = {name: w for name, w in started.items() if name in engines}  # adopted
+        workers.update(self._spawn(order, instance, query, _remaining(limits, start), outs))
+        procs = {name: proc for name, (proc, _) in workers.items()}
+        detached = {name: ev for name, (_, ev) in workers.items()}
+        unknown: list[Result] = []
+        errors: list[str] = []
+        try:
+            return self._supervise(procs, detached, outs, limits, start, schedule, unknown, errors,
+                                   first, second)
+        finally:
+            _stop_all(procs)
 
     def _supervise(self, procs, detached, outs, limits, start, schedule, unknown, errors,
                    first: Optional[str], second: Optional[str] = None) -> Result:

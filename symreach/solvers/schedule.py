@@ -22,10 +22,12 @@ number of (pod type, node) pairs that preprocessing leaves possible
 - **up to 128 pairs** (pebbling, small nets, small rings, mutexes and
   philosophers): no engine dominates (BDD on pebbling and on the
   violations, BMC on the small nets' witnesses, ABC's pdr on philosophers'
-  violations n = 4, 6), so every engine gets an equal share. IC3, the BDDs
-  and BMC first run alone for 0.2, 0.15 and 0.1 s in ``auto``'s own process
-  (``portfolio.PILOTS``), which answer most small instances, both verdicts,
-  before anything forks; BMC then stays out of the race (``race_engines``).
+  violations n = 4, 6), so every engine gets an equal share. Two engines
+  chosen by the number of nodes (``pilot_engines``) first run side by side
+  in ``auto``'s own process (``portfolio.AutoEngine._pilot``), which answers
+  most small instances, both verdicts, before anything forks, while the
+  early worker (``early_engine``) holds the second core; BMC then stays out
+  of the race (``race_engines``).
 
 The lazy-deletion search joins the race only when its in-process pilot
 (``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
@@ -72,6 +74,9 @@ CLUSTER_FAVOURITE = "ic3"  # large systems of several nodes (docstring)
 # how long the second engine holds a core alone (docstring)
 SECOND_ALONE_S = {LAZY_ENGINE: 30.0, ABC_ENGINE: 4.0}
 PILOT_ONLY_ON_SMALL = ("bmc",)  # engines that only pilot on small systems (``race_engines``)
+# the engines ``auto`` interleaves in its own process on small systems (``pilot_engines``)
+PILOTS_ONE_NODE = ("ic3", "bdd")
+PILOTS_CLUSTER = ("ic3", "bmc")
 
 
 def is_small(may_pairs: int) -> bool:
@@ -92,6 +97,31 @@ def race_engines(may_pairs: int, engines: Sequence[str]) -> list[str]:
         return list(engines)
     kept = [e for e in engines if e not in PILOT_ONLY_ON_SMALL]
     return kept or list(engines)
+
+
+def pilot_engines(nodes: int, engines: Sequence[str]) -> list[str]:
+    """The engines of the interleaved pilot on a small system of ``nodes`` nodes.
+
+    From results.csv (run_all, small systems): on one node (pebbling, small
+    nets) the best engine is IC3 or the BDDs -- IC3 on the deployable
+    pebblings (0.02-0.08 s), the BDDs on the not-deployable ones (0.06-1.6 s,
+    where IC3 takes 5-90x longer) -- and BMC is never the best beyond 0.03 s;
+    on several nodes (the small hard clusters) IC3 or BMC is (BMC 0.09-0.14 s
+    on paper clusters 20x10 and 50x30, IC3 on the rest) and the BDDs never
+    are. Whichever of the two is faster, running both side by side costs at
+    most about twice its time."""
+    wanted = PILOTS_ONE_NODE if nodes <= 1 else PILOTS_CLUSTER
+    return [e for e in wanted if e in engines]
+
+
+def early_engine(engines: Sequence[str], lazy_running: bool) -> str | None:
+    """The worker that takes the second core while a small system's pilot holds
+    the first: the lazy search when its own pilot stopped only at its limit,
+    else ABC's pdr (the best engine on the small trees h = 5, 6 deployable:
+    0.40 and 2.5 s against 1.0 and 6.6 s for ours). None: nothing to start."""
+    if lazy_running and LAZY_ENGINE in engines:
+        return LAZY_ENGINE
+    return ABC_ENGINE if ABC_ENGINE in engines else None
 
 
 def favourite(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> str | None:
