@@ -182,14 +182,14 @@ def test_workers_die_with_a_killed_parent():
     script = ("from tests.sat_helpers import pyramid_instance\n"
               "from symreach.solvers.portfolio import AutoEngine\n"
               "from symreach.solvers.base import Limits\n"
-              "AutoEngine().check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
+              "AutoEngine(pilot_s=0.1).check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         workers: list[int] = []
         # lazy declines the pebbling encoding (capacity binds) in its pilot and stays out;
         # on a system this small BMC only pilots (``schedule.race_engines``); no pilot
-        # decides pyramid h = 10 within its 0.1 s
+        # decides pyramid h = 10 within 0.1 s, and the race then forks every worker
         count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc")])
         for _ in range(600):  # generous: up to 60 s for the workers to start
             workers = _children(proc.pid)

@@ -159,3 +159,32 @@ def test_engines_stop_at_their_next_check_once_cancelled(engine):
     thread.start()
     thread.join(timeout=120)
     assert out and out[0].verdict is Verdict.UNKNOWN
+
+
+def test_bmc_under_turns_finds_the_same_witness_depth(monkeypatch):
+    """Under turns BMC solves in conflict-budgeted calls (``bmc._solve_in_turns``),
+    here of a single conflict each, so that nearly every call runs out and is
+    resumed: the answer and the depth are those of one whole call."""
+    import symreach.solvers.bmc as bmc
+
+    monkeypatch.setattr(bmc, "TURN_CONFLICTS", 1)
+    for h, k in ((3, 5), (4, 6), (2, 4), (5, 7)):
+        inst = pyramid_instance(h, k)
+        alone = make_engine("bmc").check(inst, limits=Limits())
+        out = []
+
+        def body():
+            turns = Turns(1)
+            turns.enter()
+            take_turns(turns)
+            try:
+                out.append(make_engine("bmc").check(inst, limits=Limits()))
+            finally:
+                take_turns(None)
+                turns.leave()
+
+        thread = threading.Thread(target=body)
+        thread.start()
+        thread.join(timeout=120)
+        assert out[0].verdict is alone.verdict is Verdict.DEPLOYABLE
+        assert out[0].stats["depth"] == alone.stats["depth"]

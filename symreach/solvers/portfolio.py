@@ -15,9 +15,10 @@ fragment and answers most encoded-net goals, shallow or deep, before
 anything forks. On small systems two engines chosen by the system's
 shape (IC3 and the BDDs on one node, IC3 and BMC on several:
 ``schedule.pilot_engines``) next run side by side in threads of this
-process (``_pilot``), while the *early worker* (ABC's pdr, or the lazy
-search when its pilot ran out of time: ``schedule.early_engine``) already
-holds the second core in a process of its own. Then every engine runs in
+process, taking turns on one core (``_pilot``, ``turns``); if they have not
+answered within ``EARLY_AFTER_S``, the *early worker* (ABC's pdr, or the
+lazy search when its pilot ran out of time: ``schedule.early_engine``)
+takes the second core in a process of its own. Then every engine runs in
 its own process, for the rest of the limit. On large systems a favourite
 (BMC on one node, IC3 on several) holds one core throughout and the other
 engines share the remaining ``jobs - 1`` cores; on small ones all share all
@@ -92,7 +93,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # how long the interleaved pilot of a small system runs (see ``_pilot``): alone,
 # and while an early worker holds the second core
 PILOT_S = 0.5
-PILOT_BESIDE_S = 4.0
+PILOT_BESIDE_S = 30.0
 # the early worker starts once the pilot has run this long without an answer:
 # forking sooner slows the pilot on the instances it answers at once (pyramid
 # h = 5, k = 6: 0.33 s instead of 0.11 s, the child's copy-on-write faults and
@@ -294,10 +295,15 @@ class AutoEngine:
         ``early``: (start, answer) of the early worker. ``start`` forks it once the
         pilot has run for ``EARLY_AFTER_S`` without an answer, with every pilot
         parked at a check (``Turns.hold``); ``answer`` is polled every
-        ``POLL_S`` and ends the pilot with the worker's decided answer. While it holds the second core the pilot may run longer
-        (``PILOT_BESIDE_S``): the race would only restart the same engines. An
-        unknown is discarded and the engine starts again in the race; an error is
-        recorded and the race reports it if that engine fails there too."""
+        ``POLL_S`` and ends the pilot with the worker's decided answer.
+
+        While the early worker holds the second core the pilot runs longer
+        (``PILOT_BESIDE_S``): the race would restart the same engines from scratch
+        with 2/3 of a core each, where in the pilot each keeps its progress at half
+        a core (tree h = 6, k = 7, the BDDs alone 2.7 s: ``auto`` 7.9 s with a 4 s
+        pilot followed by the race, load 2-3). An unknown is discarded and the
+        engine starts again in the race; an error is recorded and the race
+        reports it if that engine fails there too."""
         from symreach.solvers.registry import make_engine
 
         left = _remaining(limits, start).timeout_s
