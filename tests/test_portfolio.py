@@ -122,6 +122,23 @@ def test_the_early_workers_answer_ends_the_pilot(monkeypatch):
     assert not mp.active_children()
 
 
+def test_an_early_worker_that_gives_up_ends_the_pilot(monkeypatch):
+    """The early worker (the explicit engine, stopped by a one-state limit) gives
+    up at once; the pilot (BMC, which never proves "not deployable") then ends
+    instead of holding one core for its 60 s, and the race decides."""
+    import symreach.solvers.portfolio as portfolio
+
+    monkeypatch.setattr(portfolio, "pilot_engines", lambda nodes, engines: ["bmc"])
+    monkeypatch.setattr(portfolio, "early_engine", lambda engines, lazy_running: "explicit")
+    inst = pyramid_instance(2, 3)
+    res = AutoEngine(engines=("bmc", "explicit", "ic3"), pilot_s=60).check(
+        inst, limits=Limits(timeout_s=120, max_states=1))
+    port = res.stats["portfolio"]
+    assert res.verdict is Verdict.NOT_DEPLOYABLE and port["answered_by"] == "ic3"
+    assert port["pilot_end"] == "early worker gave up" and port["early"] == ["explicit"]
+    assert not mp.active_children()
+
+
 def test_bmc_is_in_the_default_race():
     assert "bmc" in DEFAULT_RACE and "bdd" in DEFAULT_RACE and "ic3" in DEFAULT_RACE
 

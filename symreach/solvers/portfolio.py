@@ -236,6 +236,7 @@ class AutoEngine:
         with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
             outs = {name: str(Path(tmp) / f"{name}.pickle") for name in engines}
             started: dict = {}
+            notes: dict = {}  # how the pilot ended, for the race's schedule record
             try:
                 if small:
                     early = early_engine(engines, lazy_running) if self.jobs >= 2 else None
@@ -243,18 +244,19 @@ class AutoEngine:
                     def start_early() -> None:
                         started.update(self._spawn([early], instance, query, _remaining(limits, start), outs))
 
-                    def early_answer() -> Optional[Result]:
+                    def early_answer() -> tuple[bool, Optional[Result]]:
                         return self._early_answer(started, outs, engines, first)
 
                     seconds = self.pilot_s if self.pilot_s is not None else (
                         PILOT_BESIDE_S if early else PILOT_S)
                     result = self._pilot(pilot_engines(nodes, engines), seconds, engines, first,
                                          instance, query, limits, start,
-                                         (start_early, early_answer) if early else None)
+                                         (start_early, early_answer) if early else None, notes)
                     if result is not None:
                         return result
                     engines = race_engines(may_pairs, engines)
-                return self._race(engines, first, instance, query, limits, start, second, outs, started)
+                return self._race(engines, first, instance, query, limits, start, second, outs, started,
+                                  notes)
             finally:
                 _stop_all({name: proc for name, (proc, _) in started.items()})
 
@@ -273,8 +275,9 @@ class AutoEngine:
 
     def _pilot(self, names: list[str], seconds: float, engines: list[str], first: Optional[str],
                instance, query, limits, start,
-               early: Optional[tuple[Callable[[], None], Callable[[], Optional[Result]]]] = None
-               ) -> Optional[Result]:
+               early: Optional[tuple[Callable[[], None],
+                                     Callable[[], tuple[bool, Optional[Result]]]]] = None,
+               notes: Optional[dict] = None) -> Optional[Result]:
         """``names`` side by side in threads of this process for ``seconds`` (or what
         is left of the limit), before the race forks; the first decided answer, or None.
 
@@ -295,7 +298,8 @@ class AutoEngine:
         ``early``: (start, answer) of the early worker. ``start`` forks it once the
         pilot has run for ``EARLY_AFTER_S`` without an answer, with every pilot
         parked at a check (``Turns.hold``); ``answer`` is polled every
-        ``POLL_S`` and ends the pilot with the worker's decided answer.
+        ``POLL_S``: the worker's decided answer ends the pilot, and so does its
+        giving up (the race then puts both cores to work; ``notes`` records it).
 
         While the early worker holds the second core the pilot runs longer
         (``PILOT_BESIDE_S``): the race would restart the same engines from scratch
@@ -346,7 +350,11 @@ class AutoEngine:
                             turns.release()
                         start_early = None
                     elif start_early is None and early_answer is not None:
-                        answer = early_answer()
+                        finished, answer = early_answer()
+                        if finished and answer is None:
+                            if notes is not None:
+                                notes["pilot_end"] = "early worker gave up"
+                            break  # the second core is free: the race uses both
                     continue
                 pending -= 1
                 if error is not None:
@@ -362,16 +370,16 @@ class AutoEngine:
         return answer
 
     def _early_answer(self, started: dict, outs: dict[str, str], engines: list[str],
-                      first: Optional[str]) -> Optional[Result]:
-        """The decided answer of an early worker that has finished, if any (an
-        unknown or an error stays in its file for the race to report)."""
+                      first: Optional[str]) -> tuple[bool, Optional[Result]]:
+        """Whether the early worker has finished, and its decided answer if it has
+        one (an unknown or an error stays in its file for the race to report)."""
         for name, (proc, _) in started.items():
             if proc.is_alive():
-                continue
+                return False, None
             result, _error = _read(outs[name], proc.exitcode)
             if result is not None and result.verdict is not Verdict.UNKNOWN:
-                return self._label(result, name, engines, first, early=name)
-        return None
+                return True, self._label(result, name, engines, first, early=name)
+        return True, None
 
     def _lazy_pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
                     start) -> tuple[Optional[Result], list[str], bool]:
@@ -430,11 +438,12 @@ class AutoEngine:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _race(self, engines: list[str], first: Optional[str], instance, query, limits, start,
-              second: Optional[str], outs: dict[str, str], started: dict) -> Result:
+              second: Optional[str], outs: dict[str, str], started: dict,
+              notes: Optional[dict] = None) -> Result:
         """Every engine in its own process, scheduled by ``_supervise``; ``started``:
         the workers already running (the early worker of a small system), adopted."""
         schedule = {"engines": list(engines), "jobs": self.jobs, "slice_s": self.slice_s,
-                    "favourite": first, "second": second, "early": list(started) or None}
+                    "favourite": first, "second": second, "early": list(started) or None, **(notes or {})}
         order = sorted((e for e in engines if e not in started), key=lambda name: name != first)
         workers = {name: w for name, w in started.items() if name in engines}  # adopted
         workers.update(self._spawn(order, instance, query, _remaining(limits, start), outs))
