@@ -52,6 +52,7 @@ from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.solvers.base import Limits, past
 from symreach.solvers.fast_paths import begin_check
+from symreach.solvers.bdd_closure import closure_actions, closure_order
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, manager_nodes, reorder
 from symreach.solvers.counter_evidence import counter_verdict
 from symreach.solvers.bdd_sweep_order import interleaved, witness_cyclic
@@ -139,7 +140,13 @@ class Reachability:
         # that reruns the side with rings (``BddEngine._search``)
         self.ring_limit: Optional[int] = None
         self.rings_dropped = False
+        # sweeps completed (a closure pass counts as past its sweep)
+        self._sweeps_done = 0
         self._is_deploy = [a.op == DEPLOY for a in sym.system.actions]
+        # chaining: a pass of the unguarded bit deletes after every sweep
+        # (``bdd_closure``; pyramid h = 13, k = 14 backward alone 3.5x faster)
+        self.closure_pass = True
+        self._closure = closure_order(sym, closure_actions(sym.system))
 
     # ---- bookkeeping --------------------------------------------------------
     def _apply(self, i: int, s):
@@ -261,11 +268,20 @@ class Reachability:
         """Chaining on the whole reached set (no frontier): for this system the
         reached set is often far smaller as a BDD than any frontier.
 
-        The order is applied cyclically and the run stops after ``len(order)``
-        images in a row that add nothing: each action has then been applied
-        to the final R. The actions after the last growing image of a sweep
-        are not re-applied in the next one (pyramid h = 10 backward: the
-        last 40 of 132 images of the closing sweep)."""
+        With closure actions (``bdd_closure``: unguarded bit deletes) and
+        ``closure_pass`` on, every sweep in ``order`` is followed by one pass
+        of them (bottom-first); in the next sweep they are skipped while R is
+        still closed (nothing grew since the pass: their images are provably
+        empty), and a sweep that starts closed and grows nothing ends the run.
+
+        Otherwise the order is applied cyclically and the run stops after
+        ``len(order)`` images in a row that add nothing: each action has then
+        been applied to the final R. The actions after the last growing image
+        of a sweep are not re-applied in the next one (pyramid h = 10
+        backward: the last 40 of 132 images of the closing sweep)."""
+        if self.closure_pass and self._closure:
+            yield from self._chaining_closed(order)
+            return
         n = len(order)
         idle = 0
         while idle < n:
@@ -274,27 +290,58 @@ class Reachability:
                 grew = self._apply(i, self.R) != self.bdd.false
                 idle = 0 if grew else idle + 1
                 if self.fine_steps:
-                    # the work of an image, |R|^2, from |R| measured after
-                    # every image that grew R: a DAG walk, far cheaper than
-                    # the image, and an exploding side is seen at once
-                    # (measured every 32 images, the forward side of pyramid
-                    # h = 11 ran 9 images of its exploding second sweep on a
-                    # stale size)
-                    if grew:
-                        self.size = max(1, self.R.dag_size)
-                        self._maybe_drop_rings()
-                    yield self.size * self.size
+                    yield self._step_work(grew)
                 if idle >= n:
                     return
+            self._sweeps_done += 1
             if not self.fine_steps:
                 yield None
+
+    def _step_work(self, grew: bool) -> int:
+        """The work of an image, |R|^2, from |R| measured after every image
+        that grew R: a DAG walk, far cheaper than the image, and an exploding
+        side is seen at once (measured every 32 images, the forward side of
+        pyramid h = 11 ran 9 images of its exploding second sweep on a stale
+        size)."""
+        if grew:
+            self.size = max(1, self.R.dag_size)
+            self._maybe_drop_rings()
+        return self.size * self.size
+
+    def _chaining_closed(self, order):
+        """Sweeps in ``order``, each followed by a closure pass (see
+        ``_chaining_full``; the soundness argument is ``bdd_closure``'s)."""
+        closing = set(self._closure)
+        closed = False
+        while True:
+            self.stats["iterations"] += 1
+            grew_any = False
+            for i in order:
+                if closed and not grew_any and i in closing:
+                    self.stats["closure_skipped"] = self.stats.get("closure_skipped", 0) + 1
+                    continue
+                grew = self._apply(i, self.R) != self.bdd.false
+                grew_any |= grew
+                if self.fine_steps:
+                    yield self._step_work(grew)
+            if closed and not grew_any:
+                return
+            self._sweeps_done += 1
+            if not self.fine_steps:
+                yield None
+            for i in self._closure:
+                grew = self._apply(i, self.R) != self.bdd.false
+                if self.fine_steps:
+                    yield self._step_work(grew)
+            self.stats["closure_passes"] = self.stats.get("closure_passes", 0) + 1
+            closed = True
 
     def _maybe_drop_rings(self) -> None:
         """Past its first sweep, a side whose R exceeds ``ring_limit`` stops
         keeping its images: on a not-deployable pyramid they are never read,
         and they hold most of the live nodes (h = 12, k = 13 backward alone:
         peak 11.2M nodes and 48.5 CPU s with them, 2.8M and 41.0 s without)."""
-        if (self.keep_images and self.ring_limit is not None and self.stats["iterations"] >= 2
+        if (self.keep_images and self.ring_limit is not None and self._sweeps_done >= 1
                 and self.size > self.ring_limit):
             self.keep_images = False
             self.rings_dropped = True
@@ -494,6 +541,7 @@ class BddEngine:
         run = Reachability(sym, d, "chaining", deadline, self.dynamic_reorder,
                            record_rings=False, keep_images=True)
         run.image_mode = dropped.image_mode
+        run.closure_pass = dropped.closure_pass
         run.report = self._report
         try:
             run.run()
