@@ -126,3 +126,35 @@ def test_engine_verdicts_and_certificates_with_closure(k):
         assert res.verdict is Verdict.NOT_DEPLOYABLE
         ok, why = check_certificate(inst, inst.query, res.certificate)
         assert ok, why
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_read_domain_images_equal_the_plain_images(direction):
+    """Every deploy image of ``R & Q`` (``ReadDomain``) equals its image of
+    ``R``, on random systems and on reached sets at several stages; and a
+    run with the restricted images ("always") reaches the plain fixpoint."""
+    from symreach.solvers.bdd_closure import ReadDomain
+
+    forward = direction == "forward"
+    checked = nonempty = 0
+    for seed in range(1, 80, 3):
+        inst = load_document(random_doc(seed))
+        system = compile_system(inst, inst.query, type_order="reverse-level")
+        sym = SymbolicSystem(system)
+        dom = ReadDomain(sym, forward)
+        image = sym.post if forward else sym.pre
+        r = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=False)
+        for _ in range(3):
+            for i in sorted(dom.members):
+                plain = image(i, r.R)
+                assert image(i, dom.of(r.R)) == plain, (seed, i)
+                checked += 1
+                nonempty += plain != sym.bdd.false
+            for i in range(len(system.actions)):
+                r.R |= image(i, r.R)
+        _, off = _run(sym, direction, True, goal=False)
+        run = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=True)
+        run.read_domain, run.goal = "always", sym.bdd.false
+        run.run()
+        assert run.R == off.R, seed
+    assert checked > nonempty > 10
