@@ -15,7 +15,15 @@ from symreach import semantics
 from symreach.result import Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.portfolio import DEFAULT_RACE, AutoEngine
-from symreach.solvers.schedule import favourite, holders, race_engines, round_robin, second_engine
+from symreach.solvers.schedule import (
+    early_engine,
+    favourite,
+    holders,
+    pilot_engines,
+    race_engines,
+    round_robin,
+    second_engine,
+)
 from tests.sat_helpers import pyramid_instance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,13 +80,46 @@ def test_bmc_only_pilots_on_small_systems():
 
 
 def test_small_instances_are_answered_in_process_by_the_pilots():
-    """No fork on pyramid h = 3: IC3, the first pilot, proves k = 4 not deployable
-    and finds the k = 5 witness (a pilot budget no machine can exhaust here)."""
+    """No fork on pyramid h = 3: IC3 and the BDDs, side by side in this process,
+    prove k = 4 not deployable and find the k = 5 witness (a pilot budget no
+    machine can exhaust here)."""
     for k, verdict in ((4, Verdict.NOT_DEPLOYABLE), (5, Verdict.DEPLOYABLE)):
         res = AutoEngine(engines=("bdd", "ic3", "bmc"), pilot_s=60).check(
             pyramid_instance(3, k), limits=Limits(timeout_s=120))
         port = res.stats["portfolio"]
-        assert res.verdict is verdict and port["answered_by"] == "ic3" and port["pilot_s"] == 60
+        assert res.verdict is verdict and port["pilots"] == ["ic3", "bdd"] and port["pilot_s"] == 60
+        assert port["answered_by"] in ("ic3", "bdd") and "slices" not in port   # no race
+        assert not mp.active_children()
+
+
+def test_pilots_by_number_of_nodes():
+    engines = ["bdd", "ic3", "bmc", "lazy", "abc-pdr"]
+    assert pilot_engines(1, engines) == ["ic3", "bdd"]    # pebbling, small nets
+    assert pilot_engines(20, engines) == ["ic3", "bmc"]   # small clusters
+    assert pilot_engines(20, ["bdd", "ic3"]) == ["ic3"]
+
+
+def test_early_worker_is_the_lazy_search_when_running_else_abc_pdr():
+    engines = ["bdd", "ic3", "lazy", "abc-pdr"]
+    assert early_engine(engines, lazy_running=True) == "lazy"
+    assert early_engine(engines, lazy_running=False) == "abc-pdr"
+    assert early_engine(engines[:-1], lazy_running=False) is None   # ABC not installed
+
+
+def test_the_early_workers_answer_ends_the_pilot(monkeypatch):
+    """BMC alone pilots a not-deployable pyramid, which it can never decide, for
+    up to 60 s; the early worker (the explicit engine here) decides it in
+    milliseconds once forked, and the pilot returns its answer."""
+    import symreach.solvers.portfolio as portfolio
+
+    monkeypatch.setattr(portfolio, "pilot_engines", lambda nodes, engines: ["bmc"])
+    monkeypatch.setattr(portfolio, "early_engine", lambda engines, lazy_running: "explicit")
+    inst = pyramid_instance(2, 3)
+    res = AutoEngine(engines=("bmc", "explicit"), pilot_s=60).check(inst, limits=Limits(timeout_s=120))
+    port = res.stats["portfolio"]
+    assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/explicit"
+    assert port["answered_by"] == "explicit" and port["early"] == "explicit"
+    assert not mp.active_children()
 
 
 def test_bmc_is_in_the_default_race():
@@ -141,14 +182,14 @@ def test_workers_die_with_a_killed_parent():
     script = ("from tests.sat_helpers import pyramid_instance\n"
               "from symreach.solvers.portfolio import AutoEngine\n"
               "from symreach.solvers.base import Limits\n"
-              "AutoEngine().check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
+              "AutoEngine(pilot_s=0.1).check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         workers: list[int] = []
         # lazy declines the pebbling encoding (capacity binds) in its pilot and stays out;
         # on a system this small BMC only pilots (``schedule.race_engines``); no pilot
-        # decides pyramid h = 10 within its 0.1 s
+        # decides pyramid h = 10 within 0.1 s, and the race then forks every worker
         count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc")])
         for _ in range(600):  # generous: up to 60 s for the workers to start
             workers = _children(proc.pid)

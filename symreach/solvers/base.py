@@ -41,21 +41,28 @@ _thread_state = threading.local()
 
 def past(deadline: Optional[float]) -> bool:
     """Whether an engine must stop now: its ``deadline`` (``time.perf_counter``)
-    has passed, or the run in this thread was cancelled (``cancel_on``).
+    has passed, or the run in this thread was cancelled.
 
-    Engines call this wherever they check their deadline. Cancellation is per
-    thread because ``auto`` runs several engines side by side in threads of one
-    process (``portfolio.AutoEngine._pilot``): once one answers, the others
-    must stop at their next check instead of running on to their deadline."""
-    if deadline is not None and time.perf_counter() > deadline:
+    Engines call this wherever they check their deadline, between steps. When
+    the thread takes turns with others (``take_turns``: ``auto`` runs two
+    engines side by side in threads of one process), this is also where it
+    hands over the core and waits for its next turn, and where it learns that
+    another engine answered."""
+    turns = getattr(_thread_state, "turns", None)
+    if turns is not None and turns.pause():
         return True
-    event = getattr(_thread_state, "cancel", None)
-    return event is not None and event.is_set()
+    return deadline is not None and time.perf_counter() > deadline
 
 
-def cancel_on(event: Optional[threading.Event]) -> None:
-    """Make ``past`` true in the calling thread once ``event`` is set (None: never)."""
-    _thread_state.cancel = event
+def taking_turns() -> bool:
+    """Whether the calling thread's engine takes turns with others (``take_turns``)."""
+    return getattr(_thread_state, "turns", None) is not None
+
+
+def take_turns(turns: Optional[Any]) -> None:
+    """Run the calling thread's engine under ``turns`` (a
+    ``symreach.solvers.turns.Turns``, already entered; None: alone again)."""
+    _thread_state.turns = turns
 
 
 class Engine(Protocol):

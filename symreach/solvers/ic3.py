@@ -215,7 +215,8 @@ class Ic3Engine:
         stats["time_s"] = time.perf_counter() - start
         if outcome is None:
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
-                          reason=f"timeout after {limits.timeout_s:g} s at frame {ic3.k}",
+                          reason=(f"timeout after {limits.timeout_s:g} s at frame {ic3.k}"
+                                  if limits.timeout_s is not None else f"stopped at frame {ic3.k}"),
                           time_s=time.perf_counter() - start)
         kind, payload = outcome
         if kind == "cex":

@@ -15,9 +15,10 @@ fragment and answers most encoded-net goals, shallow or deep, before
 anything forks. On small systems two engines chosen by the system's
 shape (IC3 and the BDDs on one node, IC3 and BMC on several:
 ``schedule.pilot_engines``) next run side by side in threads of this
-process (``_pilot``), while the *early worker* (ABC's pdr, or the lazy
-search when its pilot ran out of time: ``schedule.early_engine``) already
-holds the second core in a process of its own. Then every engine runs in
+process, taking turns on one core (``_pilot``, ``turns``); if they have not
+answered within ``EARLY_AFTER_S``, the *early worker* (ABC's pdr, or the
+lazy search when its pilot ran out of time: ``schedule.early_engine``)
+takes the second core in a process of its own. Then every engine runs in
 its own process, for the rest of the limit. On large systems a favourite
 (BMC on one node, IC3 on several) holds one core throughout and the other
 engines share the remaining ``jobs - 1`` cores; on small ones all share all
@@ -66,11 +67,11 @@ import time
 from dataclasses import replace
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits, cancel_on
+from symreach.solvers.base import Limits, take_turns
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
@@ -84,6 +85,7 @@ from symreach.solvers.schedule import (
     race_engines,
     second_engine,
 )
+from symreach.solvers.turns import Turns
 
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
@@ -91,7 +93,14 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # how long the interleaved pilot of a small system runs (see ``_pilot``): alone,
 # and while an early worker holds the second core
 PILOT_S = 0.5
-PILOT_BESIDE_S = 4.0
+PILOT_BESIDE_S = 30.0
+# the early worker starts once the pilot has run this long without an answer:
+# forking sooner slows the pilot on the instances it answers at once (pyramid
+# h = 5, k = 6: 0.33 s instead of 0.11 s, the child's copy-on-write faults and
+# its set-up competing with the pilot)
+EARLY_AFTER_S = 0.25
+PILOT_SLICE_S = 0.01
+POLL_S = 0.02  # how often the pilot looks at the early worker  # the pilots' turns (``turns.Turns``): a few IC3 queries or BDD images
 LAZY_PILOT_S = 1.0  # the lazy-deletion search's in-process try (see ``_lazy_pilot``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
@@ -230,12 +239,18 @@ class AutoEngine:
             try:
                 if small:
                     early = early_engine(engines, lazy_running) if self.jobs >= 2 else None
-                    if early is not None:
-                        started = self._spawn([early], instance, query, _remaining(limits, start), outs)
+
+                    def start_early() -> None:
+                        started.update(self._spawn([early], instance, query, _remaining(limits, start), outs))
+
+                    def early_answer() -> Optional[Result]:
+                        return self._early_answer(started, outs, engines, first)
+
                     seconds = self.pilot_s if self.pilot_s is not None else (
-                        PILOT_BESIDE_S if started else PILOT_S)
+                        PILOT_BESIDE_S if early else PILOT_S)
                     result = self._pilot(pilot_engines(nodes, engines), seconds, engines, first,
-                                         instance, query, limits, start)
+                                         instance, query, limits, start,
+                                         (start_early, early_answer) if early else None)
                     if result is not None:
                         return result
                     engines = race_engines(may_pairs, engines)
@@ -257,7 +272,9 @@ class AutoEngine:
         return result
 
     def _pilot(self, names: list[str], seconds: float, engines: list[str], first: Optional[str],
-               instance, query, limits, start) -> Optional[Result]:
+               instance, query, limits, start,
+               early: Optional[tuple[Callable[[], None], Callable[[], Optional[Result]]]] = None
+               ) -> Optional[Result]:
         """``names`` side by side in threads of this process for ``seconds`` (or what
         is left of the limit), before the race forks; the first decided answer, or None.
 
@@ -269,15 +286,24 @@ class AutoEngine:
         known in advance (``schedule.pilot_engines``): run one after the other, the
         first pilot's budget is lost whenever the second wins (pyramid h = 7, k = 8:
         the BDDs 0.16 s, ``auto`` 0.86 s with IC3 piloting first for 0.2 s). Side
-        by side the engines share this process's core through the interpreter lock
-        (CUDD and the SAT solvers run with it held, so exactly one engine runs at a
-        time, switching every few milliseconds) and each keeps its progress, so the
-        winner answers after about twice its own time. Once one answers, the others
-        stop at their next deadline check (``base.past``). While an early worker
-        holds the second core the pilot may run longer (``PILOT_BESIDE_S``): the
-        race would only restart the same engines. An unknown is discarded and the
-        engine starts again in the race; an error is recorded and the race reports
-        it if that engine fails there too."""
+        by side, taking turns of ``PILOT_SLICE_S`` on this process's core
+        (``turns.Turns``: CUDD and the SAT solvers hold the interpreter lock, so one
+        engine runs at a time anyway), each keeps its progress and the winner
+        answers after about twice its own time. Once one answers, the others stop
+        at their next deadline check (``base.past``).
+
+        ``early``: (start, answer) of the early worker. ``start`` forks it once the
+        pilot has run for ``EARLY_AFTER_S`` without an answer, with every pilot
+        parked at a check (``Turns.hold``); ``answer`` is polled every
+        ``POLL_S`` and ends the pilot with the worker's decided answer.
+
+        While the early worker holds the second core the pilot runs longer
+        (``PILOT_BESIDE_S``): the race would restart the same engines from scratch
+        with 2/3 of a core each, where in the pilot each keeps its progress at half
+        a core (tree h = 6, k = 7, the BDDs alone 2.7 s: ``auto`` 7.9 s with a 4 s
+        pilot followed by the race, load 2-3). An unknown is discarded and the
+        engine starts again in the race; an error is recorded and the race
+        reports it if that engine fails there too."""
         from symreach.solvers.registry import make_engine
 
         left = _remaining(limits, start).timeout_s
@@ -285,36 +311,67 @@ class AutoEngine:
         if not names or budget <= 0:
             return None
         pilot_limits = replace(limits, timeout_s=budget)
-        cancel = threading.Event()
+        turns = Turns(len(names), PILOT_SLICE_S)
         done: "queue.SimpleQueue[tuple[str, Optional[Result], Optional[str]]]" = queue.SimpleQueue()
 
         def run(name: str) -> None:
-            cancel_on(cancel)
+            turns.enter()
+            take_turns(turns)
             try:
                 done.put((name, make_engine(name).check(instance, query, pilot_limits), None))
             except Exception as exc:  # noqa: BLE001 - recorded below, and the race runs it again
                 done.put((name, None, f"{type(exc).__name__}: {exc}"))
+            finally:
+                take_turns(None)
+                turns.leave()
 
         threads = [threading.Thread(target=run, args=(name,), name=f"auto-pilot-{name}", daemon=True)
                    for name in names]
         for thread in threads:
             thread.start()
         answer, errors = None, []
+        early_at = time.perf_counter() + EARLY_AFTER_S
+        start_early, early_answer = early if early is not None else (None, None)
+        pending = len(threads)
         try:
-            for _ in threads:
-                name, result, error = done.get()
+            while pending and answer is None:
+                try:
+                    name, result, error = done.get(timeout=None if early is None else POLL_S)
+                except queue.Empty:
+                    if start_early is not None and time.perf_counter() >= early_at:
+                        turns.hold()  # every pilot parked at a check: nothing half-done is forked
+                        try:
+                            start_early()
+                        finally:
+                            turns.release()
+                        start_early = None
+                    elif start_early is None and early_answer is not None:
+                        answer = early_answer()
+                    continue
+                pending -= 1
                 if error is not None:
                     errors.append(f"{name}: {error}")
                 elif result is not None and result.verdict is not Verdict.UNKNOWN:
                     answer = self._label(result, name, engines, first, pilot_s=budget, pilots=names)
-                    break
         finally:
-            cancel.set()
+            turns.cancel()
             for thread in threads:
                 thread.join()
         if answer is not None and errors:
             answer.stats["portfolio"]["pilot_errors"] = errors
         return answer
+
+    def _early_answer(self, started: dict, outs: dict[str, str], engines: list[str],
+                      first: Optional[str]) -> Optional[Result]:
+        """The decided answer of an early worker that has finished, if any (an
+        unknown or an error stays in its file for the race to report)."""
+        for name, (proc, _) in started.items():
+            if proc.is_alive():
+                continue
+            result, _error = _read(outs[name], proc.exitcode)
+            if result is not None and result.verdict is not Verdict.UNKNOWN:
+                return self._label(result, name, engines, first, early=name)
+        return None
 
     def _lazy_pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
                     start) -> tuple[Optional[Result], list[str], bool]:
