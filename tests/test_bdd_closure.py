@@ -22,6 +22,14 @@ def _pyramid(h: int, k: int):
     return load_document(encode_pebbling(dag.vertices, dag.edges, dag.target, k))
 
 
+def _random_systems(seeds):
+    """(seed, system, SymbolicSystem) of the random instances ``seeds``."""
+    for seed in seeds:
+        inst = load_document(random_doc(seed))
+        system = compile_system(inst, inst.query, type_order="reverse-level")
+        yield seed, system, SymbolicSystem(system)
+
+
 def _run(sym, direction: str, closure: bool, goal: bool = True):
     """A chaining run to its fixpoint or first hit: (hit?, the run)."""
     r = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=True)
@@ -68,10 +76,7 @@ def test_closure_pass_reaches_the_plain_fixpoint(direction):
     set is closed under every action; with the goal on, both runs agree on
     whether it is hit. Both branches occur, and the pass skips images."""
     fixpoints = hits = skipped = 0
-    for seed in range(0, 120, 2):
-        inst = load_document(random_doc(seed))
-        system = compile_system(inst, inst.query, type_order="reverse-level")
-        sym = SymbolicSystem(system)
+    for seed, system, sym in _random_systems(range(0, 120, 2)):
         if not closure_actions(system):
             continue
         _, plain = _run(sym, direction, False, goal=False)
@@ -137,10 +142,7 @@ def test_read_domain_images_equal_the_plain_images(direction):
 
     forward = direction == "forward"
     checked = nonempty = 0
-    for seed in range(1, 80, 3):
-        inst = load_document(random_doc(seed))
-        system = compile_system(inst, inst.query, type_order="reverse-level")
-        sym = SymbolicSystem(system)
+    for seed, system, sym in _random_systems(range(1, 80, 3)):
         dom = ReadDomain(sym, forward)
         image = sym.post if forward else sym.pre
         r = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=False)
