@@ -147,8 +147,8 @@ class Reachability:
         # sweeps completed (a closure pass counts as past its sweep)
         self._sweeps_done = 0
         self._is_deploy = [a.op == DEPLOY for a in sym.system.actions]
-        # chaining: a pass of the unguarded bit deletes after every sweep
-        # (``bdd_closure``; pyramid h = 13, k = 14 backward alone 3.5x faster)
+        # chaining: one pass of the unguarded bit deletes after the first
+        # sweep (``bdd_closure``; pyramid h = 13, k = 14 backward alone 3.5x faster)
         self.closure_pass = True
         self._closure = closure_order(sym, closure_actions(sym.system))
         # deploy images of R & Q (``bdd_closure.ReadDomain``): "closed" while
