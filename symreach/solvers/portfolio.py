@@ -21,8 +21,9 @@ lazy search when its pilot ran out of time: ``schedule.early_engine``)
 takes the second core in a process of its own. Then every engine runs in
 its own process, for the rest of the limit. On large systems a favourite
 (BMC on one node, IC3 on several) holds one core throughout and the other
-engines share the remaining ``jobs - 1`` cores; on small ones all share all
-cores equally (the feature and the data: ``schedule``). Engines without a
+engines share the remaining ``jobs - 1`` cores; on small ones of one node
+the BDDs do, on small ones of several nodes all share all cores equally (the
+feature and the data: ``schedule``). Engines without a
 core are
 paused (``SIGSTOP`` to the worker's process group, so that ABC's child
 process stops too) and the rotation moves every ``slice_s`` seconds. So an
@@ -93,7 +94,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # how long the interleaved pilot of a small system runs (see ``_pilot``): alone,
 # and while an early worker holds the second core
 PILOT_S = 0.5
-PILOT_BESIDE_S = 30.0
+PILOT_BESIDE_S = 10.0
 # the early worker starts once the pilot has run this long without an answer:
 # forking sooner slows the pilot on the instances it answers at once (pyramid
 # h = 5, k = 6: 0.33 s instead of 0.11 s, the child's copy-on-write faults and

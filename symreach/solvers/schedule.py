@@ -27,7 +27,14 @@ number of (pod type, node) pairs that preprocessing leaves possible
   in ``auto``'s own process (``portfolio.AutoEngine._pilot``), which answers
   most small instances, both verdicts, before anything forks, while the
   early worker (``early_engine``) holds the second core; BMC then stays out
-  of the race (``race_engines``).
+  of the race (``race_engines``). On one node the BDDs are the favourite of
+  that race, which starts only after the pilot's 10 s (``portfolio.
+  PILOT_BESIDE_S``): the instances of one node that no engine decides within
+  seconds are the not-deployable pebblings, which only the BDDs decide
+  (pyramid h = 8 to 13 not deployable: 0.5 s to 50-65 CPU s; IC3 and ABC's pdr
+  none of them within 15 s, results.csv and bdd_alternation.md), and
+  with a third of a core the BDDs took 121 s (unknown) for pyramid h = 13,
+  k = 14, which they decide alone in 52-66 CPU s.
 
 The lazy-deletion search joins the race only when its in-process pilot
 (``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
@@ -71,6 +78,7 @@ LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
 SMALL_PAIRS = 128  # the feature threshold above (family data in the docstring)
 CLUSTER_FAVOURITE = "ic3"  # large systems of several nodes (docstring)
+SMALL_ONE_NODE_FAVOURITE = "bdd"  # small systems of one node, once the pilot is over (docstring)
 # how long the second engine holds a core alone (docstring)
 SECOND_ALONE_S = {LAZY_ENGINE: 30.0, ABC_ENGINE: 4.0}
 PILOT_ONLY_ON_SMALL = ("bmc",)  # engines that only pilot on small systems (``race_engines``)
@@ -128,8 +136,9 @@ def favourite(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> str | N
     """The engine that holds a core of its own on a system of ``may_pairs``
     possible pairs over ``nodes`` nodes, or None for equal shares."""
     if is_small(may_pairs):
-        return None
-    wanted = CLUSTER_FAVOURITE if nodes > 1 else "bmc"
+        wanted = SMALL_ONE_NODE_FAVOURITE if nodes <= 1 else None
+    else:
+        wanted = CLUSTER_FAVOURITE if nodes > 1 else "bmc"
     return wanted if wanted in engines else None
 
 
