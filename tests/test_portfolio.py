@@ -119,7 +119,7 @@ def test_the_early_workers_answer_ends_the_pilot(monkeypatch):
     res = AutoEngine(engines=("bmc", "explicit"), pilot_s=60).check(inst, limits=Limits(timeout_s=120))
     port = res.stats["portfolio"]
     assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/explicit"
-    assert port["answered_by"] == "explicit" and port["early"] == "explicit"
+    assert port["answered_by"] == "explicit" and port["early"] == ["explicit"]
     assert not mp.active_children()
 
 

@@ -379,7 +379,7 @@ class AutoEngine:
                 return False, None
             result, _error = _read(outs[name], proc.exitcode)
             if result is not None and result.verdict is not Verdict.UNKNOWN:
-                return True, self._label(result, name, engines, first, early=name)
+                return True, self._label(result, name, engines, first, early=[name])
         return True, None
 
     def _lazy_pilot(self, engines: list[str], first: Optional[str], instance, query, limits,
