@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from symreach.result import Verdict
-from symreach.solvers.base import Limits, past, take_turns
+from symreach.solvers.base import Limits, past
 from symreach.solvers.registry import make_engine
 from symreach.solvers.turns import Turns
 from tests.sat_helpers import pyramid_instance
@@ -28,9 +28,7 @@ class StepClock:
 
 
 def _worker(turns: Turns, clock: StepClock, cost: float, steps: int, log: list, inside: list) -> None:
-    turns.enter()
-    take_turns(turns)
-    try:
+    with turns.taking_part():
         for _ in range(steps):
             inside.append(1)
             assert len(inside) == 1, "two threads ran at once"
@@ -39,9 +37,6 @@ def _worker(turns: Turns, clock: StepClock, cost: float, steps: int, log: list, 
             inside.pop()
             if past(None):
                 break
-    finally:
-        take_turns(None)
-        turns.leave()
 
 
 def _run(costs: dict[str, float], steps: int, slice_s: float):
@@ -86,15 +81,10 @@ def test_cancel_ends_every_turn():
     seen: list[bool] = []
 
     def body():
-        turns.enter()
-        take_turns(turns)
-        try:
+        with turns.taking_part():
             while not past(None):
                 clock.now += 1
             seen.append(True)
-        finally:
-            take_turns(None)
-            turns.leave()
 
     threads = [threading.Thread(target=body) for _ in range(3)]
     for t in threads:
@@ -113,15 +103,10 @@ def test_hold_parks_every_thread_until_release():
     stop = threading.Event()
 
     def body():
-        turns.enter()
-        take_turns(turns)
-        try:
+        with turns.taking_part():
             while not stop.is_set() and not past(None):
                 steps[0] += 1
                 clock.now += 1
-        finally:
-            take_turns(None)
-            turns.leave()
 
     thread = threading.Thread(target=body)
     thread.start()
@@ -146,14 +131,9 @@ def test_engines_stop_at_their_next_check_once_cancelled(engine):
 
     def body():
         turns = Turns(1)
-        turns.enter()
-        turns.cancel()
-        take_turns(turns)
-        try:
+        with turns.taking_part():
+            turns.cancel()
             out.append(make_engine(engine).check(inst, limits=Limits()))
-        finally:
-            take_turns(None)
-            turns.leave()
 
     thread = threading.Thread(target=body)
     thread.start()
@@ -174,14 +154,8 @@ def test_bmc_under_turns_finds_the_same_witness_depth(monkeypatch):
         out = []
 
         def body():
-            turns = Turns(1)
-            turns.enter()
-            take_turns(turns)
-            try:
+            with Turns(1).taking_part():
                 out.append(make_engine("bmc").check(inst, limits=Limits()))
-            finally:
-                take_turns(None)
-                turns.leave()
 
         thread = threading.Thread(target=body)
         thread.start()

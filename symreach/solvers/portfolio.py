@@ -72,7 +72,7 @@ from typing import Callable, Optional, Sequence
 
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits, take_turns
+from symreach.solvers.base import Limits
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
@@ -320,15 +320,11 @@ class AutoEngine:
         done: "queue.SimpleQueue[tuple[str, Optional[Result], Optional[str]]]" = queue.SimpleQueue()
 
         def run(name: str) -> None:
-            turns.enter()
-            take_turns(turns)
-            try:
-                done.put((name, make_engine(name).check(instance, query, pilot_limits), None))
-            except Exception as exc:  # noqa: BLE001 - recorded below, and the race runs it again
-                done.put((name, None, f"{type(exc).__name__}: {exc}"))
-            finally:
-                take_turns(None)
-                turns.leave()
+            with turns.taking_part():
+                try:
+                    done.put((name, make_engine(name).check(instance, query, pilot_limits), None))
+                except Exception as exc:  # noqa: BLE001 - recorded below, and the race runs it again
+                    done.put((name, None, f"{type(exc).__name__}: {exc}"))
 
         threads = [threading.Thread(target=run, args=(name,), name=f"auto-pilot-{name}", daemon=True)
                    for name in names]

@@ -22,7 +22,8 @@ number of (pod type, node) pairs that preprocessing leaves possible
 - **up to 128 pairs** (pebbling, small nets, small rings, mutexes and
   philosophers): no engine dominates (BDD on pebbling and on the
   violations, BMC on the small nets' witnesses, ABC's pdr on philosophers'
-  violations n = 4, 6), so every engine gets an equal share. Two engines
+  violations n = 4, 6), so on several nodes every engine gets an equal
+  share of the race. Two engines
   chosen by the number of nodes (``pilot_engines``) first run side by side
   in ``auto``'s own process (``portfolio.AutoEngine._pilot``), which answers
   most small instances, both verdicts, before anything forks, while the

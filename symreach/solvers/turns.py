@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from symreach.solvers.base import take_turns
 
 
 class Turns:
@@ -53,6 +56,18 @@ class Turns:
             if self.parties <= 0 and self._holder is None:
                 self._hand_over()
             self._wait_for(me)
+
+    @contextmanager
+    def taking_part(self) -> Iterator[None]:
+        """Run the body as one of the registered threads: ``enter``, the engines'
+        checks (``base.past``) under these turns, then ``leave`` whatever happens."""
+        self.enter()
+        take_turns(self)
+        try:
+            yield
+        finally:
+            take_turns(None)
+            self.leave()
 
     def leave(self) -> None:
         """Unregister the calling thread; the next one takes over."""
