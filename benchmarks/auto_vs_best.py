@@ -6,7 +6,7 @@ This section of ``summary.md`` and the README measures exactly that: for
 every instance some engine decided, the fastest single engine and its time,
 ``auto``'s time, and their ratio. Times under ``FLOOR_S`` count as
 ``FLOOR_S`` on both sides: below it the ratio measures process start-up
-noise (a fork, a pilot's 0.1 s), not the schedule.
+noise (a fork, a thread starting), not the schedule.
 """
 
 from __future__ import annotations

@@ -225,7 +225,7 @@ def _chain_net_instance():
     return load_document(encode_petri(net, "g"))
 
 
-def test_auto_answers_from_the_lazy_pilot():
+def test_auto_answers_from_the_lazy_search_alone():
     import multiprocessing as mp
 
     from symreach.solvers.portfolio import AutoEngine
@@ -233,7 +233,7 @@ def test_auto_answers_from_the_lazy_pilot():
     inst = _chain_net_instance()
     res = AutoEngine(engines=("bmc", "lazy"), jobs=2).check(inst, limits=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and res.engine == "auto/lazy"
-    assert res.stats["portfolio"]["answered_by"] == "lazy" and "pilot_s" in res.stats["portfolio"]
+    assert res.stats["portfolio"]["answered_by"] == "lazy" and res.stats["portfolio"]["resident"] == "lazy"
     semantics.replay(inst, res.trace, inst.query)
     assert not mp.active_children()  # nothing was forked
 

@@ -16,11 +16,11 @@ from symreach.result import Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.portfolio import DEFAULT_RACE, AutoEngine
 from symreach.solvers.schedule import (
-    early_engine,
     favourite,
     holders,
-    pilot_engines,
+    late_engines,
     race_engines,
+    resident_engine,
     round_robin,
     second_engine,
 )
@@ -55,88 +55,116 @@ def test_the_favourite_holds_a_core_and_the_others_share_the_rest():
     assert holders(engines, "bmc", 1, 1) == round_robin(engines, 1, 1)   # no core to reserve
 
 
-def test_favourite_by_size():
-    assert favourite(45, ["bdd", "ic3", "bmc"]) == "bdd"      # pebbling pyramid h = 8, after the pilot
-    assert favourite(45, ["ic3", "bmc"]) is None
-    assert favourite(1427, ["bdd", "ic3", "bmc"]) == "bmc"    # IBM703
-    assert favourite(1427, ["bdd", "ic3"]) is None            # BMC not in the race
-    assert favourite(1150, ["bdd", "ic3", "bmc"], nodes=200) == "ic3"   # hard/kubernetes 200x100
-    assert favourite(84, ["bdd", "ic3", "bmc"], nodes=50) is None
+def test_favourite_by_size_and_nodes():
+    engines = ["bdd", "ic3", "bmc"]
+    assert favourite(45, engines) == "bdd"                  # pebbling pyramid h = 8
+    assert favourite(84, engines, nodes=50) == "bmc"        # hard/paper 50x30
+    assert favourite(1427, engines) == "bmc"                # IBM703
+    assert favourite(1150, engines, nodes=200) == "ic3"     # hard/kubernetes 200x100
+    assert favourite(45, ["ic3", "bmc"]) is None            # the BDDs not in the race
+    assert favourite(1427, ["bdd", "ic3"]) is None
 
 
-def test_second_engine_lazy_first_then_abc_on_large_clusters():
+def test_second_engine_lazy_while_it_runs_else_abc_pdr_except_on_large_nets():
     race = ["bdd", "ic3", "bmc", "lazy", "abc-pdr"]
     assert second_engine(1427, race, 1, lazy_running=True) == "lazy"
+    assert second_engine(45, race, 1, lazy_running=True) == "lazy"
     assert second_engine(1427, race, 1, lazy_running=False) is None       # a net: no second
     assert second_engine(1150, race, 200, lazy_running=False) == "abc-pdr"
+    assert second_engine(45, race, 1, lazy_running=False) == "abc-pdr"    # small: the late pdr
     assert second_engine(1150, race[:-1], 200, lazy_running=False) is None  # ABC not installed
-    assert second_engine(84, race, 50, lazy_running=False) is None         # small: equal shares
 
 
-def test_bmc_only_pilots_on_small_systems():
+def test_bmc_races_on_small_systems_of_one_node_only_as_the_sole_engine():
     engines = ["bdd", "ic3", "bmc", "abc-pdr"]
     assert race_engines(45, engines) == ["bdd", "ic3", "abc-pdr"]
+    assert race_engines(84, engines, nodes=50) == engines     # the favourite of small clusters
     assert race_engines(1427, engines) == engines
     assert race_engines(45, ["bmc"]) == ["bmc"]   # never an empty race
 
 
-def test_small_instances_are_answered_in_process_by_the_pilots():
-    """No fork on pyramid h = 3: IC3 and the BDDs, side by side in this process,
-    prove k = 4 not deployable and find the k = 5 witness (a pilot budget no
-    machine can exhaust here)."""
+def test_the_resident_is_the_running_lazy_search_else_ic3_on_small_systems():
+    engines = ["bdd", "ic3", "lazy", "abc-pdr"]
+    assert resident_engine(1427, engines, "bmc", lazy_running=True) == "lazy"
+    assert resident_engine(45, engines, "bdd", lazy_running=False) == "ic3"
+    assert resident_engine(84, engines, "bmc", lazy_running=False) == "ic3"
+    assert resident_engine(1427, engines, "bmc", lazy_running=False) is None   # every engine forks
+    assert resident_engine(45, ["bdd", "abc-pdr"], "bdd", lazy_running=False) is None
+
+
+def test_late_engines_on_small_systems_only_abc_pdr_first():
+    engines = ["bdd", "ic3", "bmc", "abc-pdr"]
+    assert late_engines(45, engines, "bdd", "ic3") == ["abc-pdr", "bmc"]
+    assert late_engines(45, ["bdd", "ic3"], "bdd", "ic3") == []
+    assert late_engines(1427, engines, "bmc", None) == []
+
+
+def test_small_instances_are_answered_by_the_favourite_or_the_resident():
+    """Pyramid h = 3: the BDDs (forked) or IC3 (in this process) prove k = 4 not
+    deployable and find the k = 5 witness; nothing is left running."""
     for k, verdict in ((4, Verdict.NOT_DEPLOYABLE), (5, Verdict.DEPLOYABLE)):
-        res = AutoEngine(engines=("bdd", "ic3", "bmc"), pilot_s=60).check(
-            pyramid_instance(3, k), limits=Limits(timeout_s=120))
+        res = AutoEngine(engines=("bdd", "ic3", "bmc")).check(pyramid_instance(3, k),
+                                                              limits=Limits(timeout_s=120))
         port = res.stats["portfolio"]
-        assert res.verdict is verdict and port["pilots"] == ["ic3", "bdd"] and port["pilot_s"] == 60
-        assert port["answered_by"] in ("ic3", "bdd") and "slices" not in port   # no race
+        assert res.verdict is verdict and port["favourite"] == "bdd" and port["resident"] == "ic3"
+        assert port["answered_by"] in ("ic3", "bdd") and "bmc" not in port["engines"]
         assert not mp.active_children()
 
 
-def test_pilots_by_number_of_nodes():
-    engines = ["bdd", "ic3", "bmc", "lazy", "abc-pdr"]
-    assert pilot_engines(1, engines) == ["ic3", "bdd"]    # pebbling, small nets
-    assert pilot_engines(20, engines) == ["ic3", "bmc"]   # small clusters
-    assert pilot_engines(20, ["bdd", "ic3"]) == ["ic3"]
-
-
-def test_early_worker_is_the_lazy_search_when_running_else_abc_pdr():
-    engines = ["bdd", "ic3", "lazy", "abc-pdr"]
-    assert early_engine(engines, lazy_running=True) == "lazy"
-    assert early_engine(engines, lazy_running=False) == "abc-pdr"
-    assert early_engine(engines[:-1], lazy_running=False) is None   # ABC not installed
-
-
-def test_the_early_workers_answer_ends_the_pilot(monkeypatch):
-    """BMC alone pilots a not-deployable pyramid, which it can never decide, for
-    up to 60 s; the early worker (the explicit engine here) decides it in
-    milliseconds once forked, and the pilot returns its answer."""
+def test_a_lone_resident_answers_without_any_fork(monkeypatch):
     import symreach.solvers.portfolio as portfolio
 
-    monkeypatch.setattr(portfolio, "pilot_engines", lambda nodes, engines: ["bmc"])
-    monkeypatch.setattr(portfolio, "early_engine", lambda engines, lazy_running: "explicit")
-    inst = pyramid_instance(2, 3)
-    res = AutoEngine(engines=("bmc", "explicit"), pilot_s=60).check(inst, limits=Limits(timeout_s=120))
+    def no_fork(*args, **kwargs):
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(portfolio, "spawn", no_fork)
+    inst = pyramid_instance(3, 5)
+    res = AutoEngine(engines=("ic3", "bmc")).check(inst, limits=Limits(timeout_s=120))
+    assert res.verdict is Verdict.DEPLOYABLE and res.engine == "auto/ic3"
+    assert res.stats["portfolio"]["resident"] == "ic3" and res.stats["portfolio"]["late"] is None
+    semantics.replay(inst, res.trace, inst.query)
+
+
+def test_a_late_engine_answers_where_the_resident_cannot(monkeypatch):
+    """BMC as the resident never proves "not deployable"; the explicit engine,
+    started late, does, and BMC is stopped at its next check."""
+    import symreach.solvers.portfolio as portfolio
+
+    monkeypatch.setattr(portfolio, "race_engines", lambda may, engines, nodes: list(engines))
+    monkeypatch.setattr(portfolio, "resident_engine", lambda may, engines, first, running: "bmc")
+    res = AutoEngine(engines=("bmc", "explicit")).check(pyramid_instance(2, 3),
+                                                        limits=Limits(timeout_s=120))
     port = res.stats["portfolio"]
     assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/explicit"
-    assert port["answered_by"] == "explicit" and port["early"] == ["explicit"]
+    assert port["resident"] == "bmc" and port["late"] == ["explicit"]
     assert not mp.active_children()
 
 
-def test_an_early_worker_that_gives_up_ends_the_pilot(monkeypatch):
-    """The early worker (the explicit engine, stopped by a one-state limit) gives
-    up at once; the pilot (BMC, which never proves "not deployable") then ends
-    instead of holding one core for its 60 s, and the race decides."""
-    import symreach.solvers.portfolio as portfolio
+def test_the_lazy_search_goes_on_into_the_race_without_restarting(monkeypatch):
+    """The violation of 8 philosophers (more than 128 pairs): the lazy search
+    proves it in seconds, BMC never; with no time alone the race forks BMC
+    beside the lazy search, which keeps its search: one run of it, whose
+    answer ``auto`` reports."""
+    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.generators.nets import philosophers
+    from symreach.loader import load_document
+    from symreach.solvers.lazy_search import LazySearchEngine
 
-    monkeypatch.setattr(portfolio, "pilot_engines", lambda nodes, engines: ["bmc"])
-    monkeypatch.setattr(portfolio, "early_engine", lambda engines, lazy_running: "explicit")
-    inst = pyramid_instance(2, 3)
-    res = AutoEngine(engines=("bmc", "explicit", "ic3"), pilot_s=60).check(
-        inst, limits=Limits(timeout_s=120, max_states=1))
+    runs = []
+    real = LazySearchEngine.check
+
+    def counted(self, *args, **kwargs):
+        runs.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(LazySearchEngine, "check", counted)
+    family = philosophers(8)
+    inst = load_document(encode_petri(family.net, family.never_marked))
+    res = AutoEngine(engines=("bmc", "lazy"), lazy_alone_s=0).check(inst, limits=Limits(timeout_s=300))
     port = res.stats["portfolio"]
-    assert res.verdict is Verdict.NOT_DEPLOYABLE and port["answered_by"] == "ic3"
-    assert port["pilot_end"] == "early worker gave up" and port["early"] == ["explicit"]
+    assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/lazy"
+    assert port["favourite"] == "bmc" and port["resident"] == port["second"] == "lazy"
+    assert "slices" in port and runs == [1]   # answered in the race, by the one run
     assert not mp.active_children()
 
 
@@ -156,14 +184,14 @@ def test_deployable_answer_names_its_engine(jobs):
     assert not mp.active_children()
 
 
-def test_not_deployable_comes_from_a_prover_with_bmc_paused_and_stopped():
+def test_not_deployable_comes_from_a_prover_with_the_others_paused_and_stopped():
     inst = pyramid_instance(2, 3)   # price 4: not deployable with 3 pebbles
     res = AutoEngine(engines=("bmc", "bdd", "ic3"), jobs=1, slice_s=0.1).check(
         inst, limits=Limits(timeout_s=120))
     assert res.verdict is Verdict.NOT_DEPLOYABLE
     assert res.stats["portfolio"]["answered_by"] in ("bdd", "ic3")
     assert res.certificate is not None
-    assert not mp.active_children()   # bmc, paused or not, was stopped
+    assert not mp.active_children()   # the others, paused or not, were stopped
 
 
 def test_limit_gives_unknown_with_every_reason():
@@ -200,15 +228,15 @@ def test_workers_die_with_a_killed_parent():
     script = ("from tests.sat_helpers import pyramid_instance\n"
               "from symreach.solvers.portfolio import AutoEngine\n"
               "from symreach.solvers.base import Limits\n"
-              "AutoEngine(pilot_s=0.1).check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
+              "AutoEngine().check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         workers: list[int] = []
-        # lazy declines the pebbling encoding (capacity binds) in its pilot and stays out;
-        # on a system this small BMC only pilots (``schedule.race_engines``); no pilot
-        # decides pyramid h = 10 within 0.1 s, and the race then forks every worker
-        count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc")])
+        # lazy declines the pebbling encoding (capacity binds) at once and stays out;
+        # on a system this small of one node BMC is out of the race and IC3 runs in
+        # the parent (``schedule``); nothing decides pyramid h = 10 within a minute
+        count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc", "ic3")])
         for _ in range(600):  # generous: up to 60 s for the workers to start
             workers = _children(proc.pid)
             if len(workers) == count:

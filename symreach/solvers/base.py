@@ -44,10 +44,10 @@ def past(deadline: Optional[float]) -> bool:
     has passed, or the run in this thread was cancelled.
 
     Engines call this wherever they check their deadline, between steps. When
-    the thread takes turns with others (``take_turns``: ``auto`` runs two
-    engines side by side in threads of one process), this is also where it
-    hands over the core and waits for its next turn, and where it learns that
-    another engine answered."""
+    the thread takes turns with other workers (``take_turns``: ``auto``'s
+    resident engine runs in a thread of its process, ``workers.Gate``), this
+    is also where it waits while its core belongs to another worker, and
+    where it learns that another engine answered."""
     turns = getattr(_thread_state, "turns", None)
     if turns is not None and turns.pause():
         return True
@@ -60,8 +60,9 @@ def taking_turns() -> bool:
 
 
 def take_turns(turns: Optional[Any]) -> None:
-    """Run the calling thread's engine under ``turns`` (a
-    ``symreach.solvers.turns.Turns``, already entered; None: alone again)."""
+    """Run the calling thread's engine under ``turns`` (an object whose
+    ``pause()`` waits for the thread's turn and returns True once the run is
+    cancelled: ``symreach.solvers.workers.Gate``; None: alone again)."""
     _thread_state.turns = turns
 
 

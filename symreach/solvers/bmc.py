@@ -86,15 +86,15 @@ def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Option
     return res
 
 
-# conflicts per call while the engine takes turns with another (``_solve_in_turns``)
+# conflicts per call while the engine takes turns with others (``_solve_in_turns``)
 TURN_CONFLICTS = 500
 
 
 def _solve_in_turns(solver: Solver, assumptions: list[int], deadline: Optional[float]) -> Optional[bool]:
-    """Conflict-budgeted calls with a deadline check (``base.past``, where the turn
-    is handed over) between them. A whole solve would hold the turn: BMC's deeper
-    unrollings of the small paper clusters take 0.05-0.1 s per call, IC3 beside it
-    0.06 s in all (hard/paper/s0/50x30), and IC3 waited out each call. The
+    """Conflict-budgeted calls with a deadline check (``base.past``, where the
+    engine waits for its turn) between them. A whole solve would hold the core
+    past its turn and hide a cancellation until it ends: BMC's deeper
+    unrollings of the small paper clusters take 0.05-0.1 s per call. The
     solver keeps its learnt clauses from one call to the next."""
     while True:
         solver.conf_budget(TURN_CONFLICTS)

@@ -75,7 +75,7 @@ from symreach import semantics
 from symreach.certify.lazy_closure import ClosureCertificate
 from symreach.model import Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
-from symreach.solvers.base import Limits
+from symreach.solvers.base import Limits, past
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.lazy_moves import (
     Move,
@@ -199,8 +199,10 @@ def search(inst: Instance, query: Query, candidates, limits: Limits, start: floa
         if expanded % CLOCK_EVERY == 0:
             stats["states"] = len(parent)
             limits.report(ENGINE, states=len(parent), frontier=len(frontier))
-            if deadline is not None and time.perf_counter() > deadline:
-                return _unknown(f"timeout after {limits.timeout_s:g} s", stats, LIMIT)
+            if past(deadline):
+                timed_out = deadline is not None and time.perf_counter() > deadline
+                return _unknown(f"timeout after {limits.timeout_s:g} s" if timed_out
+                                else "stopped: another engine answered", stats, LIMIT)
     stats["states"] = len(parent)
     if free is not None:
         cert = closure_certificate(inst, query, free, candidates, rep, parent)

@@ -1,18 +1,20 @@
-"""Which engines ``auto`` runs, which one gets a core of its own, and who holds a core when.
+"""Which engines ``auto`` runs, which one holds a core of its own, which one runs
+in ``auto``'s own process, and who holds a core when.
 
 The schedule is learnt from the benchmark families by one cheap feature, the
 number of (pod type, node) pairs that preprocessing leaves possible
-(``len(pre.may)``, about the number of state bits), and is deterministic:
+(``len(pre.may)``, about the number of state bits), and the number of nodes;
+it is deterministic. Each row names the *favourite*, which holds one core
+for the whole run (with two cores or more), and what holds the other:
 
 - **more than 128 pairs on one node** (the MCC nets of Appendix B, rings
-  and philosophers of 8 and more): BMC with parallel steps is the favourite
-  and holds one core for the whole run. It finds the witnesses
-  (shallow_nets.md; mcc family 18 of 32 against bdd 11 and ic3 11 in
-  summary.md) and is the best engine on 17 of the 21 instances of that size
-  that some engine decides in results.csv; the BDDs of these systems blow
-  up.
+  and philosophers of 8 and more): BMC with parallel steps is the favourite.
+  It finds the witnesses (shallow_nets.md; mcc family 18 of 32 against bdd
+  11 and ic3 11 in summary.md) and is the best engine on 17 of the 21
+  instances of that size that some engine decides in results.csv; the BDDs
+  of these systems blow up.
 - **more than 128 pairs on several nodes** (clusters: the hard family from
-  100 nodes on): IC3 is the favourite and ABC's pdr the second. On the
+  100 nodes on): IC3 is the favourite and ABC's pdr the *second*. On the
   eight such instances some engine decides in results.csv, IC3 is the best
   on three (hard/kubernetes 100x60 and 200x100: 0.12-0.86 s) and ABC's pdr
   on the other five (hard/paper 100x60: 1.05 s against IC3 2.2 s and BMC
@@ -20,48 +22,51 @@ number of (pod type, node) pairs that preprocessing leaves possible
   best there, and with it as the favourite ``auto`` took 4-8x the best
   engine's time (ic3 0.86 s, ``auto`` 7.0 s).
 - **up to 128 pairs** (pebbling, small nets, small rings, mutexes and
-  philosophers): no engine dominates (BDD on pebbling and on the
-  violations, BMC on the small nets' witnesses, ABC's pdr on philosophers'
-  violations n = 4, 6), so on several nodes every engine gets an equal
-  share of the race. Two engines
-  chosen by the number of nodes (``pilot_engines``) first run side by side
-  in ``auto``'s own process (``portfolio.AutoEngine._pilot``), which answers
-  most small instances, both verdicts, before anything forks, while the
-  early worker (``early_engine``) holds the second core; BMC then stays out
-  of the race (``race_engines``). On one node the BDDs are the favourite of
-  that race, which starts only after the pilot's 10 s (``portfolio.
-  PILOT_BESIDE_S``): the instances of one node that no engine decides within
-  seconds are the not-deployable pebblings, which only the BDDs decide
-  (pyramid h = 8 to 13 not deployable: 0.5 s to 50-65 CPU s; IC3 and ABC's pdr
-  none of them within 15 s, results.csv and bdd_alternation.md), and
-  with a third of a core the BDDs took 121 s (unknown) for pyramid h = 13,
-  k = 14, which they decide alone in 52-66 CPU s.
+  philosophers, the small clusters): every instance some engine decides is
+  decided within seconds, mostly well under one, by one of two engines
+  chosen by the number of nodes, so both start at once, each on a core:
+  on one node the BDDs (the favourite: the not-deployable pebblings,
+  0.05-1.4 s, where IC3 takes 5-90x longer, and up to pyramid h = 13,
+  52-66 CPU s, which nothing else decides) and IC3 (the *resident*: the
+  deployable pebblings, 0.01-0.11 s); on several nodes BMC (the favourite:
+  the paper clusters' witnesses, 0.06-0.17 s) and IC3 (the resident: the
+  not-deployable ones and the Kubernetes-profile clusters, 0.02-0.07 s).
+  The other engines start ``portfolio.LATE_AFTER_S`` later (forking them at
+  once slowed the two that decide; ``late_engines``), ABC's pdr first as
+  the second (it is the best on the deployable trees h = 5, 6: 0.40 and
+  2.0 s against IC3's 2.7 and 5.5 s), and BMC runs on one node only when
+  it is the favourite (``race_engines``): it is the best engine on no small
+  instance of one node that takes it more than 0.03 s.
 
-The lazy-deletion search joins the race only when its in-process pilot
-(``portfolio.AutoEngine._lazy_pilot``) stopped at the pilot's limit (not when
-it declined the instance or exhausted its space); it is then the *second*:
-it holds the second core alone for the first ``SECOND_ALONE_S["lazy"]``
-seconds of the race, then takes every other slice of the rotation beside
-the favourite. On the shallow goals of the shared nets the lazy search's
-wins take 1-8 s alone (Lamport, Peterson, TokenRing, IBM703;
-shallow_nets.md), the deep ones of petri_goals.md up to 31 s (Peterson
-IsEndLoop_2_1_2: 23-31 s alone, ``auto`` 98.7 s when the lazy search had
-the core alone for only 8 s); with only half a core from the start
-``auto`` took 2-4x as long. The price is that bdd, ic3 and ABC's pdr start
-that much later on such instances, and on these systems (one node, more
-than 128 pairs: the encoded nets, rings, philosophers) they are the best
-engine on none of the instances of results.csv that take more than 0.03 s
-(BART TrainState_1_1_5 in shallow_nets.md: ic3 alone 3.0 s, BMC 3.4 s).
-On large clusters ABC's pdr is the second and holds the core alone for
-``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances
-in 1-3.4 s alone.
+The *resident* runs in a thread of ``auto``'s own process
+(``workers.ResidentWorker``): no fork stands between it and its answer,
+which matters where the best engine needs 0.01-0.1 s. The lazy-deletion
+search is always the resident while it runs: it starts first, alone, in
+``auto``'s process (``portfolio.LAZY_ALONE_S``), declines at once outside
+its fragment and answers most encoded-net goals, shallow or deep, before
+anything forks. When it is still searching at the end of that time it keeps
+its search (nothing restarts) and becomes the second: it holds the core
+beside the favourite alone for the first ``SECOND_ALONE_S["lazy"]``
+seconds, then takes every other slice of the rotation. On the shallow goals
+of the shared nets the lazy search's wins take 1-8 s alone (Lamport,
+Peterson, TokenRing, IBM703; shallow_nets.md), the deep ones of
+petri_goals.md up to 31 s (Peterson IsEndLoop_2_1_2: 23-31 s alone,
+``auto`` 98.7 s when the lazy search had the core alone for only 8 s); with
+only half a core from the start ``auto`` took 2-4x as long. The price is
+that bdd, ic3 and ABC's pdr start that much later on such instances, and on
+these systems (one node, more than 128 pairs: the encoded nets, rings,
+philosophers) they are the best engine on none of the instances of
+results.csv that take more than 0.03 s (BART TrainState_1_1_5 in
+shallow_nets.md: ic3 alone 3.0 s, BMC 3.4 s). On large clusters ABC's pdr
+is the second and holds the core alone for ``SECOND_ALONE_S["abc-pdr"]``
+seconds: it decides their hardest instances in 1-3.4 s alone.
 
-With a favourite, the other ``jobs - 1`` cores rotate round robin among the
-other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a core:
-1/2 with three engines on two cores, 1/3 with ABC's ``pdr`` as a fourth.
-Without one, each gets ``jobs / N``. An engine that gives up leaves the
-rotation; when the favourite gives up, every core rotates among the rest.
-With one core there is no core to reserve.
+Beside the favourite, the other ``jobs - 1`` cores rotate round robin among
+the other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a
+core; a second gets half of that rotation once its time alone is over.
+Without a favourite (one core), all share equally. An engine that gives up
+leaves the rotation; when the favourite gives up, every core rotates among
+the rest.
 
 ABC's ``pdr`` joins when ``berkeley-abc`` is installed: it is the only
 engine that decides some instances within the limits (philosophers'
@@ -78,79 +83,65 @@ OUR_ENGINES = ("bdd", "ic3", "bmc", "lazy")
 LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
 SMALL_PAIRS = 128  # the feature threshold above (family data in the docstring)
-CLUSTER_FAVOURITE = "ic3"  # large systems of several nodes (docstring)
-SMALL_ONE_NODE_FAVOURITE = "bdd"  # small systems of one node, once the pilot is over (docstring)
+# the favourite by (small system, one node) (docstring)
+FAVOURITES = {(True, True): "bdd", (True, False): "bmc", (False, True): "bmc", (False, False): "ic3"}
+SMALL_RESIDENT = "ic3"  # the resident of a small system once the lazy search is out (docstring)
 # how long the second engine holds a core alone (docstring)
 SECOND_ALONE_S = {LAZY_ENGINE: 30.0, ABC_ENGINE: 4.0}
-PILOT_ONLY_ON_SMALL = ("bmc",)  # engines that only pilot on small systems (``race_engines``)
-# the engines ``auto`` interleaves in its own process on small systems (``pilot_engines``)
-PILOTS_ONE_NODE = ("ic3", "bdd")
-PILOTS_CLUSTER = ("ic3", "bmc")
 
 
 def is_small(may_pairs: int) -> bool:
-    """Small systems: in-process pilots first, equal shares in the race."""
+    """Small systems: two engines at once, the others later (docstring)."""
     return may_pairs <= SMALL_PAIRS
-
-
-def race_engines(may_pairs: int, engines: Sequence[str]) -> list[str]:
-    """The engines that race after the pilots failed.
-
-    On small systems BMC only pilots: in results.csv it is the best engine on
-    no small instance that takes it more than 0.12 s (mutex n=12 crit, paper
-    clusters 20x10 and 50x30: 0.05-0.11 s, which the pilot answers), IC3 finds
-    the same witnesses, and BMC cannot prove "not deployable". Out of the race
-    it leaves the others a larger share: with bdd, ic3 and ABC's pdr on two
-    cores each gets 2/3 of a core instead of 1/2."""
-    if not is_small(may_pairs):
-        return list(engines)
-    kept = [e for e in engines if e not in PILOT_ONLY_ON_SMALL]
-    return kept or list(engines)
-
-
-def pilot_engines(nodes: int, engines: Sequence[str]) -> list[str]:
-    """The engines of the interleaved pilot on a small system of ``nodes`` nodes.
-
-    From results.csv (run_all, small systems): on one node (pebbling, small
-    nets) the best engine is IC3 or the BDDs -- IC3 on the deployable
-    pebblings (0.02-0.08 s), the BDDs on the not-deployable ones (0.06-1.6 s,
-    where IC3 takes 5-90x longer) -- and BMC is never the best beyond 0.03 s;
-    on several nodes (the small hard clusters) IC3 or BMC is (BMC 0.09-0.14 s
-    on paper clusters 20x10 and 50x30, IC3 on the rest) and the BDDs never
-    are. Whichever of the two is faster, running both side by side costs at
-    most about twice its time."""
-    wanted = PILOTS_ONE_NODE if nodes <= 1 else PILOTS_CLUSTER
-    return [e for e in wanted if e in engines]
-
-
-def early_engine(engines: Sequence[str], lazy_running: bool) -> str | None:
-    """The worker that takes the second core while a small system's pilot holds
-    the first: the lazy search when its own pilot stopped only at its limit,
-    else ABC's pdr (the best engine on the small trees h = 5, 6 deployable:
-    0.40 and 2.5 s against 1.0 and 6.6 s for ours). None: nothing to start."""
-    if lazy_running and LAZY_ENGINE in engines:
-        return LAZY_ENGINE
-    return ABC_ENGINE if ABC_ENGINE in engines else None
 
 
 def favourite(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> str | None:
     """The engine that holds a core of its own on a system of ``may_pairs``
-    possible pairs over ``nodes`` nodes, or None for equal shares."""
-    if is_small(may_pairs):
-        wanted = SMALL_ONE_NODE_FAVOURITE if nodes <= 1 else None
-    else:
-        wanted = CLUSTER_FAVOURITE if nodes > 1 else "bmc"
+    possible pairs over ``nodes`` nodes, or None when it is not available."""
+    wanted = FAVOURITES[(is_small(may_pairs), nodes <= 1)]
     return wanted if wanted in engines else None
+
+
+def race_engines(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> list[str]:
+    """The engines of the race: on small systems of one node without BMC, which
+    is the best engine on no such instance that takes it more than 0.03 s in
+    results.csv (IC3 finds the same witnesses, and BMC cannot prove "not
+    deployable"); out of the race it leaves the others a larger share."""
+    if not (is_small(may_pairs) and nodes <= 1):
+        return list(engines)
+    kept = [e for e in engines if e != "bmc"]
+    return kept or list(engines)
+
+
+def resident_engine(may_pairs: int, engines: Sequence[str], first: str | None,
+                    lazy_running: bool) -> str | None:
+    """The engine that runs in ``auto``'s own process: the lazy search while it
+    runs, else IC3 on small systems (docstring); None: every engine forks."""
+    if lazy_running and LAZY_ENGINE in engines:
+        return LAZY_ENGINE
+    if is_small(may_pairs) and SMALL_RESIDENT in engines and SMALL_RESIDENT != first:
+        return SMALL_RESIDENT
+    return None
+
+
+def late_engines(may_pairs: int, engines: Sequence[str], first: str | None,
+                 resident: str | None) -> list[str]:
+    """The engines that start only ``portfolio.LATE_AFTER_S`` after the race: on
+    small systems every one but the favourite and the resident, ABC's pdr first."""
+    if not is_small(may_pairs):
+        return []
+    late = [e for e in engines if e not in (first, resident)]
+    return sorted(late, key=lambda name: name != ABC_ENGINE)
 
 
 def second_engine(may_pairs: int, engines: Sequence[str], nodes: int,
                   lazy_running: bool) -> str | None:
-    """The engine that takes half of the rotation beside the favourite (see the
-    module docstring): the lazy search when its pilot stopped only at its
-    limit; on large clusters ABC's pdr."""
+    """The engine that holds the core beside the favourite alone for a while, then
+    takes half of its rotation (see the module docstring): the lazy search while
+    it runs; ABC's pdr on large clusters and on small systems."""
     if lazy_running and LAZY_ENGINE in engines:
         return LAZY_ENGINE
-    if not is_small(may_pairs) and nodes > 1 and ABC_ENGINE in engines:
+    if (is_small(may_pairs) or nodes > 1) and ABC_ENGINE in engines:
         return ABC_ENGINE
     return None
 

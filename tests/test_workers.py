@@ -1,0 +1,168 @@
+"""The portfolio's workers (``solvers.workers``): the resident engine behind its
+gate, engines stopping when cancelled, and process workers paused and stopped.
+
+Nothing here measures time: a paused engine is recognised by a step counter
+that does not move, and every wait has a generous bound only against hangs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import threading
+from multiprocessing.connection import wait
+
+import pytest
+
+from symreach.result import Verdict
+from symreach.solvers.base import Limits, past, take_turns
+from symreach.solvers.registry import make_engine
+from symreach.solvers.workers import Gate, ResidentWorker, spawn
+from tests.sat_helpers import pyramid_instance
+
+
+def _stepping(gate: Gate, steps: list[int], stop: threading.Event) -> threading.Thread:
+    """A thread that counts steps, with a check (``base.past``) after each."""
+
+    def body() -> None:
+        take_turns(gate)
+        try:
+            while not stop.is_set() and not past(None):
+                steps[0] += 1
+        finally:
+            take_turns(None)
+            gate.finish()
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    return thread
+
+
+def test_a_parked_engine_takes_no_step_until_the_gate_opens():
+    gate, steps, stop = Gate(), [0], threading.Event()
+    thread = _stepping(gate, steps, stop)
+    for _ in range(5):
+        gate.park()   # returns only once the thread waits at a check
+        frozen = steps[0]
+        for _ in range(1000):
+            assert steps[0] == frozen
+        gate.open()
+        moved = steps[0]
+        for _ in range(10_000):   # it steps again once the gate is open
+            if steps[0] > moved:
+                break
+            threading.Event().wait(0.001)
+        assert steps[0] > moved
+    stop.set()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+
+
+def test_cancel_ends_a_closed_or_open_run_and_park_never_waits_for_a_finished_one():
+    for close_first in (True, False):
+        gate, steps, stop = Gate(), [0], threading.Event()
+        thread = _stepping(gate, steps, stop)
+        if close_first:
+            gate.park()
+        gate.cancel()
+        thread.join(timeout=60)
+        assert not thread.is_alive() and gate.cancelled
+        gate.park()   # the run is over: returns at once
+
+
+@pytest.mark.parametrize("engine", ["bdd", "ic3", "bmc", "lazy"])
+def test_engines_stop_at_their_next_check_once_cancelled(engine):
+    """Every engine decides its instance (pyramid h = 4; the lazy search: the
+    mutual exclusion of 6 philosophers, which takes it thousands of states)
+    alone within seconds; cancelled before it starts, it must give up instead
+    (no deadline set)."""
+    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.generators.nets import philosophers
+    from symreach.loader import load_document
+    from symreach.solvers.lazy_search import LazySearchEngine
+
+    if engine == "lazy":
+        family = philosophers(6)
+        inst = load_document(encode_petri(family.net, family.never_marked))
+        make = lambda: LazySearchEngine(fast_paths=False)  # noqa: E731
+    else:
+        inst, make = pyramid_instance(4, 6), lambda: make_engine(engine)
+    assert make().check(inst, limits=Limits()).verdict is not Verdict.UNKNOWN
+    gate = Gate()
+    gate.cancel()
+    out = []
+
+    def body():
+        take_turns(gate)
+        try:
+            out.append(make().check(inst, limits=Limits()))
+        finally:
+            take_turns(None)
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join(timeout=120)
+    assert out and out[0].verdict is Verdict.UNKNOWN
+
+
+def test_bmc_at_checks_finds_the_same_witness_depth(monkeypatch):
+    """Behind a gate BMC solves in conflict-budgeted calls (``bmc._solve_in_turns``),
+    here of a single conflict each, so that nearly every call runs out and is
+    resumed: the answer and the depth are those of one whole call."""
+    import symreach.solvers.bmc as bmc
+
+    monkeypatch.setattr(bmc, "TURN_CONFLICTS", 1)
+    for h, k in ((3, 5), (4, 6), (2, 4), (5, 7)):
+        inst = pyramid_instance(h, k)
+        alone = make_engine("bmc").check(inst, limits=Limits())
+        resident = ResidentWorker("bmc", inst, inst.query, Limits())
+        try:
+            assert wait([resident.sentinel], timeout=120)
+            result, error = resident.outcome()
+        finally:
+            resident.stop()
+        assert error is None
+        assert result.verdict is alone.verdict is Verdict.DEPLOYABLE
+        assert result.stats["depth"] == alone.stats["depth"]
+
+
+def test_a_resident_answers_through_its_sentinel_and_a_paused_one_waits():
+    inst = pyramid_instance(3, 5)
+    resident = ResidentWorker("ic3", inst, inst.query, Limits())
+    try:
+        assert wait([resident.sentinel], timeout=120)
+        assert not resident.alive()
+        result, error = resident.outcome()
+        assert error is None and result.verdict is Verdict.DEPLOYABLE
+    finally:
+        resident.stop()
+    hard = pyramid_instance(9, 10)   # IC3 needs far more than one check's worth of work
+    resident = ResidentWorker("ic3", hard, hard.query, Limits())
+    try:
+        resident.park()
+        assert resident.alive() and not wait([resident.sentinel], timeout=0.2)
+    finally:
+        resident.stop()   # cancelled while parked: ends at once
+    result, _ = resident.outcome()
+    assert result.verdict is Verdict.UNKNOWN
+
+
+def test_a_process_worker_is_paused_resumed_and_stopped(tmp_path):
+    inst = pyramid_instance(3, 5)
+    worker = spawn(mp.get_context("fork"), "ic3", inst, inst.query, Limits(), str(tmp_path / "out"))
+    try:
+        assert worker.detached.wait(60)
+        worker.pause()
+        worker.resume()
+        assert wait([worker.sentinel], timeout=120)
+        result, error = worker.outcome()
+        assert error is None and result.verdict is Verdict.DEPLOYABLE
+    finally:
+        worker.stop()
+    hard = pyramid_instance(10, 11)
+    worker = spawn(mp.get_context("fork"), "ic3", hard, hard.query, Limits(), str(tmp_path / "hard"))
+    assert worker.detached.wait(60)
+    worker.pause()
+    worker.stop()   # a paused worker is resumed so that it can die
+    assert not worker.alive()
+    result, error = worker.outcome()
+    assert result is None and "exit code" in error
