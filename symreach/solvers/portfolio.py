@@ -16,10 +16,11 @@ most encoded-net goals before anything forks. Then the race: the favourite
 forks onto a core of its own for the whole run; the *resident* (the lazy
 search if it still runs, which thus never restarts, else IC3 on small
 systems) goes on in this process (``workers.ResidentWorker``); the other
-engines fork at once on large systems and ``LATE_AFTER_S`` later on small
-ones, and share the remaining ``jobs - 1`` cores with the resident in a
-rotation, where a *second* (the lazy search, or ABC's pdr) holds a core
-alone for a while first. Workers without a core are paused: a process by
+engines fork at once on large systems and share the remaining ``jobs - 1``
+cores with the resident in a rotation, where a *second* (the lazy search,
+or ABC's pdr) holds a core alone for a while first; on small systems they
+fork ``LATE_AFTER_S`` later, and from then on all share all cores equally
+(unless the lazy search is the second). Workers without a core are paused: a process by
 ``SIGSTOP`` to its group (so that ABC's child process stops too), the
 resident at its next deadline check (``workers.Gate``). The rotation moves
 every ``slice_s`` seconds. So an answer the favourite finds alone after
@@ -54,6 +55,7 @@ the schedule.
 from __future__ import annotations
 
 import multiprocessing as mp
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -83,10 +85,14 @@ DEFAULT_SLICE_S = 0.1
 # how long the lazy search runs alone before the race (``_lazy_alone``)
 LAZY_ALONE_S = 0.5
 # on small systems the engines beyond the favourite and the resident start this
-# much later (``schedule.late_engines``): forking them at once slowed the two
-# that decide nearly every small instance (pyramid h = 5, k = 6: 0.33 s instead
-# of 0.11 s with ABC's pdr forked at once, its set-up competing with the BDDs)
-LATE_AFTER_S = 0.25
+# much later (``schedule.late_engines``): most small instances are decided by one
+# of those two within it (results.csv), which a third engine's set-up would slow
+# (pyramid h = 5, k = 6: 0.33 s instead of 0.11 s with ABC's pdr forked at once);
+# the later, the longer ABC's pdr waits where it is the best (tree h = 5, k = 7,
+# medians of 3: pdr alone 0.34-0.37 s, ``auto`` 0.94 s starting it after 0.25 s,
+# 0.68 s after 0.1 s)
+LATE_AFTER_S = 0.1
+RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
 Worker = Union[ProcessWorker, ResidentWorker]
@@ -171,9 +177,16 @@ class AutoEngine:
                   start) -> Result:
         """The lazy search alone, then the race (module docstring)."""
         first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
+        switch_s = sys.getswitchinterval()
         with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
             workers: dict[str, Worker] = {}
             try:
+                # the resident's thread holds the interpreter lock nearly always; each
+                # time this thread needs it back (a worker answered, a slice ended) it
+                # waits up to the switch interval: 5 ms by default, several times per
+                # answer (pyramid h = 6, k = 7, medians of 7: 0.145 s, 0.112 s with
+                # 0.2 ms, the BDDs alone 0.088 s)
+                sys.setswitchinterval(RESIDENT_SWITCH_S)
                 gave_up: list[Result] = []
                 answer, lazy_running = self._lazy_alone(engines, first, instance, query, limits, start,
                                                         workers, gave_up)
@@ -193,6 +206,7 @@ class AutoEngine:
             finally:
                 for worker in workers.values():
                     worker.stop()
+                sys.setswitchinterval(switch_s)
 
     def _lazy_alone(self, engines: list[str], first: Optional[str], instance, query, limits, start,
                     workers: dict[str, Worker], gave_up: list[Result]) -> tuple[Optional[Result], bool]:
@@ -250,12 +264,13 @@ class AutoEngine:
                                                          _remaining(limits, start))
         late_at = time.perf_counter() + LATE_AFTER_S if race.late else None
         rotation = [e for e in race.engines if e in race.workers]
-        alone_s = SECOND_ALONE_S.get(race.second, 0.0)  # 0 when there is no second
-        alone_until = 0 if race.second in race.late else int(alone_s / self.slice_s)
+        # the second's time alone, in slices (0 when there is no second)
+        alone_until = int(SECOND_ALONE_S.get(race.second, 0.0) / self.slice_s)
+        favoured = race.first
         slice_index, slice_end = 0, time.perf_counter() + self.slice_s
 
         def apply() -> None:
-            running = holders(rotation, race.first, self.jobs, slice_index, race.second, alone_until)
+            running = holders(rotation, favoured, self.jobs, slice_index, race.second, alone_until)
             for name in rotation:
                 if name in running:
                     race.workers[name].resume()
@@ -270,8 +285,8 @@ class AutoEngine:
             if late_at is not None and (now >= late_at or len(rotation) < self.jobs):
                 self._fork(race.late, race, instance, query, limits, start)
                 rotation += race.late
-                if race.second in race.late:
-                    alone_until = slice_index + int(alone_s / self.slice_s)
+                if race.second is None:  # once every engine runs, equal shares (``schedule``)
+                    favoured = None
                 late_at = None
                 apply()
             if now >= slice_end:

@@ -5,7 +5,8 @@ The schedule is learnt from the benchmark families by one cheap feature, the
 number of (pod type, node) pairs that preprocessing leaves possible
 (``len(pre.may)``, about the number of state bits), and the number of nodes;
 it is deterministic. Each row names the *favourite*, which holds one core
-for the whole run (with two cores or more), and what holds the other:
+of its own (with two cores or more: for the whole run on large systems,
+until the late engines start on small ones), and what holds the other:
 
 - **more than 128 pairs on one node** (the MCC nets of Appendix B, rings
   and philosophers of 8 and more): BMC with parallel steps is the favourite.
@@ -32,11 +33,15 @@ for the whole run (with two cores or more), and what holds the other:
   the paper clusters' witnesses, 0.06-0.17 s) and IC3 (the resident: the
   not-deployable ones and the Kubernetes-profile clusters, 0.02-0.07 s).
   The other engines start ``portfolio.LATE_AFTER_S`` later (forking them at
-  once slowed the two that decide; ``late_engines``), ABC's pdr first as
-  the second (it is the best on the deployable trees h = 5, 6: 0.40 and
-  2.0 s against IC3's 2.7 and 5.5 s), and BMC runs on one node only when
-  it is the favourite (``race_engines``): it is the best engine on no small
-  instance of one node that takes it more than 0.03 s.
+  once slowed the two that decide; ``late_engines``), and from then on all
+  share all cores equally (BMC stays out on one node and the BDDs on
+  several: ``race_engines``): ABC's pdr is the best on the deployable trees
+  h = 5, 6 (0.3-0.5 and 2.0-2.5 s against IC3's 2.7 and 5.5 s), IC3 on
+  the deployable pyramids up to h = 13 (k = 15: 1.0 s), the BDDs on the
+  not-deployable ones up to h = 13 (k = 14: 37-66 s), so none may wait for
+  another: with ABC's pdr alone on IC3's core for its first 4 s, pyramid
+  h = 13, k = 15 took 5.0 s instead of 1.0 s. With three engines each gets
+  2/3 of a core.
 
 The *resident* runs in a thread of ``auto``'s own process
 (``workers.ResidentWorker``): no fork stands between it and its answer,
@@ -64,7 +69,8 @@ seconds: it decides their hardest instances in 1-3.4 s alone.
 Beside the favourite, the other ``jobs - 1`` cores rotate round robin among
 the other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a
 core; a second gets half of that rotation once its time alone is over.
-Without a favourite (one core), all share equally. An engine that gives up
+Without a favourite (one core; small systems once the late engines run),
+all share equally. An engine that gives up
 leaves the rotation; when the favourite gives up, every core rotates among
 the rest.
 
@@ -103,13 +109,16 @@ def favourite(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> str | N
 
 
 def race_engines(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> list[str]:
-    """The engines of the race: on small systems of one node without BMC, which
-    is the best engine on no such instance that takes it more than 0.03 s in
-    results.csv (IC3 finds the same witnesses, and BMC cannot prove "not
-    deployable"); out of the race it leaves the others a larger share."""
-    if not (is_small(may_pairs) and nodes <= 1):
+    """The engines of the race. Small systems leave out the engine that is never
+    the best on their kind in results.csv, which leaves the others a larger share
+    once all share the cores: on one node BMC (the best on no such instance that
+    takes it more than 0.03 s: IC3 finds the same witnesses, and BMC cannot
+    prove "not deployable"), on several nodes the BDDs (0.9-2.9 s on the small
+    hard clusters, where BMC, IC3 or ABC's pdr take 0.02-0.35 s)."""
+    if not is_small(may_pairs):
         return list(engines)
-    kept = [e for e in engines if e != "bmc"]
+    out = "bmc" if nodes <= 1 else "bdd"
+    kept = [e for e in engines if e != out]
     return kept or list(engines)
 
 
@@ -138,10 +147,10 @@ def second_engine(may_pairs: int, engines: Sequence[str], nodes: int,
                   lazy_running: bool) -> str | None:
     """The engine that holds the core beside the favourite alone for a while, then
     takes half of its rotation (see the module docstring): the lazy search while
-    it runs; ABC's pdr on large clusters and on small systems."""
+    it runs; ABC's pdr on large clusters."""
     if lazy_running and LAZY_ENGINE in engines:
         return LAZY_ENGINE
-    if (is_small(may_pairs) or nodes > 1) and ABC_ENGINE in engines:
+    if not is_small(may_pairs) and nodes > 1 and ABC_ENGINE in engines:
         return ABC_ENGINE
     return None
 
