@@ -71,7 +71,7 @@ def mask(inst: Instance, types: Iterable[int], nodes: Iterable[int],
 
     ``memo`` caches masks of frozenset ``types`` (a term's ``selects``): on the
     Appendix-B nets most terms select the same pods (BART: 9,727 terms, 2,166
-    distinct), and building each again cost seconds of ``auto``'s pilot."""
+    distinct), and building each again cost seconds of the lazy search's time alone in ``auto``."""
     nodes = tuple(nodes)
     key = (types, nodes) if memo is not None and isinstance(types, frozenset) else None
     if key is not None and key in memo:
