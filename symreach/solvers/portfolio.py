@@ -242,8 +242,8 @@ class AutoEngine:
 
     def _fork(self, names: list[str], race: _Race, instance, query, limits: Limits, start) -> None:
         """A worker process per name; the resident waits at a check meanwhile, so the
-        children copy no thread in the middle of anything (it resumes at the next
-        ``_apply``)."""
+        children copy no thread in the middle of anything (the race's next share-out
+        of the cores resumes it)."""
         if not names:
             return
         resident = race.workers.get(race.resident) if race.resident else None
