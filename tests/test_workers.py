@@ -104,27 +104,6 @@ def test_engines_stop_at_their_next_check_once_cancelled(engine):
     assert out and out[0].verdict is Verdict.UNKNOWN
 
 
-def test_bmc_at_checks_finds_the_same_witness_depth(monkeypatch):
-    """Behind a gate BMC solves in conflict-budgeted calls (``bmc._solve_in_turns``),
-    here of a single conflict each, so that nearly every call runs out and is
-    resumed: the answer and the depth are those of one whole call."""
-    import symreach.solvers.bmc as bmc
-
-    monkeypatch.setattr(bmc, "TURN_CONFLICTS", 1)
-    for h, k in ((3, 5), (4, 6), (2, 4), (5, 7)):
-        inst = pyramid_instance(h, k)
-        alone = make_engine("bmc").check(inst, limits=Limits())
-        resident = ResidentWorker("bmc", inst, inst.query, Limits())
-        try:
-            assert wait([resident.sentinel], timeout=120)
-            result, error = resident.outcome()
-        finally:
-            resident.stop()
-        assert error is None
-        assert result.verdict is alone.verdict is Verdict.DEPLOYABLE
-        assert result.stats["depth"] == alone.stats["depth"]
-
-
 def test_a_resident_answers_through_its_sentinel_and_a_paused_one_waits():
     inst = pyramid_instance(3, 5)
     resident = ResidentWorker("ic3", inst, inst.query, Limits())

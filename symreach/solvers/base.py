@@ -54,11 +54,6 @@ def past(deadline: Optional[float]) -> bool:
     return deadline is not None and time.perf_counter() > deadline
 
 
-def taking_turns() -> bool:
-    """Whether the calling thread's engine takes turns with others (``take_turns``)."""
-    return getattr(_thread_state, "turns", None) is not None
-
-
 def take_turns(turns: Optional[Any]) -> None:
     """Run the calling thread's engine under ``turns`` (an object whose
     ``pause()`` waits for the thread's turn and returns True once the run is

@@ -59,7 +59,7 @@ from symreach.encodings.realize import realize_trace
 from symreach.encodings.unroll import StepTemplate, gc_paused
 from symreach.model import Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Verdict
-from symreach.solvers.base import Limits, past, taking_turns
+from symreach.solvers.base import Limits, past
 from symreach.solvers.fast_paths import begin_check
 
 
@@ -68,8 +68,6 @@ def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Option
     (or, before the call, when this thread's run was cancelled: ``base.past``)."""
     if past(deadline):
         return None
-    if taking_turns() and supports_interrupt(solver):
-        return _solve_in_turns(solver, assumptions, deadline)
     if deadline is None:
         return solver.solve(assumptions=assumptions)
     left = max(0.0, deadline - time.perf_counter())
@@ -84,25 +82,6 @@ def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Option
         timer.cancel()
     solver.clear_interrupt()
     return res
-
-
-# conflicts per call while the engine takes turns with others (``_solve_in_turns``)
-TURN_CONFLICTS = 500
-
-
-def _solve_in_turns(solver: Solver, assumptions: list[int], deadline: Optional[float]) -> Optional[bool]:
-    """Conflict-budgeted calls with a deadline check (``base.past``, where the
-    engine waits for its turn) between them. A whole solve would hold the core
-    past its turn and hide a cancellation until it ends: BMC's deeper
-    unrollings of the small paper clusters take 0.05-0.1 s per call. The
-    solver keeps its learnt clauses from one call to the next."""
-    while True:
-        solver.conf_budget(TURN_CONFLICTS)
-        res = solver.solve_limited(assumptions=assumptions)
-        if res is not None:
-            return res
-        if past(deadline):
-            return None
 
 
 def supports_interrupt(solver: Solver) -> bool:

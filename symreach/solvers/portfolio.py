@@ -217,9 +217,10 @@ class AutoEngine:
         again would only repeat that."""
         if LAZY_ENGINE not in engines:
             return None, False
-        lazy = ResidentWorker(LAZY_ENGINE, instance, query, _remaining(limits, start))
+        lazy_limits = _remaining(limits, start)
+        lazy = ResidentWorker(LAZY_ENGINE, instance, query, lazy_limits)
         workers[LAZY_ENGINE] = lazy
-        left = _remaining(limits, start).timeout_s
+        left = lazy_limits.timeout_s
         wait([lazy.sentinel], timeout=self.lazy_alone_s if left is None else min(self.lazy_alone_s, left))
         if lazy.alive():
             return None, True
