@@ -9,7 +9,6 @@ from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.executor_options import executor_from_options, executor_options, task_progress
 from symreach.cli.options import input_options, load_inputs_from_options, memory_option, timeout_option, with_warnings
 from symreach.cli.output import emit_verdict
-from symreach.solvers.matrix import matrix_table, render_csv, render_json, render_text, unknown_matrix
 
 
 @click.command("matrix", cls=ErrorReportingCommand)
@@ -31,6 +30,8 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, timeout, memory, meth
                    cell_timeout: float, executor: str, scheduler, workers: int, worker_memory) -> None:
     """Decide which pod types can ever run on which nodes."""
     from symreach.errors import time_remaining
+    from symreach.solvers.matrix import (matrix_table, render_csv, render_json, render_text,
+                                         unknown_matrix)  # CUDD: only when invoked (start-up)
 
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)

@@ -23,17 +23,19 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from symreach import semantics
 from symreach.encodings.compile import compile_system
 from symreach.encodings.realize import realize_trace
-from symreach.export.aiger import AigerModel
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.processes import die_with_parent
+
+if TYPE_CHECKING:
+    from symreach.export.aiger import AigerModel
 
 ABC_BINARY = "berkeley-abc"
 DEFAULT_TIMEOUT_S = 600.0
@@ -62,6 +64,8 @@ class _AbcEngine:
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment,
                           reason=f"{ABC_BINARY} is not installed (apt-get install berkeley-abc)",
                           time_s=time.perf_counter() - start)
+        from symreach.export.aiger import AigerModel  # python-sat: only when ABC runs (start-up)
+
         system = compile_system(instance, query, pre)
         model = AigerModel(system)
         timeout = limits.timeout_s if limits.timeout_s is not None else DEFAULT_TIMEOUT_S
@@ -120,7 +124,7 @@ def undecided_reason(word: str, stdout: str, timeout_s: float, elapsed_s: float)
     return f"ABC returned {word or 'no status'} (undecided)"
 
 
-def _decode_cex(model: AigerModel, lines: list[str]) -> Optional[list[int]]:
+def _decode_cex(model: "AigerModel", lines: list[str]) -> Optional[list[int]]:
     """Simulate ABC's counterexample (latch line, then concatenated inputs) on
     the system; the action indices up to the first target state, or None."""
     system = model.system

@@ -54,12 +54,10 @@ the schedule.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
@@ -92,6 +90,9 @@ LAZY_ALONE_S = 0.5
 # medians of 3: pdr alone 0.34-0.37 s, ``auto`` 0.94 s starting it after 0.25 s,
 # 0.68 s after 0.1 s)
 LATE_AFTER_S = 0.1
+# systems this small are first searched explicitly, in this process (``AutoEngine._tiny``)
+TINY_PAIRS = 12
+TINY_STATES = 5000
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
@@ -128,17 +129,20 @@ class AutoEngine:
     name = "auto"
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
-                 slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S) -> None:
-        """``lazy_alone_s``: how long the lazy search runs alone before the race."""
+                 slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S,
+                 tiny_pairs: Optional[int] = None) -> None:
+        """``lazy_alone_s``: how long the lazy search runs alone before the race;
+        ``tiny_pairs``: systems up to this many may-pairs are first searched
+        explicitly (``_tiny``; default ``TINY_PAIRS`` with the default engines,
+        0 when the caller names the engines: they race exactly those)."""
         if slice_s <= 0:
             raise ValueError("slice_s must be positive")
+        self.tiny_pairs = (TINY_PAIRS if engines is None else 0) if tiny_pairs is None else tiny_pairs
         engines = default_engines() if engines is None else engines
         self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
         self.slice_s = slice_s
         self.lazy_alone_s = lazy_alone_s
-        # import the engines' modules now (CUDD, python-sat): every worker inherits
-        # them through fork instead of paying the import inside the time limit
         self.available = self._available()
 
     def check(self, instance: Instance, query: Optional[Query] = None,
@@ -151,6 +155,11 @@ class AutoEngine:
         start, query, pre = begun.start, begun.query, begun.pre
         limits = replace(limits, prepared=Prepared(instance, query, pre))
         engines = self.available
+        tiny = self._tiny(pre, instance, query, limits, start)
+        if tiny is not None:
+            tiny.stats.setdefault("preprocess", pre.stats)
+            return tiny
+        engines = _import_engines(engines)
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, limits, start)
         else:
@@ -161,10 +170,31 @@ class AutoEngine:
         return result
 
     def _available(self) -> list[str]:
-        from symreach.solvers.registry import available_engines
+        """The engines present here, found without importing them (start-up cost)."""
+        from importlib.util import find_spec
 
-        names = [e for e in self.engines if e in available_engines()]
+        from symreach.solvers.registry import ENGINES
+
+        names = [e for e in self.engines if e in ENGINES and find_spec(ENGINES[e][0]) is not None]
         return names or ["explicit"]
+
+    def _tiny(self, pre, instance, query, limits, start) -> Optional[Result]:
+        """A small system's answer by the explicit search in this process, or None.
+
+        Up to ``tiny_pairs`` may-pairs a capped breadth-first search decides in
+        milliseconds, before any engine module is imported or any worker forks
+        (which cost 0.3-0.5 s of CPU: CUDD, python-sat, numpy)."""
+        if len(pre.may) > self.tiny_pairs:
+            return None
+        from symreach.solvers.explicit import ExplicitEngine
+
+        result = ExplicitEngine().check(instance, query, replace(_remaining(limits, start),
+                                                                 max_states=TINY_STATES))
+        if result.verdict is Verdict.UNKNOWN:
+            return None
+        result.fragment = pre.fragment
+        return self._label(result, "explicit", {"engines": ["explicit"], "favourite": None,
+                                                "resident": "explicit", "tiny": True})
 
     def _single(self, name, instance, query, limits, start) -> Result:
         from symreach.solvers.registry import make_engine
@@ -217,6 +247,8 @@ class AutoEngine:
         again would only repeat that."""
         if LAZY_ENGINE not in engines:
             return None, False
+        from multiprocessing.connection import wait  # imported on use: start-up of small checks
+
         lazy_limits = _remaining(limits, start)
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, lazy_limits)
         workers[LAZY_ENGINE] = lazy
@@ -250,7 +282,9 @@ class AutoEngine:
         resident = race.workers.get(race.resident) if race.resident else None
         if isinstance(resident, ResidentWorker) and resident.alive():
             resident.park()
-        ctx = mp.get_context("fork")
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
         left = _remaining(limits, start)
         for name in names:
             race.workers[name] = spawn(ctx, name, instance, query, left, race.outs[name])
@@ -258,6 +292,8 @@ class AutoEngine:
     def _race(self, race: _Race, instance, query, limits, start) -> Result:
         """The favourite and the others forked (the late ones later), the resident in
         this process, all scheduled by slices until one answers."""
+        from multiprocessing.connection import wait
+
         self._fork([e for e in race.engines if e not in race.late and e != race.resident
                     and e not in race.workers], race, instance, query, limits, start)
         if race.resident and race.resident not in race.workers:
@@ -311,6 +347,24 @@ class AutoEngine:
         return Result(Verdict.UNKNOWN, "auto", reason="; ".join(reasons) or "no engine answered",
                       stats={"portfolio": dict(race.record(), jobs=self.jobs, slice_s=self.slice_s,
                                                answered_by=None, slices=slice_index + 1)})
+
+
+def _import_engines(names: Sequence[str]) -> list[str]:
+    """The engines of ``names`` that import, imported before any worker forks (CUDD,
+    python-sat): every worker inherits them instead of paying inside its time limit."""
+    import importlib
+
+    from symreach.solvers.registry import ENGINES
+
+    out = []
+    for name in names:
+        try:
+            module = importlib.import_module(ENGINES[name][0])
+        except ImportError:
+            continue
+        if hasattr(module, ENGINES[name][1]):
+            out.append(name)
+    return out or ["explicit"]
 
 
 def _remaining(limits: Limits, start: float) -> Limits:
