@@ -130,11 +130,14 @@ class AutoEngine:
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
                  slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S,
-                 tiny_pairs: Optional[int] = None) -> None:
+                 tiny_pairs: Optional[int] = None, preload: bool = True) -> None:
         """``lazy_alone_s``: how long the lazy search runs alone before the race;
         ``tiny_pairs``: systems up to this many may-pairs are first searched
         explicitly (``_tiny``; default ``TINY_PAIRS`` with the default engines,
-        0 when the caller names the engines: they race exactly those)."""
+        0 when the caller names the engines: they race exactly those);
+        ``preload``: import the engines' modules now (CUDD, python-sat), outside
+        ``check``'s time, as every other engine is imported before its check;
+        the command line passes False, and a race imports them before it forks."""
         if slice_s <= 0:
             raise ValueError("slice_s must be positive")
         self.tiny_pairs = (TINY_PAIRS if engines is None else 0) if tiny_pairs is None else tiny_pairs
@@ -144,6 +147,8 @@ class AutoEngine:
         self.slice_s = slice_s
         self.lazy_alone_s = lazy_alone_s
         self.available = self._available()
+        if preload:
+            self.available = _import_engines(self.available)
 
     def check(self, instance: Instance, query: Optional[Query] = None,
               limits: Limits = Limits()) -> Result:
@@ -159,7 +164,6 @@ class AutoEngine:
         if tiny is not None:
             tiny.stats.setdefault("preprocess", pre.stats)
             return tiny
-        engines = _import_engines(engines)
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, limits, start)
         else:
@@ -222,6 +226,8 @@ class AutoEngine:
                                                         workers, gave_up)
                 if answer is not None:
                     return answer
+                # every worker inherits the modules instead of importing them in its time
+                engines = [e for e in engines if e in _import_engines(engines)]
                 if not lazy_running:
                     engines = [e for e in engines if e != LAZY_ENGINE]
                 engines = race_engines(may_pairs, engines, nodes)
