@@ -10,7 +10,10 @@ the lazy-deletion search (``symreach.solvers.lazy_search``) the deep ones.
 
 Schedule (which engine, when, where: ``symreach.solvers.schedule``).
 Preprocessing runs once, here; the workers fork after it and reuse it
-(``Limits.prepared``). The lazy search then runs alone in this process for
+(``Limits.prepared``). Systems of at most ``TINY_PAIRS`` may-pairs are
+first searched explicitly in this process (capped at ``TINY_STATES``): that
+decides them before any worker forks (and, from the command line, before
+any engine module is imported). The lazy search then runs alone in this process for
 up to ``LAZY_ALONE_S``: it declines at once outside its fragment and answers
 most encoded-net goals before anything forks. Then the race: the favourite
 forks onto a core of its own for the whole run; the *resident* (the lazy
