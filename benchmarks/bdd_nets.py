@@ -31,8 +31,8 @@ from typing import Iterator
 from benchmarks.families import first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
 from symreach.bench.runner import BenchInstance, Job, run_job
-from symreach.encodings.petri_net import PetriNet, read_net
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import PetriNet, read_net
+from symreach.frontends.reduction_petri import encode_petri
 
 DATA = PETRI_DIR
 OUT = Path(__file__).resolve().parent / "results" / "bdd_nets.md"

@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from symreach.bench.runner import BenchInstance
-from symreach.encodings.petri_net import PetriNet, read_pnml
-from symreach.encodings.reduction_pebbling import encode_pebbling
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import PetriNet, read_pnml
+from symreach.frontends.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.generators import clusters, dags, hard_clusters, nets
 from benchmarks.shared_data import PETRI_DIR
 

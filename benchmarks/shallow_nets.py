@@ -37,8 +37,8 @@ import click
 from benchmarks.families import DEPLOYABLE, first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
 from symreach.bench.runner import BenchInstance, Job, JobResult, run_job
-from symreach.encodings.petri_net import read_net
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import read_net
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.solvers.bmc import BmcEngine
 
 OUT = Path(__file__).resolve().parent / "results" / "shallow_nets.md"

@@ -111,7 +111,7 @@ def test_matrix_on_the_bundled_example():
 @pytest.mark.parametrize("engine", ["ic3", "bdd", "auto"])
 def test_cert_out_then_certify(tmp_path, engine):
     """The README's flow: a not-deployable proof written by check is accepted by certify."""
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
     import yaml
 

@@ -1,4 +1,4 @@
-"""AIGER export of a ``TransitionSystem`` (binary ``aig`` or ASCII ``aag``).
+"""AIGER lowering of a ``TransitionSystem`` (binary ``aig`` or ASCII ``aag``).
 
 Layout (AIGER 1.0, one bad-state output):
 
