@@ -9,7 +9,7 @@ import pytest
 
 from symreach import semantics
 from symreach.errors import InputError
-from symreach.frontends import is_kubernetes_document, kubernetes_to_v1, load_kubernetes
+from symreach.frontends.kubernetes import is_kubernetes_document, kubernetes_to_v1, load_kubernetes
 from symreach.frontends.k8s_requests import format_amount, host_ports, pod_requests
 from symreach.frontends.k8s_controllers import DAEMONSET_TOLERATIONS
 from symreach.frontends.kubernetes import (
