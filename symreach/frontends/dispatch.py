@@ -306,4 +306,4 @@ def resolve_pod(instance: Instance, name: str) -> int:
     if len(matches) == 1:
         return matches[0]
     hint = "ambiguous" if matches else "unknown"
-    raise InputError(f"{hint} pod type {name!r}; known: {', '.join(names[:20])}", field_path="--pod")
+    raise InputError(f"{hint} pod type {name!r}; known: {', '.join(names[:20])}", field_path="pod")
