@@ -1,6 +1,6 @@
 """The benchmark families: instances with their size, series and known answer.
 
-Every family yields ``symreach.bench.BenchInstance`` objects holding a
+Every family yields ``symreach.bench.runner.BenchInstance`` objects holding a
 format-v1 document. Sizes grow within a *series* (one family, one polarity),
 so the runner can stop an engine on a series once it failed at a smaller size.
 

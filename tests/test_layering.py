@@ -320,7 +320,8 @@ def test_the_layer_checks_can_fail():
     planted = {"symreach.solvers.x": ModuleImports("symreach.solvers.x", REPO, False, {"symreach.export.traces"}),
                "symreach.export.y": ModuleImports("symreach.export.y", REPO, False, {"symreach.encodings.aiger"})}
     assert forbidden_imports(planted) == ["symreach.solvers.x imports symreach.export.traces"]
-    source = 'def f():\n    """Set by ``--pod``."""\n    raise ValueError("--pod needs --node")\nX = "kubectl wait --pod"\n'
+    source = ('def f():\n    """Set by ``--pod``."""\n    raise ValueError("--pod needs --node")\n'
+              'X = "kubectl wait --pod"\n')
     assert option_mentions(source, {"--pod", "--node"}) == [(3, "--pod"), (3, "--node")]
     assert unmapped_modules("`symreach/cli/main.py` registers `check.py`", ["symreach/cli/main.py",
                             "symreach/cli/check.py", "symreach/cli/evidence.py",

@@ -53,7 +53,6 @@ CONTAINER_NAME = "main"
 TYPE_ANNOTATION = "symreach.io/pod-type"
 NODE_ANNOTATION = "symreach.io/node"
 STEP_ANNOTATION = "symreach.io/step"
-DELETION_API_VERSION = "symreach.io/v1"
 DELETION_KIND = "PodDeletion"
 NODE_NAME_FIELD = "metadata.name"
 _OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")

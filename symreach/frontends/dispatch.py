@@ -219,13 +219,6 @@ def _json_skip(text: str, at: int) -> int:
     return at
 
 
-def input_kind(path: PathArg) -> str:
-    """``"v1"`` for symreach instances, ``"kubernetes"`` for manifests and dumps (one file)."""
-    source = Source(str(path), yaml_source.read_file_text(path))
-    kind = source_kind(source)
-    return "v1" if kind == "empty" else kind
-
-
 # ---- loading ---------------------------------------------------------------------------------------
 
 def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_source.MAX_FILE_BYTES,
@@ -284,17 +277,6 @@ def load_kubernetes_sources(sources: Sequence[Source]):
 
 def load_any(path: Union[PathArg, Sequence[PathArg]]) -> Instance:
     return load_inputs(path).instance
-
-
-def load_with_context(path: Union[PathArg, Sequence[PathArg]]) -> tuple[Instance, dict]:
-    """The instance and what its front end knows beyond the model.
-
-    For Kubernetes input the context holds ``initial_pod_names`` (the real
-    names of running pods, so exported deletions name them) and the front
-    end's ``report``.
-    """
-    loaded = load_inputs(path)
-    return loaded.instance, loaded.context
 
 
 def resolve_pod(instance: Instance, name: str) -> int:

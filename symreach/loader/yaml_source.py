@@ -330,14 +330,6 @@ class _AliasBudget:
                              self.filename, node.start_mark.line + 1)
 
 
-def check_size(root: Node, limit: int, filename: str) -> int:
-    """The alias-expanded node count of ``root``; refuses cycles and more than ``limit``."""
-    total = _expanded_size(root, limit, filename, {})
-    if total > limit:
-        raise InputError(f"the document expands to more than {limit} nodes (alias bomb?)", filename)
-    return total
-
-
 def _expanded_size(root: Node, limit: int, filename: str, memo: dict[int, int]) -> int:
     """Node count with aliases expanded, memoised per node; capped at ``limit + 1``."""
     active: set[int] = set()

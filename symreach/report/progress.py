@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, Optional, TextIO
-
-ProgressFn = Callable[..., None]
+from typing import Any, Optional, TextIO
 
 
 class StderrProgress:
