@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO
+
+ProgressFn = Callable[..., None]
 
 
 class StderrProgress:
