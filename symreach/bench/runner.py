@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 DECIDED = ("deployable", "not-deployable")
+STATUSES = ("ok", "unknown", "timeout", "memout", "error", "skipped")
 
 # Engine statistics copied into their own CSV columns (the JSON keeps all of them).
 FLAT_STATS = ("iterations", "peak_nodes", "frames", "lemmas", "states", "depth", "queries",
