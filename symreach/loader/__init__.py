@@ -24,6 +24,7 @@ __all__ = [
     "load_text", "parse_query", "thaw",
 ]
 
+
 def load_instance(path: Union[str, os.PathLike]) -> Instance:
     """Load a v1 instance from a YAML or JSON file."""
     with collector_paused():
