@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from symreach.cli.check import check
 from symreach.cli.export import export_command
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 
 ROOT = Path(__file__).resolve().parents[1]
 HAVE_ABC = shutil.which("berkeley-abc") is not None

@@ -91,7 +91,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         try:
             engine = shortest_engine(engine)
         except ValueError as exc:
-            raise click.UsageError(str(exc))
+            raise click.UsageError(f"--shortest: {exc}")
     try:
         # auto imports its engines' modules only if it races them (start-up of small checks)
         solver = make_engine(engine, jobs=jobs, preload=False) if engine == "auto" else make_engine(engine)
@@ -115,7 +115,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     elif trace_out is not None:
         click.echo(f"symreach: note: no witness trace ({result.verdict.value}); {trace_out} not written", err=True)
     if aiger_witness_out is not None and result.trace:
-        from symreach.export.aiger_witness import aiger_witness
+        from symreach.encodings.aiger_witness import aiger_witness
 
         outputs.append((aiger_witness_out, lambda: aiger_witness(instance, query, result.trace)))
     elif aiger_witness_out is not None:

@@ -35,7 +35,7 @@ from symreach.solvers.fast_paths import begin_check
 from symreach.solvers.processes import die_with_parent
 
 if TYPE_CHECKING:
-    from symreach.export.aiger import AigerModel
+    from symreach.encodings.aiger import AigerModel
 
 ABC_BINARY = "berkeley-abc"
 DEFAULT_TIMEOUT_S = 600.0
@@ -64,7 +64,7 @@ class _AbcEngine:
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment,
                           reason=f"{ABC_BINARY} is not installed (apt-get install berkeley-abc)",
                           time_s=time.perf_counter() - start)
-        from symreach.export.aiger import AigerModel  # python-sat: only when ABC runs (start-up)
+        from symreach.encodings.aiger import AigerModel  # python-sat: only when ABC runs (start-up)
 
         system = compile_system(instance, query, pre)
         model = AigerModel(system)

@@ -33,7 +33,7 @@ from symreach.result import DEPLOY, Step
 from symreach.encodings.system import TransitionSystem
 
 if TYPE_CHECKING:
-    from symreach.export.aiger import AigerModel
+    from symreach.encodings.aiger import AigerModel
 
 
 class WitnessError(ValueError):
@@ -86,7 +86,7 @@ def aiger_witness(instance: Instance, query: Query, trace: Optional[Sequence[Ste
                   path: str = "") -> str:
     """The witness of a deployable answer's ``trace`` on the exported model of ``instance``."""
     from symreach.encodings.compile import compile_system
-    from symreach.export.aiger import AigerModel
+    from symreach.encodings.aiger import AigerModel
 
     if trace is None:
         raise InputError("the answer has no replayed trace to write as an AIGER witness", path)
