@@ -119,7 +119,7 @@ def test_abc_agrees_with_symreach(engine):
     for h, k in ((2, 3), (2, 4), (3, 5)):
         inst = pyramid_instance(h, k)
         ours = Ic3Engine(fast_paths=False).check(inst)
-        theirs = engine(fast_paths=False).check(inst, limits=Limits(timeout_s=20))
+        theirs = engine(fast_paths=False).check(inst, run=Limits(timeout_s=20))
         assert theirs.verdict is ours.verdict, theirs.reason
         if theirs.verdict is Verdict.DEPLOYABLE:
             assert theirs.trace, theirs.reason
@@ -139,5 +139,5 @@ def test_abc_on_random_instances():
         except InputError:
             continue
         want = ExplicitEngine().check(inst).verdict
-        got = AbcPdrEngine(fast_paths=False).check(inst, limits=Limits(timeout_s=20))
+        got = AbcPdrEngine(fast_paths=False).check(inst, run=Limits(timeout_s=20))
         assert got.verdict is want, got.reason

@@ -38,7 +38,7 @@ def _agree(inst):
         ok, msg = check_certificate(inst, ic3.certificate.dumps())
         assert ok, msg
     deploys = sum(1 for s in ex.trace if s.op == DEPLOY)
-    bmc = BmcEngine(fast_paths=False).check(inst, limits=Limits(max_depth=max(deploys, 1)))
+    bmc = BmcEngine(fast_paths=False).check(inst, run=Limits(max_depth=max(deploys, 1)))
     if ex.verdict is Verdict.DEPLOYABLE:
         assert bmc.verdict is Verdict.DEPLOYABLE
         semantics.replay(inst, bmc.trace, inst.query)

@@ -45,7 +45,7 @@ def test_timeout_gives_unknown():
 
     dag = pyramid(11)
     inst = load_document(encode_pebbling(dag.vertices, dag.edges, dag.target, 12))
-    result = BddEngine().check(inst, limits=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
+    result = BddEngine().check(inst, run=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
     assert result.verdict is Verdict.UNKNOWN and "timeout" in result.reason
 
 

@@ -26,7 +26,7 @@ if _Suite is not None:
             if verdict is not Verdict.NOT_DEPLOYABLE:
                 return super().expect(d, verdict)
             inst = load_document(d)
-            res = self.make_engine().check(inst, limits=Limits(max_depth=12))
+            res = self.make_engine().check(inst, run=Limits(max_depth=12))
             assert res.verdict in (Verdict.NOT_DEPLOYABLE, Verdict.UNKNOWN), res.reason
             return res
 
@@ -62,14 +62,14 @@ def test_bmc_pyramid_depth_is_the_number_of_deployments():
 
 def test_bmc_depth_limit_gives_unknown():
     inst = pyramid_instance(3, 4)
-    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(max_depth=6))
+    res = BmcEngine(fast_paths=False).check(inst, run=Limits(max_depth=6))
     assert res.verdict is Verdict.UNKNOWN
     assert "depth" in res.reason
 
 
 def test_bmc_timeout_gives_unknown():
     inst = pyramid_instance(5, 6)
-    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
+    res = BmcEngine(fast_paths=False).check(inst, run=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
     assert res.verdict is Verdict.UNKNOWN
 
 

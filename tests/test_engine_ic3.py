@@ -46,14 +46,14 @@ def test_pyramid_3_with_5_pebbles_gives_a_replaying_trace():
 
 def test_pyramid_4_with_5_pebbles():
     inst = pyramid_instance(4, 5)
-    res = Ic3Engine().check(inst, limits=Limits(timeout_s=60))
+    res = Ic3Engine().check(inst, run=Limits(timeout_s=60))
     assert res.verdict is Verdict.NOT_DEPLOYABLE
     assert check_certificate(inst, res.certificate)[0]
 
 
 def test_timeout_gives_unknown():
     inst = pyramid_instance(6, 7)
-    res = Ic3Engine().check(inst, limits=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
+    res = Ic3Engine().check(inst, run=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
     assert res.verdict is Verdict.UNKNOWN
     assert "timeout" in res.reason
 

@@ -116,7 +116,7 @@ def test_monotonicity_sets():
 
 
 def _depth(inst, parallel: bool):
-    res = BmcEngine(parallel=parallel, fast_paths=False).check(inst, limits=Limits(max_depth=40))
+    res = BmcEngine(parallel=parallel, fast_paths=False).check(inst, run=Limits(max_depth=40))
     assert res.verdict is Verdict.DEPLOYABLE, res.reason
     semantics.replay(inst, res.trace, inst.query)
     return res.stats["depth"]
@@ -169,8 +169,8 @@ def test_parallel_never_deeper_than_single(profile):
             inst = load_document(random_doc(seed, profile))
         except InputError:
             continue
-        single = BmcEngine(parallel=False, fast_paths=False).check(inst, limits=Limits(max_depth=8))
-        par = BmcEngine(parallel=True, fast_paths=False).check(inst, limits=Limits(max_depth=8))
+        single = BmcEngine(parallel=False, fast_paths=False).check(inst, run=Limits(max_depth=8))
+        par = BmcEngine(parallel=True, fast_paths=False).check(inst, run=Limits(max_depth=8))
         assert par.verdict is single.verdict
         if par.verdict is Verdict.DEPLOYABLE:
             semantics.replay(inst, par.trace, inst.query)

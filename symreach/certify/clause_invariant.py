@@ -85,6 +85,8 @@ class InvariantCertificate:
     clauses: list[list[tuple[tuple, bool]]] = field(default_factory=list)
     # count targets: {"pairs": [[pod, node], ...], "atLeast": K}, conjoined with the query
     counts: list[dict[str, Any]] = field(default_factory=list)
+    # the canonical digest of the instance it is bound to (``certify.digest``; "" unbound)
+    digest: str = ""
 
     @classmethod
     def from_system(cls, inst: Instance, query: Query, system, lemmas) -> "InvariantCertificate":
@@ -117,6 +119,8 @@ class InvariantCertificate:
                  f"# pairs: {json.dumps(self.pairs)}"]
         if self.counts:
             lines.append(f"# counts: {json.dumps(self.counts)}")
+        if self.digest:
+            lines.append(f"# digest: {json.dumps(self.digest)}")
         for r in self.render().splitlines():
             lines.append(f"## {r}")
         for cl in self.clauses:
@@ -178,7 +182,7 @@ class InvariantCertificate:
         except (TypeError, ValueError, KeyError) as exc:
             raise ValueError(f"bad query or pairs header: {exc}") from None
         return cls(str(header.get("instance", "")), str(header.get("profile", "")), query,
-                   [str(c) for c in header["cone"]], pairs, clauses, counts)
+                   [str(c) for c in header["cone"]], pairs, clauses, counts, str(header.get("digest") or ""))
 
     # ---- readable ----------------------------------------------------------------
     def render(self) -> str:
