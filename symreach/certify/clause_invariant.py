@@ -60,6 +60,8 @@ from typing import Any, Iterable, Optional, Sequence
 
 from pysat.solvers import Solver
 
+from symreach.certify.guards import affinity_witnesses, forbidding
+from symreach.certify.names import vacuous
 from symreach.model import KUBERNETES, Instance, Query, ports_conflict
 
 FORMAT = "symreach-sat-invariant/1"
@@ -257,6 +259,9 @@ class _Checker:
             raise CertificateError(f"certificate is for profile {cert.profile!r}, instance is {inst.profile!r}")
         self.alts = [frozenset(pair(p, n) for p, n in alt) for alt in cert.query]
         self.counts = [(frozenset(pair(p, n) for p, n in ct["pairs"]), ct["atLeast"]) for ct in cert.counts]
+        problem = vacuous(self.alts, self.counts)
+        if problem:
+            raise CertificateError(f"vacuous target: {problem}")
         if query is not None and (set(self.alts) != set(query.alternatives) or
                                   set(self.counts) != {(ct.pairs, ct.at_least) for ct in query.counts}):
             raise CertificateError("the certificate is for another query")
@@ -447,13 +452,8 @@ class _Checker:
                     keyed = [m for m in everywhere if any(term.topology.domain_of[m] is not None for term in terms)]
                     witness = self.or_([witness, -self.any_present(both, keyed)])
                 self.add([-h, witness])
-        for term in pod.anti_affinity:
-            self.add([-h, -self.any_present(term.selects, term.topology.domain_nodes(n))])
-        if self.kube:
-            for u in cone:
-                for term in inst.pod_types[u].anti_affinity:
-                    if t in term.blocks and term.topology.domain_of[n] is not None:
-                        self.add([-h, -self.any_present([u], term.topology.domain_nodes(n))])
+        for selects, nodes in forbidding(inst, t, n, cone):
+            self.add([-h, -self.any_present(selects, nodes)])
         return h
 
     # ---- the checks -----------------------------------------------------------------------
@@ -465,11 +465,8 @@ class _Checker:
         counted: set[tuple[int, int]] = set()
         for t in self.cone:
             pod = inst.pod_types[t]
-            if pod.affinity:
-                sets = [term.selects for term in pod.affinity]
-                w = frozenset.intersection(*sets) if self.kube else frozenset().union(*sets)
-                if not w <= self.cone:
-                    raise CertificateError(f"cone not closed under the affinity witnesses of {pod.name}")
+            if not affinity_witnesses(inst, t) <= self.cone:
+                raise CertificateError(f"cone not closed under the affinity witnesses of {pod.name}")
             for sc in pod.spread:
                 if not sc.counts <= self.cone:
                     raise CertificateError(f"cone not closed under the spread constraints of {pod.name}")

@@ -35,7 +35,7 @@ from symreach.certify import (
     theorem5,
 )
 from symreach.certify.digest import instance_digest
-from symreach.certify.names import CertificateError
+from symreach.certify.names import CertificateError, check_profile, vacuous
 from symreach.model import CountTarget, Instance, Query
 
 # what a malformed certificate makes a checker raise; reported as invalid
@@ -46,6 +46,7 @@ NamedTarget = tuple[frozenset[frozenset[tuple[str, str]]], frozenset[tuple[froze
 
 
 def _check_bdd(inst: Instance, data: dict) -> tuple[bool, str]:
+    check_profile(inst, data)
     alternatives = tuple(frozenset((inst.type_index(t), inst.node_index(n)) for t, n in alt)
                          for alt in data["query"])
     counts = tuple(CountTarget(frozenset((inst.type_index(t), inst.node_index(n)) for t, n in ct["pairs"]),
@@ -141,7 +142,7 @@ class Certificate:
         """(accepted, message): the refusals of the module docstring, then the checker."""
         try:
             named = self.named_target()
-            problem = vacuous(named)
+            problem = vacuous(*named)
             if problem:
                 return False, f"refused: the certificate's target is vacuous ({problem})"
             if self.digest is not None and self.digest != instance_digest(instance):
@@ -181,23 +182,6 @@ def _named(query: Any, counts: Any) -> NamedTarget:
             raise CertificateError("a count target needs an integer atLeast")
         sums.append((frozenset(_pair(p) for p in ct["pairs"]), k))
     return frozenset(alts), frozenset(sums)
-
-
-def vacuous(target: NamedTarget) -> str:
-    """Why a named target cannot be the question of a not-deployable verdict ("" if it can)."""
-    alts, counts = target
-    if not alts:
-        return "no alternative: such a target never holds, so any invariant excludes it"
-    if frozenset() in alts and len(alts) > 1:
-        return "an empty alternative beside others"
-    if frozenset() in alts and not counts:
-        return "an empty alternative and no count target: such a target always holds"
-    for pairs, k in counts:
-        if not pairs:
-            return "a count target over no pair"
-        if k < 1:
-            return f"a count target of at least {k}"
-    return ""
 
 
 def query_names(inst: Instance, query: Query) -> NamedTarget:
@@ -245,7 +229,12 @@ def parse(text: str) -> Certificate:
             known = ", ".join(sorted(k for k in KINDS if k not in TEXT_FORMATS))
             raise ValueError(f"unknown certificate format {fmt!r} (known: {known})")
         return Certificate(fmt, data)
-    return Certificate(clause_invariant.FORMAT, clause_invariant.InvariantCertificate.loads(text))
+    try:
+        return Certificate(clause_invariant.FORMAT, clause_invariant.InvariantCertificate.loads(text))
+    except MALFORMED as exc:
+        if isinstance(exc, ValueError):
+            raise
+        raise ValueError(f"{type(exc).__name__}: {exc}") from None
 
 
 # the names other modules used before ``Certificate``
