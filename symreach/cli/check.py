@@ -32,7 +32,8 @@ from symreach.result import Result, Verdict
 @input_options
 @target_options
 @click.option("--engine", default="auto", show_default=True,
-              help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
+              help="auto, or one engine of the registry: explicit, lazy, bdd, bmc, ic3, abc-pdr, ... "
+                   "(an unknown name lists them all).")
 @timeout_option()
 @memory_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
