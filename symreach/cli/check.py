@@ -95,7 +95,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     progress = make_progress(quiet or as_json)
     try:
-        run = RunContext.for_process(max_states=max_states, progress=progress, counters=counters)
+        run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=progress, counters=counters)
         result: Result = decide(solver, instance, query, run, shortest=shortest)
     finally:
         if progress is not None:

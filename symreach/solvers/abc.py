@@ -94,7 +94,7 @@ class _AbcEngine(PreprocessingEngine):
             if actions is not None:
                 steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
                          for i in actions]
-                trace = realize_trace(instance, pre.abstract_initial, steps, query)
+                trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
             if trace is not None:
                 stats["cex_length"] = len(actions)
                 return Result(Verdict.DEPLOYABLE, self.name, fragment=pre.fragment, trace=trace, stats=stats,

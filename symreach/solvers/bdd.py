@@ -490,7 +490,7 @@ class BddEngine(PreprocessingEngine):
             else:
                 steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
                          for i in actions]
-                trace = realize_trace(instance, pre.abstract_initial, steps, query)
+                trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
             if trace is None:
                 raise AssertionError("BDD witness does not replay: an encoding bug")
             return Result(Verdict.DEPLOYABLE, self.name, fragment=fragment, trace=trace,

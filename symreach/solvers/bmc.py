@@ -114,7 +114,7 @@ class BmcEngine(PreprocessingEngine):
         res.fragment = pre.fragment
         res.stats.update({k: v for k, v in system.stats.items() if k not in res.stats})
         if res.verdict is Verdict.DEPLOYABLE:
-            trace = realize_trace(instance, pre.abstract_initial, res.stats.pop("_steps"), query)
+            trace = realize_trace(instance, pre.abstract_initial, res.stats.pop("_steps"), query, run)
             if trace is None:
                 raise AssertionError("BMC witness does not replay: an encoding bug")
             res.trace = trace

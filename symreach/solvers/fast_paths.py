@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from symreach import semantics
+from symreach.errors import LimitReached
 from symreach.encodings.preprocess import Preprocessed, preprocess
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
@@ -56,7 +57,7 @@ def begin_check(instance: Instance, query: Optional[Query], run: RunContext, eng
     prepared = run.prepared
     if isinstance(prepared, Prologue) and prepared.matches(instance, query):
         return CheckStart(start, query, prepared.pre, None)
-    pre, decided = preprocess_or_decide(instance, query, engine, fast_paths, start)
+    pre, decided = preprocess_or_decide(instance, query, engine, fast_paths, start, run)
     return CheckStart(start, query, pre, decided)
 
 
@@ -71,7 +72,10 @@ class PreprocessingEngine:
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         ctx = as_context(run)
-        begun = begin_check(instance, query, ctx, self.name, self.fast_paths)
+        try:
+            begun = begin_check(instance, query, ctx, self.name, self.fast_paths)
+        except LimitReached as stop:  # the run ended during preprocessing
+            return Result(Verdict.UNKNOWN, self.name, reason=stop.reason)
         if begun.decided is not None:
             return begun.decided
         return self.decide(instance, begun.query, begun.pre, ctx)
@@ -82,12 +86,12 @@ class PreprocessingEngine:
 
 
 def preprocess_or_decide(instance: Instance, query: Query, engine: str, fast_paths: bool,
-                         start: float) -> tuple[Preprocessed, Optional[Result]]:
+                         start: float, run: Optional[RunContext] = None) -> tuple[Preprocessed, Optional[Result]]:
     """The preprocessed instance, and the fast-path result when one applies.
 
     A returned deployable result has been replayed against the semantics.
     """
-    pre = preprocess(instance, query, engine=engine, try_greedy=fast_paths)
+    pre = preprocess(instance, query, engine=engine, try_greedy=fast_paths, run=run)
     decided = pre.decided
     if decided is not None and (fast_paths or decided.stats.get("decided_by") == "initial"):
         decided.stats["preprocess_s"] = time.perf_counter() - start

@@ -213,7 +213,7 @@ class Ic3Engine(PreprocessingEngine):
         kind, payload = outcome
         if kind == "cex":
             steps = payload
-            trace = realize_trace(instance, pre.abstract_initial, steps, query)
+            trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
             if trace is None:
                 raise AssertionError("IC3 counterexample does not replay: an encoding bug")
             stats["cex_length"] = len(payload)

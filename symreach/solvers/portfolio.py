@@ -63,6 +63,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
+from symreach.errors import LimitReached
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
@@ -146,7 +147,10 @@ class AutoEngine:
         from symreach.solvers.fast_paths import Prologue, begin_check
 
         ctx = as_context(run)
-        begun = begin_check(instance, query, ctx, "auto/preprocess", fast_paths=True)
+        try:
+            begun = begin_check(instance, query, ctx, "auto/preprocess", fast_paths=True)
+        except LimitReached as stop:  # the run ended during preprocessing
+            return Result(Verdict.UNKNOWN, self.name, reason=stop.reason)
         if begun.decided is not None:
             return begun.decided
         start, query, pre = begun.start, begun.query, begun.pre
