@@ -141,3 +141,19 @@ def test_a_process_worker_is_paused_resumed_and_stopped(tmp_path):
     assert not worker.alive()
     result, error = worker.outcome()
     assert result is None and "exit code" in error
+
+
+@pytest.mark.parametrize("engine", ["ic3", "bdd"])
+def test_a_forked_workers_certificate_arrives_with_its_type(tmp_path, engine):
+    """The certificate is pickled as it is (``certify.dispatch.Certificate``), not as text."""
+    from symreach.certify.dispatch import Certificate
+
+    inst = pyramid_instance(3, 4)
+    worker = spawn(mp.get_context("fork"), engine, inst, inst.query, RunContext(), str(tmp_path / "out"))
+    try:
+        assert wait([worker.sentinel], timeout=120)
+        result, error = worker.outcome()
+    finally:
+        worker.stop()
+    assert error is None and result.verdict is Verdict.NOT_DEPLOYABLE
+    assert type(result.certificate) is Certificate and result.certificate.check(inst, inst.query)[0]
