@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from symreach.certify.guards import affinity_witnesses, forbidding
+from symreach.certify.guards import cone_problem, forbidding
 from symreach.certify.names import vacuous
 from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Query, ports_conflict
 
@@ -308,19 +308,14 @@ class _Checker:
     # ---- the checks ------------------------------------------------------------
     def _cone_closed(self) -> None:
         inst = self.inst
-        need = {t for t, _ in self.query.pairs()}
-        if not need <= self.cone:
-            raise CertificateError("the cone misses a target type")
+        problem = cone_problem(inst, self.cone, (t for t, _ in self.query.pairs()))
+        if problem:
+            raise CertificateError(problem)
         for p, (bits, _) in self.pairs.items():
             if bits == 0 and self.query.count_cap(p) > 1:
                 raise CertificateError("a pair a count target reads is modelled without a counter")
         for t in self.cone:
-            pod = inst.pod_types[t]
-            if not affinity_witnesses(inst, t) <= self.cone:
-                raise CertificateError(f"cone not closed under the affinity witnesses of {pod.name}")
-            for h in pod.spread:
-                if not h.counts <= self.cone:
-                    raise CertificateError(f"cone not closed under the spread of {pod.name}")
+            for h in inst.pod_types[t].spread:
                 for u in h.counts:
                     for m in h.eligible:
                         if (u, m) in self.pairs and self.pairs[(u, m)][0] == 0 and \

@@ -60,7 +60,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from pysat.solvers import Solver
 
-from symreach.certify.guards import affinity_witnesses, forbidding
+from symreach.certify.guards import cone_problem, forbidding
 from symreach.certify.names import vacuous
 from symreach.model import KUBERNETES, Instance, Query, ports_conflict
 
@@ -460,16 +460,12 @@ class _Checker:
     def _structure(self) -> None:
         inst = self.inst
         need = {t for alt in self.alts for t, _ in alt} | {t for ps, _ in self.counts for t, _ in ps}
-        if not need <= self.cone:
-            raise CertificateError("the cone misses a target type")
+        problem = cone_problem(inst, self.cone, need)
+        if problem:
+            raise CertificateError(problem)
         counted: set[tuple[int, int]] = set()
         for t in self.cone:
-            pod = inst.pod_types[t]
-            if not affinity_witnesses(inst, t) <= self.cone:
-                raise CertificateError(f"cone not closed under the affinity witnesses of {pod.name}")
-            for sc in pod.spread:
-                if not sc.counts <= self.cone:
-                    raise CertificateError(f"cone not closed under the spread constraints of {pod.name}")
+            for sc in inst.pod_types[t].spread:
                 for m in sc.eligible:
                     if sc.topology.domain_of[m] is not None:
                         counted |= {(u, m) for u in sc.counts}

@@ -33,3 +33,19 @@ def affinity_witnesses(inst: Instance, t: int) -> frozenset[int]:
     if not sets:
         return frozenset()
     return frozenset.intersection(*sets) if inst.profile == KUBERNETES else frozenset().union(*sets)
+
+
+def cone_problem(inst: Instance, cone: Iterable[int], targets: Iterable[int]) -> str:
+    """Why ``cone`` is not a cone the cone theorem applies to ("" when it is): it
+    must hold the target types and be closed under affinity witnesses and under
+    the types a spread constraint of a cone type counts."""
+    cone = frozenset(cone)
+    if not set(targets) <= cone:
+        return "the cone misses a target type"
+    for t in sorted(cone):
+        pod = inst.pod_types[t]
+        if not affinity_witnesses(inst, t) <= cone:
+            return f"cone not closed under the affinity witnesses of {pod.name}"
+        if any(not sc.counts <= cone for sc in pod.spread):
+            return f"cone not closed under the spread constraints of {pod.name}"
+    return ""
