@@ -15,7 +15,7 @@ import pytest
 
 from symreach import semantics
 from symreach.certify.clause_invariant import check_certificate
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import binary_tree
 from symreach.loader import load_document
 from symreach.result import Verdict

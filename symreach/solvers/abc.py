@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from symreach.encodings.aiger import AigerModel
 from symreach.encodings.compile import compile_system
 from symreach.encodings.realize import realize_trace
-from symreach.export.aiger import AigerModel
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
