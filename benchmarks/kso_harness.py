@@ -228,8 +228,8 @@ def _per_node(result: dict, nodes: Sequence[str], prefix: str) -> dict[str, Verd
 
 def symreach_verdicts(state: State) -> dict[str, Verdict]:
     """symreach's first failing plugin for the pending pod on every node, in the loaded σ0."""
-    inst, _ = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
-    t = inst.type_index(state.pending)
+    inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+    t = inst.type_index(report.pending.get(state.pending, state.pending))
     sigma = inst.initial_config()
     out: dict[str, Verdict] = {}
     for node in state.nodes:

@@ -96,6 +96,7 @@ class Report:
     pods_attached: int = 0                                     # running pods in sigma0
     pods_not_counted: dict[str, int] = field(default_factory=dict)  # reason -> count
     attachments: dict[str, str] = field(default_factory=dict)  # "ns/pod" -> pod type
+    pending: dict[str, str] = field(default_factory=dict)      # pending "ns/pod" -> pod type
     # (pod type, node) -> names of the running pods, for trace export.
     initial_pod_names: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -627,6 +628,7 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) pods")
             return
         if not node:
+            self.report.pending[f"{namespace}/{name}"] = type_name
             self.count_not_counted("pending pods (no spec.nodeName)")
             return
         if node not in self.node_names:
@@ -687,9 +689,14 @@ class _Converter:
         for type_name, sig in self.strict_sigs.items():
             if sig == strict and self.types[type_name].get("creatable", True):
                 return type_name
-        key = ("owner", namespace, owner_kind, owner_name)
+        # A DaemonSet's pods each carry their own node pin: one type per node,
+        # named ``ns/name@node`` like those built from the DaemonSet itself.
+        daemon_node = (node or pinned_node(body)) if owner_kind == "DaemonSet" else None
+        key = ("owner", namespace, owner_kind, owner_name, daemon_node)
         if key not in self.extra_types:
             base = controller_base_name(owner_kind, owner_name, labels)
+            if daemon_node:
+                base = f"{base}@{daemon_node}"
             type_name = self.unique(f"{namespace}/{base}", owner_kind)
             self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
                           origin=f"pods of {owner_kind} {namespace}/{owner_name} (not in the input)",
