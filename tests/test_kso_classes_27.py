@@ -12,7 +12,24 @@ from benchmarks.kso_harness import find_kso, normalized, symreach_verdicts
 from tests.test_kso_classes import C, kso_answer, node, pod, state_of
 
 AFF = "NodeAffinity"
+CPU = ("NodeResourcesFit", ("Insufficient cpu",))
+SPREAD = ("PodTopologySpread", ("node(s) didn't match pod topology spread constraints",))
+TERMINATING = ", labels: {app: web}, deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 30"
+WEB_SPREAD = ("  topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+              "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]\n")
 PREFILTER_AFF = (AFF, ("node(s) didn't satisfy plugin(s) [NodeAffinity]",))
+
+
+def resized(requests: str, statuses: str, conditions: str = "") -> str:
+    """A bound pod on n1 with container requests ``requests`` (cpu per container) and resize status."""
+    containers = ", ".join(f"{{name: c{i}, image: pause, resources: {{requests: {{cpu: '{r}'}}}}}}"
+                           for i, r in enumerate(requests.split()))
+    return pod("big", f"  nodeName: n1\n  containers: [{containers}]\n") + (
+        f"status: {{phase: Running, containerStatuses: [{statuses}]{conditions}}}\n")
+
+
+def status(i: int, fields: str) -> str:
+    return f"{{name: c{i}, ready: true, restartCount: 0, image: pause, imageID: '', {fields}}}"
 
 
 def ds_pod(name: str, pin: str, bound: bool) -> str:
@@ -31,6 +48,41 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
     "daemonset_pods_without_daemonset": (
         [node("n1"), node("n2"), ds_pod("ds1-a", "n1", True), ds_pod("ds1-b", "n2", False)],
         "default/ds1-b", {"n1": PREFILTER_AFF, "n2": None}),
+    # In-place resize: each container is charged max(spec, status resources.requests,
+    # allocatedResources) when its status has ``resources`` (1 -> 2 and 2 -> 1 hold 2 + 2).
+    "resize_charges_max_per_container": (
+        [node("n1"), resized("1 2", status(0, "resources: {requests: {cpu: '2'}}") + ", "
+                             + status(1, "resources: {requests: {cpu: '1'}}")),
+         pod("incoming", "  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n")],
+        "default/incoming", {"n1": CPU}),
+    # ... allocatedResources alone (no ``resources`` in the status) do not count ...
+    "resize_allocated_without_actual_ignored": (
+        [node("n1"), resized("1", status(0, "allocatedResources: {cpu: '3'}")),
+         pod("incoming", "  containers: [{name: c, image: pause, resources: {requests: {cpu: '3'}}}]\n")],
+        "default/incoming", {"n1": None}),
+    # ... and an Infeasible resize drops the spec: max(actual, allocated) only.
+    "resize_infeasible_ignores_spec": (
+        [node("n1"), resized("3", status(0, "allocatedResources: {cpu: '1'}, resources: {requests: {cpu: '1'}}"),
+                             ", conditions: [{type: PodResizePending, status: 'True', reason: Infeasible}]"),
+         pod("incoming", "  containers: [{name: c, image: pause, resources: {requests: {cpu: '3'}}}]\n")],
+        "default/incoming", {"n1": None}),
+    # PodTopologySpread skips terminating pods (deletionTimestamp) ...
+    "terminating_pods_not_spread_counted": (
+        [node("n1"), node("n2"), pod("old-1", "  nodeName: n1\n" + C, meta=TERMINATING),
+         pod("old-2", "  nodeName: n1\n" + C, meta=TERMINATING),
+         pod("live", "  nodeName: n2\n" + C, meta=", labels: {app: web}"),
+         pod("incoming", C + WEB_SPREAD, meta=", labels: {app: web}")],
+        "default/incoming", {"n1": None, "n2": SPREAD}),
+    # ... while they still hold resources and match (anti-)affinity.
+    "terminating_pods_hold_resources_and_affinity": (
+        [node("n1", status="{allocatable: {cpu: '1', memory: 8Gi, pods: '110'}}"), node("n2"),
+         pod("old", "  nodeName: n1\n  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n",
+             meta=TERMINATING),
+         pod("old-db", "  nodeName: n2\n" + C, meta=TERMINATING.replace("web", "db")),
+         pod("incoming", "  containers: [{name: c, image: pause, resources: {requests: {cpu: 100m}}}]\n"
+             "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+             "{matchLabels: {app: db}}, topologyKey: kubernetes.io/hostname}]}}\n")],
+        "default/incoming", {"n1": CPU, "n2": ("InterPodAffinity", ("node(s) didn't match pod anti-affinity rules",))}),
 }
 
 

@@ -522,7 +522,8 @@ class _Converter:
         if labels:
             body["labels"] = labels
         try:
-            requests = pod_requests(spec, spec_path)
+            status = None if template else self.get(obj, ("status",), dict)
+            requests = pod_requests(spec, spec_path, status if spec.get("nodeName") else None)
             ports, port_warnings = host_ports(spec, spec_path)
         except FieldError as err:
             raise self.error(obj, err.path, err.problem) from None
@@ -616,7 +617,9 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) controller pods")
             return
         body = self.type_body(obj, namespace, ("metadata",), ("spec",), template=False)
-        if mirror:
+        if node and not finished and meta.get("deletionTimestamp"):
+            type_name = self.terminating_type(obj, namespace, name, owner, body)
+        elif mirror:
             type_name = self.add_type(self.unique(f"{namespace}/{name}", "Pod"), obj, namespace, ("metadata",),
                                       ("spec",), origin=f"static pod {namespace}/{name}", template=False,
                                       creatable=False, body=body)["name"]
@@ -641,6 +644,21 @@ class _Converter:
         self.report.pods_attached += 1
         self.report.attachments[f"{namespace}/{name}"] = type_name
         self.report.initial_pod_names.setdefault((type_name, node), []).append(name)
+
+    def terminating_type(self, obj: _Object, namespace: str, name: str, owner: Optional[dict], body: dict) -> str:
+        """A pod being deleted still holds its node's resources, ports and (anti-)affinity
+        matches, but PodTopologySpread skips it: a non-creatable type marked ``terminating``."""
+        base = controller_base_name(str(owner.get("kind")), str(owner.get("name")), body.get("labels") or {}) \
+            if owner is not None else name
+        key = ("terminating", namespace, base, signature(body, strict=True))
+        if key not in self.extra_types:
+            type_name = self.unique(f"{namespace}/{base}", "Terminating")
+            body = dict(body, terminating=True)
+            self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"terminating pods like {namespace}/{name}", template=False, creatable=False,
+                          body=body)
+            self.extra_types[key] = type_name
+        return self.extra_types[key]
 
     def count_not_counted(self, reason: str) -> None:
         self.report.pods_not_counted[reason] = self.report.pods_not_counted.get(reason, 0) + 1

@@ -138,6 +138,7 @@ class _Context:
         self.kube = doc.profile == KUBERNETES
         self._topologies: dict[str, Topology] = {}
         self.pods = _Postings([p.labels for p in doc.pod_types])
+        self.terminating = frozenset(u for u, pod in enumerate(doc.pod_types) if pod.terminating)
         self.pods_in: dict[str, set[int]] = {}
         for u, pod in enumerate(doc.pod_types):
             self.pods_in.setdefault(pod.namespace, set()).add(u)
@@ -390,7 +391,8 @@ def _spread(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> SpreadConstr
         # counts 0 for an empty one, which still matches the incoming pod.
         counts: frozenset[int] = frozenset()
     else:
-        counts = ctx.select(selector, frozenset({owner.namespace}) if ctx.kube else None)
+        # countPodsMatchSelector skips terminating pods (kubernetes#87621).
+        counts = ctx.select(selector, frozenset({owner.namespace}) if ctx.kube else None) - ctx.terminating
     return SpreadConstraint(
         counts=counts,
         self_match=selector.matches(owner.labels),

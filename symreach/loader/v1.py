@@ -26,7 +26,7 @@ TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initia
 NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable")
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
-    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode",
+    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating",
 )
 
 
@@ -46,6 +46,8 @@ class PodTypeSpec:
     max_per_node: Optional[int]
     manifest: FrozenDict[str, object]
     path: Path
+    # Pods being deleted (``metadata.deletionTimestamp``): PodTopologySpread does not count them.
+    terminating: bool = False
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,7 @@ def _pod_type(raw: object, path: Path, profile: str, node_names: set[str]) -> Po
         max_per_node=max_per_node,
         manifest=freeze(body),
         path=path,
+        terminating=boolean(body.get("terminating"), path + ("terminating",), False),
     )
 
 
