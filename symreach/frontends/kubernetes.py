@@ -55,9 +55,10 @@ from symreach.frontends.k8s_controllers import (
     without_controller_labels,
 )
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
-from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, and_node_terms, statefulset_claim
+from symreach.frontends.k8s_volume_filters import attached_volumes, pod_volumes
+from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
-from symreach.model import KUBERNETES, Instance
+from symreach.model import ATTACH_PREFIX, KUBERNETES, Instance
 from symreach.loader.shapes import FieldError, Path, copy_plain, format_path, type_name
 
 __all__ = [
@@ -73,6 +74,7 @@ FINISHED_PHASES = ("Succeeded", "Failed")
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
+UNLIMITED_ATTACHMENTS = 10**6   # a node without a CSI attach limit
 
 
 # (path, type) of the volume objects' fields that decide placement (``k8s_volumes``).
@@ -261,6 +263,8 @@ class _Converter:
         self._generated: Counter[str] = Counter()
         self.bare_pods: set[tuple[str, str]] = set()
         self.volumes = VolumeIndex()
+        self.attach_drivers: set[str] = set()
+        self.node_attached: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> volumes in use
         self._warned: set[str] = set()
 
     # -- errors and field access -------------------------------------------
@@ -324,6 +328,8 @@ class _Converter:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
                 self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
+        for change in self.volumes.settle():
+            self.report.warn("volume objects settled", change)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
@@ -332,6 +338,7 @@ class _Converter:
         for obj in objects:
             if obj.kind == "Pod":
                 self.pod(obj)
+        self.attach_capacities()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
@@ -558,23 +565,69 @@ class _Converter:
             self.string_map(obj, ("metadata", "labels"))
 
     def apply_volumes(self, obj: _Object, spec: dict, namespace: str, body: dict, template: bool) -> None:
-        """Bound claims pin the pod where their PersistentVolume is; other claims are caveats."""
-        owner = None if template else controller_ref(self.get(obj, ("metadata",), dict) or {})
-        skip = statefulset_claim(str(owner.get("name"))) if owner and owner.get("kind") == "StatefulSet" else None
-        pins, caveats = self.volumes.constrain(spec, namespace, skip)
-        for pin in pins:
-            and_node_terms(body, pin)
+        """What the volume plugins decide for this pod (``k8s_volume_filters``), as the v1 ``volumes``
+        field, and its CSI volumes as attach-limit requests."""
+        meta = self.get(obj, ("metadata",), dict) or {}
+        owner = None if template else controller_ref(meta)
+        if owner and owner.get("kind") == "StatefulSet":  # its replicas' own claims: see claim_templates
+            of_set = statefulset_claim(str(owner.get("name")))
+            spec = dict(spec, volumes=[v for v in spec.get("volumes") or [] if not (
+                isinstance(v, dict) and of_set(str((v.get("persistentVolumeClaim") or {}).get("claimName"))))])
+        found = pod_volumes(self.volumes, spec, namespace, None if template else meta.get("name"), self.nodes)
+        volumes: dict = {}
+        if found.prefilter is not None:
+            volumes["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
+        if found.filters:
+            volumes["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
+                                 for node, (plugin, why) in found.filters.items()]
+        if found.claims:
+            volumes["claims"] = found.claims
+        if found.read_write_once_pod:
+            volumes["readWriteOncePod"] = found.read_write_once_pod
+        if volumes:
+            body["volumes"] = volumes
+        for driver, names in sorted(found.attach.items()):
+            body.setdefault("requests", {})[ATTACH_PREFIX + driver] = len(names)
+            self.attach_drivers.add(driver)
         if template or owner is None:  # a controller's pods: its template warns once
-            for caveat in caveats:
+            for caveat in found.caveats:
                 self.warn_once("volumes", f"{obj.where}: {caveat}")
 
+    def attach_capacities(self) -> None:
+        """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode), as capacity.
+
+        The model charges every pod its volumes; the scheduler counts a volume
+        that several running pods share once. The capacity is raised by what
+        the initial configuration overcounts, so that it is exact there. A node
+        without a limit for a driver gets one nothing reaches.
+        """
+        for body in self.nodes:
+            capacity = body["capacity"]
+            for key in [k for k in capacity if k.startswith(ATTACH_PREFIX)]:
+                del capacity[key]   # legacy allocatable keys; v1.35 reads CSINode only
+            limits = self.volumes.attach_limits(body["name"])
+            for driver in sorted(self.attach_drivers):
+                key = ATTACH_PREFIX + driver
+                if driver not in limits:
+                    capacity[key] = UNLIMITED_ATTACHMENTS
+                    continue
+                charged = sum(count * int(self.types[t].get("requests", {}).get(key, 0))
+                              for (t, node), count in self.initial.items() if node == body["name"])
+                held = len(self.node_attached.get(body["name"], {}).get(driver, ()))
+                capacity[key] = limits[driver] + charged - held
+                if any(self.types[t].get("creatable", True) and self.types[t].get("requests", {}).get(key)
+                       for t in self.types):
+                    self.warn_once("volumes", f"CSI driver {driver}: node {body['name']} has an attach limit; two pods "
+                                   "sharing a volume on one node count it once there, symreach counts it per pod")
+
     def claim_templates(self, workload: _Workload) -> None:
-        """A StatefulSet's ``volumeClaimTemplates``: where each replica's volume lets it run is a caveat."""
+        """A StatefulSet's ``volumeClaimTemplates``: each replica's own claim is a caveat."""
         templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
-        for i, _ in enumerate(templates):
+        for i, template in enumerate(templates):
             self.get(workload.obj, ("spec", "volumeClaimTemplates", i, "spec", "storageClassName"), str)
-        for caveat in self.volumes.statefulset_caveats(workload.namespace, workload.name, templates):
-            self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
+            name = (template.get("metadata") or {}).get("name") if isinstance(template, dict) else None
+            self.warn_once("volumes", f"{workload.obj.where}: volumeClaimTemplate {name!r}: each replica's own claim "
+                           "may tie it to a node or zone, which is not modelled")
 
     def warn_once(self, category: str, message: str) -> None:
         if message not in self._warned:
@@ -641,6 +694,8 @@ class _Converter:
                                         "left out of the initial configuration")
             return
         self.initial[(type_name, node)] += 1
+        for driver, names in attached_volumes(self.volumes, obj.data["spec"], namespace, name).items():
+            self.node_attached.setdefault(node, {}).setdefault(driver, set()).update(names)
         self.report.pods_attached += 1
         self.report.attachments[f"{namespace}/{name}"] = type_name
         self.report.initial_pod_names.setdefault((type_name, node), []).append(name)
