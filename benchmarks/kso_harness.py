@@ -35,6 +35,7 @@ from symreach.generators.k8s_states import State
 
 Verdict = Optional[tuple[str, tuple[str, ...]]]
 _ROOT = Path(__file__).resolve().parent.parent
+_BATCHED_KINDS = frozenset({"Namespace", "Node", "Pod", "DaemonSet"})
 _STANDARD = ("Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage")
 
 
@@ -185,10 +186,24 @@ def kso_verdicts(states: Sequence[State], kso: Path, batch: int = 25, workers: i
     kso spends about 0.1 s of wall time per pending pod but only a fifth of
     it on a CPU, so batches run in several kso processes at once.
     """
-    chunks = [states[i:i + batch] for i in range(0, len(states), batch)]
+    shared = [i for i, s in enumerate(states) if not has_volume_objects(s)]
+    alone = [i for i, s in enumerate(states) if has_volume_objects(s)]
+    chunks = [[states[i] for i in shared[k:k + batch]] for k in range(0, len(shared), batch)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         answers = list(pool.map(lambda chunk: _batch(chunk, kso), chunks))
-    return [verdicts for answer in answers for verdicts in answer]
+        single = list(pool.map(lambda i: kso_verdicts_single(states[i], kso), alone))
+    out: list[dict[str, Verdict]] = [{} for _ in states]
+    for i, verdicts in zip(shared, (v for answer in answers for v in answer)):
+        out[i] = verdicts
+    for i, verdicts in zip(alone, single):
+        out[i] = verdicts
+    return out
+
+
+def has_volume_objects(state: State) -> bool:
+    """Volume objects are asked about one state per kso run: VolumeZone reads fixed label keys
+    (topology.kubernetes.io/zone), which the renaming that isolates batched states would hide."""
+    return any(o["kind"] not in _BATCHED_KINDS for o in state.objects)
 
 
 def _batch(chunk: Sequence[State], kso: Path) -> list[dict[str, Verdict]]:

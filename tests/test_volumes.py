@@ -90,7 +90,7 @@ def test_unbound_immediate_claim_missing_claim_and_missing_volume_block_every_no
 def test_a_dump_without_volume_objects_leaves_claims_a_caveat():
     instance, groups = load(with_claim("wy", "nope"))
     assert allowed(instance, "default/wy") == ["n1", "n2"]
-    assert "the input has no PersistentVolumeClaims" in groups["volumes"].messages[0]
+    assert "the input has no volume objects" in groups["volumes"].messages[0]
 
 
 def test_statefulset_claim_templates_are_caveats():

@@ -172,7 +172,9 @@ def pod_requests(spec: object, path: Path = (), status: Optional[dict] = None) -
     if not isinstance(spec, dict):
         raise FieldError(path, f"expected a pod spec (a mapping), got {type_name(spec)}")
     requests = aggregate_container_requests(spec, path, status)
-    pod_level = _pod_level_requests(spec, requests, path)
+    # The API server defaulted pod-level requests from the spec when the pod was created.
+    spec_requests = requests if status is None else aggregate_container_requests(spec, path)
+    pod_level = _pod_level_requests(spec, spec_requests, path)
     if any(is_pod_level_resource(name) for name in pod_level):
         for name, amount in pod_level.items():
             if is_pod_level_resource(name):

@@ -134,8 +134,8 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
 
 def _unknown(index: VolumeIndex, claims: list[_Claim]) -> str:
     """Why the input cannot decide this pod's volumes (a kind it has none of), or ""."""
-    if "PersistentVolumeClaim" not in index.kinds and any(c.data is None for c in claims):
-        return "the input has no PersistentVolumeClaims, so where the pod's claims let it run is not modelled"
+    if not index.kinds and any(c.data is None for c in claims):
+        return "the input has no volume objects, so where the pod's claims let it run is not modelled"
     if "PersistentVolume" not in index.kinds and any(c.data is not None and as_dict(c.data.get("spec")).get(
             "volumeName") for c in claims):
         return "the input has no PersistentVolumes, so where the pod's bound claims let it run is not modelled"

@@ -742,7 +742,10 @@ class _Converter:
         labels = body.get("labels") or {}
         target = self.owner_type(namespace, owner_kind, owner_name, labels, node, body)
         if target is not None:
-            if signature(body, strict=False) == self.lenient_sigs[target]:
+            # A pending pod whose volumes differ from the template's (a generic ephemeral
+            # claim not created yet) is asked about as it is: it gets its own type.
+            if signature(body, strict=False) == self.lenient_sigs[target] and (
+                    node or body.get("volumes") == self.types[target].get("volumes")):
                 return target
             # The pod differs from its workload's current template: an older
             # revision. It keeps its own spec; the controller would not create more.
