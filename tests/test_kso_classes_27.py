@@ -6,9 +6,13 @@ minimal state per class with kso's answer written down, as in ``test_kso_classes
 
 from __future__ import annotations
 
-import pytest
+import json
+from pathlib import Path
 
-from benchmarks.kso_harness import find_kso, normalized, symreach_verdicts
+import pytest
+import yaml
+
+from benchmarks.kso_harness import any_state, find_kso, normalized, parse_reason, symreach_verdicts
 from tests.test_kso_classes import C, kso_answer, node, pod, state_of
 
 AFF = "NodeAffinity"
@@ -40,6 +44,44 @@ def ds_pod(name: str, pin: str, bound: bool) -> str:
         "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
         "[{matchFields: [{key: metadata.name, operator: In, values: [%s]}]}]}}}\n" % pin)
     return pod(name, spec, meta=meta)
+
+
+SC_WFFC = ("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local, annotations: "
+           "{storageclass.kubernetes.io/is-default-class: 'true'}}\nprovisioner: kubernetes.io/no-provisioner\n"
+           "volumeBindingMode: WaitForFirstConsumer\n")
+SC_EBS = "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: ebs}\nprovisioner: ebs.csi.aws.com\n"
+
+
+def pv(name: str, spec: str, meta: str = "", phase: str = "Available") -> str:
+    return (f"apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: {name}{meta}}}\n"
+            f"spec: {{capacity: {{storage: 10Gi}}, accessModes: [ReadWriteOnce]{spec}}}\nstatus: {{phase: {phase}}}\n")
+
+
+def pvc(name: str, spec: str = "", meta: str = "") -> str:
+    return (f"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: {name}, namespace: default{meta}}}\n"
+            f"spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 10Gi}}}}{spec}}}\n")
+
+
+def uses(*claims: str) -> str:
+    return "  volumes: [" + ", ".join(f"{{name: v{i}, persistentVolumeClaim: {{claimName: {c}}}}}"
+                                      for i, c in enumerate(claims)) + "]\n"
+
+
+def bound_pvc(name: str, volume: str) -> str:
+    return pvc(name, f", storageClassName: ebs, volumeName: {volume}",
+               ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}")
+
+
+def csi_pv(name: str, claim: str) -> str:
+    return pv(name, f", storageClassName: ebs, csi: {{driver: ebs.csi.aws.com, volumeHandle: {name}}}, "
+                    f"claimRef: {{namespace: default, name: {claim}}}", phase="Bound")
+
+
+LOCAL_N2 = (", storageClassName: local, local: {path: /x}, nodeAffinity: {required: {nodeSelectorTerms: "
+            "[{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n2]}]}]}}")
+CSINODE_N1 = ("apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\nspec: {drivers: [{name: "
+              "ebs.csi.aws.com, nodeID: i1, allocatable: {count: 2}}]}\n")
+VB = "VolumeBinding"
 
 
 # class name -> (documents, pending pod, kso's verdicts)
@@ -83,6 +125,46 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
              "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
              "{matchLabels: {app: db}}, topologyKey: kubernetes.io/hostname}]}}\n")],
         "default/incoming", {"n1": CPU, "n2": ("InterPodAffinity", ("node(s) didn't match pod anti-affinity rules",))}),
+    # Volumes (kso's own cases 12-20 are tests/data/kso_cases). A claim without a class gets the
+    # default one (admission): here a WaitForFirstConsumer class whose only PV is local to n2.
+    "volume_claim_gets_default_class": (
+        [node("n1"), node("n2"), SC_WFFC, pv("local-n2", LOCAL_N2), pvc("data"), pod("incoming", C + uses("data"))],
+        "default/incoming", {"n1": (VB, ("node(s) didn't find available persistent volumes to bind",)), "n2": None}),
+    # VolumeBinding lists every reason: a bound volume's affinity and no PV for the other claim.
+    "volume_binding_lists_every_reason": (
+        [node("n1"), node("n2"), SC_WFFC, pv("local-n2", LOCAL_N2), pv("pv-b", LOCAL_N2.replace("n2]", "n1]")
+                                                                         + ", claimRef: {namespace: default, name: b}",
+                                                                         phase="Bound"),
+         pvc("a"), pvc("b", ", volumeName: pv-b", ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}"),
+         pod("incoming", C + uses("a", "b"))],
+        "default/incoming", {"n1": (VB, ("node(s) didn't find available persistent volumes to bind",)),
+                             "n2": (VB, ("node(s) didn't match PersistentVolume's node affinity",))}),
+    # A bound claim whose volume is missing: VolumeZone's PreFilter rejects every node.
+    "volume_bound_to_missing_pv": (
+        [node("n1"), SC_EBS, pv("other", ", storageClassName: ebs"), bound_pvc("data", "gone"),
+         pod("incoming", C + uses("data"))],
+        "default/incoming", {"n1": ("VolumeZone", ('persistentvolume "gone" not found',))}),
+    # A generic ephemeral volume whose claim the controller has not created yet.
+    "volume_ephemeral_claim_not_created": (
+        [node("n1"), SC_WFFC,
+         pod("incoming", C + "  volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: "
+             "[ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}}]\n")],
+        "default/incoming", {"n1": (VB, ('waiting for ephemeral volume controller to create the persistentvolumeclaim '
+                                         '"incoming-scratch"',))}),
+    # NodeVolumeLimits counts a volume that two running pods share once (limit 2: one more fits n1) ...
+    "volume_limit_counts_shared_volume_once": (
+        [node("n1"), SC_EBS, CSINODE_N1, csi_pv("pv-a", "a"), bound_pvc("a", "pv-a"), csi_pv("pv-b", "b"),
+         bound_pvc("b", "pv-b"), pod("r1", "  nodeName: n1\n" + C + uses("a")),
+         pod("r2", "  nodeName: n1\n" + C + uses("a")), pod("incoming", C + uses("b"))],
+        "default/incoming", {"n1": None}),
+    # ... and a terminating pod still holds its ReadWriteOncePod claim.
+    "volume_rwop_held_by_terminating_pod": (
+        [node("n1"), SC_EBS, csi_pv("pv-a", "a"),
+         bound_pvc("a", "pv-a").replace("[ReadWriteOnce]", "[ReadWriteOncePod]"),
+         pod("old", "  nodeName: n1\n" + C + uses("a"), meta=TERMINATING), pod("incoming", C + uses("a"))],
+        "default/incoming", {"n1": ("VolumeRestrictions", (
+            "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by "
+            "another pod",))}),
 }
 
 
@@ -112,3 +194,21 @@ def test_daemonset_pods_without_daemonset_are_one_type_per_node():
     inst, _ = load_kubernetes_documents(_state("daemonset_pods_without_daemonset").objects, "<state>")
     assert sorted(p.name for p in inst.pod_types) == ["default/ds1@n1", "default/ds1@n2"]
     assert set(daemonset_groups(inst)["default/ds1"]) == {0, 1}
+
+
+CASES = sorted(p for p in (Path(__file__).parent / "data" / "kso_cases").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
+def test_kso_volume_cases(case):
+    """kso's own volume cases (copied from shared/tools/kso/cases, with its answers)."""
+    expected = json.loads(case.with_suffix(".expected.json").read_text())
+    objects = [o for doc in yaml.safe_load_all(case.read_text()) if doc
+               for o in (doc["items"] if doc.get("kind") == "List" else [doc])]
+    got = symreach_verdicts(any_state(objects, expected["pod"]))
+    want = {n: None if n in expected["feasible"] else parse_reason(expected["reasons"][n]) for n in got}
+    assert got == want
+
+
+def test_volume_cases_are_all_there():
+    assert len(CASES) == 9

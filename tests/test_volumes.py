@@ -87,9 +87,9 @@ def test_unbound_immediate_claim_missing_claim_and_missing_volume_block_every_no
     assert reasons_of(instance, "default/wy") == {("VolumeRestrictions", ('persistentvolumeclaim "nope" not found',))}
 
 
-def test_a_dump_without_volume_objects_leaves_claims_a_caveat():
+def test_a_dump_without_volume_objects_takes_claims_as_missing_with_a_caveat():
     instance, groups = load(with_claim("wy", "nope"))
-    assert allowed(instance, "default/wy") == ["n1", "n2"]
+    assert allowed(instance, "default/wy") == []
     assert "the input has no volume objects" in groups["volumes"].messages[0]
 
 

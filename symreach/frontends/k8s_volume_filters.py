@@ -104,10 +104,9 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
         return out
     unknown = _unknown(index, claims)
     if unknown:
-        # A dump without the volume objects (``kubectl get nodes,pods``) says nothing
-        # about them: a claim it lacks is not missing from the cluster.
+        # A dump without the volume objects (``kubectl get nodes,pods``) is taken as
+        # it is (a claim it lacks is missing, as for the scheduler), with a caveat.
         out.caveats.append(unknown)
-        return out
     out.prefilter = _prefilter(index, claims)
     out.claims = [c.name for c in claims if not c.ephemeral]
     out.read_write_once_pod = [c.name for c in claims if c.data is not None and not c.ephemeral
@@ -135,12 +134,13 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
 def _unknown(index: VolumeIndex, claims: list[_Claim]) -> str:
     """Why the input cannot decide this pod's volumes (a kind it has none of), or ""."""
     if not index.kinds and any(c.data is None for c in claims):
-        return "the input has no volume objects, so where the pod's claims let it run is not modelled"
+        return ("the input has no volume objects: its claims are taken as missing (if the cluster has them, "
+                "dump them too: kubectl get pvc,pv,storageclasses,csinodes)")
     if "PersistentVolume" not in index.kinds and any(c.data is not None and as_dict(c.data.get("spec")).get(
             "volumeName") for c in claims):
-        return "the input has no PersistentVolumes, so where the pod's bound claims let it run is not modelled"
+        return "the input has no PersistentVolumes: the volumes of its bound claims are taken as missing"
     if "StorageClass" not in index.kinds and any(c.data is not None and not bound(c.data) for c in claims):
-        return "the input has no StorageClasses, so how the pod's unbound claims bind is not modelled"
+        return "the input has no StorageClasses: its unbound claims are taken as binding immediately"
     return ""
 
 
