@@ -120,3 +120,34 @@ def test_the_shared_zookeeper_example_gets_its_caveat():
     if path.exists():
         groups = {g.category: g for g in warning_groups(load_inputs([path]).report)}
         assert "volumeClaimTemplate 'datadir'" in groups["volumes"].messages[0]
+
+
+ZONAL = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "gp3"},
+         "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer",
+         "allowedTopologies": [{"matchLabelExpressions": [{"key": "kubernetes.io/hostname", "values": ["n2"]}]}]}
+
+
+def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_path):
+    """Issue 27 item 3: the mark is on the cell and on the verdict, not only in a file-level warning."""
+    import json
+
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "zonal.yaml"
+    path.write_text(dump(node("n1"), node("n2"), ZONAL, claim("data", storage_class="gp3"), with_claim("db", "data"),
+                         deployment("web")))
+    run = CliRunner().invoke
+    matrix = run(cli, ["matrix", str(path)]).stdout.splitlines()
+    assert [line.split() for line in matrix if line.startswith("default/")] == [
+        ["default/db", ".*", "Y*"], ["default/web", "Y", "Y"]]
+    assert any(line.startswith("* default/db: claim(s) default/data bind when") for line in matrix)
+    cells = json.loads(run(cli, ["matrix", str(path), "--format", "json"]).stdout)["cells"]
+    assert [bool(c.get("caveats")) for c in cells] == [True, True, False, False]
+    text = run(cli, ["check", str(path), "--pod", "default/db", "--node", "n2"]).stdout
+    assert text.splitlines()[0] == "deployable*" and "caveats (* depends on what is not modelled)" in text
+    data = json.loads(run(cli, ["check", str(path), "--pod", "default/web", "--node", "n1", "--json"]).stdout)
+    assert data["verdict"] == "deployable" and "caveats" not in data
+    data = json.loads(run(cli, ["check", str(path), "--pod", "default/db", "--node", "n1", "--json"]).stdout)
+    assert data["verdict"] == "not-deployable" and data["caveats"][0].startswith("default/db: claim(s)")

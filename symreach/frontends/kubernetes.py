@@ -75,6 +75,7 @@ MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
 UNLIMITED_ATTACHMENTS = 10**6   # a node without a CSI attach limit
+_CAVEATS = "(caveats)"           # a pod body's caveats until the type is named
 
 
 # (path, type) of the volume objects' fields that decide placement (``k8s_volumes``).
@@ -108,6 +109,8 @@ class Report:
     skipped_objects: list[tuple[str, str, str]] = field(default_factory=list)
     # workloads that give no pod type, and why (asked about with --pod, the error says so)
     unplaceable: dict[str, str] = field(default_factory=dict)
+    # pod type -> what its answers depend on that is not modelled (``symreach.report.caveats``)
+    caveats: dict[str, list[str]] = field(default_factory=dict)
 
     def warn(self, category: str, message: str) -> None:
         """Record a warning: ``category`` groups it on the command line and in ``--json``."""
@@ -478,12 +481,12 @@ class _Converter:
             self.report.warn("pinned to nodes not in the input", f"{obj.where}: {why}; no pod type")
             self.report.unplaceable[f"{workload.namespace}/{workload.name}"] = why
             return
-        if workload.kind == "StatefulSet":
-            self.claim_templates(workload)
         name = self.unique(f"{workload.namespace}/{workload.name}", workload.kind)
         self.add_type(name, obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",), origin=origin,
                       template=True)
         workload.type_name = name
+        if workload.kind == "StatefulSet":
+            self.claim_templates(workload, name)
 
     def daemonset_types(self, workload: _Workload, tpath: Path, origin: str) -> None:
         if not self.nodes:
@@ -592,6 +595,8 @@ class _Converter:
         if template or owner is None:  # a controller's pods: its template warns once
             for caveat in found.caveats:
                 self.warn_once("volumes", f"{obj.where}: {caveat}")
+        if found.caveats:
+            body[_CAVEATS] = list(found.caveats)
 
     def attach_capacities(self) -> None:
         """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode), as capacity.
@@ -615,19 +620,23 @@ class _Converter:
                               for (t, node), count in self.initial.items() if node == body["name"])
                 held = len(self.node_attached.get(body["name"], {}).get(driver, ()))
                 capacity[key] = limits[driver] + charged - held
-                if any(self.types[t].get("creatable", True) and self.types[t].get("requests", {}).get(key)
-                       for t in self.types):
-                    self.warn_once("volumes", f"CSI driver {driver}: node {body['name']} has an attach limit; two pods "
-                                   "sharing a volume on one node count it once there, symreach counts it per pod")
+                shared = (f"CSI driver {driver}: two pods sharing a volume on one node count it once against "
+                          "the node's attach limit (CSINode); symreach counts it per pod")
+                for t, type_body in self.types.items():
+                    if type_body.get("creatable", True) and type_body.get("requests", {}).get(key):
+                        self.warn_once("volumes", shared)
+                        if shared not in self.report.caveats.get(t, []):
+                            self.report.caveats.setdefault(t, []).append(shared)
 
-    def claim_templates(self, workload: _Workload) -> None:
+    def claim_templates(self, workload: _Workload, type_name: str) -> None:
         """A StatefulSet's ``volumeClaimTemplates``: each replica's own claim is a caveat."""
         templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
         for i, template in enumerate(templates):
             self.get(workload.obj, ("spec", "volumeClaimTemplates", i, "spec", "storageClassName"), str)
             name = (template.get("metadata") or {}).get("name") if isinstance(template, dict) else None
-            self.warn_once("volumes", f"{workload.obj.where}: volumeClaimTemplate {name!r}: each replica's own claim "
-                           "may tie it to a node or zone, which is not modelled")
+            caveat = f"volumeClaimTemplate {name!r}: each replica's own claim may tie it to a node or zone, which is not modelled"
+            self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
+            self.report.caveats.setdefault(type_name, []).append(caveat)
 
     def warn_once(self, category: str, message: str) -> None:
         if message not in self._warned:
@@ -638,6 +647,9 @@ class _Converter:
                  *, origin: str, template: bool, creatable: bool = True, body: Optional[dict] = None) -> dict:
         if body is None:
             body = self.type_body(obj, namespace, meta_path, spec_path, template=template)
+        caveats = body.pop(_CAVEATS, None)
+        if caveats:
+            self.report.caveats.setdefault(name, []).extend(caveats)
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
