@@ -141,7 +141,20 @@ class _Renamer:
 def isolate(state: State, index: int) -> list[dict]:
     """The state's objects renamed so that they cannot interact with other states' objects."""
     renamer = _Renamer(index)
-    return [renamer.obj(o) for o in state.objects]
+    return [renamer.obj(o) for o in admitted(state.objects)]
+
+
+def admitted(objects: list[dict]) -> list[dict]:
+    """The objects with a Namespace object for every pod's namespace that lacks one.
+
+    A cluster always has them (NamespaceLifecycle admission refuses a pod in a
+    namespace that does not exist); kso, like a fresh API server, would
+    otherwise take such a namespace as missing. symreach assumes it exists with
+    its ``kubernetes.io/metadata.name`` label only (and marks answers that
+    read other namespace labels with a caveat)."""
+    have = {o["metadata"]["name"] for o in objects if o["kind"] == "Namespace"}
+    used = sorted({o["metadata"].get("namespace") or "default" for o in objects if o["kind"] == "Pod"} - have)
+    return list(objects) + [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in used]
 
 
 # ---- running kso ------------------------------------------------------------------------
@@ -220,7 +233,7 @@ def _batch(chunk: Sequence[State], kso: Path) -> list[dict[str, Verdict]]:
 
 def kso_verdicts_single(state: State, kso: Path) -> dict[str, Verdict]:
     """kso on the state alone (no renaming), for checking the batching."""
-    results = {r["pod"]: r for r in _run(kso, dump(state.objects))}
+    results = {r["pod"]: r for r in _run(kso, dump(admitted(state.objects)))}
     return _per_node(results[state.pending], state.nodes, "")
 
 

@@ -157,6 +157,25 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
          bound_pvc("b", "pv-b"), pod("r1", "  nodeName: n1\n" + C + uses("a")),
          pod("r2", "  nodeName: n1\n" + C + uses("a")), pod("incoming", C + uses("b"))],
         "default/incoming", {"n1": None}),
+    # A stored pod (uid) relabelled after creation: its selectors keep the matchLabelKeys value the
+    # API server merged then (ver In [v1]); the scheduler uses them as stored.
+    "relabelled_pod_keeps_merged_selector": (
+        [node("n1"), node("n2"), pod("a", "  nodeName: n1\n" + C, meta=", labels: {app: web, ver: v1}"),
+         pod("incoming", C + "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "[{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}, matchExpressions: "
+             "[{key: ver, operator: In, values: [v1]}]}, matchLabelKeys: [ver]}]}}\n",
+             meta=", uid: u-1, labels: {app: web, ver: v2}")],
+        "default/incoming", {"n1": ("InterPodAffinity", ("node(s) didn't match pod anti-affinity rules",)),
+                             "n2": None}),
+    # A namespace without a Namespace object exists in any cluster (NamespaceLifecycle admission);
+    # kso is given it with its default label only (``kso_harness.admitted``), as symreach assumes.
+    "namespace_without_object_exists_with_default_label": (
+        [node("n1"), node("n2"), pod("db", "  nodeName: n1\n" + C, meta=", labels: {app: db}", namespace="team-b"),
+         pod("incoming", C + "  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "[{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: db}}, namespaceSelector: "
+             "{matchLabels: {kubernetes.io/metadata.name: team-b}}}]}}\n")],
+        "default/incoming", {"n1": ("InterPodAffinity", ("node(s) didn't match pod anti-affinity rules",)),
+                             "n2": None}),
     # ... and a terminating pod still holds its ReadWriteOncePod claim.
     "volume_rwop_held_by_terminating_pod": (
         [node("n1"), SC_EBS, csi_pv("pv-a", "a"),
@@ -212,3 +231,11 @@ def test_kso_volume_cases(case):
 
 def test_volume_cases_are_all_there():
     assert len(CASES) == 9
+
+
+def test_namespace_without_object_marks_answers_that_read_namespace_labels():
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    _, report = load_kubernetes_documents(_state("namespace_without_object_exists_with_default_label").objects, "<s>")
+    assert list(report.caveats) == ["default/incoming"]
+    assert "team-b" in report.caveats["default/incoming"][0] and "default" in report.caveats["default/incoming"][0]

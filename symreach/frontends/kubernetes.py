@@ -45,6 +45,8 @@ from symreach.errors import InputError
 from symreach.frontends.k8s_controllers import (
     TEMPLATE_PATHS,
     controller_base_name,
+    stored,
+    without_label_keys,
     controller_ref,
     implied_parent,
     pin_daemon_pod,
@@ -544,6 +546,8 @@ class _Converter:
             value = self.get(obj, spec_path + (key,), expect)
             if value:
                 body[key] = copy_plain(value)
+        if not template and stored(self.get(obj, ("metadata",), dict) or {}):
+            without_label_keys(body)
         if template and spec.get("nodeName"):
             body["nodeName"] = self.get(obj, spec_path + ("nodeName",), str)
         if ports:
@@ -637,6 +641,17 @@ class _Converter:
             caveat = f"volumeClaimTemplate {name!r}: each replica's own claim may tie it to a node or zone, which is not modelled"
             self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
             self.report.caveats.setdefault(type_name, []).append(caveat)
+
+    def namespace_caveats(self, implied: list[str]) -> None:
+        """Types whose pod (anti-)affinity selects namespaces by label read labels the input lacks."""
+        caveat = (f"namespace(s) {', '.join(implied)} have no Namespace object in the input: taken to carry only "
+                  "kubernetes.io/metadata.name, which its namespaceSelector terms read")
+        for name, body in self.types.items():
+            affinity = body.get("affinity") or {}
+            terms = [t for kind in ("podAffinity", "podAntiAffinity")
+                     for t in (affinity.get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []]
+            if any(isinstance(t, dict) and t.get("namespaceSelector") is not None for t in terms):
+                self.report.caveats.setdefault(name, []).append(caveat)
 
     def warn_once(self, category: str, message: str) -> None:
         if message not in self._warned:
@@ -823,9 +838,13 @@ class _Converter:
                 self.v1_lines.setdefault(v1_prefix + path[n:], line)
 
     def document(self) -> dict:
-        for body in self.types.values():
-            ns = body["namespace"]
-            self.namespaces.setdefault(ns, {"kubernetes.io/metadata.name": ns})
+        implied = sorted({body["namespace"] for body in self.types.values()} - set(self.namespaces))
+        for ns in implied:
+            # The API server admits no pod into a namespace that does not exist
+            # (NamespaceLifecycle): it exists, with at least this label.
+            self.namespaces[ns] = {"kubernetes.io/metadata.name": ns}
+        if implied:
+            self.namespace_caveats(implied)
         doc: dict = {"version": 1, "semantics": KUBERNETES}
         if self.namespaces:
             doc["namespaces"] = [{"name": ns, "labels": dict(sorted(labels.items()))}

@@ -16,10 +16,9 @@ CSINodes, CSIDrivers, CSIStorageCapacities), DaemonSet pods with and without
 their DaemonSet, in-place resize status and terminating pods are included.
 Deliberate omissions, each something symreach leaves out of scope (README,
 semantics): DRA claims, nominated pods and priorities, VolumeAttachments and
-inline (non-claim) volumes, and pods whose namespace has no Namespace object.
-Pods are never relabelled after creation: the scheduler uses the selectors the
-API server merged at creation time, while symreach merges ``matchLabelKeys``
-with the labels it reads.
+inline (non-claim) volumes. Some pods are relabelled after the API server
+merged their ``matchLabelKeys`` (they carry a ``uid``), and some namespaces
+have no Namespace object (the harness gives kso the one the cluster must have).
 """
 
 from __future__ import annotations
@@ -422,6 +421,8 @@ def random_state(rng: random.Random, index: int = 0) -> State:
     nodes = [f"n{i}" for i in range(rng.choice((1, 2, 3, 3, 4, 5)))]
     namespaces = list(NAMESPACES[: rng.choice((1, 2, 3, 3))])
     objects: list[Obj] = [random_namespace(rng, ns) for ns in namespaces]
+    if rng.random() < 0.15:  # a dump without Namespace objects for some namespace
+        del objects[rng.randrange(len(objects))]
     objects += [random_node(rng, name) for name in nodes]
     world = VolumeWorld(rng, nodes, namespaces) if rng.random() < 0.45 else None
     if world is not None:
@@ -435,9 +436,13 @@ def random_state(rng: random.Random, index: int = 0) -> State:
             resize_status(rng, pod)
         if rng.random() < 0.08:
             terminating(pod)
+        if rng.random() < 0.1:
+            relabel(rng, pod)
         objects.append(pod)
     namespace = rng.choice(namespaces)
     incoming = random_pod(rng, "incoming", namespace, nodes, None)
+    if rng.random() < 0.1:
+        relabel(rng, incoming)
     if world is not None:
         _add_volumes(incoming, world.volumes_for(namespace, pending=True))
     if rng.random() < 0.12:
@@ -447,6 +452,15 @@ def random_state(rng: random.Random, index: int = 0) -> State:
     else:
         objects.append(incoming)
     return State(objects, f"{namespace}/incoming", nodes)
+
+
+def relabel(rng: random.Random, pod: Obj) -> None:
+    """A stored pod (``uid``) whose labels changed after the API server merged its
+    ``matchLabelKeys`` into its selectors."""
+    pod["metadata"]["uid"] = f"uid-{pod['metadata']['name']}"
+    labels = pod["metadata"].setdefault("labels", {})
+    key = rng.choice(_POD_LABEL_KEYS)
+    labels[key] = rng.choice({"app": _APPS, "tier": _TIERS, "ver": _VERSIONS}[key])
 
 
 def _add_volumes(pod: Obj, volumes: list[Obj]) -> None:
