@@ -176,6 +176,13 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
              "{matchLabels: {kubernetes.io/metadata.name: team-b}}}]}}\n")],
         "default/incoming", {"n1": ("InterPodAffinity", ("node(s) didn't match pod anti-affinity rules",)),
                              "n2": None}),
+    # ... and adds the volumes VolumeAttachments attach to the node (even the incoming pod's own).
+    "volume_limit_counts_volume_attachments": (
+        [node("n1"), SC_EBS, CSINODE_N1, csi_pv("pv-a", "a"), bound_pvc("a", "pv-a"), csi_pv("pv-b", "b"),
+         bound_pvc("b", "pv-b"), pod("r1", "  nodeName: n1\n" + C + uses("a")),
+         "apiVersion: storage.k8s.io/v1\nkind: VolumeAttachment\nmetadata: {name: va}\nspec: {attacher: "
+         "ebs.csi.aws.com, nodeName: n1, source: {persistentVolumeName: pv-b}}\n", pod("incoming", C + uses("b"))],
+        "default/incoming", {"n1": ("NodeVolumeLimits", ("node(s) exceed max volume count",))}),
     # ... and a terminating pod still holds its ReadWriteOncePod claim.
     "volume_rwop_held_by_terminating_pod": (
         [node("n1"), SC_EBS, csi_pv("pv-a", "a"),

@@ -51,6 +51,8 @@ _GA_LABEL = {"failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/z
              "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region"}
 
 Verdict = tuple[str, tuple[str, ...]]   # (plugin, reasons)
+# In-tree volume sources written into the pod itself, which VolumeRestrictions checks for disk conflicts.
+INLINE_DISKS = frozenset({"gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi", "azureDisk", "cinder"})
 
 
 @dataclass
@@ -99,6 +101,10 @@ def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optiona
 def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
                 nodes: list[dict]) -> PodVolumes:
     out = PodVolumes()
+    inline = sorted({key for v in spec.get("volumes") or [] if isinstance(v, dict) for key in v if key in INLINE_DISKS})
+    if inline:
+        out.caveats.append(f"inline {', '.join(inline)} volumes: their disk conflicts (VolumeRestrictions) and "
+                           "attach limits (NodeVolumeLimits) are not modelled")
     claims = pod_claims(index, spec, namespace, pod_name)
     if not claims:
         return out

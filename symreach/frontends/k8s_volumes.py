@@ -111,6 +111,18 @@ class VolumeIndex:
         return out
 
 
+    def attached(self, node: str) -> dict[str, set[str]]:
+        """The CSI volumes VolumeAttachments attach to ``node``, per driver (their PV must exist)."""
+        out: dict[str, set[str]] = {}
+        for attachment in self.attachments:
+            spec = as_dict(attachment.get("spec"))
+            pv = self.volumes.get(as_dict(spec.get("source")).get("persistentVolumeName") or "")
+            csi = as_dict(as_dict(pv.get("spec")).get("csi")) if pv is not None else {}
+            if spec.get("nodeName") == node and csi.get("driver") and csi.get("volumeHandle"):
+                out.setdefault(csi["driver"], set()).add(f"{csi['driver']}/{csi['volumeHandle']}")
+        return out
+
+
 def bound(claim: dict) -> bool:
     """``isPVCFullyBound``: a volume name and the bind-completed annotation."""
     return bool(as_dict(claim.get("spec")).get("volumeName")) and BIND_COMPLETED in annotations(claim)

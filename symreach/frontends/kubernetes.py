@@ -606,8 +606,9 @@ class _Converter:
         """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode), as capacity.
 
         The model charges every pod its volumes; the scheduler counts a volume
-        that several running pods share once. The capacity is raised by what
-        the initial configuration overcounts, so that it is exact there. A node
+        that several running pods share once, and adds the volumes
+        VolumeAttachments attach there. The capacity is adjusted by what the
+        initial configuration over- or undercounts, so that it is exact there. A node
         without a limit for a driver gets one nothing reaches.
         """
         for body in self.nodes:
@@ -615,6 +616,7 @@ class _Converter:
             for key in [k for k in capacity if k.startswith(ATTACH_PREFIX)]:
                 del capacity[key]   # legacy allocatable keys; v1.35 reads CSINode only
             limits = self.volumes.attach_limits(body["name"])
+            attached = self.volumes.attached(body["name"])
             for driver in sorted(self.attach_drivers):
                 key = ATTACH_PREFIX + driver
                 if driver not in limits:
@@ -622,7 +624,7 @@ class _Converter:
                     continue
                 charged = sum(count * int(self.types[t].get("requests", {}).get(key, 0))
                               for (t, node), count in self.initial.items() if node == body["name"])
-                held = len(self.node_attached.get(body["name"], {}).get(driver, ()))
+                held = len(self.node_attached.get(body["name"], {}).get(driver, set()) | attached.get(driver, set()))
                 capacity[key] = limits[driver] + charged - held
                 shared = (f"CSI driver {driver}: two pods sharing a volume on one node count it once against "
                           "the node's attach limit (CSINode); symreach counts it per pod")

@@ -12,11 +12,11 @@ they shape the choice), in their *stored* form: ``matchLabelKeys`` and
 ``PrepareForCreate`` does for pod affinity and topology spread.
 
 Volumes (``k8s_volume_states``: claims, PersistentVolumes, StorageClasses,
-CSINodes, CSIDrivers, CSIStorageCapacities), DaemonSet pods with and without
+CSINodes, CSIDrivers, CSIStorageCapacities, VolumeAttachments), DaemonSet pods with and without
 their DaemonSet, in-place resize status and terminating pods are included.
 Deliberate omissions, each something symreach leaves out of scope (README,
-semantics): DRA claims, nominated pods and priorities, VolumeAttachments and
-inline (non-claim) volumes. Some pods are relabelled after the API server
+semantics): DRA claims, nominated pods and priorities, and inline (non-claim)
+volumes. Some pods are relabelled after the API server
 merged their ``matchLabelKeys`` (they carry a ``uid``), and some namespaces
 have no Namespace object (the harness gives kso the one the cluster must have).
 """

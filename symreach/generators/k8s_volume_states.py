@@ -1,5 +1,5 @@
 """Random volume objects and pod states for ``k8s_states``: claims, PersistentVolumes,
-StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities; DaemonSet pods with and
+StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities, VolumeAttachments; DaemonSet pods with and
 without their DaemonSet, in-place resize status and terminating pods.
 
 Everything is in the form the API server stores (claims bound with ``volumeName``,
@@ -65,6 +65,13 @@ class VolumeWorld:
         for ns in self.namespaces:
             for _ in range(rng.choice((0, 1, 2, 3))):
                 self._claim(ns)
+        csi = [o["metadata"]["name"] for o in self.objects if o["kind"] == "PersistentVolume" and "csi" in o["spec"]]
+        for i in range(rng.choice((0, 0, 0, 1, 2))):
+            self.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+                                 "metadata": {"name": f"va{i}"},
+                                 "spec": {"attacher": EBS, "nodeName": rng.choice(self.nodes),
+                                          "source": {"persistentVolumeName": rng.choice(csi + ["gone"])}},
+                                 "status": {"attached": rng.random() < 0.8}})
 
     def _provisioners(self) -> set[str]:
         return {o.get("provisioner") for o in self.objects if o["kind"] == "StorageClass"}
