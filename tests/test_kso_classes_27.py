@@ -246,3 +246,20 @@ def test_namespace_without_object_marks_answers_that_read_namespace_labels():
     _, report = load_kubernetes_documents(_state("namespace_without_object_exists_with_default_label").objects, "<s>")
     assert list(report.caveats) == ["default/incoming"]
     assert "team-b" in report.caveats["default/incoming"][0] and "default" in report.caveats["default/incoming"][0]
+
+
+def test_open_class_volume_already_attached_by_a_running_pod_is_caveated():
+    """The one class left open: kso adds no attachment for a volume a running pod on the node
+    already uses (so the pod fits under a limit of 1); symreach charges every pod its volumes
+    (exact for the running pods, not for the incoming one) and marks the answer."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    docs = [node("n1"), SC_EBS, CSINODE_N1.replace("count: 2", "count: 1"), csi_pv("pv-a", "a"),
+            bound_pvc("a", "pv-a"), pod("r1", "  nodeName: n1\n" + C + uses("a")), pod("incoming", C + uses("a"))]
+    state = any_state([yaml.safe_load(d) for d in docs], "default/incoming")
+    kso = {"n1": None}
+    if KSO is not None:
+        assert kso_answer(state) == kso
+    assert symreach_verdicts(state) == {"n1": ("NodeVolumeLimits", ("node(s) exceed max volume count",))}
+    _, report = load_kubernetes_documents(state.objects, "<state>")
+    assert "a pod whose volume is already there adds none" in report.caveats["default/incoming"][0]

@@ -625,11 +625,12 @@ class _Converter:
                 charged = sum(count * int(self.types[t].get("requests", {}).get(key, 0))
                               for (t, node), count in self.initial.items() if node == body["name"])
                 held = len(self.node_attached.get(body["name"], {}).get(driver, set()) | attached.get(driver, set()))
-                capacity[key] = limits[driver] + charged - held
-                shared = (f"CSI driver {driver}: two pods sharing a volume on one node count it once against "
-                          "the node's attach limit (CSINode); symreach counts it per pod")
+                capacity[key] = max(0, limits[driver] + charged - held)  # held > limit: nothing more fits
+                shared = (f"CSI driver {driver}: pods sharing a volume on one node count it once against the "
+                          "node's attach limit (CSINode), and a pod whose volume is already there adds none; "
+                          "symreach counts it per pod (exact for the pods running now)")
                 for t, type_body in self.types.items():
-                    if type_body.get("creatable", True) and type_body.get("requests", {}).get(key):
+                    if type_body.get("requests", {}).get(key):
                         self.warn_once("volumes", shared)
                         if shared not in self.report.caveats.get(t, []):
                             self.report.caveats.setdefault(t, []).append(shared)
