@@ -30,6 +30,7 @@ from symreach.frontends.k8s_volumes import (
     SELECTED_NODE,
     VolumeIndex,
     as_dict,
+    as_list,
     annotations,
     bound,
 )
@@ -81,7 +82,7 @@ def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optiona
     A template's (``pod_name`` None) ephemeral claim is taken as created from its volumeClaimTemplate.
     """
     out = []
-    for volume in spec.get("volumes") or []:
+    for volume in as_list(spec.get("volumes")):
         volume = as_dict(volume)
         source = volume.get("persistentVolumeClaim")
         if isinstance(source, dict) and isinstance(source.get("claimName"), str):
@@ -101,7 +102,7 @@ def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optiona
 def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
                 nodes: list[dict]) -> PodVolumes:
     out = PodVolumes()
-    inline = sorted({key for v in spec.get("volumes") or [] if isinstance(v, dict) for key in v if key in INLINE_DISKS})
+    inline = sorted({key for v in as_list(spec.get("volumes")) if isinstance(v, dict) for key in v if key in INLINE_DISKS})
     if inline:
         out.caveats.append(f"inline {', '.join(inline)} volumes: their disk conflicts (VolumeRestrictions) and "
                            "attach limits (NodeVolumeLimits) are not modelled")
@@ -116,7 +117,7 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
     out.prefilter = _prefilter(index, claims)
     out.claims = [c.name for c in claims if not c.ephemeral]
     out.read_write_once_pod = [c.name for c in claims if c.data is not None and not c.ephemeral
-                               and "ReadWriteOncePod" in (as_dict(c.data.get("spec")).get("accessModes") or [])]
+                               and "ReadWriteOncePod" in as_list(as_dict(c.data.get("spec")).get("accessModes"))]
     out.attach = _attachments(index, namespace, claims)
     if out.prefilter is not None:
         return out
@@ -237,7 +238,7 @@ def _matching_volume(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[st
     spec = as_dict(claim.get("spec"))
     want = _storage(claim, "resources", "requests", "storage")
     cls = index.claim_class(claim)
-    modes = set(spec.get("accessModes") or [])
+    modes = {m for m in as_list(spec.get("accessModes")) if isinstance(m, str)}
     selector = None
     if isinstance(spec.get("selector"), dict):
         try:
@@ -265,7 +266,7 @@ def _matching_volume(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[st
             continue
         if selector is not None and not selector.matches(as_dict(as_dict(pv.get("metadata")).get("labels"))):
             continue
-        if not affinity_ok or not modes <= set(pv_spec.get("accessModes") or []):
+        if not affinity_ok or not modes <= {m for m in as_list(pv_spec.get("accessModes")) if isinstance(m, str)}:
             continue
         if best is None or size < best[0]:
             best = (size, name)
@@ -294,8 +295,9 @@ def _topology_ok(terms: object, labels: dict) -> bool:
     if not isinstance(terms, list) or not terms:
         return True
     for term in terms:
-        exprs = as_dict(term).get("matchLabelExpressions") or []
-        if all(labels.get(as_dict(e).get("key")) in (as_dict(e).get("values") or []) for e in exprs):
+        exprs = as_list(as_dict(term).get("matchLabelExpressions"))
+        if all(isinstance(as_dict(e).get("key"), str) and labels.get(as_dict(e)["key"]) in as_list(as_dict(e).get("values"))
+               for e in exprs):
             return True
     return False
 

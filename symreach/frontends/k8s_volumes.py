@@ -104,8 +104,9 @@ class VolumeIndex:
     def attach_limits(self, node: str) -> dict[str, int]:
         """A node's CSI attach limits per driver, from its CSINode's ``allocatable.count``."""
         out: dict[str, int] = {}
-        for driver in as_dict(self.csi_nodes.get(node, {}).get("spec")).get("drivers") or []:
-            count = as_dict(as_dict(driver).get("allocatable")).get("count")
+        for driver in as_list(as_dict(self.csi_nodes.get(node, {}).get("spec")).get("drivers")):
+            driver = as_dict(driver)
+            count = as_dict(driver.get("allocatable")).get("count")
             if isinstance(count, int) and not isinstance(count, bool) and isinstance(driver.get("name"), str):
                 out[driver["name"]] = count
         return out
@@ -141,3 +142,8 @@ def statefulset_claim(owner_name: str):
 def as_dict(value: object) -> dict:
     """``value`` if it is a mapping, else an empty one (objects are not validated here)."""
     return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list:
+    """``value`` if it is a list, else an empty one."""
+    return value if isinstance(value, list) else []

@@ -649,11 +649,12 @@ class _Converter:
         """Types whose pod (anti-)affinity selects namespaces by label read labels the input lacks."""
         caveat = (f"namespace(s) {', '.join(implied)} have no Namespace object in the input: taken to carry only "
                   "kubernetes.io/metadata.name, which its namespaceSelector terms read")
-        for name, body in self.types.items():
-            affinity = body.get("affinity") or {}
-            terms = [t for kind in ("podAffinity", "podAntiAffinity")
-                     for t in (affinity.get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []]
-            if any(isinstance(t, dict) and t.get("namespaceSelector") is not None for t in terms):
+        for name, body in self.types.items():   # shapes are checked by the loader afterwards
+            affinity = body.get("affinity") if isinstance(body.get("affinity"), dict) else {}
+            parts = [affinity.get(kind) for kind in ("podAffinity", "podAntiAffinity")]
+            terms = [p.get("requiredDuringSchedulingIgnoredDuringExecution") for p in parts if isinstance(p, dict)]
+            if any(isinstance(t, dict) and t.get("namespaceSelector") is not None
+                   for ts in terms if isinstance(ts, list) for t in ts):
                 self.report.caveats.setdefault(name, []).append(caveat)
 
     def warn_once(self, category: str, message: str) -> None:
