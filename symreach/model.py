@@ -22,6 +22,9 @@ KUBERNETES = "kubernetes"
 PROFILES = (PAPER, KUBERNETES)
 
 PODS_RESOURCE = "pods"
+# NodeVolumeLimits as a resource: a node's CSI attach limit for a driver is its
+# capacity of ``ATTACH_PREFIX + driver``, a pod's CSI volumes of that driver its request.
+ATTACH_PREFIX = "attachable-volumes-csi-"
 
 Pair = tuple[int, int]
 Config = tuple[int, ...]
@@ -135,6 +138,10 @@ class AffinityTerm:
     # symmetric anti-affinity check), if that differs from ``selects``: the
     # kube-scheduler matches a pending pod's namespaceSelector differently.
     existing_selects: Optional[frozenset[int]] = None
+    # The plugin that reports this term when it is not InterPodAffinity's: a
+    # ReadWriteOncePod claim is an anti-affinity over every node among the
+    # types using the claim, reported by VolumeRestrictions.
+    plugin: str = ""
 
     @property
     def blocks(self) -> frozenset[int]:
@@ -270,6 +277,11 @@ class Instance:
     query: Optional[Query] = None
     namespaces: FrozenDict[str, FrozenDict[str, str]] = field(default_factory=FrozenDict)
     source: str = "<memory>"
+    # (t, n) -> (plugin, reasons, after_fit) for pairs ``static_block`` blocks by a
+    # volume plugin: a PreFilter rejection, or (after_fit) a Filter failure that
+    # the kube-scheduler reports only after NodePorts, NodeResourcesFit and the
+    # dynamic volume checks pass.
+    volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]] = field(default_factory=FrozenDict)
 
     # ---- indexing helpers -------------------------------------------------
     @property

@@ -79,9 +79,12 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         query = query_from_options(instance, pod, node, node_selector, with_items)
 
     def render(result: Result) -> str:
+        from symreach.report.caveats import verdict_caveats, with_caveats
+
+        caveats = verdict_caveats(context.get("report"), instance, query, result)
         if as_json:
-            return with_warnings(result_json(result, query.description), loaded)
-        return result_text(result, query.description)
+            return with_caveats(with_warnings(result_json(result, query.description), loaded), caveats)
+        return with_caveats(result_text(result, query.description), caveats)
 
     process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
     if shortest:

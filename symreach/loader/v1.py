@@ -14,6 +14,7 @@ from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
 from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
 from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
+from symreach.loader.volumes import VolumeSpec, parse_volumes
 from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
 
 VERSION = 1
@@ -26,7 +27,7 @@ TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initia
 NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable")
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
-    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode",
+    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating", "volumes",
 )
 
 
@@ -46,6 +47,9 @@ class PodTypeSpec:
     max_per_node: Optional[int]
     manifest: FrozenDict[str, object]
     path: Path
+    # Pods being deleted (``metadata.deletionTimestamp``): PodTopologySpread does not count them.
+    terminating: bool = False
+    volumes: VolumeSpec = VolumeSpec()
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,15 @@ def _pod_type(raw: object, path: Path, profile: str, node_names: set[str]) -> Po
         max_per_node=max_per_node,
         manifest=freeze(body),
         path=path,
+        terminating=boolean(body.get("terminating"), path + ("terminating",), False),
+        volumes=_volumes(body.get("volumes"), path + ("volumes",), profile, node_names),
     )
+
+
+def _volumes(raw: object, path: Path, profile: str, node_names: set[str]) -> VolumeSpec:
+    if raw is not None and profile == PAPER:
+        raise FieldError(path, "volumes are not part of the paper semantics (use semantics: kubernetes)")
+    return parse_volumes(raw, path, node_names)
 
 
 def _host_ports(raw: object, path: Path, profile: str) -> frozenset[HostPort]:
