@@ -24,16 +24,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional
 
-from symreach.certify import (
-    bdd_invariant,
-    clause_invariant,
-    counter_invariant,
-    explicit_states,
-    lazy_closure,
-    may_fixpoint,
-    static_filter,
-    theorem5,
-)
+from symreach.certify import bdd_invariant, clause_invariant, counter_invariant, explicit_states
+from symreach.certify import lazy_closure, may_fixpoint, static_filter, theorem5
 from symreach.certify.digest import instance_digest
 from symreach.certify.names import CertificateError, check_profile, vacuous
 from symreach.model import CountTarget, Instance, Query
