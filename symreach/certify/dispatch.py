@@ -17,6 +17,7 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    gang_states,
     lazy_closure,
     may_fixpoint,
     static_filter,
@@ -31,6 +32,7 @@ JSON_CHECKERS: dict[str, Callable[[Instance, dict], tuple[bool, str]]] = {
     explicit_states.FORMAT: explicit_states.check_certificate,
     counter_invariant.FORMAT: counter_invariant.check_certificate,
     lazy_closure.FORMAT: lazy_closure.check_certificate,
+    gang_states.FORMAT: gang_states.check_certificate,
 }
 KINDS = {
     may_fixpoint.FORMAT: "may-be-present fixpoint",
@@ -41,6 +43,7 @@ KINDS = {
     lazy_closure.FORMAT: "downward-closed lazy-deletion states",
     bdd_invariant.FORMAT: "BDD inductive invariant",
     clause_invariant.FORMAT: "IC3 clause invariant",
+    gang_states.FORMAT: "gang: reachable set without a gang step",
 }
 
 
@@ -58,6 +61,8 @@ class Loaded:
     @property
     def target(self) -> str:
         """The certified target as ``pod@node`` alternatives, for messages."""
+        if self.format == gang_states.FORMAT:
+            return f"group {self.content.get('group', '?')}"
         raw = self.content.query if self.format == clause_invariant.FORMAT else self.content.get("query")
         counts = self.content.counts if self.format == clause_invariant.FORMAT else self.content.get("counts", [])
         try:

@@ -35,6 +35,7 @@ from symreach.result import Result, Verdict
               help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
 @timeout_option()
 @memory_option
+@click.option("--group", metavar="NS/NAME", help="Target: can this PodGroup (gang) ever run? (--engine explicit or auto)")
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Cores --engine auto time-slices its engines on.")
@@ -52,7 +53,7 @@ from symreach.result import Result, Verdict
               help="BDD engine: count interchangeable nodes per local state instead of one bit per "
                    "pod and node (auto: a few sweeps when a class has >= 32 nodes, then the concrete "
                    "encoding; the stats say which decided).")
-def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
+def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, group, max_states,
           jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why, counters) -> None:
     """Decide whether the target can ever be covered from the initial configuration.
 
@@ -74,6 +75,12 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
                          else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     instance, context = loaded.instance, loaded.context
+    if group is not None and pod is not None:
+        raise click.UsageError("give --pod or --group, not both")
+    if group is not None or (pod is None and instance.query is None and instance.group_target):
+        from symreach.cli import group_check
+
+        group_check.run(loaded, group, engine, timeout, max_states, as_json, trace_out, cert_out)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
 

@@ -1,0 +1,67 @@
+"""``symreach check FILE --group NS/NAME``: the gang question (issue 28).
+
+Only the explicit engine answers group targets so far; ``auto`` uses it, any
+other engine is refused with exit 2 (the symbolic engines answer it once the
+engine contract carries group targets).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
+from symreach.errors import InputError
+
+GROUP_ENGINES = ("explicit", "auto")
+
+
+def group_name(instance, name: Optional[str]) -> str:
+    """The group asked about (``--group`` or the file's ``query: {group: ...}``), checked."""
+    name = name or instance.group_target
+    known = [g.name for g in instance.groups]
+    if name in known:
+        return name
+    matches = [k for k in known if k.split("/", 1)[-1] == name]
+    if len(matches) == 1:
+        return matches[0]
+    slices = [k for k in known if k.startswith(f"{name}#")]
+    if slices:
+        raise InputError(f"group '{name}' is split by podGroupReplicaKey into {', '.join(sorted(slices))}: "
+                         "ask about one of them", instance.source, field_path="--group")
+    shown = ", ".join(sorted(known)[:10]) or "none"
+    raise InputError(f"unknown group '{name}' (known: {shown})", instance.source, field_path="--group")
+
+
+def run(loaded, name: Optional[str], engine: str, timeout: Optional[float], max_states: Optional[int],
+        as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path]) -> None:
+    from symreach.errors import time_remaining
+    from symreach.report.gang import gang_json, gang_text
+    from symreach.cli.options import with_warnings
+    from symreach.solvers.gang_explicit import answer
+
+    if engine not in GROUP_ENGINES:
+        raise click.UsageError(f"engine {engine} does not answer group targets yet; use --engine explicit")
+    instance = loaded.instance
+    group = group_name(instance, name)
+    result = answer(instance, group, time_remaining(), max_states)
+    target = f"group {result.root}"
+    text = gang_json(instance, result, target) if as_json else gang_text(instance, result, target)
+    if as_json:
+        text = with_warnings(text, loaded)
+    outputs: list[PendingOutput] = []
+    if trace_out is not None:
+        from symreach.export.traces import export_trace
+        from symreach.result import DEPLOY, Step
+
+        steps = result.result.trace + tuple(Step(DEPLOY, instance.pod_types[t].name, instance.nodes[n].name)
+                                            for t, n in result.placement)
+        outputs.append((trace_out, lambda: export_trace(steps, instance, "json")))
+    if cert_out is not None and result.result.certificate is not None:
+        outputs.append((cert_out, lambda: certificate_text(result.result)))
+    elif cert_out is not None:
+        click.echo(f"symreach: note: no certificate ({result.result.verdict.value}); {cert_out} not written",
+                   err=True)
+    emit_verdict(text, result.result.verdict.exit_code, outputs)
