@@ -54,6 +54,7 @@ from symreach.frontends.k8s_controllers import (
     term_nonempty,
     without_controller_labels,
 )
+from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, and_node_terms, statefulset_claim
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
@@ -65,7 +66,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS | GROUP_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -260,6 +261,7 @@ class _Converter:
         self._generated: Counter[str] = Counter()
         self.bare_pods: set[tuple[str, str]] = set()
         self.volumes = VolumeIndex()
+        self.groups = GroupIndex()
         self._warned: set[str] = set()
 
     # -- errors and field access -------------------------------------------
@@ -323,6 +325,8 @@ class _Converter:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
                 self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
+        for obj in sorted((o for o in objects if o.kind in GROUP_KINDS), key=lambda o: o.kind != "Workload"):
+            self.groups.add(self, obj)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
@@ -331,6 +335,7 @@ class _Converter:
         for obj in objects:
             if obj.kind == "Pod":
                 self.pod(obj)
+        self.groups.job_members(self, self.workloads)
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
@@ -615,7 +620,14 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) controller pods")
             return
         body = self.type_body(obj, namespace, ("metadata",), ("spec",), template=False)
-        if mirror:
+        member = None if finished else self.groups.member(self, obj, namespace, name, body, not node,
+                                                          self.get(obj, ("spec",), dict))
+        if member == "":
+            self.count_not_counted("pods of pod groups not in the input")
+            return
+        if member is not None:
+            type_name = member
+        elif mirror:
             type_name = self.add_type(self.unique(f"{namespace}/{name}", "Pod"), obj, namespace, ("metadata",),
                                       ("spec",), origin=f"static pod {namespace}/{name}", template=False,
                                       creatable=False, body=body)["name"]
@@ -738,6 +750,9 @@ class _Converter:
         doc["nodes"] = self.nodes
         doc["podTypes"] = list(self.types.values())
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
+        groups = self.groups.section(self)
+        if groups:
+            doc["groups"] = groups
         return doc
 
 
