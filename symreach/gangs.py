@@ -15,7 +15,8 @@ state is the configuration, memoised, so orders that reach the same
 configuration are explored once); nodes that differ only in their hostname
 and carry the same pods are interchangeable (one is tried); a state from
 which the remaining members cannot meet the policy even if all were placed
-is cut.
+is cut (``room``: free capacity, and one pod per free domain of a
+self-anti-affinity term, bound how many more pods of a type can fit).
 
 ``scheduler_cycle`` simulates the default PodGroup algorithm from one
 snapshot: members in queue order, each assumed on some feasible node (or
@@ -28,11 +29,12 @@ This module imports only the model and the semantics.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from symreach import semantics
-from symreach.model import BASIC, GANG, Config, Group, Instance
+from symreach.model import BASIC, GANG, KUBERNETES, Config, Group, Instance
 
 HOSTNAME = "kubernetes.io/hostname"
 SUCCEEDS, MAY_FAIL, FAILS = "succeeds", "may-fail", "fails"
@@ -173,8 +175,50 @@ def distinct_nodes(inst: Instance, kinds: Sequence[tuple], sigma: Config, nodes:
     return out
 
 
-def feasible(inst: Instance, t: int, sigma: Config) -> list[int]:
-    return [n for n in range(len(inst.nodes)) if semantics.node_failure(inst, t, n, sigma) is None]
+def room(inst: Instance, t: int, config: Config, cap: int) -> int:
+    """An upper bound (at most ``cap``) on how many more pods of t fit in config whatever else is
+    added: adding pods never frees capacity nor removes a pod that blocks. Two bounds: per node,
+    the free capacity over t's requests; and, for a term of t's own anti-affinity that t itself
+    matches, one pod per topology domain still free of the pods the term selects."""
+    nodes = [n for n in range(len(inst.nodes)) if inst.static_block[t][n] is None]
+    total = 0
+    for n in nodes:
+        node = inst.nodes[n]
+        resources = set(node.capacity) | set(inst.pod_types[t].requests)
+        fits = cap
+        for r in resources:
+            need = semantics.request(inst, t, r)
+            if need > 0:
+                free = node.capacity.get(r, 0) - semantics.used(inst, config, n, r)
+                fits = min(fits, max(0, free // need))
+        total += fits
+        if total >= cap:
+            break
+    bound = min(total, cap)
+    for term in inst.pod_types[t].anti_affinity:
+        if t not in term.selects or any(term.topology.domain_of[n] is None for n in nodes):
+            continue
+        free_domains = {term.topology.domain_of[n] for n in nodes}
+        free_domains = {d for d in free_domains
+                        if not semantics.present_on(inst, config, term.selects, term.topology.members[d])}
+        bound = min(bound, len(free_domains))
+    return bound
+
+
+def plain(inst: Instance, t: int) -> bool:
+    """No rule of t reads other pods but capacity: no (anti-)affinity, spread or host ports, and
+    (kubernetes) no pod type's anti-affinity selects t. Then placing one pod of t on a node takes
+    exactly one of that node's ``room`` slots, whichever node it is."""
+    pod = inst.pod_types[t]
+    if pod.affinity or pod.anti_affinity or pod.spread or pod.host_ports:
+        return False
+    return inst.profile != KUBERNETES or not any(t in term.blocks for u in inst.pod_types for term in u.anti_affinity)
+
+
+def feasible(inst: Instance, kinds: Sequence[tuple], t: int, sigma: Config) -> list[int]:
+    """One feasible node per (kind, pods on it): Hard is asked of one node of each class only."""
+    return [n for n in distinct_nodes(inst, kinds, sigma, range(len(inst.nodes)))
+            if semantics.node_failure(inst, t, n, sigma) is None]
 
 
 # ---- the gang step ------------------------------------------------------------------------------
@@ -198,7 +242,7 @@ def gang_step(inst: Instance, gang: Gang, sigma: Config, deadline: Optional[floa
             return True
         by_leaf = {g.name: 0 for g in gang.leaves}
         for t, c in left.items():
-            by_leaf[gang.leaf_of[t]] += c
+            by_leaf[gang.leaf_of[t]] += room(inst, t, config, c) if c else 0
         if not gang.possible(running, assumed, by_leaf) or config in seen:
             return False
         seen.add(config)
@@ -208,7 +252,7 @@ def gang_step(inst: Instance, gang: Gang, sigma: Config, deadline: Optional[floa
         for t in types:
             if not left[t]:
                 continue
-            for n in distinct_nodes(inst, kinds, config, feasible(inst, t, config)):
+            for n in feasible(inst, kinds, t, config):
                 path.append((t, n))
                 left[t] -= 1
                 leaf = gang.leaf_of[t]
@@ -273,6 +317,10 @@ def scheduler_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
     kinds = node_kinds(inst)
     memo: dict[tuple[int, Config], tuple[Optional[Choices], Optional[Choices]]] = {}
     calls = [0]
+    tail_plain = [False] * (len(queue) + 1)
+    for i in range(len(queue) - 1, -1, -1):
+        same = i == len(queue) - 1 or (queue[i + 1] == queue[i] and tail_plain[i + 1])
+        tail_plain[i] = same and plain(inst, queue[i])
 
     def run(i: int, config: Config, placed: int) -> tuple[Optional[Choices], Optional[Choices]]:
         """(a succeeding, a failing) continuation from member i, each None when there is none."""
@@ -287,7 +335,15 @@ def scheduler_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
         if deadline is not None and calls[0] % 64 == 0 and time.monotonic() > deadline:
             raise GangLimit()
         t = queue[i]
-        nodes = distinct_nodes(inst, kinds, config, feasible(inst, t, config))
+        rest = Counter(queue[i:])
+        if placed + sum(room(inst, u, config, c) for u, c in rest.items()) < need:
+            memo[key] = (None, greedy(i, config))   # every continuation fails
+            return memo[key]
+        if tail_plain[i]:   # identical members, no inter-pod rule: every choice places the same number
+            path = greedy(i, config)
+            memo[key] = (path, None) if placed + room(inst, t, config, len(queue) - i) >= need else (None, path)
+            return memo[key]
+        nodes = feasible(inst, kinds, t, config)
         succ: Optional[Choices] = None
         fail: Optional[Choices] = None
         if not nodes:
@@ -304,6 +360,16 @@ def scheduler_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
                 break
         memo[key] = (succ, fail)
         return succ, fail
+
+    def greedy(i: int, config: Config) -> Choices:
+        """The first feasible node for each remaining member: one continuation."""
+        out = []
+        for t in queue[i:]:
+            nodes = feasible(inst, kinds, t, config)
+            out.append((t, nodes[0] if nodes else None))
+            if nodes:
+                config = semantics.deploy(inst, config, t, nodes[0])
+        return tuple(out)
 
     succ, fail = run(0, sigma, 0)
     outcome = SUCCEEDS if fail is None else FAILS if succ is None else MAY_FAIL

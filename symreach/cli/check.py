@@ -77,6 +77,9 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     instance, context = loaded.instance, loaded.context
     if group is not None and pod is not None:
         raise click.UsageError("give --pod or --group, not both")
+    if group is None and pod is None and instance.query is None and instance.groups and not instance.group_target:
+        names = ", ".join(sorted(g.name for g in instance.groups)[:5])
+        raise click.UsageError(f"{instance.source}: the input has no query: give --group ({names}) or --pod")
     if group is not None or (pod is None and instance.query is None and instance.group_target):
         from symreach.cli import group_check
 
