@@ -164,6 +164,9 @@ def test_cli_sentence_json_and_other_engines():
     data = json.loads(run("check", TRAINING, "--json").output)
     assert data["group"]["scheduler_cycle"] == "fails" and data["group"]["placement_now"] is True
     assert data["group"]["minCount"] == 5 and data["group"]["members"] == 5
+    assert data["group"]["scheduler_blocked"] == ("first blocked: worker, 0/4 nodes are available: 1 node(s) didn't "
+                                                  "match Pod's node affinity/selector, 3 node(s) didn't match pod "
+                                                  "affinity rules")
     refused = run("check", TRAINING, "--engine", "bdd")
     assert refused.exit_code == 2 and "does not answer group targets yet" in refused.output
     assert run("check", TRAINING, "--group", "nope").exit_code == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from symreach import gangs
+from symreach import gangs, semantics
 from symreach.model import Instance
 from symreach.report.verdict import result_json, result_text
 
@@ -17,6 +17,28 @@ def _placed(inst: Instance, placement: gangs.Placement) -> str:
 def _choices(inst: Instance, choices: gangs.Choices) -> str:
     return ", ".join(f"{inst.pod_types[t].name} on {inst.nodes[n].name}" if n is not None
                      else f"{inst.pod_types[t].name} fits nowhere" for t, n in choices)
+
+
+def unschedulable(inst: Instance, t: int, config) -> str:
+    """The kube-scheduler's FitError text for a member in a state: "0/4 nodes are available: ..."."""
+    counts: dict[str, int] = {}
+    for n in range(len(inst.nodes)):
+        failure = semantics.node_failure(inst, t, n, config)
+        if failure is not None:
+            for reason in failure.reasons:
+                counts[reason] = counts.get(reason, 0) + 1
+    parts = sorted(f"{c} {r}" for r, c in counts.items())
+    return f"0/{len(inst.nodes)} nodes are available: {', '.join(parts)}."
+
+
+def blocker(inst: Instance, sigma, choices: gangs.Choices) -> str:
+    """The first member the failing choices leave without a node, in the scheduler's words."""
+    config = sigma
+    for t, n in choices:
+        if n is None:
+            return f" (first blocked: {inst.pod_types[t].name}, {unschedulable(inst, t, config)[:-1]})"
+        config = semantics.deploy(inst, config, t, n)
+    return ""
 
 
 def cycle_phrase(inst: Instance, cycle: Optional[gangs.Cycle]) -> str:
@@ -54,6 +76,10 @@ def gang_text(inst: Instance, answer, target: str) -> str:
     lines = [result_text(answer.result, target)]
     lines.append(f"group: {gangs.member_policy_text(gangs.gang_of(inst, answer.root))}")
     lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
+    cycle = answer.cycle
+    if cycle is not None and cycle.failing is not None:
+        why = blocker(inst, inst.initial_config(), cycle.failing)
+        lines.append(f"scheduler's cycle, one failing run: {_choices(inst, cycle.failing)}{why}")
     lines += [f"note: {n}" for n in answer.notes]
     return "\n".join(lines)
 
@@ -67,6 +93,8 @@ def gang_json(inst: Instance, answer, target: str) -> str:
         "members": answer.members,
         "scheduler_cycle": None if cycle is None else cycle.outcome,
         "scheduler_failing_choice": None if cycle is None or cycle.failing is None else _steps(inst, cycle.failing),
+        "scheduler_blocked": None if cycle is None or cycle.failing is None else
+        blocker(inst, inst.initial_config(), cycle.failing).strip(" ()") or None,
         "placement_now": answer.placement_now is not None,
         "gang_step": _steps(inst, answer.placement),
         "sentence": sentence(inst, answer),
