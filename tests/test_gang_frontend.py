@@ -118,3 +118,23 @@ def test_composite_hierarchy_v1alpha3():
     ans = answer(inst, "ml/b")
     assert ans.root == "ml/root" and ans.result.verdict.value == "deployable" and ans.cycle is None
     assert len(ans.placement) == 3
+
+
+def test_group_names_on_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    items = ("- {apiVersion: scheduling.k8s.io/v1alpha1, kind: Workload, metadata: {name: job, namespace: ml}, "
+             "spec: {podGroups: [{name: workers, policy: {gang: {minCount: 1}}}]}}\n")
+    for key in ("0", "1"):
+        items += pod(f"w{key}-0", f"workloadRef: {{name: job, podGroup: workers, podGroupReplicaKey: '{key}'}}")
+    path = tmp_path / "dump.yaml"
+    path.write_text("apiVersion: v1\nkind: List\nitems:\n" + NODES + items)
+    runner = CliRunner()
+    split = runner.invoke(cli, ["check", str(path), "--group", "ml/job/workers"])
+    assert split.exit_code == 2 and "split by podGroupReplicaKey into ml/job/workers#0, ml/job/workers#1" in split.output
+    one = runner.invoke(cli, ["check", str(path), "--group", "job/workers#1"])   # namespace may be left out
+    assert one.exit_code == 0 and "target:   group ml/job/workers#1" in one.output
+    bare = runner.invoke(cli, ["check", str(path)])
+    assert bare.exit_code == 2 and "give --group" in bare.output
