@@ -178,3 +178,15 @@ def test_cli_certificate_round_trip(tmp_path):
     assert out.exit_code == 1 and "no placement exists" in out.output
     checked = run("certify", NEVER, str(cert))
     assert checked.exit_code == 0 and checked.output.startswith("VALID")
+
+
+def test_explain_group_and_why_name_the_blocking_member():
+    out = run("explain", TRAINING, "--group", "ml/train")
+    assert out.exit_code == 0
+    assert ("1. worker: 0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+            "3 node(s) didn't match pod affinity rules.") in out.output
+    assert "5. launcher -> gpu-a1 (feasible: gpu-a1, gpu-a2, gpu-b1, cpu-b1)" in out.output
+    why = run("check", NEVER, "--why")
+    assert why.exit_code == 1
+    assert "4. replica: 0/4 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node " \
+           "affinity/selector, 2 node(s) didn't match pod anti-affinity rules." in why.output

@@ -22,7 +22,8 @@ from symreach.errors import InputError
 @timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
 @memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json) -> None:
+@click.option("--group", metavar="NS/NAME", help="A PodGroup: the scheduler's cycle member by member, and the gang answer.")
+def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json, group) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain_subject, explanation_text, subjects
 
@@ -30,6 +31,11 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     instance = loaded.instance
+    if group is not None:
+        from symreach.cli.group_check import explain_group
+
+        explain_group(loaded, group, as_json)
+        return
     if not instance.pod_types:
         raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))
     with pod_hints(loaded):

@@ -36,9 +36,9 @@ def group_name(instance, name: Optional[str]) -> str:
 
 
 def run(loaded, name: Optional[str], engine: str, timeout: Optional[float], max_states: Optional[int],
-        as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path]) -> None:
+        as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False) -> None:
     from symreach.errors import time_remaining
-    from symreach.report.gang import gang_json, gang_text
+    from symreach.report.gang import explain_group_text, gang_json, gang_text
     from symreach.cli.options import with_warnings
     from symreach.solvers.gang_explicit import answer
 
@@ -51,6 +51,9 @@ def run(loaded, name: Optional[str], engine: str, timeout: Optional[float], max_
     text = gang_json(instance, result, target) if as_json else gang_text(instance, result, target)
     if as_json:
         text = with_warnings(text, loaded)
+    elif why and result.result.verdict.value == "not-deployable":
+        text += ("\nwhy (from the current state; the certificate covers every reachable configuration):\n"
+                 + explain_group_text(instance, result))
     outputs: list[PendingOutput] = []
     if trace_out is not None:
         from symreach.export.traces import export_trace
@@ -65,3 +68,14 @@ def run(loaded, name: Optional[str], engine: str, timeout: Optional[float], max_
         click.echo(f"symreach: note: no certificate ({result.result.verdict.value}); {cert_out} not written",
                    err=True)
     emit_verdict(text, result.result.verdict.exit_code, outputs)
+
+
+def explain_group(loaded, name: str, as_json: bool) -> None:
+    """``explain --group``: the scheduler's cycle member by member, then the gang answer."""
+    from symreach.errors import time_remaining
+    from symreach.report.gang import explain_group_text, gang_json
+    from symreach.solvers.gang_explicit import answer
+
+    instance = loaded.instance
+    result = answer(instance, group_name(instance, name), time_remaining())
+    click.echo(gang_json(instance, result, f"group {result.root}") if as_json else explain_group_text(instance, result))

@@ -105,3 +105,29 @@ def gang_json(inst: Instance, answer, target: str) -> str:
 
 def _steps(inst: Instance, pairs) -> list[dict[str, Any]]:
     return [{"pod": inst.pod_types[t].name, "node": None if n is None else inst.nodes[n].name} for t, n in pairs]
+
+
+def explain_group_text(inst: Instance, answer) -> str:
+    """``explain --group``: the scheduler's cycle member by member (one run that fails, if
+    any), each member's feasible nodes or the scheduler's reasons, then the answer's sentence."""
+    cycle = answer.cycle
+    lines = [f"group {answer.root}: {gangs.member_policy_text(gangs.gang_of(inst, answer.root))}"]
+    run = None if cycle is None else (cycle.failing or cycle.succeeding)
+    if run:
+        label = "one run that fails" if cycle.failing else "one run (every run succeeds)"
+        lines.append(f"the scheduler's cycle from the current state, {label}:")
+        config = inst.initial_config()
+        for i, (t, n) in enumerate(run, 1):
+            name = inst.pod_types[t].name
+            if n is None:
+                lines.append(f"  {i}. {name}: {unschedulable(inst, t, config)}")
+                continue
+            fits = [inst.nodes[m].name for m in range(len(inst.nodes))
+                    if semantics.node_failure(inst, t, m, config) is None]
+            lines.append(f"  {i}. {name} -> {inst.nodes[n].name} (feasible: {', '.join(fits)})")
+            config = semantics.deploy(inst, config, t, n)
+    if answer.placement:
+        lines.append(f"a gang step that works{' after the trace' if answer.result.trace else ''}: "
+                     f"{_placed(inst, answer.placement)}")
+    lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
+    return "\n".join(lines)
