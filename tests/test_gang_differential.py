@@ -45,6 +45,9 @@ def gang_doc(seed: int, profile: str) -> dict:
         for t in types[:1]:
             t.pop("affinity", None)
         members.append({"pod": "picky", "count": 1})
+    names = {m["pod"] for m in members}
+    if rng.random() < 0.8:   # mostly no member running yet (running members count toward minCount)
+        doc["initial"] = [e for e in doc["initial"] if e["pod"] not in names]
     total = sum(m["count"] for m in members)
     policy = {"basic": {}} if rng.random() < 0.1 else {"gang": {"minCount": rng.randint(1, total)}}
     doc["groups"] = [{"name": "g", "policy": policy, "members": members}]
@@ -115,10 +118,10 @@ def test_gang_step_and_cycle_agree_with_brute_force(profile):
             assert placement is not None, seed
         checked += 1
         seen.update(features(inst))
-        verdicts[placement is not None] += 1
+        verdicts["witness" if placement else "none" if placement is None else "already met"] += 1
         cycles[cycle.outcome] += 1
     assert checked >= 900
-    assert verdicts[True] >= 50 and verdicts[False] >= 30, verdicts
+    assert verdicts["witness"] >= 300 and verdicts["none"] >= 300, verdicts   # replayed / no step
     assert cycles[gangs.MAY_FAIL] >= 5 and cycles[gangs.FAILS] >= 30, cycles
     for kind in ("mixed", "intra-group affinity", "anti-affinity", "spread", "capacity"):
         assert seen[kind] >= 20, (kind, seen)
