@@ -188,9 +188,9 @@ def room(inst: Instance, t: int, config: Config, cap: int) -> int:
         fits = cap
         for r in resources:
             need = semantics.request(inst, t, r)
-            if need > 0:
+            if need > 0 or inst.profile != KUBERNETES:   # the paper checks zero requests too
                 free = node.capacity.get(r, 0) - semantics.used(inst, config, n, r)
-                fits = min(fits, max(0, free // need))
+                fits = min(fits, max(0, free // need) if need > 0 else (0 if free < 0 else fits))
         total += fits
         if total >= cap:
             break
