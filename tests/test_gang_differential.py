@@ -145,3 +145,38 @@ def test_explicit_answers_replay_and_certificates_recheck(profile):
             assert ok, (seed, why)
         counts[verdict] += 1
     assert counts["deployable"] >= 20 and counts["not-deployable"] >= 10, counts
+
+
+def composite_doc(seed: int, profile: str) -> dict:
+    """Two leaves under one composite (minGroupCount 1 or 2), each leaf one member type."""
+    rng = random.Random(seed * 104729 + 3)
+    doc = random_doc(seed, profile)
+    doc.pop("query")
+    names = [t["name"] for t in doc["podTypes"][:2]]
+    doc["initial"] = [e for e in doc["initial"] if e["pod"] not in names]
+    leaves = []
+    for i, name in enumerate(names):
+        count = rng.randint(1, 3)
+        leaves.append({"name": f"leaf{i}", "parent": "root", "policy": {"gang": {"minCount": rng.randint(1, count)}},
+                       "members": [{"pod": name, "count": count}]})
+    root = {"name": "root", "composite": True, "policy": {"gang": {"minGroupCount": rng.randint(1, 2)}}}
+    doc["groups"] = [root] + leaves
+    return doc
+
+
+@pytest.mark.parametrize("profile", ["kubernetes", "paper"])
+def test_composite_gang_step_agrees_with_brute_force(profile):
+    outcomes = Counter()
+    for seed in range(200):
+        try:
+            inst = load_document(composite_doc(seed, profile))
+        except InputError:
+            continue
+        gang = gangs.gang_of(inst, "leaf0")
+        sigma = inst.initial_config()
+        placement = gangs.gang_step(inst, gang, sigma)
+        assert (placement is not None) == gang_states.step_exists(inst, "root", sigma), seed
+        if placement is not None:
+            gangs.check_step(inst, gang, sigma, placement)
+        outcomes[placement is not None] += 1
+    assert outcomes[True] >= 40 and outcomes[False] >= 40, outcomes
