@@ -83,7 +83,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     if group is not None or (pod is None and instance.query is None and instance.group_target):
         from symreach.cli import group_check
 
-        group_check.run(loaded, group, engine, timeout, max_states, as_json, trace_out, cert_out, why)
+        group_check.run(loaded, group, engine, max_states, as_json, trace_out, cert_out, why)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
 

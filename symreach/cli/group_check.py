@@ -35,7 +35,7 @@ def group_name(instance, name: Optional[str]) -> str:
     raise InputError(f"unknown group '{name}' (known: {shown})", instance.source, field_path="--group")
 
 
-def run(loaded, name: Optional[str], engine: str, timeout: Optional[float], max_states: Optional[int],
+def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
         as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False) -> None:
     from symreach.errors import time_remaining
     from symreach.report.gang import explain_group_text, gang_json, gang_text
@@ -55,7 +55,9 @@ def run(loaded, name: Optional[str], engine: str, timeout: Optional[float], max_
         text += ("\nwhy (from the current state; the certificate covers every reachable configuration):\n"
                  + explain_group_text(instance, result))
     outputs: list[PendingOutput] = []
-    if trace_out is not None:
+    if trace_out is not None and result.result.verdict.value != "deployable":
+        click.echo(f"symreach: note: no witness ({result.result.verdict.value}); {trace_out} not written", err=True)
+    elif trace_out is not None:
         from symreach.export.traces import export_trace
         from symreach.result import DEPLOY, Step
 
