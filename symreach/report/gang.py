@@ -56,7 +56,10 @@ def sentence(inst: Instance, answer) -> str:
     verdict = answer.result.verdict.value
     cycle = cycle_phrase(inst, answer.cycle)
     bad_cycle = answer.cycle is not None and answer.cycle.outcome != gangs.SUCCEEDS
-    if answer.placement_now is not None:
+    if answer.placement_now == ():
+        link = "and"
+        what = "the members already running meet the group's policy"
+    elif answer.placement_now is not None:
         link = "but" if bad_cycle else "and"
         what = f"this order places all {len(answer.placement_now)} now: {_placed(inst, answer.placement_now)}"
     elif verdict == "deployable":
