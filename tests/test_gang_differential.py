@@ -96,20 +96,32 @@ def features(inst) -> set[str]:
     return out
 
 
+def loaded(make, seeds, profile):
+    """(seed, instance) for every seed whose random document loads."""
+    for seed in seeds:
+        try:
+            yield seed, load_document(make(seed, profile))
+        except InputError:
+            continue
+
+
+def agreed_step(inst, name: str, root: str, seed: int):
+    """The gang step, checked against the plain BFS and replayed; None when there is none."""
+    gang = gangs.gang_of(inst, name)
+    sigma = inst.initial_config()
+    placement = gangs.gang_step(inst, gang, sigma)
+    assert (placement is not None) == gang_states.step_exists(inst, root, sigma), seed
+    if placement is not None:
+        gangs.check_step(inst, gang, sigma, placement)
+    return placement
+
+
 @pytest.mark.parametrize("profile", ["kubernetes", "paper"])
 def test_gang_step_and_cycle_agree_with_brute_force(profile):
     checked, seen, verdicts, cycles = 0, Counter(), Counter(), Counter()
-    for seed in range(CASES):
-        try:
-            inst = load_document(gang_doc(seed, profile))
-        except InputError:
-            continue
-        gang = gangs.gang_of(inst, "g")
-        sigma = inst.initial_config()
-        placement = gangs.gang_step(inst, gang, sigma)
-        assert (placement is not None) == gang_states.step_exists(inst, "g", sigma), seed
-        if placement is not None:
-            gangs.check_step(inst, gang, sigma, placement)
+    for seed, inst in loaded(gang_doc, range(CASES), profile):
+        placement = agreed_step(inst, "g", "g", seed)
+        gang, sigma = gangs.gang_of(inst, "g"), inst.initial_config()
         cycle = gangs.scheduler_cycle(inst, gang, sigma)
         expected = {frozenset({True}): gangs.SUCCEEDS, frozenset({False}): gangs.FAILS,
                     frozenset({True, False}): gangs.MAY_FAIL}[frozenset(brute_cycle(inst, gang, sigma))]
@@ -130,11 +142,7 @@ def test_gang_step_and_cycle_agree_with_brute_force(profile):
 @pytest.mark.parametrize("profile", ["kubernetes", "paper"])
 def test_explicit_answers_replay_and_certificates_recheck(profile):
     counts = Counter()
-    for seed in range(0, CASES, 5):
-        try:
-            inst = load_document(gang_doc(seed, profile))
-        except InputError:
-            continue
+    for seed, inst in loaded(gang_doc, range(0, CASES, 5), profile):
         ans = answer(inst, "g", max_states=2_000)
         verdict = ans.result.verdict.value
         if verdict == "deployable":
@@ -167,16 +175,7 @@ def composite_doc(seed: int, profile: str) -> dict:
 @pytest.mark.parametrize("profile", ["kubernetes", "paper"])
 def test_composite_gang_step_agrees_with_brute_force(profile):
     outcomes = Counter()
-    for seed in range(200):
-        try:
-            inst = load_document(composite_doc(seed, profile))
-        except InputError:
-            continue
-        gang = gangs.gang_of(inst, "leaf0")
-        sigma = inst.initial_config()
-        placement = gangs.gang_step(inst, gang, sigma)
-        assert (placement is not None) == gang_states.step_exists(inst, "root", sigma), seed
-        if placement is not None:
-            gangs.check_step(inst, gang, sigma, placement)
+    for seed, inst in loaded(composite_doc, range(200), profile):
+        placement = agreed_step(inst, "leaf0", "root", seed)
         outcomes[placement is not None] += 1
     assert outcomes[True] >= 40 and outcomes[False] >= 40, outcomes
