@@ -77,6 +77,9 @@ def test_job_parallelism_gives_pending_members():
     (PODGROUP.replace("MIN", "3") + pod("w-0", JOIN), "minCount 3 but only 1 pods"),
     (PODGROUP.replace("MIN", "2") + pod("w-0", JOIN) + pod("w-1", JOIN, scheduler="volcano"),
      "the scheduler rejects the group"),
+    ("- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: train, namespace: ml}, spec: "
+     "{schedulingPolicy: {gang: {minCount: 1}}, schedulingConstraints: {topology: [{key: zone}]}}}\n"
+     + pod("w-0", JOIN), "topology-aware placement (schedulingConstraints) is not modelled"),
 ])
 def test_visible_warnings(items, warning):
     inst, report = load(items)

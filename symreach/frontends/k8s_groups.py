@@ -74,6 +74,12 @@ class GroupIndex:
         parent = conv.get(obj, ("spec", "parentCompositePodGroupName"), str)
         for ref in (("spec", "podGroupTemplateRef"), ("spec", "workloadRef")):
             conv.get(obj, ref, dict)
+        for sub, kind, what in ((("spec", "schedulingConstraints"), dict, "topology-aware placement "
+                                 "(schedulingConstraints)"), (("spec", "resourceClaims"), list,
+                                                              "group resource claims (DRA)")):
+            if conv.get(obj, sub, kind):
+                conv.report.warn(CATEGORY, f"{obj.where[len(obj.label):]}: {what} is not modelled; "
+                                           "the gang answer ignores it")
         key = f"{namespace}/{name}"
         if key in self.groups:
             raise conv.error(obj, ("metadata", "name"), f"duplicate {obj.kind} {key}")
