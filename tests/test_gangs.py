@@ -190,3 +190,12 @@ def test_explain_group_and_why_name_the_blocking_member():
     assert why.exit_code == 1
     assert "4. replica: 0/4 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node " \
            "affinity/selector, 2 node(s) didn't match pod anti-affinity rules." in why.output
+
+
+def test_basic_policy_needs_one_member():
+    # basic: the cycle succeeds once one member is placed (KEP-4671: no minCount check).
+    inst = instance("[{name: n, capacity: {cpu: 1}}]", "[{name: w, requests: {cpu: 1}}]",
+                    "[{name: g, policy: {basic: {}}, members: [{pod: w, count: 3}]}]")
+    ans = answer(inst, "g")
+    assert ans.result.verdict.value == "deployable" and len(ans.placement_now) == 1
+    assert ans.cycle.outcome == gangs.SUCCEEDS
