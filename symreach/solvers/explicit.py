@@ -92,7 +92,7 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
         if limits.timeout_s is not None:
             if time.perf_counter() - start > limits.timeout_s:
                 return _unknown(f"timeout after {limits.timeout_s:g} s", stats)
-        for succ, step in successors(inst, sigma, candidates):
+        for succ, step in _successors(inst, sigma, candidates):
             stats["transitions"] += 1
             if orbit is not None:
                 succ = orbit.canonical(succ)
@@ -101,7 +101,7 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
             parent[succ] = (sigma, step)
             stats["states"] += 1
             if semantics.query_holds(inst, query, succ):
-                trace = trace_back(parent, succ)
+                trace = _trace(parent, succ)
                 if orbit is not None:
                     trace = orbit.real_trace(trace)
                 return Result(Verdict.DEPLOYABLE, "explicit", trace=trace,
@@ -158,8 +158,7 @@ class _Orbits:
         return tuple(out)
 
 
-def successors(inst: Instance, sigma: Config, candidates):
-    """Deploy (t, n, pair, cap) candidates below their cap where legal, then every deletion."""
+def _successors(inst: Instance, sigma: Config, candidates):
     for t, n, p, cap in candidates:
         if sigma[p] < cap and semantics.deploy_failure(inst, t, n, sigma) is None:
             yield semantics.deploy(inst, sigma, t, n), semantics.step_of(inst, DEPLOY, t, n)
@@ -169,8 +168,7 @@ def successors(inst: Instance, sigma: Config, candidates):
             yield semantics.delete(inst, sigma, t, n), semantics.step_of(inst, DELETE, t, n)
 
 
-def trace_back(parent, sigma: Config) -> tuple[Step, ...]:
-    """The steps from the root of a BFS parent map to sigma."""
+def _trace(parent, sigma: Config) -> tuple[Step, ...]:
     steps = []
     while True:
         prev, step = parent[sigma]
@@ -183,3 +181,8 @@ def trace_back(parent, sigma: Config) -> tuple[Step, ...]:
 
 def _unknown(reason: str, stats: dict) -> Result:
     return Result(Verdict.UNKNOWN, "explicit", reason=reason, stats=stats)
+
+
+# The gang search (solvers/gang_explicit.py) explores the same moves over the same parent map.
+successors = _successors
+trace_back = _trace
