@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
 from symreach.cli.options import (
@@ -35,7 +36,7 @@ from symreach.result import Result, Verdict
               help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
 @timeout_option()
 @memory_option
-@click.option("--group", metavar="NS/NAME", help="Target: can this PodGroup (gang) ever run? (--engine explicit or auto)")
+@group_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Cores --engine auto time-slices its engines on.")
@@ -53,7 +54,7 @@ from symreach.result import Result, Verdict
               help="BDD engine: count interchangeable nodes per local state instead of one bit per "
                    "pod and node (auto: a few sweeps when a class has >= 32 nodes, then the concrete "
                    "encoding; the stats say which decided).")
-def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, group, max_states,
+def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
           jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why, counters) -> None:
     """Decide whether the target can ever be covered from the initial configuration.
 
@@ -75,15 +76,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
                          else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     instance, context = loaded.instance, loaded.context
-    if group is not None and pod is not None:
-        raise click.UsageError("give --pod or --group, not both")
-    if group is None and pod is None and instance.query is None and instance.groups and not instance.group_target:
-        names = ", ".join(sorted(g.name for g in instance.groups)[:5])
-        raise click.UsageError(f"{instance.source}: the input has no query: give --group ({names}) or --pod")
-    if group is not None or (pod is None and instance.query is None and instance.group_target):
-        from symreach.cli import group_check
-
-        group_check.run(loaded, group, engine, max_states, as_json, trace_out, cert_out, why)
+    group_check.answer_if_asked(loaded, pod, engine, max_states, as_json, trace_out, cert_out, why)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
 

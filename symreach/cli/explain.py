@@ -8,7 +8,8 @@ from typing import Optional
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import check_engine, input_options, load_inputs_from_options, memory_option, pod_hints, timeout_option
 from symreach.errors import InputError
@@ -22,20 +23,16 @@ from symreach.errors import InputError
 @timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
 @memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--group", metavar="NS/NAME", help="A PodGroup: the scheduler's cycle member by member, and the gang answer.")
-def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json, group) -> None:
+@group_option
+def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain_subject, explanation_text, subjects
 
     check_engine(engine)
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    group_check.explain_if_asked(loaded, as_json)
     instance = loaded.instance
-    if group is not None:
-        from symreach.cli.group_check import explain_group
-
-        explain_group(loaded, group, as_json)
-        return
     if not instance.pod_types:
         raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))
     with pod_hints(loaded):

@@ -16,6 +16,31 @@ from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
 from symreach.errors import InputError
 
 GROUP_ENGINES = ("explicit", "auto")
+_META = "symreach.group"
+
+
+def group_option(func):
+    """``--group NS/NAME``, kept in the click context so the command's signature is unchanged."""
+    def keep(ctx: click.Context, _param: click.Parameter, value: Optional[str]) -> None:
+        ctx.meta[_META] = value
+
+    return click.option("--group", metavar="NS/NAME", expose_value=False, callback=keep,
+                        help="Target: can this PodGroup (gang) ever run? (--engine explicit or auto)")(func)
+
+
+def answer_if_asked(loaded, pod: Optional[str], engine: str, max_states: Optional[int], as_json: bool,
+                    trace_out: Optional[Path], cert_out: Optional[Path], why: bool) -> None:
+    """Answer the gang question and exit when ``--group`` (or the file's group query) asks it."""
+    ctx = click.get_current_context(silent=True)
+    group = ctx.meta.get(_META) if ctx is not None else None
+    instance = loaded.instance
+    if group is not None and pod is not None:
+        raise click.UsageError("give --pod or --group, not both")
+    if group is None and pod is None and instance.query is None and instance.groups and not instance.group_target:
+        names = ", ".join(sorted(g.name for g in instance.groups)[:5])
+        raise click.UsageError(f"{instance.source}: the input has no query: give --group ({names}) or --pod")
+    if group is not None or (pod is None and instance.query is None and instance.group_target):
+        run(loaded, group, engine, max_states, as_json, trace_out, cert_out, why)
 
 
 def group_name(instance, name: Optional[str]) -> str:
@@ -72,8 +97,12 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
     emit_verdict(text, result.result.verdict.exit_code, outputs)
 
 
-def explain_group(loaded, name: str, as_json: bool) -> None:
-    """``explain --group``: the scheduler's cycle member by member, then the gang answer."""
+def explain_if_asked(loaded, as_json: bool) -> None:
+    """``explain --group``: the scheduler's cycle member by member, then the gang answer; exits."""
+    ctx = click.get_current_context(silent=True)
+    name = ctx.meta.get(_META) if ctx is not None else None
+    if name is None:
+        return
     from symreach.errors import time_remaining
     from symreach.report.gang import explain_group_text, gang_json
     from symreach.solvers.gang_explicit import answer
@@ -81,3 +110,4 @@ def explain_group(loaded, name: str, as_json: bool) -> None:
     instance = loaded.instance
     result = answer(instance, group_name(instance, name), time_remaining())
     click.echo(gang_json(instance, result, f"group {result.root}") if as_json else explain_group_text(instance, result))
+    ctx.exit(0)
