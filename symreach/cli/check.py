@@ -76,7 +76,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
                          else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     instance, context = loaded.instance, loaded.context
-    group_check.answer_if_asked(loaded, pod, engine, max_states, as_json, trace_out, cert_out, why)
+    group_check.answer_if_asked(loaded)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
 

@@ -31,7 +31,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
     check_engine(engine)
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
-    group_check.explain_if_asked(loaded, as_json)
+    group_check.explain_if_asked(loaded)
     instance = loaded.instance
     if not instance.pod_types:
         raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))

@@ -28,11 +28,18 @@ def group_option(func):
                         help="Target: can this PodGroup (gang) ever run? (--engine explicit or auto)")(func)
 
 
-def answer_if_asked(loaded, pod: Optional[str], engine: str, max_states: Optional[int], as_json: bool,
-                    trace_out: Optional[Path], cert_out: Optional[Path], why: bool) -> None:
-    """Answer the gang question and exit when ``--group`` (or the file's group query) asks it."""
-    ctx = click.get_current_context(silent=True)
-    group = ctx.meta.get(_META) if ctx is not None else None
+def _wants_json(params: dict) -> bool:
+    """``--json`` or ``-o json``, whichever the command has."""
+    return bool(params.get("as_json")) or params.get("fmt") == "json"
+
+
+def answer_if_asked(loaded) -> None:
+    """Answer the gang question and exit when ``--group`` (or the file's group query) asks it.
+
+    Reads the command's options from the click context, so ``check`` calls it with one line."""
+    ctx = click.get_current_context()
+    params = ctx.params
+    group, pod = ctx.meta.get(_META), params.get("pod")
     instance = loaded.instance
     if group is not None and pod is not None:
         raise click.UsageError("give --pod or --group, not both")
@@ -40,7 +47,8 @@ def answer_if_asked(loaded, pod: Optional[str], engine: str, max_states: Optiona
         names = ", ".join(sorted(g.name for g in instance.groups)[:5])
         raise click.UsageError(f"{instance.source}: the input has no query: give --group ({names}) or --pod")
     if group is not None or (pod is None and instance.query is None and instance.group_target):
-        run(loaded, group, engine, max_states, as_json, trace_out, cert_out, why)
+        run(loaded, group, params.get("engine", "auto"), params.get("max_states"), _wants_json(params),
+            params.get("trace_out"), params.get("cert_out"), bool(params.get("why")))
 
 
 def group_name(instance, name: Optional[str]) -> str:
@@ -97,10 +105,11 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
     emit_verdict(text, result.result.verdict.exit_code, outputs)
 
 
-def explain_if_asked(loaded, as_json: bool) -> None:
+def explain_if_asked(loaded) -> None:
     """``explain --group``: the scheduler's cycle member by member, then the gang answer; exits."""
-    ctx = click.get_current_context(silent=True)
-    name = ctx.meta.get(_META) if ctx is not None else None
+    ctx = click.get_current_context()
+    name = ctx.meta.get(_META)
+    as_json = _wants_json(ctx.params)
     if name is None:
         return
     from symreach.errors import time_remaining
