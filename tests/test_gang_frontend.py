@@ -141,3 +141,19 @@ def test_group_names_on_the_command_line(tmp_path):
     assert one.exit_code == 0 and "target:   group ml/job/workers#1" in one.output
     bare = runner.invoke(cli, ["check", str(path)])
     assert bare.exit_code == 2 and "give --group" in bare.output
+
+
+def test_gang_added_to_the_cluster_dump_needs_deletions_first():
+    """examples/cluster-dump.yaml plus a PodGroup of three pods, one per zone: only one fits now;
+    two deletions make room, then the gang step places all three (trace and step replayed)."""
+    from pathlib import Path
+
+    from symreach.frontends.dispatch import load_inputs
+
+    root = Path(__file__).resolve().parent.parent
+    loaded = load_inputs([str(root / "examples" / "cluster-dump.yaml"), str(root / "tests" / "data" /
+                                                                        "gang-batch-podgroup.yaml")])
+    ans = answer(loaded.instance, "default/batch")
+    assert ans.result.verdict.value == "deployable" and ans.placement_now is None
+    assert [s.op for s in ans.result.trace] == ["delete", "delete"] and len(ans.placement) == 3
+    assert ans.cycle.outcome == "fails"
