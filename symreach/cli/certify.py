@@ -32,7 +32,7 @@ def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input
     Every kind --cert-out writes is accepted: static filter, Theorem 5,
     may-be-present fixpoint, explicit reachable set, BDD and IC3 invariants.
     The check is independent of the engine (exit 0 valid, 1 invalid, 2 bad input)."""
-    from symreach.certify import clause_invariant
+    from symreach.certify import clause_invariant, gang_states
     from symreach.certify.dispatch import check_loaded, parse
 
     instance = load_inputs_from_options([file], False, max_input_mb).instance
@@ -45,7 +45,11 @@ def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input
     ok, message = check_loaded(instance, loaded)
     if not quiet:
         click.echo(("VALID: " if ok else "INVALID: ") + f"{loaded.kind} for {loaded.target}: {message}")
-        if ok and explain:
+        if ok and explain and loaded.format == gang_states.FORMAT:
+            from symreach.cli.group_check import explain_certified_group
+
+            click.echo(explain_certified_group(instance, loaded.content))
+        elif ok and explain:
             from symreach.certify.lemmas import lemmas_text
 
             click.echo(lemmas_text(instance, loaded))

@@ -120,3 +120,12 @@ def explain_if_asked(loaded) -> None:
     result = answer(instance, group_name(instance, name), time_remaining())
     click.echo(gang_json(instance, result, f"group {result.root}") if as_json else explain_group_text(instance, result))
     ctx.exit(0)
+
+
+def explain_certified_group(instance, cert: dict) -> str:
+    """``certify --explain`` of a gang certificate: the scheduler's cycle from the current state,
+    member by member (the certificate itself covers every reachable configuration)."""
+    from symreach.report.gang import explain_group_text
+    from symreach.solvers.gang_explicit import answer
+
+    return explain_group_text(instance, answer(instance, str(cert.get("group"))))
