@@ -152,11 +152,16 @@ def rejection(gang: Gang) -> Optional[str]:
 # ---- node interchangeability ------------------------------------------------------------------
 
 def node_kinds(inst: Instance) -> tuple[tuple, ...]:
-    """Per node, everything Hard can tell it apart by except its hostname: swapping two
-    nodes of one kind that carry the same pods maps Hard to Hard."""
+    """Per node, everything Hard can tell it apart by except a hostname no other node shares:
+    swapping two nodes of one kind that carry the same pods maps Hard to Hard (their hostname
+    domains are then {n} and {m}; a shared hostname value stays part of the kind)."""
+    values = [node.labels.get(HOSTNAME) for node in inst.nodes]
+    counts = Counter(values)
+    unique = {v for v in values if v is not None and counts[v] == 1}
     out = []
     for n, node in enumerate(inst.nodes):
-        labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME))
+        labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME or v not in unique))
+        labels += (("hostname-label", HOSTNAME in node.labels),)
         static = tuple(inst.static_block[t][n] for t in range(len(inst.pod_types)))
         out.append((labels, tuple(sorted(node.capacity.items())), node.taints, node.unschedulable, static))
     return tuple(out)

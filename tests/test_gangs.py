@@ -201,3 +201,18 @@ def test_basic_policy_needs_one_member():
     ans = answer(inst, "g")
     assert ans.result.verdict.value == "deployable" and len(ans.placement_now) == 1
     assert ans.cycle.outcome == gangs.SUCCEEDS
+
+
+def test_nodes_sharing_a_hostname_are_not_interchangeable_with_others():
+    # n1 and n2 share hostname h (one anti-affinity domain, n2 holds the blocker); n3 is alone.
+    # n1 and n3 look alike but only n3 admits the member: the search must try both.
+    inst = instance("[{name: n1, labels: {kubernetes.io/hostname: h}}, {name: n2, labels: {kubernetes.io/hostname: h}},"
+                    " {name: n3}]",
+                    "[{name: blocker, labels: {app: x}, nodeName: n2}, {name: m, affinity: {podAntiAffinity: "
+                    "{requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: x}}, "
+                    "topologyKey: kubernetes.io/hostname}]}}}]",
+                    "[{name: g, policy: {gang: {minCount: 1}}, members: [{pod: m}]}]",
+                    "[{pod: blocker, node: n2}]")
+    gang = gangs.gang_of(inst, "g")
+    assert gangs.gang_step(inst, gang, inst.initial_config()) == ((inst.type_index("m"), inst.node_index("n3")),)
+    assert cycle(inst).outcome == gangs.SUCCEEDS
