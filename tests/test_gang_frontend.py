@@ -157,3 +157,12 @@ def test_gang_added_to_the_cluster_dump_needs_deletions_first():
     assert ans.result.verdict.value == "deployable" and ans.placement_now is None
     assert [s.op for s in ans.result.trace] == ["delete", "delete"] and len(ans.placement) == 3
     assert ans.cycle.outcome == "fails"
+
+
+def test_a_gang_workloads_template_type_is_not_creatable():
+    items = PODGROUP.replace("MIN", "2") + (
+        "- {apiVersion: apps/v1, kind: Deployment, metadata: {name: w, namespace: ml}, spec: {replicas: 2, "
+        "selector: {matchLabels: {app: w}}, template: {metadata: {labels: {app: w}}, spec: {schedulingGroup: "
+        "{podGroupName: train}, containers: [{name: c, image: x}]}}}}\n") + pod("w-0", JOIN) + pod("w-1", JOIN)
+    inst, _ = load(items)
+    assert not inst.pod_types[inst.type_index("ml/w")].creatable

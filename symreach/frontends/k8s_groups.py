@@ -177,12 +177,14 @@ class GroupIndex:
             self.member_types[key] = type_name
         return self.member_types[key]
 
-    def job_members(self, conv: Any, workloads: dict) -> None:
-        """Jobs whose template names a group and whose pods are not in the input: ``parallelism`` pending pods."""
+    def job_members(self, conv: Any, workloads: dict, template_paths: dict) -> None:
+        """Workloads whose pod template names a group: a gang's template type is not creatable
+        (its controller's pods join the gang, never alone); a Job whose pods are not in the input
+        gives ``parallelism`` pending members (default 1)."""
         for (kind, namespace, name), workload in workloads.items():
-            if kind != "Job" or workload.type_name is None or (namespace, name) in self.jobs_with_pods:
+            if workload.type_name is None or kind == "DaemonSet":
                 continue
-            spec_path = ("spec", "template", "spec")
+            spec_path = template_paths[kind] + ("spec",)
             group_name = self.group_of(conv, workload.obj, spec_path, namespace)
             if group_name is None:
                 continue
@@ -190,13 +192,16 @@ class GroupIndex:
                 conv.report.warn(CATEGORY, f"{workload.obj.where}: its pods name a pod group that is not in the "
                                            "input; the scheduler keeps them pending")
                 continue
-            parallelism = conv.get(workload.obj, ("spec", "parallelism"), int)
-            count = 1 if parallelism is None else parallelism
             group = self.groups[group_name]
+            if "gang" in group.policy:
+                conv.types[workload.type_name]["creatable"] = False
+            if kind != "Job" or (namespace, name) in self.jobs_with_pods:
+                continue
+            parallelism = conv.get(workload.obj, ("spec", "parallelism"), int)
             template = conv.get(workload.obj, spec_path, dict) or {}
             group.schedulers.add(template.get("schedulerName") or DEFAULT_SCHEDULER)
             stamp = conv.get(workload.obj, ("metadata", "creationTimestamp"), str) or ""
-            for i in range(count):
+            for _ in range(1 if parallelism is None else parallelism):
                 self.seen += 1
                 group.members.append(((0, stamp, self.seen), workload.type_name))
 

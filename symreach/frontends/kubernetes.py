@@ -335,7 +335,7 @@ class _Converter:
         for obj in objects:
             if obj.kind == "Pod":
                 self.pod(obj)
-        self.groups.job_members(self, self.workloads)
+        self.groups.job_members(self, self.workloads, TEMPLATE_PATHS)
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
