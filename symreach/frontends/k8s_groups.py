@@ -21,6 +21,7 @@ the gang's members), and Jobs whose pod template names one and whose pods are
 not in the input (``parallelism`` pending pods, default 1). Members of a gang
 get pod types of their own, not creatable (the scheduler never places a gang
 pod alone), in the scheduler's queue order: priority, then creation time.
+A workload whose pod template names a gang likewise gets a non-creatable type.
 
 As the API server and scheduler treat them: a policy with both or neither of
 basic and gang, or a count below 1, is an input error; a pod whose group is
