@@ -12,7 +12,7 @@ from typing import Optional
 
 import click
 
-from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
+from symreach.cli.output import PendingOutput, emit_verdict
 from symreach.errors import InputError
 
 GROUP_ENGINES = ("explicit", "auto")
@@ -98,7 +98,10 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
                                             for t, n in result.placement)
         outputs.append((trace_out, lambda: export_trace(steps, instance, "json")))
     if cert_out is not None and result.result.certificate is not None:
-        outputs.append((cert_out, lambda: certificate_text(result.result)))
+        from symreach.certify.dispatch import as_certificate
+
+        bound = as_certificate(result.result.certificate).bind(instance)   # certify refuses unbound ones
+        outputs.append((cert_out, bound.dumps))
     elif cert_out is not None:
         click.echo(f"symreach: note: no certificate ({result.result.verdict.value}); {cert_out} not written",
                    err=True)
@@ -129,3 +132,10 @@ def explain_certified_group(instance, cert: dict) -> str:
     from symreach.solvers.gang_explicit import answer
 
     return explain_group_text(instance, answer(instance, str(cert.get("group"))))
+
+
+def is_group_certificate(certificate) -> bool:
+    """Whether a parsed certificate answers a gang question (``certify`` then needs no target)."""
+    from symreach.certify.gang_states import FORMAT
+
+    return certificate.format == FORMAT
