@@ -178,6 +178,8 @@ def test_cli_certificate_round_trip(tmp_path):
     assert out.exit_code == 1 and "no placement exists" in out.output
     checked = run("certify", NEVER, str(cert))
     assert checked.exit_code == 0 and checked.output.startswith("VALID")
+    other = run("certify", TRAINING, str(cert))
+    assert other.exit_code == 1 and "refused: the certificate is for another instance" in other.output
     explained = run("certify", NEVER, str(cert), "--explain")
     assert explained.exit_code == 0 and "4. replica: 0/4 nodes are available" in explained.output
 
