@@ -294,11 +294,11 @@ class Instance:
     static_block: tuple[tuple[Optional[str], ...], ...]
     initial: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
     multiplicity_bound: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
+    groups: tuple[Group, ...] = ()        # pod groups (SPEC 5.1)
+    group_target: Optional[str] = None   # the file's ``query: {group: ...}``
     query: Optional[Query] = None
     namespaces: FrozenDict[str, FrozenDict[str, str]] = field(default_factory=FrozenDict)
     source: str = "<memory>"
-    groups: tuple[Group, ...] = ()
-    group_target: Optional[str] = None   # the file's ``query: {group: ...}``
 
     # ---- indexing helpers -------------------------------------------------
     @property

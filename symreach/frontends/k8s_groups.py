@@ -36,6 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from symreach.frontends.k8s_controllers import TEMPLATE_PATHS
+
 GROUP_KINDS = frozenset({"Workload", "PodGroup", "CompositePodGroup"})
 CATEGORY = "pod groups"
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -178,14 +180,14 @@ class GroupIndex:
             self.member_types[key] = type_name
         return self.member_types[key]
 
-    def job_members(self, conv: Any, workloads: dict, template_paths: dict) -> None:
+    def job_members(self, conv: Any, workloads: dict) -> None:
         """Workloads whose pod template names a group: a gang's template type is not creatable
         (its controller's pods join the gang, never alone); a Job whose pods are not in the input
         gives ``parallelism`` pending members (default 1)."""
         for (kind, namespace, name), workload in workloads.items():
             if workload.type_name is None or kind == "DaemonSet":
                 continue
-            spec_path = template_paths[kind] + ("spec",)
+            spec_path = TEMPLATE_PATHS[kind] + ("spec",)
             group_name = self.group_of(conv, workload.obj, spec_path, namespace)
             if group_name is None:
                 continue
@@ -208,6 +210,8 @@ class GroupIndex:
 
     # -- output ----------------------------------------------------------------------------------
     def section(self, conv: Any) -> list[dict]:
+        """The v1 ``groups:`` entries, after every pod was read (warnings for odd groups)."""
+        self.job_members(conv, conv.workloads)
         parents = {g.parent for g in self.groups.values() if g.parent}
         out = []
         for group in self.groups.values():

@@ -260,8 +260,8 @@ class _Converter:
         self.origin_files: dict[str, str] = {}
         self._generated: Counter[str] = Counter()
         self.bare_pods: set[tuple[str, str]] = set()
-        self.volumes = VolumeIndex()
         self.groups = GroupIndex()
+        self.volumes = VolumeIndex()
         self._warned: set[str] = set()
 
     # -- errors and field access -------------------------------------------
@@ -325,17 +325,16 @@ class _Converter:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
                 self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
-        for obj in sorted((o for o in objects if o.kind in GROUP_KINDS), key=lambda o: o.kind != "Workload"):
-            self.groups.add(self, obj)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
+        for obj in sorted((o for o in objects if o.kind in GROUP_KINDS), key=lambda o: o.kind != "Workload"):
+            self.groups.add(self, obj)
         for workload in self.workloads.values():
             self.workload_types(workload)
         for obj in objects:
             if obj.kind == "Pod":
                 self.pod(obj)
-        self.groups.job_members(self, self.workloads, TEMPLATE_PATHS)
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
