@@ -253,6 +253,33 @@ class Query:
         return max((ct.at_least for ct in self.counts if p in ct.pairs), default=0)
 
 
+GANG = "gang"
+BASIC = "basic"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A pod group (PodGroup, a Workload's pod group or one podGroupReplicaKey
+    slice of it, or a CompositePodGroup), SPEC 5.1.
+
+    ``members``: (pod type, pending pods) runs in the scheduler's queue order;
+    a type may appear in several runs. Member types belong to this group only.
+    ``min_count``: gang pods for a leaf, child groups (minGroupCount) for a
+    composite. ``rejected``: why the scheduler refuses the group outright.
+    """
+
+    name: str
+    members: tuple[tuple[int, int], ...] = ()
+    policy: str = GANG
+    min_count: int = 1
+    parent: Optional[str] = None
+    composite: bool = False
+    rejected: str = ""
+
+    def member_types(self) -> frozenset[int]:
+        return frozenset(t for t, _ in self.members)
+
+
 @dataclass(frozen=True)
 class Instance:
     """One cluster, its pod types, the initial configuration and an optional query.
@@ -274,6 +301,8 @@ class Instance:
     static_block: tuple[tuple[Optional[str], ...], ...]
     initial: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
     multiplicity_bound: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
+    groups: tuple[Group, ...] = ()        # pod groups (SPEC 5.1)
+    group_target: Optional[str] = None   # the file's ``query: {group: ...}``
     query: Optional[Query] = None
     namespaces: FrozenDict[str, FrozenDict[str, str]] = field(default_factory=FrozenDict)
     source: str = "<memory>"

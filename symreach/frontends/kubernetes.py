@@ -56,6 +56,7 @@ from symreach.frontends.k8s_controllers import (
     term_nonempty,
     without_controller_labels,
 )
+from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_volume_filters import attached_volumes, pod_volumes
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
@@ -68,7 +69,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS | GROUP_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -267,6 +268,7 @@ class _Converter:
         self.origin_files: dict[str, str] = {}
         self._generated: Counter[str] = Counter()
         self.bare_pods: set[tuple[str, str]] = set()
+        self.groups = GroupIndex()
         self.volumes = VolumeIndex()
         self.attach_drivers: set[str] = set()
         self.node_attached: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> volumes in use
@@ -338,6 +340,8 @@ class _Converter:
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
+        for obj in sorted((o for o in objects if o.kind in GROUP_KINDS), key=lambda o: o.kind != "Workload"):
+            self.groups.add(self, obj)
         for workload in self.workloads.values():
             self.workload_types(workload)
         for obj in objects:
@@ -701,7 +705,14 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) controller pods")
             return
         body = self.type_body(obj, namespace, ("metadata",), ("spec",), template=False)
-        if node and not finished and meta.get("deletionTimestamp"):
+        member = None if finished else self.groups.member(self, obj, namespace, name, body, not node,
+                                                          self.get(obj, ("spec",), dict))
+        if member == "":
+            self.count_not_counted("pods of pod groups not in the input")
+            return
+        if member is not None:
+            type_name = member
+        elif node and not finished and meta.get("deletionTimestamp"):
             type_name = self.terminating_type(obj, namespace, name, owner, body)
         elif mirror:
             type_name = self.add_type(self.unique(f"{namespace}/{name}", "Pod"), obj, namespace, ("metadata",),
@@ -856,6 +867,9 @@ class _Converter:
         doc["nodes"] = self.nodes
         doc["podTypes"] = list(self.types.values())
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
+        groups = self.groups.section(self)
+        if groups:
+            doc["groups"] = groups
         return doc
 
 

@@ -23,7 +23,7 @@ NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_NAMESPACE = "default"
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 
-TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query")
+TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query", "groups")
 NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable")
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
@@ -62,6 +62,7 @@ class Document:
     pod_types: tuple[PodTypeSpec, ...]
     initial: FrozenDict[Pair, int]
     query: object
+    groups: object = None   # raw; ``loader.groups`` checks it against the resolved instance
 
 
 def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
@@ -79,7 +80,7 @@ def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
     for pod in pods:
         namespaces.setdefault(pod.namespace, FrozenDict({NAMESPACE_NAME_LABEL: pod.namespace}))
     initial = _initial(body.get("initial"), pods, nodes)
-    return Document(profile, FrozenDict(namespaces), nodes, pods, initial, body.get("query"))
+    return Document(profile, FrozenDict(namespaces), nodes, pods, initial, body.get("query"), body.get("groups"))
 
 
 def _namespaces(raw: object) -> dict[str, FrozenDict[str, str]]:
