@@ -23,6 +23,10 @@ PROFILES = (PAPER, KUBERNETES)
 
 PODS_RESOURCE = "pods"
 
+PAPER_MOVES = "paper"
+OPERATOR_MOVES = "operator"
+MOVES = (PAPER_MOVES, OPERATOR_MOVES)
+
 Pair = tuple[int, int]
 Config = tuple[int, ...]
 
@@ -200,6 +204,8 @@ class PodType:
     origin: str = ""
     # The pod spec fields as read, for trace export to manifests; engines ignore it.
     manifest: Optional[FrozenDict[str, object]] = None
+    # A static (mirror) pod's type: the kubelet owns it (protected under operator moves).
+    static_pod: bool = False
 
 
 @dataclass(frozen=True)
@@ -223,6 +229,7 @@ class Query:
     alternatives: tuple[frozenset[Pair], ...]
     description: str = ""
     counts: tuple[CountTarget, ...] = ()
+    moves: Optional[str] = None  # ``moves:`` of a v1 query (paper | operator); None: not given
 
     def pairs(self) -> frozenset[Pair]:
         """Every pair the target reads (presence and counts)."""
@@ -244,6 +251,39 @@ class Query:
         that covers the target (the count analogue of saturation, SPEC 2.2).
         """
         return max((ct.at_least for ct in self.counts if p in ct.pairs), default=0)
+
+
+@dataclass(frozen=True)
+class DisruptionBudget:
+    """A PodDisruptionBudget resolved to pod types (SPEC 5.2).
+
+    ``counts``: the types whose pods it selects (its namespace and selector).
+    ``desired_healthy``: the disruption controller's desiredHealthy, fixed
+    at load time (``moves.desired_healthy``); every modelled pod is healthy,
+    so an eviction is allowed while ``allowed(present) >= 1``.
+    """
+
+    name: str  # namespace/name
+    counts: frozenset[int]
+    desired_healthy: int
+    unhealthy_policy: str = "IfHealthyBudget"
+
+    def allowed(self, present: int) -> int:
+        """status.disruptionsAllowed with ``present`` matching (healthy) pods."""
+        return max(0, present - self.desired_healthy)
+
+
+@dataclass(frozen=True)
+class MoveRules:
+    """Which deletions a witness may make: the paper's (any) or an operator's."""
+
+    name: str = PAPER_MOVES
+    respect_pdb: bool = False
+    protected: frozenset[int] = frozenset()  # pod types never deleted
+
+    @property
+    def restricted(self) -> bool:
+        return self.respect_pdb or bool(self.protected)
 
 
 @dataclass(frozen=True)
@@ -270,6 +310,8 @@ class Instance:
     query: Optional[Query] = None
     namespaces: FrozenDict[str, FrozenDict[str, str]] = field(default_factory=FrozenDict)
     source: str = "<memory>"
+    budgets: tuple[DisruptionBudget, ...] = ()
+    moves: MoveRules = field(default_factory=MoveRules)
 
     # ---- indexing helpers -------------------------------------------------
     @property

@@ -13,6 +13,7 @@ import click
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
+from symreach.cli.moves_options import apply_moves, moves_options
 from symreach.cli.options import (
     check_engine,
     input_options,
@@ -31,6 +32,7 @@ from symreach.result import Result, Verdict
 @click.command("check", cls=ErrorReportingCommand)
 @input_options
 @target_options
+@moves_options
 @click.option("--engine", default="auto", show_default=True,
               help="auto, or one engine of the registry: explicit, lazy, bdd, bmc, ic3, abc-pdr, ... "
                    "(an unknown name lists them all).")
@@ -77,6 +79,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     instance, context = loaded.instance, loaded.context
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
+    instance, engine = apply_moves(instance, query, engine)
 
     def render(result: Result) -> str:
         if as_json:

@@ -65,7 +65,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod", "PodDisruptionBudget"} | VOLUME_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -261,6 +261,7 @@ class _Converter:
         self.bare_pods: set[tuple[str, str]] = set()
         self.volumes = VolumeIndex()
         self._warned: set[str] = set()
+        self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -323,6 +324,8 @@ class _Converter:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
                 self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
+            elif obj.kind == "PodDisruptionBudget":
+                self.budget(obj)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
@@ -586,6 +589,8 @@ class _Converter:
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
+        if origin.startswith("static pod"):
+            body["staticPod"] = True
         prefix = ("podTypes", len(self.types))
         self.map_lines(prefix, obj, spec_path[:-1] if spec_path else ())
         self.map_lines(prefix + ("labels",), obj, meta_path + ("labels",))
@@ -600,6 +605,16 @@ class _Converter:
         self.lenient_sigs[name] = signature(body, strict=False)
         self.report.pod_types += 1
         return body
+
+    def budget(self, obj: _Object) -> None:
+        """A PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (checked by the v1 loader)."""
+        namespace, name, _ = self.metadata(obj, namespaced=True)
+        spec = self.get(obj, ("spec",), dict) or {}
+        entry = {"name": name, "namespace": namespace}
+        entry.update({k: copy_plain(spec[k]) for k in ("selector", "minAvailable", "maxUnavailable",
+                                                      "unhealthyPodEvictionPolicy") if k in spec})
+        self.map_lines(("disruptionBudgets", len(self.budgets)), obj, ("spec",))
+        self.budgets.append(entry)
 
     # -- pods -----------------------------------------------------------------
     def pod(self, obj: _Object) -> None:
@@ -738,6 +753,8 @@ class _Converter:
         doc["nodes"] = self.nodes
         doc["podTypes"] = list(self.types.values())
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
+        if self.budgets:
+            doc["disruptionBudgets"] = self.budgets
         return doc
 
 

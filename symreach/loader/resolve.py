@@ -31,6 +31,7 @@ from symreach.loader.labels import (
     tolerates,
     untolerated_taint,
 )
+from symreach.loader.budgets import resolve_budgets
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
@@ -320,6 +321,7 @@ def build_instance(doc: Document, source: str) -> Instance:
         multiplicity_bound=bounds,
         namespaces=doc.namespaces,
         source=source,
+        budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
     )
 
 
@@ -354,6 +356,7 @@ def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
         spread=tuple(_spread(ctx, spec, s) for s in spec.spread),
         max_per_node=spec.max_per_node,
         manifest=spec.manifest,
+        static_pod=spec.static_pod,
     )
 
 
