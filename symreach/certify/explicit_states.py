@@ -92,9 +92,19 @@ class StatesCertificate:
 
 
 def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
+    deletions = "deletion" if cert.get("moves") is None else "deletion the recorded operator moves allow"
     return checked(lambda: _check(inst, cert), lambda count: (
         f"certificate accepted: {count} configurations contain sigma0, are closed under "
-        "every deployment and deletion, and none covers the target"))
+        f"every deployment and {deletions}, and none covers the target{_rules(cert)}"))
+
+
+def _rules(cert: dict) -> str:
+    raw = cert.get("moves")
+    if not isinstance(raw, dict):
+        return ""
+    protected = ", ".join(map(str, raw.get("protected") or ())) or "none"
+    return (f" (moves: PodDisruptionBudgets {'respected' if raw.get('respectPdb') else 'ignored'}; "
+            f"protected pod types: {protected})")
 
 
 def _states(inst: Instance, cert: dict) -> set[Config]:

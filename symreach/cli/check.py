@@ -13,7 +13,7 @@ import click
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
-from symreach.cli.moves_options import apply_moves, moves_options
+from symreach.cli.moves_options import apply_moves, explain_block, moves_options
 from symreach.cli.options import (
     check_engine,
     input_options,
@@ -100,6 +100,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     try:
         run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=progress, counters=counters)
         result: Result = decide(solver, instance, query, run, shortest=shortest)
+        explain_block(instance, query, result, max_states)
     finally:
         if progress is not None:
             progress.close()

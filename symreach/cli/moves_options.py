@@ -9,6 +9,7 @@ yet, so ``auto`` becomes ``explicit`` and any other engine is a usage error.
 from __future__ import annotations
 
 import functools
+from typing import Optional
 
 import click
 
@@ -62,3 +63,32 @@ def apply_moves(instance: Instance, query: Query, engine: str) -> tuple[Instance
     elif engine not in ANSWERING_ENGINES:
         raise click.UsageError(f"engine {engine} does not answer under --moves operator yet; use --engine explicit")
     return moves.with_moves(instance, rules), engine
+
+
+def explain_block(instance: Instance, query: Query, result, max_states: Optional[int]) -> None:
+    """Under operator moves, a not-deployable answer names what blocks where the paper's
+    answer is deployable: the paper question is asked of ``explicit`` (capped at
+    ``PAPER_STATES`` states, so it stays cheap) and its witness replayed under the rules."""
+    from dataclasses import replace
+
+    from symreach.model import MoveRules
+    from symreach.report.moves import blocking_note
+    from symreach.result import Verdict
+    from symreach.run import RunContext
+    from symreach.solvers.registry import make_engine
+
+    if result.verdict is not Verdict.NOT_DEPLOYABLE or not instance.moves.restricted:
+        return
+    paper = replace(instance, moves=MoveRules())
+    run = RunContext.for_process(max_states=min(max_states or PAPER_STATES, PAPER_STATES))
+    answer = make_engine("explicit").check(paper, query, run)
+    if answer.verdict is Verdict.DEPLOYABLE:
+        note = blocking_note(instance, answer.trace)
+        result.reason = f"{result.reason}; {note}"
+        result.stats["paper_verdict"] = "deployable"
+        result.stats["blocked_by"] = note
+    elif answer.verdict is Verdict.NOT_DEPLOYABLE:
+        result.stats["paper_verdict"] = "not-deployable"
+
+
+PAPER_STATES = 200_000
