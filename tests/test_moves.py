@@ -133,3 +133,11 @@ def test_query_moves_field(tmp_path):
     raw["query"]["moves"] = "admin"
     with pytest.raises(InputError):
         load_document(raw)
+
+
+def test_pdb_forces_a_longer_witness():
+    longer = str(ROOT / "examples" / "pdb-longer.yaml")
+    paper = json.loads(run("check", longer, "--shortest", "--json", "--quiet").output)
+    operator = json.loads(run("check", longer, "--shortest", "--json", "--quiet", "--moves", "operator").output)
+    assert len(paper["trace"]) == 2 and len(operator["trace"]) == 3
+    assert operator["trace"][0]["op"] == "deploy" and operator["trace"][0]["node"] == "n2"
