@@ -68,9 +68,11 @@ def apply_moves(instance: Instance, query: Query, engine: str) -> tuple[Instance
 def explain_block(instance: Instance, query: Query, result, max_states: Optional[int]) -> None:
     """Under operator moves, a not-deployable answer names what blocks where the paper's
     answer is deployable: the paper question is asked of ``explicit`` (capped at
-    ``PAPER_STATES`` states, so it stays cheap) and its witness replayed under the rules."""
+    ``PAPER_STATES`` states and ``PAPER_SECONDS``, so it stays cheap; past them nothing
+    is said) and its witness replayed under the rules."""
     from dataclasses import replace
 
+    from symreach.errors import time_remaining
     from symreach.model import MoveRules
     from symreach.report.moves import blocking_note
     from symreach.result import Verdict
@@ -80,7 +82,8 @@ def explain_block(instance: Instance, query: Query, result, max_states: Optional
     if result.verdict is not Verdict.NOT_DEPLOYABLE or not instance.moves.restricted:
         return
     paper = replace(instance, moves=MoveRules())
-    run = RunContext.for_process(max_states=min(max_states or PAPER_STATES, PAPER_STATES))
+    left = time_remaining()
+    run = RunContext.within(PAPER_SECONDS if left is None else min(PAPER_SECONDS, left), max_states=min(max_states or PAPER_STATES, PAPER_STATES))
     answer = make_engine("explicit").check(paper, query, run)
     if answer.verdict is Verdict.DEPLOYABLE:
         note = blocking_note(instance, answer.trace)
@@ -91,4 +94,5 @@ def explain_block(instance: Instance, query: Query, result, max_states: Optional
         result.stats["paper_verdict"] = "not-deployable"
 
 
-PAPER_STATES = 200_000
+PAPER_STATES = 20_000
+PAPER_SECONDS = 5.0
