@@ -141,3 +141,18 @@ def test_pdb_forces_a_longer_witness():
     operator = json.loads(run("check", longer, "--shortest", "--json", "--quiet", "--moves", "operator").output)
     assert len(paper["trace"]) == 2 and len(operator["trace"]) == 3
     assert operator["trace"][0]["op"] == "deploy" and operator["trace"][0]["node"] == "n2"
+
+
+def test_static_pods_are_marked_and_protected_under_operator_moves():
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"},
+            "status": {"allocatable": {"cpu": "2", "pods": "10"}}}
+    static = {"apiVersion": "v1", "kind": "Pod",
+              "metadata": {"name": "etcd-a", "namespace": "infra",
+                           "annotations": {"kubernetes.io/config.mirror": "x"}},
+              "spec": {"nodeName": "a", "containers": [{"name": "etcd", "image": "etcd"}]},
+              "status": {"phase": "Running"}}
+    inst, _ = load_kubernetes_documents([node, static], "static")
+    (t,) = [t for t, pod in enumerate(inst.pod_types) if pod.static_pod]
+    assert t in rules_for(inst, "operator").protected and t not in rules_for(inst, respect_pdb=True).protected

@@ -19,7 +19,11 @@ What becomes what:
   ANDed here with the template's own node affinity (which decides where the
   controller creates pods), and adds its standard tolerations.
 - Pod without a controller -> its own creatable type ``ns/name`` (it can be
-  applied again). Static (mirror) pods are not creatable.
+  applied again). Static (mirror) pods are not creatable (and marked
+  ``staticPod``: protected under operator moves).
+- PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (name, namespace,
+  selector, minAvailable/maxUnavailable, unhealthyPodEvictionPolicy),
+  checked strictly by the v1 loader (``loader/budgets.py``).
 - Pod with ``spec.nodeName`` and not finished -> one pod of the initial
   configuration, attached to its workload's type through ownerReferences
   (Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob, DaemonSet per
