@@ -108,6 +108,7 @@ def brute_force(inst, budgets, protected) -> tuple[bool, int]:
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
 def test_explicit_with_guards_agrees_with_brute_force(profile):
     engine = make_engine("explicit")
+    orbits = make_engine("explicit", symmetry=True)  # budgets and protection name types, never nodes
     checked = deployable = blocked = certified = too_big = 0
     seed = 0
     while checked < PER_PROFILE:
@@ -130,6 +131,7 @@ def test_explicit_with_guards_agrees_with_brute_force(profile):
             continue
         result = engine.check(inst)  # the registry's wrapper replays the witness with the guards
         checked += 1
+        assert orbits.check(inst).verdict is result.verdict, f"seed {seed}: symmetry"
         assert result.verdict is (Verdict.DEPLOYABLE if expected else Verdict.NOT_DEPLOYABLE), f"seed {seed}"
         if expected:
             deployable += 1

@@ -17,6 +17,9 @@ is kept exact up to ``semantics.budget_cap`` (desiredHealthy + 1: with every pai
 cut at that K a budget's guard has the same value, as for count targets), so
 a capped run simulates every run; protection is per type and reads no count.
 Node symmetry is kept: budgets and protection name types, never nodes.
+The fast paths are not used under operator moves (Theorem 5 and the empty-
+node argument assume any pod may be deleted): only this engine answers then,
+and ``auto`` sends the question here (``cli/moves_options.py``).
 """
 
 from __future__ import annotations
