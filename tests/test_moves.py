@@ -156,3 +156,8 @@ def test_static_pods_are_marked_and_protected_under_operator_moves():
     inst, _ = load_kubernetes_documents([node, static], "static")
     (t,) = [t for t, pod in enumerate(inst.pod_types) if pod.static_pod]
     assert t in rules_for(inst, "operator").protected and t not in rules_for(inst, respect_pdb=True).protected
+
+
+def test_group_targets_refuse_operator_moves():
+    out = CliRunner().invoke(cli, ["check", str(ROOT / "examples" / "gang-training.yaml"), "--moves", "operator"])
+    assert out.exit_code == 2 and "paper's moves only" in out.output

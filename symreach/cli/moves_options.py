@@ -42,6 +42,13 @@ def moves_options(func):
     return wrapper
 
 
+def refuse_if_requested(what: str) -> None:
+    """A usage error when the command line asks for operator moves for a question that has none yet."""
+    opts = click.get_current_context().meta.get(_META, {})
+    if opts.get("moves") == "operator" or opts.get("respect_pdb") or opts.get("protect") or opts.get("protect_namespace"):
+        raise click.UsageError(f"{what} are answered with the paper's moves only; drop --moves operator and its rules")
+
+
 def apply_moves(instance: Instance, query: Query, engine: str) -> tuple[Instance, str]:
     """The instance under the requested move rules, and the engine to ask."""
     from symreach.loader import moves
