@@ -14,6 +14,7 @@ from symreach.cli import group_check, process
 from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
+from symreach.cli.moves_options import apply_moves, explain_block, moves_options
 from symreach.cli.options import (
     check_engine,
     input_options,
@@ -32,6 +33,7 @@ from symreach.result import Result, Verdict
 @click.command("check", cls=ErrorReportingCommand)
 @input_options
 @target_options
+@moves_options
 @click.option("--engine", default="auto", show_default=True,
               help="auto, or one engine of the registry: explicit, lazy, bdd, bmc, ic3, abc-pdr, ... "
                    "(an unknown name lists them all).")
@@ -84,6 +86,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     group_check.answer_if_asked(loaded)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
+    instance, engine = apply_moves(instance, query, engine)
 
     def render(result: Result) -> str:
         from symreach.report.caveats import verdict_caveats, with_caveats
@@ -108,6 +111,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     try:
         run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=progress, counters=counters)
         result: Result = decide(solver, instance, query, run, shortest=shortest)
+        explain_block(instance, query, result, max_states)
     finally:
         if progress is not None:
             progress.close()

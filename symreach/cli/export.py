@@ -46,6 +46,8 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
     instance = loaded.instance
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
+    if query.moves == "operator":
+        raise click.UsageError("the query asks for operator moves; the AIGER/DIMACS encodings have the paper's only")
     system = compile_system(instance, query)
     comment = f"symreach export of {', '.join(loaded.names)}: target {query.description or query.alternatives}"
     if aiger_out is not None:

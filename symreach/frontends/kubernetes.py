@@ -19,7 +19,11 @@ What becomes what:
   ANDed here with the template's own node affinity (which decides where the
   controller creates pods), and adds its standard tolerations.
 - Pod without a controller -> its own creatable type ``ns/name`` (it can be
-  applied again). Static (mirror) pods are not creatable.
+  applied again). Static (mirror) pods are not creatable (and marked
+  ``staticPod``: protected under operator moves).
+- PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (name, namespace,
+  selector, minAvailable/maxUnavailable, unhealthyPodEvictionPolicy),
+  checked strictly by the v1 loader (``loader/budgets.py``).
 - Pod with ``spec.nodeName`` and not finished -> one pod of the initial
   configuration, attached to its workload's type through ownerReferences
   (Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob, DaemonSet per
@@ -69,7 +73,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS | GROUP_KINDS
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod", "PodDisruptionBudget"} | VOLUME_KINDS | GROUP_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -273,6 +277,7 @@ class _Converter:
         self.attach_drivers: set[str] = set()
         self.node_attached: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> volumes in use
         self._warned: set[str] = set()
+        self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -335,6 +340,8 @@ class _Converter:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
                 self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
+            elif obj.kind == "PodDisruptionBudget":
+                self.budget(obj)
         for change in self.volumes.settle():
             self.report.warn("volume objects settled", change)
         for obj in objects:
@@ -676,6 +683,8 @@ class _Converter:
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
+        if origin.startswith("static pod"):
+            body["staticPod"] = True
         prefix = ("podTypes", len(self.types))
         self.map_lines(prefix, obj, spec_path[:-1] if spec_path else ())
         self.map_lines(prefix + ("labels",), obj, meta_path + ("labels",))
@@ -690,6 +699,16 @@ class _Converter:
         self.lenient_sigs[name] = signature(body, strict=False)
         self.report.pod_types += 1
         return body
+
+    def budget(self, obj: _Object) -> None:
+        """A PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (checked by the v1 loader)."""
+        namespace, name, _ = self.metadata(obj, namespaced=True)
+        spec = self.get(obj, ("spec",), dict) or {}
+        entry = {"name": name, "namespace": namespace}
+        entry.update({k: copy_plain(spec[k]) for k in ("selector", "minAvailable", "maxUnavailable",
+                                                      "unhealthyPodEvictionPolicy") if k in spec})
+        self.map_lines(("disruptionBudgets", len(self.budgets)), obj, ("spec",))
+        self.budgets.append(entry)
 
     # -- pods -----------------------------------------------------------------
     def pod(self, obj: _Object) -> None:
@@ -867,6 +886,8 @@ class _Converter:
         doc["nodes"] = self.nodes
         doc["podTypes"] = list(self.types.values())
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
+        if self.budgets:
+            doc["disruptionBudgets"] = self.budgets
         groups = self.groups.section(self)
         if groups:
             doc["groups"] = groups
