@@ -20,6 +20,7 @@ from symreach.cli.export import export_command
 from symreach.cli.generate import generate_group
 from symreach.cli.matrix import matrix_command
 from symreach.cli.process import run_supervised
+from symreach.cli.where import where_command
 
 @click.group(cls=ErrorReportingGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="symreach")
@@ -28,7 +29,7 @@ def cli() -> None:
 
 
 for _command in (check, explain_command, encode_group, generate_group, matrix_command, certify_command,
-                 export_command, bench_command):
+                 export_command, bench_command, where_command):
     cli.add_command(_command)
 
 

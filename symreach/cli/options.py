@@ -46,12 +46,15 @@ def parse_with(items: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def query_from_options(instance: Instance, pod: Optional[str], node: Optional[str],
-                       node_selector: Optional[str], with_items: tuple[str, ...]) -> Query:
+                       node_selector: Optional[str], with_items: tuple[str, ...], targets=None) -> Query:
     """The command line's target, or the file's own query when no ``--pod`` is given.
 
     ``--count``, ``--more`` and ``--domain`` are read from the click context
     (``target_options`` puts them there), so commands keep their signatures.
+    ``--pod`` takes the names operators use (``symreach.cli.names``), within
+    ``-n NAMESPACE``; unknown nodes and label keys get a did-you-mean.
     """
+    from symreach.cli.names import check_label, check_node, resolve_pod, targets_of
     from symreach.loader import parse_query
 
     count, more, domain = _count_options()
@@ -66,26 +69,33 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
         raise click.UsageError("give one of --node, --node-selector and --domain")
     if count is not None and more:
         raise click.UsageError("give --count or --more, not both")
-    with_pairs = [(full_pod_name(instance, p), n) for p, n in parse_with(with_items)]
+    targets = targets if targets is not None else targets_of(instance)
+    namespace = current_namespace()
+    selector = parse_node_selector(node_selector)
     with naming_the_file(instance.source):
-        return parse_query(instance, full_pod_name(instance, pod), node=node,
-                           node_selector=parse_node_selector(node_selector), with_pairs=with_pairs,
-                           count=count, more=more, domain=parse_domain(domain))
+        with_pairs = [(resolve_pod(targets, p, namespace), n) for p, n in parse_with(with_items)]
+        for n in [node] + [n for _, n in with_pairs]:
+            if n is not None:
+                check_node(targets, n, "--node" if n == node else "--with")
+        for key, value in (selector or {}).items():
+            check_label(targets, instance, key, None, "--node-selector")
+        domain_pair = parse_domain(domain)
+        if domain_pair is not None:
+            check_label(targets, instance, domain_pair[0], domain_pair[1], "--domain")
+        return parse_query(instance, resolve_pod(targets, pod, namespace), node=node,
+                           node_selector=selector, with_pairs=with_pairs,
+                           count=count, more=more, domain=domain_pair)
 
 
 def full_pod_name(instance: Instance, name: str) -> str:
-    """A pod type or DaemonSet as named on the command line: its exact name, or a
-    name without its ``namespace/`` when exactly one namespace has it (so
-    ``--pod payments-api`` finds ``payments/payments-api``). Anything else is
-    returned unchanged, for the query parser to report."""
-    from symreach.model import daemonset_groups
+    """A pod type or DaemonSet as named on the command line (``symreach.cli.names``);
+    a name that resolves to nothing is returned unchanged, for the caller to report."""
+    from symreach.cli.names import resolve_pod, targets_of
 
-    known = [t.name for t in instance.pod_types]
-    if name in known or "/" in name:
+    try:
+        return resolve_pod(targets_of(instance), name, current_namespace())
+    except InputError:
         return name
-    candidates = {k for k in known + list(daemonset_groups(instance)) if "@" not in k}
-    matches = [k for k in candidates if k.split("/", 1)[-1] == name]
-    return matches[0] if len(matches) == 1 else name
 
 
 def parse_domain(text: Optional[str]) -> Optional[tuple[str, str]]:
@@ -155,36 +165,108 @@ def target_options(func):
 MIB = 1024 * 1024
 
 
+_NAMESPACE = "symreach.namespace"
+
+
+def current_namespace() -> Optional[str]:
+    """``-n NAMESPACE`` of the running command, or None."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_NAMESPACE) if ctx is not None else None
+
+
 def input_options(func):
-    """``INPUTS...`` (files, directories, ``-`` for standard input), ``--strict`` and ``--max-input-mb``."""
+    """``INPUT...`` and ``-f/--filename`` (files, directories, ``-`` for standard input; together
+    they are the inputs), ``-n/--namespace``, ``--strict`` and ``--max-input-mb``.
+
+    ``-n`` is the namespace of namespaced objects that name none (manifests
+    applied with ``kubectl apply -n NS``) and filters the targets; it is kept
+    in the click context (``current_namespace``), so the commands' signatures
+    stay ``(inputs, strict, max_input_mb, ...)``.
+    """
     from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
 
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        files = tuple(kwargs.pop("filenames") or ())
+        click.get_current_context().meta[_NAMESPACE] = kwargs.pop("namespace")
+        kwargs["inputs"] = tuple(kwargs["inputs"]) + files
+        if not kwargs["inputs"]:
+            raise click.UsageError("give an input: FILE, -f FILE, a directory, or - for standard input")
+        return func(*args, **kwargs)
+
     for decorator in reversed((
-        click.argument("inputs", nargs=-1, required=True, metavar="INPUT...",
+        click.argument("inputs", nargs=-1, required=False, metavar="[INPUT]...",
                        type=click.Path(path_type=str, allow_dash=True)),
+        click.option("-f", "--filename", "filenames", multiple=True, metavar="FILE",
+                     type=click.Path(path_type=str, allow_dash=True),
+                     help="An input, as kubectl takes it (repeatable; - is standard input); same as INPUT."),
+        click.option("-n", "--namespace", default=None, metavar="NS",
+                     help="Namespace of objects that name none (as kubectl apply -n), and only "
+                          "targets in it."),
         click.option("--strict", is_flag=True,
                      help="Refuse the input (exit 2) when reading it raised any warning."),
         click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
                      show_default=True, help="Refuse an input file larger than this (MiB)."),
     )):
-        func = decorator(func)
-    return func
+        wrapper = decorator(wrapper)
+    return wrapper
 
 
 def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     """Load the inputs as one instance; print its warnings on stderr (``--strict``: refuse them).
 
-    The returned ``Loaded`` carries the warning groups in ``context["warnings"]``.
+    The returned ``Loaded`` carries the warning groups in ``context["warnings"]``
+    and every name ``--pod`` accepts in ``context["targets"]``.
     """
+    from symreach.cli.names import targets_of
     from symreach.frontends.dispatch import load_inputs
+    from symreach.report.progress import loading
     from symreach.report.warnings import print_warnings, refuse_if_strict, warning_groups
 
-    loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB)
+    namespace = current_namespace()
+    with loading(", ".join(inputs)):
+        loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB,
+                             **({"namespace": namespace} if namespace else {}))
     groups = warning_groups(loaded.report)
     print_warnings(groups, lambda line: click.echo(line, err=True))
     refuse_if_strict(groups, strict)
     loaded.context["warnings"] = groups
+    loaded.context["targets"] = targets_of(loaded.instance, loaded.report)
     return loaded
+
+
+def list_targets_option(func):
+    """``--list-targets``: print every name ``--pod``/``--node`` accept (within ``-n``) and exit 0."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        click.get_current_context().meta[_LIST] = kwargs.pop("list_targets")
+        return func(*args, **kwargs)
+
+    return click.option("--list-targets", is_flag=True,
+                        help="List every pod type (with the workload and pod names that mean it), "
+                             "node and label key, then exit.")(wrapper)
+
+
+_LIST = "symreach.list_targets"
+
+
+def list_targets_if_asked(loaded, fmt: str = "text") -> None:
+    """With ``--list-targets``: print the listing and exit 0."""
+    import sys
+
+    from symreach.cli.names import listing_text, targets_listing
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or not ctx.meta.get(_LIST):
+        return
+    listing = targets_listing(loaded.context["targets"].namespaces_of(current_namespace()))
+    if fmt in ("json", "yaml"):
+        from symreach.report.schema import render_document
+
+        click.echo(render_document("targets", listing, fmt))
+    else:
+        click.echo(listing_text(listing))
+    sys.exit(0)
 
 
 @contextmanager
@@ -203,6 +285,24 @@ def pod_hints(loaded) -> Iterator[None]:
         if hint is None:
             raise
         raise InputError(f"{err.problem}; {hint}", err.filename, err.line, err.field_path) from None
+
+
+def warnings_json(loaded) -> list:
+    """The input's warning groups as the JSON contract's ``warnings``."""
+    return [g.to_json() for g in loaded.context.get("warnings", [])]
+
+
+def engine_option(help: str = "The engine (every engine of the registry is listed).", **kwargs):
+    """``--engine NAME``: a choice among every engine of ``solvers.registry``, so ``--help`` lists them all."""
+    from symreach.solvers.registry import ENGINES
+
+    return click.option("--engine", type=click.Choice(list(ENGINES)), default="auto", show_default=True,
+                        help=help, **kwargs)
+
+
+def jobs_option(default: int = 2, help: str = "Processes working at once."):
+    """``--jobs N``: how many processes work at once, in every command that has it."""
+    return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, help=help)
 
 
 def with_warnings(json_text: str, loaded) -> str:
@@ -240,7 +340,10 @@ def timeout_option(default: Optional[float] = None, help: str = "Seconds before 
 
 
 def memory_option(func):
-    """``--memory MB``: the address-space limit of the process doing the work."""
+    """``--memory MB``: the address-space limit of the process doing the work
+    (``--memory-mb`` is a hidden alias, the spelling ``bench`` used)."""
+    func = click.option("--memory-mb", "memory", type=click.IntRange(min=64), default=None, hidden=True,
+                        help="Same as --memory.")(func)
     return click.option("--memory", type=click.IntRange(min=64), default=None, metavar="MB",
                         help="Memory limit in MB (RLIMIT_AS of the working process; "
                              "default: half of physical memory). Reaching it answers unknown.")(func)
@@ -266,3 +369,46 @@ def limit_options(func: Callable) -> Callable:
         return func(*args, **kwargs)
 
     return timeout_option(help="Seconds before giving up (exit 3).")(memory_option(limited))
+
+
+# ---- output formats ----------------------------------------------------------------------------
+
+FORMATS = ("text", "wide", "json", "yaml", "csv")
+FORMAT_META = "symreach.format"
+
+
+def current_format() -> str:
+    """The ``-o`` of the running command (``text`` before it is parsed)."""
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if FORMAT_META in ctx.meta:
+            return ctx.meta[FORMAT_META]
+        ctx = ctx.parent
+    return "text"
+
+
+def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = False):
+    """``-o/--output FORMAT`` (kubectl's), with the former ``--json`` flag (and
+    ``matrix``'s ``--format``) kept as hidden aliases; the command gets ``fmt``."""
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            fmt = kwargs.pop("output")
+            legacy = kwargs.pop("legacy_format", None)
+            if kwargs.pop("as_json"):
+                fmt = fmt or "json"
+            fmt = fmt or legacy or "text"
+            click.get_current_context().meta[FORMAT_META] = fmt
+            kwargs["fmt"] = fmt
+            return func(*args, **kwargs)
+
+        options = [click.option("-o", "--output", type=click.Choice(formats), default=None,
+                                help=f"Output format (default text): {', '.join(formats)}."),
+                   click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as -o json.")]
+        if legacy_format:
+            options.append(click.option("--format", "legacy_format", type=click.Choice(formats),
+                                        default=None, hidden=True, help="Same as -o."))
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+    return decorate

@@ -343,6 +343,9 @@ class _Supervisor:
         return EXIT_UNKNOWN if self.fallback is not None else code
 
     def _print_fallback(self, reason: str) -> None:
+        if sys.stderr.isatty():  # the killed child's progress line, if it drew one
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
         if self.fallback is not None:
             click.echo(self.fallback.replace(REASON, reason))
         else:

@@ -105,6 +105,8 @@ class Report:
     skipped_objects: list[tuple[str, str, str]] = field(default_factory=list)
     # workloads that give no pod type, and why (asked about with --pod, the error says so)
     unplaceable: dict[str, str] = field(default_factory=dict)
+    # "Kind ns/name" of every workload -> its pod type (a DaemonSet: "ns/name", its row), for operator names
+    workloads: dict[str, str] = field(default_factory=dict)
 
     def warn(self, category: str, message: str) -> None:
         """Record a warning: ``category`` groups it on the command line and in ``--json``."""
@@ -143,15 +145,19 @@ def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance
 
 
 def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Lines]] = None,
-                              doc_files: Optional[list[tuple[str, int]]] = None) -> tuple[Instance, Report]:
+                              doc_files: Optional[list[tuple[str, int]]] = None,
+                              default_namespace: str = DEFAULT_NAMESPACE) -> tuple[Instance, Report]:
     """Convert, then load through the v1 loader; its errors point back at the source objects.
 
     ``doc_files`` names (file, document index in it) per document when the
-    documents come from several files.
+    documents come from several files. ``default_namespace`` is the namespace
+    of namespaced objects that name none (``kubectl apply -n NS``).
     """
     from symreach.loader import load_document
 
-    conversion = _Converter(filename, docs, lines, doc_files).run()
+    converter = _Converter(filename, docs, lines, doc_files)
+    converter.default_namespace = default_namespace
+    conversion = converter.run()
     try:
         instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
     except InputError as err:
@@ -261,6 +267,7 @@ class _Converter:
         self.bare_pods: set[tuple[str, str]] = set()
         self.volumes = VolumeIndex()
         self._warned: set[str] = set()
+        self.default_namespace = DEFAULT_NAMESPACE
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -302,7 +309,7 @@ class _Converter:
             name = base
         namespace = DEFAULT_NAMESPACE
         if namespaced:
-            namespace = self.get(obj, ("metadata", "namespace"), str) or DEFAULT_NAMESPACE
+            namespace = self.get(obj, ("metadata", "namespace"), str) or self.default_namespace
         return namespace, name, meta
 
     # -- driver ---------------------------------------------------------------
@@ -456,6 +463,7 @@ class _Converter:
         if parent is not None:
             self.workload_types(parent)
             workload.type_name = parent.type_name
+            self.name_workload(workload, parent.type_name)
             return
         tpath = TEMPLATE_PATHS[workload.kind]
         obj = workload.obj
@@ -463,6 +471,7 @@ class _Converter:
         origin = f"{workload.kind} {workload.namespace}/{workload.name}"
         if workload.kind == "DaemonSet":
             self.daemonset_types(workload, tpath, origin)
+            self.name_workload(workload, f"{workload.namespace}/{workload.name}")
             return
         pinned = self.get(obj, tpath + ("spec", "nodeName"), str)
         if pinned and pinned not in self.node_names:
@@ -476,6 +485,11 @@ class _Converter:
         self.add_type(name, obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",), origin=origin,
                       template=True)
         workload.type_name = name
+        self.name_workload(workload, name)
+
+    def name_workload(self, workload: _Workload, type_name: Optional[str]) -> None:
+        if type_name is not None:
+            self.report.workloads[f"{workload.kind} {workload.namespace}/{workload.name}"] = type_name
 
     def daemonset_types(self, workload: _Workload, tpath: Path, origin: str) -> None:
         if not self.nodes:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, Optional, TextIO
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional, TextIO
 
 ProgressFn = Callable[..., None]
 
@@ -53,3 +54,59 @@ def _short(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3g}"
     return str(value)
+
+
+@contextmanager
+def loading(what: str, quiet: bool = False, stream: Optional[TextIO] = None) -> Iterator[None]:
+    """A ``[loading] FILE`` line on a terminal while the inputs are read, cleared after."""
+    line = make_progress(quiet, stream)
+    if line is not None:
+        line.interval_s = 0.0
+        line("loading", inputs=what if len(what) <= 60 else what[:57] + "...")
+    try:
+        yield
+    finally:
+        if line is not None:
+            line.close()
+
+
+class Recorder:
+    """Engines' progress reports kept (the last fields per engine), and passed on
+    to a terminal line when there is one: an ``unknown`` that a limit forced
+    still says how far the engines got. ``on_update`` (at most every
+    ``interval_s``, in this process only) lets the caller refresh what it would
+    print if stopped now."""
+
+    def __init__(self, line: Optional[StderrProgress] = None, interval_s: float = 1.0) -> None:
+        import os
+
+        self.line = line
+        self.fields: dict[str, dict[str, Any]] = {}
+        self.last_engine: Optional[str] = None
+        self.on_update: Optional[Callable[[], None]] = None
+        self.interval_s = interval_s
+        self._pid = os.getpid()
+        self._last = time.perf_counter()
+
+    def __call__(self, engine: str, **fields: Any) -> None:
+        import os
+
+        self.fields.setdefault(engine, {}).update(fields)
+        self.last_engine = engine
+        if self.line is not None:
+            self.line(engine, **fields)
+        now = time.perf_counter()
+        if self.on_update is not None and os.getpid() == self._pid and now - self._last >= self.interval_s:
+            self._last = now
+            self.on_update()
+
+    def last_stats(self, engine: str = "") -> dict[str, Any]:
+        """The last reported fields: flat when only ``engine`` reported, else per
+        engine under ``unknown_engines``."""
+        if list(self.fields) == [engine]:
+            return dict(self.fields[engine])
+        return {"unknown_engines": {k: dict(v) for k, v in self.fields.items()}} if self.fields else {}
+
+    def close(self) -> None:
+        if self.line is not None:
+            self.line.close()
