@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import limit_options, load_inputs_from_options
+from symreach.cli.options import format_options, limit_options, load_inputs_from_options
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 
@@ -25,8 +25,9 @@ from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
 @click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
               help="Refuse an input file larger than this (MiB).")
+@format_options(("text", "json", "yaml"))
 @limit_options
-def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input_mb: int) -> None:
+def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input_mb: int, fmt: str) -> None:
     """Re-check a not-deployable certificate CERT against FILE.
 
     Every kind --cert-out writes is accepted: static filter, Theorem 5,
@@ -43,7 +44,12 @@ def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input
         click.echo(f"symreach: error: {cert}: not a symreach certificate: {exc}", err=True)
         sys.exit(2)
     ok, message = check_loaded(instance, loaded)
-    if not quiet:
+    if fmt in ("json", "yaml") and not quiet:
+        from symreach.report.schema import render_document
+
+        click.echo(render_document("certify", {"valid": ok, "kind": loaded.kind, "format": loaded.format,
+                                               "target": str(loaded.target), "message": message}, fmt))
+    elif not quiet:
         click.echo(("VALID: " if ok else "INVALID: ") + f"{loaded.kind} for {loaded.target}: {message}")
         if ok and explain:
             from symreach.certify.lemmas import lemmas_text

@@ -76,11 +76,12 @@ def what_was_proved(result: Result) -> str:
     facts = []
     engine = result.engine.rsplit("/", 1)[-1]
     depth = stats.get("depth")
-    if isinstance(depth, int) and (engine in ("bmc", "abc-bmc") or "queries" in stats) and "frames" not in stats:
+    if isinstance(depth, int) and depth > 1 and (engine in ("bmc", "abc-bmc") or "queries" in stats) \
+            and "frames" not in stats:
         unit = "parallel steps" if stats.get("steps", "parallel") == "parallel" else "steps"
-        facts.append(f"no witness within {max(0, depth - 1)} {unit} (BMC)")
+        facts.append(f"no witness within {depth - 1} {unit} (BMC)")
     frames = stats.get("frames", stats.get("frame"))
-    if isinstance(frames, int) and frames > 0:
+    if isinstance(frames, int) and frames > 1:
         lemmas = f", {stats['lemmas']} lemmas" if "lemmas" in stats else ""
         facts.append(f"no witness within {frames - 1} macro steps (deletions, then one deploy): "
                      f"IC3 frames F1..F{frames}{lemmas}")
