@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-import yaml
+from tests.kubectl_stand_in import calls, make_stand_in
 
 REPO = Path(__file__).resolve().parent.parent
 DUMP = REPO / "examples" / "cluster-dump.yaml"
@@ -20,23 +19,7 @@ KINDS = ("nodes,namespaces,pods,deployments,replicasets,statefulsets,daemonsets,
 @pytest.fixture(scope="module")
 def stand_in(tmp_path_factory):
     """A directory with ``kubectl`` (prints the dump as ``kubectl get -o json`` would) and its argument log."""
-    root = tmp_path_factory.mktemp("kubectl")
-    docs = [d for d in yaml.safe_load_all(DUMP.read_text()) if d]
-    items = [i for d in docs for i in (d.get("items") or [d])]
-    (root / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    script = root / "kubectl"
-    script.write_text(textwrap.dedent(f"""\
-        #!{sys.executable}
-        import json, sys
-        with open({str(root / 'args.log')!r}, "a") as log:
-            log.write(json.dumps(sys.argv[1:]) + "\\n")
-        if "--context" in sys.argv and sys.argv[sys.argv.index("--context") + 1] == "broken":
-            print('error: context "broken" does not exist', file=sys.stderr)
-            sys.exit(1)
-        sys.stdout.write(open({str(root / 'dump.json')!r}).read())
-        """))
-    script.chmod(0o755)
-    return root
+    return make_stand_in(tmp_path_factory.mktemp("kubectl"), DUMP)
 
 
 @pytest.fixture
@@ -49,15 +32,12 @@ def plugin(stand_in, monkeypatch, capsys):
     def run(*args: str):
         from symreach.cli.kubectl_plugin import main
 
-        log = stand_in / "args.log"
-        if log.exists():
-            log.unlink()
+        calls(stand_in)
         capsys.readouterr()
         with pytest.raises(SystemExit) as done:
             main(list(args))
         out = capsys.readouterr()
-        calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-        return Run(done.value.code or 0, out.out, out.err), calls
+        return Run(done.value.code or 0, out.out, out.err), calls(stand_in)
     return run
 
 
