@@ -251,3 +251,32 @@ def test_check_json_times_are_split():
     data = json.loads(run("check", EXAMPLE, "--engine", "explicit", "-o", "json").stdout)
     assert set(data["times"]) == {"load_s", "decide_s", "minimise_s", "total_s"}
     assert data["times"]["total_s"] >= data["times"]["load_s"] > 0
+
+
+class _Tty:
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+def test_loading_and_minimising_show_progress_and_clear_it():
+    from symreach.report.progress import Recorder, StderrProgress, loading
+
+    tty = _Tty()
+    with loading("examples/cluster-dump.yaml", stream=tty):
+        assert "[loading] inputs=examples/cluster-dump.yaml" in tty.text
+    assert tty.text.endswith("\r\x1b[K")
+    rec = Recorder(StderrProgress(tty, interval_s=0.0))
+    rec("bmc", depth=3)
+    rec("minimise", steps=27)
+    assert "[minimise] steps=27" in tty.text and rec.last_stats("bmc") == {"depth": 3}
+    rec.close()
+    assert tty.text.endswith("\r\x1b[K")

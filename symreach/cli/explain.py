@@ -69,6 +69,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
             text += "".join(f"\n    {i}. {line}" for i, line in enumerate(o["narration"], 1))
             if o["reason"] and not o["narration"]:
                 text += f"\n    {o['reason']}"
+            if o.get("proved"):
+                text += f"\n    proved: {o['proved']}"
             more = o.get("more")
             if more:
                 text += (f"\n  one more on {node} ({more['at_least']} at once)? {more['verdict']} "
@@ -98,6 +100,7 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     from symreach.errors import time_remaining
     from symreach.model import Query
     from symreach.report.narrate import narrate
+    from symreach.report.verdict import what_was_proved
     from symreach.solvers.base import Limits
     from symreach.solvers.registry import make_engine
     from symreach.solvers.witness import decide
@@ -108,7 +111,8 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     def ask(q: Query) -> dict:
         result = decide(make_engine(engine), instance, q, Limits(timeout_s=time_remaining()))
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
-                "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description}
+                "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description,
+                "proved": what_was_proved(result) or None}
     out = ask(query)
     if instance.initial.get((t, n), 0) > 0:
         # "initially present" answers the wrong question for an operator: ask for one more

@@ -119,6 +119,8 @@ def limit_reached(reason: str) -> NoReturn:
         sys.exit(_run.printed)
     if _run.fallback is not None:
         printing(EXIT_UNKNOWN)
+        if sys.stderr.isatty():  # a progress line the limit interrupted
+            sys.stderr.write("\r\x1b[K")
         click.echo(_run.fallback(reason))
     else:
         click.echo(f"symreach: error: {reason}", err=True)

@@ -70,6 +70,9 @@ def loading(what: str, quiet: bool = False, stream: Optional[TextIO] = None) -> 
             line.close()
 
 
+PHASES = frozenset({"loading", "minimise"})  # progress of a phase, not an engine's counters
+
+
 class Recorder:
     """Engines' progress reports kept (the last fields per engine), and passed on
     to a terminal line when there is one: an ``unknown`` that a limit forced
@@ -91,8 +94,9 @@ class Recorder:
     def __call__(self, engine: str, **fields: Any) -> None:
         import os
 
-        self.fields.setdefault(engine, {}).update(fields)
-        self.last_engine = engine
+        if engine not in PHASES:
+            self.fields.setdefault(engine, {}).update(fields)
+            self.last_engine = engine
         if self.line is not None:
             self.line(engine, **fields)
         now = time.perf_counter()

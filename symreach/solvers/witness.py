@@ -236,6 +236,7 @@ def finish(inst: Instance, query: Query, result: Result, limits: Limits = Limits
         budget_s = min(budget_s, max(0.0, limits.timeout_s - result.time_s))
     budget = Budget(start + budget_s, clock=clock)
     before = len(result.trace)
+    limits.report("minimise", steps=before)  # a progress line while the trace is minimised
     trace = minimise(inst, result.trace, query, budget)
     semantics.replay(inst, trace, query)
     result.trace = trace
