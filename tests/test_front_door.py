@@ -114,6 +114,8 @@ def test_did_you_mean_for_pods_nodes_and_label_keys():
     assert "label keys of the nodes: " in out.stderr and "pool" in out.stderr
     out = run("check", DUMP, "--pod", "deploy/payments-api", "--domain", "topology.kubernetes.io/zone=eu-central-9")
     assert out.exit_code == 2 and "eu-central-1a, eu-central-1b, eu-central-1c" in out.stderr
+    out = run("check", DUMP, "--pod", "deploy/payments-api", "--domain", "topology.kubernetes.io/zone")
+    assert out.exit_code == 2 and "give topology.kubernetes.io/zone=VALUE (values of" in out.stderr
 
 
 def test_list_targets_is_the_full_list():

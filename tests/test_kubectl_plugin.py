@@ -81,6 +81,9 @@ def test_kubectl_failures_are_one_line_and_exit_2(plugin):
     assert proc.stderr.strip().splitlines() == [
         f"kubectl-symreach: error: `kubectl --context broken get {KINDS} -A -o json` failed (exit 1): "
         'error: context "broken" does not exist']
+    proc, _ = plugin("where", "--context", "broken", "--pod", "x", "-o", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 2 and doc["error"]["kind"] == "kubectl" and doc["command"] == "where"
     proc, calls = plugin("apply")
     assert proc.returncode == 2 and calls == [] and "choose from check, explain, matrix, where" in proc.stderr
 

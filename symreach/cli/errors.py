@@ -79,7 +79,7 @@ def _json_error(ctx: click.Context, kind: str, message: str, code: int, file: Op
     return True
 
 
-def _args_format(args: list[str]) -> Optional[str]:
+def args_format(args: list[str]) -> Optional[str]:
     """``json``/``yaml`` when the raw arguments ask for it (errors before the options are parsed)."""
     for i, arg in enumerate(args):
         if arg == "--json":
@@ -101,7 +101,7 @@ class ErrorReportingCommand(click.Command):
     document on stdout under ``-o json``, also for a bad option)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        fmt = _args_format(args)
+        fmt = args_format(args)
         try:
             return super().parse_args(ctx, args)
         except click.ClickException as exc:

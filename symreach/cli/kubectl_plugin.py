@@ -73,20 +73,29 @@ def kubectl_command(kubectl_options: Sequence[str], namespace: Optional[str]) ->
     return ["kubectl", *kubectl_options, "get", ",".join(KINDS), *scope, "-o", "json"]
 
 
-def read_cluster(command: Sequence[str]) -> bytes:
+def read_cluster(command: Sequence[str], args: Sequence[str] = ()) -> bytes:
     """The list kubectl prints; a failure is one error line and exit 2."""
     try:
         done = subprocess.run(list(command), stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     except FileNotFoundError:
-        fail("kubectl not found on PATH (kubectl symreach reads the cluster through it)")
+        fail("kubectl not found on PATH (kubectl symreach reads the cluster through it)", args)
     if done.returncode != 0:
         detail = done.stderr.decode(errors="replace").strip().splitlines()
-        fail(f"`{' '.join(command)}` failed (exit {done.returncode})" + (f": {detail[-1]}" if detail else ""))
+        fail(f"`{' '.join(command)}` failed (exit {done.returncode})" + (f": {detail[-1]}" if detail else ""), args)
     return done.stdout
 
 
-def fail(message: str) -> NoReturn:
+def fail(message: str, args: Sequence[str] = ()) -> NoReturn:
+    """One error line, exit 2; under ``-o json|yaml`` also the error document (docs/json.md)."""
+    from symreach.cli.errors import args_format
+
     print(f"kubectl-symreach: error: {message}", file=sys.stderr)
+    fmt = args_format(list(args))
+    if fmt is not None:
+        from symreach.report.schema import error_document, render_document
+
+        command = args[0] if args and args[0] in COMMANDS else "kubectl-symreach"
+        print(render_document(command, error_document(command, "kubectl", message, 2), fmt))
     sys.exit(2)
 
 
@@ -97,7 +106,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         sys.exit(0 if args else 2)
     command, *options = args
     if command not in COMMANDS:
-        fail(f"unknown command {command!r}; choose from {', '.join(COMMANDS)}")
+        fail(f"unknown command {command!r}; choose from {', '.join(COMMANDS)}", args)
     if any(o in ("-h", "--help") for o in options):
         from symreach.cli.main import main as symreach_main
 
@@ -107,7 +116,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     if namespace:
         print(f"kubectl-symreach: note: reading namespace {namespace} only; pods of other namespaces use "
               "node capacity too and are not in the input (-A reads every namespace)", file=sys.stderr)
-    data = read_cluster(kubectl_command(kubectl_options, namespace))
+    data = read_cluster(kubectl_command(kubectl_options, namespace), args)
     sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
     from symreach.cli.main import cli
     from symreach.cli.process import run_supervised

@@ -145,6 +145,8 @@ def check_label(targets: Targets, instance: Instance, key: str, value: Optional[
         raise InputError(f"no node has label key '{key}'{suggestion(key, targets.label_keys)} "
                          f"(label keys of the nodes: {', '.join(targets.label_keys) or 'none'})", field_path=option)
     values = sorted({n.labels[key] for n in instance.nodes if key in n.labels})
+    if value == "":  # the key alone was given
+        raise InputError(f"give {key}=VALUE (values of {key}: {', '.join(values)})", field_path=option)
     if value is not None and value not in values:
         raise InputError(f"no node has {key}={value}{suggestion(value, values)} (values of {key}: "
                          f"{', '.join(values)})", field_path=option)

@@ -79,6 +79,8 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
                 check_node(targets, n, "--node" if n == node else "--with")
         for key, value in (selector or {}).items():
             check_label(targets, instance, key, None, "--node-selector")
+        if domain is not None and "=" not in domain:  # a key alone: say which values it has
+            check_label(targets, instance, domain.strip(), "", "--domain")
         domain_pair = parse_domain(domain)
         if domain_pair is not None:
             check_label(targets, instance, domain_pair[0], domain_pair[1], "--domain")
