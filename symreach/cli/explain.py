@@ -42,7 +42,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
     with pod_hints(loaded):
         about = subjects(instance, None if pod is None else resolve_pod(targets, pod, namespace))
     if pod is None and namespace is not None:
-        about = [s for s in about if s.name.split("/", 1)[0] == namespace]
+        about = [s for s in about if any(t is not None and instance.pod_types[t].namespace == namespace
+                                         for t in s.per_node)]
     explanations = [explain_subject(instance, s) for s in about]
     outcomes: list[Optional[dict]] = [None] * len(about)
     if node is not None:

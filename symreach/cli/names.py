@@ -39,6 +39,7 @@ class Targets:
     nodes: list[str] = field(default_factory=list)
     label_keys: list[str] = field(default_factory=list)
     pinned: frozenset[str] = frozenset()               # a DaemonSet's pod type per node, ns/name@node
+    namespace: dict[str, str] = field(default_factory=dict)   # pod type or DaemonSet -> its namespace
 
     def namespaces_of(self, namespace: Optional[str]) -> "Targets":
         """Only what lives in ``namespace`` (``-n`` as a filter); all when None."""
@@ -46,9 +47,12 @@ class Targets:
             return self
         def inside(name: str) -> bool:
             return name.split(" ", 1)[-1].split("/", 1)[0] == namespace
-        return Targets([t for t in self.types if inside(t)], {k: v for k, v in self.workloads.items() if inside(k)},
+
+        def of(type_name: str) -> bool:
+            return self.namespace.get(type_name, "") == namespace or inside(type_name)
+        return Targets([t for t in self.types if of(t)], {k: v for k, v in self.workloads.items() if inside(k)},
                        {k: v for k, v in self.pods.items() if inside(k)}, self.nodes, self.label_keys,
-                       frozenset(t for t in self.pinned if inside(t)))
+                       frozenset(t for t in self.pinned if of(t)), self.namespace)
 
 
 def targets_of(instance: Instance, report: object = None) -> Targets:
@@ -56,15 +60,18 @@ def targets_of(instance: Instance, report: object = None) -> Targets:
     members = {t for row in groups.values() for t in row.values()}
     types = [p.name for t, p in enumerate(instance.pod_types) if t not in members] + list(groups)
     keys = sorted({k for n in instance.nodes for k in n.labels})
+    namespace = {p.name: p.namespace for p in instance.pod_types}
+    namespace.update({g: instance.pod_types[next(iter(row.values()))].namespace for g, row in groups.items() if row})
     return Targets(types, dict(getattr(report, "workloads", {}) or {}),
                    dict(getattr(report, "attachments", {}) or {}), [n.name for n in instance.nodes], keys,
-                   frozenset(instance.pod_types[t].name for t in members))
+                   frozenset(instance.pod_types[t].name for t in members), namespace)
 
 
 def resolve_pod(targets: Targets, name: str, namespace: Optional[str] = None) -> str:
     """The pod type (or DaemonSet) ``name`` means; InputError with did-you-mean when none."""
     known = set(targets.types) | targets.pinned
-    if name in known and (namespace is None or name.startswith(namespace + "/")):
+    if name in known and (namespace is None or targets.namespace.get(name) == namespace
+                          or name.startswith(namespace + "/")):
         return name
     kind, slash, rest = name.partition("/")
     if slash and kind.lower() in KINDS and "/" not in rest:

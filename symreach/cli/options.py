@@ -89,17 +89,6 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
                            count=count, more=more, domain=domain_pair)
 
 
-def full_pod_name(instance: Instance, name: str) -> str:
-    """A pod type or DaemonSet as named on the command line (``symreach.cli.names``);
-    a name that resolves to nothing is returned unchanged, for the caller to report."""
-    from symreach.cli.names import resolve_pod, targets_of
-
-    try:
-        return resolve_pod(targets_of(instance), name, current_namespace())
-    except InputError:
-        return name
-
-
 def parse_domain(text: Optional[str]) -> Optional[tuple[str, str]]:
     """``KEY=VALUE`` of ``--domain``: one topology key and its value."""
     if text is None:
@@ -305,17 +294,6 @@ def engine_option(help: str = "The engine (every engine of the registry is liste
 def jobs_option(default: int = 2, help: str = "Processes working at once."):
     """``--jobs N``: how many processes work at once, in every command that has it."""
     return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, help=help)
-
-
-def with_warnings(json_text: str, loaded) -> str:
-    """A JSON object printed by a command, with the input's ``warnings`` added."""
-    import json
-
-    data = json.loads(json_text)
-    if isinstance(data, dict):
-        data["warnings"] = [g.to_json() for g in loaded.context.get("warnings", [])]
-        return json.dumps(data, default=str)
-    return json_text
 
 
 class Seconds(click.ParamType):

@@ -50,12 +50,12 @@ def cell_mark(values: Sequence[Optional[str]]) -> str:
 def view(m, inst: Instance, grouped: bool = True, pods: Optional[str] = None, nodes: Optional[str] = None,
          namespace: Optional[str] = None) -> View:
     """The matrix's rows (pod types, a DaemonSet as one row) and columns (pools or nodes) after filters."""
-    labels_of = {p.name: dict(p.labels) for p in inst.pod_types}
     rows = []
     for name, per_node in m.row_subjects():
         t0 = next((t for t in per_node if t is not None), None)
-        labels = labels_of.get(m.types[t0], {}) if t0 is not None else {}
-        if namespace is not None and name.split("/", 1)[0] != namespace:
+        pod = inst.pod_types[t0] if t0 is not None else None
+        labels = dict(pod.labels) if pod is not None else {}
+        if namespace is not None and (pod is None or pod.namespace != namespace):
             continue
         if matches(pods, name, labels):
             rows.append(Row(name, tuple(per_node)))
