@@ -292,3 +292,35 @@ def test_namespace_filters_use_the_pod_types_namespace():
     assert rows == ["a", "b", "c"]
     text = run("explain", DUMP, "-n", "kube-system").stdout
     assert text.count("\npod ") + text.startswith("pod ") == 2
+
+
+def test_a_declining_engine_proved_nothing():
+    from symreach.report.verdict import what_was_proved
+    from symreach.result import Result, Verdict
+
+    lazy = {"states": 1, "outcome": "declined"}
+    assert what_was_proved(Result(Verdict.UNKNOWN, "lazy", stats=lazy)) == ""
+    auto = Result(Verdict.UNKNOWN, "auto", stats={"unknown_engines": {"lazy": lazy, "explicit": {"states": 9}}})
+    assert what_was_proved(auto) == "explicit: 9 configurations explored, none covers the target"
+
+
+def test_the_fallback_is_kept_current_only_under_a_supervisor(monkeypatch):
+    import threading
+    import time
+
+    from symreach.cli import process
+
+    sent = []
+    monkeypatch.setattr(process, "tell_supervisor", sent.append)
+    monkeypatch.setattr(process, "supervised", lambda: False)
+    process.reset()
+    process.set_fallback(lambda reason: f"unknown: {reason}")
+    process.keep_fallback_current(0.01)
+    assert not any(t.name == "symreach-fallback" for t in threading.enumerate())
+    monkeypatch.setattr(process, "supervised", lambda: True)
+    process.keep_fallback_current(0.01)
+    deadline = time.monotonic() + 30  # a bound, not a speed requirement: 3 refreshes normally take 0.03 s
+    while len(sent) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert {"fallback": f"unknown: {process.REASON}"} in sent
+    process.reset()  # the refresher stops with its run

@@ -92,7 +92,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         return render(_limited(engine, reason, recorder, clock))
 
     process.set_fallback(fallback)
-    recorder.on_update = lambda: process.set_fallback(fallback)  # the supervisor's copy stays current
+    process.keep_fallback_current()
     if shortest:
         try:
             engine = shortest_engine(engine)

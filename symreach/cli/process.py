@@ -32,6 +32,7 @@ import os
 import select
 import signal
 import sys
+import threading
 import time
 from typing import Callable, NoReturn, Optional
 
@@ -103,6 +104,25 @@ def set_fallback(render: Callable[[str], str]) -> None:
     printed by ``limit_reached`` here, or by the supervisor if it has to kill us."""
     _run.fallback = render
     tell_supervisor({"fallback": render(REASON)})
+
+
+def keep_fallback_current(interval_s: float = 1.0) -> None:
+    """Re-send the fallback every ``interval_s`` from a daemon thread (supervised
+    runs only), so an ``unknown`` the supervisor prints after killing the
+    work has the real time and the engines' last counters, not those of the
+    moment the fallback was first set."""
+    if not supervised() or _run.fallback is None:
+        return
+    run = _run
+
+    def refresh() -> None:
+        while True:
+            time.sleep(interval_s)
+            if run.printed is not None or _run is not run or run.fallback is None:
+                return
+            tell_supervisor({"fallback": run.fallback(REASON)})
+
+    threading.Thread(target=refresh, name="symreach-fallback", daemon=True).start()
 
 
 def printing(exit_code: int) -> None:

@@ -76,33 +76,19 @@ PHASES = frozenset({"loading", "minimise"})  # progress of a phase, not an engin
 class Recorder:
     """Engines' progress reports kept (the last fields per engine), and passed on
     to a terminal line when there is one: an ``unknown`` that a limit forced
-    still says how far the engines got. ``on_update`` (at most every
-    ``interval_s``, in this process only) lets the caller refresh what it would
-    print if stopped now."""
+    still says how far the engines got."""
 
-    def __init__(self, line: Optional[StderrProgress] = None, interval_s: float = 1.0) -> None:
-        import os
-
+    def __init__(self, line: Optional[StderrProgress] = None) -> None:
         self.line = line
         self.fields: dict[str, dict[str, Any]] = {}
         self.last_engine: Optional[str] = None
-        self.on_update: Optional[Callable[[], None]] = None
-        self.interval_s = interval_s
-        self._pid = os.getpid()
-        self._last = time.perf_counter()
 
     def __call__(self, engine: str, **fields: Any) -> None:
-        import os
-
         if engine not in PHASES:
             self.fields.setdefault(engine, {}).update(fields)
             self.last_engine = engine
         if self.line is not None:
             self.line(engine, **fields)
-        now = time.perf_counter()
-        if self.on_update is not None and os.getpid() == self._pid and now - self._last >= self.interval_s:
-            self._last = now
-            self.on_update()
 
     def last_stats(self, engine: str = "") -> dict[str, Any]:
         """The last reported fields: flat when only ``engine`` reported, else per

@@ -73,7 +73,9 @@ def what_was_proved(result: Result) -> str:
     if result.verdict is not Verdict.UNKNOWN:
         return ""
     stats = result.stats
-    facts = []
+    facts: list[str] = []
+    if stats.get("outcome") == "declined":  # an engine outside its fragment proved nothing
+        return ""
     engine = result.engine.rsplit("/", 1)[-1]
     depth = stats.get("depth")
     if isinstance(depth, int) and depth > 1 and (engine in ("bmc", "abc-bmc") or "queries" in stats) \
