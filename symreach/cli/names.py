@@ -149,7 +149,8 @@ def check_node(targets: Targets, node: str, option: str = "--node") -> None:
 def check_label(targets: Targets, instance: Instance, key: str, value: Optional[str], option: str) -> None:
     """A label key no node has, or (for ``--domain``) a value no node has: say which exist."""
     if key not in targets.label_keys:
-        raise InputError(f"no node has label key '{key}'{suggestion(key, targets.label_keys)} "
+        ask = "expected KEY=VALUE; " if value == "" else ""
+        raise InputError(f"{ask}no node has label key '{key}'{suggestion(key, targets.label_keys)} "
                          f"(label keys of the nodes: {', '.join(targets.label_keys) or 'none'})", field_path=option)
     values = sorted({n.labels[key] for n in instance.nodes if key in n.labels})
     if value == "":  # the key alone was given
