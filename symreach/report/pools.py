@@ -63,7 +63,22 @@ def _distinguishing_keys(inst: Instance, groups: list[list[int]]) -> list[str]:
     seen_values: dict[str, set] = {}
     for k in keys:
         seen_values[k] = {inst.nodes[g[0]].labels.get(k) for g in groups}
-    return [k for k in keys if len(seen_values[k]) > 1]
+    out: list[str] = []
+    for k in (k for k in keys if len(seen_values[k]) > 1):
+        # a key that names the same split as one already kept (instance-type with pool) adds nothing
+        if not any(_decides(inst, groups, j, k) and _decides(inst, groups, k, j) for j in out):
+            out.append(k)
+    return out
+
+
+def _decides(inst: Instance, groups: list[list[int]], key: str, other: str) -> bool:
+    """Whether ``key``'s value (or absence) decides ``other``'s across the pools."""
+    seen: dict[object, object] = {}
+    for group in groups:
+        labels = inst.nodes[group[0]].labels
+        if seen.setdefault(labels.get(key), labels.get(other)) != labels.get(other):
+            return False
+    return True
 
 
 def _short_names(keys: list[str]) -> dict[str, str]:
