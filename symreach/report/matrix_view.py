@@ -68,6 +68,11 @@ def view(m, inst: Instance, grouped: bool = True, pods: Optional[str] = None, no
 
 
 def marks(m, v: View, row: Row) -> list[str]:
+    """The row's mark in every column."""
+    t0 = row.per_node[0] if row.per_node else None
+    if t0 is not None and hasattr(m.cells, "row") and all(t == t0 for t in row.per_node):
+        values = m.cells.row(t0)  # one pod type's row as a list: millions of cells on large clusters
+        return [cell_mark([values[n] for n in col.nodes]) for col in v.columns]
     return [cell_mark([None if row.per_node[n] is None else m.cells[(row.per_node[n], n)] for n in col.nodes])
             for col in v.columns]
 
