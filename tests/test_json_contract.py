@@ -93,6 +93,7 @@ CASES = [
     ("error", ["check", DUMP, "--pod", "no-such-pod"]),
     ("error", ["matrix", DUMP, "--method", "nope"]),
     ("error", ["check", "/no/such/file.yaml"]),
+    ("error", ["matrix"]),                          # no input: refused before -o is read
 ]
 
 

@@ -101,15 +101,16 @@ class ErrorReportingCommand(click.Command):
     document on stdout under ``-o json``, also for a bad option)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        from symreach.cli.options import FORMAT_META
+
         fmt = args_format(args)
+        if fmt is not None:  # errors before the command's own -o is read are documents too
+            ctx.meta[FORMAT_META] = fmt
         try:
             return super().parse_args(ctx, args)
         except click.ClickException as exc:
             if fmt is None:
                 raise
-            from symreach.cli.options import FORMAT_META
-
-            ctx.meta[FORMAT_META] = fmt
             click.echo(f"symreach: error: {exc.format_message()}", err=True)
             _json_error(ctx, "usage", exc.format_message(), exc.exit_code)
             sys.exit(exc.exit_code)
