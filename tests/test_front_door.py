@@ -128,6 +128,8 @@ def test_list_targets_is_the_full_list():
     assert "deploy/payments-api" in api["names"] and api["running_pods"] == 1
     text = run("check", DUMP, "--list-targets", "-n", "payments").stdout
     assert text.startswith("pod types (4):") and "shop/" not in text
+    for command in ("explain", "matrix", "where", "export"):
+        assert run(command, DUMP, "--list-targets", "-n", "payments").stdout == text
     # an unknown name cuts its candidates at 10 and says how to see them all
     many = run("check", POOLS, "--pod", "nope", "--node", "general-0")
     assert "(known pod types: web-0" in many.stderr

@@ -19,6 +19,9 @@ from symreach.cli.options import (
     target_options,
     timeout_option,
     format_options,
+    list_targets_if_asked,
+    list_targets_option,
+    listing_targets,
 )
 from symreach.cli.output import write_or_fail
 
@@ -31,6 +34,7 @@ from symreach.cli.output import write_or_fail
 @click.option("--dimacs", "dimacs_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the DIMACS CNF of one BMC unrolling here (needs --depth).")
 @click.option("--depth", type=click.IntRange(min=0), help="Unrolling depth for --dimacs.")
+@list_targets_option
 @timeout_option(help="Seconds before giving up.")
 @memory_option
 @format_options(("text", "json", "yaml"))
@@ -39,12 +43,13 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
     """Export the compiled transition system for external model checkers."""
     from symreach.encodings.compile import compile_system
 
-    if (aiger_out is None) == (dimacs_out is None):
+    if (aiger_out is None) == (dimacs_out is None) and not listing_targets():
         raise click.UsageError("give exactly one of --aiger OUT or --dimacs OUT")
     if dimacs_out is not None and depth is None:
         raise click.UsageError("--dimacs needs --depth K")
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    list_targets_if_asked(loaded, fmt)
     instance = loaded.instance
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)

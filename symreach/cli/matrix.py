@@ -7,8 +7,9 @@ import click
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.executor_options import executor_from_options, executor_options, task_progress
-from symreach.cli.options import (current_namespace, format_options, input_options, load_inputs_from_options,
-                                  memory_option, timeout_option, warnings_json)
+from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
+                                  list_targets_option, load_inputs_from_options, memory_option, timeout_option,
+                                  warnings_json)
 from symreach.cli.output import emit_verdict
 
 
@@ -54,6 +55,7 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
               help="Only these pod types: a label selector (app=web,tier!=db) or a name pattern (payments/*).")
 @click.option("--nodes", "node_filter", metavar="SELECTOR",
               help="Only these nodes: a label selector (pool=gpu) or a name pattern (gpu-*).")
+@list_targets_option
 @timeout_option(help="Seconds before the remaining cells are unknown.")
 @memory_option
 @computation_options
@@ -68,6 +70,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     """
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    list_targets_if_asked(loaded, fmt)
     inst = loaded.instance
     namespace = current_namespace()
 

@@ -241,14 +241,19 @@ def list_targets_option(func):
 _LIST = "symreach.list_targets"
 
 
+def listing_targets() -> bool:
+    """Whether ``--list-targets`` was given (the command's other requirements then do not apply)."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(_LIST))
+
+
 def list_targets_if_asked(loaded, fmt: str = "text") -> None:
     """With ``--list-targets``: print the listing and exit 0."""
     import sys
 
     from symreach.cli.names import listing_text, targets_listing
 
-    ctx = click.get_current_context(silent=True)
-    if ctx is None or not ctx.meta.get(_LIST):
+    if not listing_targets():
         return
     listing = targets_listing(loaded.context["targets"].namespaces_of(current_namespace()))
     if fmt in ("json", "yaml"):
