@@ -11,13 +11,16 @@ import contextlib
 import functools
 import math
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import click
 
 from symreach.errors import InputError
 from symreach.loader.query import MAX_COUNT
 from symreach.model import Instance, Query
+
+if TYPE_CHECKING:
+    from symreach.cli.names import Targets
 
 
 def parse_node_selector(text: Optional[str]) -> Optional[dict[str, str]]:
@@ -46,7 +49,8 @@ def parse_with(items: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def query_from_options(instance: Instance, pod: Optional[str], node: Optional[str],
-                       node_selector: Optional[str], with_items: tuple[str, ...], targets=None) -> Query:
+                       node_selector: Optional[str], with_items: tuple[str, ...],
+                       targets: Optional["Targets"] = None) -> Query:
     """The command line's target, or the file's own query when no ``--pod`` is given.
 
     ``--count``, ``--more`` and ``--domain`` are read from the click context
