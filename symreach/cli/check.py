@@ -67,7 +67,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     """
     from symreach.errors import time_remaining
     from symreach.report.progress import Recorder, make_progress
-    from symreach.solvers.base import Limits
+    from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
     from symreach.solvers.witness import decide, shortest_engine
 
@@ -103,9 +103,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     except ImportError as exc:
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     try:
-        result: Result = decide(solver, instance, query, Limits(timeout_s=time_remaining(), max_states=max_states,
-                                                                progress=recorder, counters=counters),
-                                  shortest=shortest)
+        run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=recorder, counters=counters)
+        result: Result = decide(solver, instance, query, run, shortest=shortest)
     finally:
         recorder.close()
     clock.split(result)
