@@ -63,7 +63,7 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
     ``--pod`` takes the names operators use (``symreach.cli.names``), within
     ``-n NAMESPACE``; unknown nodes and label keys get a did-you-mean.
     """
-    from symreach.cli.names import check_label, check_node, resolve_pod, targets_of
+    from symreach.cli.names import check_label, check_node, resolve_pod
     from symreach.loader import parse_query
 
     count, more, domain = _count_options()
@@ -78,7 +78,8 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
         raise click.UsageError("give one of --node, --node-selector and --domain")
     if count is not None and more:
         raise click.UsageError("give --count or --more, not both")
-    targets = targets if targets is not None else targets_of(instance)
+    if targets is None:
+        targets = _loaded_targets(instance)
     namespace = current_namespace()
     selector = parse_node_selector(node_selector)
     with naming_the_file(instance.source), naming_options():
@@ -96,6 +97,17 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
         return parse_query(instance, resolve_pod(targets, pod, namespace), node=node,
                            node_selector=selector, with_pairs=with_pairs,
                            count=count, more=more, domain=domain_pair)
+
+
+def _loaded_targets(instance: Instance) -> "Targets":
+    """The names of the inputs the command loaded (workloads, running pods), else of the instance alone."""
+    from symreach.cli.names import targets_of
+
+    ctx = click.get_current_context(silent=True)
+    seen = ctx.meta.get(_TARGETS) if ctx is not None else None
+    if seen is not None and seen[0] is instance:
+        return seen[1]
+    return targets_of(instance)
 
 
 def parse_domain(text: Optional[str]) -> Optional[tuple[str, str]]:
@@ -178,6 +190,7 @@ MIB = 1024 * 1024
 
 
 _NAMESPACE = "symreach.namespace"
+_TARGETS = "symreach.targets"   # (instance, Targets) of the inputs the command loaded
 
 
 def current_namespace() -> Optional[str]:
@@ -252,6 +265,9 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
         raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
     loaded.context["warnings"] = groups
     loaded.context["targets"] = targets_of(loaded.instance, loaded.report)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[_TARGETS] = (loaded.instance, loaded.context["targets"])
     return loaded
 
 
