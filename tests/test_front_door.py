@@ -306,38 +306,22 @@ def test_a_declining_engine_proved_nothing():
     assert what_was_proved(auto) == "explicit: 9 configurations explored, none covers the target"
 
 
-def test_the_fallback_is_kept_current_only_under_a_supervisor(monkeypatch):
-    import threading
-    import time
-
+def test_the_fallback_follows_progress_only_under_a_supervisor(monkeypatch):
     from symreach.cli import process
+    from symreach.report.progress import Recorder
 
     sent = []
     monkeypatch.setattr(process, "tell_supervisor", sent.append)
     monkeypatch.setattr(process, "supervised", lambda: False)
     process.reset()
     process.set_fallback(lambda reason: f"unknown: {reason}")
-    process.keep_fallback_current(0.01)
-    assert not any(t.name == "symreach-fallback" for t in threading.enumerate())
+    sent.clear()
+    rec = Recorder(on_report=lambda: process.refresh_fallback(0.0))
+    rec("bmc", depth=1)
+    assert sent == []
     monkeypatch.setattr(process, "supervised", lambda: True)
-    process.keep_fallback_current(0.01)
-    deadline = time.monotonic() + 30  # a bound, not a speed requirement: 3 refreshes normally take 0.03 s
-    while len(sent) < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert {"fallback": f"unknown: {process.REASON}"} in sent
-    process.reset()  # the refresher stops with its run
-
-
-def test_pools_are_named_by_the_labels_that_tell_them_apart():
-    from symreach.frontends.dispatch import load_inputs
-    from symreach.report.pools import node_pools
-
-    pools = node_pools(load_inputs([DUMP]).instance)
-    assert [p.name for p in pools] == [
-        "instance-type=m6i.large zone=eu-central-1a node-role.kubernetes.io/control-plane",
-        "instance-type=m6i.xlarge zone=eu-central-1a pool=general disk=ssd",
-        "instance-type=m6i.xlarge zone=eu-central-1b pool=general",
-        "instance-type=m6i.large zone=eu-central-1c pool=general disk=ssd",
-        "instance-type=m6i.xlarge zone=eu-central-1b pool=gpu nvidia.com/gpu.product=NVIDIA-L4",
-        "instance-type=m6i.large zone=eu-central-1c pool=public"]
-    assert [p.key for p in pools] == [f"P{i}" for i in range(1, 7)]
+    rec("bmc", depth=2)
+    assert sent == [{"fallback": f"unknown: {process.REASON}"}]
+    process.refresh_fallback(3600.0)  # throttled
+    assert len(sent) == 1
+    process.reset()

@@ -112,7 +112,7 @@ def test_export_aiger_to_unwritable_path():
 def test_explain_unknown_engine():
     result = run("explain", EXAMPLE, "--pod", "c", "--node", "n1", "--engine", "nosuch")
     assert result.exit_code == 2 and no_traceback(result)
-    assert "'nosuch' is not one of 'explicit', 'bdd'" in result.stderr  # --engine lists the registry
+    assert "unknown engine 'nosuch'; choose from explicit, bdd" in result.stderr  # --engine lists the registry
 
 
 def test_explain_on_a_file_without_pod_types(tmp_path):

@@ -92,7 +92,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         return render(_limited(engine, reason, recorder, clock))
 
     process.set_fallback(fallback)
-    process.keep_fallback_current()
+    recorder.on_report = process.refresh_fallback  # the supervisor's copy follows the engines' progress
     if shortest:
         try:
             engine = shortest_engine(engine)

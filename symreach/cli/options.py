@@ -334,12 +334,28 @@ def warnings_json(loaded) -> list:
     return [g.to_json() for g in loaded.context.get("warnings", [])]
 
 
-def engine_option(help: str = "The engine (every engine of the registry is listed).", **kwargs):
-    """``--engine NAME``: a choice among every engine of ``solvers.registry``, so ``--help`` lists them all."""
-    from symreach.solvers.registry import ENGINES
+class EngineName(click.ParamType):
+    """An engine of ``solvers.registry``, read when the option is used or shown, so an
+    engine registered later (a plugin, a test) is taken and listed too."""
 
-    return click.option("--engine", type=click.Choice(list(ENGINES)), default="auto", show_default=True,
-                        help=help, **kwargs)
+    name = "engine"
+
+    def get_metavar(self, param: click.Parameter, ctx: Optional[click.Context] = None) -> str:
+        from symreach.solvers.registry import ENGINES
+
+        return "[" + "|".join(ENGINES) + "]"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> str:
+        from symreach.solvers.registry import ENGINES
+
+        if value not in ENGINES:
+            self.fail(f"unknown engine {value!r}; choose from {', '.join(ENGINES)}", param, ctx)
+        return value
+
+
+def engine_option(help: str = "The engine (every engine of the registry is listed).", **kwargs):
+    """``--engine NAME``: an engine of ``solvers.registry``; ``--help`` lists them all."""
+    return click.option("--engine", type=EngineName(), default="auto", show_default=True, help=help, **kwargs)
 
 
 def jobs_option(default: int = 2, help: str = "Processes working at once."):

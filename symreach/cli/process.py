@@ -32,7 +32,6 @@ import os
 import select
 import signal
 import sys
-import threading
 import time
 from typing import Callable, NoReturn, Optional
 
@@ -64,6 +63,8 @@ class _Run:
         self.fallback: Optional[Callable[[str], str]] = None
         self.printed: Optional[int] = None
         self.memory_mb: Optional[int] = None
+        self.refreshed = time.monotonic()
+        self.pid = os.getpid()
 
 
 _run = _Run()
@@ -106,23 +107,18 @@ def set_fallback(render: Callable[[str], str]) -> None:
     tell_supervisor({"fallback": render(REASON)})
 
 
-def keep_fallback_current(interval_s: float = 1.0) -> None:
-    """Re-send the fallback every ``interval_s`` from a daemon thread (supervised
-    runs only), so an ``unknown`` the supervisor prints after killing the
-    work has the real time and the engines' last counters, not those of the
-    moment the fallback was first set."""
-    if not supervised() or _run.fallback is None:
+def refresh_fallback(min_interval_s: float = 1.0) -> None:
+    """Re-send the fallback (at most every ``min_interval_s``; supervised runs,
+    this process only), so an ``unknown`` the supervisor prints after killing
+    the work has the time and the engines' counters of its last refresh, not
+    those of the moment the fallback was first set. Called from the engines'
+    progress reports: no thread of its own, so forks see nothing new."""
+    now = time.monotonic()
+    if (not supervised() or _run.fallback is None or _run.printed is not None
+            or now - _run.refreshed < min_interval_s or os.getpid() != _run.pid):
         return
-    run = _run
-
-    def refresh() -> None:
-        while True:
-            time.sleep(interval_s)
-            if run.printed is not None or _run is not run or run.fallback is None:
-                return
-            tell_supervisor({"fallback": run.fallback(REASON)})
-
-    threading.Thread(target=refresh, name="symreach-fallback", daemon=True).start()
+    _run.refreshed = now
+    tell_supervisor({"fallback": _run.fallback(REASON)})
 
 
 def printing(exit_code: int) -> None:

@@ -78,10 +78,12 @@ class Recorder:
     to a terminal line when there is one: an ``unknown`` that a limit forced
     still says how far the engines got."""
 
-    def __init__(self, line: Optional[StderrProgress] = None) -> None:
+    def __init__(self, line: Optional[StderrProgress] = None,
+                 on_report: Optional[Callable[[], None]] = None) -> None:
         self.line = line
         self.fields: dict[str, dict[str, Any]] = {}
         self.last_engine: Optional[str] = None
+        self.on_report = on_report  # called after every report (the caller throttles)
 
     def __call__(self, engine: str, **fields: Any) -> None:
         if engine not in PHASES:
@@ -89,6 +91,8 @@ class Recorder:
             self.last_engine = engine
         if self.line is not None:
             self.line(engine, **fields)
+        if self.on_report is not None:
+            self.on_report()
 
     def last_stats(self, engine: str = "") -> dict[str, Any]:
         """The last reported fields: flat when only ``engine`` reported, else per
