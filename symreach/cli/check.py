@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
 from symreach.cli.options import (
@@ -42,6 +43,7 @@ from symreach.result import Result, Verdict
 @engine_option()
 @timeout_option()
 @memory_option
+@group_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @jobs_option(help="Processes working at once (the cores --engine auto time-slices its engines on).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr.")
@@ -82,11 +84,15 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     clock.lap("load_s")
     list_targets_if_asked(loaded, fmt)
     instance, context = loaded.instance, loaded.context
+    group_check.answer_if_asked(loaded)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items, context.get("targets"))
 
     def render(result: Result) -> str:
-        return render_check(result, fmt, query.description, warnings_json(loaded), clock.times())
+        from symreach.report.caveats import verdict_caveats
+
+        caveats = verdict_caveats(context.get("report"), instance, query, result)
+        return render_check(result, fmt, query.description, warnings_json(loaded), clock.times(), caveats)
 
     def fallback(reason: str) -> str:
         return render(_limited(engine, reason, recorder, clock))
@@ -165,14 +171,16 @@ def _limited(engine: str, reason: str, recorder, clock: Clock) -> Result:
 
 
 def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[list] = None,
-                 times: Optional[dict[str, float]] = None) -> str:
-    """The verdict in the format of ``-o``."""
+                 times: Optional[dict[str, float]] = None, caveats: Sequence[str] = ()) -> str:
+    """The verdict in the format of ``-o``, with its caveats (what it depends on that is not modelled)."""
+    from symreach.report.caveats import with_caveats
     from symreach.report.verdict import result_data, result_text
 
     if fmt in ("json", "yaml"):
         from symreach.report.schema import render_document
 
-        return render_document("check", dict(result_data(result, target, times), warnings=warnings or []), fmt)
+        data = dict(result_data(result, target, times), warnings=warnings or [], caveats=list(caveats))
+        return render_document("check", data, fmt)
     if fmt == "csv":
         import csv
         import io
@@ -184,4 +192,4 @@ def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[
         writer.writerow([data["verdict"], target, data["engine"], data["times"]["total_s"], len(data["trace"]),
                          data["reason"], data["proved"] or ""])
         return out.getvalue().rstrip("\n")
-    return result_text(result, target, times, wide=fmt == "wide")
+    return with_caveats(result_text(result, target, times, wide=fmt == "wide"), list(caveats))

@@ -7,7 +7,8 @@ from typing import Optional
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (check_engine, current_namespace, engine_option, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, load_inputs_from_options,
@@ -25,6 +26,7 @@ from symreach.errors import InputError
 @timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
 @memory_option
 @format_options(("text", "wide", "json", "yaml", "csv"))
+@group_option
 def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, fmt) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain_subject, explanation_text, subjects
@@ -35,6 +37,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
 
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     list_targets_if_asked(loaded, fmt)
+    group_check.explain_if_asked(loaded)
     instance, targets = loaded.instance, loaded.context["targets"]
     if not instance.pod_types:
         raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))

@@ -82,7 +82,13 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     process.set_fallback(lambda reason: render(unknown_matrix(inst, reason)))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory)
+    from symreach.report.caveats import type_caveats
+
+    m.caveats = type_caveats(loaded.context.get("report"), inst)
     emit_verdict(render(m), 0 if m.stats.get("complete") else 3)
+
+
+CELL_KEYS = ("pod", "node", "verdict", "by")  # docs/json.md; a type's caveats are under "caveats"
 
 
 def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, node_filter=None,
@@ -96,18 +102,19 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
                                                                         namespace), transpose)
     keep_rows = {r.name for r in grouped.rows}
     keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
-    cells = [c for c in m.rows() if c["pod"] in keep_rows and c["node"] in keep_nodes]
+    cells = [{k: c[k] for k in CELL_KEYS} for c in m.rows() if c["pod"] in keep_rows and c["node"] in keep_nodes]
     if fmt == "csv":
         import csv
         import io
 
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=["pod", "node", "verdict", "by"])
+        writer = csv.DictWriter(out, fieldnames=list(CELL_KEYS))
         writer.writeheader()
         writer.writerows(cells)
         return out.getvalue().rstrip("\n")
     from symreach.report.schema import render_document
 
     data = {"pods": [r.name for r in grouped.rows], "nodes": [n.name for n in inst.nodes if n.name in keep_nodes],
-            "cells": cells, **view_json(m, inst, grouped), "stats": m.stats, "warnings": list(warnings)}
+            "cells": cells, **view_json(m, inst, grouped), "stats": m.stats, "warnings": list(warnings),
+            "caveats": {m.types[t]: list(c) for t, c in sorted((getattr(m, "caveats", None) or {}).items())}}
     return render_document("matrix", data, fmt, indent=2)

@@ -18,8 +18,10 @@ from symreach.report.pools import Pool, matches, node_pools
 DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
 MARK = {DEPLOYABLE: "Y", NOT_DEPLOYABLE: ".", UNKNOWN: "?"}
 ABSENT = "-"   # a DaemonSet with no pod for the node
+CAVEAT = "*"   # the answer depends on what is not modelled (symreach.report.caveats)
 LEGEND = ("Y deployable on every node, . on none, ? unknown (limit reached), "
-          "k/n deployable on k of the pool's n nodes, - no pod of the DaemonSet there")
+          "k/n deployable on k of the pool's n nodes, - no pod of the DaemonSet there, "
+          "* depends on what is not modelled (listed below)")
 
 
 @dataclass
@@ -68,13 +70,17 @@ def view(m, inst: Instance, grouped: bool = True, pods: Optional[str] = None, no
 
 
 def marks(m, v: View, row: Row) -> list[str]:
-    """The row's mark in every column."""
+    """The row's mark in every column; ``*`` when the row's answers carry caveats (``m.caveats``)."""
+    caveats = getattr(m, "caveats", None) or {}
+    star = CAVEAT if any(t in caveats for t in row.per_node if t is not None) else ""
     t0 = row.per_node[0] if row.per_node else None
     if t0 is not None and hasattr(m.cells, "row") and all(t == t0 for t in row.per_node):
         values = m.cells.row(t0)  # one pod type's row as a list: millions of cells on large clusters
-        return [cell_mark([values[n] for n in col.nodes]) for col in v.columns]
-    return [cell_mark([None if row.per_node[n] is None else m.cells[(row.per_node[n], n)] for n in col.nodes])
-            for col in v.columns]
+        out = [cell_mark([values[n] for n in col.nodes]) for col in v.columns]
+    else:
+        out = [cell_mark([None if row.per_node[n] is None else m.cells[(row.per_node[n], n)] for n in col.nodes])
+               for col in v.columns]
+    return [mark + star if mark != ABSENT else mark for mark in out] if star else out
 
 
 def render_view(m, inst: Instance, v: View, transpose: bool = False,
@@ -82,7 +88,7 @@ def render_view(m, inst: Instance, v: View, transpose: bool = False,
     """A legend of column keys, then the table (pod types by pools, or pools by pod types)."""
     table = [mark_of(m, v, row) for row in v.rows]
     what = "pool" if v.grouped else "node"
-    lines = [LEGEND if v.grouped else LEGEND.split(", k/n")[0] + ", - no pod of the DaemonSet there"]
+    lines = [LEGEND if v.grouped else LEGEND.replace(", k/n deployable on k of the pool's n nodes", "")]
     if not transpose:
         lines.append(f"{what}s:")
         for col in v.columns:
@@ -104,9 +110,20 @@ def render_view(m, inst: Instance, v: View, transpose: bool = False,
         lines.append((f"{name:<{left}}" + "".join(f"  {c:>{w}}" for c, w in zip(row, widths))).rstrip())
     if not v.rows:
         lines.append("(no pod type matches)")
+    lines += caveat_lines(m, v)
     if m.stats.get("reason"):
         lines.append(f"incomplete: {m.stats['reason']}")
     return "\n".join(lines)
+
+
+def caveat_lines(m, v: View) -> list[str]:
+    """``* ROW: caveat`` for every shown row whose answers depend on what is not modelled."""
+    caveats = getattr(m, "caveats", None) or {}
+    out = []
+    for row in v.rows:
+        types = sorted({t for t in row.per_node if t is not None and t in caveats})
+        out += [f"{CAVEAT} {row.name}: {c}" for t in types[:1] for c in caveats[t]]
+    return out
 
 
 def _column_legend(inst: Instance, col: Pool, grouped: bool) -> str:
