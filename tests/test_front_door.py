@@ -192,7 +192,7 @@ def test_matrix_groups_nodes_into_named_pools_with_short_columns():
 def test_matrix_transpose_and_filters():
     out = run("matrix", POOLS, "--transpose", "--pods", "db-*,web-*", "--nodes", "pool=general")
     lines = out.stdout.splitlines()
-    assert lines[1:4] == ["pod types:", "  1    web-0", "  2    db-4"]
+    assert lines[2:5] == ["pod types:", "  1    web-0", "  2    db-4"]
     rows = [line for line in lines if line.startswith("P")]
     assert [r.split()[:2] for r in rows] == [["P1", "zone=zone-a"], ["P2", "zone=zone-b"], ["P3", "zone=zone-c"]]
     data = json.loads(run("matrix", POOLS, "--pods", "db-4", "-o", "json").stdout)

@@ -210,7 +210,7 @@ def test_matrix_timeout_zero_and_one_line_header():
     result = run("matrix", EXAMPLE, "--timeout", "0")
     assert result.exit_code == 3
     lines = result.stdout.splitlines()
-    assert lines[1] == "pools:" and "(1 node: n1)" in lines[2] and lines[-1].startswith("incomplete: timeout")
+    assert lines[2] == "pools:" and "(1 node: n1)" in lines[3] and lines[-1].startswith("incomplete: timeout")
     full = run("matrix", str(REPO / "examples" / "cluster-dump.yaml"), "-o", "wide")
     header = [ln for ln in full.stdout.splitlines() if ln.startswith(" ")][-1].split()
     assert header == [f"n{i}" for i in range(1, 7)]  # every node on one header line, by its key

@@ -363,6 +363,20 @@ def jobs_option(default: int = 2, help: str = "Processes working at once."):
     return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, help=help)
 
 
+def with_warnings(json_text: str, loaded, command: str = "check") -> str:
+    """A JSON object printed by a command, with the input's ``warnings`` and the
+    contract's ``schema_version`` and ``command`` (docs/json.md)."""
+    import json
+
+    from symreach.report.schema import document
+
+    data = json.loads(json_text)
+    if isinstance(data, dict):
+        data["warnings"] = warnings_json(loaded)
+        return json.dumps(document(command, data), default=str)
+    return json_text
+
+
 class Seconds(click.ParamType):
     """A finite, non-negative number of seconds (``nan``, ``inf`` and negatives refused)."""
 

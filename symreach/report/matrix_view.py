@@ -20,8 +20,12 @@ MARK = {DEPLOYABLE: "Y", NOT_DEPLOYABLE: ".", UNKNOWN: "?"}
 ABSENT = "-"   # a DaemonSet with no pod for the node
 CAVEAT = "*"   # the answer depends on what is not modelled (symreach.report.caveats)
 LEGEND = ("Y deployable on every node, . on none, ? unknown (limit reached), "
-          "k/n deployable on k of the pool's n nodes, - no pod of the DaemonSet there, "
-          "* depends on what is not modelled (listed below)")
+          "k/n deployable on k of the pool's n nodes,\n"
+          "- no pod of the DaemonSet there, * depends on what is not modelled (listed below)")
+
+
+NODE_LEGEND = ("Y deployable, . not deployable, ? unknown (limit reached), - no pod of the DaemonSet there,\n"
+               "* depends on what is not modelled (listed below)")
 
 
 @dataclass
@@ -88,7 +92,7 @@ def render_view(m, inst: Instance, v: View, transpose: bool = False,
     """A legend of column keys, then the table (pod types by pools, or pools by pod types)."""
     table = [mark_of(m, v, row) for row in v.rows]
     what = "pool" if v.grouped else "node"
-    lines = [LEGEND if v.grouped else LEGEND.replace(", k/n deployable on k of the pool's n nodes", "")]
+    lines = (LEGEND if v.grouped else NODE_LEGEND).split("\n")
     if not transpose:
         lines.append(f"{what}s:")
         for col in v.columns:
