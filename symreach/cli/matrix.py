@@ -88,7 +88,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     emit_verdict(render(m), 0 if m.stats.get("complete") else 3)
 
 
-CELL_KEYS = ("pod", "node", "verdict", "by")  # docs/json.md; a type's caveats are under "caveats"
+CELL_KEYS = ("pod", "node", "verdict", "by")  # docs/json.md (and "caveats", a list, in JSON)
 
 
 def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, node_filter=None,
@@ -102,13 +102,14 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
                                                                         namespace), transpose)
     keep_rows = {r.name for r in grouped.rows}
     keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
-    cells = [{k: c[k] for k in CELL_KEYS} for c in m.rows() if c["pod"] in keep_rows and c["node"] in keep_nodes]
+    cells = [{**{k: c[k] for k in CELL_KEYS}, "caveats": c.get("caveats", [])} for c in m.rows()
+             if c["pod"] in keep_rows and c["node"] in keep_nodes]
     if fmt == "csv":
         import csv
         import io
 
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(CELL_KEYS))
+        writer = csv.DictWriter(out, fieldnames=list(CELL_KEYS), extrasaction="ignore")
         writer.writeheader()
         writer.writerows(cells)
         return out.getvalue().rstrip("\n")
