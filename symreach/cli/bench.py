@@ -105,7 +105,7 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
                    "available here are skipped with a note.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds per job; the job is killed a little after.")
-@click.option("--memory-mb", type=click.IntRange(min=64), default=2048, show_default=True,
+@click.option("--memory", "--memory-mb", "memory_mb", type=click.IntRange(min=64), default=2048, show_default=True,
               help="Address-space limit per job (MB).")
 @click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True,
               help="Jobs at a time.")

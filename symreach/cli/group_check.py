@@ -32,7 +32,7 @@ def group_option(func):
 
 def _wants_json(params: dict) -> bool:
     """``--json`` or ``-o json``, whichever the command has."""
-    return bool(params.get("as_json")) or params.get("fmt") == "json"
+    return bool(params.get("as_json")) or "json" in (params.get("fmt"), params.get("output"))
 
 
 def answer_if_asked(loaded) -> None:

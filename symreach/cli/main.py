@@ -31,6 +31,7 @@ COMMANDS = {
     "certify": "symreach.cli.certify:certify_command",
     "export": "symreach.cli.export:export_command",
     "bench": "symreach.cli.bench:bench_command",
+    "where": "symreach.cli.where:where_command",
 }
 
 

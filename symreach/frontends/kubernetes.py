@@ -116,6 +116,8 @@ class Report:
     skipped_objects: list[tuple[str, str, str]] = field(default_factory=list)
     # workloads that give no pod type, and why (asked about with --pod, the error says so)
     unplaceable: dict[str, str] = field(default_factory=dict)
+    # "Kind ns/name" of every workload -> its pod type (a DaemonSet: "ns/name", its row), for operator names
+    workloads: dict[str, str] = field(default_factory=dict)
     # pod type -> what its answers depend on that is not modelled (``symreach.report.caveats``)
     caveats: dict[str, list[str]] = field(default_factory=dict)
 
@@ -156,15 +158,19 @@ def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance
 
 
 def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Lines]] = None,
-                              doc_files: Optional[list[tuple[str, int]]] = None) -> tuple[Instance, Report]:
+                              doc_files: Optional[list[tuple[str, int]]] = None,
+                              default_namespace: str = DEFAULT_NAMESPACE) -> tuple[Instance, Report]:
     """Convert, then load through the v1 loader; its errors point back at the source objects.
 
     ``doc_files`` names (file, document index in it) per document when the
-    documents come from several files.
+    documents come from several files. ``default_namespace`` is the namespace
+    of namespaced objects that name none (``kubectl apply -n NS``).
     """
     from symreach.loader import load_document
 
-    conversion = _Converter(filename, docs, lines, doc_files).run()
+    converter = _Converter(filename, docs, lines, doc_files)
+    converter.default_namespace = default_namespace
+    conversion = converter.run()
     try:
         instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
     except InputError as err:
@@ -278,6 +284,7 @@ class _Converter:
         self.node_attached: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> volumes in use
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
+        self.default_namespace = DEFAULT_NAMESPACE
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -319,7 +326,7 @@ class _Converter:
             name = base
         namespace = DEFAULT_NAMESPACE
         if namespaced:
-            namespace = self.get(obj, ("metadata", "namespace"), str) or DEFAULT_NAMESPACE
+            namespace = self.get(obj, ("metadata", "namespace"), str) or self.default_namespace
         return namespace, name, meta
 
     # -- driver ---------------------------------------------------------------
@@ -480,6 +487,7 @@ class _Converter:
         if parent is not None:
             self.workload_types(parent)
             workload.type_name = parent.type_name
+            self.name_workload(workload, parent.type_name)
             return
         tpath = TEMPLATE_PATHS[workload.kind]
         obj = workload.obj
@@ -487,6 +495,7 @@ class _Converter:
         origin = f"{workload.kind} {workload.namespace}/{workload.name}"
         if workload.kind == "DaemonSet":
             self.daemonset_types(workload, tpath, origin)
+            self.name_workload(workload, f"{workload.namespace}/{workload.name}")
             return
         pinned = self.get(obj, tpath + ("spec", "nodeName"), str)
         if pinned and pinned not in self.node_names:
@@ -500,6 +509,11 @@ class _Converter:
         workload.type_name = name
         if workload.kind == "StatefulSet":
             self.claim_templates(workload, name)
+        self.name_workload(workload, name)
+
+    def name_workload(self, workload: _Workload, type_name: Optional[str]) -> None:
+        if type_name is not None:
+            self.report.workloads[f"{workload.kind} {workload.namespace}/{workload.name}"] = type_name
 
     def daemonset_types(self, workload: _Workload, tpath: Path, origin: str) -> None:
         if not self.nodes:

@@ -355,7 +355,8 @@ class AutoEngine:
         reasons = [f"{r.engine}: {r.reason}" for r in race.unknown] + race.errors
         return Result(Verdict.UNKNOWN, "auto", reason="; ".join(reasons) or "no engine answered",
                       stats={"portfolio": dict(race.record(), jobs=self.jobs, slice_s=self.slice_s,
-                                               answered_by=None, slices=slice_index + 1)})
+                                               answered_by=None, slices=slice_index + 1),
+                             "unknown_engines": {r.engine: r.stats for r in race.unknown}})
 
 
 def _import_engines(names: Sequence[str]) -> list[str]:
