@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import sys
+
 import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.executor_options import executor_from_options, executor_options, task_progress
-from symreach.cli.options import input_options, load_inputs_from_options, memory_option, timeout_option, with_warnings
-from symreach.cli.output import emit_verdict
-from symreach.solvers.matrix import matrix_table, render_csv, render_json, render_text, unknown_matrix
+from symreach.cli.options import input_options, load_inputs_from_options, memory_option, timeout_option
+from symreach.solvers.matrix import Matrix, empty_matrix, matrix_table, stop_matrix, unknown_matrix, write_matrix
 
 
 @click.command("matrix", cls=ErrorReportingCommand)
@@ -30,22 +32,51 @@ from symreach.solvers.matrix import matrix_table, render_csv, render_json, rende
 def matrix_command(inputs, strict, max_input_mb, fmt: str, timeout, memory, method: str, symmetry: bool,
                    cell_timeout: float, executor: str, scheduler, workers: int, worker_memory) -> None:
     """Decide which pod types can ever run on which nodes."""
-    from symreach.errors import time_remaining
+    from symreach.errors import LimitReached, time_remaining
 
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     inst = loaded.instance
 
-    def render(m) -> str:
-        if fmt == "json":
-            return with_warnings(render_json(m), loaded)
-        return {"text": render_text, "csv": render_csv}[fmt](m)
+    def write(m, out) -> None:
+        extra = {"warnings": [g.to_json() for g in loaded.context.get("warnings", [])]}
+        write_matrix(m, fmt, out, extra if fmt == "json" else None)
 
-    process.set_fallback(lambda reason: render(unknown_matrix(inst, reason)))
+    process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     if method == "fixpoint":
         m = matrix_table(inst, timeout_s=time_remaining(), method="fixpoint")
     else:
-        with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
-            m = matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
-                             executor=ex, progress=task_progress("matrix", "pod types"))
-    emit_verdict(render(m), 0 if m.stats.get("complete") else 3)
+        # Filled as pod types finish: a memory limit keeps every cell decided before it.
+        m = empty_matrix(inst)
+        stopped = None
+        try:
+            with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
+                matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
+                             executor=ex, progress=task_progress("matrix", "pod types"), into=m)
+        except MemoryError:
+            stopped = process.memory_reason()
+        except LimitReached as exc:
+            stopped = exc.reason
+        if stopped is not None:   # outside the handler: its frames (what filled memory) are gone
+            stop_matrix(m, stopped)
+    code = 0 if m.stats.get("complete") else 3
+    process.printing(code)
+    write(m, sys.stdout)
+    sys.stdout.flush()
+    sys.exit(code)
+
+
+# Past this many cells the supervisor's copy of the fallback (printed only if the
+# run has to be killed) lists no cells: a pre-rendered JSON matrix of five million
+# unknown cells is 400 MB. A run that stops by itself prints its cells either way.
+FALLBACK_CELLS = 1_000_000
+
+
+def _fallback_text(inst, reason: str, write) -> str:
+    m = unknown_matrix(inst, reason)
+    if len(m.cells) > FALLBACK_CELLS:
+        m = Matrix((), m.nodes, {}, {}, {"complete": False,
+                                          "reason": f"{reason} (cells not listed: the run was stopped)"})
+    out = io.StringIO()
+    write(m, out)
+    return out.getvalue().rstrip("\n")
