@@ -222,7 +222,9 @@ def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
     if deadline_at is not None and time.time() >= deadline_at:
         return f"timeout: the time limit of {timeout_s:g} s was reached"
     if errors:
-        return f"{len(errors)} pod type(s) failed: see task_errors"
+        causes = set(errors.values())
+        cause = causes.pop() if len(causes) == 1 else "see task_errors"
+        return f"{len(errors)} pod type(s) failed: {cause}"
     if cell_timeout is not None:
         return f"cell timeout: an engine left cells open after {cell_timeout:g} s (--cell-timeout)"
     return "an engine left cells open (a state or memory limit)"
