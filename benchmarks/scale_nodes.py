@@ -13,8 +13,8 @@ child processes) and peak resident memory (the largest of them). Instances:
 - *heterogeneous*: the same with a label ``symreach.io/node-id`` unique to
   each node, so no two nodes are alike and every node is its own class.
 
-``--formats`` runs the 5,000-node pooled instance (or the largest pooled size
-below it) once per output format for peak memory. ``--base DIR`` runs chosen
+``--formats`` runs the ``--format-nodes`` (5,000) pooled instance once per
+output format for peak memory. ``--base DIR`` runs chosen
 sizes on another checkout too (e.g. ``git archive`` of the commit before),
 one after the other in this invocation. Every row gives the 1-minute load
 average before and after it (the machine is shared). Writes
@@ -78,6 +78,8 @@ def main() -> None:
     ap.add_argument("--heterogeneous", default="500,1000,2000,5000")
     ap.add_argument("--types", type=int, default=1000)
     ap.add_argument("--formats", default="json,csv")
+    ap.add_argument("--format-nodes", type=int, default=5000,
+                    help="pooled nodes of the runs in the other --formats")
     ap.add_argument("--limit", type=float, default=900.0, help="--timeout of each run (s)")
     ap.add_argument("--base", type=Path, help="another checkout to run chosen sizes on")
     ap.add_argument("--base-pooled", default="")
@@ -90,10 +92,8 @@ def main() -> None:
         plan.append(("this", ROOT, "pooled", n, "text"))
     for n in _sizes(args.heterogeneous):
         plan.append(("this", ROOT, "heterogeneous", n, "text"))
-    pooled = [n for n in _sizes(args.pooled) if n <= 5000]
     for fmt in [f for f in args.formats.split(",") if f]:
-        if pooled:
-            plan.append(("this", ROOT, "pooled", max(pooled), fmt))
+        plan.append(("this", ROOT, "pooled", args.format_nodes, fmt))
     if args.base is not None:
         for n in _sizes(args.base_pooled):
             plan.append(("base", args.base, "pooled", n, "text"))

@@ -64,3 +64,22 @@ def test_a_memory_limit_keeps_the_cells_decided_before_it(tmp_path, monkeypatch)
     text = runner.invoke(matrix_command, [str(path)])
     assert text.exit_code == 3 and text.output.rstrip().endswith("incomplete: memory limit")
     assert "Y" in text.output and "?" in text.output
+
+
+def test_csv_is_what_the_csv_module_writes_even_for_odd_names():
+    from symreach.solvers.matrix import CellView, Matrix
+
+    names = ['a,b', 'say "hi"', "plain"]
+    nodes = ("n,1", "n2")
+    cells = CellView.filled(3, 2, "deployable")
+    cells.set(1, [1], "not-deployable")
+    how = CellView.filled(3, 2, "fixpoint-order")
+    m = Matrix(tuple(names), nodes, cells, how, {"complete": True})
+    want = io.StringIO()
+    w = csv.DictWriter(want, fieldnames=["pod", "node", "verdict", "by"])
+    w.writeheader()
+    for row in m.rows():
+        w.writerow(row)
+    assert render_csv(m) == want.getvalue() and want.getvalue().count("\r\n") == 7
+    data = json.loads(render_json(m))
+    assert [c["pod"] for c in data["cells"]] == [n for n in names for _ in nodes]

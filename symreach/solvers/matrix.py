@@ -365,10 +365,25 @@ def render_csv(m: Matrix) -> str:
 
 
 def write_csv(m: Matrix, out: TextIO) -> None:
-    w = csv.DictWriter(out, fieldnames=["pod", "node", "verdict", "by"])
-    w.writeheader()
-    for row in m.rows():
-        w.writerow(row)
+    """What ``csv.DictWriter`` writes, a row per cell, with each distinct value
+    quoted once (a writer call per cell was most of the time on large matrices)."""
+    quoted: dict[str, str] = {}
+
+    def q(value: str) -> str:
+        hit = quoted.get(value)
+        if hit is None:
+            buf = io.StringIO()
+            csv.writer(buf).writerow([value, ""])   # two fields: "" alone would be quoted
+            hit = quoted[value] = buf.getvalue()[:-3]
+        return hit
+
+    out.write("pod,node,verdict,by\r\n")
+    nodes = [q(node) for node in m.nodes]
+    for name, per_node in m.row_subjects():
+        pod = q(name)
+        lines = [f"{pod},{nodes[n]},{q(m.cells[(t, n)])},{q(m.how[(t, n)])}\r\n"
+                 for n, t in enumerate(per_node) if t is not None]
+        out.write("".join(lines))
 
 
 def write_matrix(m: Matrix, fmt: str, out: TextIO, extra: Optional[dict[str, Any]] = None) -> None:
