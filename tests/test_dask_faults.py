@@ -125,3 +125,21 @@ def test_the_scheduler_lost_keeps_what_was_done(tmp_path, capfd):
         for w in workers:
             own.kill(w)
         own.close()
+
+
+def test_tasks_still_out_at_the_time_limit_are_given_up_in_time(cluster):
+    from symreach.errors import clear_deadline, set_deadline
+
+    cluster.add_workers(1)
+    try:
+        with DaskExecutor(cluster.address) as ex:
+            cluster.wait_for(1, ex.client())
+            set_deadline(2.0)
+            got = list(ex.map(slow, 0.5, range(20), {}, on_error=lambda i, m: (i, m)))
+    finally:
+        clear_deadline()
+        for w in cluster.workers:
+            cluster.kill(w)
+    lost = _errors(got)
+    assert len(got) == 20 and lost and len(lost) < 20
+    assert all(m == "timeout: the time limit was reached" for _, m in lost)

@@ -127,6 +127,7 @@ WORKERLESS_S = 10.0     # no worker at all for this long: the tasks left are giv
 POLL_S = 0.5            # how often the result loop looks at the cluster
 FETCH_S = 10.0          # fetching one result from a worker, at most
 REFETCHES = 3           # a result whose worker died before it was fetched: computed again
+DEADLINE_MARGIN_S = 0.25  # tasks still out this close to --timeout are given up
 
 def _quiet_distributed() -> None:
     """The client side logs lost connections with tracebacks; the executor
@@ -272,6 +273,8 @@ class DaskExecutor:
 
         from distributed import wait
 
+        from symreach.errors import time_remaining
+
         pending = set(futures)
         # computed, but the fetch failed (its worker died): once the scheduler
         # has noticed, the future is pending again and the task runs again
@@ -284,12 +287,14 @@ class DaskExecutor:
                 if fut.status not in ("finished", "lost") or now - since > FETCH_S:
                     del doubtful[fut]
                     pending.add(fut)
+            remaining = time_remaining()
+            poll = POLL_S if remaining is None else max(0.05, min(POLL_S, remaining - DEADLINE_MARGIN_S))
             try:
                 if pending:
-                    done, pending = wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+                    done, pending = wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
                 else:
                     done = set()
-                    time.sleep(POLL_S)
+                    time.sleep(poll)
             except TimeoutError:
                 done = set()
             except Exception as exc:   # the client lost the scheduler
@@ -320,6 +325,11 @@ class DaskExecutor:
             if not (pending or doubtful):
                 return
             left = pending | set(doubtful)
+            remaining = time_remaining()
+            if remaining is not None and remaining <= DEADLINE_MARGIN_S:
+                # print what is done before the supervisor's backstop
+                yield from _give_up(futures, left, "timeout: the time limit was reached", on_error)
+                return
             if client.status != "running":
                 yield from _give_up(futures, left, "the Dask scheduler was lost", on_error)
                 return
