@@ -226,7 +226,7 @@ def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
         cause = causes.pop() if len(causes) == 1 else "see task_errors"
         return f"{len(errors)} pod type(s) failed: {cause}"
     if cell_timeout is not None:
-        return f"cell timeout: an engine left cells open after {cell_timeout:g} s (--cell-timeout)"
+        return f"cell timeout: an engine left cells open after {cell_timeout:g} s"
     return "an engine left cells open (a state or memory limit)"
 
 
