@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
 from symreach.cli.options import (
@@ -32,9 +33,11 @@ from symreach.result import Result, Verdict
 @input_options
 @target_options
 @click.option("--engine", default="auto", show_default=True,
-              help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
+              help="auto, or one engine of the registry: explicit, lazy, bdd, bmc, ic3, abc-pdr, ... "
+                   "(an unknown name lists them all).")
 @timeout_option()
 @memory_option
+@group_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Cores --engine auto time-slices its engines on.")
@@ -62,7 +65,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     from symreach.errors import time_remaining
     from symreach.report.progress import make_progress
     from symreach.report.verdict import result_json, result_text
-    from symreach.solvers.base import Limits
+    from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
     from symreach.solvers.witness import decide, shortest_engine
 
@@ -74,13 +77,17 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
                          else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     instance, context = loaded.instance, loaded.context
+    group_check.answer_if_asked(loaded)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
 
     def render(result: Result) -> str:
+        from symreach.report.caveats import verdict_caveats, with_caveats
+
+        caveats = verdict_caveats(context.get("report"), instance, query, result)
         if as_json:
-            return with_warnings(result_json(result, query.description), loaded)
-        return result_text(result, query.description)
+            return with_caveats(with_warnings(result_json(result, query.description), loaded), caveats)
+        return with_caveats(result_text(result, query.description), caveats)
 
     process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
     if shortest:
@@ -94,9 +101,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     progress = make_progress(quiet or as_json)
     try:
-        result: Result = decide(solver, instance, query, Limits(timeout_s=time_remaining(), max_states=max_states,
-                                                                progress=progress, counters=counters),
-                                  shortest=shortest)
+        run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=progress, counters=counters)
+        result: Result = decide(solver, instance, query, run, shortest=shortest)
     finally:
         if progress is not None:
             progress.close()

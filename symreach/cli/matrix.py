@@ -59,6 +59,9 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, timeout, memory, meth
             stopped = exc.reason
         if stopped is not None:   # outside the handler: its frames (what filled memory) are gone
             stop_matrix(m, stopped)
+    from symreach.report.caveats import type_caveats
+
+    m.caveats = type_caveats(loaded.context.get("report"), inst)
     code = 0 if m.stats.get("complete") else 3
     process.printing(code)
     write(m, sys.stdout)

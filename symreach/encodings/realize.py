@@ -26,7 +26,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from symreach import semantics
 from symreach.encodings.replay_state import ReplayState, replay
-from symreach.errors import check_deadline
+from symreach.run import RunContext
 from symreach.model import KUBERNETES, Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Step
 
@@ -59,11 +59,14 @@ def _relevant_extras(inst: Instance, t: int, n: int, extras: Iterable[Pair]) -> 
 
 
 def realize_trace(inst: Instance, abstract_initial: Mapping[Pair, int],
-                  steps: Sequence[AbstractStep], query: Optional[Query] = None
-                  ) -> Optional[tuple[Step, ...]]:
+                  steps: Sequence[AbstractStep], query: Optional[Query] = None,
+                  run: Optional[RunContext] = None) -> Optional[tuple[Step, ...]]:
     """A real trace for ``steps`` (run from ``abstract_initial``), or None if a
     deployment fails even with every extra pod deleted (the abstraction was
-    not one of the sound ones above) or the result does not replay."""
+    not one of the sound ones above) or the result does not replay. ``run``
+    (default: the command's, ``RunContext.for_process``) is polled while
+    deleting many pods."""
+    run = run if run is not None else RunContext.for_process()
     state = ReplayState(inst)
     real = state.counts   # the real configuration, kept by the state
     abstract = {p: c for p, c in abstract_initial.items() if c > 0}
@@ -78,7 +81,7 @@ def realize_trace(inst: Instance, abstract_initial: Mapping[Pair, int],
         step = semantics.step_of(inst, DELETE, *p)
         for _ in range(extra):
             if len(out) % 4096 == 0:
-                check_deadline("trace realisation")
+                run.check("trace realisation")
             out.append(step)
         state.change(p[0], p[1], -extra)
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Mapping, Optional, Sequence
 
-from symreach import semantics
-from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query, SpreadConstraint, Topology, ports_conflict
+from symreach import reasons, semantics
+from symreach.model import ATTACH_PREFIX, KUBERNETES, PODS_RESOURCE, Instance, Pair, Query, SpreadConstraint, Topology, ports_conflict
 from symreach.result import DELETE, DEPLOY, Step
 
 _CACHE_LIMIT = 64
@@ -43,6 +43,8 @@ class _PerInstance:
         blockers: dict[int, list[tuple[int, Topology]]] = {}
         for u, other in enumerate(inst.pod_types):
             for term in other.anti_affinity:
+                if term.plugin:
+                    continue
                 for t in term.blocks:
                     blockers.setdefault(t, []).append((u, term.topology))
         self.blockers = blockers
@@ -221,8 +223,9 @@ class ReplayState:
         if pod.max_per_node is not None and self.counts.get((t, n), 0) >= pod.max_per_node:
             return semantics.REASON_MAX_PER_NODE
         static = inst.static_block[t][n]
-        if static is not None:
-            return static
+        volume = inst.volume_failures.get((t, n)) if static is not None else None
+        if static is not None and (volume is None or not volume[2]):
+            return static if volume is None else volume[1][0]
         if self.kube and pod.host_ports:
             for u in self.on_node.get(n, {}):
                 if ports_conflict(pod.host_ports, inst.pod_types[u].host_ports):
@@ -230,6 +233,15 @@ class ReplayState:
         failing = self._capacity_failures(t, n)
         if failing:
             return failing[0]
+        if self.kube and any(self.present_anywhere(term.selects) for term in pod.anti_affinity if term.plugin):
+            return reasons.READ_WRITE_ONCE_POD_CONFLICT
+        if self.kube:
+            used = self.used.get(n, {})
+            for r, need in pod.requests.items():
+                if need > 0 and r.startswith(ATTACH_PREFIX) and used.get(r, 0) + need > inst.nodes[n].capacity.get(r, 0):
+                    return reasons.MAX_VOLUME_COUNT
+        if volume is not None:
+            return volume[1][0]
         for h in pod.spread:
             d = h.topology.domain_of[n]
             if d is None:
@@ -242,7 +254,7 @@ class ReplayState:
         if pod.affinity and not self._affinity_ok(t, n):
             return semantics.REASON_AFFINITY
         for term in pod.anti_affinity:
-            if self.present_in_domain(term.selects, term.topology, n):
+            if not term.plugin and self.present_in_domain(term.selects, term.topology, n):
                 return semantics.REASON_ANTI_AFFINITY
         if self.kube:
             for u, topo in self.shared.blockers.get(t, ()):
@@ -259,7 +271,8 @@ class ReplayState:
             if PODS_RESOURCE in node.capacity and used.get(PODS_RESOURCE, 0) + 1 > node.capacity[PODS_RESOURCE]:
                 out.append(semantics.REASON_TOO_MANY_PODS)
             ordered = [r for r in semantics.FIT_ORDER if r in requests]
-            ordered += sorted(r for r in requests if r not in semantics.FIT_ORDER and r != PODS_RESOURCE)
+            ordered += sorted(r for r in requests if r not in semantics.FIT_ORDER and r != PODS_RESOURCE
+                              and not r.startswith(ATTACH_PREFIX))
             for r in ordered:
                 need = requests[r]
                 if need > 0 and used.get(r, 0) + need > node.capacity.get(r, 0):

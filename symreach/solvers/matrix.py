@@ -31,7 +31,8 @@ from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
 from symreach.model import Instance, Query, daemonset_groups
 from symreach.result import Step
-from symreach.solvers.bdd import Reachability, SearchTimeout
+from symreach.run import RunContext
+from symreach.solvers.bdd import ReachConfig, Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
 from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, ClassAnswer, TypeAnswer,
                                      solve_type, solve_types)
@@ -101,6 +102,8 @@ class Matrix:
     stats: dict[str, Any] = field(default_factory=dict)
     # DaemonSet name -> {node index: its pod type pinned there} (model.daemonset_groups)
     groups: dict[str, dict[int, int]] = field(default_factory=dict)
+    # type -> what its cells depend on that is not modelled (``symreach.report.caveats``): marked ``Y*``
+    caveats: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def row_subjects(self) -> list[tuple[str, tuple[Optional[int], ...]]]:
         """One row per pod type, except that a DaemonSet's pinned types form one
@@ -121,8 +124,10 @@ class Matrix:
         for name, per_node in self.row_subjects():
             for n, t in enumerate(per_node):
                 if t is not None:
-                    yield {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)],
-                           "by": self.how[(t, n)]}
+                    row = {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)], "by": self.how[(t, n)]}
+                    if t in self.caveats:
+                        row["caveats"] = list(self.caveats[t])
+                    yield row
 
     def witness(self, instance: Instance, t: int, n: int) -> Optional[tuple[Step, ...]]:
         """A replayed witness for a deployable cell (cells method only), else None.
@@ -232,18 +237,17 @@ def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
 
 def fixpoint_matrix(instance: Instance, timeout_s: Optional[float] = None) -> Matrix:
     start = time.perf_counter()
+    run = RunContext.within(timeout_s)
     every = Query(tuple(frozenset({(t, n)}) for t in range(len(instance.pod_types))
                         for n in range(len(instance.nodes))), "every pair")
     pre = preprocess(instance, every, try_greedy=False)
     pre.decided = None
     system = compile_system(instance, every, pre)
-    deadline = start + timeout_s if timeout_s is not None else None
     complete = True
     reach = None
     try:
-        sym = SymbolicSystem(system, deadline=deadline)
-        reach = Reachability(sym, "forward", "chaining", deadline, dynamic_reorder=False, record_rings=False)
-        reach.goal = sym.bdd.false
+        sym = SymbolicSystem(system, run=run)
+        reach = Reachability(sym, ReachConfig(dynamic_reorder=False, record_rings=False, to_fixpoint=True), run)
         reach.run()
     except (SearchTimeout, TimeoutError):
         complete = False
@@ -305,14 +309,18 @@ def text_lines(m: Matrix) -> Iterator[str]:
     by line (``write_matrix`` streams them)."""
     subjects = m.row_subjects()
     width = max([len(name) for name, _ in subjects] + [4])
-    widths = [max(1, len(node)) for node in m.nodes]
+    widths = [max(2 if m.caveats else 1, len(node)) for node in m.nodes]
     yield ("Y deployable, . not deployable, ? unknown (limit reached)"
-           + (", - no pod of the DaemonSet for the node" if m.groups else ""))
+           + (", - no pod of the DaemonSet for the node" if m.groups else "")
+           + (", * depends on what is not modelled (caveats below)" if m.caveats else ""))
     yield " " * width + "".join(f" {node:<{w}}" for node, w in zip(m.nodes, widths)).rstrip()
     pads = [" " * (w - 1) for w in widths]
     for name, per_node in subjects:
         t0 = per_node[0] if per_node else None
-        if isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
+        if any(t in m.caveats for t in per_node if t is not None):
+            marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]] + ('*' if t in m.caveats else ''):<{w}}"
+                            for n, (t, w) in enumerate(zip(per_node, widths)))
+        elif isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
             # One pod type's row: read it as a list (millions of cells on large clusters).
             marks = "".join([f" {_MARK[v]}{pad}" for v, pad in zip(m.cells.row(t0), pads)])
         else:
@@ -321,6 +329,9 @@ def text_lines(m: Matrix) -> Iterator[str]:
         yield f"{name:<{width}}{marks}".rstrip()
     if m.stats.get("reason"):
         yield f"incomplete: {m.stats['reason']}"
+    for t in sorted(m.caveats):
+        for c in m.caveats[t]:
+            yield f"* {m.types[t]}: {c}"
 
 
 def render_json(m: Matrix, extra: Optional[dict[str, Any]] = None) -> str:
@@ -344,15 +355,18 @@ def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None) -
             hit = quoted[value] = json.dumps(value)
         return hit
 
+    marks = {t: ', "caveats": ' + json.dumps(list(c)) for t, c in m.caveats.items()}
     first = True
     for name, per_node in m.row_subjects():
         pod = q(name)
         parts = [f'{{"pod": {pod}, "node": {nodes[n]}, "verdict": {q(m.cells[(t, n)])}, '
-                 f'"by": {q(m.how[(t, n)])}}}' for n, t in enumerate(per_node) if t is not None]
+                 f'"by": {q(m.how[(t, n)])}{marks.get(t, "")}}}' for n, t in enumerate(per_node) if t is not None]
         if parts:
             out.write(("" if first else ", ") + ", ".join(parts))
             first = False
     out.write('], "stats": ' + json.dumps(m.stats, default=str))
+    if m.caveats:
+        out.write(', "caveats": ' + json.dumps({m.types[t]: list(c) for t, c in sorted(m.caveats.items())}))
     for key, value in (extra or {}).items():
         out.write(f", {json.dumps(key)}: {json.dumps(value, default=str)}")
     out.write("}")
