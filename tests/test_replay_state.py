@@ -83,3 +83,18 @@ def test_replay_raises_where_the_semantics_does():
         assert got == want
         agreed += 1
     assert agreed == 60
+
+
+def test_guards_agree_on_random_kubernetes_states_with_volumes():
+    import copy
+
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+    from symreach.generators.k8s_states import random_states
+
+    checked, with_volumes = 0, 0
+    for i, state in enumerate(random_states(40, seed=11)):
+        inst, _ = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+        with_volumes += bool(inst.volume_failures) or any(term.plugin for pod in inst.pod_types
+                                                          for term in pod.anti_affinity)
+        checked += _walk(inst, random.Random(i), 6)
+    assert checked > 1000 and with_volumes > 5
