@@ -48,6 +48,9 @@ from symreach.result import Result, Verdict
               help="Default: from the --trace-out suffix (.json, .yaml/.yml, .sh, .txt), else json.")
 @click.option("--cert-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the not-deployable certificate here.")
+@click.option("--aiger-witness", "aiger_witness_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the HWMCC/AIGER witness of a deployable answer here, on the model "
+                   "`symreach export --aiger` writes for the same input and target.")
 @click.option("--shortest", is_flag=True,
               help="A provably shortest witness (breadth-first search; --engine explicit or auto).")
 @click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
@@ -56,7 +59,8 @@ from symreach.result import Result, Verdict
                    "pod and node (auto: a few sweeps when a class has >= 32 nodes, then the concrete "
                    "encoding; the stats say which decided).")
 def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
-          jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why, counters) -> None:
+          jobs, quiet, as_json, trace_out, trace_format, cert_out, aiger_witness_out, shortest, why,
+          counters) -> None:
     """Decide whether the target can ever be covered from the initial configuration.
 
     INPUT: files, directories (every YAML/JSON file, recursively) or - for
@@ -96,7 +100,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         except ValueError as exc:
             raise click.UsageError(f"--shortest: {exc}")
     try:
-        solver = make_engine(engine, jobs=jobs) if engine == "auto" else make_engine(engine)
+        # auto imports its engines' modules only if it races them (start-up of small checks)
+        solver = make_engine(engine, jobs=jobs, preload=False) if engine == "auto" else make_engine(engine)
     except ImportError as exc:
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     progress = make_progress(quiet or as_json)
@@ -115,6 +120,13 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
                                                         initial_pod_names=context.get("initial_pod_names"))))
     elif trace_out is not None:
         click.echo(f"symreach: note: no witness trace ({result.verdict.value}); {trace_out} not written", err=True)
+    if aiger_witness_out is not None and result.trace:
+        from symreach.encodings.aiger_witness import aiger_witness
+
+        outputs.append((aiger_witness_out, lambda: aiger_witness(instance, query, result.trace)))
+    elif aiger_witness_out is not None:
+        click.echo(f"symreach: note: no AIGER witness ({result.verdict.value}); {aiger_witness_out} "
+                   "not written", err=True)
     why_text = not_deployable_evidence(instance, query, result, cert_out, why, time_remaining())
     if cert_out is not None and result.certificate is not None:
         outputs.append((cert_out, lambda: certificate_text(result)))

@@ -11,7 +11,6 @@ from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.executor_options import executor_from_options, executor_options, task_progress
 from symreach.cli.options import input_options, load_inputs_from_options, memory_option, timeout_option
-from symreach.solvers.matrix import Matrix, empty_matrix, matrix_table, stop_matrix, unknown_matrix, write_matrix
 
 
 @click.command("matrix", cls=ErrorReportingCommand)
@@ -33,6 +32,8 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, timeout, memory, meth
                    cell_timeout: float, executor: str, scheduler, workers: int, worker_memory) -> None:
     """Decide which pod types can ever run on which nodes."""
     from symreach.errors import LimitReached, time_remaining
+    from symreach.solvers.matrix import (empty_matrix, matrix_table, stop_matrix,
+                                         write_matrix)  # CUDD: only when invoked (start-up)
 
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
@@ -76,6 +77,8 @@ FALLBACK_CELLS = 1_000_000
 
 
 def _fallback_text(inst, reason: str, write) -> str:
+    from symreach.solvers.matrix import Matrix, unknown_matrix
+
     m = unknown_matrix(inst, reason)
     if len(m.cells) > FALLBACK_CELLS:
         m = Matrix((), m.nodes, {}, {}, {"complete": False,
