@@ -65,8 +65,13 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, timeout, memory, meth
     m.caveats = type_caveats(loaded.context.get("report"), inst)
     code = 0 if m.stats.get("complete") else 3
     process.printing(code)
-    write(m, sys.stdout)
-    sys.stdout.flush()
+    try:
+        write(m, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:   # the reader stopped early (| head): not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(code)
 
 
