@@ -12,6 +12,7 @@ counts indexed by ``Instance.pair(t, n) = t * len(nodes) + n``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterator, Mapping, Optional, TypeVar
 
 K = TypeVar("K")
@@ -366,16 +367,22 @@ class Instance:
         return divmod(p, len(self.nodes))
 
     def type_index(self, name: str) -> int:
-        for i, t in enumerate(self.pod_types):
-            if t.name == name:
-                return i
-        raise KeyError(name)
+        return self.type_ids[name]
 
     def node_index(self, name: str) -> int:
-        for i, n in enumerate(self.nodes):
-            if n.name == name:
-                return i
-        raise KeyError(name)
+        return self.node_ids[name]
+
+    # Names to indices, built on first use (a linear scan per trace step cost
+    # O(nodes) on every replay). cached_property writes the instance's own
+    # __dict__, so the frozen dataclass stays immutable in every field; on a
+    # duplicate name the first index wins, as the scan did.
+    @cached_property
+    def type_ids(self) -> dict[str, int]:
+        return _first_index(t.name for t in self.pod_types)
+
+    @cached_property
+    def node_ids(self) -> dict[str, int]:
+        return _first_index(n.name for n in self.nodes)
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs
@@ -391,6 +398,13 @@ class Instance:
         from dataclasses import replace
 
         return replace(self, query=query)
+
+
+def _first_index(names: Iterator[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, name in enumerate(names):
+        out.setdefault(name, i)
+    return out
 
 
 def daemonset_groups(inst: Instance) -> dict[str, dict[int, int]]:

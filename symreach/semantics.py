@@ -40,7 +40,7 @@ REASON_NOT_CREATABLE = "pod type is not creatable (it exists only in the initial
 REASON_MAX_PER_NODE = "the pod type's maxPerNode bound is reached on this node"
 insufficient = reasons.insufficient
 # kube-scheduler checks these resources in this order before extended ones.
-_FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
+FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
 
 
 @dataclass(frozen=True)
@@ -125,8 +125,8 @@ def capacity_failures(inst: Instance, t: int, n: int, sigma: Config) -> tuple[st
             if used(inst, sigma, n, PODS_RESOURCE) + 1 > node.capacity[PODS_RESOURCE]:
                 out.append(REASON_TOO_MANY_PODS)
         requests = inst.pod_types[t].requests
-        ordered = [r for r in _FIT_ORDER if r in requests]
-        ordered += sorted(r for r in requests if r not in _FIT_ORDER and r != PODS_RESOURCE
+        ordered = [r for r in FIT_ORDER if r in requests]
+        ordered += sorted(r for r in requests if r not in FIT_ORDER and r != PODS_RESOURCE
                           and not r.startswith(ATTACH_PREFIX))
         for r in ordered:
             need = requests[r]

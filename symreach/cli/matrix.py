@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import sys
+
 import click
 
 from symreach.cli import process
@@ -10,7 +13,6 @@ from symreach.cli.executor_options import executor_from_options, executor_option
 from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
                                   list_targets_option, load_inputs_from_options, memory_option, timeout_option,
                                   warnings_json)
-from symreach.cli.output import emit_verdict
 
 
 def computation_options(func):
@@ -35,16 +37,27 @@ def computation_options(func):
 def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, executor: str, scheduler,
                    workers: int, worker_memory, jobs, memory):
     """The matrix of ``inst`` as the options say (``--memory`` also bounds Dask's local workers)."""
-    from symreach.errors import time_remaining
-    from symreach.solvers.matrix import matrix_table
+    from symreach.errors import LimitReached, time_remaining
+    from symreach.solvers.matrix import empty_matrix, matrix_table, stop_matrix
 
     if method == "fixpoint":
         return matrix_table(inst, timeout_s=time_remaining(), method="fixpoint")
     workers = jobs or workers
     worker_memory = worker_memory or (f"{memory}MB" if memory else None)
-    with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
-        return matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
-                            executor=ex, progress=task_progress("matrix", "pod types"))
+    # Filled as pod types finish: a memory limit keeps every cell decided before it.
+    m = empty_matrix(inst)
+    stopped = None
+    try:
+        with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
+            matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
+                         executor=ex, progress=task_progress("matrix", "pod types"), into=m)
+    except MemoryError:
+        stopped = process.memory_reason()
+    except LimitReached as exc:
+        stopped = exc.reason
+    if stopped is not None:   # outside the handler: its frames (what filled memory) are gone
+        stop_matrix(m, stopped)
+    return m
 
 
 @click.command("matrix", cls=ErrorReportingCommand)
@@ -77,15 +90,56 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     def render(m) -> str:
         return render_matrix(m, inst, fmt, transpose, pod_filter, node_filter, namespace, warnings_json(loaded))
 
-    from symreach.solvers.matrix import unknown_matrix
+    from symreach.solvers.matrix import write_matrix
 
-    process.set_fallback(lambda reason: render(unknown_matrix(inst, reason)))
+    def write(m, out) -> None:
+        """JSON and CSV of every cell, streamed (millions of cells); the rest rendered."""
+        if fmt in ("json", "csv") and not (pod_filter or node_filter or namespace):
+            extra = None
+            if fmt == "json":
+                from symreach.report.matrix_view import view, view_json
+                from symreach.report.schema import document
+
+                extra = document("matrix", {**view_json(m, inst, view(m, inst, True, None, None, None)),
+                                            "warnings": list(warnings_json(loaded))})
+            write_matrix(m, fmt, out, extra)
+        else:
+            out.write(render(m) + "\n")
+
+    process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory)
     from symreach.report.caveats import type_caveats
 
     m.caveats = type_caveats(loaded.context.get("report"), inst)
-    emit_verdict(render(m), 0 if m.stats.get("complete") else 3)
+    code = 0 if m.stats.get("complete") else 3
+    process.printing(code)
+    try:
+        write(m, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:   # the reader stopped early (| head): not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(code)
+
+
+# Past this many cells the supervisor's copy of the fallback (printed only if the
+# run has to be killed) lists no cells: a pre-rendered JSON matrix of five million
+# unknown cells is 400 MB. A run that stops by itself prints its cells either way.
+FALLBACK_CELLS = 1_000_000
+
+
+def _fallback_text(inst, reason: str, write) -> str:
+    from symreach.solvers.matrix import Matrix, unknown_matrix
+
+    m = unknown_matrix(inst, reason)
+    if len(m.cells) > FALLBACK_CELLS:
+        m = Matrix((), m.nodes, {}, {}, {"complete": False,
+                                          "reason": f"{reason} (cells not listed: the run was stopped)"})
+    out = io.StringIO()
+    write(m, out)
+    return out.getvalue().rstrip("\n")
 
 
 CELL_KEYS = ("pod", "node", "verdict", "by")  # docs/json.md (and "caveats", a list, in JSON)
