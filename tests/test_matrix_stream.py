@@ -24,7 +24,7 @@ def test_streamed_json_is_the_plain_json_of_every_cell():
     assert data["cells"] == list(m.rows()) and len(data["cells"]) == 12 * 9
     assert data["stats"]["complete"] and data["warnings"] == []
     rows = list(csv.DictReader(io.StringIO(render_csv(m))))
-    assert rows == [dict(r) for r in m.rows()]
+    assert rows == [{k: r[k] for k in ("pod", "node", "verdict", "by")} for r in m.rows()]
     assert len(render_text(m).splitlines()) == 2 + 9
 
 
@@ -76,7 +76,7 @@ def test_csv_is_what_the_csv_module_writes_even_for_odd_names():
     how = CellView.filled(3, 2, "fixpoint-order")
     m = Matrix(tuple(names), nodes, cells, how, {"complete": True})
     want = io.StringIO()
-    w = csv.DictWriter(want, fieldnames=["pod", "node", "verdict", "by"])
+    w = csv.DictWriter(want, fieldnames=["pod", "node", "verdict", "by"], extrasaction="ignore")
     w.writeheader()
     for row in m.rows():
         w.writerow(row)

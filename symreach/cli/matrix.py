@@ -95,14 +95,15 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     def write(m, out) -> None:
         """JSON and CSV of every cell, streamed (millions of cells); the rest rendered."""
         if fmt in ("json", "csv") and not (pod_filter or node_filter or namespace):
-            extra = None
+            extra = head = None
             if fmt == "json":
                 from symreach.report.matrix_view import view, view_json
                 from symreach.report.schema import document
 
-                extra = document("matrix", {**view_json(m, inst, view(m, inst, True, None, None, None)),
-                                            "warnings": list(warnings_json(loaded))})
-            write_matrix(m, fmt, out, extra)
+                head = document("matrix", {})
+                extra = {**view_json(m, inst, view(m, inst, True, None, None, None)),
+                         "warnings": list(warnings_json(loaded))}
+            write_matrix(m, fmt, out, extra, head)
         else:
             out.write(render(m) + "\n")
 

@@ -124,10 +124,8 @@ class Matrix:
         for name, per_node in self.row_subjects():
             for n, t in enumerate(per_node):
                 if t is not None:
-                    row = {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)], "by": self.how[(t, n)]}
-                    if t in self.caveats:
-                        row["caveats"] = list(self.caveats[t])
-                    yield row
+                    yield {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)],
+                           "by": self.how[(t, n)], "caveats": list(self.caveats.get(t, ()))}
 
     def witness(self, instance: Instance, t: int, n: int) -> Optional[tuple[Step, ...]]:
         """A replayed witness for a deployable cell (cells method only), else None.
@@ -343,11 +341,13 @@ def render_json(m: Matrix, extra: Optional[dict[str, Any]] = None) -> str:
 NO_CAVEATS = ', "caveats": []'   # every cell has the key (docs/json.md)
 
 
-def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None) -> None:
-    """``{"pods", "nodes", "cells", "stats", **extra}`` as ``json.dumps`` would
-    write it, one cell at a time (a dict per cell held in memory costs about
-    1.3 KiB: gigabytes on large matrices)."""
-    out.write('{"pods": ' + json.dumps(list(m.types)) + ', "nodes": ' + json.dumps(list(m.nodes))
+def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None,
+               head: Optional[dict[str, Any]] = None) -> None:
+    """``{**head, "pods", "nodes", "cells", "stats", **extra}`` as ``json.dumps``
+    would write it, one cell at a time (a dict per cell held in memory costs
+    about 1.3 KiB: gigabytes on large matrices)."""
+    out.write("{" + "".join(f"{json.dumps(k)}: {json.dumps(v, default=str)}, " for k, v in (head or {}).items())
+              + '"pods": ' + json.dumps(list(m.types)) + ', "nodes": ' + json.dumps(list(m.nodes))
               + ', "cells": [')
     nodes = [json.dumps(node) for node in m.nodes]
     quoted: dict[str, str] = {}
@@ -368,8 +368,7 @@ def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None) -
             out.write(("" if first else ", ") + ", ".join(parts))
             first = False
     out.write('], "stats": ' + json.dumps(m.stats, default=str))
-    if m.caveats:
-        out.write(', "caveats": ' + json.dumps({m.types[t]: list(c) for t, c in sorted(m.caveats.items())}))
+    out.write(', "caveats": ' + json.dumps({m.types[t]: list(c) for t, c in sorted(m.caveats.items())}))
     for key, value in (extra or {}).items():
         out.write(f", {json.dumps(key)}: {json.dumps(value, default=str)}")
     out.write("}")
@@ -403,10 +402,11 @@ def write_csv(m: Matrix, out: TextIO) -> None:
         out.write("".join(lines))
 
 
-def write_matrix(m: Matrix, fmt: str, out: TextIO, extra: Optional[dict[str, Any]] = None) -> None:
+def write_matrix(m: Matrix, fmt: str, out: TextIO, extra: Optional[dict[str, Any]] = None,
+                 head: Optional[dict[str, Any]] = None) -> None:
     """``m`` in ``fmt`` (text, json, csv) on ``out``, streamed; ends with a newline."""
     if fmt == "json":
-        write_json(m, out, extra)
+        write_json(m, out, extra, head)
         out.write("\n")
     elif fmt == "csv":
         write_csv(m, out)
