@@ -25,8 +25,7 @@ chain of missing witnesses a few levels.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from symreach import semantics
 from symreach.certify import (
@@ -34,11 +33,12 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    lazy_closure,
     may_fixpoint,
     static_filter,
     theorem5,
 )
-from symreach.certify.dispatch import Loaded, parse
+from symreach.certify.dispatch import Certificate, as_certificate
 from symreach.model import KUBERNETES, Instance, Pair
 
 MAX_LEMMAS = 6      # "a handful"; more are counted, not printed
@@ -48,17 +48,11 @@ Var = tuple  # ("present", pod, node) | ("count", pod, node, bit)
 
 
 def result_lemmas_text(inst: Instance, certificate: Any) -> str:
-    """Lemmas for a result's certificate in whatever form the engine returned it."""
-    if isinstance(certificate, str):
-        text = certificate
-    elif isinstance(certificate, dict):
-        text = json.dumps(certificate)
-    else:
-        text = certificate.dumps()
-    return lemmas_text(inst, parse(text))
+    """Lemmas for a result's certificate (``dispatch.as_certificate`` reads any form)."""
+    return lemmas_text(inst, as_certificate(certificate))
 
 
-def lemmas_text(inst: Instance, cert: Loaded) -> str:
+def lemmas_text(inst: Instance, cert: Certificate) -> str:
     lines, how = lemmas(inst, cert)
     shown = lines[:MAX_LEMMAS]
     out = [f"why ({cert.kind}; {how}):"] + [f"  - {line}" for line in shown]
@@ -67,39 +61,40 @@ def lemmas_text(inst: Instance, cert: Loaded) -> str:
     return "\n".join(out)
 
 
-def lemmas(inst: Instance, cert: Loaded) -> tuple[list[str], str]:
-    """(lemma lines, how they were obtained)."""
-    data = cert.content
-    if cert.format in (static_filter.FORMAT, theorem5.FORMAT):
-        why = ("a static filter: no sequence of steps changes it" if cert.format == static_filter.FORMAT
-               else "affinity-free, so it fails in every configuration")
-        return [f"never {b['pod']} on {b['node']}: {b['reason']} ({why})" for b in data["blocked"]], \
-            "the failing check"
-    if cert.format == may_fixpoint.FORMAT:
-        return may_lemmas(inst, data), "missing affinity witnesses"
-    if cert.format == counter_invariant.FORMAT:
-        return counter_invariant.lemmas(data), "the local states the target's nodes ever hold"
-    counts = data.counts if cert.format == clause_invariant.FORMAT else data.get("counts", [])
-    if counts and cert.format in (clause_invariant.FORMAT, bdd_invariant.FORMAT, explicit_states.FORMAT):
-        return count_lemmas(cert, counts), "count target: the invariant bounds the counters it reads"
-    if cert.format == clause_invariant.FORMAT:
-        target = [[("present", p, n) for p, n in alt] for alt in data.query]
-        return boolean_lemmas(inst, _clauses_function(data), target)
-    target = [[("present", p, n) for p, n in alt] for alt in data["query"]]
-    if cert.format == bdd_invariant.FORMAT:
-        return boolean_lemmas(inst, _bdd_function(data), target)
-    if cert.format == explicit_states.FORMAT:
-        return boolean_lemmas(inst, _states_function(data), target)
-    raise ValueError(f"no lemmas for {cert.format}")  # pragma: no cover - every format is handled
+def lemmas(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
+    """(lemma lines, how they were obtained), by the certificate's kind (``LEMMAS``)."""
+    return LEMMAS[cert.format](inst, cert)
 
 
-def count_lemmas(cert: Loaded, counts: list) -> list[str]:
+def failing_check_lemmas(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
+    """Static filter and Theorem 5: the check that fails, pair by pair."""
+    why = ("a static filter: no sequence of steps changes it" if cert.format == static_filter.FORMAT
+           else "affinity-free, so it fails in every configuration")
+    return [f"never {b['pod']} on {b['node']}: {b['reason']} ({why})" for b in cert.content["blocked"]], \
+        "the failing check"
+
+
+def invariant_lemmas(function: Callable[[Any], "_Function"]) -> Callable[[Instance, Certificate],
+                                                                         tuple[list[str], str]]:
+    """Lemmas of an invariant over presence (and counter) variables, ``function``
+    building it from the certificate's content: a count target's conclusion,
+    else the projection and minimisation of the module docstring."""
+    def of(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
+        counts = cert.content.counts if cert.is_text else cert.content.get("counts", [])
+        if counts:
+            return count_lemmas(cert, counts), "count target: the invariant bounds the counters it reads"
+        raw = cert.content.query if cert.is_text else cert.content["query"]
+        target = [[("present", p, n) for p, n in alt] for alt in raw]
+        return boolean_lemmas(inst, function(cert.content), target)
+    return of
+
+
+def count_lemmas(cert: Certificate, counts: list) -> list[str]:
     """The conclusion of a count target, then IC3's clauses as sentences. The
     presence projection below reasons about one pod per pair, so it is not used."""
     line = "never " + " and ".join(
         f"{ct['atLeast']} pods at once on " + " + ".join(f"{p}@{n}" for p, n in ct["pairs"]) for ct in counts)
-    alts = [alt for alt in (cert.content.query if cert.format == clause_invariant.FORMAT
-                            else cert.content["query"]) if alt]
+    alts = [alt for alt in (cert.content.query if cert.is_text else cert.content["query"]) if alt]
     if alts:
         line += " with " + " or ".join(_together(sorted(("present", p, n) for p, n in alt)) for alt in alts)
     out = [line]
@@ -222,6 +217,22 @@ def _bdd_function(data: dict) -> _Function:
     for var, lo, hi in data["nodes"]:
         built.append(f.bdd.ite(f.lit(variables[var]), built[hi], built[lo]))
     f.root = built[data["root"]]
+    return f
+
+
+def _closure_function(data: dict) -> _Function:
+    """The lazy search's downward closure: the present non-free pairs lie within
+    some listed set (a pair in none is never present)."""
+    pairs = [("present", p, n) for p, n in data["pairs"]]
+    f = _Function(pairs)
+    f.root = f.bdd.false
+    for state in data["states"]:
+        inside = set(state)
+        cube = f.bdd.true
+        for i, nm in enumerate(pairs):
+            if i not in inside:
+                cube = cube & f.lit(nm, False)
+        f.root = f.root | cube
     return f
 
 
@@ -472,3 +483,16 @@ def _var_text(nm: Var) -> str:
     if nm[0] == "present":
         return f"{nm[1]} on {nm[2]}"
     return f"bit {nm[3]} of the count of {nm[1]} on {nm[2]}"
+
+
+LEMMAS: dict[str, Callable[[Instance, Certificate], tuple[list[str], str]]] = {
+    static_filter.FORMAT: failing_check_lemmas,
+    theorem5.FORMAT: failing_check_lemmas,
+    may_fixpoint.FORMAT: lambda inst, cert: (may_lemmas(inst, cert.content), "missing affinity witnesses"),
+    counter_invariant.FORMAT: lambda inst, cert: (counter_invariant.lemmas(cert.content),
+                                                  "the local states the target's nodes ever hold"),
+    clause_invariant.FORMAT: invariant_lemmas(_clauses_function),
+    bdd_invariant.FORMAT: invariant_lemmas(_bdd_function),
+    explicit_states.FORMAT: invariant_lemmas(_states_function),
+    lazy_closure.FORMAT: invariant_lemmas(_closure_function),
+}
