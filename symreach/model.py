@@ -22,6 +22,9 @@ KUBERNETES = "kubernetes"
 PROFILES = (PAPER, KUBERNETES)
 
 PODS_RESOURCE = "pods"
+# NodeVolumeLimits as a resource: a node's CSI attach limit for a driver is its
+# capacity of ``ATTACH_PREFIX + driver``, a pod's CSI volumes of that driver its request.
+ATTACH_PREFIX = "attachable-volumes-csi-"
 
 Pair = tuple[int, int]
 Config = tuple[int, ...]
@@ -135,6 +138,10 @@ class AffinityTerm:
     # symmetric anti-affinity check), if that differs from ``selects``: the
     # kube-scheduler matches a pending pod's namespaceSelector differently.
     existing_selects: Optional[frozenset[int]] = None
+    # The plugin that reports this term when it is not InterPodAffinity's: a
+    # ReadWriteOncePod claim is an anti-affinity over every node among the
+    # types using the claim, reported by VolumeRestrictions.
+    plugin: str = ""
 
     @property
     def blocks(self) -> frozenset[int]:
@@ -246,6 +253,33 @@ class Query:
         return max((ct.at_least for ct in self.counts if p in ct.pairs), default=0)
 
 
+GANG = "gang"
+BASIC = "basic"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A pod group (PodGroup, a Workload's pod group or one podGroupReplicaKey
+    slice of it, or a CompositePodGroup), SPEC 5.1.
+
+    ``members``: (pod type, pending pods) runs in the scheduler's queue order;
+    a type may appear in several runs. Member types belong to this group only.
+    ``min_count``: gang pods for a leaf, child groups (minGroupCount) for a
+    composite. ``rejected``: why the scheduler refuses the group outright.
+    """
+
+    name: str
+    members: tuple[tuple[int, int], ...] = ()
+    policy: str = GANG
+    min_count: int = 1
+    parent: Optional[str] = None
+    composite: bool = False
+    rejected: str = ""
+
+    def member_types(self) -> frozenset[int]:
+        return frozenset(t for t, _ in self.members)
+
+
 @dataclass(frozen=True)
 class Instance:
     """One cluster, its pod types, the initial configuration and an optional query.
@@ -267,9 +301,16 @@ class Instance:
     static_block: tuple[tuple[Optional[str], ...], ...]
     initial: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
     multiplicity_bound: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
+    groups: tuple[Group, ...] = ()        # pod groups (SPEC 5.1)
+    group_target: Optional[str] = None   # the file's ``query: {group: ...}``
     query: Optional[Query] = None
     namespaces: FrozenDict[str, FrozenDict[str, str]] = field(default_factory=FrozenDict)
     source: str = "<memory>"
+    # (t, n) -> (plugin, reasons, after_fit) for pairs ``static_block`` blocks by a
+    # volume plugin: a PreFilter rejection, or (after_fit) a Filter failure that
+    # the kube-scheduler reports only after NodePorts, NodeResourcesFit and the
+    # dynamic volume checks pass.
+    volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]] = field(default_factory=FrozenDict)
 
     # ---- indexing helpers -------------------------------------------------
     @property

@@ -17,6 +17,7 @@ from typing import Iterable, Optional, Sequence
 
 from symreach import reasons
 from symreach.model import (
+    ATTACH_PREFIX,
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
@@ -125,7 +126,8 @@ def capacity_failures(inst: Instance, t: int, n: int, sigma: Config) -> tuple[st
                 out.append(REASON_TOO_MANY_PODS)
         requests = inst.pod_types[t].requests
         ordered = [r for r in _FIT_ORDER if r in requests]
-        ordered += sorted(r for r in requests if r not in _FIT_ORDER and r != PODS_RESOURCE)
+        ordered += sorted(r for r in requests if r not in _FIT_ORDER and r != PODS_RESOURCE
+                          and not r.startswith(ATTACH_PREFIX))
         for r in ordered:
             need = requests[r]
             if need > 0 and used(inst, sigma, n, r) + need > node.capacity.get(r, 0):
@@ -136,6 +138,23 @@ def capacity_failures(inst: Instance, t: int, n: int, sigma: Config) -> tuple[st
         if used(inst, sigma, n, r) + request(inst, t, r) > node.capacity.get(r, 0):
             out.append(insufficient(r))
     return tuple(out)
+
+
+def volume_limit_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    """NodeVolumeLimits: the pod's CSI volumes per driver fit the node's attach limit
+    (kubernetes profile; modelled as ``ATTACH_PREFIX + driver`` resources)."""
+    node = inst.nodes[n]
+    for r, need in inst.pod_types[t].requests.items():
+        if need > 0 and r.startswith(ATTACH_PREFIX) and used(inst, sigma, n, r) + need > node.capacity.get(r, 0):
+            return False
+    return True
+
+
+def claims_free(inst: Instance, t: int, sigma: Config) -> bool:
+    """VolumeRestrictions: no running pod uses one of t's ReadWriteOncePod claims
+    (the terms ``loader.resolve.claim_terms`` adds, over one cluster-wide domain)."""
+    return not any(present_anywhere(inst, sigma, term.selects)
+                   for term in inst.pod_types[t].anti_affinity if term.plugin)
 
 
 def spread_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
@@ -221,7 +240,7 @@ def _affinity_ok_kubernetes(inst: Instance, t: int, n: int, sigma: Config,
 def anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
     """t's own anti-affinity: no matching pod in D_tau(n); a missing key is ignored."""
     return not any(present_on(inst, sigma, term.selects, term.topology.domain_nodes(n))
-                   for term in inst.pod_types[t].anti_affinity)
+                   for term in inst.pod_types[t].anti_affinity if not term.plugin)
 
 
 def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
@@ -230,7 +249,7 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
     block nothing."""
     for u, other in enumerate(inst.pod_types):
         for term in other.anti_affinity:
-            if t not in term.blocks or term.topology.domain_of[n] is None:
+            if term.plugin or t not in term.blocks or term.topology.domain_of[n] is None:
                 continue
             for m in term.topology.domain_nodes(n):
                 if sigma[inst.pair(u, m)]:
@@ -247,14 +266,21 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     see ``deploy_failure``.
     """
     static = inst.static_block[t][n]
-    if static is not None:
-        return _failure(static)
+    volume = inst.volume_failures.get((t, n)) if static is not None else None
+    if static is not None and (volume is None or not volume[2]):
+        return _failure(static) if volume is None else Failure(volume[0], volume[1])
     kube = inst.profile == KUBERNETES
     if kube and not ports_ok(inst, t, n, sigma):
         return _failure(REASON_PORTS)
     failing = capacity_failures(inst, t, n, sigma)
     if failing:
         return _failure(*failing)
+    if kube and not claims_free(inst, t, sigma):
+        return _failure(reasons.READ_WRITE_ONCE_POD_CONFLICT)
+    if kube and not volume_limit_ok(inst, t, n, sigma):
+        return _failure(reasons.MAX_VOLUME_COUNT)
+    if volume is not None:
+        return Failure(volume[0], volume[1])
     reason = spread_failure(inst, t, n, sigma)
     if reason:
         return _failure(reason)

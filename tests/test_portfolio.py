@@ -271,7 +271,7 @@ def test_an_abc_answer_names_abc_and_says_whose_verdict_it_is():
 
 
 def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
-    """Preprocessing runs once: the engines get it through ``Limits.prepared``."""
+    """Preprocessing runs once: the engines get it through ``RunContext.prepared``."""
     from symreach.encodings import preprocess as pre_mod
     from symreach.solvers import fast_paths
 

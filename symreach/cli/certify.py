@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from symreach.cli import group_check
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import limit_options, load_inputs_from_options, pod_hints, query_from_options, target_options
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
@@ -43,14 +44,16 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
 
     loaded = load_inputs_from_options([file], False, max_input_mb)
     instance = loaded.instance
-    with pod_hints(loaded):
-        target = query_from_options(instance, pod, node, node_selector, with_items)
     text = read_file_text(cert)
     try:
         certificate = parse(text)
     except ValueError as exc:
         click.echo(f"symreach: error: {cert}: not a symreach certificate: {exc}", err=True)
         sys.exit(2)
+    target = None
+    if not group_check.is_group_certificate(certificate):   # a gang certificate names its group
+        with pod_hints(loaded):
+            target = query_from_options(instance, pod, node, node_selector, with_items)
     if certificate.digest is None:
         ok, message = False, ("refused: the certificate is bound to no instance (no digest); "
                               "write it with check --cert-out")
@@ -58,7 +61,9 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
         ok, message = certificate.check(instance, target)
     if not quiet:
         click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}")
-        if ok and explain:
+        if ok and explain and group_check.is_group_certificate(certificate):
+            click.echo(group_check.explain_certified_group(instance, certificate.content))
+        elif ok and explain:
             from symreach.certify.lemmas import lemmas_text
 
             click.echo(lemmas_text(instance, certificate))

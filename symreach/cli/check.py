@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
 from symreach.cli.options import (
@@ -36,6 +37,7 @@ from symreach.result import Result, Verdict
                    "(an unknown name lists them all).")
 @timeout_option()
 @memory_option
+@group_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="Cores --engine auto time-slices its engines on.")
@@ -75,13 +77,17 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
                          else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     instance, context = loaded.instance, loaded.context
+    group_check.answer_if_asked(loaded)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items)
 
     def render(result: Result) -> str:
+        from symreach.report.caveats import verdict_caveats, with_caveats
+
+        caveats = verdict_caveats(context.get("report"), instance, query, result)
         if as_json:
-            return with_warnings(result_json(result, query.description), loaded)
-        return result_text(result, query.description)
+            return with_caveats(with_warnings(result_json(result, query.description), loaded), caveats)
+        return with_caveats(result_text(result, query.description), caveats)
 
     process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
     if shortest:

@@ -8,7 +8,8 @@ from typing import Optional
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import check_engine, input_options, load_inputs_from_options, memory_option, pod_hints, timeout_option
 from symreach.errors import InputError
@@ -22,6 +23,7 @@ from symreach.errors import InputError
 @timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
 @memory_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@group_option
 def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain_subject, explanation_text, subjects
@@ -29,6 +31,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
     check_engine(engine)
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    group_check.explain_if_asked(loaded)
     instance = loaded.instance
     if not instance.pod_types:
         raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))

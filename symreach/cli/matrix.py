@@ -48,4 +48,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, timeout, memory, meth
         with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
             m = matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
                              executor=ex, progress=task_progress("matrix", "pod types"))
+    from symreach.report.caveats import type_caveats
+
+    m.caveats = type_caveats(loaded.context.get("report"), inst)
     emit_verdict(render(m), 0 if m.stats.get("complete") else 3)

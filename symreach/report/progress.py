@@ -1,6 +1,6 @@
 """Progress of long runs on stderr: engine, iteration or frame, size, elapsed.
 
-Engines call ``limits.progress(engine, **fields)`` from their main loops when
+Engines call ``RunContext.report(engine, **fields)`` (its ``progress``) from their main loops when
 it is set; the reporter throttles, so calling it often is cheap. It stays
 silent unless stderr is a terminal (or ``force`` is given), so pipes, CI logs
 and ``--json`` consumers never see it.

@@ -171,3 +171,8 @@ def _trace(parent, sigma: Config) -> tuple[Step, ...]:
 
 def _unknown(reason: str, stats: dict) -> Result:
     return Result(Verdict.UNKNOWN, "explicit", reason=reason, stats=stats)
+
+
+# The gang search (solvers/gang_explicit.py) explores the same moves over the same parent map.
+successors = _successors
+trace_back = _trace

@@ -75,6 +75,8 @@ class Matrix:
     # DaemonSet name -> {node index: its pod type pinned there} (model.daemonset_groups)
     groups: dict[str, dict[int, int]] = field(default_factory=dict)
     answers: dict[int, TypeAnswer] = field(default_factory=dict)  # per type (cells method)
+    # type -> what its cells depend on that is not modelled (``symreach.report.caveats``): marked ``Y*``
+    caveats: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def row_subjects(self) -> list[tuple[str, tuple[Optional[int], ...]]]:
         """One row per pod type, except that a DaemonSet's pinned types form one
@@ -95,8 +97,10 @@ class Matrix:
         for name, per_node in self.row_subjects():
             for n, t in enumerate(per_node):
                 if t is not None:
-                    yield {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)],
-                           "by": self.how[(t, n)]}
+                    row = {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)], "by": self.how[(t, n)]}
+                    if t in self.caveats:
+                        row["caveats"] = list(self.caveats[t])
+                    yield row
 
     def witness(self, instance: Instance, t: int, n: int) -> Optional[tuple[Step, ...]]:
         """A replayed witness for a deployable cell (cells method only), else None."""
@@ -243,14 +247,18 @@ def render_text(m: Matrix) -> str:
     one row per pod type, a DaemonSet's pinned types as one row."""
     subjects = m.row_subjects()
     width = max([len(name) for name, _ in subjects] + [4])
-    widths = [max(1, len(node)) for node in m.nodes]
+    widths = [max(2 if m.caveats else 1, len(node)) for node in m.nodes]
     lines = ["Y deployable, . not deployable, ? unknown (limit reached)"
-             + (", - no pod of the DaemonSet for the node" if m.groups else ""),
+             + (", - no pod of the DaemonSet for the node" if m.groups else "")
+             + (", * depends on what is not modelled (caveats below)" if m.caveats else ""),
              " " * width + "".join(f" {node:<{w}}" for node, w in zip(m.nodes, widths)).rstrip()]
     pads = [" " * (w - 1) for w in widths]
     for name, per_node in subjects:
         t0 = per_node[0] if per_node else None
-        if isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
+        if any(t in m.caveats for t in per_node if t is not None):
+            marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]] + ('*' if t in m.caveats else ''):<{w}}"
+                            for n, (t, w) in enumerate(zip(per_node, widths)))
+        elif isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
             # One pod type's row: read it as a list (millions of cells on large clusters).
             marks = "".join([f" {_MARK[v]}{pad}" for v, pad in zip(m.cells.row(t0), pads)])
         else:
@@ -259,12 +267,15 @@ def render_text(m: Matrix) -> str:
         lines.append(f"{name:<{width}}{marks}".rstrip())
     if m.stats.get("reason"):
         lines.append(f"incomplete: {m.stats['reason']}")
+    lines += [f"* {m.types[t]}: {c}" for t in sorted(m.caveats) for c in m.caveats[t]]
     return "\n".join(lines)
 
 
 def render_json(m: Matrix) -> str:
-    return json.dumps({"pods": list(m.types), "nodes": list(m.nodes), "cells": list(m.rows()),
-                       "stats": m.stats}, indent=2, default=str)
+    data = {"pods": list(m.types), "nodes": list(m.nodes), "cells": list(m.rows()), "stats": m.stats}
+    if m.caveats:
+        data["caveats"] = {m.types[t]: list(c) for t, c in sorted(m.caveats.items())}
+    return json.dumps(data, indent=2, default=str)
 
 
 def render_csv(m: Matrix) -> str:
