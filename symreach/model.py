@@ -26,6 +26,10 @@ PODS_RESOURCE = "pods"
 # capacity of ``ATTACH_PREFIX + driver``, a pod's CSI volumes of that driver its request.
 ATTACH_PREFIX = "attachable-volumes-csi-"
 
+PAPER_MOVES = "paper"
+OPERATOR_MOVES = "operator"
+MOVES = (PAPER_MOVES, OPERATOR_MOVES)
+
 Pair = tuple[int, int]
 Config = tuple[int, ...]
 
@@ -207,6 +211,8 @@ class PodType:
     origin: str = ""
     # The pod spec fields as read, for trace export to manifests; engines ignore it.
     manifest: Optional[FrozenDict[str, object]] = None
+    # A static (mirror) pod's type: the kubelet owns it (protected under operator moves).
+    static_pod: bool = False
 
 
 @dataclass(frozen=True)
@@ -230,6 +236,7 @@ class Query:
     alternatives: tuple[frozenset[Pair], ...]
     description: str = ""
     counts: tuple[CountTarget, ...] = ()
+    moves: Optional[str] = None  # ``moves:`` of a v1 query (paper | operator); None: not given
 
     def pairs(self) -> frozenset[Pair]:
         """Every pair the target reads (presence and counts)."""
@@ -281,6 +288,39 @@ class Group:
 
 
 @dataclass(frozen=True)
+class DisruptionBudget:
+    """A PodDisruptionBudget resolved to pod types (SPEC 5.2).
+
+    ``counts``: the types whose pods it selects (its namespace and selector).
+    ``desired_healthy``: the disruption controller's desiredHealthy, fixed
+    at load time (``moves.desired_healthy``); every modelled pod is healthy,
+    so an eviction is allowed while ``allowed(present) >= 1``.
+    """
+
+    name: str  # namespace/name
+    counts: frozenset[int]
+    desired_healthy: int
+    unhealthy_policy: str = "IfHealthyBudget"
+
+    def allowed(self, present: int) -> int:
+        """status.disruptionsAllowed with ``present`` matching (healthy) pods."""
+        return max(0, present - self.desired_healthy)
+
+
+@dataclass(frozen=True)
+class MoveRules:
+    """Which deletions a witness may make: the paper's (any) or an operator's."""
+
+    name: str = PAPER_MOVES
+    respect_pdb: bool = False
+    protected: frozenset[int] = frozenset()  # pod types never deleted
+
+    @property
+    def restricted(self) -> bool:
+        return self.respect_pdb or bool(self.protected)
+
+
+@dataclass(frozen=True)
 class Instance:
     """One cluster, its pod types, the initial configuration and an optional query.
 
@@ -311,6 +351,8 @@ class Instance:
     # the kube-scheduler reports only after NodePorts, NodeResourcesFit and the
     # dynamic volume checks pass.
     volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]] = field(default_factory=FrozenDict)
+    budgets: tuple[DisruptionBudget, ...] = ()
+    moves: MoveRules = field(default_factory=MoveRules)
 
     # ---- indexing helpers -------------------------------------------------
     @property

@@ -325,6 +325,56 @@ def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     return sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
 
 
+def budget_present(inst: Instance, sigma: Config, types: Iterable[int]) -> int:
+    """Pods of ``types`` running in sigma (the healthy pods a PodDisruptionBudget counts)."""
+    return sum(sigma[inst.pair(u, m)] for u in types for m in range(len(inst.nodes)))
+
+
+def delete_failure(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]:
+    """Why deleting a pod of t on n is not a move under ``inst.moves`` (SPEC 5.2), or None.
+
+    Paper moves: any present pod. Operator moves: never a protected type's
+    pod; with ``respect_pdb`` the deletion is an eviction, which the API
+    server refuses for a pod matching more than one budget, and otherwise
+    allows only while the matching budget's disruptionsAllowed >= 1 (every
+    modelled pod is healthy, so unhealthyPodEvictionPolicy changes nothing).
+    """
+    if sigma[inst.pair(t, n)] <= 0:
+        return "no such pod"
+    rules = inst.moves
+    if t in rules.protected:
+        return f"pod type {inst.pod_types[t].name} is protected"
+    if not rules.respect_pdb:
+        return None
+    matching = [b for b in inst.budgets if t in b.counts]
+    if len(matching) > 1:
+        names = ", ".join(b.name for b in matching)
+        return f"the pod matches more than one PodDisruptionBudget ({names}); the Eviction API refuses it"
+    for b in matching:
+        present = budget_present(inst, sigma, b.counts)
+        if b.allowed(present) < 1:
+            return (f"PodDisruptionBudget {b.name} allows no disruption ({present} matching pods, "
+                    f"{b.desired_healthy} must stay healthy)")
+    return None
+
+
+def may_delete(inst: Instance, sigma: Config, t: int, n: int) -> bool:
+    return delete_failure(inst, sigma, t, n) is None
+
+
+def budget_cap(inst: Instance, t: int) -> int:
+    """The count worth keeping per pair of t for the PDB guards (0: none).
+
+    A budget's guard reads ``present >= desired_healthy + 1``; with every
+    pair cut at that K the guard keeps its value (one pair alone reaches K,
+    or none was cut), the analogue of ``Query.count_cap``. Saturation and the
+    explicit certificate's closure use max(this, the other caps).
+    """
+    if not inst.moves.respect_pdb:
+        return 0
+    return max((b.desired_healthy + 1 for b in inst.budgets if t in b.counts), default=0)
+
+
 def query_holds(inst: Instance, query: Query, sigma: Config) -> bool:
     """Some alternative fully present, and every count target reached."""
     if not all(sum(sigma[inst.pair(t, n)] for t, n in ct.pairs) >= ct.at_least for ct in query.counts):
@@ -350,8 +400,9 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node} is illegal: {why}")
             sigma = deploy(inst, sigma, t, n)
         elif step.op == DELETE:
-            if sigma[inst.pair(t, n)] <= 0:
-                raise ReplayError(f"step {i}: delete {step.pod} on {step.node}: no such pod")
+            why = delete_failure(inst, sigma, t, n)
+            if why is not None:
+                raise ReplayError(f"step {i}: delete {step.pod} on {step.node}: {why}")
             sigma = delete(inst, sigma, t, n)
         else:
             raise ReplayError(f"step {i}: unknown op {step.op!r}")

@@ -12,6 +12,8 @@ from typing import Optional
 
 import click
 
+from symreach.cli.moves_options import refuse_if_requested
+
 from symreach.cli.output import PendingOutput, emit_verdict
 from symreach.errors import InputError
 
@@ -30,7 +32,7 @@ def group_option(func):
 
 def _wants_json(params: dict) -> bool:
     """``--json`` or ``-o json``, whichever the command has."""
-    return bool(params.get("as_json")) or params.get("fmt") == "json"
+    return bool(params.get("as_json")) or "json" in (params.get("fmt"), params.get("output"))
 
 
 def answer_if_asked(loaded) -> None:
@@ -47,6 +49,7 @@ def answer_if_asked(loaded) -> None:
         names = ", ".join(sorted(g.name for g in instance.groups)[:5])
         raise click.UsageError(f"{instance.source}: the input has no query: give --group ({names}) or --pod")
     if group is not None or (pod is None and instance.query is None and instance.group_target):
+        refuse_if_requested("group targets")
         run(loaded, group, params.get("engine", "auto"), params.get("max_states"), _wants_json(params),
             params.get("trace_out"), params.get("cert_out"), bool(params.get("why")))
 

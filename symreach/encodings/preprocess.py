@@ -362,7 +362,7 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
     if not alive:
         done(Verdict.NOT_DEPLOYABLE,
              "no alternative of the target lies in the may-be-present fixpoint "
-             f"({len(may)} pairs over {len(cone)} cone types; SPEC 2.2 over-approximation)",
+             f"({len(may)} pairs over {len(cone)} cone types; docs/semantics.md, over-approximation)",
              cert=may_certificate.make_certificate(inst, query, cone, may), how="may-fixpoint")
         return pre
     if query.counts:

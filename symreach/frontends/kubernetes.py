@@ -19,7 +19,11 @@ What becomes what:
   ANDed here with the template's own node affinity (which decides where the
   controller creates pods), and adds its standard tolerations.
 - Pod without a controller -> its own creatable type ``ns/name`` (it can be
-  applied again). Static (mirror) pods are not creatable.
+  applied again). Static (mirror) pods are not creatable (and marked
+  ``staticPod``: protected under operator moves).
+- PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (name, namespace,
+  selector, minAvailable/maxUnavailable, unhealthyPodEvictionPolicy),
+  checked strictly by the v1 loader (``loader/budgets.py``).
 - Pod with ``spec.nodeName`` and not finished -> one pod of the initial
   configuration, attached to its workload's type through ownerReferences
   (Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob, DaemonSet per
@@ -69,7 +73,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS | GROUP_KINDS
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod", "PodDisruptionBudget"} | VOLUME_KINDS | GROUP_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -112,6 +116,8 @@ class Report:
     skipped_objects: list[tuple[str, str, str]] = field(default_factory=list)
     # workloads that give no pod type, and why (asked about with --pod, the error says so)
     unplaceable: dict[str, str] = field(default_factory=dict)
+    # "Kind ns/name" of every workload -> its pod type (a DaemonSet: "ns/name", its row), for operator names
+    workloads: dict[str, str] = field(default_factory=dict)
     # pod type -> what its answers depend on that is not modelled (``symreach.report.caveats``)
     caveats: dict[str, list[str]] = field(default_factory=dict)
 
@@ -152,15 +158,19 @@ def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance
 
 
 def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Lines]] = None,
-                              doc_files: Optional[list[tuple[str, int]]] = None) -> tuple[Instance, Report]:
+                              doc_files: Optional[list[tuple[str, int]]] = None,
+                              default_namespace: str = DEFAULT_NAMESPACE) -> tuple[Instance, Report]:
     """Convert, then load through the v1 loader; its errors point back at the source objects.
 
     ``doc_files`` names (file, document index in it) per document when the
-    documents come from several files.
+    documents come from several files. ``default_namespace`` is the namespace
+    of namespaced objects that name none (``kubectl apply -n NS``).
     """
     from symreach.loader import load_document
 
-    conversion = _Converter(filename, docs, lines, doc_files).run()
+    converter = _Converter(filename, docs, lines, doc_files)
+    converter.default_namespace = default_namespace
+    conversion = converter.run()
     try:
         instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
     except InputError as err:
@@ -273,6 +283,8 @@ class _Converter:
         self.attach_drivers: set[str] = set()
         self.node_attached: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> volumes in use
         self._warned: set[str] = set()
+        self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
+        self.default_namespace = DEFAULT_NAMESPACE
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -314,7 +326,7 @@ class _Converter:
             name = base
         namespace = DEFAULT_NAMESPACE
         if namespaced:
-            namespace = self.get(obj, ("metadata", "namespace"), str) or DEFAULT_NAMESPACE
+            namespace = self.get(obj, ("metadata", "namespace"), str) or self.default_namespace
         return namespace, name, meta
 
     # -- driver ---------------------------------------------------------------
@@ -335,6 +347,8 @@ class _Converter:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
                 self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
+            elif obj.kind == "PodDisruptionBudget":
+                self.budget(obj)
         for change in self.volumes.settle():
             self.report.warn("volume objects settled", change)
         for obj in objects:
@@ -473,6 +487,7 @@ class _Converter:
         if parent is not None:
             self.workload_types(parent)
             workload.type_name = parent.type_name
+            self.name_workload(workload, parent.type_name)
             return
         tpath = TEMPLATE_PATHS[workload.kind]
         obj = workload.obj
@@ -480,6 +495,7 @@ class _Converter:
         origin = f"{workload.kind} {workload.namespace}/{workload.name}"
         if workload.kind == "DaemonSet":
             self.daemonset_types(workload, tpath, origin)
+            self.name_workload(workload, f"{workload.namespace}/{workload.name}")
             return
         pinned = self.get(obj, tpath + ("spec", "nodeName"), str)
         if pinned and pinned not in self.node_names:
@@ -493,6 +509,11 @@ class _Converter:
         workload.type_name = name
         if workload.kind == "StatefulSet":
             self.claim_templates(workload, name)
+        self.name_workload(workload, name)
+
+    def name_workload(self, workload: _Workload, type_name: Optional[str]) -> None:
+        if type_name is not None:
+            self.report.workloads[f"{workload.kind} {workload.namespace}/{workload.name}"] = type_name
 
     def daemonset_types(self, workload: _Workload, tpath: Path, origin: str) -> None:
         if not self.nodes:
@@ -676,6 +697,8 @@ class _Converter:
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
+        if origin.startswith("static pod"):
+            body["staticPod"] = True
         prefix = ("podTypes", len(self.types))
         self.map_lines(prefix, obj, spec_path[:-1] if spec_path else ())
         self.map_lines(prefix + ("labels",), obj, meta_path + ("labels",))
@@ -690,6 +713,16 @@ class _Converter:
         self.lenient_sigs[name] = signature(body, strict=False)
         self.report.pod_types += 1
         return body
+
+    def budget(self, obj: _Object) -> None:
+        """A PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (checked by the v1 loader)."""
+        namespace, name, _ = self.metadata(obj, namespaced=True)
+        spec = self.get(obj, ("spec",), dict) or {}
+        entry = {"name": name, "namespace": namespace}
+        entry.update({k: copy_plain(spec[k]) for k in ("selector", "minAvailable", "maxUnavailable",
+                                                      "unhealthyPodEvictionPolicy") if k in spec})
+        self.map_lines(("disruptionBudgets", len(self.budgets)), obj, ("spec",))
+        self.budgets.append(entry)
 
     # -- pods -----------------------------------------------------------------
     def pod(self, obj: _Object) -> None:
@@ -867,6 +900,8 @@ class _Converter:
         doc["nodes"] = self.nodes
         doc["podTypes"] = list(self.types.values())
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
+        if self.budgets:
+            doc["disruptionBudgets"] = self.budgets
         groups = self.groups.section(self)
         if groups:
             doc["groups"] = groups

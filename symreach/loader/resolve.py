@@ -32,6 +32,7 @@ from symreach.loader.labels import (
     tolerates,
     untolerated_taint,
 )
+from symreach.loader.budgets import resolve_budgets
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
@@ -325,6 +326,7 @@ def build_instance(doc: Document, source: str) -> Instance:
         namespaces=doc.namespaces,
         source=source,
         volume_failures=volume_failures,
+        budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
     )
 
 
@@ -413,6 +415,7 @@ def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
         spread=tuple(_spread(ctx, spec, s) for s in spec.spread),
         max_per_node=spec.max_per_node,
         manifest=spec.manifest,
+        static_pod=spec.static_pod,
     )
 
 

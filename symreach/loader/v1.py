@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from symreach.loader.budgets import SECTIONS as BUDGET_SECTIONS, BudgetSpec, parse_budgets
 from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
 from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
@@ -23,11 +24,11 @@ NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_NAMESPACE = "default"
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 
-TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query", "groups")
+TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query", "groups") + BUDGET_SECTIONS
 NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable")
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
-    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating", "volumes",
+    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating", "volumes", "staticPod",
 )
 
 
@@ -50,6 +51,7 @@ class PodTypeSpec:
     # Pods being deleted (``metadata.deletionTimestamp``): PodTopologySpread does not count them.
     terminating: bool = False
     volumes: VolumeSpec = VolumeSpec()
+    static_pod: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class Document:
     initial: FrozenDict[Pair, int]
     query: object
     groups: object = None   # raw; ``loader.groups`` checks it against the resolved instance
+    budgets: tuple[BudgetSpec, ...] = ()
 
 
 def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
@@ -80,7 +83,8 @@ def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
     for pod in pods:
         namespaces.setdefault(pod.namespace, FrozenDict({NAMESPACE_NAME_LABEL: pod.namespace}))
     initial = _initial(body.get("initial"), pods, nodes)
-    return Document(profile, FrozenDict(namespaces), nodes, pods, initial, body.get("query"), body.get("groups"))
+    return Document(profile, FrozenDict(namespaces), nodes, pods, initial, body.get("query"), body.get("groups"),
+                    parse_budgets(body))
 
 
 def _namespaces(raw: object) -> dict[str, FrozenDict[str, str]]:
@@ -190,6 +194,7 @@ def _pod_type(raw: object, path: Path, profile: str, node_names: set[str]) -> Po
         host_ports=_host_ports(body.get("hostPorts"), path + ("hostPorts",), profile),
         max_per_node=max_per_node,
         manifest=freeze(body),
+        static_pod=boolean(body.get("staticPod"), path + ("staticPod",), False),
         path=path,
         terminating=boolean(body.get("terminating"), path + ("terminating",), False),
         volumes=_volumes(body.get("volumes"), path + ("volumes",), profile, node_names),
