@@ -82,8 +82,8 @@ gives the counters ``AUTO_SWEEPS`` sweeps on pools of at least ``MIN_POOL``
 nodes and then hands over to ``compile.py`` (``build_system``;
 ``solvers.bdd``). Moving ``2**j`` nodes at once (guarded by the guard and the
 guard with ``s'`` occupied: sound, since the guards read only non-zero bits)
-was tried and measured 10-50x slower: the accelerated images build
-arithmetic-heavy BDDs.
+was tried and measured much slower (``benchmarks/results/counter_pools.md``):
+the accelerated images build arithmetic-heavy BDDs.
 
 Witnesses. ``concretize`` turns a counter trace into node steps: a node of
 the group in local state ``s`` is picked (the first in name order) and

@@ -120,8 +120,8 @@ def interleaved(system, forward: bool, deploy_order: str = "auto",
     it *negatively* (an anti-affinity that the delete unblocks) after the
     last deploy that reads it positively (a witness still needed), else
     right after the last deploy that reads it (the moment a pebble stops
-    being useful). Measured on pebbling pyramids: 3x fewer sweeps than a
-    plain order; on the Appendix B nets one transition firing
+    being useful). On pebbling pyramids it needs far fewer sweeps than a
+    plain order (``benchmarks/results/design_measurements.md``); on the Appendix B nets one transition firing
     (S, E, P, F, R with the deletes between) fits in one sweep."""
     # the position in the compiled (witness-level) order, not the BDD level:
     # the BDD order may be a different static order (``force_order``)
