@@ -80,7 +80,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     def render(result: Result) -> str:
         if as_json:
             return with_warnings(result_json(result, query.description), loaded)
-        return result_text(result, query.description)
+        return result_text(result, query.description, trace_pod_names(result, instance, context))
 
     process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
     if shortest:
@@ -118,6 +118,15 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     if why_text and not as_json:
         text += "\n" + why_text
     emit_verdict(text, result.verdict.exit_code, outputs)
+
+
+def trace_pod_names(result: Result, instance, context) -> list[str]:
+    """The pods the witness creates and deletes, named as ``--trace-out`` names them."""
+    if not result.trace:
+        return []
+    from symreach.export.traces import step_names
+
+    return step_names(result.trace, instance, context.get("initial_pod_names"))
 
 
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}

@@ -23,6 +23,7 @@ from symreach.report.objects import (
     requirement_text,
     spread_text,
     taint_text,
+    type_name,
     term_text,
 )
 
@@ -135,7 +136,7 @@ def _ports(inst: Instance, t: int, n: int, sigma: Config) -> str:
         for a in sorted(mine, key=lambda p: (p.port, p.protocol, p.host_ip)):
             for b in other.host_ports:
                 if a.conflicts(b):
-                    return f"host port {a.port}/{a.protocol} is held by {other.name} on {inst.nodes[n].name}"
+                    return f"host port {a.port}/{a.protocol} is held by {type_name(inst, u)} on {inst.nodes[n].name}"
     return ""
 
 
@@ -217,7 +218,7 @@ def _existing_anti_affinity(inst: Instance, t: int, n: int, sigma: Config) -> st
                 continue
             for m in sorted(term.topology.domain_nodes(n)):
                 if sigma[inst.pair(u, m)]:
-                    return (f"{other.name} on {inst.nodes[m].name} has anti-affinity "
+                    return (f"{type_name(inst, u)} on {inst.nodes[m].name} has anti-affinity "
                             f"{term_text(inst, u, term, anti=True)}{_same_domain(term.topology, n)}")
     return ""
 
@@ -234,7 +235,7 @@ def _one_on(inst: Instance, sigma: Config, types, nodes) -> str:
     for u in sorted(types):
         for m in sorted(nodes):
             if sigma[inst.pair(u, m)]:
-                return f"{inst.pod_types[u].name} runs on {inst.nodes[m].name}"
+                return f"{type_name(inst, u)} runs on {inst.nodes[m].name}"
     return ""
 
 

@@ -35,9 +35,19 @@ def amount_text(resource: str, amount: int) -> str:
     return str(amount)
 
 
+def type_name(inst: Instance, u: int) -> str:
+    """A pod type as the user knows it: a DaemonSet's pod for one node (``ns/ds@node``,
+    ``model.daemonset_groups``) is the DaemonSet ``ns/ds``."""
+    name = inst.pod_types[u].name
+    if "@" not in name:
+        return name
+    workload, _, node = name.rpartition("@")
+    return workload if workload and any(n.name == node for n in inst.nodes) else name
+
+
 def names(inst: Instance, types: Iterable[int], limit: int = 4) -> str:
     """Pod type names, the first ``limit`` of them and how many more."""
-    listed = [inst.pod_types[u].name for u in sorted(types)]
+    listed = list(dict.fromkeys(type_name(inst, u) for u in sorted(types)))
     if not listed:
         return "no pod type"
     return ", ".join(listed[:limit]) + (f" (+{len(listed) - limit} more)" if len(listed) > limit else "")

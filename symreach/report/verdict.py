@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from symreach.result import Result
 
@@ -14,7 +14,8 @@ SIZE_KEYS = ("types", "cone_types", "pairs_total", "pairs_may", "state_vars", "a
              "decided_by")
 
 
-def result_text(result: Result, target: str = "") -> str:
+def result_text(result: Result, target: str = "", pod_names: Sequence[str] = ()) -> str:
+    """``pod_names``: the pod each trace step creates or deletes (``export.traces.step_names``)."""
     lines = [result.verdict.value]
     if target:
         lines.append(f"  target:   {target}")
@@ -27,7 +28,8 @@ def result_text(result: Result, target: str = "") -> str:
         lines.append(f"  trace ({steps} step{'' if steps == 1 else 's'}{shortest}, replayed against the semantics):")
         width = len(str(len(result.trace)))
         for i, step in enumerate(result.trace, 1):
-            lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}")
+            pod = f" (pod {pod_names[i - 1]})" if len(pod_names) == len(result.trace) else ""
+            lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}{pod}")
     before, _, after = str(result.stats.get("trace_minimised", "")).partition(" -> ")
     if before != after:
         lines.append(f"  trace minimised: {result.stats['trace_minimised']} steps")
