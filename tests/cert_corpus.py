@@ -24,7 +24,14 @@ from tests.random_instances import random_doc
 TARGET_KINDS = ("presence", "pool", "co-occurrence", "count", "more")
 
 
-def certificate_text(cert) -> str:
+def certificate_text(cert, inst: Optional[Instance] = None) -> str:
+    """The text ``check --cert-out`` writes: bound to ``inst`` where certificates bind."""
+    try:
+        from symreach.certify.dispatch import as_certificate
+    except ImportError:  # before certificates were bound to their instance
+        as_certificate = None
+    if as_certificate is not None and inst is not None:
+        return as_certificate(cert).bind(inst).dumps()
     if isinstance(cert, str):
         return cert
     if hasattr(cert, "dumps"):
@@ -34,23 +41,33 @@ def certificate_text(cert) -> str:
     return json.dumps(cert, default=str)
 
 
+def limits(counters: str = "off"):
+    """20 s, and whether the BDD engine counts interchangeable nodes."""
+    try:
+        return Limits(timeout_s=20, counters=counters)
+    except TypeError:  # the run context carries it
+        from symreach.run import RunContext
+
+        return RunContext.within(20, counters=counters)
+
+
 def cert_format(text: str) -> str:
     return json.loads(text)["format"] if text.lstrip().startswith("{") else text.splitlines()[0][2:].strip()
 
 
-def engines() -> list[tuple[str, Callable[[], object], Limits]]:
+def engines() -> list[tuple[str, Callable[[], object], object]]:
     """(label, factory, limits): every engine that writes its own certificate."""
     from symreach.solvers.bdd import BddEngine
     from symreach.solvers.explicit import ExplicitEngine
     from symreach.solvers.ic3 import Ic3Engine
     from symreach.solvers.lazy_search import LazySearchEngine
 
-    quick = Limits(timeout_s=20, counters="off")
+    quick = limits("off")
     return [
         ("fast-paths", lambda: Ic3Engine(), quick),
         ("explicit", lambda: ExplicitEngine(), quick),
         ("bdd", lambda: BddEngine(fast_paths=False), quick),
-        ("counters", lambda: BddEngine(fast_paths=False), Limits(timeout_s=20, counters="on")),
+        ("counters", lambda: BddEngine(fast_paths=False), limits("on")),
         ("ic3", lambda: Ic3Engine(fast_paths=False), quick),
         ("lazy", lambda: LazySearchEngine(fast_paths=False), quick),
     ]
@@ -72,9 +89,9 @@ def targets(inst: Instance, rng: random.Random) -> Iterator[tuple[str, Query]]:
     yield "more", parse_query(inst, pod, node, more=True)
 
 
-def decide(engine, limits: Limits, inst: Instance, query: Query) -> Optional[Result]:
+def decide(engine, run, inst: Instance, query: Query) -> Optional[Result]:
     try:
-        return engine.check(inst, query, limits)
+        return engine.check(inst, query, run)
     except Exception:  # an engine that declines this fragment
         return None
 
@@ -89,11 +106,11 @@ def corpus(seeds, profiles=("paper", "kubernetes"), wanted=None) -> Iterator[tup
         doc = random_doc(seed, rng.choice(profiles))
         inst = load_document(doc)
         for kind, query in targets(inst, rng):
-            for _, make, limits in engines():
-                res = decide(make(), limits, inst, query)
+            for _, make, run in engines():
+                res = decide(make(), run, inst, query)
                 if res is None or res.verdict is not Verdict.NOT_DEPLOYABLE or res.certificate is None:
                     continue
-                text = certificate_text(res.certificate)
+                text = certificate_text(res.certificate, inst)
                 fmt = cert_format(text)
                 if fmt not in KINDS:
                     continue
