@@ -225,7 +225,7 @@ def mutate_json(data: dict, inst: Instance, rng: random.Random) -> tuple[dict, s
             _set(data, rng.choice(strings), rng.choice(_names(inst)))
     elif op == "target":
         data["query"] = rng.choice([[], [[]], [[_pair(inst, rng)]], [[_pair(inst, rng), _pair(inst, rng)]],
-                                    [[_pair(inst, rng)], [_pair(inst, rng)]], data.get("query", [])[:1]])
+                                    [[_pair(inst, rng)], [_pair(inst, rng)]], _first(data.get("query"))])
     elif op == "counts":
         data["counts"] = rng.choice([[], [{"pairs": [], "atLeast": 1}], [{"pairs": [_pair(inst, rng)], "atLeast": 0}],
                                      [{"pairs": [_pair(inst, rng)], "atLeast": rng.randint(-2, 4)}],
@@ -235,6 +235,11 @@ def mutate_json(data: dict, inst: Instance, rng: random.Random) -> tuple[dict, s
     else:
         data["profile"] = rng.choice(["paper", "kubernetes", "", None])
     return data, op
+
+
+def _first(query: Any) -> list:
+    """The first alternative of a (possibly already mutated) query."""
+    return query[:1] if isinstance(query, list) else []
 
 
 def _pair(inst: Instance, rng: random.Random) -> list[str]:
