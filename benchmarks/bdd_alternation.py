@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 
 from benchmarks.shared_data import PETRI_DIR
-from symreach.encodings.petri_net import read_net
-from symreach.encodings.reduction_pebbling import encode_pebbling
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import read_net
+from symreach.frontends.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.generators.dags import pyramid
 
 OUT = Path(__file__).resolve().parent / "results" / "bdd_alternation.md"

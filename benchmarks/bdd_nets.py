@@ -11,7 +11,7 @@ bound, so only places it lists are used):
 - other nets: the shallowest coverable place not marked initially (initially
   marked ones are decided by the fast paths), the median and the deepest.
 
-One process per query (``symreach.bench.run_job``: wall-clock and memory
+One process per query (``symreach.bench.runner.run_job``: wall-clock and memory
 limits), BDD engine defaults, 120 s limit. Ground truth: answers.json.
 Results: benchmarks/results/bdd_nets.md (rewritten after every query).
 
@@ -31,8 +31,8 @@ from typing import Iterator
 from benchmarks.families import first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
 from symreach.bench.runner import BenchInstance, Job, run_job
-from symreach.encodings.petri_net import PetriNet, read_net
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import PetriNet, read_net
+from symreach.frontends.reduction_petri import encode_petri
 
 DATA = PETRI_DIR
 OUT = Path(__file__).resolve().parent / "results" / "bdd_nets.md"
@@ -103,7 +103,7 @@ def main() -> None:
     head = ["# BDD engine on the Petri-net benchmark (Appendix B encoding)", "",
             f"`python -m benchmarks.bdd_nets --timeout {args.timeout:g}`; {platform.machine()}, "
             f"Python {platform.python_version()}, 2 shared cores, one process per query "
-            f"(`symreach.bench.run_job`, {args.memory_mb} MB limit). BDD engine defaults "
+            f"(`symreach.bench.runner.run_job`, {args.memory_mb} MB limit). BDD engine defaults "
             "(bidirectional chaining, variable order `auto`: FORCE order over the guard-reads "
             "hypergraph when the witness graph is cyclic, as on every net here). "
             "Goal places by coverability depth (BFS level of the marking graph, see the module "

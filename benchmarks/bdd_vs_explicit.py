@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from symreach.encodings.reduction_pebbling import encode_pebbling  # noqa: E402
+from symreach.frontends.reduction_pebbling import encode_pebbling  # noqa: E402
 from symreach.generators.dags import binary_tree, pyramid  # noqa: E402
 from symreach.loader import load_document  # noqa: E402
 from symreach.result import Verdict  # noqa: E402
@@ -77,8 +77,8 @@ def pebbling_rows(shape, heights, timeout, explicit_timeout, lines):
 
 
 def petri_rows(timeout, explicit_timeout, lines):
-    from symreach.encodings.petri_net import read_net
-    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.frontends.petri_net import read_net
+    from symreach.frontends.reduction_petri import encode_petri
 
     answers = json.loads((PETRI / "answers.json").read_text())
     lines.append("\n### Petri nets (Appendix B encoding)\n")

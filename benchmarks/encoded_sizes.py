@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from symreach.encodings.petri_net import read_pnml  # noqa: E402
-from symreach.encodings.reduction_petri import encode_petri  # noqa: E402
+from symreach.frontends.petri_net import read_pnml  # noqa: E402
+from symreach.frontends.reduction_petri import encode_petri  # noqa: E402
 from benchmarks.families import first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
 

@@ -1,6 +1,6 @@
 """The benchmark families: instances with their size, series and known answer.
 
-Every family yields ``symreach.bench.BenchInstance`` objects holding a
+Every family yields ``symreach.bench.runner.BenchInstance`` objects holding a
 format-v1 document. Sizes grow within a *series* (one family, one polarity),
 so the runner can stop an engine on a series once it failed at a smaller size.
 
@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from symreach.bench.runner import BenchInstance
-from symreach.encodings.petri_net import PetriNet, read_pnml
-from symreach.encodings.reduction_pebbling import encode_pebbling
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import PetriNet, read_pnml
+from symreach.frontends.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.generators import clusters, dags, hard_clusters, nets
 from benchmarks.shared_data import PETRI_DIR
 

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from symreach.certify.clause_invariant import check_certificate
-from symreach.encodings.petri_net import read_net
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import read_net
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.loader import load_document
 from symreach.solvers.base import Limits
 from symreach.solvers.ic3 import Ic3Engine

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from symreach import semantics
 from symreach.certify.clause_invariant import check_certificate
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
 from symreach.loader import load_document
 from symreach.result import Verdict

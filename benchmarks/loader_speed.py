@@ -25,8 +25,8 @@ from pathlib import Path
 
 import yaml
 
-from symreach.encodings.petri_net import read_net
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import read_net
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.generators.clusters import generate_cluster
 from symreach.loader import load_document, load_instance
 from benchmarks.shared_data import PETRI_DIR

@@ -8,7 +8,7 @@ lists 1,263 places in all (474 in BART alone): at 120 s per engine and goal
 on two shared cores the whole list does not fit in a session, so these 45
 are the goals; ``--nets`` narrows them.
 
-One process per job (``symreach.bench.run_job``: wall-clock and memory
+One process per job (``symreach.bench.runner.run_job``: wall-clock and memory
 limits), ``auto`` at ``--timeout`` (120 s by default) and, with
 ``--engines``, each named single engine at ``--engine-timeout``. Every
 decided verdict is compared with answers.json (a disagreement is printed in

@@ -10,7 +10,7 @@ in BART).
 
 Engines: ``auto`` (the portfolio), ``lazy`` (the lazy-deletion search), ``bmc`` (parallel steps), ``bmc-single``
 (``BmcEngine(parallel=False)``, for the depth comparison), ``bdd``, ``ic3``
-and ABC's ``pdr`` (``auto`` runs it too when berkeley-abc is installed). One process per job (``symreach.bench.run_job``), one job at a time
+and ABC's ``pdr`` (``auto`` runs it too when berkeley-abc is installed). One process per job (``symreach.bench.runner.run_job``), one job at a time
 per stream, 30 s per job. Goals of a net run shallow first, and a single
 engine that fails on one is not run on the net's deeper goals ("skip"; as
 ``benchmarks.run_all`` stops a series); ``auto`` runs on every goal. Written to
@@ -37,8 +37,8 @@ import click
 from benchmarks.families import DEPLOYABLE, first_marked_depth
 from benchmarks.shared_data import PETRI_DIR
 from symreach.bench.runner import BenchInstance, Job, JobResult, run_job
-from symreach.encodings.petri_net import read_net
-from symreach.encodings.reduction_petri import encode_petri
+from symreach.frontends.petri_net import read_net
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.solvers.bmc import BmcEngine
 
 OUT = Path(__file__).resolve().parent / "results" / "shallow_nets.md"

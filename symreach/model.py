@@ -322,12 +322,24 @@ def daemonset_groups(inst: Instance) -> dict[str, dict[int, int]]:
     """
     nodes = {n.name: i for i, n in enumerate(inst.nodes)}
     groups: dict[str, dict[int, int]] = {}
-    for t, pod in enumerate(inst.pod_types):
-        workload, at, node = pod.name.rpartition("@")
-        n = nodes.get(node)
-        if not at or not workload or n is None:
-            continue
-        row = inst.static_block[t]
-        if all(row[m] is not None for m in range(len(inst.nodes)) if m != n):
-            groups.setdefault(workload, {})[n] = t
+    for t in range(len(inst.pod_types)):
+        member = daemonset_member(inst, t, nodes)
+        if member is not None:
+            groups.setdefault(member[0], {})[member[1]] = t
     return groups
+
+
+def daemonset_member(inst: Instance, t: int, nodes: Optional[Mapping[str, int]] = None) -> Optional[tuple[str, int]]:
+    """(workload, node index) when pod type ``t`` is one node's pod of a DaemonSet-like
+    workload (``daemonset_groups``), else None. ``nodes`` maps node names to indexes."""
+    workload, at, node = inst.pod_types[t].name.rpartition("@")
+    if not at or not workload:
+        return None
+    n = (nodes.get(node) if nodes is not None
+         else next((i for i, m in enumerate(inst.nodes) if m.name == node), None))
+    if n is None:
+        return None
+    row = inst.static_block[t]
+    if all(row[m] is not None for m in range(len(inst.nodes)) if m != n):
+        return workload, n
+    return None

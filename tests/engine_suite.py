@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from symreach import semantics
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import binary_tree, pyramid
 from symreach.loader import load_document
 from symreach.result import Verdict

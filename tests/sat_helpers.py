@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Optional
 
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
 from symreach.loader import load_document
 

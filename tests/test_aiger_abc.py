@@ -12,9 +12,9 @@ from pysat.solvers import Solver
 
 from symreach import semantics
 from symreach.cli.export import export_command
+from symreach.encodings.aiger import AigerModel
 from symreach.encodings.compile import compile_system
-from symreach.export.aiger import AigerModel
-from symreach.export.dimacs import dimacs_text
+from symreach.encodings.dimacs import dimacs_text
 from symreach.result import Verdict
 from symreach.solvers.abc import AbcBmcEngine, AbcPdrEngine, AbcReachEngine
 from symreach.solvers.base import Limits
@@ -88,7 +88,7 @@ def test_dimacs_unrolling_matches_bmc_depth():
 
 
 def test_export_cli(tmp_path):
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
 
     d = pyramid(2)

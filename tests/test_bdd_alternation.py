@@ -5,7 +5,7 @@ one full cycle of images that add nothing."""
 import pytest
 
 from symreach.encodings.compile import compile_system
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
 from symreach.loader import load_document
 from symreach.result import Verdict

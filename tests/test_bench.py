@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from symreach.bench import runner as bench
 from symreach.cli.bench import bench_command
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.result import Result, Verdict
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from symreach.certify.bdd_invariant import check_certificate, dump_certificate
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
-from symreach.encodings.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
 from symreach.loader import load_document
 from symreach.result import Verdict

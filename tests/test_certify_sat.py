@@ -117,7 +117,7 @@ def test_open_cone_is_rejected(proved):
 
 def test_cli_exit_codes(proved, tmp_path):
     inst, cert = proved
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
 
     d = pyramid(3)

@@ -66,7 +66,7 @@ def test_malformed_file_is_one_line_with_file_field_and_line(tmp_path):
 def test_missing_file_and_unknown_names_exit_2(tmp_path):
     assert CliRunner().invoke(cli, ["check", str(tmp_path / "nope.yaml")]).exit_code == 2
     result = CliRunner().invoke(cli, ["check", EXAMPLE, "--pod", "zz", "--node", "n1"])
-    assert result.exit_code == 2 and "zz" in result.output
+    assert result.exit_code == 2 and "--pod: unknown pod type 'zz'" in result.output
     assert CliRunner().invoke(cli, ["check", EXAMPLE, "--engine", "magic"]).exit_code == 2
 
 
@@ -112,7 +112,7 @@ def test_matrix_on_the_bundled_example():
 @pytest.mark.parametrize("engine", ["ic3", "bdd", "auto"])
 def test_cert_out_then_certify(tmp_path, engine):
     """The README's flow: a not-deployable proof written by check is accepted by certify."""
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
     import yaml
 

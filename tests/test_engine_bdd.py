@@ -37,7 +37,7 @@ class TestBddStrategies(EngineSuite):
 
 
 def test_timeout_gives_unknown():
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
     from symreach.loader import load_document
     from symreach.result import Verdict
@@ -50,7 +50,7 @@ def test_timeout_gives_unknown():
 
 
 def test_directions_agree_on_pebbling():
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
     from symreach.loader import load_document
 
@@ -66,7 +66,7 @@ def test_directions_agree_on_pebbling():
 def test_witness_from_kept_images(direction):
     """The ring-free passes keep their growing images as rings: a hit yields a
     replayable witness from those rings, in every direction."""
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
     from symreach.loader import load_document
     from symreach.result import Verdict

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from symreach.cli.generate import generate_group
 from symreach.cli.output import dump_yaml
-from symreach.encodings.reduction_pebbling import check_dag
+from symreach.frontends.reduction_pebbling import check_dag
 from symreach.generators import clusters, dags, nets
 from tests.oracles import coverable_places, reachable_markings
 

@@ -316,7 +316,7 @@ def wait_until(condition, what: str) -> None:
 def hard(tmp_path_factory):
     """A pyramid no engine decides quickly: every run is interrupted or limited."""
     from symreach.cli.output import dump_yaml
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
 
     dag = pyramid(16)

@@ -15,8 +15,8 @@ import pytest
 
 from symreach import semantics
 from symreach.certify.clause_invariant import check_certificate
-from symreach.encodings.reduction_pebbling import encode_pebbling
 from symreach.errors import InputError
+from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import binary_tree
 from symreach.loader import load_document
 from symreach.result import Verdict

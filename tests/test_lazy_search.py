@@ -195,8 +195,8 @@ def test_state_limit_and_registry():
 
 def test_net_places_collapse_to_classes():
     """Appendix B: every pod marking one place is one class, so a marking is one state."""
-    from symreach.encodings.petri_net import PetriNet, Transition
-    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.frontends.petri_net import PetriNet, Transition
+    from symreach.frontends.reduction_petri import encode_petri
 
     net = PetriNet("two-ways", ("a", "b", "g"),
                    (Transition("t1", frozenset({"a"}), frozenset({"b"})),
@@ -214,8 +214,8 @@ def test_net_places_collapse_to_classes():
 
 
 def _chain_net_instance():
-    from symreach.encodings.petri_net import PetriNet, Transition
-    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.frontends.petri_net import PetriNet, Transition
+    from symreach.frontends.reduction_petri import encode_petri
 
     net = PetriNet("chain", ("a", "b", "c", "g"),
                    (Transition("t1", frozenset({"a"}), frozenset({"b"})),

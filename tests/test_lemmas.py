@@ -31,7 +31,7 @@ def why_lines(output: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def pyramid(tmp_path_factory):
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid as make
 
     dag = make(3)

@@ -662,16 +662,23 @@ def test_parse_query_from_cli_options():
     assert q.alternatives == (frozenset({(1, 0), (0, 1)}),)
 
 
-@pytest.mark.parametrize("args,kwargs,text", [
-    (("nope",), {}, "--pod: unknown pod type 'nope' (known: db, web)"),
-    (("web", "n9"), {}, "--node: unknown node 'n9'"),
-    (("web",), {"node_selector": {"pool": "none"}}, "--node-selector: no node matches pool=none"),
-    (("web", "n1"), {"node_selector": {"pool": "public"}}, "--node-selector: give either"),
-    (("web",), {"with_pairs": [("db", "n1"), ("db", "zz")]}, "--with #2: unknown node 'zz'"),
-    ((None,), {}, "--pod: no target"),
-    ((None, "n1"), {}, "--pod: a node or node selector needs a pod type"),
+@pytest.mark.parametrize("args,kwargs,field,text", [
+    (("nope",), {}, "pod", "unknown pod type 'nope' (known: db, web)"),
+    (("web", "n9"), {}, "node", "unknown node 'n9'"),
+    (("web",), {"node_selector": {"pool": "none"}}, "nodeSelector", "no node matches pool=none"),
+    (("web", "n1"), {"node_selector": {"pool": "public"}}, "nodeSelector", "give either"),
+    (("web",), {"with_pairs": [("db", "n1"), ("db", "zz")]}, "with #2", "unknown node 'zz'"),
+    ((None,), {}, "pod", "no target"),
+    ((None, "n1"), {}, "pod", "a node or node selector needs a pod type"),
 ])
-def test_parse_query_errors(args, kwargs, text):
+def test_parse_query_errors(args, kwargs, field, text):
+    """The loader names the query's field; the command line renames it after its option."""
+    from symreach.cli.options import naming_options
+
     with pytest.raises(InputError) as err:
         parse_query(query_instance(), *args, **kwargs)
-    assert str(err.value).startswith(text)
+    assert str(err.value).startswith(f"{field}: {text}")
+    with pytest.raises(InputError) as err, naming_options():
+        parse_query(query_instance(), *args, **kwargs)
+    option = {"pod": "--pod", "node": "--node", "nodeSelector": "--node-selector", "with #2": "--with #2"}[field]
+    assert str(err.value).startswith(f"{option}: {text}")

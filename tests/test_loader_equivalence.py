@@ -147,8 +147,8 @@ def corpus() -> Iterator[tuple[str, Callable[[], str]]]:
         yield (f"cluster:{nodes}x{types}:{seed}:{small}",
                lambda a=(nodes, types, seed, small): digest(generate_cluster(*a)))
     if PETRI.is_dir():
-        from symreach.encodings.petri_net import read_net
-        from symreach.encodings.reduction_petri import encode_petri
+        from symreach.frontends.petri_net import read_net
+        from symreach.frontends.reduction_petri import encode_petri
         for name in SMALL_NETS:
             path = PETRI / f"{name}.pnml"
             if not path.exists():

@@ -20,9 +20,9 @@ from symreach import semantics
 from symreach.encodings.circuit import Circuit
 from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.parallel_step import Monotonicity, ParallelSteps
-from symreach.encodings.petri_net import net_from_json
-from symreach.encodings.reduction_petri import encode_petri
 from symreach.errors import InputError
+from symreach.frontends.petri_net import net_from_json
+from symreach.frontends.reduction_petri import encode_petri
 from symreach.loader import load_document
 from symreach.result import Verdict
 from symreach.solvers.base import Limits

@@ -145,7 +145,7 @@ def test_the_lazy_search_goes_on_into_the_race_without_restarting(monkeypatch):
     proves it in seconds, BMC never; with no time alone the race forks BMC
     beside the lazy search, which keeps its search: one run of it, whose
     answer ``auto`` reports."""
-    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.frontends.reduction_petri import encode_petri
     from symreach.generators.nets import philosophers
     from symreach.loader import load_document
     from symreach.solvers.lazy_search import LazySearchEngine

@@ -16,10 +16,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from symreach.encodings.petri_net import PetriNet, Transition, net_from_json, read_net, read_pnml
-from symreach.encodings.reduction_pebbling import encode_pebbling
-from symreach.encodings.reduction_petri import encode_petri, petri_type_names
 from symreach.errors import InputError
+from symreach.frontends.petri_net import PetriNet, Transition, net_from_json, read_net, read_pnml
+from symreach.frontends.reduction_pebbling import encode_pebbling
+from symreach.frontends.reduction_petri import encode_petri, petri_type_names
 from symreach.generators import dags, nets
 from tests.oracles import coverable_places, pebbling_price
 from benchmarks.shared_data import PETRI_DIR

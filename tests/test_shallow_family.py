@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.shallow_nets import shallow_goals
 from benchmarks.shared_data import PETRI_DIR
-from symreach.encodings.petri_net import read_net
+from symreach.frontends.petri_net import read_net
 
 NET = "ERK-PT-000001"
 

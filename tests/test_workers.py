@@ -75,7 +75,7 @@ def test_engines_stop_at_their_next_check_once_cancelled(engine):
     mutual exclusion of 6 philosophers, which takes it thousands of states)
     alone within seconds; cancelled before it starts, it must give up instead
     (no deadline set)."""
-    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.frontends.reduction_petri import encode_petri
     from symreach.generators.nets import philosophers
     from symreach.loader import load_document
     from symreach.solvers.lazy_search import LazySearchEngine

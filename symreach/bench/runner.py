@@ -6,7 +6,7 @@ process (``python -m symreach.bench.runner SPEC OUT``) that
 - sets ``RLIMIT_AS`` to the memory limit before importing anything heavy
   (grandchildren such as ``berkeley-abc`` inherit it),
 - loads the instance (a format-v1 document, or a file through
-  ``symreach.inputs.load_any``), runs ``engine.check`` with
+  ``symreach.frontends.dispatch.load_any``), runs ``engine.check`` with
   ``Limits(timeout_s=...)`` and writes one JSON object: verdict, wall and CPU
   time of the check, peak resident memory, and the engine's own ``stats``.
 

@@ -87,7 +87,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         try:
             engine = shortest_engine(engine)
         except ValueError as exc:
-            raise click.UsageError(str(exc))
+            raise click.UsageError(f"--shortest: {exc}")
     try:
         solver = make_engine(engine, jobs=jobs) if engine == "auto" else make_engine(engine)
     except ImportError as exc:

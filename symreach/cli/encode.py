@@ -33,8 +33,8 @@ def encode_group() -> None:
 @limit_options
 def encode_petri_cmd(net: Path, goal: str, out: Optional[Path]) -> None:
     """Encode a 1-safe net (PNML or JSON) with goal place GOAL (paper Appendix B)."""
-    from symreach.encodings.petri_net import read_net
-    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.frontends.petri_net import read_net
+    from symreach.frontends.reduction_petri import encode_petri
 
     write_document(encode_petri(read_net(net), goal), out)
 
@@ -76,7 +76,7 @@ def read_dag(path: Path) -> tuple[list[str], list[tuple[str, str]], Optional[str
 @limit_options
 def encode_pebbling_cmd(dag: Path, k: int, target: Optional[str], out: Optional[Path]) -> None:
     """Encode a DAG (JSON {vertices, edges, target}) with bound K (paper Appendix C)."""
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
 
     vertices, edges, file_target = read_dag(dag)
     target = target or file_target

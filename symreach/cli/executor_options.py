@@ -41,7 +41,7 @@ def executor_from_options(name: str, scheduler: Optional[str], workers: int,
     try:
         executor = make_executor(name, scheduler, workers, worker_memory)
     except DaskUnavailable as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(f"--executor dask: {exc}") from None
     try:
         yield executor
     finally:

@@ -49,14 +49,14 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
     system = compile_system(instance, query)
     comment = f"symreach export of {', '.join(loaded.names)}: target {query.description or query.alternatives}"
     if aiger_out is not None:
-        from symreach.export.aiger import AigerModel
+        from symreach.encodings.aiger import AigerModel
 
         model = AigerModel(system)
         write_or_fail(aiger_out, model.to_bytes(binary=not str(aiger_out).endswith(".aag"), comment=comment))
         click.echo(f"wrote {aiger_out}: {model.aig.n_inputs} inputs, {model.aig.n_latches} latches, "
                    f"{len(model.aig.ands)} and gates, 1 output (the target)")
     else:
-        from symreach.export.dimacs import dimacs_text
+        from symreach.encodings.dimacs import dimacs_text
 
         text = dimacs_text(system, depth, comment)
         write_or_fail(dimacs_out, text)

@@ -34,7 +34,7 @@ def generate_group() -> None:
 def generate_pebbling_cmd(shape: str, height: int, k: int, seed: int, dag_only: bool,
                           out: Optional[Path]) -> None:
     """A pebbling DAG family, encoded by Appendix C with bound K."""
-    from symreach.encodings.reduction_pebbling import encode_pebbling
+    from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import by_shape
 
     dag = by_shape(shape, height, seed)
@@ -59,7 +59,7 @@ def generate_pebbling_cmd(shape: str, height: int, k: int, seed: int, dag_only: 
 def generate_net_cmd(family: str, n: int, goal: str, dead_place: bool, seed: Optional[int],
                      net_only: bool, out: Optional[Path]) -> None:
     """A one-safe net family, encoded by Appendix B with the chosen goal."""
-    from symreach.encodings.reduction_petri import encode_petri
+    from symreach.frontends.reduction_petri import encode_petri
     from symreach.generators.nets import FAMILIES, add_dead_place
 
     fam = FAMILIES[family](n, seed=seed)

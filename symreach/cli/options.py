@@ -19,6 +19,11 @@ from symreach.errors import InputError
 from symreach.loader.query import MAX_COUNT
 from symreach.model import Instance, Query
 
+# The query's fields as the command line names them: below cli/ an error names
+# the field (``pod``, ``with #2``), a command's error names the option.
+QUERY_OPTIONS = {"pod": "--pod", "node": "--node", "nodeSelector": "--node-selector", "domain": "--domain",
+                 "count": "--count", "more": "--more", "with": "--with"}
+
 
 def parse_node_selector(text: Optional[str]) -> Optional[dict[str, str]]:
     """``K=V[,K=V...]`` as a dict; None when the option was not given."""
@@ -67,7 +72,7 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
     if count is not None and more:
         raise click.UsageError("give --count or --more, not both")
     with_pairs = [(full_pod_name(instance, p), n) for p, n in parse_with(with_items)]
-    with naming_the_file(instance.source):
+    with naming_the_file(instance.source), naming_options():
         return parse_query(instance, full_pod_name(instance, pod), node=node,
                            node_selector=parse_node_selector(node_selector), with_pairs=with_pairs,
                            count=count, more=more, domain=parse_domain(domain))
@@ -105,6 +110,18 @@ def _count_options() -> tuple[Optional[int], bool, Optional[str]]:
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta.get(_META, {}) if ctx is not None else {}
     return meta.get("count"), bool(meta.get("more")), meta.get("domain")
+
+
+@contextlib.contextmanager
+def naming_options() -> Iterator[None]:
+    """An error about a query field names the option that gave it (``pod`` -> ``--pod``)."""
+    try:
+        yield
+    except InputError as exc:
+        field, sep, rest = exc.field_path.partition(" ")
+        if field not in QUERY_OPTIONS:
+            raise
+        raise InputError(exc.problem, exc.filename, exc.line, QUERY_OPTIONS[field] + sep + rest) from None
 
 
 @contextlib.contextmanager
@@ -177,12 +194,20 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     The returned ``Loaded`` carries the warning groups in ``context["warnings"]``.
     """
     from symreach.frontends.dispatch import load_inputs
-    from symreach.report.warnings import print_warnings, refuse_if_strict, warning_groups
+    from symreach.loader.yaml_source import InputTooLarge
+    from symreach.report.warnings import SHOWN_PER_LINE, warning_groups
 
-    loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB)
+    try:
+        loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB)
+    except InputTooLarge as err:
+        raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
     groups = warning_groups(loaded.report)
-    print_warnings(groups, lambda line: click.echo(line, err=True))
-    refuse_if_strict(groups, strict)
+    for group in groups:
+        more = " (--json lists all)" if group.count > SHOWN_PER_LINE else ""
+        click.echo(f"symreach: warning: {group.line()}{more}", err=True)
+    if strict and groups:
+        total = sum(g.count for g in groups)
+        raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
     loaded.context["warnings"] = groups
     return loaded
 
@@ -194,7 +219,8 @@ def pod_hints(loaded) -> Iterator[None]:
     from symreach.report.warnings import unknown_pod_hint
 
     try:
-        yield
+        with naming_options():
+            yield
     except InputError as err:
         if "pod type" not in err.problem or err.field_path != "--pod" or loaded.report is None:
             raise

@@ -73,9 +73,6 @@ class Circuit:
     def kind(self, i: int) -> str:
         return self._nodes[i].kind
 
-    def is_const(self, i: int) -> bool:
-        return i in (0, 1)
-
     def variables(self) -> list[int]:
         """Variable node ids in creation order."""
         return list(self._var_by_name.values())
@@ -85,9 +82,6 @@ class Circuit:
         if node.kind != VAR:
             raise ValueError(f"node {i} is not a variable")
         return node.name
-
-    def find_var(self, name: Hashable) -> Optional[int]:
-        return self._var_by_name.get(name)
 
     # ---- constructors -----------------------------------------------------
     def _make(self, node: Node) -> int:
@@ -152,14 +146,8 @@ class Circuit:
     def any_(self, args: Iterable[int]) -> int:
         return self._nary(OR, args)
 
-    def implies(self, a: int, b: int) -> int:
-        return self.or_(self.not_(a), b)
-
     def iff(self, a: int, b: int) -> int:
         return self.or_(self.and_(a, b), self.and_(self.not_(a), self.not_(b)))
-
-    def xor(self, a: int, b: int) -> int:
-        return self.not_(self.iff(a, b))
 
     def pb_le(self, terms: Iterable[Term], bound: int) -> int:
         """``sum(w * x for w, x in terms) <= bound``; ``x`` must be variable ids."""

@@ -176,9 +176,6 @@ class CnfLowering:
         """The SAT variable of state variable ``v`` (circuit id) at ``step``."""
         return self.pool.id(self.circuit.var_name(v) + (step,))
 
-    def state_lits(self, step: Step) -> list[int]:
-        return [self.var(v, step) for v in self.system.state_vars]
-
     def initial_units(self, step: Step = 0) -> list[int]:
         return [self.var(v, step) if b else -self.var(v, step) for v, b in self.system.initial.items()]
 

@@ -476,7 +476,7 @@ def build_system(inst: Instance, query: Query, pre: Preprocessed, mode: str = "a
 
     if mode not in COUNTER_MODES:
         raise ValueError(f"unknown counters mode {mode!r}")
-    why = "off (--counters off)"
+    why = "off (as asked)"
     if mode != "off":
         pool = largest_pool(inst, query, pre)
         if mode == "auto" and pool < MIN_POOL:

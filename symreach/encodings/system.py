@@ -165,9 +165,6 @@ class TransitionSystem:
     def holds(self, root: int, state: Mapping[int, bool]) -> bool:
         return self.circuit.evaluate(root, state)
 
-    def action_names(self) -> list[tuple[str, str, str]]:
-        return [(a.op, self.type_names[a.type_index], self.node_names[a.node_index]) for a in self.actions]
-
     def deploys(self) -> Sequence[Action]:
         return [a for a in self.actions if a.op == DEPLOY]
 

@@ -4,13 +4,13 @@ Every BMC step ``k -> k+1`` is the same CNF up to a renaming of variables:
 the state variables of ``k`` and ``k+1`` and a block of step-local variables
 (the mid state after the deletions, Tseitin gates of the guards read there,
 selectors, chain and counter auxiliaries). Lowering the step again at every
-depth walks the whole circuit in Python (measured on IBM703, 1,427 state
-variables, 2,852 actions: ~0.5 s per step, 10 of the 13 s of a depth-19
-search under the profiler; the SAT calls took the rest). ``StepTemplate``
-lowers step ``0 -> 1`` once, records its clauses, and instantiates step
-``k -> k+1`` by renaming: state-0 variables to state ``k``, state-1 to state
-``k+1``, every other variable the step allocated to a fresh variable of its
-own, and the constant ``true`` to itself.
+depth walks the whole circuit in Python, which took most of a deep BMC
+search on the large encoded nets, more than the SAT calls
+(benchmarks/results/design_measurements.md). ``StepTemplate`` lowers step
+``0 -> 1`` once, records its clauses, and instantiates step ``k -> k+1`` by
+renaming: state-0 variables to state ``k``, state-1 to state ``k+1``, every
+other variable the step allocated to a fresh variable of its own, and the
+constant ``true`` to itself.
 
 Why the copy is the same formula. The step encoders (``ParallelSteps.step``,
 ``CnfLowering.bmc_step``) allocate variables keyed by the step (``var(v, k)``,
@@ -41,8 +41,9 @@ Step = Hashable
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a step's clauses are built and
     handed to the solver: tens of thousands of small lists per step trigger
-    full collections over the whole heap (measured on IBM703: copies of 40-60 ms
-    took 250-500 ms one step in two). Clauses hold no cycles, so nothing leaks."""
+    full collections over the whole heap, which made every other copy several
+    times slower (benchmarks/results/design_measurements.md). Clauses hold no
+    cycles, so nothing leaks."""
     was = gc.isenabled()
     gc.disable()
     try:

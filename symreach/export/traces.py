@@ -60,7 +60,6 @@ CONTAINER_NAME = "main"
 TYPE_ANNOTATION = "symreach.io/pod-type"
 NODE_ANNOTATION = "symreach.io/node"
 STEP_ANNOTATION = "symreach.io/step"
-DELETION_API_VERSION = "symreach.io/v1"
 DELETION_KIND = "PodDeletion"
 NODE_NAME_FIELD = "metadata.name"
 _OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
@@ -350,7 +349,7 @@ def _delete_command(p: PlannedStep) -> str:
 def _yaml_stream(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
     header = _header(planned, instance, pin)
     header.append("Deletions are comments (kubectl apply -f only creates the pods); to replay the steps")
-    header.append("in order use the kubectl script format (--trace-format kubectl).")
+    header.append("in order use the kubectl script format (trace format kubectl).")
     parts = ["".join(f"# {line}\n" for line in header)]
     for p in planned:
         comment = f"# {step_comment(p)}\n"

@@ -1,20 +1,9 @@
 """Front ends that turn foreign inputs into format-v1 documents (SPEC 3).
 
-``kubernetes``: manifests and ``kubectl get -o yaml`` dumps.
+``dispatch``: which front end reads a file; ``kubernetes``: manifests and
+``kubectl get -o yaml`` dumps; ``petri_net`` with ``reduction_petri``, and
+``reduction_pebbling``: the paper's reductions (Appendices B and C).
+
+Nothing is imported here, so that reading a net does not load the Kubernetes
+front end.
 """
-
-from symreach.frontends.kubernetes import (
-    Report,
-    is_kubernetes_document,
-    kubernetes_to_v1,
-    load_kubernetes,
-    load_kubernetes_with_report,
-)
-
-__all__ = [
-    "Report",
-    "is_kubernetes_document",
-    "kubernetes_to_v1",
-    "load_kubernetes",
-    "load_kubernetes_with_report",
-]

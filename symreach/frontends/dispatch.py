@@ -221,13 +221,6 @@ def _json_skip(text: str, at: int) -> int:
     return at
 
 
-def input_kind(path: PathArg) -> str:
-    """``"v1"`` for symreach instances, ``"kubernetes"`` for manifests and dumps (one file)."""
-    source = Source(str(path), yaml_source.read_file_text(path))
-    kind = source_kind(source)
-    return "v1" if kind == "empty" else kind
-
-
 # ---- loading ---------------------------------------------------------------------------------------
 
 def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_source.MAX_FILE_BYTES,
@@ -288,17 +281,6 @@ def load_any(path: Union[PathArg, Sequence[PathArg]]) -> Instance:
     return load_inputs(path).instance
 
 
-def load_with_context(path: Union[PathArg, Sequence[PathArg]]) -> tuple[Instance, dict]:
-    """The instance and what its front end knows beyond the model.
-
-    For Kubernetes input the context holds ``initial_pod_names`` (the real
-    names of running pods, so exported deletions name them) and the front
-    end's ``report``.
-    """
-    loaded = load_inputs(path)
-    return loaded.instance, loaded.context
-
-
 def resolve_pod(instance: Instance, name: str) -> int:
     """A pod type by exact name, or by unique suffix after ``namespace/``."""
     names = [t.name for t in instance.pod_types]
@@ -308,4 +290,4 @@ def resolve_pod(instance: Instance, name: str) -> int:
     if len(matches) == 1:
         return matches[0]
     hint = "ambiguous" if matches else "unknown"
-    raise InputError(f"{hint} pod type {name!r}; known: {', '.join(names[:20])}", field_path="--pod")
+    raise InputError(f"{hint} pod type {name!r}; known: {', '.join(names[:20])}", field_path="pod")

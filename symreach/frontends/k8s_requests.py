@@ -22,7 +22,7 @@ otherwise); zero amounts are dropped because the scheduler never checks them.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Optional
 
 from symreach.model import ANY_HOST_IP
 from symreach.loader.quantities import QuantityError, parse_quantity
@@ -33,9 +33,6 @@ Resources = dict[str, int]
 CPU = "cpu"
 MEMORY = "memory"
 HUGEPAGES_PREFIX = "hugepages-"
-# Resources whose requests must equal their limits in a container (extended
-# resources and hugepages cannot be overcommitted); exporters need this.
-OVERCOMMITTABLE = (CPU, MEMORY, "ephemeral-storage")
 
 
 def is_pod_level_resource(name: str) -> bool:
@@ -234,13 +231,6 @@ def host_ports(spec: dict, path: Path = ()) -> tuple[list[dict[str, object]], li
             out.append(entry)
     out.sort(key=lambda p: (p["port"], p["protocol"], str(p.get("hostIP", ""))))
     return out, []
-
-
-def sum_requests(items: Iterable[Resources]) -> Resources:
-    total: Resources = {}
-    for item in items:
-        _add(total, item)
-    return total
 
 
 def describe(requests: Optional[Resources]) -> str:

@@ -32,22 +32,6 @@ def is_kubernetes_document(data: object) -> bool:
     return _is_object(data)
 
 
-def looks_like_kubernetes(docs: list[object]) -> bool:
-    """Whether parsed documents are Kubernetes objects rather than a symreach v1 instance.
-
-    Decided by the top-level keys of the first non-empty document: ``version``
-    without ``apiVersion`` is format v1; any of the object keys is Kubernetes.
-    Anything else goes to the strict v1 loader, which names what is wrong.
-    """
-    first = next((d for d in docs if d is not None), None)
-    if not isinstance(first, dict):
-        return len([d for d in docs if d is not None]) > 1
-    keys = set(first)
-    if "version" in keys and "apiVersion" not in keys:
-        return False
-    return bool(keys & {"apiVersion", "kind", "items", "metadata", "spec"})
-
-
 def read_documents(path: Union[str, os.PathLike], *, lines: bool = True,
                    max_bytes: int = yaml_source.MAX_FILE_BYTES) -> tuple[list[object], list[Lines]]:
     """All YAML documents (or the one JSON document) of ``path``, each with its field -> line map."""

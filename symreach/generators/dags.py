@@ -82,9 +82,6 @@ def random_dag(n: int, p: float = 0.3, seed: int = 0, max_indegree: int | None =
     return Dag(tuple(vertices), tuple(edges), f"r{n - 1}")
 
 
-SHAPES = ("pyramid", "tree", "path", "random")
-
-
 def by_shape(shape: str, height: int, seed: int = 0) -> Dag:
     """The CLI's entry point: ``path`` and ``random`` read ``height`` as a size."""
     if shape == "pyramid":

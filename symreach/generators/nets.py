@@ -37,7 +37,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from symreach.encodings.petri_net import PetriNet, Transition
+from symreach.frontends.petri_net import PetriNet, Transition
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,6 @@ __all__ = [
     "load_text", "parse_query", "thaw",
 ]
 
-_CLI_OPTIONS = {"pod": "--pod", "node": "--node", "nodeSelector": "--node-selector", "domain": "--domain",
-                "count": "--count", "more": "--more"}
-
 
 def load_instance(path: Union[str, os.PathLike]) -> Instance:
     """Load a v1 instance from a YAML or JSON file."""
@@ -72,10 +69,14 @@ def parse_query(
     more: bool = False,
     domain: Optional[tuple[str, str]] = None,
 ) -> Query:
-    """A query from command-line options; errors name the option (``--pod`` ...)."""
+    """A query from separate values (command-line options, a benchmark's spec).
+
+    An error names the query field (``pod``, ``nodeSelector``, ``with #2``);
+    the command line renames it after its option (``cli.options``).
+    """
 
     def locate(part: str, index: Optional[int]) -> Path:
-        return ("--with", index) if index is not None else (_CLI_OPTIONS[part],)
+        return ("with", index) if index is not None else (part,)
 
     try:
         return build_query(instance, pod, node, node_selector, list(with_pairs), locate,

@@ -2,9 +2,9 @@
 
 Loading allocates millions of small objects that all stay alive (parsed
 documents, specs, index sets), and every few thousand allocations the
-collector rescans the growing heap: a quarter of the time of a 10,000-pod
-dump (11.8 s of CPU with it, 9.2 s without). Nothing built while loading
-forms garbage cycles worth collecting early.
+collector rescans the growing heap: a large share of the loading time of a
+big dump (benchmarks/results/design_measurements.md). Nothing built while
+loading forms garbage cycles worth collecting early.
 """
 
 from __future__ import annotations

@@ -402,7 +402,9 @@ def _spread(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> SpreadConstr
 
 
 def _eligible(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> frozenset[int]:
-    """``eligible_nodes`` from the context's node sets."""
+    """E: the nodes with every topology key of the owner's spread constraints, filtered by
+    the inclusion policies. The paper takes E as given; the v1 format has no field for it,
+    so both profiles derive it this way (in the paper profile every node has every key)."""
     out: AbstractSet[int] = ctx.nodes.all
     for key in {s.topology_key for s in owner.spread}:
         out = out & ctx.nodes.having(key)
@@ -411,34 +413,6 @@ def _eligible(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> frozenset[
     if spec.node_taints_policy == HONOR:
         out = out & ctx.tolerated_nodes(owner.placement.tolerations)
     return _ascending_via_set(out)
-
-
-def eligible_nodes(
-    nodes: tuple[Node, ...],
-    owner: PodTypeSpec,
-    spec: SpreadSpec,
-    node_labels: Optional[Sequence[Mapping[str, str]]] = None,
-) -> frozenset[int]:
-    """E: nodes with every key of the owner's hard constraints, filtered by the inclusion policies.
-
-    The paper takes E as given; the v1 format has no field for it, so both
-    profiles derive it this way (in the paper profile every node has every key).
-    This is the reference definition; ``build_instance`` computes the same set
-    from indexed node sets (``_eligible``).
-    """
-    keys = {s.topology_key for s in owner.spread}
-    placement: Placement = owner.placement
-    out = set()
-    for n, node in enumerate(nodes):
-        labels = node.labels if node_labels is None else node_labels[n]
-        if not all(k in labels for k in keys):
-            continue
-        if spec.node_affinity_policy == HONOR and not placement.matches_node_affinity(node, labels):
-            continue
-        if spec.node_taints_policy == HONOR and not placement.tolerates_taints(node):
-            continue
-        out.add(n)
-    return frozenset(out)
 
 
 def multiplicity_bounds(

@@ -92,10 +92,6 @@ def string(raw: object, path: Path, *, empty_ok: bool = False) -> str:
     return raw
 
 
-def optional_string(raw: object, path: Path) -> Optional[str]:
-    return None if raw is None else string(raw, path)
-
-
 def integer(raw: object, path: Path, *, minimum: Optional[int] = None, maximum: Optional[int] = None) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int):
         raise FieldError(path, f"expected an integer, got {type_name(raw)}")

@@ -132,6 +132,10 @@ def read_documents_file(path: Union[str, os.PathLike], max_bytes: int = MAX_FILE
     return read_documents_text(read_file_text(path, max_bytes), str(path))
 
 
+class InputTooLarge(InputError):
+    """An input over the size limit: the caller that sets the limit says how to raise it."""
+
+
 def read_file_text(path: Union[str, os.PathLike], max_bytes: int = MAX_FILE_BYTES) -> str:
     """The text of ``path`` (a file or a named pipe, read once), refusing more than ``max_bytes``."""
     name = str(path)
@@ -140,7 +144,7 @@ def read_file_text(path: Union[str, os.PathLike], max_bytes: int = MAX_FILE_BYTE
         if stat.S_ISDIR(info.st_mode):
             raise InputError("is a directory", name)
         if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
-            raise InputError(_too_large(max_bytes, info.st_size), name)
+            raise InputTooLarge(_too_large(max_bytes, info.st_size), name)
         with open(path, "rb") as handle:
             raw = handle.read(min(max_bytes, info.st_size) + 1) if stat.S_ISREG(info.st_mode) \
                 else read_capped(handle, max_bytes)
@@ -178,7 +182,7 @@ def read_stream_text(stream: BinaryIO, name: str = "<stdin>", max_bytes: int = M
 def decode_text(raw: bytes, name: str, max_bytes: int) -> str:
     """UTF-8 (with or without BOM) text, or one clear error."""
     if len(raw) > max_bytes:
-        raise InputError(_too_large(max_bytes), name)
+        raise InputTooLarge(_too_large(max_bytes), name)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -188,7 +192,7 @@ def decode_text(raw: bytes, name: str, max_bytes: int) -> str:
 def _too_large(max_bytes: int, size: Optional[int] = None) -> str:
     mb = max_bytes / (1024 * 1024)
     got = f"{size} bytes" if size is not None else "more"
-    return f"input is too large ({got}; the limit is {max_bytes} bytes = {mb:g} MiB, raise it with --max-input-mb)"
+    return f"input is too large ({got}; the limit is {max_bytes} bytes = {mb:g} MiB)"
 
 
 # ---- parsing ---------------------------------------------------------------------------------------
@@ -342,14 +346,6 @@ class _AliasBudget:
         if self.used > self.limit:
             raise InputError(f"the document expands to more than {self.limit} nodes through aliases (alias bomb?)",
                              self.filename, node.start_mark.line + 1)
-
-
-def check_size(root: Node, limit: int, filename: str) -> int:
-    """The alias-expanded node count of ``root``; refuses cycles and more than ``limit``."""
-    total = _expanded_size(root, limit, filename, {})
-    if total > limit:
-        raise InputError(f"the document expands to more than {limit} nodes (alias bomb?)", filename)
-    return total
 
 
 def _expanded_size(root: Node, limit: int, filename: str, memo: dict[int, int]) -> int:

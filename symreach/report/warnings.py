@@ -10,9 +10,8 @@ turns any warning into an input error (exit 2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
-from symreach.errors import InputError
 
 # API groups served by Kubernetes itself; any other group is a custom resource.
 BUILTIN_GROUPS = frozenset({
@@ -51,7 +50,7 @@ class WarningGroup:
         if self.count == 1:
             return f"{self.category}: {self.messages[0]}"
         shown = "; ".join(self.messages[:SHOWN_PER_LINE])
-        more = f"; and {self.count - SHOWN_PER_LINE} more (--json lists all)" if self.count > SHOWN_PER_LINE else ""
+        more = f"; and {self.count - SHOWN_PER_LINE} more" if self.count > SHOWN_PER_LINE else ""
         return f"{self.category} ({self.count}): {shown}{more}"
 
     def to_json(self) -> dict:
@@ -92,18 +91,6 @@ def warning_groups(report) -> list[WarningGroup]:
     # Pending and finished pods are not left out: they do not run, exactly as in the model
     # (a pending pod's type is still asked about). Pods on nodes not in the input are warned above.
     return list(groups.values())
-
-
-def print_warnings(groups: Sequence[WarningGroup], echo: Callable[[str], None]) -> None:
-    for group in groups:
-        echo(f"symreach: warning: {group.line()}")
-
-
-def refuse_if_strict(groups: Sequence[WarningGroup], strict: bool) -> None:
-    """``--strict``: any warning is an input error."""
-    if strict and groups:
-        total = sum(g.count for g in groups)
-        raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
 
 
 def unknown_pod_hint(report, name: str) -> Optional[str]:

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Optional
 
 from symreach import semantics
+from symreach.encodings.aiger import AigerModel
 from symreach.encodings.compile import compile_system
 from symreach.encodings.realize import realize_trace
-from symreach.export.aiger import AigerModel
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Limits

@@ -22,16 +22,13 @@ case is the mirror). After such a pass, every closure action is idle on
 then (they count towards the idle cycle that ends a chaining run).
 ``bdd.Reachability`` makes one such pass, after its first sweep.
 
-Measured (pyramid, backward alone, CPU s, load ~1.5-2): h = 11, k = 12
-6.4 vs 13.3 in plain cyclic chaining; h = 12, k = 13 19.3 vs ~48;
-h = 13, k = 14 65.9 vs 211-238 (first sweep 13.4, pass 12.7, the closing
-sweep, deploys only, 39.8). The plain run's second sweep is almost
-entirely delete images growing R towards its upward closure, with
-intermediate sets up to 8x the final one (h = 12: 265k vs 33.5k nodes);
-then a whole idle cycle re-applies every delete and deploy to the final
-set. The pass closes bottom-first (``closure_order``): h = 11, the peak of
-R during the pass 15.7k nodes vs 81.7k in the interleaved order's deletes
-(6.4 vs 9.0 CPU s for the whole run).
+Why one pass: plain cyclic chaining's second sweep on pebbling pyramids is
+almost entirely delete images growing R towards its upward closure, in the
+sweep's order, with intermediate sets several times the final one; then a
+whole idle cycle re-applies every delete and deploy to the final set. The
+pass closes bottom-first (``closure_order``), which keeps R's peak during
+the pass lowest. The measurements (the backward run about 2-3x faster, the
+peaks by order) are in ``benchmarks/results/bdd_alternation.md``.
 """
 
 from __future__ import annotations
@@ -79,10 +76,9 @@ class ReadDomain:
     contains ``gpre``, so ``(R & Q)|src & gpre = R|src & gpre``:
     every deploy image of ``R & Q`` *is* its image of ``R``. On pebbling
     ``Q`` is about "at most k pebbles", and ``R & Q`` shares the capacity
-    sum's counting structure, so the conjunctions with ``gpre`` get cheap:
-    the closing sweep of pyramid h = 12, k = 13 (91 deploy images on the
-    final 33.5k-node set) 3.9 CPU s instead of 11.5, though ``R & Q`` has
-    about as many nodes (32.1k; h = 11: 17.2k vs 11.0k, 1.8 vs 3.1 s).
+    sum's counting structure, so the conjunctions with ``gpre`` get cheap,
+    though ``R & Q`` has about as many nodes as ``R`` (measured in
+    ``benchmarks/results/bdd_alternation.md``).
 
     ``of(R)`` caches ``R & Q`` for the last ``R`` it was asked about, so a
     stretch of images that grow nothing pays one conjunction."""

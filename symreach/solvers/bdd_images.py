@@ -282,9 +282,6 @@ class SymbolicSystem:
     def cube_of(self, state: dict[int, bool]):
         return self.bdd.cube({self.names[v]: b for v, b in state.items()})
 
-    def node_count(self) -> int:
-        return manager_nodes(self.bdd)
-
 
 def force_order(system: TransitionSystem, iterations: int = 40) -> list[int]:
     """A static BDD variable order by the FORCE heuristic (Aloul, Markov,
@@ -365,8 +362,3 @@ def force_order(system: TransitionSystem, iterations: int = 40) -> list[int]:
         elif sp == best_span:
             break
     return [v for u in best for v in units[u]]
-
-
-def count_nodes(u) -> int:
-    return u.dag_size
-

@@ -2,8 +2,8 @@
 
 Under ``RLIMIT_AS`` alone, a failing ``malloc`` inside CUDD is answered by
 garbage collection and retries, so a BDD run that does not fit slows to a
-crawl and ends at its timeout (measured: 15 s of CPU, then killed at 300 s,
-with no answer). CUDD has its own hard cap (``max_memory``): past it, an
+crawl and ends at its timeout with no answer
+(benchmarks/results/design_measurements.md). CUDD has its own hard cap (``max_memory``): past it, an
 operation returns NULL at once, which ``dd`` raises as an exception. Capping
 CUDD below the address-space limit turns "does not fit" into an immediate
 ``MemoryError``, which every command reports as ``unknown`` with reason

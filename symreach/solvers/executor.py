@@ -123,7 +123,7 @@ class DaskExecutor:
     def __init__(self, address: Optional[str] = None, workers: int = 2,
                  memory_limit: Optional[str] = None) -> None:
         if not dask_available():
-            raise DaskUnavailable("--executor dask needs dask.distributed: "
+            raise DaskUnavailable("the dask executor needs dask.distributed: "
                                   "pip install 'symreach[distributed]'")
         self.address = address
         self.workers = workers
@@ -215,7 +215,7 @@ def make_executor(name: str, address: Optional[str] = None, workers: int = 2,
     """``local`` or ``dask``; ``address`` only makes sense with ``dask``."""
     if name == "local":
         if address is not None:
-            raise ValueError("--scheduler needs --executor dask")
+            raise ValueError("a scheduler address needs the dask executor")
         return LocalExecutor()
     if name == "dask":
         return DaskExecutor(address, workers, memory_limit)

@@ -169,7 +169,7 @@ def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
     if errors:
         return f"{len(errors)} pod type(s) failed: see task_errors"
     if cell_timeout is not None:
-        return f"cell timeout: an engine left cells open after {cell_timeout:g} s (--cell-timeout)"
+        return f"cell timeout: an engine left cells open after {cell_timeout:g} s"
     return "an engine left cells open (a state or memory limit)"
 
 

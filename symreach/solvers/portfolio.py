@@ -30,22 +30,21 @@ engine finds alone after ``t`` comes after about ``t * (N - 1) / (jobs -
 clock, not on load. An engine that gives up (``unknown`` before the limit,
 or an error) leaves the rotation and the others share its core.
 
-Slice length. 0.1 s: with 1 s slices an engine that needs 1.01 s of CPU
-waits out a whole paused slice (Angiogenesis KdStarG: IC3 alone 1.0 s,
-``auto`` 2.9 s with 1 s slices); two signals per slice cost microseconds.
+Slice length (``DEFAULT_SLICE_S``): with long slices an engine that needs
+just over one slice of CPU waits out a whole paused slice; two signals per
+slice cost microseconds.
 
-Why not the alternatives (each measured on this 2-core machine). Letting
-the OS share the processes on two cores is fair but not deterministic and
-gives no engine a whole core. Equal round robin gave BMC 2/3 of a core
-with three engines and lost the deepest shallow witnesses to the race (15
-of 71 goals in the first shallow_nets.md). Running engines one after
+Why not the alternatives (each measured on a 2-core machine; the figures are
+in ``benchmarks/results/auto_schedule.md``). Letting the OS share the
+processes on two cores is fair but not deterministic and gives no engine a
+whole core. Equal round robin gave BMC 2/3 of a core with three engines and
+lost the deepest shallow witnesses to the race. Running engines one after
 another on a split limit loses any answer a single engine finds after its
-share of the limit. Two engines taking turns in threads of this process
-(the pilot of the previous schedule) gave each half a core where two cores
-were free: the BDDs' not-deployable pebblings came 2.5-3.4x later than the
-BDDs alone (pyramid h = 7, k = 8: 0.45 s against 0.13 s). Restarting the
-lazy search in a worker after its time alone lost IBM703's deep goal at a
-4 s limit (the lazy search alone: 3.5 s).
+share of the limit. Two engines taking turns in threads of this process gave
+each half a core where two cores were free, so the BDDs' not-deployable
+pebblings came several times later than with the BDDs alone. Restarting the
+lazy search in a worker after its time alone lost the deep goals it finds
+alone just within the limit.
 
 The first conclusive answer wins, the others are stopped; ``engine`` names
 the one that answered (``auto/bmc``) and ``stats["portfolio"]`` records

@@ -4,67 +4,45 @@ in ``auto``'s own process, and who holds a core when.
 The schedule is learnt from the benchmark families by one cheap feature, the
 number of (pod type, node) pairs that preprocessing leaves possible
 (``len(pre.may)``, about the number of state bits), and the number of nodes;
-it is deterministic. Each row names the *favourite*, which holds one core
-of its own (with two cores or more: for the whole run on large systems,
-until the late engines start on small ones), and what holds the other:
+it is deterministic. The measurements behind each rule are in
+``benchmarks/results/auto_schedule.md``: re-measure there before changing one.
+Each row names the *favourite*, which holds one core of its own (with two
+cores or more: for the whole run on large systems, until the late engines
+start on small ones), and what holds the other:
 
-- **more than 128 pairs on one node** (the MCC nets of Appendix B, rings
-  and philosophers of 8 and more): BMC with parallel steps is the favourite.
-  It finds the witnesses (shallow_nets.md; mcc family 18 of 32 against bdd
-  11 and ic3 11 in summary.md) and is the best engine on 17 of the 21
-  instances of that size that some engine decides in results.csv; the BDDs
-  of these systems blow up.
-- **more than 128 pairs on several nodes** (clusters: the hard family from
-  100 nodes on): IC3 is the favourite and ABC's pdr the *second*. On the
-  eight such instances some engine decides in results.csv, IC3 is the best
-  on three (hard/kubernetes 100x60 and 200x100: 0.12-0.86 s) and ABC's pdr
-  on the other five (hard/paper 100x60: 1.05 s against IC3 2.2 s and BMC
-  3.0 s; hard/kubernetes 500x200: pdr alone, 2.8-3.4 s); BMC is never the
-  best there, and with it as the favourite ``auto`` took 4-8x the best
-  engine's time (ic3 0.86 s, ``auto`` 7.0 s).
-- **up to 128 pairs** (pebbling, small nets, small rings, mutexes and
-  philosophers, the small clusters): every instance some engine decides is
-  decided within seconds, mostly well under one, by one of two engines
-  chosen by the number of nodes, so both start at once, each on a core:
-  on one node the BDDs (the favourite: the not-deployable pebblings,
-  0.05-1.4 s, where IC3 takes 5-90x longer, and up to pyramid h = 13,
-  52-66 CPU s, which nothing else decides) and IC3 (the *resident*: the
-  deployable pebblings, 0.01-0.11 s); on several nodes BMC (the favourite:
-  the paper clusters' witnesses, 0.06-0.17 s) and IC3 (the resident: the
-  not-deployable ones and the Kubernetes-profile clusters, 0.02-0.07 s).
-  The other engines start ``portfolio.LATE_AFTER_S`` later (forking them at
-  once slowed the two that decide; ``late_engines``), and from then on all
-  share all cores equally (BMC stays out on one node and the BDDs on
-  several: ``race_engines``): ABC's pdr is the best on the deployable trees
-  h = 5, 6 (0.3-0.5 and 2.0-2.5 s against IC3's 2.7 and 5.5 s), IC3 on
-  the deployable pyramids up to h = 13 (k = 15: 1.0 s), the BDDs on the
-  not-deployable ones up to h = 13 (k = 14: 37-66 s), so none may wait for
-  another: with ABC's pdr alone on IC3's core for its first 4 s, pyramid
-  h = 13, k = 15 took 5.0 s instead of 1.0 s. With three engines each gets
-  2/3 of a core.
+- **more than ``SMALL_PAIRS`` pairs on one node** (encoded nets, rings,
+  philosophers): BMC with parallel steps, which finds their witnesses; the
+  BDDs of these systems blow up.
+- **more than ``SMALL_PAIRS`` pairs on several nodes** (large clusters): IC3,
+  with ABC's pdr as the *second*; between them they are the best engine on
+  every such instance, and BMC as the favourite made ``auto`` several times
+  slower.
+- **up to ``SMALL_PAIRS`` pairs**: what is decided at all is decided within
+  seconds by one of two engines chosen by the number of nodes, so both start
+  at once, each on a core: on one node the BDDs (the favourite: the
+  not-deployable pebblings) and IC3 (the *resident*: the deployable ones); on
+  several nodes BMC (the favourite: the paper clusters' witnesses) and IC3
+  (the resident: the not-deployable ones and the Kubernetes-profile
+  clusters). The other engines start ``portfolio.LATE_AFTER_S`` later
+  (forking them at once slowed the two that decide; ``late_engines``), and
+  from then on all share all cores equally (BMC stays out on one node and the
+  BDDs on several: ``race_engines``), because each of them is the best on
+  some of these instances and none may wait for another.
 
 The *resident* runs in a thread of ``auto``'s own process
 (``workers.ResidentWorker``): no fork stands between it and its answer,
-which matters where the best engine needs 0.01-0.1 s. The lazy-deletion
-search is always the resident while it runs: it starts first, alone, in
-``auto``'s process (``portfolio.LAZY_ALONE_S``), declines at once outside
-its fragment and answers most encoded-net goals, shallow or deep, before
-anything forks. When it is still searching at the end of that time it keeps
-its search (nothing restarts) and becomes the second: it holds the core
-beside the favourite alone for the first ``SECOND_ALONE_S["lazy"]``
-seconds, then takes every other slice of the rotation. On the shallow goals
-of the shared nets the lazy search's wins take 1-8 s alone (Lamport,
-Peterson, TokenRing, IBM703; shallow_nets.md), the deep ones of
-petri_goals.md up to 31 s (Peterson IsEndLoop_2_1_2: 23-31 s alone,
-``auto`` 98.7 s when the lazy search had the core alone for only 8 s); with
-only half a core from the start ``auto`` took 2-4x as long. The price is
-that bdd, ic3 and ABC's pdr start that much later on such instances, and on
-these systems (one node, more than 128 pairs: the encoded nets, rings,
-philosophers) they are the best engine on none of the instances of
-results.csv that take more than 0.03 s (BART TrainState_1_1_5 in
-shallow_nets.md: ic3 alone 3.0 s, BMC 3.4 s). On large clusters ABC's pdr
-is the second and holds the core alone for ``SECOND_ALONE_S["abc-pdr"]``
-seconds: it decides their hardest instances in 1-3.4 s alone.
+which matters where the best engine needs a fraction of a second. The
+lazy-deletion search is always the resident while it runs: it starts first,
+alone, in ``auto``'s process (``portfolio.LAZY_ALONE_S``), declines at once
+outside its fragment and answers most encoded-net goals, shallow or deep,
+before anything forks. When it is still searching at the end of that time it
+keeps its search (nothing restarts) and becomes the second: it holds the core
+beside the favourite alone for the first ``SECOND_ALONE_S["lazy"]`` seconds,
+then takes every other slice of the rotation (with half a core from the start
+its deep wins took several times as long). The price is that bdd, ic3 and
+ABC's pdr start that much later on those systems, where they are rarely the
+best engine. On large clusters ABC's pdr is the second, alone for
+``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances.
 
 Beside the favourite, the other ``jobs - 1`` cores rotate round robin among
 the other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a
@@ -75,10 +53,9 @@ leaves the rotation; when the favourite gives up, every core rotates among
 the rest.
 
 ABC's ``pdr`` joins when ``berkeley-abc`` is installed: it is the only
-engine that decides some instances within the limits (philosophers'
-violations n >= 4, hard paper clusters 100x60; results.csv and
-hard_clusters.md), while ABC's ``bmc3`` and ``reach`` decide nothing that
-``pdr`` or our engines do not decide faster, so they stay out.
+engine that decides some instances within the limits, while ABC's ``bmc3``
+and ``reach`` decide nothing that ``pdr`` or our engines do not decide
+faster, so they stay out.
 """
 
 from __future__ import annotations
@@ -88,7 +65,7 @@ from typing import Sequence
 OUR_ENGINES = ("bdd", "ic3", "bmc", "lazy")
 LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
-SMALL_PAIRS = 128  # the feature threshold above (family data in the docstring)
+SMALL_PAIRS = 128  # the feature threshold above (family data in benchmarks/results/auto_schedule.md)
 # the favourite by (small system, one node) (docstring)
 FAVOURITES = {(True, True): "bdd", (True, False): "bmc", (False, True): "bmc", (False, False): "ic3"}
 SMALL_RESIDENT = "ic3"  # the resident of a small system once the lazy search is out (docstring)
@@ -110,11 +87,10 @@ def favourite(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> str | N
 
 def race_engines(may_pairs: int, engines: Sequence[str], nodes: int = 1) -> list[str]:
     """The engines of the race. Small systems leave out the engine that is never
-    the best on their kind in results.csv, which leaves the others a larger share
-    once all share the cores: on one node BMC (the best on no such instance that
-    takes it more than 0.03 s: IC3 finds the same witnesses, and BMC cannot
-    prove "not deployable"), on several nodes the BDDs (0.9-2.9 s on the small
-    hard clusters, where BMC, IC3 or ABC's pdr take 0.02-0.35 s)."""
+    the best on their kind (``benchmarks/results/auto_schedule.md``), which leaves
+    the others a larger share once all share the cores: on one node BMC (IC3
+    finds the same witnesses, and BMC cannot prove "not deployable"), on several
+    nodes the BDDs."""
     if not is_small(may_pairs):
         return list(engines)
     out = "bmc" if nodes <= 1 else "bdd"

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from symreach import semantics
-from symreach.model import Instance, Query
+from symreach.model import Instance, Query, daemonset_member
 from symreach.result import DELETE, Result, Step, Verdict
 from symreach.solvers.base import Limits
 
@@ -53,18 +53,12 @@ def pod_kind(inst: Instance, t: int) -> int:
     """How costly deleting a pod of type t is for the operator.
 
     Static (mirror) pods and bare pods are not creatable: deleting one loses
-    it. DaemonSet pods are named ``ns/name@node`` by the Kubernetes front end
-    (one pinned type per node), and their controller would recreate them.
+    it. A DaemonSet's pod (``model.daemonset_member``) would be recreated by
+    its controller.
     """
-    pod = inst.pod_types[t]
-    if not pod.creatable:
+    if not inst.pod_types[t].creatable:
         return STATIC
-    if pod.origin.startswith("DaemonSet"):
-        return DAEMON
-    base, sep, node = pod.name.rpartition("@")
-    if sep and base and any(node == n.name for n in inst.nodes):
-        return DAEMON
-    return ORDINARY
+    return ORDINARY if daemonset_member(inst, t) is None else DAEMON
 
 
 @dataclass
@@ -265,5 +259,5 @@ def shortest_engine(engine: str) -> str:
     """The engine that can prove a witness shortest; ValueError for the others."""
     if engine in ("explicit", "auto"):
         return "explicit"
-    raise ValueError(f"--shortest needs breadth-first search (--engine explicit or auto); {engine!r} cannot "
+    raise ValueError(f"a shortest witness needs breadth-first search (engine explicit or auto); {engine!r} cannot "
                      "prove a witness shortest (BMC's depth bounds deployments, not steps)")

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Iterable, Optional, Sequence
 
-from symreach.encodings.naming import LabelValues, UniqueNames
 from symreach.errors import InputError
+from symreach.frontends.naming import LabelValues, UniqueNames
 
 HOSTNAME = "kubernetes.io/hostname"
 NODE = "n"

@@ -1,4 +1,4 @@
-"""AIGER export of a ``TransitionSystem`` (binary ``aig`` or ASCII ``aag``).
+"""AIGER lowering of a ``TransitionSystem`` (binary ``aig`` or ASCII ``aag``).
 
 Layout (AIGER 1.0, one bad-state output):
 
@@ -197,11 +197,3 @@ def _varint(x: int) -> bytes:
         x >>= 7
     out.append(x)
     return bytes(out)
-
-
-def write_aiger(system: TransitionSystem, path: str, comment: Optional[str] = None) -> AigerModel:
-    """Write binary AIGER, or ASCII when ``path`` ends with ``.aag``."""
-    model = AigerModel(system)
-    with open(path, "wb") as fh:
-        fh.write(model.to_bytes(binary=not str(path).endswith(".aag"), comment=comment))
-    return model

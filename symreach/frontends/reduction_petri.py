@@ -60,9 +60,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from symreach.encodings.naming import LabelValues, UniqueNames
-from symreach.encodings.petri_net import PetriNet
 from symreach.errors import InputError
+from symreach.frontends.naming import LabelValues, UniqueNames
+from symreach.frontends.petri_net import PetriNet
 
 HOSTNAME = "kubernetes.io/hostname"
 NODE = "n"

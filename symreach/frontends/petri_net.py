@@ -47,11 +47,6 @@ class Transition:
         return self.pre - self.post
 
     @property
-    def preserved(self) -> frozenset[str]:
-        """Preserved(a) = Pre(a) ∩ Post(a): self-loops, tested but not consumed."""
-        return self.pre & self.post
-
-    @property
     def produced(self) -> frozenset[str]:
         """Produced(a) = Post(a) \\ Pre(a)."""
         return self.post - self.pre
