@@ -77,11 +77,13 @@ class Stats:
     false_accepts: list = field(default_factory=list)
     crashes: list = field(default_factory=list)
     mutations: collections.Counter = field(default_factory=collections.Counter)
+    crash_kinds: collections.Counter = field(default_factory=collections.Counter)
 
     def to_json(self) -> dict:
         return {"cases": self.cases, "exits": dict(self.exits), "by_kind": dict(self.by_kind),
                 "valid_judged": self.valid_judged, "false_accepts": len(self.false_accepts),
                 "exit4": self.exits.get(4, 0), "mutations": dict(self.mutations),
+                "crash_kinds": dict(self.crash_kinds),
                 "false_accept_samples": self.false_accepts[:5], "crash_samples": self.crashes[:5]}
 
 
@@ -381,6 +383,8 @@ def run(cases: int, seed: int, pool: Optional[list[Seed]] = None, stats: Optiona
         stats.mutations[op.split("+")[0]] += 1
         if code == 4:
             stats.crashes.append({"format": fmt, "mutation": op, "message": message[:800], "cert": text[:1500]})
+            where = [line.strip() for line in message.splitlines() if line.strip().startswith("File ")]
+            stats.crash_kinds[message.splitlines()[0][:100] + (" @ " + where[-1][-90:] if where else "")] += 1
         elif code == 0:
             stats.valid_judged += 1
             wrong = judge.false_acceptance(inst, loaded, question)
