@@ -40,6 +40,7 @@ import copy
 import inspect
 import json
 import random
+import signal
 import sys
 import time
 import traceback
@@ -56,7 +57,9 @@ from symreach.solvers.explicit import ExplicitEngine
 from tests.cert_corpus import cert_format, corpus
 
 BOUND = "target" in inspect.signature(check_loaded).parameters  # certify binds the target asked
-HUGE = (10**30, -1, 2**63, -(2**63) - 1, 0, 1, 2**31, 3.5, True, None, "1", "", [], {})
+HUGE = (10**30, -1, 2**63, -(2**63) - 1, 0, 1, 2, 40, 10**6, 2**31, 3.5, True, None, "1", "", [], {})
+HANG_S = 20.0  # a case still checking after this long is a hang (a certificate must not stall certify)
+HANG = 5       # its outcome: not an exit status, a bug like exit 4
 
 
 @dataclass
@@ -82,7 +85,7 @@ class Stats:
     def to_json(self) -> dict:
         return {"cases": self.cases, "exits": dict(self.exits), "by_kind": dict(self.by_kind),
                 "valid_judged": self.valid_judged, "false_accepts": len(self.false_accepts),
-                "exit4": self.exits.get(4, 0), "mutations": dict(self.mutations),
+                "exit4": self.exits.get(4, 0), "hangs": self.exits.get(HANG, 0), "mutations": dict(self.mutations),
                 "crash_kinds": dict(self.crash_kinds),
                 "false_accept_samples": self.false_accepts[:5], "crash_samples": self.crashes[:5]}
 
@@ -106,6 +109,7 @@ def certify_exit(inst: Instance, text: str, question: Optional[Query] = None) ->
     except Exception as exc:  # noqa: BLE001 - any other exception is the bug being hunted
         return 4, f"parse: {type(exc).__name__}: {exc}", None
     try:
+        signal.setitimer(signal.ITIMER_REAL, HANG_S)
         if getattr(loaded, "digest", "") is None:
             return 1, "refused: bound to no instance", loaded
         ok, message = check_loaded(inst, loaded, question) if BOUND else check_loaded(inst, loaded)
@@ -113,9 +117,24 @@ def certify_exit(inst: Instance, text: str, question: Optional[Query] = None) ->
         return 2, str(exc), loaded
     except RecursionError:
         return 2, "too deeply nested", loaded
+    except _Hang:
+        return HANG, f"check: still running after {HANG_S:g} s\n{traceback.format_exc(limit=-3)}", loaded
     except Exception as exc:  # noqa: BLE001
         return 4, f"check: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}", loaded
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
     return (0 if ok else 1), message, loaded
+
+
+class _Hang(BaseException):
+    """Raised in the checker by the per-case alarm (a BaseException: no checker swallows it)."""
+
+
+def _alarm(signum, frame) -> None:
+    raise _Hang()
+
+
+signal.signal(signal.SIGALRM, _alarm)
 
 
 # ---- the judge ----------------------------------------------------------------------------
@@ -253,8 +272,18 @@ def mutate_text(text: str, inst: Instance, rng: random.Random) -> tuple[str, str
     lines = text.splitlines()
     header = [i for i, line in enumerate(lines) if line.startswith("#")]
     clauses = [i for i, line in enumerate(lines) if line and not line.startswith("#")]
-    op = rng.choice(["drop-clause", "dup-clause", "flip", "header-value", "drop-header", "garbage", "truncate",
-                     "rename", "empty-target", "trivial-counts"])
+    op = rng.choice(["drop-clause", "dup-clause", "flip", "header-value", "header-field", "header-field",
+                     "drop-header", "garbage", "truncate", "rename", "empty-target", "trivial-counts"])
+    if op == "header-field":  # one field inside a header's JSON (a pair's bits or bound, a query pair ...)
+        fields = [i for i in header if _json_header(lines[i]) is not None]
+        if fields:
+            i = rng.choice(fields)
+            key, value = lines[i][1:].partition(":")[0].strip(), _json_header(lines[i])
+            paths = [p for p in _paths(value) if p]
+            if paths:
+                _set(value, rng.choice(paths), rng.choice(HUGE))
+                lines[i] = f"# {key}: {json.dumps(value)}"
+        return "\n".join(lines) + "\n", op
     if op == "drop-clause" and clauses:
         lines.pop(rng.choice(clauses))
     elif op == "dup-clause" and clauses:
@@ -287,6 +316,15 @@ def mutate_text(text: str, inst: Instance, rng: random.Random) -> tuple[str, str
         lines = [line for line in lines if not line.startswith("# counts:")]
         lines.insert(1, f'# counts: [{{"pairs": [], "atLeast": {rng.randint(0, 2)}}}]')
     return "\n".join(lines) + "\n", op
+
+
+def _json_header(line: str) -> Any:
+    """The JSON value of a ``# key: value`` header line, when it is a list or an object."""
+    try:
+        value = json.loads(line[1:].partition(":")[2])
+    except ValueError:
+        return None
+    return value if isinstance(value, (list, dict)) else None
 
 
 def make_case(pool: list[Seed], rng: random.Random) -> tuple[Instance, str, Optional[Query], str, str]:
@@ -381,7 +419,7 @@ def run(cases: int, seed: int, pool: Optional[list[Seed]] = None, stats: Optiona
         stats.exits[code] += 1
         stats.by_kind[fmt] += 1
         stats.mutations[op.split("+")[0]] += 1
-        if code == 4:
+        if code in (4, HANG):
             stats.crashes.append({"format": fmt, "mutation": op, "message": message[:800], "cert": text[:1500]})
             where = [line.strip() for line in message.splitlines() if line.strip().startswith("File ")]
             stats.crash_kinds[message.splitlines()[0][:100] + (" @ " + where[-1][-90:] if where else "")] += 1
@@ -414,7 +452,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.report:
         with open(args.report, "w") as fh:
             json.dump(report, fh, indent=1)
-    return 0 if not stats.false_accepts and not stats.exits.get(4) else 1
+    return 0 if not stats.false_accepts and not stats.exits.get(4) and not stats.exits.get(HANG) else 1
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from pysat.solvers import Solver
 
+from symreach.certify.counter_width import width_problem
 from symreach.model import KUBERNETES, Instance, Query, ports_conflict
 
 FORMAT = "symreach-sat-invariant/1"
@@ -267,6 +268,8 @@ class _Checker:
             if key in self.bits:
                 raise CertificateError(f"pair {p['pod']}@{p['node']} listed twice")
             self.bits[key] = (p["bits"], p["bound"])
+            if width_problem(*self.bits[key]):
+                raise CertificateError(f"{p['pod']}@{p['node']}: {width_problem(*self.bits[key])}")
         self.clauses = []
         for cl in cert.clauses:
             lits = []
