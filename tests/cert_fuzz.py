@@ -45,7 +45,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterable, Optional, Union
 
 from symreach.certify.dispatch import KINDS, check_loaded, parse
 from symreach.certify import clause_invariant
@@ -90,9 +90,11 @@ class Stats:
                 "false_accept_samples": self.false_accepts[:5], "crash_samples": self.crashes[:5]}
 
 
-def seeds(n_instances: int = 40) -> list[Seed]:
-    """Genuine certificates of every kind and target kind (the first ``n_instances`` seeds)."""
-    return [Seed(fmt, kind, inst, query, text) for fmt, kind, inst, query, text, _ in corpus(range(n_instances))]
+def seeds(instances: Union[int, Iterable[int]] = 40) -> list[Seed]:
+    """Genuine certificates of every kind and target kind, from the seeded instances
+    ``instances`` (a count: the first that many)."""
+    chosen = range(instances) if isinstance(instances, int) else instances
+    return [Seed(fmt, kind, inst, query, text) for fmt, kind, inst, query, text, _ in corpus(chosen)]
 
 
 # ---- running a certificate as ``certify`` does ---------------------------------------

@@ -14,7 +14,7 @@ from tests import cert_fuzz
 
 @pytest.fixture(scope="module")
 def pool():
-    return cert_fuzz.seeds(8)
+    return cert_fuzz.seeds((6, 57, 171, 0, 1))  # every kind (tests/test_why_every_kind.py SEEDS) and a few more
 
 
 @pytest.mark.skipif(not cert_fuzz.BOUND, reason="needs certify's target binding and vacuous-target refusals "
