@@ -60,6 +60,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from pysat.solvers import Solver
 
+from symreach.certify.count_sentences import clause_text
 from symreach.certify.counter_width import width_problem
 from symreach.model import KUBERNETES, Instance, Query, ports_conflict
 
@@ -200,9 +201,9 @@ class InvariantCertificate:
                     out.append("always: " + " or ".join(f"{nm[1]}@{nm[2]}" for nm in pos))
                 else:
                     out.append(f"whenever {pn(neg)}: also " + " or ".join(f"{nm[1]}@{nm[2]}" for nm in pos))
-            else:
-                out.append("not all of: " + ", ".join(
-                    f"{self.var_text(nm)}={'0' if b else '1'}" for nm, b in cl))
+            else:  # counter bits: the pod counts the clause forbids
+                out.append(clause_text(cl, {(p["pod"], p["node"]): p["bits"] for p in self.pairs})
+                           or "a pair's presence agrees with its counter")
         return "\n".join(out)
 
     def __str__(self) -> str:

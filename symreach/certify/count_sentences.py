@@ -11,7 +11,7 @@ true whatever else runs.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 
 from symreach import semantics
 from symreach.model import PODS_RESOURCE, Instance
@@ -77,10 +77,13 @@ def widths_of(names: Iterable[Var]) -> dict[tuple[str, str], int]:
     return out
 
 
-def clause_text(clause: Sequence[tuple[Var, bool]], widths: Mapping[tuple[str, str], int]) -> str:
-    """A clause (some literal holds) as the situation it forbids: "never exactly 2 pods of db on wk-1"."""
+def clause_text(clause: Sequence[tuple[Var, bool]], widths: Mapping[tuple[str, str], int]) -> Optional[str]:
+    """A clause (some literal holds) as the situation it forbids: "never exactly 2 pods of db on wk-1";
+    None when no count fits what it forbids (it only ties a pair's presence to its counter)."""
     forbidden = {nm: not value for nm, value in clause}
     parts = pair_conditions(forbidden, widths)
+    if any(part.startswith("no number of") for part in parts):
+        return None
     return "never " + (" together with ".join(parts) if parts else "anything (the invariant is empty)")
 
 

@@ -134,7 +134,7 @@ def count_lemmas(inst: Instance, cert: Loaded, counts: list) -> list[str]:
         out += capacity_lines(inst, pairs, int(ct["atLeast"]))
     if cert.format == clause_invariant.FORMAT:
         widths = {(p["pod"], p["node"]): p["bits"] for p in cert.content.pairs}
-        out += [clause_text(cl, widths) for cl in cert.content.clauses]
+        out += [text for text in (clause_text(cl, widths) for cl in cert.content.clauses) if text]
     return out
 
 
