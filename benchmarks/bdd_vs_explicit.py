@@ -36,7 +36,7 @@ PETRI = PETRI_DIR
 
 def run(engine, inst, timeout):
     t = time.perf_counter()
-    r = engine.check(inst, limits=Limits(timeout_s=timeout))
+    r = engine.check(inst, run=Limits(timeout_s=timeout))
     return r, time.perf_counter() - t
 
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from symreach import semantics  # noqa: E402
 from symreach.loader import load_document  # noqa: E402
 from symreach.result import Verdict  # noqa: E402
-from symreach.solvers.base import Limits  # noqa: E402
+from symreach.run import RunContext  # noqa: E402
 from symreach.solvers.bdd import BddEngine  # noqa: E402
 
 VARIANTS = tuple(sys.argv[sys.argv.index("--variants") + 1].split(",")) if "--variants" in sys.argv else ("paper", "kubernetes-anti", "kubernetes")
@@ -71,7 +71,7 @@ def pool_doc(n: int, variant: str) -> dict:
 
 def run(inst, counters: str, timeout: float):
     t = time.perf_counter()
-    r = BddEngine(fast_paths=False).check(inst, inst.query, Limits(timeout_s=timeout, counters=counters))
+    r = BddEngine(fast_paths=False).check(inst, inst.query, RunContext.within(timeout, counters=counters))
     dt = time.perf_counter() - t
     if r.verdict is Verdict.DEPLOYABLE:
         semantics.replay(inst, r.trace, inst.query)

@@ -63,7 +63,7 @@ def rows(timeout: float, engine: bool):
                 t0 = time.perf_counter()
                 inst = load_document(doc, filename=f"{name}.pnml")
                 row["load_s"] = time.perf_counter() - t0
-                result = ExplicitEngine().check(inst, limits=Limits(timeout_s=timeout))
+                result = ExplicitEngine().check(inst, run=Limits(timeout_s=timeout))
                 row.update(verdict=result.verdict.value, time_s=result.time_s,
                            states=result.stats.get("states", ""))
                 if result.verdict.value != "unknown":

@@ -50,7 +50,7 @@ def main() -> None:
         for place, coverable in goals(answers[name]):
             inst = load_document(encode_petri(net, place))
             t0 = time.perf_counter()
-            res = Ic3Engine(fast_paths=False).check(inst, limits=Limits(timeout_s=args.timeout))
+            res = Ic3Engine(fast_paths=False).check(inst, run=Limits(timeout_s=args.timeout))
             dt = time.perf_counter() - t0
             verdict = res.verdict.value
             expect = "deployable" if coverable else "not-deployable"

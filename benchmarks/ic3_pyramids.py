@@ -78,7 +78,7 @@ def main() -> None:
     for h in range(2, args.max_h + 1):
         inst = instance(h, h + 1)
         t0 = time.perf_counter()
-        r = Ic3Engine().check(inst, limits=Limits(timeout_s=args.timeout))
+        r = Ic3Engine().check(inst, run=Limits(timeout_s=args.timeout))
         dt = time.perf_counter() - t0
         cert = ""
         if r.verdict is Verdict.NOT_DEPLOYABLE:
@@ -87,7 +87,7 @@ def main() -> None:
         abc = "n/a"
         if abc_available() and h <= 4:
             t0 = time.perf_counter()
-            a = AbcPdrEngine(fast_paths=False).check(inst, limits=Limits(timeout_s=args.abc_timeout))
+            a = AbcPdrEngine(fast_paths=False).check(inst, run=Limits(timeout_s=args.abc_timeout))
             abc = f"{a.verdict.value} {time.perf_counter() - t0:.1f} s"
         vals = [r.stats.get(k, "") for k in KEYS]
         vals = [f"{v:.1f}" if isinstance(v, float) else str(v) for v in vals]

@@ -4,12 +4,12 @@ Front ends raise only ``InputError`` for bad input so that the command line can
 print one line and exit with status 2, whatever the cause.
 
 ``LimitReached`` means a time or memory limit stopped the run (exit 3,
-``unknown``). The run's time budget lives here too, visible to every phase
-(loading, preprocessing, engines, trace realisation, export): the command
-line sets one deadline per run (``--timeout`` counted from the start of the
-process) and long loops call ``check_deadline(phase)``. The supervisor
-(``symreach.cli.process``) is the backstop for code that cannot poll (a long
-call into CUDD or a SAT solver).
+``unknown``). The process's deadline is kept here only as the bridge to the
+command line's supervisor (``symreach.cli.process`` sets it from
+``--timeout``, counted from the start of the process, and tells the
+supervisor, the backstop for code that cannot poll: a long call into CUDD or
+a SAT solver). The phases poll the run's ``symreach.run.RunContext``, which
+``RunContext.for_process`` builds from it.
 """
 
 from __future__ import annotations
@@ -88,14 +88,3 @@ def time_remaining() -> Optional[float]:
     end = _state["deadline"]
     return None if end is None else max(0.0, end - time.monotonic())
 
-
-def deadline_expired() -> bool:
-    end = _state["deadline"]
-    return end is not None and time.monotonic() >= end
-
-
-def check_deadline(phase: str) -> None:
-    """Raise ``LimitReached`` when the budget is spent; cheap enough for inner loops
-    that call it every few hundred iterations."""
-    if deadline_expired():
-        raise LimitReached(f"timeout: the time limit of {_state['timeout']:g} s was reached during {phase}")

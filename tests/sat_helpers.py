@@ -1,9 +1,6 @@
-"""Shared helpers of the SAT-engine tests (instances and the engine-suite mixin)."""
+"""Shared helpers of the SAT-engine tests (instances)."""
 
 from __future__ import annotations
-
-import importlib
-from typing import Optional
 
 from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
@@ -30,16 +27,3 @@ def blockers_instance(n_blockers: int = 5) -> dict:
     return {"version": 1, "semantics": "paper", "nodes": [{"name": "n0", "capacity": {"cpu": "4"}}],
             "podTypes": types, "initial": [{"pod": b, "node": "n0", "count": 1} for b in blockers],
             "query": {"pod": "t", "node": "n0"}}
-
-
-def engine_suite_base() -> Optional[type]:
-    """The shared engine mixin of ``tests/engine_suite.py`` (another engineer's), if present."""
-    try:
-        mod = importlib.import_module("tests.engine_suite")
-    except ImportError:
-        return None
-    for name in dir(mod):
-        obj = getattr(mod, name)
-        if isinstance(obj, type) and "make_engine" in vars(obj) and obj.__module__ == mod.__name__:
-            return obj
-    return None

@@ -9,7 +9,7 @@ from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
 from symreach.loader import load_document
 from symreach.result import Verdict
-from symreach.solvers.bdd import BddEngine, Reachability, pick_side
+from symreach.solvers.bdd import BddEngine, ReachConfig, Reachability, pick_side
 from symreach.solvers.bdd_images import SymbolicSystem
 
 
@@ -49,8 +49,8 @@ def test_closing_sweep_stops_after_one_idle_cycle():
     res = BddEngine(fast_paths=False).check(inst)
     system = compile_system(inst, inst.query, type_order="reverse-level")
     sym = SymbolicSystem(system)
-    r = Reachability(sym, "backward", "chaining", None, False, record_rings=False, keep_images=True)
-    r.closure_pass = False
+    r = Reachability(sym, ReachConfig(direction="backward", dynamic_reorder=False, record_rings=False,
+                                      keep_images=True, closure_pass=False))
     r.run()
     n = len(system.actions)
     sweeps = r.stats["iterations"]
@@ -75,7 +75,8 @@ def test_new_states_agree_with_the_image(direction):
         inst = load_document(random_doc(seed))
         system = compile_system(inst, inst.query, type_order="reverse-level")
         sym = SymbolicSystem(system)
-        r = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=False)
+        r = Reachability(sym, ReachConfig(direction=direction, dynamic_reorder=False, record_rings=False,
+                                          keep_images=False))
         image = sym.post if forward else sym.pre
         for _ in range(3):
             for i in range(len(system.actions)):
@@ -98,8 +99,8 @@ def test_image_modes_take_the_same_steps():
     sym = SymbolicSystem(system)
     seen = []
     for mode in ("whole", "diff", "diff-test"):
-        r = Reachability(sym, "backward", "chaining", None, False, record_rings=False, keep_images=True)
-        r.image_mode = mode
+        r = Reachability(sym, ReachConfig(direction="backward", dynamic_reorder=False, record_rings=False,
+                                          keep_images=True, image_mode=mode))
         r.run()
         seen.append((r.stats["image_calls"], r.stats["rings"], r.R))
     assert seen[0] == seen[1] == seen[2]

@@ -11,7 +11,7 @@ from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import pyramid
 from symreach.loader import load_document
 from symreach.result import DEPLOY, Verdict
-from symreach.solvers.bdd import BddEngine, Reachability, _Found
+from symreach.solvers.bdd import BddEngine, ReachConfig, Reachability, _Found
 from symreach.solvers.bdd_closure import closure_actions, closure_order
 from symreach.solvers.bdd_images import SymbolicSystem
 from tests.random_instances import random_doc
@@ -32,10 +32,8 @@ def _random_systems(seeds):
 
 def _run(sym, direction: str, closure: bool, goal: bool = True):
     """A chaining run to its fixpoint or first hit: (hit?, the run)."""
-    r = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=True)
-    r.closure_pass = closure
-    if not goal:
-        r.goal = sym.bdd.false
+    r = Reachability(sym, ReachConfig(direction=direction, dynamic_reorder=False, record_rings=False,
+                                      keep_images=True, closure_pass=closure, to_fixpoint=not goal))
     try:
         r.run()
     except _Found:
@@ -145,7 +143,8 @@ def test_read_domain_images_equal_the_plain_images(direction):
     for seed, system, sym in _random_systems(range(1, 80, 3)):
         dom = ReadDomain(sym, forward)
         image = sym.post if forward else sym.pre
-        r = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=False)
+        r = Reachability(sym, ReachConfig(direction=direction, dynamic_reorder=False, record_rings=False,
+                                          keep_images=False))
         for _ in range(3):
             for i in sorted(dom.members):
                 plain = image(i, r.R)
@@ -155,8 +154,8 @@ def test_read_domain_images_equal_the_plain_images(direction):
             for i in range(len(system.actions)):
                 r.R |= image(i, r.R)
         _, off = _run(sym, direction, True, goal=False)
-        run = Reachability(sym, direction, "chaining", None, False, record_rings=False, keep_images=True)
-        run.read_domain, run.goal = "always", sym.bdd.false
+        run = Reachability(sym, ReachConfig(direction=direction, dynamic_reorder=False, record_rings=False,
+                                            keep_images=True, read_domain="always", to_fixpoint=True))
         run.run()
         assert run.R == off.R, seed
     assert checked > nonempty > 10

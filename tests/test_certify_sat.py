@@ -117,6 +117,7 @@ def test_open_cone_is_rejected(proved):
 
 def test_cli_exit_codes(proved, tmp_path):
     inst, cert = proved
+    from symreach.certify.dispatch import as_certificate
     from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
 
@@ -124,12 +125,13 @@ def test_cli_exit_codes(proved, tmp_path):
     inst_file = tmp_path / "pyr.json"
     inst_file.write_text(json.dumps(encode_pebbling(d.vertices, d.edges, d.target, 4)))
     good = tmp_path / "good.cert"
-    good.write_text(cert.dumps())
+    bound = as_certificate(cert).bind(inst)  # certify refuses a certificate bound to no instance
+    good.write_text(bound.dumps())
     runner = CliRunner()
     res = runner.invoke(certify_command, [str(inst_file), str(good)])
     assert res.exit_code == 0, res.output
     assert res.output.startswith("VALID")
-    lines = cert.dumps().splitlines()
+    lines = bound.dumps().splitlines()
     body = [i for i, ln in enumerate(lines) if not ln.startswith("#")]
     broken = tmp_path / "broken.cert"
     broken.write_text("\n".join(ln for i, ln in enumerate(lines) if "P-v3_0@n]" not in ln or i not in body) + "\n")

@@ -126,14 +126,15 @@ def test_loki_one_more_on_worker_b1_is_not_deployable_and_certified(tmp_path):
                   "--engine", engine, "--quiet", "--cert-out", str(cert))
         assert out.exit_code == 1, out.output
         assert "2 pods of monitoring/loki on worker-b1 at once (one more than the 1 initially there)" in out.output
-        ok = run("certify", LOKI, str(cert))
+        target = ("--pod", "monitoring/loki", "--node", "worker-b1", "--more")
+        ok = run("certify", LOKI, str(cert), *target)
         assert ok.exit_code == 0 and ok.output.startswith("VALID"), ok.output
         # tampered: claim the certificate is about K = 1 (already true initially)
         text = cert.read_text()
         bad = tmp_path / ("bad-" + name)
         bad.write_text(text.replace('"atLeast": 2', '"atLeast": 1'))
         assert bad.read_text() != text
-        out = run("certify", LOKI, str(bad))
+        out = run("certify", LOKI, str(bad), *target)
         assert out.exit_code == 1 and out.output.startswith("INVALID"), out.output
 
 
@@ -290,7 +291,8 @@ def test_every_certificate_kind_carries_and_checks_count_targets(tmp_path):
     assert out.exit_code == 1 and "may-be-present" in out.output, out.output
     data = json.loads(cert.read_text())
     assert data["counts"] == [{"pairs": [["monitoring/node-exporter@worker-b1", "worker-a1"]], "atLeast": 2}]
-    assert run("certify", LOKI, str(cert)).exit_code == 0
+    target = ("--pod", "monitoring/node-exporter@worker-b1", "--node", "worker-a1", "--count", "2")
+    assert run("certify", LOKI, str(cert), *target).exit_code == 0
     inst = load_any(Path(LOKI))
     data["counts"] = []
     assert not check_text(inst, json.dumps(data))[0]

@@ -31,6 +31,7 @@ from symreach.encodings.preprocess import preprocess
 from symreach.encodings.system import PairVars
 from symreach.loader import load_document
 from symreach.result import Verdict
+from symreach.run import RunContext
 from symreach.solvers.base import Limits
 from symreach.solvers.bdd import BddEngine
 from symreach.solvers.explicit import ExplicitEngine
@@ -99,8 +100,8 @@ def _pool_doc(profile: str, pool: int) -> dict:
                                           ("kubernetes", Verdict.NOT_DEPLOYABLE)])
 def test_pool_instance_both_profiles(profile, want):
     inst = load_document(_pool_doc(profile, 20))
-    on = BddEngine(fast_paths=False).check(inst, inst.query, Limits(timeout_s=120, counters="on"))
-    off = BddEngine(fast_paths=False).check(inst, inst.query, Limits(timeout_s=120, counters="off"))
+    on = BddEngine(fast_paths=False).check(inst, inst.query, RunContext.within(120, counters="on"))
+    off = BddEngine(fast_paths=False).check(inst, inst.query, RunContext.within(120, counters="off"))
     assert on.verdict is off.verdict is want
     assert on.stats["counters"].startswith("on") and off.stats["counters"].startswith("off")
     assert on.stats["state_vars"] < off.stats["state_vars"]
@@ -113,7 +114,7 @@ def test_pool_instance_both_profiles(profile, want):
 
 def test_tampered_counter_invariants_are_rejected():
     inst = load_document(_pool_doc("kubernetes", 10))
-    cert = BddEngine(fast_paths=False).check(inst, inst.query, Limits(counters="on")).certificate
+    cert = BddEngine(fast_paths=False).check(inst, inst.query, RunContext(counters="on")).certificate
     assert counter_invariant.check_certificate(inst, cert)[0]
     assert len(cert["states"]) >= 2
     for k in range(len(cert["states"])):  # dropping any state breaks sigma0 or closure
@@ -138,7 +139,7 @@ def test_non_interchangeable_group_is_rejected():
     doc = _pool_doc("kubernetes", 4)
     doc["nodes"][2]["capacity"] = {"cpu": "1"}  # p1 differs from its pool
     inst = load_document(doc)
-    cert = BddEngine(fast_paths=False).check(inst, inst.query, Limits(counters="on")).certificate
+    cert = BddEngine(fast_paths=False).check(inst, inst.query, RunContext(counters="on")).certificate
     assert counter_invariant.check_certificate(inst, cert)[0]
     bad = copy.deepcopy(cert)
     lone = next(g for g in bad["groups"] if g == ["p1"])
@@ -159,7 +160,7 @@ def test_auto_uses_counters_only_on_large_pools_and_falls_back_on_spread():
          "labelSelector": {"matchLabels": {"app": "b"}}}]
     doc["nodes"] = [{**n, "capacity": {"cpu": "2", "pods": 4}} for n in doc["nodes"]]
     spread = load_document(doc)
-    res = BddEngine(fast_paths=False).check(spread, spread.query, Limits(counters="on"))
+    res = BddEngine(fast_paths=False).check(spread, spread.query, RunContext(counters="on"))
     assert res.stats["counters"].startswith("fallback") and "spread" in res.stats["counters"]
     assert res.verdict is Verdict.NOT_DEPLOYABLE
 
@@ -191,9 +192,9 @@ def differential(seed: int, profile: str, replicas: int, explicit: bool = True) 
     """(counters used, explicit compared); asserts agreement and evidence."""
     doc = random_doc(seed, profile, features=FEATURES, replicas=replicas)
     inst = load_document(doc, f"seed{seed}")
-    limits = Limits(timeout_s=120, counters="on")
+    limits = RunContext.within(120, counters="on")
     on = BddEngine(fast_paths=False).check(inst, inst.query, limits)
-    off = BddEngine(fast_paths=False).check(inst, inst.query, Limits(timeout_s=120, counters="off"))
+    off = BddEngine(fast_paths=False).check(inst, inst.query, RunContext.within(120, counters="off"))
     assert on.verdict is off.verdict, (seed, profile, on.stats.get("counters"))
     assert on.verdict is not Verdict.UNKNOWN
     used = str(on.stats.get("counters", "")).startswith("on")

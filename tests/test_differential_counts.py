@@ -72,7 +72,7 @@ def _agree(seed, inst):
                 ok, why = check_text(inst, text)
                 assert ok, (seed, name, why)
     deploys = sum(1 for s in expected.trace if s.op == DEPLOY)
-    bmc = BmcEngine(fast_paths=False).check(inst, limits=Limits(max_depth=max(deploys, 1)))
+    bmc = BmcEngine(fast_paths=False).check(inst, run=Limits(max_depth=max(deploys, 1)))
     if expected.verdict is Verdict.DEPLOYABLE:
         assert bmc.verdict is Verdict.DEPLOYABLE, (seed, bmc.reason)
         semantics.replay(inst, bmc.trace, query)

@@ -13,7 +13,6 @@ import pytest
 
 from symreach import semantics
 from symreach.certify.clause_invariant import check_certificate
-from symreach.errors import InputError
 from symreach.frontends.reduction_pebbling import encode_pebbling
 from symreach.generators.dags import random_dag
 from symreach.loader import load_document
@@ -38,7 +37,7 @@ def _agree(inst):
         ok, msg = check_certificate(inst, ic3.certificate.dumps())
         assert ok, msg
     deploys = sum(1 for s in ex.trace if s.op == DEPLOY)
-    bmc = BmcEngine(fast_paths=False).check(inst, limits=Limits(max_depth=max(deploys, 1)))
+    bmc = BmcEngine(fast_paths=False).check(inst, run=Limits(max_depth=max(deploys, 1)))
     if ex.verdict is Verdict.DEPLOYABLE:
         assert bmc.verdict is Verdict.DEPLOYABLE
         semantics.replay(inst, bmc.trace, inst.query)
@@ -50,25 +49,21 @@ def _agree(inst):
 
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
 def test_random_instances(profile):
-    seen = set()
-    for seed in SEEDS:
-        try:
-            inst = load_document(random_doc(seed, profile))
-        except InputError:
-            continue
-        seen.add(_agree(inst))
-    assert seen == {Verdict.DEPLOYABLE, Verdict.NOT_DEPLOYABLE}
+    seen = []
+    for seed in SEEDS:  # every seed's document loads: an InputError fails the test
+        seen.append(_agree(load_document(random_doc(seed, profile))))
+    assert len(seen) == len(SEEDS) and set(seen) == {Verdict.DEPLOYABLE, Verdict.NOT_DEPLOYABLE}
 
 
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
 def test_random_instances_with_anti_affinity_and_spread(profile):
-    for seed in range(1000, 1060):
-        try:
-            inst = load_document(random_doc(seed, profile, features={"affinity", "anti", "spread",
-                                                                    "capacity", "initial"}))
-        except InputError:
-            continue
-        _agree(inst)
+    seeds = range(1000, 1060)
+    seen = []
+    for seed in seeds:  # every seed's document loads: an InputError fails the test
+        seen.append(_agree(load_document(random_doc(seed, profile, features={"affinity", "anti", "spread",
+                                                                             "capacity", "initial"}))))
+    assert len(seen) == len(seeds) == 60
+    assert set(seen) == {Verdict.DEPLOYABLE, Verdict.NOT_DEPLOYABLE}
 
 
 def test_random_pebbling_at_and_below_the_price():

@@ -1,17 +1,11 @@
-"""The shared engine suite on the BDD engine, with and without fast paths,
-forward and backward, and with each fixpoint strategy."""
+"""The shared engine suite on configurations of the BDD engine beyond the registry's
+(tests/test_engine_suite.py runs it on ``bdd`` with each fixpoint strategy): the
+fixpoint alone (no fast paths), and backward."""
 
 import pytest
 
 from symreach.solvers.bdd import BddEngine
 from tests.engine_suite import EngineSuite
-
-
-class TestBddEngine(EngineSuite):
-    """Default configuration: preprocessing fast paths may decide."""
-
-    def make_engine(self):
-        return BddEngine()
 
 
 class TestBddSymbolicOnly(EngineSuite):
@@ -26,16 +20,6 @@ class TestBddBackward(EngineSuite):
         return BddEngine(fast_paths=False, direction="backward")
 
 
-@pytest.mark.parametrize("strategy", ["saturation", "bfs", "chaining-frontier"])
-class TestBddStrategies(EngineSuite):
-    @pytest.fixture(autouse=True)
-    def _strategy(self, strategy):
-        self.strategy = strategy
-
-    def make_engine(self):
-        return BddEngine(fast_paths=False, strategy=self.strategy, dynamic_reorder=True)
-
-
 def test_timeout_gives_unknown():
     from symreach.frontends.reduction_pebbling import encode_pebbling
     from symreach.generators.dags import pyramid
@@ -45,7 +29,7 @@ def test_timeout_gives_unknown():
 
     dag = pyramid(11)
     inst = load_document(encode_pebbling(dag.vertices, dag.edges, dag.target, 12))
-    result = BddEngine().check(inst, limits=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
+    result = BddEngine().check(inst, run=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
     assert result.verdict is Verdict.UNKNOWN and "timeout" in result.reason
 
 

@@ -9,33 +9,18 @@ from symreach.result import DEPLOY, Verdict
 from symreach.solvers.base import Limits
 from symreach.solvers.bmc import BmcEngine
 from symreach.solvers.explicit import ExplicitEngine
-from tests.sat_helpers import blockers_instance, engine_suite_base, pyramid_instance
+from tests.engine_suite import EngineConfig, EngineSuite
+from tests.sat_helpers import blockers_instance, pyramid_instance
 
-_Suite = engine_suite_base()
+class TestSingleStepBmcSuite(EngineSuite):
+    """The shared suite with one deploy per step (``parallel=False``); the registry's
+    ``bmc`` runs it in tests/test_engine_suite.py. On the not-deployable cases BMC
+    (depth 12) may say unknown, never deployable."""
 
-if _Suite is not None:
-    class TestBmcSuite(_Suite):
-        """The deployable cases must give replaying witnesses; on the others BMC
-        (depth 12) must never answer deployable -- it may prove them by the
-        preprocessing fast paths, else it says unknown."""
+    config = EngineConfig("bmc-single-step", "bmc", witness_only=True, limits=Limits(max_depth=12))
 
-        def make_engine(self):
-            return BmcEngine()
-
-        def expect(self, d, verdict):
-            if verdict is not Verdict.NOT_DEPLOYABLE:
-                return super().expect(d, verdict)
-            inst = load_document(d)
-            res = self.make_engine().check(inst, limits=Limits(max_depth=12))
-            assert res.verdict in (Verdict.NOT_DEPLOYABLE, Verdict.UNKNOWN), res.reason
-            return res
-
-
-    class TestSingleStepBmcSuite(TestBmcSuite):
-        """The same suite with one deploy per step (``parallel=False``)."""
-
-        def make_engine(self):
-            return BmcEngine(parallel=False)
+    def make_engine(self):
+        return BmcEngine(parallel=False)
 
 
 def test_bmc_witness_is_few_steps_and_replays():
@@ -62,14 +47,14 @@ def test_bmc_pyramid_depth_is_the_number_of_deployments():
 
 def test_bmc_depth_limit_gives_unknown():
     inst = pyramid_instance(3, 4)
-    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(max_depth=6))
+    res = BmcEngine(fast_paths=False).check(inst, run=Limits(max_depth=6))
     assert res.verdict is Verdict.UNKNOWN
     assert "depth" in res.reason
 
 
 def test_bmc_timeout_gives_unknown():
     inst = pyramid_instance(5, 6)
-    res = BmcEngine(fast_paths=False).check(inst, limits=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
+    res = BmcEngine(fast_paths=False).check(inst, run=Limits(timeout_s=0.0))  # spent budget: unknown on any machine
     assert res.verdict is Verdict.UNKNOWN
 
 

@@ -181,7 +181,7 @@ def test_small_clusters_are_tiny_and_explorable(seed):
     assert all(n["capacity"]["pods"] <= 3 for n in doc["nodes"])
     assert dump_yaml(doc) == dump_yaml(clusters.generate_cluster(seed=seed, small=True))
     inst = _load(doc)
-    result = ExplicitEngine().check(inst, limits=Limits(timeout_s=10, max_states=200_000))
+    result = ExplicitEngine().check(inst, run=Limits(timeout_s=10, max_states=200_000))
     assert result.verdict.value in ("deployable", "not-deployable"), result.reason
 
 

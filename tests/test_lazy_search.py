@@ -19,6 +19,7 @@ from symreach.errors import InputError
 from symreach.loader import load_document
 from symreach.result import Verdict
 from symreach.solvers import lazy_moves, lazy_search
+from symreach.run import RunContext
 from symreach.solvers.base import Limits
 from symreach.solvers.explicit import ExplicitEngine
 from symreach.solvers.lazy_search import LazySearchEngine
@@ -42,7 +43,7 @@ def _instances(profile, features=NO_SPREAD, seeds=SEEDS):
 def _compare(inst, guided: bool = True) -> str:
     """One instance: the outcome class, after checking agreement with the explicit engine.
     Raises AssertionError or ReplayError on any disagreement."""
-    lazy = LazySearchEngine(fast_paths=False, guided=guided).check(inst, limits=Limits(max_states=100_000))
+    lazy = LazySearchEngine(fast_paths=False, guided=guided).check(inst, run=Limits(max_states=100_000))
     ex = ExplicitEngine().check(inst)
     if lazy.verdict is Verdict.DEPLOYABLE:
         semantics.replay(inst, lazy.trace, inst.query)
@@ -128,7 +129,7 @@ def test_affinity_read_before_deletions_is_caught(monkeypatch):
     every = [(t, n) for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))]
 
     def unpruned():  # preprocessing alone already rules b out: search every pair
-        res = lazy_search.search(inst, inst.query, every, Limits(), 0.0)
+        res = lazy_search.search(inst, inst.query, every, RunContext())
         if res.verdict is Verdict.DEPLOYABLE:
             semantics.replay(inst, res.trace, inst.query)
         return res
@@ -140,7 +141,7 @@ def test_affinity_read_before_deletions_is_caught(monkeypatch):
 
 
 def _lazy(d, **kw):
-    return LazySearchEngine(fast_paths=False).check(load_document(d), limits=Limits(**kw))
+    return LazySearchEngine(fast_paths=False).check(load_document(d), run=Limits(**kw))
 
 
 def test_existing_anti_affinity_blocker_is_deleted():
@@ -190,7 +191,7 @@ def test_chain_without_capacity_pressure():
 def test_state_limit_and_registry():
     res = _lazy(chain("paper", 3), max_states=1)
     assert res.verdict is Verdict.UNKNOWN and "state limit" in res.reason
-    assert isinstance(make_engine("lazy"), LazySearchEngine)
+    assert isinstance(make_engine("lazy").engine, LazySearchEngine)
 
 
 def test_net_places_collapse_to_classes():
@@ -231,7 +232,7 @@ def test_auto_answers_from_the_lazy_search_alone():
     from symreach.solvers.portfolio import AutoEngine
 
     inst = _chain_net_instance()
-    res = AutoEngine(engines=("bmc", "lazy"), jobs=2).check(inst, limits=Limits(timeout_s=120))
+    res = AutoEngine(engines=("bmc", "lazy"), jobs=2).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and res.engine == "auto/lazy"
     assert res.stats["portfolio"]["answered_by"] == "lazy" and res.stats["portfolio"]["resident"] == "lazy"
     semantics.replay(inst, res.trace, inst.query)

@@ -104,7 +104,7 @@ def test_small_instances_are_answered_by_the_favourite_or_the_resident():
     deployable and find the k = 5 witness; nothing is left running."""
     for k, verdict in ((4, Verdict.NOT_DEPLOYABLE), (5, Verdict.DEPLOYABLE)):
         res = AutoEngine(engines=("bdd", "ic3", "bmc")).check(pyramid_instance(3, k),
-                                                              limits=Limits(timeout_s=120))
+                                                              run=Limits(timeout_s=120))
         port = res.stats["portfolio"]
         assert res.verdict is verdict and port["favourite"] == "bdd" and port["resident"] == "ic3"
         assert port["answered_by"] in ("ic3", "bdd") and "bmc" not in port["engines"]
@@ -119,7 +119,7 @@ def test_a_lone_resident_answers_without_any_fork(monkeypatch):
 
     monkeypatch.setattr(portfolio, "spawn", no_fork)
     inst = pyramid_instance(3, 5)
-    res = AutoEngine(engines=("ic3", "bmc")).check(inst, limits=Limits(timeout_s=120))
+    res = AutoEngine(engines=("ic3", "bmc")).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and res.engine == "auto/ic3"
     assert res.stats["portfolio"]["resident"] == "ic3" and res.stats["portfolio"]["late"] is None
     semantics.replay(inst, res.trace, inst.query)
@@ -133,7 +133,7 @@ def test_a_late_engine_answers_where_the_resident_cannot(monkeypatch):
     monkeypatch.setattr(portfolio, "race_engines", lambda may, engines, nodes: list(engines))
     monkeypatch.setattr(portfolio, "resident_engine", lambda may, engines, first, running: "bmc")
     res = AutoEngine(engines=("bmc", "explicit")).check(pyramid_instance(2, 3),
-                                                        limits=Limits(timeout_s=120))
+                                                        run=Limits(timeout_s=120))
     port = res.stats["portfolio"]
     assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/explicit"
     assert port["resident"] == "bmc" and port["late"] == ["explicit"]
@@ -160,7 +160,7 @@ def test_the_lazy_search_goes_on_into_the_race_without_restarting(monkeypatch):
     monkeypatch.setattr(LazySearchEngine, "check", counted)
     family = philosophers(8)
     inst = load_document(encode_petri(family.net, family.never_marked))
-    res = AutoEngine(engines=("bmc", "lazy"), lazy_alone_s=0).check(inst, limits=Limits(timeout_s=300))
+    res = AutoEngine(engines=("bmc", "lazy"), lazy_alone_s=0).check(inst, run=Limits(timeout_s=300))
     port = res.stats["portfolio"]
     assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/lazy"
     assert port["favourite"] == "bmc" and port["resident"] == port["second"] == "lazy"
@@ -175,7 +175,7 @@ def test_bmc_is_in_the_default_race():
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_deployable_answer_names_its_engine(jobs):
     inst = pyramid_instance(2, 4)   # price 4: deployable, not decided by preprocessing
-    res = AutoEngine(jobs=jobs, slice_s=0.2).check(inst, limits=Limits(timeout_s=120))
+    res = AutoEngine(jobs=jobs, slice_s=0.2).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE
     semantics.replay(inst, res.trace, inst.query)
     port = res.stats["portfolio"]
@@ -187,7 +187,7 @@ def test_deployable_answer_names_its_engine(jobs):
 def test_not_deployable_comes_from_a_prover_with_the_others_paused_and_stopped():
     inst = pyramid_instance(2, 3)   # price 4: not deployable with 3 pebbles
     res = AutoEngine(engines=("bmc", "bdd", "ic3"), jobs=1, slice_s=0.1).check(
-        inst, limits=Limits(timeout_s=120))
+        inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.NOT_DEPLOYABLE
     assert res.stats["portfolio"]["answered_by"] in ("bdd", "ic3")
     assert res.certificate is not None
@@ -196,10 +196,10 @@ def test_not_deployable_comes_from_a_prover_with_the_others_paused_and_stopped()
 
 def test_limit_gives_unknown_with_every_reason():
     inst = pyramid_instance(2, 3)
-    res = AutoEngine(engines=("bmc",), jobs=2).check(inst, limits=Limits(timeout_s=1.0))
+    res = AutoEngine(engines=("bmc",), jobs=2).check(inst, run=Limits(timeout_s=1.0))
     assert res.verdict is Verdict.UNKNOWN
     hard = pyramid_instance(6, 7)   # neither engine decides it within a second
-    res = AutoEngine(engines=("bmc", "ic3"), jobs=1, slice_s=0.1).check(hard, limits=Limits(timeout_s=1.0))
+    res = AutoEngine(engines=("bmc", "ic3"), jobs=1, slice_s=0.1).check(hard, run=Limits(timeout_s=1.0))
     assert res.verdict is Verdict.UNKNOWN
     assert res.stats["portfolio"]["answered_by"] is None
     assert not mp.active_children()
@@ -228,7 +228,7 @@ def test_workers_die_with_a_killed_parent():
     script = ("from tests.sat_helpers import pyramid_instance\n"
               "from symreach.solvers.portfolio import AutoEngine\n"
               "from symreach.solvers.base import Limits\n"
-              "AutoEngine().check(pyramid_instance(10, 11), limits=Limits(timeout_s=600))\n")
+              "AutoEngine().check(pyramid_instance(10, 11), run=Limits(timeout_s=600))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
@@ -263,7 +263,7 @@ def test_abc_pdr_joins_the_race_exactly_when_installed():
 @pytest.mark.skipif(not __import__("shutil").which("berkeley-abc"), reason="berkeley-abc not installed")
 def test_an_abc_answer_names_abc_and_says_whose_verdict_it_is():
     inst = pyramid_instance(2, 3)   # not deployable
-    res = AutoEngine(engines=("abc-pdr", "bmc"), jobs=1, slice_s=0.1).check(inst, limits=Limits(timeout_s=120))
+    res = AutoEngine(engines=("abc-pdr", "bmc"), jobs=1, slice_s=0.1).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.NOT_DEPLOYABLE   # BMC never proves: ABC answered, paused and resumed
     assert res.engine == "auto/abc-pdr" and res.stats["portfolio"]["answered_by"] == "abc-pdr"
     assert "ABC's verdict" in res.reason
@@ -284,5 +284,5 @@ def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
 
     monkeypatch.setattr(fast_paths, "preprocess", counting)
     inst = pyramid_instance(2, 4)
-    res = AutoEngine(engines=("bmc",), jobs=1).check(inst, limits=Limits(timeout_s=120))
+    res = AutoEngine(engines=("bmc",), jobs=1).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and len(calls) == 1

@@ -23,7 +23,7 @@ def test_theorem_5_affinity_free_fragment(seed):
     zero = (0,) * inst.num_pairs
     expected = (inst.initial_config()[inst.pair(t, n)] > 0
                 or (inst.pod_types[t].creatable and semantics.hard(inst, t, n, zero)))
-    result = ExplicitEngine().check(inst, limits=LIMITS)
+    result = ExplicitEngine().check(inst, run=LIMITS)
     assert result.verdict is (Verdict.DEPLOYABLE if expected else Verdict.NOT_DEPLOYABLE)
 
 
@@ -31,8 +31,8 @@ def test_theorem_5_affinity_free_fragment(seed):
 def test_saturation_preserves_verdicts(seed):
     """Allowing two pods per uncounted pair never changes a verdict."""
     inst = load_document(random_doc(1000 + seed))
-    saturated = ExplicitEngine().check(inst, limits=LIMITS)
-    relaxed = ExplicitEngine(uncounted_cap=2).check(inst, limits=LIMITS)
+    saturated = ExplicitEngine().check(inst, run=LIMITS)
+    relaxed = ExplicitEngine(uncounted_cap=2).check(inst, run=LIMITS)
     assert Verdict.UNKNOWN not in (saturated.verdict, relaxed.verdict)
     assert saturated.verdict is relaxed.verdict
     assert len(saturated.trace) <= len(relaxed.trace) or relaxed.verdict is Verdict.NOT_DEPLOYABLE
@@ -41,7 +41,7 @@ def test_saturation_preserves_verdicts(seed):
 @pytest.mark.parametrize("seed", range(60))
 def test_every_trace_replays(seed):
     inst = load_document(random_doc(5000 + seed))
-    result = ExplicitEngine().check(inst, limits=LIMITS)
+    result = ExplicitEngine().check(inst, run=LIMITS)
     if result.verdict is Verdict.DEPLOYABLE:
         semantics.replay(inst, result.trace, inst.query)
 
@@ -50,6 +50,6 @@ def test_state_cap_gives_unknown():
     from tests.test_semantics import paper_26
 
     inst = load_document(paper_26(2))
-    result = ExplicitEngine().check(inst, limits=Limits(max_states=2))
+    result = ExplicitEngine().check(inst, run=Limits(max_states=2))
     assert result.verdict is Verdict.UNKNOWN
     assert "state limit" in result.reason

@@ -78,7 +78,7 @@ def _check(doc: dict, timeout_s: Optional[float] = None, max_states: int = 2_000
     from symreach.solvers.base import Limits
     from symreach.solvers.explicit import ExplicitEngine
 
-    return ExplicitEngine().check(_load(doc), limits=Limits(timeout_s=timeout_s,
+    return ExplicitEngine().check(_load(doc), run=Limits(timeout_s=timeout_s,
                                                               max_states=max_states))
 
 

@@ -14,22 +14,22 @@ from multiprocessing.connection import wait
 import pytest
 
 from symreach.result import Verdict
-from symreach.solvers.base import Limits, past, take_turns
+from symreach.run import RunContext
+from symreach.solvers.base import Limits
 from symreach.solvers.registry import make_engine
 from symreach.solvers.workers import Gate, ResidentWorker, spawn
 from tests.sat_helpers import pyramid_instance
 
 
 def _stepping(gate: Gate, steps: list[int], stop: threading.Event) -> threading.Thread:
-    """A thread that counts steps, with a check (``base.past``) after each."""
+    """A thread that counts steps, with a check (``RunContext.past``) after each."""
+    run = RunContext(cancel=gate)
 
     def body() -> None:
-        take_turns(gate)
         try:
-            while not stop.is_set() and not past(None):
+            while not stop.is_set() and not run.past():
                 steps[0] += 1
         finally:
-            take_turns(None)
             gate.finish()
 
     thread = threading.Thread(target=body)
@@ -86,17 +86,13 @@ def test_engines_stop_at_their_next_check_once_cancelled(engine):
         make = lambda: LazySearchEngine(fast_paths=False)  # noqa: E731
     else:
         inst, make = pyramid_instance(4, 6), lambda: make_engine(engine)
-    assert make().check(inst, limits=Limits()).verdict is not Verdict.UNKNOWN
+    assert make().check(inst, run=Limits()).verdict is not Verdict.UNKNOWN
     gate = Gate()
     gate.cancel()
     out = []
 
     def body():
-        take_turns(gate)
-        try:
-            out.append(make().check(inst, limits=Limits()))
-        finally:
-            take_turns(None)
+        out.append(make().check(inst, run=RunContext(cancel=gate)))
 
     thread = threading.Thread(target=body)
     thread.start()
@@ -106,7 +102,7 @@ def test_engines_stop_at_their_next_check_once_cancelled(engine):
 
 def test_a_resident_answers_through_its_sentinel_and_a_paused_one_waits():
     inst = pyramid_instance(3, 5)
-    resident = ResidentWorker("ic3", inst, inst.query, Limits())
+    resident = ResidentWorker("ic3", inst, inst.query, RunContext())
     try:
         assert wait([resident.sentinel], timeout=120)
         assert not resident.alive()
@@ -115,7 +111,7 @@ def test_a_resident_answers_through_its_sentinel_and_a_paused_one_waits():
     finally:
         resident.stop()
     hard = pyramid_instance(9, 10)   # IC3 needs far more than one check's worth of work
-    resident = ResidentWorker("ic3", hard, hard.query, Limits())
+    resident = ResidentWorker("ic3", hard, hard.query, RunContext())
     try:
         resident.park()
         assert resident.alive() and not wait([resident.sentinel], timeout=0.2)
@@ -127,7 +123,7 @@ def test_a_resident_answers_through_its_sentinel_and_a_paused_one_waits():
 
 def test_a_process_worker_is_paused_resumed_and_stopped(tmp_path):
     inst = pyramid_instance(3, 5)
-    worker = spawn(mp.get_context("fork"), "ic3", inst, inst.query, Limits(), str(tmp_path / "out"))
+    worker = spawn(mp.get_context("fork"), "ic3", inst, inst.query, RunContext(), str(tmp_path / "out"))
     try:
         assert worker.detached.wait(60)
         worker.pause()
@@ -138,10 +134,26 @@ def test_a_process_worker_is_paused_resumed_and_stopped(tmp_path):
     finally:
         worker.stop()
     hard = pyramid_instance(10, 11)
-    worker = spawn(mp.get_context("fork"), "ic3", hard, hard.query, Limits(), str(tmp_path / "hard"))
+    worker = spawn(mp.get_context("fork"), "ic3", hard, hard.query, RunContext(), str(tmp_path / "hard"))
     assert worker.detached.wait(60)
     worker.pause()
     worker.stop()   # a paused worker is resumed so that it can die
     assert not worker.alive()
     result, error = worker.outcome()
     assert result is None and "exit code" in error
+
+
+@pytest.mark.parametrize("engine", ["ic3", "bdd"])
+def test_a_forked_workers_certificate_arrives_with_its_type(tmp_path, engine):
+    """The certificate is pickled as it is (``certify.dispatch.Certificate``), not as text."""
+    from symreach.certify.dispatch import Certificate
+
+    inst = pyramid_instance(3, 4)
+    worker = spawn(mp.get_context("fork"), engine, inst, inst.query, RunContext(), str(tmp_path / "out"))
+    try:
+        assert wait([worker.sentinel], timeout=120)
+        result, error = worker.outcome()
+    finally:
+        worker.stop()
+    assert error is None and result.verdict is Verdict.NOT_DEPLOYABLE
+    assert type(result.certificate) is Certificate and result.certificate.check(inst, inst.query)[0]

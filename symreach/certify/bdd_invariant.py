@@ -42,6 +42,8 @@ import json
 from typing import Any, Optional
 
 from symreach.certify.counter_width import width_problem
+from symreach.certify.guards import cone_problem, forbidding
+from symreach.certify.names import vacuous
 from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Query, ports_conflict
 
 FORMAT = "symreach-bdd-invariant/1"
@@ -121,6 +123,9 @@ class CertificateError(Exception):
 
 def check_certificate(inst: Instance, query: Query, cert: dict) -> tuple[bool, str]:
     """Re-check a certificate; returns (accepted, message)."""
+    problem = vacuous(query.alternatives, [(ct.pairs, ct.at_least) for ct in query.counts])
+    if problem:
+        return False, f"vacuous target: {problem}"
     try:
         _Checker(inst, query, cert).run()
     except CertificateError as exc:
@@ -162,10 +167,13 @@ class _Checker:
         built = [b.false, b.true]
         names = [f"v{i}" for i in range(len(self.cert["variables"]))]
         for var, lo, hi in self.cert["nodes"]:
-            if not (0 <= lo < len(built) and 0 <= hi < len(built)):
+            if not (0 <= lo < len(built) and 0 <= hi < len(built) and 0 <= var < len(names)):
                 raise CertificateError("malformed node list")
             built.append(b.ite(b.var(names[var]), built[hi], built[lo]))
-        return built[self.cert["root"]]
+        root = self.cert["root"]
+        if not isinstance(root, int) or not 0 <= root < len(built):
+            raise CertificateError("the root is not a node of the list")
+        return built[root]
 
     # ---- configuration vocabulary ------------------------------------------
     def var(self, *key):
@@ -297,34 +305,21 @@ class _Checker:
                     if t in term.selects:
                         ok |= ~self.any_present(term.selects, allnodes)
                     g &= ok
-        for term in pod.anti_affinity:
-            g &= ~self.any_present(term.selects, term.topology.domain_nodes(n))
-        if kube:
-            for u in types:
-                for term in inst.pod_types[u].anti_affinity:
-                    if t in term.blocks and term.topology.domain_of[n] is not None:
-                        g &= ~self.any_present([u], term.topology.domain_nodes(n))
+        for selects, nodes in forbidding(inst, t, n, types):
+            g &= ~self.any_present(selects, nodes)
         return g
 
     # ---- the checks ------------------------------------------------------------
     def _cone_closed(self) -> None:
         inst = self.inst
-        need = {t for t, _ in self.query.pairs()}
-        if not need <= self.cone:
-            raise CertificateError("the cone misses a target type")
+        problem = cone_problem(inst, self.cone, (t for t, _ in self.query.pairs()))
+        if problem:
+            raise CertificateError(problem)
         for p, (bits, _) in self.pairs.items():
             if bits == 0 and self.query.count_cap(p) > 1:
                 raise CertificateError("a pair a count target reads is modelled without a counter")
         for t in self.cone:
-            pod = inst.pod_types[t]
-            if pod.affinity:
-                sets = [term.selects for term in pod.affinity]
-                w = frozenset.intersection(*sets) if inst.profile == KUBERNETES else frozenset().union(*sets)
-                if not w <= self.cone:
-                    raise CertificateError(f"cone not closed under the affinity witnesses of {pod.name}")
-            for h in pod.spread:
-                if not h.counts <= self.cone:
-                    raise CertificateError(f"cone not closed under the spread of {pod.name}")
+            for h in inst.pod_types[t].spread:
                 for u in h.counts:
                     for m in h.eligible:
                         if (u, m) in self.pairs and self.pairs[(u, m)][0] == 0 and \

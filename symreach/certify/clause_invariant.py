@@ -62,6 +62,8 @@ from pysat.solvers import Solver
 
 from symreach.certify.count_sentences import clause_text
 from symreach.certify.counter_width import width_problem
+from symreach.certify.guards import cone_problem, forbidding
+from symreach.certify.names import vacuous
 from symreach.model import KUBERNETES, Instance, Query, ports_conflict
 
 FORMAT = "symreach-sat-invariant/1"
@@ -87,6 +89,8 @@ class InvariantCertificate:
     clauses: list[list[tuple[tuple, bool]]] = field(default_factory=list)
     # count targets: {"pairs": [[pod, node], ...], "atLeast": K}, conjoined with the query
     counts: list[dict[str, Any]] = field(default_factory=list)
+    # the canonical digest of the instance it is bound to (``certify.digest``; "" unbound)
+    digest: str = ""
 
     @classmethod
     def from_system(cls, inst: Instance, query: Query, system, lemmas) -> "InvariantCertificate":
@@ -119,6 +123,8 @@ class InvariantCertificate:
                  f"# pairs: {json.dumps(self.pairs)}"]
         if self.counts:
             lines.append(f"# counts: {json.dumps(self.counts)}")
+        if self.digest:
+            lines.append(f"# digest: {json.dumps(self.digest)}")
         for r in self.render().splitlines():
             lines.append(f"## {r}")
         for cl in self.clauses:
@@ -180,7 +186,7 @@ class InvariantCertificate:
         except (TypeError, ValueError, KeyError) as exc:
             raise ValueError(f"bad query or pairs header: {exc}") from None
         return cls(str(header.get("instance", "")), str(header.get("profile", "")), query,
-                   [str(c) for c in header["cone"]], pairs, clauses, counts)
+                   [str(c) for c in header["cone"]], pairs, clauses, counts, str(header.get("digest") or ""))
 
     # ---- readable ----------------------------------------------------------------
     def render(self) -> str:
@@ -255,6 +261,9 @@ class _Checker:
             raise CertificateError(f"certificate is for profile {cert.profile!r}, instance is {inst.profile!r}")
         self.alts = [frozenset(pair(p, n) for p, n in alt) for alt in cert.query]
         self.counts = [(frozenset(pair(p, n) for p, n in ct["pairs"]), ct["atLeast"]) for ct in cert.counts]
+        problem = vacuous(self.alts, self.counts)
+        if problem:
+            raise CertificateError(f"vacuous target: {problem}")
         if query is not None and (set(self.alts) != set(query.alternatives) or
                                   set(self.counts) != {(ct.pairs, ct.at_least) for ct in query.counts}):
             raise CertificateError("the certificate is for another query")
@@ -447,32 +456,20 @@ class _Checker:
                     keyed = [m for m in everywhere if any(term.topology.domain_of[m] is not None for term in terms)]
                     witness = self.or_([witness, -self.any_present(both, keyed)])
                 self.add([-h, witness])
-        for term in pod.anti_affinity:
-            self.add([-h, -self.any_present(term.selects, term.topology.domain_nodes(n))])
-        if self.kube:
-            for u in cone:
-                for term in inst.pod_types[u].anti_affinity:
-                    if t in term.blocks and term.topology.domain_of[n] is not None:
-                        self.add([-h, -self.any_present([u], term.topology.domain_nodes(n))])
+        for selects, nodes in forbidding(inst, t, n, cone):
+            self.add([-h, -self.any_present(selects, nodes)])
         return h
 
     # ---- the checks -----------------------------------------------------------------------
     def _structure(self) -> None:
         inst = self.inst
         need = {t for alt in self.alts for t, _ in alt} | {t for ps, _ in self.counts for t, _ in ps}
-        if not need <= self.cone:
-            raise CertificateError("the cone misses a target type")
+        problem = cone_problem(inst, self.cone, need)
+        if problem:
+            raise CertificateError(problem)
         counted: set[tuple[int, int]] = set()
         for t in self.cone:
-            pod = inst.pod_types[t]
-            if pod.affinity:
-                sets = [term.selects for term in pod.affinity]
-                w = frozenset.intersection(*sets) if self.kube else frozenset().union(*sets)
-                if not w <= self.cone:
-                    raise CertificateError(f"cone not closed under the affinity witnesses of {pod.name}")
-            for sc in pod.spread:
-                if not sc.counts <= self.cone:
-                    raise CertificateError(f"cone not closed under the spread constraints of {pod.name}")
+            for sc in inst.pod_types[t].spread:
                 for m in sc.eligible:
                     if sc.topology.domain_of[m] is not None:
                         counted |= {(u, m) for u in sc.counts}

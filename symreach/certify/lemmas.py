@@ -25,8 +25,7 @@ chain of missing witnesses a few levels.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from symreach import semantics
 from symreach.certify import (
@@ -46,7 +45,7 @@ from symreach.certify.count_sentences import (
     pair_conditions,
     widths_of,
 )
-from symreach.certify.dispatch import Loaded, parse
+from symreach.certify.dispatch import Certificate, as_certificate
 from symreach.model import KUBERNETES, Instance, Pair
 from symreach.report.details import detail
 from symreach.report.objects import domain_text, names, term_text
@@ -58,17 +57,11 @@ Var = tuple  # ("present", pod, node) | ("count", pod, node, bit)
 
 
 def result_lemmas_text(inst: Instance, certificate: Any) -> str:
-    """Lemmas for a result's certificate in whatever form the engine returned it."""
-    if isinstance(certificate, str):
-        text = certificate
-    elif isinstance(certificate, dict):
-        text = json.dumps(certificate)
-    else:
-        text = certificate.dumps()
-    return lemmas_text(inst, parse(text))
+    """Lemmas for a result's certificate (``dispatch.as_certificate`` reads any form)."""
+    return lemmas_text(inst, as_certificate(certificate))
 
 
-def lemmas_text(inst: Instance, cert: Loaded) -> str:
+def lemmas_text(inst: Instance, cert: Certificate) -> str:
     lines, how = lemmas(inst, cert)
     shown = lines[:MAX_LEMMAS]
     out = [f"why ({cert.kind}; {how}):"] + [f"  - {line}" for line in shown]
@@ -77,32 +70,32 @@ def lemmas_text(inst: Instance, cert: Loaded) -> str:
     return "\n".join(out)
 
 
-def lemmas(inst: Instance, cert: Loaded) -> tuple[list[str], str]:
-    """(lemma lines, how they were obtained)."""
-    data = cert.content
-    if cert.format in (static_filter.FORMAT, theorem5.FORMAT):
-        why = ("a static filter: no sequence of steps changes it" if cert.format == static_filter.FORMAT
-               else "affinity-free, so it fails in every configuration")
-        return [f"never {b['pod']} on {b['node']}: {_reason_text(inst, b['pod'], b['node'], b['reason'])} ({why})"
-                for b in data["blocked"]], "the failing check"
-    if cert.format == may_fixpoint.FORMAT:
-        return may_lemmas(inst, data), "missing affinity witnesses"
-    if cert.format == counter_invariant.FORMAT:
-        return counter_invariant.lemmas(data), "the local states the target's nodes ever hold"
-    counts = data.counts if cert.format == clause_invariant.FORMAT else data.get("counts", [])
-    if counts:
-        return count_lemmas(inst, cert, counts), "count target: the pods that can ever run there at once"
-    if cert.format == clause_invariant.FORMAT:
-        target = [[("present", p, n) for p, n in alt] for alt in data.query]
-        return boolean_lemmas(inst, _clauses_function(data), target)
-    target = [[("present", p, n) for p, n in alt] for alt in data["query"]]
-    if cert.format == bdd_invariant.FORMAT:
-        return boolean_lemmas(inst, _bdd_function(data), target)
-    if cert.format == explicit_states.FORMAT:
-        return boolean_lemmas(inst, _states_function(data), target)
-    if cert.format == lazy_closure.FORMAT:
-        return boolean_lemmas(inst, _closure_function(data), target)
-    raise ValueError(f"no lemmas for {cert.format}")  # pragma: no cover - every format is handled
+def lemmas(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
+    """(lemma lines, how they were obtained), by the certificate's kind (``LEMMAS``)."""
+    return LEMMAS[cert.format](inst, cert)
+
+
+def failing_check_lemmas(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
+    """Static filter and Theorem 5: the check that fails, pair by pair, with what it is about."""
+    why = ("a static filter: no sequence of steps changes it" if cert.format == static_filter.FORMAT
+           else "affinity-free, so it fails in every configuration")
+    return [f"never {b['pod']} on {b['node']}: {_reason_text(inst, b['pod'], b['node'], b['reason'])} ({why})"
+            for b in cert.content["blocked"]], "the failing check"
+
+
+def invariant_lemmas(function: Callable[[Any], "_Function"]) -> Callable[[Instance, Certificate],
+                                                                         tuple[list[str], str]]:
+    """Lemmas of an invariant over presence (and counter) variables, ``function``
+    building it from the certificate's content: a count target's conclusion,
+    else the projection and minimisation of the module docstring."""
+    def of(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
+        counts = cert.content.counts if cert.is_text else cert.content.get("counts", [])
+        if counts:
+            return count_lemmas(inst, cert, counts), "count target: the pods that can ever run there at once"
+        raw = cert.content.query if cert.is_text else cert.content["query"]
+        target = [[("present", p, n) for p, n in alt] for alt in raw]
+        return boolean_lemmas(inst, function(cert.content), target)
+    return of
 
 
 def _reason_text(inst: Instance, pod: str, node: str, reason: str) -> str:
@@ -116,13 +109,12 @@ def _reason_text(inst: Instance, pod: str, node: str, reason: str) -> str:
     return f"{reason}: {note}" if note else reason
 
 
-def count_lemmas(inst: Instance, cert: Loaded, counts: list) -> list[str]:
+def count_lemmas(inst: Instance, cert: Certificate, counts: list) -> list[str]:
     """The conclusion of a count target, the capacity arithmetic that bounds it when
     there is one, then IC3's clauses as sentences over pod counts. The presence
     projection below reasons about one pod per pair, so it is not used."""
     line = "never " + " and ".join(count_target_text(ct["pairs"], ct["atLeast"]) for ct in counts)
-    alts = [alt for alt in (cert.content.query if cert.format == clause_invariant.FORMAT
-                            else cert.content["query"]) if alt]
+    alts = [alt for alt in (cert.content.query if cert.is_text else cert.content["query"]) if alt]
     if alts:
         line += " with " + " or ".join(_together(sorted(("present", p, n) for p, n in alt)) for alt in alts)
     out = [line]
@@ -132,7 +124,7 @@ def count_lemmas(inst: Instance, cert: Loaded, counts: list) -> list[str]:
         except KeyError:
             continue
         out += capacity_lines(inst, pairs, int(ct["atLeast"]))
-    if cert.format == clause_invariant.FORMAT:
+    if cert.is_text:
         widths = {(p["pod"], p["node"]): p["bits"] for p in cert.content.pairs}
         out += [text for text in (clause_text(cl, widths) for cl in cert.content.clauses) if text]
     return out
@@ -551,3 +543,16 @@ def _var_text(nm: Var) -> str:
         return f"{nm[1]} on {nm[2]}"
     return f"an odd number of {nm[1]} pods on {nm[2]}" if nm[3] == 0 else \
         f"{nm[1]} pods on {nm[2]} counting {1 << nm[3]} in binary"
+
+
+LEMMAS: dict[str, Callable[[Instance, Certificate], tuple[list[str], str]]] = {
+    static_filter.FORMAT: failing_check_lemmas,
+    theorem5.FORMAT: failing_check_lemmas,
+    may_fixpoint.FORMAT: lambda inst, cert: (may_lemmas(inst, cert.content), "missing affinity witnesses"),
+    counter_invariant.FORMAT: lambda inst, cert: (counter_invariant.lemmas(cert.content),
+                                                  "the local states the target's nodes ever hold"),
+    clause_invariant.FORMAT: invariant_lemmas(_clauses_function),
+    bdd_invariant.FORMAT: invariant_lemmas(_bdd_function),
+    explicit_states.FORMAT: invariant_lemmas(_states_function),
+    lazy_closure.FORMAT: invariant_lemmas(_closure_function),
+}

@@ -7,13 +7,31 @@ instance it is asked about and rejects unknown ones.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Collection, Iterable
 
 from symreach.model import Instance, Pair, Query
 
 
 class CertificateError(Exception):
     """The certificate does not prove what it claims (or is malformed)."""
+
+
+def vacuous(alts: Collection[frozenset], counts: Collection[tuple[frozenset, int]]) -> str:
+    """Why a target (alternatives of pairs; count targets as (pairs, K)) cannot be
+    the question of a not-deployable verdict, "" if it can. Pairs may be names or
+    indices. Every checker refuses such a target: any invariant would exclude it."""
+    if not alts:
+        return "no alternative: such a target never holds, so any invariant excludes it"
+    if frozenset() in alts and len(alts) > 1:
+        return "an empty alternative beside others"
+    if frozenset() in alts and not counts:
+        return "an empty alternative and no count target: such a target always holds"
+    for pairs, k in counts:
+        if not pairs:
+            return "a count target over no pair"
+        if k < 1:
+            return f"a count target of at least {k}"
+    return ""
 
 
 def checked(check: Callable[[], int], accepted: Callable[[int], str]) -> tuple[bool, str]:
@@ -63,7 +81,10 @@ def counts_of(inst: Instance, cert: dict) -> list[tuple[frozenset[Pair], int]]:
         k = ct.get("atLeast") if isinstance(ct, dict) else None
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise CertificateError("each count target needs pairs and an integer atLeast >= 1")
-        out.append((frozenset(named_pairs(inst, ct.get("pairs"), "counts.pairs")), k))
+        pairs = frozenset(named_pairs(inst, ct.get("pairs"), "counts.pairs"))
+        if not pairs:
+            raise CertificateError("a count target over no pair")
+        out.append((pairs, k))
     return out
 
 

@@ -1,9 +1,12 @@
-"""``symreach certify FILE CERT``: re-check a not-deployable certificate of any kind.
+"""``symreach certify FILE CERT [target options]``: re-check a not-deployable certificate.
 
-The checkers live in ``symreach.certify`` (``dispatch`` picks one by the
-file's format) and share no code with the engines that produced the
-certificates. Exit codes: 0 valid, 1 invalid (with the failing clause or
-condition), 2 bad input.
+The certificate must answer the question ``check`` would ask of FILE with
+the same target options: it is refused (exit 1, one line) when it is bound
+to another instance (its digest), names another target, or names a vacuous
+one; otherwise the checker of its kind (``symreach.certify``, sharing no
+code with the engines) decides. Exit codes: 0 valid, 1 invalid or refused
+(with the failing clause, condition or reason), 2 bad input (an unreadable
+file, not a certificate, no target).
 """
 
 from __future__ import annotations
@@ -14,41 +17,51 @@ from pathlib import Path
 import click
 
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import limit_options, load_inputs_from_options
+from symreach.cli.options import limit_options, load_inputs_from_options, pod_hints, query_from_options, target_options
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 
 @click.command("certify", cls=ErrorReportingCommand)
 @click.argument("file", type=click.Path(path_type=str, allow_dash=True))
 @click.argument("cert", type=click.Path(dir_okay=False, path_type=Path))
+@target_options
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit status.")
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
 @click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
               help="Refuse an input file larger than this (MiB).")
 @limit_options
-def certify_command(file: str, cert: Path, quiet: bool, explain: bool, max_input_mb: int) -> None:
+def certify_command(file: str, cert: Path, pod, node, node_selector, with_items, quiet: bool, explain: bool,
+                    max_input_mb: int) -> None:
     """Re-check a not-deployable certificate CERT against FILE.
 
     Every kind --cert-out writes is accepted: static filter, Theorem 5,
-    may-be-present fixpoint, explicit reachable set, BDD and IC3 invariants.
-    The check is independent of the engine (exit 0 valid, 1 invalid, 2 bad input)."""
-    from symreach.certify import clause_invariant
-    from symreach.certify.dispatch import check_loaded, parse
+    may-be-present fixpoint, explicit reachable set, counter invariant, lazy
+    closure, BDD and IC3 invariants. Give the target options check was given
+    (default: FILE's own query); a certificate for another instance or target
+    is refused. Exit 0 valid, 1 invalid or refused, 2 bad input."""
+    from symreach.certify.dispatch import parse
 
-    instance = load_inputs_from_options([file], False, max_input_mb).instance
+    loaded = load_inputs_from_options([file], False, max_input_mb)
+    instance = loaded.instance
+    with pod_hints(loaded):
+        target = query_from_options(instance, pod, node, node_selector, with_items)
     text = read_file_text(cert)
     try:
-        loaded = parse(text)
+        certificate = parse(text)
     except ValueError as exc:
         click.echo(f"symreach: error: {cert}: not a symreach certificate: {exc}", err=True)
         sys.exit(2)
-    ok, message = check_loaded(instance, loaded)
+    if certificate.digest is None:
+        ok, message = False, ("refused: the certificate is bound to no instance (no digest); "
+                              "write it with check --cert-out")
+    else:
+        ok, message = certificate.check(instance, target)
     if not quiet:
-        click.echo(("VALID: " if ok else "INVALID: ") + f"{loaded.kind} for {loaded.target}: {message}")
+        click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}")
         if ok and explain:
             from symreach.certify.lemmas import lemmas_text
 
-            click.echo(lemmas_text(instance, loaded))
-        elif ok and loaded.format == clause_invariant.FORMAT and loaded.content.clauses:
-            click.echo(loaded.content.render())  # IC3's clauses, one sentence each
+            click.echo(lemmas_text(instance, certificate))
+        elif ok and certificate.is_text and certificate.content.clauses:
+            click.echo(certificate.content.render())  # IC3's clauses, one sentence each
     sys.exit(0 if ok else 1)

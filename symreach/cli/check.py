@@ -32,7 +32,8 @@ from symreach.result import Result, Verdict
 @input_options
 @target_options
 @click.option("--engine", default="auto", show_default=True,
-              help="explicit, bdd, bmc, ic3, abc-pdr, abc-bmc, abc-reach or auto.")
+              help="auto, or one engine of the registry: explicit, lazy, bdd, bmc, ic3, abc-pdr, ... "
+                   "(an unknown name lists them all).")
 @timeout_option()
 @memory_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
@@ -62,7 +63,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     from symreach.errors import time_remaining
     from symreach.report.progress import make_progress
     from symreach.report.verdict import result_json, result_text
-    from symreach.solvers.base import Limits
+    from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
     from symreach.solvers.witness import decide, shortest_engine
 
@@ -94,9 +95,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     progress = make_progress(quiet or as_json)
     try:
-        result: Result = decide(solver, instance, query, Limits(timeout_s=time_remaining(), max_states=max_states,
-                                                                progress=progress, counters=counters),
-                                  shortest=shortest)
+        run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=progress, counters=counters)
+        result: Result = decide(solver, instance, query, run, shortest=shortest)
     finally:
         if progress is not None:
             progress.close()

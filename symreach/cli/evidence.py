@@ -24,6 +24,7 @@ def not_deployable_evidence(instance: Instance, query: Query, result: Result, ce
     """
     if result.verdict is not Verdict.NOT_DEPLOYABLE or (cert_out is None and not why):
         return None
+    from symreach.certify.dispatch import as_certificate
     from symreach.solvers.base import Limits
     from symreach.solvers.evidence import ensure_certificate
 
@@ -32,6 +33,8 @@ def not_deployable_evidence(instance: Instance, query: Query, result: Result, ce
         what = "written" if cert_out is not None else "to explain"
         click.echo(f"symreach: no certificate {what}: {result.stats.get('certificate', 'none')}", err=True)
         return None
+    # bound to this instance: ``certify`` refuses it for any other (its target is in it already)
+    result.certificate = as_certificate(result.certificate).bind(instance)
     if not why:  # check writes the certificate after printing the verdict
         return None
     from symreach.certify.lemmas import result_lemmas_text

@@ -69,10 +69,9 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
 
 def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float) -> dict:
     from symreach.loader import parse_query
-    from symreach.errors import time_remaining
     from symreach.model import Query
     from symreach.report.narrate import narrate
-    from symreach.solvers.base import Limits
+    from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
     from symreach.solvers.witness import decide
 
@@ -80,7 +79,7 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     query = Query((frozenset({(t, n)}),), f"{instance.pod_types[t].name} on {node}")
 
     def ask(q: Query) -> dict:
-        result = decide(make_engine(engine), instance, q, Limits(timeout_s=time_remaining()))
+        result = decide(make_engine(engine), instance, q, RunContext.for_process())
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
                 "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description}
     out = ask(query)

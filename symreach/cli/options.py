@@ -260,7 +260,7 @@ class Seconds(click.ParamType):
 
 
 def timeout_option(default: Optional[float] = None, help: str = "Seconds before answering unknown."):
-    """``--timeout S``: the whole run's budget, every phase included (``symreach.errors.check_deadline``)."""
+    """``--timeout S``: the whole run's budget, every phase included (``symreach.run.RunContext``)."""
     return click.option("--timeout", type=Seconds(), default=default, show_default=default is not None,
                         help=help + " Counted from the start; every phase honours it.")
 

@@ -97,13 +97,10 @@ output_option = click.option("-o", "--output", "out", type=click.Path(dir_okay=F
 
 
 def certificate_text(result: Result) -> str:
-    """The result's certificate as text, whatever form the engine returned it in."""
-    cert = result.certificate
-    if isinstance(cert, str):  # already serialised (by the portfolio's worker process)
-        return cert
-    if hasattr(cert, "dumps"):
-        return cert.dumps()
-    return json.dumps(cert, default=str, indent=1)
+    """The result's certificate as text (``certify.dispatch.Certificate``)."""
+    from symreach.certify.dispatch import as_certificate
+
+    return as_certificate(result.certificate).dumps()
 
 
 def write_certificate(path: Path, result: Result) -> None:

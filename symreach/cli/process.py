@@ -9,7 +9,7 @@ CUDD or a SAT solver:
 
 - SIGINT, SIGTERM, SIGHUP: every group gets SIGTERM, then SIGKILL after
   ``KILL_AFTER_S``; ``interrupted`` on stderr; exit 130, 143, 129.
-- ``--timeout``: the child polls the shared deadline (``symreach.errors.check_deadline``)
+- ``--timeout``: the child polls the run's deadline (``symreach.run.RunContext.for_process``)
   and answers ``unknown`` itself; if it has not started printing a verdict
   ``GRACE_S`` after the deadline, the supervisor kills the group and prints
   the child's pre-rendered ``unknown`` verdict (reason: timeout).

@@ -84,6 +84,7 @@ from symreach.certify import may_fixpoint as may_certificate
 from symreach.certify import static_filter, theorem5
 from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query
 from symreach.result import DEPLOY, Result, Step, Verdict
+from symreach.run import RunContext
 from symreach.encodings.coexist import clash
 from symreach.encodings.realize import realize_trace
 
@@ -289,7 +290,9 @@ def greedy_witness(inst: Instance, query: Query, added: dict[Pair, int],
 
 
 def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
-               try_greedy: bool = True) -> Preprocessed:
+               try_greedy: bool = True, run: Optional[RunContext] = None) -> Preprocessed:
+    """``run``: polled between the phases (``LimitReached`` when it must stop)."""
+    run = run if run is not None else RunContext()
     stats: dict[str, Any] = {}
     cone = affinity_cone(inst, query)
     stats["types"] = len(inst.pod_types)
@@ -298,6 +301,7 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
     initial = frozenset(p for p in sigma0 if p[0] in cone)
     candidates: set[Pair] = set()
     for t in sorted(cone):
+        run.check("preprocessing")
         if not inst.pod_types[t].creatable:
             continue
         for n in range(len(inst.nodes)):
@@ -307,6 +311,7 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
     stats["pairs_cone"] = len(cone) * len(inst.nodes)
     stats["pairs_static_ok"] = len(candidates)
     added, why = may_fixpoint(inst, cone, candidates, initial)
+    run.check("preprocessing")
     may = frozenset(added)
     stats["pairs_may"] = len(may)
     counted = _counted_pairs(inst, cone, may)

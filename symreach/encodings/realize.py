@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Optional, Sequence
 
 from symreach import semantics
-from symreach.errors import check_deadline
+from symreach.run import RunContext
 from symreach.model import KUBERNETES, Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Step
 
@@ -56,11 +56,14 @@ def _relevant_extras(inst: Instance, t: int, n: int, extras: Iterable[Pair]) -> 
 
 
 def realize_trace(inst: Instance, abstract_initial: Mapping[Pair, int],
-                  steps: Sequence[AbstractStep], query: Optional[Query] = None
-                  ) -> Optional[tuple[Step, ...]]:
+                  steps: Sequence[AbstractStep], query: Optional[Query] = None,
+                  run: Optional[RunContext] = None) -> Optional[tuple[Step, ...]]:
     """A real trace for ``steps`` (run from ``abstract_initial``), or None if a
     deployment fails even with every extra pod deleted (the abstraction was
-    not one of the sound ones above) or the result does not replay."""
+    not one of the sound ones above) or the result does not replay. ``run``
+    (default: the command's, ``RunContext.for_process``) is polled while
+    deleting many pods."""
+    run = run if run is not None else RunContext.for_process()
     real = dict(inst.initial)
     abstract = {p: c for p, c in abstract_initial.items() if c > 0}
     out: list[Step] = []
@@ -77,7 +80,7 @@ def realize_trace(inst: Instance, abstract_initial: Mapping[Pair, int],
         # long phase, so it polls the run's deadline
         while real.get(p, 0) > abstract.get(p, 0):
             if len(out) % 4096 == 0:
-                check_deadline("trace realisation")
+                run.check("trace realisation")
             out.append(semantics.step_of(inst, DELETE, *p))
             real[p] -= 1
             if not real[p]:

@@ -25,14 +25,13 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from symreach import semantics
 from symreach.encodings.aiger import AigerModel
 from symreach.encodings.compile import compile_system
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits
-from symreach.solvers.fast_paths import begin_check
+from symreach.run import RunContext
+from symreach.solvers.fast_paths import PreprocessingEngine
 from symreach.solvers.processes import die_with_parent
 
 ABC_BINARY = "berkeley-abc"
@@ -43,7 +42,7 @@ def abc_available() -> bool:
     return shutil.which(ABC_BINARY) is not None
 
 
-class _AbcEngine:
+class _AbcEngine(PreprocessingEngine):
     name = "abc"
 
     def __init__(self, fast_paths: bool = True) -> None:
@@ -52,19 +51,16 @@ class _AbcEngine:
     def command(self, timeout_s: float) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result:
-        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
-        if begun.decided is not None:
-            return begun.decided
-        start, query, pre = begun.start, begun.query, begun.pre
+    def decide(self, instance: Instance, query: Query, pre, run: RunContext) -> Result:
+        start = time.perf_counter()
         if not abc_available():
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment,
                           reason=f"{ABC_BINARY} is not installed (apt-get install berkeley-abc)",
                           time_s=time.perf_counter() - start)
         system = compile_system(instance, query, pre)
         model = AigerModel(system)
-        timeout = limits.timeout_s if limits.timeout_s is not None else DEFAULT_TIMEOUT_S
+        left_at_start = run.remaining()
+        timeout = left_at_start if left_at_start is not None else DEFAULT_TIMEOUT_S
         stats = dict(system.stats)
         stats.update(aig_ands=len(model.aig.ands), aig_latches=model.aig.n_latches,
                      aig_inputs=model.aig.n_inputs)
@@ -98,9 +94,8 @@ class _AbcEngine:
             if actions is not None:
                 steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
                          for i in actions]
-                trace = realize_trace(instance, pre.abstract_initial, steps, query)
+                trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
             if trace is not None:
-                semantics.replay(instance, trace, query)
                 stats["cex_length"] = len(actions)
                 return Result(Verdict.DEPLOYABLE, self.name, fragment=pre.fragment, trace=trace, stats=stats,
                               reason="ABC counterexample, simulated on the system and replayed",

@@ -1,64 +1,56 @@
-"""The engine interface every solver implements, and the limits it honours."""
+"""The engine interface every solver implements, and the limits it honours.
+
+An engine receives one ``symreach.run.RunContext`` (deadline, cancel token,
+progress sink, limits, the prologue ``auto`` already ran); ``Limits`` is the
+plain value of the numeric limits, which callers may pass instead
+(``as_context`` starts its deadline at once). The registry's wrapper
+(``registry.make_engine``) times every run, replays every witness and
+normalises every certificate, so an engine only decides.
+"""
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Protocol
+from dataclasses import dataclass
+from typing import Optional, Protocol, Union
 
 from symreach.model import Instance, Query
 from symreach.result import Result
+from symreach.run import RunContext
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits; reaching one yields an ``unknown`` verdict, never a crash.
-
-    ``counters`` ("auto", "on", "off") lets the BDD engine use the counter
-    abstraction of interchangeable nodes (``symreach.encodings.counters``).
-
-    ``progress``, when set, is called by engines from their main loops as
-    ``progress(engine_name, **counters)`` (see ``symreach.report.progress``).
-    """
+    """Resource limits as plain numbers; reaching one yields ``unknown``, never a crash."""
 
     timeout_s: Optional[float] = None
     max_states: Optional[int] = None
     max_depth: Optional[int] = None
-    counters: str = "auto"
-    progress: Optional[Callable[..., None]] = field(default=None, compare=False)
-    # the prologue another engine already ran on this instance and query
-    # (``fast_paths.Prepared``): ``auto`` preprocesses once, before its workers fork
-    prepared: Optional[Any] = field(default=None, compare=False, repr=False)
+    memory_mb: Optional[int] = None
 
-    def report(self, engine: str, **counters) -> None:
-        if self.progress is not None:
-            self.progress(engine, **counters)
+    def start(self) -> RunContext:
+        """A run context whose deadline is ``timeout_s`` from now."""
+        return RunContext.within(self.timeout_s, max_states=self.max_states, max_depth=self.max_depth,
+                                 memory_mb=self.memory_mb)
 
 
-_thread_state = threading.local()
+RunLike = Union[RunContext, Limits, None]
 
 
-def past(deadline: Optional[float]) -> bool:
-    """Whether an engine must stop now: its ``deadline`` (``time.perf_counter``)
-    has passed, or the run in this thread was cancelled.
-
-    Engines call this wherever they check their deadline, between steps. When
-    the thread takes turns with other workers (``take_turns``: ``auto``'s
-    resident engine runs in a thread of its process, ``workers.Gate``), this
-    is also where it waits while its core belongs to another worker, and
-    where it learns that another engine answered."""
-    turns = getattr(_thread_state, "turns", None)
-    if turns is not None and turns.pause():
-        return True
-    return deadline is not None and time.perf_counter() > deadline
+def as_context(run: RunLike) -> RunContext:
+    """The run context an engine works under (a ``Limits`` starts its clock now)."""
+    if run is None:
+        return RunContext()
+    if isinstance(run, Limits):
+        return run.start()
+    return run
 
 
-def take_turns(turns: Optional[Any]) -> None:
-    """Run the calling thread's engine under ``turns`` (an object whose
-    ``pause()`` waits for the thread's turn and returns True once the run is
-    cancelled: ``symreach.solvers.workers.Gate``; None: alone again)."""
-    _thread_state.turns = turns
+def resolve_query(instance: Instance, query: Optional[Query]) -> Query:
+    """The query to decide: the given one, else the instance's own."""
+    query = query or instance.query
+    if query is None:
+        raise ValueError("no query given")
+    return query
 
 
 class Engine(Protocol):
@@ -66,5 +58,4 @@ class Engine(Protocol):
 
     name: str
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result: ...
+    def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result: ...

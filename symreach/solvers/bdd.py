@@ -47,6 +47,7 @@ images when the manager doubles.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from symreach.encodings.compile import compile_system
@@ -54,8 +55,8 @@ from symreach.encodings.counters import AUTO_SWEEPS, CounterSystem, build_system
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
-from symreach.solvers.base import Limits, past
-from symreach.solvers.fast_paths import begin_check
+from symreach.run import RunContext
+from symreach.solvers.fast_paths import PreprocessingEngine
 from symreach.solvers.bdd_closure import ReadDomain, closure_actions, closure_order
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, manager_nodes, reorder
 from symreach.solvers.counter_evidence import counter_verdict
@@ -91,70 +92,83 @@ class _Found(Exception):
         self.ring, self.hit = ring, hit
 
 
+@dataclass(frozen=True)
+class ReachConfig:
+    """How one fixpoint run works; every choice is fixed at construction.
+
+    ``record_rings``: frontier strategies need the exact new states; ring-free
+    runs only suit the whole-set strategies. ``keep_images``: a ring-free run
+    may still keep every growing image as a ring (an image's states have a
+    predecessor in the union of the earlier rings, which is all ``witness``
+    needs, at no extra BDD operation). ``reverse_backward``: backward images
+    propagate from the target down, the reverse of the forward interleaved
+    order (pyramid h = 9: 3 sweeps instead of 25). ``deploy_order``: "level" |
+    "postorder" | "auto" (post-order when the witness graph is tree-like:
+    binary trees 1 sweep instead of a timeout; level order when pairs are
+    widely shared: pyramids 2.5x faster backward). ``image_mode``: "whole"
+    builds image(R) and ORs it in; "diff" builds only image(R) & ~R
+    (``SymbolicSystem.new_states``); "diff-test" first tests that set for
+    emptiness (measured: "whole" is fastest on pyramids,
+    benchmarks/results/bdd_alternation.md). ``fine_steps``: chaining yields
+    after every image (with its work, |R|^2 as in the per-sweep measure of
+    ``BddEngine._search``) instead of once per sweep, so bidirectional search
+    switches sides within a sweep and one exploding sweep of one side cannot
+    starve the other (Angiogenesis-PT-01, a coverable place at depth 5:
+    forward alone 2.5 s, per-sweep alternation > 120 s). ``ring_limit``:
+    ``keep_images`` runs drop their rings once |R| exceeds this many nodes
+    after their first sweep (a hit after that reruns the side with rings).
+    ``closure_pass``: one pass of the unguarded bit deletes after the first
+    sweep (``bdd_closure``; pyramid h = 13, k = 14 backward alone 3.5x
+    faster). ``read_domain``: deploy images of R & Q
+    (``bdd_closure.ReadDomain``) "closed" while R is unchanged since the
+    closure pass, "always", or "off". ``to_fixpoint``: no goal; run until
+    nothing grows (the matrix's fixpoint, tests)."""
+
+    direction: str = "forward"
+    strategy: str = "chaining"
+    dynamic_reorder: bool = True
+    record_rings: bool = True
+    keep_images: bool = False
+    reverse_backward: bool = True
+    deploy_order: str = "auto"
+    image_mode: str = "whole"
+    fine_steps: bool = False
+    ring_limit: Optional[int] = None
+    closure_pass: bool = True
+    read_domain: str = "closed"
+    to_fixpoint: bool = False
+
+
 class Reachability:
     """One fixpoint run; ``rings`` hold (states, action index or None)."""
 
-    def __init__(self, sym: SymbolicSystem, direction: str = "forward", strategy: str = "chaining",
-                 deadline: Optional[float] = None, dynamic_reorder: bool = True,
-                 record_rings: bool = True, keep_images: bool = False) -> None:
+    def __init__(self, sym: SymbolicSystem, config: ReachConfig = ReachConfig(),
+                 run: Optional[RunContext] = None) -> None:
         self.sym, self.bdd = sym, sym.bdd
-        self.forward = direction == "forward"
-        self.strategy = strategy
-        self.deadline = deadline
-        self.dynamic_reorder = dynamic_reorder
-        # frontier strategies need the exact new states; ring-free runs only
-        # suit the whole-set strategies
-        self.record_rings = record_rings or strategy in ("bfs", "chaining-frontier")
-        # ring-free runs may still keep every growing image as a ring: an
-        # image's states have a predecessor in the union of the earlier
-        # rings, which is all ``witness`` needs, at no extra BDD operation
-        self.keep_images = keep_images and not self.record_rings
-        # backward images propagate from the target down: the reverse of the
-        # forward interleaved order (pyramid h = 9: 3 sweeps instead of 25)
-        self.reverse_backward = True
-        # "level" | "postorder" | "auto": post-order when the witness graph is
-        # tree-like (binary trees: 1 sweep instead of a timeout), level order
-        # when pairs are widely shared (pyramids: 2.5x faster backward)
-        self.deploy_order = "auto"
+        self.config = config
+        self.run_context = run if run is not None else RunContext()
+        self.forward = config.direction == "forward"
+        self.strategy = config.strategy
+        self.record_rings = config.record_rings or config.strategy in ("bfs", "chaining-frontier")
+        self.keep_images = config.keep_images and not self.record_rings
         self.image = sym.post if self.forward else sym.pre
-        # images of the whole reached set: "whole" builds image(R) and ORs it
-        # in; "diff" builds only image(R) & ~R (``SymbolicSystem.new_states``);
-        # "diff-test" first tests that set for emptiness without building it
-        # (measured: "whole" is fastest on pyramids, see
-        # benchmarks/results/bdd_alternation.md)
-        self.image_mode = "whole"
         start, self.goal = ((sym.initial, sym.target) if self.forward
                             else (sym.target & sym.consistent, sym.initial))
+        if config.to_fixpoint:
+            self.goal = self.bdd.false
         self.R = start
         self.rings: list[tuple[Any, Optional[int]]] = [(start, None)]
         self.stats: dict[str, Any] = {"iterations": 0, "image_calls": 0, "rings": 1,
                                       "time_deploy_images_s": 0.0, "time_delete_images_s": 0.0,
                                       "reorderings": 0, "closure_passes": 0, "closure_skipped": 0}
         self._last_reorder_size = max(manager_nodes(self.bdd), 1000)
-        # chaining yields after every image (with its work, |R|^2 as in the
-        # per-sweep measure of ``BddEngine._search``) instead of once per sweep: bidirectional search then
-        # switches sides within a sweep, so one exploding sweep of one side
-        # cannot starve the other (Angiogenesis-PT-01, a coverable place at
-        # depth 5: forward alone 2.5 s, per-sweep alternation > 120 s)
-        self.fine_steps = False
         # |R| in BDD nodes, re-measured every 32 images of a fine-step run
         self.size = 1
-        # ``keep_images`` runs drop their rings once |R| exceeds this many
-        # nodes after their first sweep (``_chaining_full``); a hit after
-        # that reruns the side with rings (``BddEngine._search``)
-        self.ring_limit: Optional[int] = None
         self.rings_dropped = False
         # sweeps completed (a closure pass counts as past its sweep)
         self._sweeps_done = 0
         self._is_deploy = [a.op == DEPLOY for a in sym.system.actions]
-        # chaining: one pass of the unguarded bit deletes after the first
-        # sweep (``bdd_closure``; pyramid h = 13, k = 14 backward alone 3.5x faster)
-        self.closure_pass = True
         self._closure = closure_order(sym, closure_actions(sym.system))
-        # deploy images of R & Q (``bdd_closure.ReadDomain``): "closed" while
-        # R is unchanged since the closure pass (its closing sweep), "always",
-        # or "off"
-        self.read_domain = "closed"
         self._domain: Optional[ReadDomain] = None  # built on first use
         self._domain_on = False
 
@@ -162,8 +176,8 @@ class Reachability:
     def _apply(self, i: int, s):
         """Image of s under action i minus R; records a ring. Returns the new states."""
         t0 = time.perf_counter()
-        if s is self.R and self.image_mode != "whole":
-            new = self.sym.new_states(i, s, self.forward, test=self.image_mode == "diff-test")
+        if s is self.R and self.config.image_mode != "whole":
+            new = self.sym.new_states(i, s, self.forward, test=self.config.image_mode == "diff-test")
             grown = new != self.bdd.false
             if grown:
                 self.R |= new
@@ -187,11 +201,11 @@ class Reachability:
             self.R = merged
         now = time.perf_counter()
         dt = now - t0
-        if past(self.deadline):
+        if self.run_context.past():
             raise SearchTimeout()
         self.stats["image_calls"] += 1
         if self.stats["image_calls"] % 32 == 0:
-            self.report("bdd", direction="forward" if self.forward else "backward", sweeps=self.stats["iterations"],
+            self.run_context.report("bdd", direction="forward" if self.forward else "backward", sweeps=self.stats["iterations"],
                         images=self.stats["image_calls"], reached_nodes=self.size)
         key = "time_deploy_images_s" if self._is_deploy[i] else "time_delete_images_s"
         self.stats[key] += dt
@@ -203,17 +217,13 @@ class Reachability:
         hit = new & self.goal
         if hit != self.bdd.false:
             raise _Found(len(self.rings) - 1, hit)
-        if self.dynamic_reorder and len(self.rings) % 16 == 0:
+        if self.config.dynamic_reorder and len(self.rings) % 16 == 0:
             size = manager_nodes(self.bdd)
             if size > 2 * self._last_reorder_size:
                 reorder(self.bdd)
                 self.stats["reorderings"] += 1
                 self._last_reorder_size = max(manager_nodes(self.bdd), 1000)
         return new
-
-    @staticmethod
-    def report(engine: str, **counters) -> None:
-        """Progress callback; ``BddEngine`` replaces it with ``Limits.report``."""
 
     # ---- strategies ---------------------------------------------------------
     def run(self) -> None:
@@ -245,7 +255,7 @@ class Reachability:
 
     def _interleaved(self) -> list[int]:
         """The sweep order (``bdd_sweep_order.interleaved``)."""
-        return interleaved(self.sym.system, self.forward, self.deploy_order, self.reverse_backward)
+        return interleaved(self.sym.system, self.forward, self.config.deploy_order, self.config.reverse_backward)
 
     def _groups(self, max_groups: int = 48) -> list[list[int]]:
         levels = sorted({self.sym.top_level[i] for i in range(len(self.sym.system.actions))}, reverse=True)
@@ -299,7 +309,7 @@ class Reachability:
         n = len(order)
         if n == 0:
             return
-        closing = set(self._closure) if self.closure_pass else set()
+        closing = set(self._closure) if self.config.closure_pass else set()
         closed = False
         idle = 0
         while True:
@@ -309,25 +319,26 @@ class Reachability:
                     self.stats["closure_skipped"] += 1
                     idle += 1
                 else:
-                    self._domain_on = self.read_domain == "always" or (closed and self.read_domain == "closed")
+                    self._domain_on = self.config.read_domain == "always" or (
+                        closed and self.config.read_domain == "closed")
                     grew = self._apply(i, self.R) != self.bdd.false
                     if grew:
                         idle, closed = 0, False
                     else:
                         idle += 1
-                    if self.fine_steps:
+                    if self.config.fine_steps:
                         yield self._step_work(grew)
                 if idle >= n:
                     return
             self._sweeps_done += 1
-            if not self.fine_steps:
+            if not self.config.fine_steps:
                 yield None
             if closing and self.stats["closure_passes"] == 0:
                 for i in self._closure:
                     grew = self._apply(i, self.R) != self.bdd.false
                     if grew:
                         idle = 0
-                    if self.fine_steps:
+                    if self.config.fine_steps:
                         yield self._step_work(grew)
                 self.stats["closure_passes"] += 1
                 closed = True
@@ -348,8 +359,8 @@ class Reachability:
         keeping its images: on a not-deployable pyramid they are never read,
         and they hold most of the live nodes (h = 12, k = 13 backward alone:
         peak 11.2M nodes and 48.5 CPU s with them, 2.8M and 41.0 s without)."""
-        if (self.keep_images and self.ring_limit is not None and self._sweeps_done >= 1
-                and self.size > self.ring_limit):
+        limit = self.config.ring_limit
+        if self.keep_images and limit is not None and self._sweeps_done >= 1 and self.size > limit:
             self.keep_images = False
             self.rings_dropped = True
             del self.rings[1:]
@@ -392,8 +403,9 @@ class Reachability:
         return actions[::-1] if self.forward else actions
 
 
-class BddEngine:
-    """Symbolic reachability with CUDD (``dd.cudd``; ``dd.autoref`` if missing)."""
+class BddEngine(PreprocessingEngine):
+    """Symbolic reachability with CUDD (``dd.cudd``; ``dd.autoref`` if missing).
+    Keeps no per-call state: everything a call needs travels in its ``RunContext``."""
 
     name = "bdd"
 
@@ -409,41 +421,32 @@ class BddEngine:
         self.dynamic_reorder, self.type_order = dynamic_reorder, type_order
         self.fast_paths = fast_paths
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result:
-        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
-        if begun.decided is not None:
-            return begun.decided
-        start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
-        self._report = limits.report
-        self._counters = limits.counters
+    def decide(self, instance: Instance, query: Query, pre, run: RunContext) -> Result:
         try:
-            res = self._symbolic(instance, query, pre, deadline, start)
+            return self._symbolic(instance, query, pre, run)
         except (RuntimeError, ValueError) as err:
             if not is_out_of_memory(err):
                 raise
             raise MemoryError("CUDD reached its memory cap") from None
-        res.time_s = time.perf_counter() - start
-        return res
 
-    def _symbolic(self, instance, query, pre, deadline, start) -> Result:
+    def _symbolic(self, instance, query, pre, run: RunContext) -> Result:
         """``--counters auto``: a pool large enough gets ``AUTO_SWEEPS`` forward sweeps on
         the counter system (witnesses are found early there); undecided, the concrete
         encoding decides, and ``stats["counters"]`` says so."""
-        mode = getattr(self, "_counters", "auto")
+        mode = run.counters
         system = build_system(instance, query, pre, mode, self.type_order)
         if isinstance(system, CounterSystem) and mode == "auto":
-            res = self._decide(instance, query, pre, system, deadline, AUTO_SWEEPS)
+            res = self._decide(instance, query, pre, system, run, AUTO_SWEEPS)
             if res is not None:
                 return res
             system = compile_system(instance, query, pre, type_order=self.type_order)
             system.stats["counters"] = (f"tried: undecided after {AUTO_SWEEPS} forward sweeps on the "
                                         "counter system; the concrete encoding decided")
-        res = self._decide(instance, query, pre, system, deadline, None)
+        res = self._decide(instance, query, pre, system, run, None)
         assert res is not None
         return res
 
-    def _decide(self, instance, query, pre, system, deadline, budget: Optional[int]) -> Optional[Result]:
+    def _decide(self, instance, query, pre, system, run: RunContext, budget: Optional[int]) -> Optional[Result]:
         """Search ``system``; None when ``budget`` sweeps did not decide."""
         t0 = time.perf_counter()
         stats: dict[str, Any] = dict(system.stats)
@@ -462,14 +465,14 @@ class BddEngine:
             stats["var_order"] = "force" if use_force else "compiled"
             order = force_order(system) if use_force else None
             stats["order_s"] = time.perf_counter() - t1
-            sym = SymbolicSystem(system, deadline=deadline, order=order)
+            sym = SymbolicSystem(system, run=run, order=order)
         except TimeoutError:
             return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
                           reason="timeout while building the guard BDDs")
         stats["lower_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            reach, found = self._search(sym, deadline, stats, direction, budget)
+            reach, found = self._search(sym, run, stats, direction, budget)
         except _OutOfSweeps:
             return None
         except SearchTimeout:
@@ -487,7 +490,7 @@ class BddEngine:
             else:
                 steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
                          for i in actions]
-                trace = realize_trace(instance, pre.abstract_initial, steps, query)
+                trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
             if trace is None:
                 raise AssertionError("BDD witness does not replay: an encoding bug")
             return Result(Verdict.DEPLOYABLE, self.name, fragment=fragment, trace=trace,
@@ -507,7 +510,7 @@ class BddEngine:
                               "containing the initial state"),
                       stats=stats, certificate=cert)
 
-    def _search(self, sym, deadline, stats, direction: str, budget: Optional[int] = None):
+    def _search(self, sym, run: RunContext, stats, direction: str, budget: Optional[int] = None):
         """Run the fixpoint(s). Returns (the deciding Reachability, _Found or None).
 
         ``bidirectional`` alternates forward and backward chaining image by
@@ -523,38 +526,30 @@ class BddEngine:
         of a deployable pyramid decided backward).
         """
         directions = ["forward", "backward"] if direction == "bidirectional" else [direction]
-        runs = {d: Reachability(sym, d, self.strategy if len(directions) == 1 else "chaining", deadline,
-                                self.dynamic_reorder, record_rings=False, keep_images=True)
-                for d in directions}
-        for r in runs.values():
-            r.fine_steps = len(directions) > 1
-            r.report = self._report
-            r.ring_limit = RING_LIMIT
+        config = ReachConfig(strategy=self.strategy if len(directions) == 1 else "chaining",
+                             dynamic_reorder=self.dynamic_reorder, record_rings=False, keep_images=True,
+                             fine_steps=len(directions) > 1, ring_limit=RING_LIMIT)
+        runs = {d: Reachability(sym, replace(config, direction=d), run) for d in directions}
         gens = {d: runs[d].sweeps() for d in directions}
         try:
-            run, found = self._alternate(stats, directions, runs, gens, budget)
+            side, found = self._alternate(stats, directions, runs, gens, budget)
         finally:
             for g in gens.values():
                 g.close()
-        if found is not None and run.rings_dropped:
-            run, found = self._rerun_with_rings(sym, deadline, stats, run)
-        return run, found
+        if found is not None and side.rings_dropped:
+            side, found = self._rerun_with_rings(sym, run, stats, side)
+        return side, found
 
-    def _rerun_with_rings(self, sym, deadline, stats, dropped: "Reachability"):
+    def _rerun_with_rings(self, sym, run: RunContext, stats, dropped: "Reachability"):
         """The deciding side dropped its rings: run it again alone, keeping
         every growing image, up to the same hit (the same images in the
         same order: the run is deterministic)."""
-        d = "forward" if dropped.forward else "backward"
-        run = Reachability(sym, d, "chaining", deadline, self.dynamic_reorder,
-                           record_rings=False, keep_images=True)
-        run.image_mode = dropped.image_mode
-        run.closure_pass = dropped.closure_pass
-        run.report = self._report
+        again = Reachability(sym, replace(dropped.config, strategy="chaining", ring_limit=None, fine_steps=False), run)
         try:
-            run.run()
+            again.run()
         except _Found as exc:
-            stats["witness_rerun_images"] = run.stats["image_calls"]
-            return run, _Found(exc.ring, exc.hit)
+            stats["witness_rerun_images"] = again.stats["image_calls"]
+            return again, _Found(exc.ring, exc.hit)
         raise AssertionError("the rerun with rings did not reach the hit")  # pragma: no cover
 
     @staticmethod

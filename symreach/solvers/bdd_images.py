@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR, Circuit
 from symreach.encodings.system import Action, TransitionSystem
-from symreach.solvers.base import past
+from symreach.run import RunContext
 from symreach.solvers.cudd_memory import cap_manager
 
 try:  # pragma: no cover - depends on the installed wheel
@@ -73,7 +73,7 @@ def bdd_var_name(name) -> str:
 class SymbolicSystem:
     """BDDs of one transition system (see the module docstring)."""
 
-    def __init__(self, system: TransitionSystem, bdd=None, deadline: float | None = None,
+    def __init__(self, system: TransitionSystem, bdd=None, run: RunContext | None = None,
                  order: Sequence[int] | None = None) -> None:
         """``order``: the BDD variable order (a permutation of
         ``system.state_vars``, top first); default ``system.state_vars``."""
@@ -93,7 +93,7 @@ class SymbolicSystem:
         self.guards = []
         for a in system.actions:
             self.guards.append(self.lower(a.guard))
-            if past(deadline):
+            if run is not None and run.past():
                 raise TimeoutError("deadline reached while building guard BDDs")
         self.target = self.lower(system.target)
         self.consistent = self._consistent()

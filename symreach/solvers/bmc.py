@@ -40,7 +40,7 @@ This makes BMC decide small instances; it has no inductive certificate, so
 the verdict's reason says what was proved.
 
 The witness is decoded from the model, realised against the real sigma0
-(``realize_trace``) and replayed with ``semantics.replay`` before it is returned.
+(``realize_trace``); the registry's wrapper replays it before anyone reads it.
 """
 
 from __future__ import annotations
@@ -51,7 +51,6 @@ from typing import Any, Optional
 
 from pysat.solvers import Solver
 
-from symreach import semantics
 from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.compile import compile_system
 from symreach.encodings.parallel_step import ParallelSteps
@@ -59,21 +58,21 @@ from symreach.encodings.realize import realize_trace
 from symreach.encodings.unroll import StepTemplate, gc_paused
 from symreach.model import Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Verdict
-from symreach.solvers.base import Limits, past
-from symreach.solvers.fast_paths import begin_check
+from symreach.run import RunContext
+from symreach.solvers.fast_paths import PreprocessingEngine
 
 
-def solve_with_deadline(solver: Solver, assumptions: list[int], deadline: Optional[float]) -> Optional[bool]:
-    """``solver.solve`` that returns None when ``deadline`` (perf_counter) passes
-    (or, before the call, when this thread's run was cancelled: ``base.past``)."""
-    if past(deadline):
+def solve_with_deadline(solver: Solver, assumptions: list[int], run: RunContext) -> Optional[bool]:
+    """``solver.solve`` that returns None when the run's deadline passes
+    (or, before the call, when the run was cancelled: ``RunContext.past``)."""
+    if run.past():
         return None
-    if deadline is None:
+    left = run.remaining()
+    if left is None:
         return solver.solve(assumptions=assumptions)
-    left = max(0.0, deadline - time.perf_counter())
     if not supports_interrupt(solver):
         res = solver.solve(assumptions=assumptions)
-        return None if time.perf_counter() > deadline and not res else res
+        return None if run.timed_out() and not res else res
     timer = threading.Timer(left, solver.interrupt)
     timer.start()
     try:
@@ -90,7 +89,7 @@ def supports_interrupt(solver: Solver) -> bool:
     return "cadical" not in type(solver.solver).__name__.lower()
 
 
-class BmcEngine:
+class BmcEngine(PreprocessingEngine):
     """Incremental BMC; ``solver`` is a python-sat solver name. The default is
     Glucose 4 because it can be interrupted at the deadline; CaDiCaL (often
     faster on hard unrollings, ENGINEERING.md) cannot be, through python-sat,
@@ -107,40 +106,31 @@ class BmcEngine:
         self.fast_paths = fast_paths
         self.default_max_depth = default_max_depth
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result:
-        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
-        if begun.decided is not None:
-            return begun.decided
-        start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
+    def decide(self, instance: Instance, query: Query, pre, run: RunContext) -> Result:
         system = compile_system(instance, query, pre)
-        max_depth = limits.max_depth if limits.max_depth is not None else self.default_max_depth
-        bmc = _Bmc(system, self.solver_name, self.complete, deadline, max_depth, self.parallel)
-        bmc.report = limits.report
-        res = bmc.run()
+        max_depth = run.max_depth if run.max_depth is not None else self.default_max_depth
+        res = _Bmc(system, self.solver_name, self.complete, run, max_depth, self.parallel).run()
         res.engine = self.name
         res.fragment = pre.fragment
         res.stats.update({k: v for k, v in system.stats.items() if k not in res.stats})
         if res.verdict is Verdict.DEPLOYABLE:
-            trace = realize_trace(instance, pre.abstract_initial, res.stats.pop("_steps"), query)
+            trace = realize_trace(instance, pre.abstract_initial, res.stats.pop("_steps"), query, run)
             if trace is None:
                 raise AssertionError("BMC witness does not replay: an encoding bug")
-            semantics.replay(instance, trace, query)
             res.trace = trace
             res.stats["trace_ops"] = len(trace)
-        res.time_s = time.perf_counter() - start
         return res
 
 
 class _Bmc:
-    def __init__(self, system, solver_name: str, complete: bool, deadline: Optional[float],
+    def __init__(self, system, solver_name: str, complete: bool, run: RunContext,
                  max_depth: Optional[int], parallel: bool = True) -> None:
         self.system = system
         self.low = CnfLowering(system)
         self.parallel = ParallelSteps(self.low) if parallel else None
         self.solver = Solver(name=solver_name)
         self.complete = complete
-        self.deadline = deadline
+        self.run_context = run
         self.max_depth = max_depth
         self.stats: dict[str, Any] = {"solver": solver_name, "queries": 0, "depth": 0,
                                       "steps": "parallel" if parallel else "single"}
@@ -187,12 +177,12 @@ class _Bmc:
                 with gc_paused():
                     self._flush()
                 stats["depth"] = k
-                self.report("bmc", depth=k, clauses=self.solver.nof_clauses())
+                self.run_context.report("bmc", depth=k, clauses=self.solver.nof_clauses())
                 stats["clauses"] = self.solver.nof_clauses()
                 stats["variables"] = self.solver.nof_vars()
                 if self.complete and k > 0:
                     stats["queries"] += 1
-                    ok = solve_with_deadline(self.solver, [], self.deadline)
+                    ok = solve_with_deadline(self.solver, [], self.run_context)
                     if ok is None:
                         return self._unknown(f"timeout at depth {k}", t0)
                     if not ok:
@@ -201,7 +191,7 @@ class _Bmc:
                                       reason=f"no loop-free path of length {k} exists (recurrence "
                                              f"diameter) and no path of length < {k} reaches the target")
                 stats["queries"] += 1
-                ok = solve_with_deadline(self.solver, [target], self.deadline)
+                ok = solve_with_deadline(self.solver, [target], self.run_context)
                 if ok is None:
                     return self._unknown(f"timeout at depth {k}", t0)
                 if ok:

@@ -14,13 +14,14 @@ the result without a certificate and says why in ``stats["certificate"]``.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Optional
 
 from symreach.certify import may_fixpoint, static_filter, theorem5
+from symreach.certify.dispatch import as_certificate
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits
+from symreach.run import RunContext
+from symreach.solvers.base import RunLike, as_context
 
 
 class EvidenceError(RuntimeError):
@@ -28,18 +29,18 @@ class EvidenceError(RuntimeError):
 
 
 def ensure_certificate(instance: Instance, query: Query, result: Result,
-                       limits: Limits = Limits()) -> Result:
+                       run: RunLike = None) -> Result:
     """``result`` with a certificate when it is not-deployable and one can be found."""
     if result.verdict is not Verdict.NOT_DEPLOYABLE or result.certificate is not None:
         return result
     start = time.perf_counter()
     cert, how = cheap_certificate(instance, query)
     if cert is None:
-        cert, how = _ic3_certificate(instance, query, limits)
+        cert, how = _ic3_certificate(instance, query, as_context(run))
     if cert is None:
         result.stats["certificate"] = f"none: {how}"
         return result
-    result.certificate = cert
+    result.certificate = as_certificate(cert)
     result.stats["certificate_by"] = how
     result.stats["certificate_s"] = time.perf_counter() - start
     return result
@@ -61,10 +62,10 @@ def cheap_certificate(instance: Instance, query: Query) -> tuple[Optional[dict],
     return None, "no polynomial argument applies"
 
 
-def _ic3_certificate(instance: Instance, query: Query, limits: Limits):
+def _ic3_certificate(instance: Instance, query: Query, run: RunContext):
     from symreach.solvers.ic3 import Ic3Engine
 
-    again = Ic3Engine().check(instance, query, replace(limits, progress=None))
+    again = Ic3Engine().check(instance, query, run.with_(progress=None))
     if again.verdict is Verdict.DEPLOYABLE:
         raise EvidenceError("IC3 found a witness for a target another engine proved not deployable")
     if again.verdict is Verdict.UNKNOWN or again.certificate is None:

@@ -13,7 +13,6 @@ saturated traces.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Optional
 
@@ -22,8 +21,8 @@ from symreach.certify import explicit_states
 from symreach.encodings.symmetry import canonical, node_classes
 from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
-from symreach.solvers.base import Limits
-
+from symreach.run import RunContext
+from symreach.solvers.base import RunLike, as_context, resolve_query
 
 
 class ExplicitEngine:
@@ -36,17 +35,9 @@ class ExplicitEngine:
         self.uncounted_cap = uncounted_cap
         self.symmetry = symmetry
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result:
-        start = time.perf_counter()
-        query = query or instance.query
-        if query is None:
-            raise ValueError("no query given")
-        result = _search(instance, query, limits, start, self.uncounted_cap, self.symmetry)
-        result.time_s = time.perf_counter() - start
-        if result.verdict is Verdict.DEPLOYABLE:
-            semantics.replay(instance, result.trace, query)
-        return result
+    def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
+        return _search(instance, resolve_query(instance, query), as_context(run), self.uncounted_cap,
+                       self.symmetry)
 
 
 def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list[tuple[int, int, int, int]]:
@@ -69,7 +60,7 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
     return out
 
 
-def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounted_cap: int,
+def _search(inst: Instance, query: Query, run: RunContext, uncounted_cap: int,
             symmetry: bool = False) -> Result:
     sigma0 = inst.initial_config()
     stats = {"states": 1, "transitions": 0}
@@ -88,10 +79,9 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
         sigma = frontier.popleft()
         expanded += 1
         if expanded % 1024 == 0:
-            limits.report("explicit", states=stats["states"], frontier=len(frontier))
-        if limits.timeout_s is not None:
-            if time.perf_counter() - start > limits.timeout_s:
-                return _unknown(f"timeout after {limits.timeout_s:g} s", stats)
+            run.report("explicit", states=stats["states"], frontier=len(frontier))
+        if run.past():
+            return _unknown(run.timeout_reason(), stats)
         for succ, step in _successors(inst, sigma, candidates):
             stats["transitions"] += 1
             if orbit is not None:
@@ -106,8 +96,8 @@ def _search(inst: Instance, query: Query, limits: Limits, start: float, uncounte
                     trace = orbit.real_trace(trace)
                 return Result(Verdict.DEPLOYABLE, "explicit", trace=trace,
                               reason="witness found by breadth-first search", stats=stats)
-            if limits.max_states is not None and stats["states"] >= limits.max_states:
-                return _unknown(f"state limit {limits.max_states} reached", stats)
+            if run.max_states is not None and stats["states"] >= run.max_states:
+                return _unknown(f"state limit {run.max_states} reached", stats)
             frontier.append(succ)
     cert = None
     if orbit is not None:

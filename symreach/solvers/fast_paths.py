@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from symreach import semantics
+from symreach.errors import LimitReached
 from symreach.encodings.preprocess import Preprocessed, preprocess
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits
+from symreach.run import RunContext
+from symreach.solvers.base import RunLike, as_context, resolve_query
 
 
 @dataclass
@@ -24,15 +26,14 @@ class CheckStart:
     """What every engine's ``check`` knows after the prologue."""
 
     start: float
-    deadline: Optional[float]
     query: Query
     pre: Preprocessed
     decided: Optional[Result]
 
 
 @dataclass(frozen=True)
-class Prepared:
-    """A prologue that decided nothing, handed to engines through ``Limits.prepared``
+class Prologue:
+    """A prologue that decided nothing, handed to engines through ``RunContext.prepared``
     so that they skip preprocessing (``auto`` runs it once before forking its
     workers; each used to run it again, ~0.5-1.5 s on IBM703)."""
 
@@ -44,37 +45,53 @@ class Prepared:
         return self.instance is instance and self.query == query
 
 
-def begin_check(instance: Instance, query: Optional[Query], limits: Limits, engine: str,
+def begin_check(instance: Instance, query: Optional[Query], run: RunContext, engine: str,
                 fast_paths: bool) -> CheckStart:
     """Start the clock, resolve the query, preprocess; ``decided`` is a fast-path answer.
 
-    With ``limits.prepared`` for this instance and query, its preprocessing is
+    With ``run.prepared`` for this instance and query, its preprocessing is
     reused: it decided nothing with the fast paths on, so it decides nothing
     with them off either (they only add answers)."""
     start = time.perf_counter()
     query = resolve_query(instance, query)
-    deadline = start + limits.timeout_s if limits.timeout_s is not None else None
-    prepared = limits.prepared
-    if isinstance(prepared, Prepared) and prepared.matches(instance, query):
-        return CheckStart(start, deadline, query, prepared.pre, None)
-    pre, decided = preprocess_or_decide(instance, query, engine, fast_paths, start)
-    return CheckStart(start, deadline, query, pre, decided)
+    prepared = run.prepared
+    if isinstance(prepared, Prologue) and prepared.matches(instance, query):
+        return CheckStart(start, query, prepared.pre, None)
+    pre, decided = preprocess_or_decide(instance, query, engine, fast_paths, start, run)
+    return CheckStart(start, query, pre, decided)
 
 
-def resolve_query(instance: Instance, query: Optional[Query]) -> Query:
-    query = query or instance.query
-    if query is None:
-        raise ValueError("no query given")
-    return query
+class PreprocessingEngine:
+    """The common start of ``check`` for the engines that preprocess (bdd, bmc,
+    ic3, lazy): resolve the query, preprocess (or reuse ``run.prepared``),
+    answer on a fast path; else ``decide`` on what preprocessing left.
+    ``fast_paths=False`` keeps only the trivial "initially present" answer."""
+
+    name: str = ""
+    fast_paths: bool = True
+
+    def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
+        ctx = as_context(run)
+        try:
+            begun = begin_check(instance, query, ctx, self.name, self.fast_paths)
+        except LimitReached as stop:  # the run ended during preprocessing
+            return Result(Verdict.UNKNOWN, self.name, reason=stop.reason)
+        if begun.decided is not None:
+            return begun.decided
+        return self.decide(instance, begun.query, begun.pre, ctx)
+
+    def decide(self, instance: Instance, query: Query, pre: Preprocessed,
+               run: RunContext) -> Result:  # pragma: no cover - every engine overrides it
+        raise NotImplementedError
 
 
 def preprocess_or_decide(instance: Instance, query: Query, engine: str, fast_paths: bool,
-                         start: float) -> tuple[Preprocessed, Optional[Result]]:
+                         start: float, run: Optional[RunContext] = None) -> tuple[Preprocessed, Optional[Result]]:
     """The preprocessed instance, and the fast-path result when one applies.
 
     A returned deployable result has been replayed against the semantics.
     """
-    pre = preprocess(instance, query, engine=engine, try_greedy=fast_paths)
+    pre = preprocess(instance, query, engine=engine, try_greedy=fast_paths, run=run)
     decided = pre.decided
     if decided is not None and (fast_paths or decided.stats.get("decided_by") == "initial"):
         decided.stats["preprocess_s"] = time.perf_counter() - start

@@ -71,7 +71,6 @@ from typing import Any, Optional
 
 from pysat.solvers import Solver
 
-from symreach import semantics
 from symreach.certify.clause_invariant import InvariantCertificate
 from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.compile import compile_system
@@ -79,8 +78,8 @@ from symreach.encodings.realize import realize_trace
 from symreach.encodings.system import TransitionSystem
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits, past
-from symreach.solvers.fast_paths import begin_check
+from symreach.run import RunContext
+from symreach.solvers.fast_paths import PreprocessingEngine
 from symreach.solvers.ic3_frames import Frames
 from symreach.solvers.ic3_lift import Hop, Lifter
 from symreach.solvers.ic3_queue import ObligationQueue
@@ -118,7 +117,7 @@ class Obligation:
     depth: int = 0
 
 
-class Ic3Engine:
+class Ic3Engine(PreprocessingEngine):
     """IC3 with CTG generalization and structural lifting.
 
     ``mic_attempts``: consecutive failed literal drops before ``mic`` stops
@@ -184,12 +183,8 @@ class Ic3Engine:
         self.ctg_chain_limit = ctg_chain_limit
         self.max_joins = max_joins
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result:
-        begun = begin_check(instance, query, limits, self.name, self.fast_paths)
-        if begun.decided is not None:
-            return begun.decided
-        start, deadline, query, pre = begun.start, begun.deadline, begun.query, begun.pre
+    def decide(self, instance: Instance, query: Query, pre, run: RunContext) -> Result:
+        start = time.perf_counter()
         system = compile_system(instance, query, pre)
         stats: dict[str, Any] = dict(system.stats)
         phases = [Search(self.order, self.ctg_chain_limit)]
@@ -197,8 +192,7 @@ class Ic3Engine:
             phases.insert(0, Search(CLASSIC.order, CLASSIC.chain_limit, self.first_phase_queries))
         spent = 0
         for phase, search in enumerate(phases, 1):
-            ic3 = Ic3(system, self, deadline, search)
-            ic3.report = limits.report
+            ic3 = Ic3(system, self, run, search)
             try:
                 outcome = ic3.run()
             except (_Timeout, _Budget) as stop:
@@ -215,25 +209,21 @@ class Ic3Engine:
         stats["time_s"] = time.perf_counter() - start
         if outcome is None:
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
-                          reason=(f"timeout after {limits.timeout_s:g} s at frame {ic3.k}"
-                                  if limits.timeout_s is not None else f"stopped at frame {ic3.k}"),
-                          time_s=time.perf_counter() - start)
+                          reason=run.timeout_reason(f"at frame {ic3.k}"))
         kind, payload = outcome
         if kind == "cex":
             steps = payload
-            trace = realize_trace(instance, pre.abstract_initial, steps, query)
+            trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
             if trace is None:
                 raise AssertionError("IC3 counterexample does not replay: an encoding bug")
-            semantics.replay(instance, trace, query)
             stats["cex_length"] = len(payload)
             return Result(Verdict.DEPLOYABLE, self.name, fragment=pre.fragment, trace=trace, stats=stats,
                           reason=f"IC3 counterexample of {len(payload)} actions (frame {ic3.k}; macro "
-                                 "steps: deletions, then one deploy)",
-                          time_s=time.perf_counter() - start)
+                                 "steps: deletions, then one deploy)")
         cert = InvariantCertificate.from_system(instance, query, system, payload)
         stats["invariant_clauses"] = len(payload)
         return Result(Verdict.NOT_DEPLOYABLE, self.name, fragment=pre.fragment, stats=stats,
-                      certificate=cert, time_s=time.perf_counter() - start,
+                      certificate=cert,
                       reason=f"IC3 inductive invariant of {len(payload)} clauses (frame {ic3.k})")
 
 
@@ -241,13 +231,12 @@ class Ic3:
     """One IC3 run on a ``TransitionSystem``; ``run()`` returns ("cex", actions),
     ("proof", lemmas as lists of (state var id, value) literals) or raises _Timeout."""
 
-    def __init__(self, system: TransitionSystem, opts: Ic3Engine, deadline: Optional[float],
+    def __init__(self, system: TransitionSystem, opts: Ic3Engine, run: RunContext,
                  search: Search = CLASSIC) -> None:
-        self.report = lambda engine, **counters: None  # progress callback (Limits.report)
         self.system = system
         self.opts = opts
         self.search = search
-        self.deadline = deadline
+        self.run_context = run
         self.low = CnfLowering(system)
         low = self.low
         self.cur = [low.var(v, 0) for v in system.state_vars]
@@ -306,13 +295,13 @@ class Ic3:
         return acts
 
     def _solve(self, assumptions: list[int]) -> bool:
-        if past(self.deadline):
+        if self.run_context.past():
             raise _Timeout()
         if self.search.budget is not None and self.stats["queries"] >= self.search.budget:
             raise _Budget()
         self.stats["queries"] += 1
         if self.stats["queries"] % 64 == 0:
-            self.report("ic3", frame=self.k, lemmas=len(self.frames),
+            self.run_context.report("ic3", frame=self.k, lemmas=len(self.frames),
                         queries=self.stats["queries"])
         t0 = time.perf_counter()
         res = self.solver.solve(assumptions=assumptions)

@@ -58,7 +58,7 @@ that search stops at a limit the verdict stays ``unknown``.
 deploys), or alternately breadth-first and best-first by a static goal
 distance (``_Frontier``), the default. Every witness is expanded to single
 actions from the real sigma0 (each present blocker deleted as many times as
-it has pods, then the deploy) and replayed with ``semantics.replay`` before
+it has pods, then the deploy), which the registry's wrapper replays before
 it is returned. A successor re-tests only the moves its change can affect
 (``Graph``); a test is a few ANDs.
 """
@@ -66,7 +66,6 @@ it is returned. A successor re-tests only the moves its change can affect
 from __future__ import annotations
 
 import heapq
-import time
 from collections import deque
 from dataclasses import replace
 from typing import Optional
@@ -75,8 +74,8 @@ from symreach import semantics
 from symreach.certify.lazy_closure import ClosureCertificate
 from symreach.model import Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
-from symreach.solvers.base import Limits, past
-from symreach.solvers.fast_paths import begin_check
+from symreach.run import RunContext
+from symreach.solvers.fast_paths import PreprocessingEngine
 from symreach.solvers.lazy_moves import (
     Move,
     bit_indices,
@@ -95,7 +94,7 @@ DECLINED, EXHAUSTED, LIMIT = "declined", "exhausted", "limit"
 CLOCK_EVERY = 64  # expanded states between progress reports and clock reads
 
 
-class LazySearchEngine:
+class LazySearchEngine(PreprocessingEngine):
     """Search over lazy-deletion moves (see the module docstring).
 
     ``fast_paths=False`` skips the preprocessing's verdicts (not its pruning),
@@ -108,22 +107,14 @@ class LazySearchEngine:
         self.fast_paths = fast_paths
         self.guided = guided
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result:
-        begun = begin_check(instance, query, limits, ENGINE, self.fast_paths)
-        if begun.decided is not None:
-            return begun.decided
-        result = search(instance, begun.query, begun.pre.deployable_pairs, limits, begun.start,
-                        self.guided)
+    def decide(self, instance: Instance, query: Query, pre, run: RunContext) -> Result:
+        result = search(instance, query, pre.deployable_pairs, run, self.guided)
         if result.stats.get("outcome") == EXHAUSTED:
-            result = prove(instance, begun.query, begun.pre.cone, limits, begun.start, result)
-        result.time_s = time.perf_counter() - begun.start
-        if result.verdict is Verdict.DEPLOYABLE:
-            semantics.replay(instance, result.trace, begun.query)
+            result = prove(instance, query, pre.cone, run, result)
         return result
 
 
-def prove(inst: Instance, query: Query, cone: frozenset[int], limits: Limits, start: float,
+def prove(inst: Instance, query: Query, cone: frozenset[int], run: RunContext,
           exhausted: Result) -> Result:
     """Not-deployable with a certificate, after a search over the preprocessing's
     candidates exhausted its space: the search again, breadth-first, over every
@@ -141,7 +132,7 @@ def prove(inst: Instance, query: Query, cone: frozenset[int], limits: Limits, st
     if binds is not None:
         exhausted.stats["certificate"] = f"none: {binds}"
         return exhausted
-    again = search(inst, query, every, limits, start, guided=False, free=free)
+    again = search(inst, query, every, run, guided=False, free=free)
     if again.verdict is Verdict.NOT_DEPLOYABLE:
         again.stats["pruned_states"] = exhausted.stats["states"]
         return again
@@ -151,9 +142,9 @@ def prove(inst: Instance, query: Query, cone: frozenset[int], limits: Limits, st
     return exhausted
 
 
-def search(inst: Instance, query: Query, candidates, limits: Limits, start: float,
+def search(inst: Instance, query: Query, candidates, run: RunContext,
            guided: bool = True, free: Optional[frozenset[int]] = None) -> Result:
-    """The lazy search from sigma0 over ``candidates`` (pairs), within ``limits``:
+    """The lazy search from sigma0 over ``candidates`` (pairs), within ``run``'s limits:
     breadth-first, or (``guided``) alternately breadth-first and best-first by
     ``goal_distance`` (``_Frontier``). With ``free`` (the types outside the
     cone, when ``candidates`` are all pairs of the others) an exhausted space
@@ -177,7 +168,6 @@ def search(inst: Instance, query: Query, candidates, limits: Limits, start: floa
     parent: dict[int, Optional[tuple[int, Move]]] = {s0: None}
     frontier = _Frontier(goal_distance(moves, goals) if guided else None)
     frontier.push(s0, 0, graph.enabled(s0, moves, stats))
-    deadline = None if limits.timeout_s is None else start + limits.timeout_s
     expanded = 0
     while frontier:
         popped = frontier.pop()
@@ -193,15 +183,14 @@ def search(inst: Instance, query: Query, candidates, limits: Limits, start: floa
             if _covers(succ, goals):
                 return _found(inst, query, parent, succ, stats)
             frontier.push(succ, depth + 1, graph.successor(s, succ, move, enabled, stats))
-        if limits.max_states is not None and len(parent) >= limits.max_states:
+        if run.max_states is not None and len(parent) >= run.max_states:
             stats["states"] = len(parent)
-            return _unknown(f"state limit {limits.max_states} reached", stats, LIMIT)
+            return _unknown(f"state limit {run.max_states} reached", stats, LIMIT)
         if expanded % CLOCK_EVERY == 0:
             stats["states"] = len(parent)
-            limits.report(ENGINE, states=len(parent), frontier=len(frontier))
-            if past(deadline):
-                timed_out = deadline is not None and time.perf_counter() > deadline
-                return _unknown(f"timeout after {limits.timeout_s:g} s" if timed_out
+            run.report(ENGINE, states=len(parent), frontier=len(frontier))
+            if run.past():
+                return _unknown(run.timeout_reason() if run.timed_out()
                                 else "stopped: another engine answered", stats, LIMIT)
     stats["states"] = len(parent)
     if free is not None:

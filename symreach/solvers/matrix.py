@@ -31,7 +31,8 @@ from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
 from symreach.model import Instance, Query, daemonset_groups
 from symreach.result import Step
-from symreach.solvers.bdd import Reachability, SearchTimeout
+from symreach.run import RunContext
+from symreach.solvers.bdd import ReachConfig, Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
 from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, ClassAnswer, TypeAnswer,
                                      solve_types)
@@ -175,18 +176,17 @@ def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
 
 def fixpoint_matrix(instance: Instance, timeout_s: Optional[float] = None) -> Matrix:
     start = time.perf_counter()
+    run = RunContext.within(timeout_s)
     every = Query(tuple(frozenset({(t, n)}) for t in range(len(instance.pod_types))
                         for n in range(len(instance.nodes))), "every pair")
     pre = preprocess(instance, every, try_greedy=False)
     pre.decided = None
     system = compile_system(instance, every, pre)
-    deadline = start + timeout_s if timeout_s is not None else None
     complete = True
     reach = None
     try:
-        sym = SymbolicSystem(system, deadline=deadline)
-        reach = Reachability(sym, "forward", "chaining", deadline, dynamic_reorder=False, record_rings=False)
-        reach.goal = sym.bdd.false
+        sym = SymbolicSystem(system, run=run)
+        reach = Reachability(sym, ReachConfig(dynamic_reorder=False, record_rings=False, to_fixpoint=True), run)
         reach.run()
     except (SearchTimeout, TimeoutError):
         complete = False

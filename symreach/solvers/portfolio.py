@@ -10,7 +10,7 @@ the lazy-deletion search (``symreach.solvers.lazy_search``) the deep ones.
 
 Schedule (which engine, when, where: ``symreach.solvers.schedule``).
 Preprocessing runs once, here; the workers fork after it and reuse it
-(``Limits.prepared``). The lazy search then runs alone in this process for
+(``RunContext.prepared``). The lazy search then runs alone in this process for
 up to ``LAZY_ALONE_S``: it declines at once outside its fragment and answers
 most encoded-net goals before anything forks. Then the race: the favourite
 forks onto a core of its own for the whole run; the *resident* (the lazy
@@ -57,14 +57,16 @@ import multiprocessing as mp
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
+from symreach.errors import LimitReached
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
-from symreach.solvers.base import Limits
+from symreach.run import RunContext
+from symreach.solvers.base import RunLike, as_context
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
@@ -140,21 +142,24 @@ class AutoEngine:
         # them through fork instead of paying the import inside the time limit
         self.available = self._available()
 
-    def check(self, instance: Instance, query: Optional[Query] = None,
-              limits: Limits = Limits()) -> Result:
-        from symreach.solvers.fast_paths import Prepared, begin_check
+    def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
+        from symreach.solvers.fast_paths import Prologue, begin_check
 
-        begun = begin_check(instance, query, limits, "auto/preprocess", fast_paths=True)
+        ctx = as_context(run)
+        try:
+            begun = begin_check(instance, query, ctx, "auto/preprocess", fast_paths=True)
+        except LimitReached as stop:  # the run ended during preprocessing
+            return Result(Verdict.UNKNOWN, self.name, reason=stop.reason)
         if begun.decided is not None:
             return begun.decided
         start, query, pre = begun.start, begun.query, begun.pre
-        limits = replace(limits, prepared=Prepared(instance, query, pre))
+        run = ctx.with_(prepared=Prologue(instance, query, pre))
         engines = self.available
         if len(engines) == 1:
-            result = self._single(engines[0], instance, query, limits, start)
+            result = self._single(engines[0], instance, query, run)
         else:
             result = self._schedule(engines, len(pre.may), len(instance.nodes), instance, query,
-                                    limits, start)
+                                    run)
         result.stats.setdefault("preprocess", pre.stats)
         result.time_s = time.perf_counter() - start
         return result
@@ -165,15 +170,15 @@ class AutoEngine:
         names = [e for e in self.engines if e in available_engines()]
         return names or ["explicit"]
 
-    def _single(self, name, instance, query, limits, start) -> Result:
+    def _single(self, name, instance, query, run: RunContext) -> Result:
         from symreach.solvers.registry import make_engine
 
-        result = make_engine(name).check(instance, query, _remaining(limits, start))
+        result = make_engine(name).check(instance, query, run)
         result.engine = f"auto/{result.engine}"
         return result
 
-    def _schedule(self, engines: list[str], may_pairs: int, nodes: int, instance, query, limits,
-                  start) -> Result:
+    def _schedule(self, engines: list[str], may_pairs: int, nodes: int, instance, query,
+                  run: RunContext) -> Result:
         """The lazy search alone, then the race (module docstring)."""
         first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
         switch_s = sys.getswitchinterval()
@@ -187,7 +192,7 @@ class AutoEngine:
                 # 0.2 ms, the BDDs alone 0.088 s)
                 sys.setswitchinterval(RESIDENT_SWITCH_S)
                 gave_up: list[Result] = []
-                answer, lazy_running = self._lazy_alone(engines, first, instance, query, limits, start,
+                answer, lazy_running = self._lazy_alone(engines, first, instance, query, run,
                                                         workers, gave_up)
                 if answer is not None:
                     return answer
@@ -201,13 +206,13 @@ class AutoEngine:
                              late_engines(may_pairs, engines, first, resident),
                              {name: str(Path(tmp) / f"{name}.pickle") for name in engines},
                              workers, unknown=gave_up)
-                return self._race(race, instance, query, limits, start)
+                return self._race(race, instance, query, run)
             finally:
                 for worker in workers.values():
                     worker.stop()
                 sys.setswitchinterval(switch_s)
 
-    def _lazy_alone(self, engines: list[str], first: Optional[str], instance, query, limits, start,
+    def _lazy_alone(self, engines: list[str], first: Optional[str], instance, query, run: RunContext,
                     workers: dict[str, Worker], gave_up: list[Result]) -> tuple[Optional[Result], bool]:
         """The lazy search as the resident, alone for ``lazy_alone_s``: its decided
         answer, or whether it still runs (it then stays in ``workers`` and goes on
@@ -216,10 +221,9 @@ class AutoEngine:
         again would only repeat that."""
         if LAZY_ENGINE not in engines:
             return None, False
-        lazy_limits = _remaining(limits, start)
-        lazy = ResidentWorker(LAZY_ENGINE, instance, query, lazy_limits)
+        lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
-        left = lazy_limits.timeout_s
+        left = run.remaining()
         wait([lazy.sentinel], timeout=self.lazy_alone_s if left is None else min(self.lazy_alone_s, left))
         if lazy.alive():
             return None, True
@@ -240,7 +244,7 @@ class AutoEngine:
                                      "answered_by": name, **more}
         return result
 
-    def _fork(self, names: list[str], race: _Race, instance, query, limits: Limits, start) -> None:
+    def _fork(self, names: list[str], race: _Race, instance, query, run: RunContext) -> None:
         """A worker process per name; the resident waits at a check meanwhile, so the
         children copy no thread in the middle of anything (the race's next share-out
         of the cores resumes it)."""
@@ -250,18 +254,16 @@ class AutoEngine:
         if isinstance(resident, ResidentWorker) and resident.alive():
             resident.park()
         ctx = mp.get_context("fork")
-        left = _remaining(limits, start)
         for name in names:
-            race.workers[name] = spawn(ctx, name, instance, query, left, race.outs[name])
+            race.workers[name] = spawn(ctx, name, instance, query, run, race.outs[name])
 
-    def _race(self, race: _Race, instance, query, limits, start) -> Result:
+    def _race(self, race: _Race, instance, query, run: RunContext) -> Result:
         """The favourite and the others forked (the late ones later), the resident in
         this process, all scheduled by slices until one answers."""
         self._fork([e for e in race.engines if e not in race.late and e != race.resident
-                    and e not in race.workers], race, instance, query, limits, start)
+                    and e not in race.workers], race, instance, query, run)
         if race.resident and race.resident not in race.workers:
-            race.workers[race.resident] = ResidentWorker(race.resident, instance, query,
-                                                         _remaining(limits, start))
+            race.workers[race.resident] = ResidentWorker(race.resident, instance, query, run)
         late_at = time.perf_counter() + LATE_AFTER_S if race.late else None
         rotation = [e for e in race.engines if e in race.workers]
         # the second's time alone, in slices (0 when there is no second)
@@ -280,10 +282,10 @@ class AutoEngine:
         apply()
         while rotation or late_at is not None:
             now = time.perf_counter()
-            if limits.timeout_s is not None and now - start > limits.timeout_s + _GRACE_S:
+            if run.deadline is not None and time.monotonic() > run.deadline + _GRACE_S:
                 break
             if late_at is not None and (now >= late_at or len(rotation) < self.jobs):
-                self._fork(race.late, race, instance, query, limits, start)
+                self._fork(race.late, race, instance, query, run)
                 rotation += race.late
                 if race.second is None:  # once every engine runs, equal shares (``schedule``)
                     favoured = None
@@ -311,9 +313,3 @@ class AutoEngine:
                       stats={"portfolio": dict(race.record(), jobs=self.jobs, slice_s=self.slice_s,
                                                answered_by=None, slices=slice_index + 1)})
 
-
-def _remaining(limits: Limits, start: float) -> Limits:
-    if limits.timeout_s is None:
-        return limits
-    left = max(0.0, limits.timeout_s - (time.perf_counter() - start))
-    return replace(limits, timeout_s=left)

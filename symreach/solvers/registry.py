@@ -1,28 +1,49 @@
-"""Engine names on the command line -> engine objects.
+"""Engine names on the command line -> engine objects, each behind one wrapper.
 
 Engines are imported lazily so that a missing optional backend only fails
-when it is asked for.
+when it is asked for. Adding an engine is one module (a class with ``name``
+and ``check``; ``fast_paths.PreprocessingEngine`` gives it the common start)
+and one ``register`` line here (or in the module that adds it: the tests
+register one of their own). ``--engine``, ``symreach bench`` and the shared
+engine suite (tests/engine_suite.py) all read this table.
+
+``make_engine`` returns the engine wrapped in ``Checked``, the one place
+that does for every engine what no engine should repeat: it times the run,
+replays every witness against the executable semantics (an engine bug is an
+``AssertionError``, never a wrong answer) and turns the certificate into a
+``certify.dispatch.Certificate`` once, so that an engine only decides.
 """
 
 from __future__ import annotations
 
 import importlib
+import time
+from typing import Any, Optional
 
-from symreach.solvers.base import Engine
+from symreach import semantics
+from symreach.model import Instance, Query
+from symreach.result import Result, Verdict
+from symreach.solvers.base import Engine, RunLike, as_context, resolve_query
 
 # name -> (module, class)
-ENGINES: dict[str, tuple[str, str]] = {
-    "explicit": ("symreach.solvers.explicit", "ExplicitEngine"),
-    "bdd": ("symreach.solvers.bdd", "BddEngine"),
-    "bmc": ("symreach.solvers.bmc", "BmcEngine"),
-    "ic3": ("symreach.solvers.ic3", "Ic3Engine"),
-    "lazy": ("symreach.solvers.lazy_search", "LazySearchEngine"),
-    "abc-pdr": ("symreach.solvers.abc", "AbcPdrEngine"),
-    "abc-bmc": ("symreach.solvers.abc", "AbcBmcEngine"),
-    "abc-reach": ("symreach.solvers.abc", "AbcReachEngine"),
-    "auto": ("symreach.solvers.portfolio", "AutoEngine"),
-}
+ENGINES: dict[str, tuple[str, str]] = {}
 DEFAULT_ENGINE = "auto"
+
+
+def register(name: str, module: str, cls: str) -> None:
+    """Make ``module.cls`` the engine called ``name``."""
+    ENGINES[name] = (module, cls)
+
+
+register("explicit", "symreach.solvers.explicit", "ExplicitEngine")
+register("bdd", "symreach.solvers.bdd", "BddEngine")
+register("bmc", "symreach.solvers.bmc", "BmcEngine")
+register("ic3", "symreach.solvers.ic3", "Ic3Engine")
+register("lazy", "symreach.solvers.lazy_search", "LazySearchEngine")
+register("abc-pdr", "symreach.solvers.abc", "AbcPdrEngine")
+register("abc-bmc", "symreach.solvers.abc", "AbcBmcEngine")
+register("abc-reach", "symreach.solvers.abc", "AbcReachEngine")
+register("auto", "symreach.solvers.portfolio", "AutoEngine")
 
 
 def available_engines() -> list[str]:
@@ -37,9 +58,48 @@ def available_engines() -> list[str]:
     return names
 
 
-def make_engine(name: str, **options) -> Engine:
+def engine_class(name: str) -> type:
+    """The class registered as ``name`` (KeyError: unknown; ImportError: not installed)."""
+    module, attr = ENGINES[name]
+    return getattr(importlib.import_module(module), attr)
+
+
+def make_engine(name: str, **options) -> "Checked":
     """An engine by command-line name; ``options`` go to its constructor."""
     if name not in ENGINES:
         raise KeyError(name)
-    module, attr = ENGINES[name]
-    return getattr(importlib.import_module(module), attr)(**options)
+    return Checked(engine_class(name)(**options))
+
+
+class Checked:
+    """An engine behind the registry's wrapper (module docstring)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.name = engine.name
+
+    def __getattr__(self, attr: str) -> Any:  # the engine's own settings (``auto``'s engines, ...)
+        if attr == "engine":  # not set yet (copy, unpickling)
+            raise AttributeError(attr)
+        return getattr(self.engine, attr)
+
+    def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
+        query = resolve_query(instance, query)
+        start = time.perf_counter()
+        result = self.engine.check(instance, query, as_context(run))
+        result.time_s = time.perf_counter() - start
+        return finish_result(instance, query, result)
+
+
+def finish_result(instance: Instance, query: Query, result: Result) -> Result:
+    """Replay the witness; normalise the certificate (``Checked``)."""
+    if result.verdict is Verdict.DEPLOYABLE and result.trace:
+        try:
+            semantics.replay(instance, result.trace, query)
+        except semantics.ReplayError as exc:
+            raise AssertionError(f"{result.engine}: its witness does not replay ({exc}): an engine bug") from None
+    if result.certificate is not None:
+        from symreach.certify.dispatch import as_certificate
+
+        result.certificate = as_certificate(result.certificate)
+    return result

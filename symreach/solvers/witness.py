@@ -37,7 +37,7 @@ from typing import Callable, Optional, Sequence
 from symreach import semantics
 from symreach.model import Instance, Query, daemonset_member
 from symreach.result import DELETE, Result, Step, Verdict
-from symreach.solvers.base import Limits
+from symreach.solvers.base import RunLike, as_context
 
 Trace = tuple[Step, ...]
 DEFAULT_BUDGET_S = 20.0       # minimisation stops after this long (or at --timeout)
@@ -219,15 +219,16 @@ def prefer_ordinary(inst: Instance, trace: Trace, query: Query, budget: Budget) 
     return trace
 
 
-def finish(inst: Instance, query: Query, result: Result, limits: Limits = Limits(),
+def finish(inst: Instance, query: Query, result: Result, run: RunLike = None,
            clock: Callable[[], float] = time.perf_counter) -> Result:
     """Minimise a deployable result's trace in place (unless it is already shortest)."""
     if result.verdict is not Verdict.DEPLOYABLE or not result.trace or result.stats.get("shortest"):
         return result
     start = clock()
     budget_s = DEFAULT_BUDGET_S
-    if limits.timeout_s is not None:
-        budget_s = min(budget_s, max(0.0, limits.timeout_s - result.time_s))
+    left = as_context(run).remaining()
+    if left is not None:
+        budget_s = min(budget_s, left)
     budget = Budget(start + budget_s, clock=clock)
     before = len(result.trace)
     trace = minimise(inst, result.trace, query, budget)
@@ -241,18 +242,19 @@ def finish(inst: Instance, query: Query, result: Result, limits: Limits = Limits
     return result
 
 
-def decide(solver, inst: Instance, query: Query, limits: Limits, shortest: bool = False) -> Result:
+def decide(solver, inst: Instance, query: Query, run: RunLike, shortest: bool = False) -> Result:
     """Run ``solver`` and return its result with a minimised (or shortest) witness.
 
     The one place where results leave the engines for the command line, so
     ``check``, ``explain``'s narration and every trace export show the same
     minimal trace.
     """
-    result = solver.check(inst, query, limits)
+    run = as_context(run)  # one deadline for the engine and the minimisation
+    result = solver.check(inst, query, run)
     if shortest and result.verdict is Verdict.DEPLOYABLE and getattr(solver, "name", "") == "explicit":
         result.stats["shortest"] = "yes: breadth-first search, fewest steps (saturated configurations)"
         return result
-    return finish(inst, query, result, limits)
+    return finish(inst, query, result, run)
 
 
 def shortest_engine(engine: str) -> str:

@@ -18,8 +18,8 @@ in this process while the workers fork, so it never restarts.
 
 Pausing the resident. Signals stop processes, not threads: the resident runs
 under a ``Gate`` that the engine consults at its deadline checks
-(``base.past``), between two steps, and waits there while the gate is
-closed. So it never stops in the middle of a CUDD or SAT call, and nothing
+(``RunContext.past``), between two steps, and waits there while the gate is
+closed (the gate is the cancel token of the resident's ``RunContext``). So it never stops in the middle of a CUDD or SAT call, and nothing
 is half-done when ``park`` returns: forking a worker then copies no thread
 in the middle of anything.
 """
@@ -35,25 +35,22 @@ from typing import Optional
 
 from symreach.model import Instance, Query
 from symreach.result import Result
-from symreach.solvers.base import Limits, take_turns
+from symreach.run import CancelToken, RunContext
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-class Gate:
-    """Where a resident engine waits while its core belongs to another worker
-    (module docstring). Engines call ``pause`` at every deadline check."""
+class Gate(CancelToken):
+    """The resident engine's cancel token, where it also waits while its core
+    belongs to another worker (module docstring). Engines call ``pause`` at
+    every deadline check (``RunContext.past``)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._cond = threading.Condition()
         self._open = True
-        self._cancelled = False
         self._parked = False  # the engine is waiting at a check
         self._finished = False  # the engine returned (or raised)
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
 
     @property
     def finished(self) -> bool:
@@ -105,13 +102,13 @@ class Gate:
 class ResidentWorker:
     """One engine in a thread of this process, behind a ``Gate``."""
 
-    def __init__(self, name: str, instance: Instance, query: Query, limits: Limits) -> None:
+    def __init__(self, name: str, instance: Instance, query: Query, run: RunContext) -> None:
         self.name = name
         self.gate = Gate()
         self._read_end, self._write_end = os.pipe()
         self._result: Optional[Result] = None
         self._error: Optional[str] = None
-        self._thread = threading.Thread(target=self._run, args=(instance, query, limits),
+        self._thread = threading.Thread(target=self._run, args=(instance, query, run.with_(cancel=self.gate)),
                                         name=f"auto-resident-{name}", daemon=True)
         self._thread.start()
 
@@ -119,16 +116,14 @@ class ResidentWorker:
     def sentinel(self) -> int:
         return self._read_end
 
-    def _run(self, instance: Instance, query: Query, limits: Limits) -> None:
+    def _run(self, instance: Instance, query: Query, run: RunContext) -> None:
         from symreach.solvers.registry import make_engine
 
-        take_turns(self.gate)
         try:
-            self._result = make_engine(self.name).check(instance, query, limits)
+            self._result = make_engine(self.name).check(instance, query, run)
         except Exception as exc:  # noqa: BLE001 - reported by ``outcome``, like a worker's
             self._error = f"{type(exc).__name__}: {exc}"
         finally:
-            take_turns(None)
             self.gate.finish()
             os.write(self._write_end, b".")
 
@@ -210,7 +205,7 @@ class ProcessWorker:
             self.proc.join()  # SIGKILL cannot be ignored, even by a paused process
 
 
-def spawn(ctx, name: str, instance: Instance, query: Query, limits: Limits, out: str) -> ProcessWorker:
+def spawn(ctx, name: str, instance: Instance, query: Query, run: RunContext, out: str) -> ProcessWorker:
     """Start one engine's worker process (the only place workers are created).
 
     A stop signal in the middle of a fork would run the command's handler
@@ -220,7 +215,7 @@ def spawn(ctx, name: str, instance: Instance, query: Query, limits: Limits, out:
     held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         proc = ctx.Process(target=_run_engine,
-                           args=(name, instance, query, limits, out, os.getpid(), detached),
+                           args=(name, instance, query, run, out, os.getpid(), detached),
                            daemon=True)
         proc.start()
     finally:
@@ -259,20 +254,19 @@ def _detach(parent: int) -> None:
     register_group(os.getpgid(0))  # the CLI supervisor kills this group with its own
 
 
-def _run_engine(name: str, instance: Instance, query: Query, limits: Limits, out: str,
+def _run_engine(name: str, instance: Instance, query: Query, run: RunContext, out: str,
                 parent: int, detached) -> None:
-    """Worker body: run one engine; pickle ``(result, error)`` to ``out`` (certificate as text).
-    The parent reads the file only after the process is gone, so a paused worker
-    can never leave a half-written message behind."""
+    """Worker body: run one engine (under a cancel token of its own: it is stopped
+    by signals); pickle ``(result, error)`` to ``out``. The certificate travels
+    as it is (a ``certify.dispatch.Certificate`` pickles unchanged). The parent
+    reads the file only after the process is gone, so a paused worker can
+    never leave a half-written message behind."""
     from symreach.solvers.registry import make_engine
 
     _detach(parent)
     detached.set()  # from now on the parent may pause this worker
     try:
-        result = make_engine(name).check(instance, query, limits)
-        cert = result.certificate
-        if cert is not None and not isinstance(cert, (str, dict, list)):
-            result.certificate = cert.dumps() if hasattr(cert, "dumps") else str(cert)
+        result = make_engine(name).check(instance, query, run.with_(cancel=CancelToken()))
         payload = (result, None)
     except Exception as exc:  # reported to the parent, which decides
         payload = (None, f"{type(exc).__name__}: {exc}")

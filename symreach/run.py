@@ -1,0 +1,121 @@
+"""One run's context: its deadline, cancel token, progress sink, limits and caches.
+
+Every phase that can take long (preprocessing, the engines, witness
+minimisation, the matrix's cells) receives one ``RunContext`` and polls it:
+``past()`` between two steps, ``check(phase)`` where a ``LimitReached`` may
+end the phase. There is one clock (``time.monotonic``) and one absolute
+deadline; an engine started later in the run sees what is left of it, not a
+fresh budget.
+
+The cancel token replaces any per-thread state: ``auto``'s resident engine
+runs under a token that also pauses it (``solvers.workers.Gate``), a forked
+worker gets a fresh one. ``errors.set_deadline`` stays only as the bridge to
+the command line's supervisor (it learns the deadline from there);
+``RunContext.for_process`` reads it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Optional, Protocol
+
+from symreach.errors import LimitReached, current_deadline
+from symreach.model import Instance, Query
+
+COUNTER_MODES = ("auto", "on", "off")
+
+
+class CancelToken:
+    """Tells a running phase that its run is over. ``pause`` is where a phase
+    learns it (and where a subclass may hold it while its core belongs to
+    another worker)."""
+
+    def __init__(self) -> None:
+        self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    def pause(self) -> bool:
+        """True once the run was cancelled."""
+        return self._cancelled
+
+
+class Prepared(Protocol):
+    """A prologue another engine already ran (``solvers.fast_paths.Prologue``):
+    ``auto`` preprocesses once and hands it to its workers."""
+
+    def matches(self, instance: Instance, query: Query) -> bool: ...
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every phase of one run shares (module docstring).
+
+    ``deadline`` is a ``time.monotonic()`` reading (None: no time limit);
+    ``timeout_s`` the budget as the user gave it, for messages. ``counters``
+    ("auto", "on", "off") lets the BDD engine use the counter abstraction.
+    ``progress(engine, **counters)`` is called from the engines' main loops.
+    """
+
+    deadline: Optional[float] = None
+    timeout_s: Optional[float] = None
+    max_states: Optional[int] = None
+    max_depth: Optional[int] = None
+    memory_mb: Optional[int] = None
+    counters: str = "auto"
+    progress: Optional[Callable[..., None]] = field(default=None, compare=False)
+    cancel: CancelToken = field(default_factory=CancelToken, compare=False, repr=False)
+    prepared: Optional[Prepared] = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def within(cls, timeout_s: Optional[float] = None, **fields) -> "RunContext":
+        """A context whose deadline is ``timeout_s`` seconds from now."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        return cls(deadline=deadline, timeout_s=timeout_s, **fields)
+
+    @classmethod
+    def for_process(cls, **fields) -> "RunContext":
+        """The command's context: the deadline the supervisor's bridge holds
+        (``errors.set_deadline``, counted from the start of the process)."""
+        deadline = current_deadline()
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return cls(deadline=deadline, timeout_s=timeout, **fields)
+
+    def with_(self, **changes) -> "RunContext":
+        return replace(self, **changes)
+
+    def remaining(self) -> Optional[float]:
+        """Seconds left (never negative), or None without a deadline."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def timed_out(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def past(self) -> bool:
+        """Whether the phase must stop now: cancelled, or past the deadline.
+        Called between two steps; a paused run waits here."""
+        return self.cancel.pause() or self.timed_out()
+
+    def check(self, phase: str) -> None:
+        """``LimitReached`` when the run must stop (see ``past``)."""
+        if self.cancel.pause():
+            raise LimitReached(f"cancelled during {phase}")
+        if self.timed_out():
+            budget = f" of {self.timeout_s:g} s" if self.timeout_s is not None else ""
+            raise LimitReached(f"timeout: the time limit{budget} was reached during {phase}")
+
+    def report(self, engine: str, **counters) -> None:
+        if self.progress is not None:
+            self.progress(engine, **counters)
+
+    def timeout_reason(self, where: str = "") -> str:
+        """"timeout after S s[ where]" or "stopped[ where]" (cancelled, or no budget)."""
+        if self.timed_out() and self.timeout_s is not None:
+            return f"timeout after {self.timeout_s:g} s" + (f" {where}" if where else "")
+        return "stopped" + (f" {where}" if where else "")
