@@ -51,3 +51,12 @@ def test_a_forged_counter_width_is_refused_at_once(pool, fmt, bits):
     forged = seed.text.replace(width, f'"bits": {json.dumps(bits)}', 1)
     code, message, _ = cert_fuzz.certify_exit(seed.inst, forged, seed.query)
     assert code == 1 and "bits" in message, message
+
+
+@pytest.mark.parametrize("fmt", [[], {}, None, 7])
+def test_a_format_that_is_no_string_is_unreadable(pool, fmt):
+    """Found by the fuzzer: ``"format": {}`` raised TypeError (unhashable) in parse: exit 4."""
+    seed = next(s for s in pool if s.text.startswith("{"))
+    forged = json.dumps({**json.loads(seed.text), "format": fmt})
+    code, message, _ = cert_fuzz.certify_exit(seed.inst, forged, seed.query)
+    assert code == 2 and "unknown certificate format" in message, message
