@@ -45,7 +45,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 
 from symreach.certify.dispatch import KINDS, check_loaded, parse
 from symreach.certify import clause_invariant
@@ -409,12 +409,15 @@ def _mutations(text: str, inst: Instance, rng: random.Random) -> tuple[str, str]
 
 
 def run(cases: int, seed: int, pool: Optional[list[Seed]] = None, stats: Optional[Stats] = None,
-        judge: Optional[Judge] = None) -> Stats:
+        judge: Optional[Judge] = None, every: Optional[Callable[[Stats], None]] = None) -> Stats:
+    """``every``: called with the counts so far after each 1,000 cases (partial reports)."""
     pool = pool if pool is not None else seeds()
     stats = stats or Stats()
     judge = judge or Judge()
     rng = random.Random(seed)
-    for _ in range(cases):
+    for i in range(cases):
+        if every is not None and i and i % 1000 == 0:
+            every(stats)
         inst, text, question, fmt, op = make_case(pool, rng)
         code, message, loaded = certify_exit(inst, text, question)
         stats.cases += 1
@@ -445,9 +448,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     pool = seeds(args.instances)
     kinds = collections.Counter(s.fmt for s in pool)
     print(f"{len(pool)} genuine certificates: {dict(kinds)} ({time.monotonic() - start:.1f} s)", flush=True)
-    stats = run(args.cases, args.seed, pool)
-    report = stats.to_json() | {"seed": args.seed, "seconds": round(time.monotonic() - start, 1),
-                                "genuine": dict(kinds)}
+    def report_of(stats: Stats) -> dict:
+        return stats.to_json() | {"seed": args.seed, "seconds": round(time.monotonic() - start, 1),
+                                  "genuine": dict(kinds)}
+
+    def partial(stats: Stats) -> None:
+        if args.report:
+            with open(args.report, "w") as fh:
+                json.dump(report_of(stats) | {"partial": True}, fh, indent=1)
+    stats = run(args.cases, args.seed, pool, every=partial)
+    report = report_of(stats)
     print(json.dumps({k: v for k, v in report.items() if not k.endswith("samples")}, indent=1))
     for sample in stats.false_accepts[:3] + stats.crashes[:3]:
         print(json.dumps(sample, indent=1)[:2500])
