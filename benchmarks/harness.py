@@ -10,7 +10,9 @@ verdicts against each other and against the known answers, and writes to
   flattened) and ``results.json`` (every counter, the run's metadata and
   its failures);
 - ``summary.md``: the family x engine table and the ratio tables;
-- ``cactus.png``, ``time_vs_size.png``, ``bdd_nodes_vs_ic3_frames.png``;
+- ``cactus.png``, ``scatter-A-vs-B.png`` per pair of ``RATIO_PAIRS``,
+  ``time_vs_size.png``, ``bdd_nodes_vs_ic3_frames.png``, each with its data
+  as ``NAME.json`` beside it;
 - and, when asked, the generated section of ``benchmarks/README.md``.
 
 The command line is ``benchmarks/run_all.py``.
@@ -21,18 +23,19 @@ from __future__ import annotations
 import json
 import math
 import os
-import platform
 import statistics
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional, Sequence
 
 from benchmarks.auto_vs_best import AUTO as AUTO_ENGINE
 from benchmarks.auto_vs_best import auto_section
+from symreach.bench import analysis
 from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
+from symreach.bench.meta import run_meta
+from symreach.bench.plots import scatter_name
 from symreach.bench.runner import BenchInstance, Job, JobResult
 
 ALL_ENGINES = ("explicit", "bdd", "bmc", "ic3", "lazy", "abc-pdr", "abc-bmc", "abc-reach", "auto")
@@ -53,23 +56,6 @@ class Run:
     meta: dict
     skipped_engines: dict[str, str] = field(default_factory=dict)
     noise: list[dict] = field(default_factory=list)
-
-
-def machine() -> dict:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
-    except (ValueError, OSError):
-        mem_gb = float("nan")
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gb": round(mem_gb, 1),
-            "python": platform.python_version(), "platform": platform.platform()}
 
 
 def select_engines(wanted: Sequence[str]) -> tuple[list[str], dict[str, str]]:
@@ -109,6 +95,7 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
         + (f", then {', '.join(sorted({j.engine for j in alone}))} alone" if alone else "")
         + (f", budget {budget_s:g} s" + (" per phase" if alone else "") if budget_s else "") + ")")
     done = [0]
+    started = run_meta()
     t0 = time.perf_counter()
 
     def progress(r: JobResult) -> None:
@@ -126,12 +113,14 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
     noise = measure_noise(results, instances, timeout_s, memory_mb, parallel, noise_repeats, log) \
         if noise_repeats else []
     found = bench.failures(results, crashes_fail=crashes_fail)
-    meta = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": machine(), "engines": usable, "skipped_engines": notes,
+    meta = {**started, "engines": usable, "skipped_engines": notes,
             "timeout_s": timeout_s, "family_timeout_s": limits, "memory_mb": memory_mb,
             "parallel": parallel,
             "budget_s": budget_s, "jobs": len(jobs), "instances": len(instances),
-            "wall_s": round(wall, 1), "total_wall_s": round(time.perf_counter() - t0, 1)}
+            "wall_s": round(wall, 1), "total_wall_s": round(time.perf_counter() - t0, 1),
+            "load_end": round(os.getloadavg()[0], 2)}
+    meta["engine_options"] = {k: meta[k] for k in ("engines", "timeout_s", "family_timeout_s",
+                                                  "memory_mb", "parallel", "budget_s")}
     meta.update(extra_meta or {})
     return Run(results, found, meta, notes, noise)
 
@@ -169,7 +158,7 @@ def measure_noise(results: Sequence[JobResult], instances: Sequence[BenchInstanc
 def write_outputs(run: Run, out: Path, plots: bool = True) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "results.csv", out / "results.json", out / "summary.md"]
-    bench_tables.write_csv(run.results, files[0])
+    bench_tables.write_csv(run.results, files[0], run.meta)
     data = bench_tables.results_json(run.results, run.meta, run.failures)
     data["noise"] = run.noise
     files[1].write_text(json.dumps(data, indent=1, default=str) + "\n")
@@ -177,7 +166,7 @@ def write_outputs(run: Run, out: Path, plots: bool = True) -> list[Path]:
     if plots:
         from benchmarks.plots import plot_all
 
-        pngs, note = plot_all(run.results, out, run.meta["timeout_s"])
+        pngs, note = plot_all(run.results, out, RATIO_PAIRS)
         if note:
             run.meta["plots_note"] = note
         files += pngs
@@ -236,7 +225,10 @@ def generated_section(run: Run, out: Path) -> str:
              + (" (then `auto` alone, one job at a time)" if AUTO_ENGINE in meta["engines"] else "")
              + f", limit {_limits(meta)} and "
              f"{meta['memory_mb'] or 'no'} MB per job; the run took {meta['total_wall_s']:.0f} s "
-             f"of wall time.", ""]
+             f"of wall time. symreach {meta.get('symreach_version', '?')}, commit "
+             f"`{_short_commit(meta.get('commit'))}`; 1-minute load average "
+             f"{meta.get('load_start', '?')} at the start, {meta.get('load_end', '?')} at the end "
+             f"(per job in `results.csv`: `load_start`, `load_end`).", ""]
     if run.skipped_engines:
         lines += ["Engines not run:", ""]
         lines += [f"- `{e}`: {why}" for e, why in run.skipped_engines.items()]
@@ -259,11 +251,18 @@ def generated_section(run: Run, out: Path) -> str:
               "the same series.", ""]
     lines.append(bench_tables.format_grid(*bench_tables.summary_rows(run.results), markdown=True))
     lines.append("")
-    lines += ["### Per engine over all families", ""]
-    lines.append(bench_tables.format_grid(*engine_totals(run.results), markdown=True))
+    lines += ["### Per engine over all families", "",
+              "`fastest`: instances the engine decided first (wall time of `engine.check`); "
+              "`only solver`: instances no other engine decided; PAR-2: mean time per job, "
+              "twice the limit for a job not decided (skipped jobs included).", ""]
+    lines.append(bench_tables.format_grid(*_merge_engine_tables(run.results), markdown=True))
     lines.append("")
-    pngs = [p for p in ("cactus.png", "time_vs_size.png", "bdd_nodes_vs_ic3_frames.png")
-            if (out / p).exists()]
+    lines += ["### Engine pairs", "", "Geometric mean of a's time over b's on the instances both "
+              "decided (below 1: a is faster); `only a`: decided by a and not by b.", ""]
+    lines.append(bench_tables.format_grid(*analysis.pair_rows(run.results), markdown=True))
+    lines.append("")
+    pngs = [p for p in ["cactus.png", *[scatter_name(a, b) for a, b in RATIO_PAIRS],
+                        "time_vs_size.png", "bdd_nodes_vs_ic3_frames.png"] if (out / p).exists()]
     if pngs:
         rel = os.path.relpath(out, README.parent)
         lines += ["### Plots", ""] + [f"![{p[:-4]}]({rel}/{p})" for p in pngs] + [""]
@@ -302,12 +301,25 @@ def generated_section(run: Run, out: Path) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _short_commit(commit: Optional[str]) -> str:
+    if not commit:
+        return "unknown"
+    return commit[:12] + ("+dirty" if commit.endswith("+dirty") else "")
+
+
 def _limits(meta: dict) -> str:
     special = meta.get("family_timeout_s") or {}
     text = f"{meta['timeout_s']:g} s"
     if special:
         text += " (" + ", ".join(f"{f}: {t:g} s" for f, t in special.items()) + ")"
     return text
+
+
+def _merge_engine_tables(results: Sequence[JobResult]) -> tuple[list[str], list[list[str]]]:
+    """``engine_totals`` and ``analysis.engine_summary_rows`` side by side, one row per engine."""
+    head_a, rows_a = engine_totals(results)
+    head_b, rows_b = analysis.engine_summary_rows(results)
+    return head_a + head_b[2:], [a + b[2:] for a, b in zip(rows_a, rows_b)]
 
 
 def engine_totals(results: Sequence[JobResult]) -> tuple[list[str], list[list[str]]]:

@@ -1,12 +1,15 @@
 """How often does symreach agree with the real kube-scheduler? Long differential run.
 
     python -m benchmarks.kso_agreement --states 5000 --seed 1 --traces 500
+    python -m benchmarks.kso_agreement --states 1000 --seed 101 --results benchmarks/results/kso_agreement.md
 
 Generates seeded random cluster states (``symreach.generators.k8s_states``),
 asks kso and symreach for every node's verdict and first failing plugin, and
 prints: states, node verdicts, fit agreement, plugin agreement, and the
 disagreements per class (with one example state each, written to
-``--examples DIR`` as YAML). Then replays ``--traces`` witness traces of
+``--examples DIR`` as YAML); ``--results FILE`` appends one table row per run
+(seed, states, states with volumes / DaemonSet pods / resize status /
+terminating pods, node verdicts, fit and plugin+reason agreement, load). Then replays ``--traces`` witness traces of
 symreach's explicit engine step by step on kso. Exit status 0 when everything
 agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
 """
@@ -14,6 +17,7 @@ agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections import Counter
@@ -33,7 +37,9 @@ from benchmarks.kso_replay import replay, witnesses
 from symreach.generators.k8s_states import random_states
 
 
-def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path]) -> bool:
+def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path],
+                 results: Optional[Path] = None) -> bool:
+    load = os.getloadavg()[0]
     t0 = time.perf_counter()
     states = random_states(states_n, seed)
     answers = kso_verdicts(states, kso, workers=workers)
@@ -57,6 +63,8 @@ def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Op
           f"total {time.perf_counter() - t0:.0f} s")
     print(f"fit agreement:    {_pct(fit_same, verdicts)}")
     print(f"plugin agreement: {_pct(plugin_same, verdicts)}")
+    same = verdicts - len(disagreements)
+    print(f"plugin+reason agreement: {_pct(same, verdicts)}")
     print(f"reason disagreements: {len(disagreements)} ({sum(d.fit for d in disagreements)} on fit)")
     print(f"states symreach refused to load: {sum(load_errors.values())}")
     for message, count in load_errors.most_common():
@@ -71,7 +79,34 @@ def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Op
         if examples is not None:
             examples.mkdir(parents=True, exist_ok=True)
             (examples / f"state-{example.state}.yaml").write_text(state_yaml(states[example.state]))
+    if results is not None:
+        _append_row(results, seed, states, verdicts, fit_same, plugin_same, same, sum(load_errors.values()), load,
+                    time.perf_counter() - t0)
     return not disagreements and not load_errors
+
+
+_HEADER = ("| seed | states | with volumes | DaemonSet pods (without their DaemonSet) | resize status | terminating "
+           "| node verdicts | fit | plugin | plugin+reason | refused | load (1 min) | s |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+
+
+def _append_row(path: Path, seed: int, states: list, verdicts: int, fit: int, plugin: int, same: int, refused: int,
+                load: float, seconds: float) -> None:
+    """One table row per run: what the states held and how far symreach agreed with kso."""
+    def having(test) -> int:
+        return sum(1 for s in states if any(test(o) for o in s.objects))
+
+    volumes = having(lambda o: o["kind"] in ("PersistentVolumeClaim", "StorageClass"))
+    daemon = having(lambda o: o["kind"] == "Pod" and "DaemonSet" in str(o["metadata"].get("ownerReferences")))
+    orphan = sum(1 for s in states if any("DaemonSet" in str(o["metadata"].get("ownerReferences")) for o in s.objects)
+                 and not any(o["kind"] == "DaemonSet" for o in s.objects))
+    resize = having(lambda o: "containerStatuses" in (o.get("status") or {}))
+    dying = having(lambda o: "deletionTimestamp" in o["metadata"])
+    if not path.exists():
+        path.write_text(_HEADER)
+    with path.open("a") as out:
+        out.write(f"| {seed} | {len(states)} | {volumes} | {daemon} ({orphan}) | {resize} | {dying} | {verdicts} "
+                  f"| {fit} | {plugin} | {same} | {refused} | {load:.1f} | {seconds:.0f} |\n")
 
 
 def check_batching(count: int, seed: int, kso: Path) -> bool:
@@ -110,6 +145,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--check-batching", type=int, default=0, metavar="N",
                         help="also compare batched and single kso runs on N states")
     parser.add_argument("--examples", type=Path, help="write one example state per disagreement class here")
+    parser.add_argument("--results", type=Path, help="append this run's figures as a table row to this file")
     args = parser.parse_args(argv)
     if args.states < 0 or args.traces < 0 or args.workers < 1:
         print("error: --states and --traces must be >= 0, --workers >= 1", file=sys.stderr)
@@ -122,7 +158,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.check_batching:
         ok &= check_batching(args.check_batching, args.seed, kso)
     if args.states:
-        ok &= differential(args.states, args.seed, kso, args.workers, args.examples)
+        ok &= differential(args.states, args.seed, kso, args.workers, args.examples, args.results)
     if args.traces:
         ok &= witness_replay(args.traces, args.seed, kso, args.workers)
     return 0 if ok else 1

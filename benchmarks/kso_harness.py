@@ -35,6 +35,7 @@ from symreach.generators.k8s_states import State
 
 Verdict = Optional[tuple[str, tuple[str, ...]]]
 _ROOT = Path(__file__).resolve().parent.parent
+_BATCHED_KINDS = frozenset({"Namespace", "Node", "Pod", "DaemonSet"})
 _STANDARD = ("Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage")
 
 
@@ -140,7 +141,20 @@ class _Renamer:
 def isolate(state: State, index: int) -> list[dict]:
     """The state's objects renamed so that they cannot interact with other states' objects."""
     renamer = _Renamer(index)
-    return [renamer.obj(o) for o in state.objects]
+    return [renamer.obj(o) for o in admitted(state.objects)]
+
+
+def admitted(objects: list[dict]) -> list[dict]:
+    """The objects with a Namespace object for every pod's namespace that lacks one.
+
+    A cluster always has them (NamespaceLifecycle admission refuses a pod in a
+    namespace that does not exist); kso, like a fresh API server, would
+    otherwise take such a namespace as missing. symreach assumes it exists with
+    its ``kubernetes.io/metadata.name`` label only (and marks answers that
+    read other namespace labels with a caveat)."""
+    have = {o["metadata"]["name"] for o in objects if o["kind"] == "Namespace"}
+    used = sorted({o["metadata"].get("namespace") or "default" for o in objects if o["kind"] == "Pod"} - have)
+    return list(objects) + [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in used]
 
 
 # ---- running kso ------------------------------------------------------------------------
@@ -185,10 +199,24 @@ def kso_verdicts(states: Sequence[State], kso: Path, batch: int = 25, workers: i
     kso spends about 0.1 s of wall time per pending pod but only a fifth of
     it on a CPU, so batches run in several kso processes at once.
     """
-    chunks = [states[i:i + batch] for i in range(0, len(states), batch)]
+    shared = [i for i, s in enumerate(states) if not has_volume_objects(s)]
+    alone = [i for i, s in enumerate(states) if has_volume_objects(s)]
+    chunks = [[states[i] for i in shared[k:k + batch]] for k in range(0, len(shared), batch)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         answers = list(pool.map(lambda chunk: _batch(chunk, kso), chunks))
-    return [verdicts for answer in answers for verdicts in answer]
+        single = list(pool.map(lambda i: kso_verdicts_single(states[i], kso), alone))
+    out: list[dict[str, Verdict]] = [{} for _ in states]
+    for i, verdicts in zip(shared, (v for answer in answers for v in answer)):
+        out[i] = verdicts
+    for i, verdicts in zip(alone, single):
+        out[i] = verdicts
+    return out
+
+
+def has_volume_objects(state: State) -> bool:
+    """Volume objects are asked about one state per kso run: VolumeZone reads fixed label keys
+    (topology.kubernetes.io/zone), which the renaming that isolates batched states would hide."""
+    return any(o["kind"] not in _BATCHED_KINDS for o in state.objects)
 
 
 def _batch(chunk: Sequence[State], kso: Path) -> list[dict[str, Verdict]]:
@@ -205,7 +233,7 @@ def _batch(chunk: Sequence[State], kso: Path) -> list[dict[str, Verdict]]:
 
 def kso_verdicts_single(state: State, kso: Path) -> dict[str, Verdict]:
     """kso on the state alone (no renaming), for checking the batching."""
-    results = {r["pod"]: r for r in _run(kso, dump(state.objects))}
+    results = {r["pod"]: r for r in _run(kso, dump(admitted(state.objects)))}
     return _per_node(results[state.pending], state.nodes, "")
 
 
@@ -228,8 +256,8 @@ def _per_node(result: dict, nodes: Sequence[str], prefix: str) -> dict[str, Verd
 
 def symreach_verdicts(state: State) -> dict[str, Verdict]:
     """symreach's first failing plugin for the pending pod on every node, in the loaded σ0."""
-    inst, _ = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
-    t = inst.type_index(state.pending)
+    inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+    t = inst.type_index(report.pending.get(state.pending, state.pending))
     sigma = inst.initial_config()
     out: dict[str, Verdict] = {}
     for node in state.nodes:

@@ -12,6 +12,7 @@ counts indexed by ``Instance.pair(t, n) = t * len(nodes) + n``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterator, Mapping, Optional, TypeVar
 
 K = TypeVar("K")
@@ -22,6 +23,13 @@ KUBERNETES = "kubernetes"
 PROFILES = (PAPER, KUBERNETES)
 
 PODS_RESOURCE = "pods"
+# NodeVolumeLimits as a resource: a node's CSI attach limit for a driver is its
+# capacity of ``ATTACH_PREFIX + driver``, a pod's CSI volumes of that driver its request.
+ATTACH_PREFIX = "attachable-volumes-csi-"
+
+PAPER_MOVES = "paper"
+OPERATOR_MOVES = "operator"
+MOVES = (PAPER_MOVES, OPERATOR_MOVES)
 
 Pair = tuple[int, int]
 Config = tuple[int, ...]
@@ -135,6 +143,10 @@ class AffinityTerm:
     # symmetric anti-affinity check), if that differs from ``selects``: the
     # kube-scheduler matches a pending pod's namespaceSelector differently.
     existing_selects: Optional[frozenset[int]] = None
+    # The plugin that reports this term when it is not InterPodAffinity's: a
+    # ReadWriteOncePod claim is an anti-affinity over every node among the
+    # types using the claim, reported by VolumeRestrictions.
+    plugin: str = ""
 
     @property
     def blocks(self) -> frozenset[int]:
@@ -200,6 +212,8 @@ class PodType:
     origin: str = ""
     # The pod spec fields as read, for trace export to manifests; engines ignore it.
     manifest: Optional[FrozenDict[str, object]] = None
+    # A static (mirror) pod's type: the kubelet owns it (protected under operator moves).
+    static_pod: bool = False
 
 
 @dataclass(frozen=True)
@@ -223,6 +237,7 @@ class Query:
     alternatives: tuple[frozenset[Pair], ...]
     description: str = ""
     counts: tuple[CountTarget, ...] = ()
+    moves: Optional[str] = None  # ``moves:`` of a v1 query (paper | operator); None: not given
 
     def pairs(self) -> frozenset[Pair]:
         """Every pair the target reads (presence and counts)."""
@@ -246,6 +261,66 @@ class Query:
         return max((ct.at_least for ct in self.counts if p in ct.pairs), default=0)
 
 
+GANG = "gang"
+BASIC = "basic"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A pod group (PodGroup, a Workload's pod group or one podGroupReplicaKey
+    slice of it, or a CompositePodGroup), SPEC 5.1.
+
+    ``members``: (pod type, pending pods) runs in the scheduler's queue order;
+    a type may appear in several runs. Member types belong to this group only.
+    ``min_count``: gang pods for a leaf, child groups (minGroupCount) for a
+    composite. ``rejected``: why the scheduler refuses the group outright.
+    """
+
+    name: str
+    members: tuple[tuple[int, int], ...] = ()
+    policy: str = GANG
+    min_count: int = 1
+    parent: Optional[str] = None
+    composite: bool = False
+    rejected: str = ""
+
+    def member_types(self) -> frozenset[int]:
+        return frozenset(t for t, _ in self.members)
+
+
+@dataclass(frozen=True)
+class DisruptionBudget:
+    """A PodDisruptionBudget resolved to pod types (SPEC 5.2).
+
+    ``counts``: the types whose pods it selects (its namespace and selector).
+    ``desired_healthy``: the disruption controller's desiredHealthy, fixed
+    at load time (``moves.desired_healthy``); every modelled pod is healthy,
+    so an eviction is allowed while ``allowed(present) >= 1``.
+    """
+
+    name: str  # namespace/name
+    counts: frozenset[int]
+    desired_healthy: int
+    unhealthy_policy: str = "IfHealthyBudget"
+
+    def allowed(self, present: int) -> int:
+        """status.disruptionsAllowed with ``present`` matching (healthy) pods."""
+        return max(0, present - self.desired_healthy)
+
+
+@dataclass(frozen=True)
+class MoveRules:
+    """Which deletions a witness may make: the paper's (any) or an operator's."""
+
+    name: str = PAPER_MOVES
+    respect_pdb: bool = False
+    protected: frozenset[int] = frozenset()  # pod types never deleted
+
+    @property
+    def restricted(self) -> bool:
+        return self.respect_pdb or bool(self.protected)
+
+
 @dataclass(frozen=True)
 class Instance:
     """One cluster, its pod types, the initial configuration and an optional query.
@@ -267,9 +342,18 @@ class Instance:
     static_block: tuple[tuple[Optional[str], ...], ...]
     initial: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
     multiplicity_bound: FrozenDict[Pair, int] = field(default_factory=FrozenDict)
+    groups: tuple[Group, ...] = ()        # pod groups (SPEC 5.1)
+    group_target: Optional[str] = None   # the file's ``query: {group: ...}``
     query: Optional[Query] = None
     namespaces: FrozenDict[str, FrozenDict[str, str]] = field(default_factory=FrozenDict)
     source: str = "<memory>"
+    # (t, n) -> (plugin, reasons, after_fit) for pairs ``static_block`` blocks by a
+    # volume plugin: a PreFilter rejection, or (after_fit) a Filter failure that
+    # the kube-scheduler reports only after NodePorts, NodeResourcesFit and the
+    # dynamic volume checks pass.
+    volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]] = field(default_factory=FrozenDict)
+    budgets: tuple[DisruptionBudget, ...] = ()
+    moves: MoveRules = field(default_factory=MoveRules)
 
     # ---- indexing helpers -------------------------------------------------
     @property
@@ -283,16 +367,22 @@ class Instance:
         return divmod(p, len(self.nodes))
 
     def type_index(self, name: str) -> int:
-        for i, t in enumerate(self.pod_types):
-            if t.name == name:
-                return i
-        raise KeyError(name)
+        return self.type_ids[name]
 
     def node_index(self, name: str) -> int:
-        for i, n in enumerate(self.nodes):
-            if n.name == name:
-                return i
-        raise KeyError(name)
+        return self.node_ids[name]
+
+    # Names to indices, built on first use (a linear scan per trace step cost
+    # O(nodes) on every replay). cached_property writes the instance's own
+    # __dict__, so the frozen dataclass stays immutable in every field; on a
+    # duplicate name the first index wins, as the scan did.
+    @cached_property
+    def type_ids(self) -> dict[str, int]:
+        return _first_index(t.name for t in self.pod_types)
+
+    @cached_property
+    def node_ids(self) -> dict[str, int]:
+        return _first_index(n.name for n in self.nodes)
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs
@@ -308,6 +398,13 @@ class Instance:
         from dataclasses import replace
 
         return replace(self, query=query)
+
+
+def _first_index(names: Iterator[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, name in enumerate(names):
+        out.setdefault(name, i)
+    return out
 
 
 def daemonset_groups(inst: Instance) -> dict[str, dict[int, int]]:

@@ -13,6 +13,10 @@ TAINT_TOLERATION_PLUGIN = "TaintToleration"
 NODE_AFFINITY_PLUGIN = "NodeAffinity"
 NODE_PORTS_PLUGIN = "NodePorts"
 NODE_RESOURCES_FIT_PLUGIN = "NodeResourcesFit"
+VOLUME_RESTRICTIONS_PLUGIN = "VolumeRestrictions"
+NODE_VOLUME_LIMITS_PLUGIN = "NodeVolumeLimits"
+VOLUME_BINDING_PLUGIN = "VolumeBinding"
+VOLUME_ZONE_PLUGIN = "VolumeZone"
 POD_TOPOLOGY_SPREAD_PLUGIN = "PodTopologySpread"
 INTER_POD_AFFINITY_PLUGIN = "InterPodAffinity"
 
@@ -31,10 +35,20 @@ NODE_AFFINITY_CONFLICT = "pod affinity terms conflict"
 STATIC_REASONS = (NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY, PREFILTER_NODE_AFFINITY,
                   NODE_AFFINITY_CONFLICT)
 
+# Volume plugins' static reasons (``frontends.k8s_volume_filters``, ``Instance.volume_failures``).
+VOLUME_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
+VOLUME_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+VOLUME_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
+VOLUME_ZONE_CONFLICT = "node(s) had no available volume zone"
+UNBOUND_IMMEDIATE_CLAIMS = "pod has unbound immediate PersistentVolumeClaims"
+
 # Dynamic filters (depend on the configuration).
 NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
 TOO_MANY_PODS = "Too many pods"
 INSUFFICIENT = "Insufficient {resource}"
+READ_WRITE_ONCE_POD_CONFLICT = ("node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
+                               "already in-use by another pod")
+MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 SPREAD = "node(s) didn't match pod topology spread constraints"
 SPREAD_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 POD_AFFINITY = "node(s) didn't match pod affinity rules"
@@ -50,6 +64,13 @@ _PLUGIN_OF = {
     PREFILTER_NODE_AFFINITY: NODE_AFFINITY_PLUGIN,
     NODE_AFFINITY_CONFLICT: NODE_AFFINITY_PLUGIN,
     NODE_PORTS: NODE_PORTS_PLUGIN,
+    READ_WRITE_ONCE_POD_CONFLICT: VOLUME_RESTRICTIONS_PLUGIN,
+    MAX_VOLUME_COUNT: NODE_VOLUME_LIMITS_PLUGIN,
+    VOLUME_NODE_CONFLICT: VOLUME_BINDING_PLUGIN,
+    VOLUME_BIND_CONFLICT: VOLUME_BINDING_PLUGIN,
+    VOLUME_NOT_ENOUGH_SPACE: VOLUME_BINDING_PLUGIN,
+    UNBOUND_IMMEDIATE_CLAIMS: VOLUME_BINDING_PLUGIN,
+    VOLUME_ZONE_CONFLICT: VOLUME_ZONE_PLUGIN,
     TOO_MANY_PODS: NODE_RESOURCES_FIT_PLUGIN,
     SPREAD: POD_TOPOLOGY_SPREAD_PLUGIN,
     SPREAD_MISSING_LABEL: POD_TOPOLOGY_SPREAD_PLUGIN,

@@ -17,6 +17,7 @@ from typing import Iterable, Optional, Sequence
 
 from symreach import reasons
 from symreach.model import (
+    ATTACH_PREFIX,
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
@@ -39,7 +40,7 @@ REASON_NOT_CREATABLE = "pod type is not creatable (it exists only in the initial
 REASON_MAX_PER_NODE = "the pod type's maxPerNode bound is reached on this node"
 insufficient = reasons.insufficient
 # kube-scheduler checks these resources in this order before extended ones.
-_FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
+FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,9 @@ def capacity_failures(inst: Instance, t: int, n: int, sigma: Config) -> tuple[st
             if used(inst, sigma, n, PODS_RESOURCE) + 1 > node.capacity[PODS_RESOURCE]:
                 out.append(REASON_TOO_MANY_PODS)
         requests = inst.pod_types[t].requests
-        ordered = [r for r in _FIT_ORDER if r in requests]
-        ordered += sorted(r for r in requests if r not in _FIT_ORDER and r != PODS_RESOURCE)
+        ordered = [r for r in FIT_ORDER if r in requests]
+        ordered += sorted(r for r in requests if r not in FIT_ORDER and r != PODS_RESOURCE
+                          and not r.startswith(ATTACH_PREFIX))
         for r in ordered:
             need = requests[r]
             if need > 0 and used(inst, sigma, n, r) + need > node.capacity.get(r, 0):
@@ -136,6 +138,23 @@ def capacity_failures(inst: Instance, t: int, n: int, sigma: Config) -> tuple[st
         if used(inst, sigma, n, r) + request(inst, t, r) > node.capacity.get(r, 0):
             out.append(insufficient(r))
     return tuple(out)
+
+
+def volume_limit_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    """NodeVolumeLimits: the pod's CSI volumes per driver fit the node's attach limit
+    (kubernetes profile; modelled as ``ATTACH_PREFIX + driver`` resources)."""
+    node = inst.nodes[n]
+    for r, need in inst.pod_types[t].requests.items():
+        if need > 0 and r.startswith(ATTACH_PREFIX) and used(inst, sigma, n, r) + need > node.capacity.get(r, 0):
+            return False
+    return True
+
+
+def claims_free(inst: Instance, t: int, sigma: Config) -> bool:
+    """VolumeRestrictions: no running pod uses one of t's ReadWriteOncePod claims
+    (the terms ``loader.resolve.claim_terms`` adds, over one cluster-wide domain)."""
+    return not any(present_anywhere(inst, sigma, term.selects)
+                   for term in inst.pod_types[t].anti_affinity if term.plugin)
 
 
 def spread_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
@@ -221,7 +240,7 @@ def _affinity_ok_kubernetes(inst: Instance, t: int, n: int, sigma: Config,
 def anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
     """t's own anti-affinity: no matching pod in D_tau(n); a missing key is ignored."""
     return not any(present_on(inst, sigma, term.selects, term.topology.domain_nodes(n))
-                   for term in inst.pod_types[t].anti_affinity)
+                   for term in inst.pod_types[t].anti_affinity if not term.plugin)
 
 
 def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
@@ -230,7 +249,7 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
     block nothing."""
     for u, other in enumerate(inst.pod_types):
         for term in other.anti_affinity:
-            if t not in term.blocks or term.topology.domain_of[n] is None:
+            if term.plugin or t not in term.blocks or term.topology.domain_of[n] is None:
                 continue
             for m in term.topology.domain_nodes(n):
                 if sigma[inst.pair(u, m)]:
@@ -247,14 +266,21 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     see ``deploy_failure``.
     """
     static = inst.static_block[t][n]
-    if static is not None:
-        return _failure(static)
+    volume = inst.volume_failures.get((t, n)) if static is not None else None
+    if static is not None and (volume is None or not volume[2]):
+        return _failure(static) if volume is None else Failure(volume[0], volume[1])
     kube = inst.profile == KUBERNETES
     if kube and not ports_ok(inst, t, n, sigma):
         return _failure(REASON_PORTS)
     failing = capacity_failures(inst, t, n, sigma)
     if failing:
         return _failure(*failing)
+    if kube and not claims_free(inst, t, sigma):
+        return _failure(reasons.READ_WRITE_ONCE_POD_CONFLICT)
+    if kube and not volume_limit_ok(inst, t, n, sigma):
+        return _failure(reasons.MAX_VOLUME_COUNT)
+    if volume is not None:
+        return Failure(volume[0], volume[1])
     reason = spread_failure(inst, t, n, sigma)
     if reason:
         return _failure(reason)
@@ -299,6 +325,56 @@ def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     return sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
 
 
+def budget_present(inst: Instance, sigma: Config, types: Iterable[int]) -> int:
+    """Pods of ``types`` running in sigma (the healthy pods a PodDisruptionBudget counts)."""
+    return sum(sigma[inst.pair(u, m)] for u in types for m in range(len(inst.nodes)))
+
+
+def delete_failure(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]:
+    """Why deleting a pod of t on n is not a move under ``inst.moves`` (SPEC 5.2), or None.
+
+    Paper moves: any present pod. Operator moves: never a protected type's
+    pod; with ``respect_pdb`` the deletion is an eviction, which the API
+    server refuses for a pod matching more than one budget, and otherwise
+    allows only while the matching budget's disruptionsAllowed >= 1 (every
+    modelled pod is healthy, so unhealthyPodEvictionPolicy changes nothing).
+    """
+    if sigma[inst.pair(t, n)] <= 0:
+        return "no such pod"
+    rules = inst.moves
+    if t in rules.protected:
+        return f"pod type {inst.pod_types[t].name} is protected"
+    if not rules.respect_pdb:
+        return None
+    matching = [b for b in inst.budgets if t in b.counts]
+    if len(matching) > 1:
+        names = ", ".join(b.name for b in matching)
+        return f"the pod matches more than one PodDisruptionBudget ({names}); the Eviction API refuses it"
+    for b in matching:
+        present = budget_present(inst, sigma, b.counts)
+        if b.allowed(present) < 1:
+            return (f"PodDisruptionBudget {b.name} allows no disruption ({present} matching pods, "
+                    f"{b.desired_healthy} must stay healthy)")
+    return None
+
+
+def may_delete(inst: Instance, sigma: Config, t: int, n: int) -> bool:
+    return delete_failure(inst, sigma, t, n) is None
+
+
+def budget_cap(inst: Instance, t: int) -> int:
+    """The count worth keeping per pair of t for the PDB guards (0: none).
+
+    A budget's guard reads ``present >= desired_healthy + 1``; with every
+    pair cut at that K the guard keeps its value (one pair alone reaches K,
+    or none was cut), the analogue of ``Query.count_cap``. Saturation and the
+    explicit certificate's closure use max(this, the other caps).
+    """
+    if not inst.moves.respect_pdb:
+        return 0
+    return max((b.desired_healthy + 1 for b in inst.budgets if t in b.counts), default=0)
+
+
 def query_holds(inst: Instance, query: Query, sigma: Config) -> bool:
     """Some alternative fully present, and every count target reached."""
     if not all(sum(sigma[inst.pair(t, n)] for t, n in ct.pairs) >= ct.at_least for ct in query.counts):
@@ -324,8 +400,9 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node} is illegal: {why}")
             sigma = deploy(inst, sigma, t, n)
         elif step.op == DELETE:
-            if sigma[inst.pair(t, n)] <= 0:
-                raise ReplayError(f"step {i}: delete {step.pod} on {step.node}: no such pod")
+            why = delete_failure(inst, sigma, t, n)
+            if why is not None:
+                raise ReplayError(f"step {i}: delete {step.pod} on {step.node}: {why}")
             sigma = delete(inst, sigma, t, n)
         else:
             raise ReplayError(f"step {i}: unknown op {step.op!r}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import time
 
 import pytest
@@ -118,6 +119,11 @@ def folder(tmp_path):
     return d
 
 
+def _cells(row: str) -> list[str]:
+    """The columns of a table row (cells hold single spaces, columns two or more)."""
+    return re.split(r"\s{2,}", row.strip())
+
+
 def _run(args):
     return CliRunner().invoke(bench_command, [str(a) for a in args], catch_exceptions=False)
 
@@ -127,13 +133,14 @@ def test_bench_folder_table_and_csv(folder, tmp_path):
     res = _run([folder, "--engines", "explicit,bdd", "--timeout", "20", "--csv", out_csv,
                 "--json", out_json])
     assert res.exit_code == 0, res.output
-    lines = res.output.splitlines()
+    lines = res.stdout.splitlines()
     header = lines[0].split()
-    assert header[:4] == ["instance", "expected", "explicit", "bdd"]
+    assert header[:4] == ["instance", "expected", "explicit", "bdd"] and header[4] == "winner"
     for name, verdict in EXPECTED.items():
-        row = next(line for line in lines if line.startswith(name))
+        row = _cells(next(line for line in lines if line.startswith(name)))
         word = {"deployable": "yes", "not-deployable": "no"}[verdict]
-        assert row.split()[2] == word and row.split()[4] == word, row
+        assert row[2].split()[0] == word and row[3].split()[0] == word, row
+        assert row[4] in ("explicit", "bdd")  # the winner
     assert "notes.txt" not in res.output
     rows = list(csv.DictReader(io.StringIO(out_csv.read_text())))
     assert len(rows) == 6

@@ -174,3 +174,24 @@ def test_a_certificate_survives_pickling_with_its_type(proofs):
         again = pickle.loads(pickle.dumps(cert))
         assert type(again) is Certificate and again.dumps() == cert.dumps()
     assert as_certificate(parse(proofs["ic3"].dumps())).format == proofs["ic3"].format
+
+
+def test_the_digest_survives_reordering_and_hash_seeds_but_not_a_change():
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    doc = yaml.safe_load(CAPACITY1.read_text())
+    digest = instance_digest(load_document(doc))
+    reordered = dict(doc, podTypes=list(reversed(doc["podTypes"])))
+    assert instance_digest(load_document(reordered)) == digest
+    changed = copy.deepcopy(doc)
+    changed["nodes"][0]["capacity"]["cpu"] = "2"
+    assert instance_digest(load_document(changed)) != digest
+    code = ("from symreach.frontends.dispatch import load_inputs; from symreach.certify.digest import "
+            f"instance_digest; print(instance_digest(load_inputs([{str(EXAMPLES / 'loki-cluster.yaml')!r}]).instance))")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("1", "2")}
+    assert len(seen) == 1 and next(iter(seen)).startswith("sha256:")

@@ -80,7 +80,7 @@ def test_explain_summarises_like_failed_scheduling():
 
 def test_explain_names_static_obstacles_on_the_dump():
     out = run("explain", DUMP, "--pod", "payments/payments-db", "--json")
-    (data,) = json.loads(out.output)
+    (data,) = json.loads(out.output)["pods"]
     reasons = {n["node"]: (n["reason"], n["static"]) for n in data["nodes"]}
     assert reasons["cp-1"] == ("node(s) had untolerated taint(s)", True)
     assert data["summary"].startswith("0/6 nodes are available") or data["summary"].startswith("1/6")

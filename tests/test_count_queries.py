@@ -209,10 +209,10 @@ def test_explain_groups_daemonset_rows_and_asks_for_one_more():
     assert out.output.count("pod monitoring/node-exporter") == 1
     assert "@worker" not in out.output
     out = run("explain", LOKI, "--pod", "monitoring/node-exporter", "--json")
-    rows = json.loads(out.output)
+    rows = json.loads(out.output)["pods"]
     assert [r["pod"] for r in rows] == ["monitoring/node-exporter"] and len(rows[0]["nodes"]) == 5
     out = run("explain", LOKI, "--pod", "monitoring/loki", "--node", "worker-b1", "--json")
-    reach = json.loads(out.output)[0]["reachability"]
+    reach = json.loads(out.output)["pods"][0]["reachability"]
     assert reach["verdict"] == "deployable" and reach["more"]["verdict"] == "not-deployable"
     assert reach["more"]["at_least"] == 2
 

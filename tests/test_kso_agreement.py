@@ -13,6 +13,7 @@ import pytest
 from benchmarks.kso_harness import (
     compare,
     find_kso,
+    has_volume_objects,
     kso_verdicts,
     kso_verdicts_single,
     symreach_verdicts,
@@ -35,7 +36,12 @@ def test_generator_is_deterministic_and_dense():
                    "'unschedulable': True", "hostIP", "'SCTP'", "restartPolicy", "overhead", "minDomains",
                    "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys", "mismatchLabelKeys",
                    "namespaceSelector", "'namespaces'", "podAntiAffinity", "example.com/gpu", "'capacity'",
-                   "'operator': ''", "tolerationSeconds"):
+                   "'operator': ''", "tolerationSeconds",
+                   # issue 27: volumes, DaemonSet pods, resize status, terminating and relabelled pods
+                   "'PersistentVolumeClaim'", "'ReadWriteOncePod'", "'WaitForFirstConsumer'", "allowedTopologies",
+                   "'CSINode'", "'CSIStorageCapacity'", "'storageCapacity': True", "'kubernetes.io/no-provisioner'",
+                   "'missing'", "'ephemeral'", "'local'", "'DaemonSet'", "allocatedResources", "'Infeasible'",
+                   "deletionTimestamp", "'uid'"):
         assert needle in text, needle
 
 
@@ -45,6 +51,7 @@ def test_kso_and_symreach_agree_on_random_states():
     answers = kso_verdicts(states, KSO)
     disagreements = [d for i, state in enumerate(states) for d in compare(i, answers[i], symreach_verdicts(state))]
     assert sum(len(a) for a in answers) > 2 * STATES
+    assert sum(has_volume_objects(s) for s in states) > STATES // 4   # the volume plugins are really asked
     assert not disagreements, "\n".join(f"state {d.state} node {d.node}: {d.cls}" for d in disagreements[:10])
 
 

@@ -161,10 +161,18 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
 }
 
 
+def state_of(classes: dict, name: str):
+    docs, pending, _ = classes[name]
+    return any_state([yaml.safe_load(d) for d in docs], pending)
+
+
 def _state(name: str):
-    docs, pending, _ = CLASSES[name]
-    objects = [yaml.safe_load(d) for d in docs]
-    return any_state(objects, pending)
+    return state_of(CLASSES, name)
+
+
+def kso_answer(state) -> dict:
+    """kso's verdicts for a state, normalized for comparison."""
+    return {n: normalized(v) for n, v in kso_verdicts_single(state, KSO).items()}
 
 
 @pytest.mark.parametrize("name", sorted(CLASSES))
@@ -179,8 +187,7 @@ KSO = find_kso()
 @pytest.mark.skipif(KSO is None, reason="kso (shared/tools/kso) not available")
 @pytest.mark.parametrize("name", sorted(CLASSES))
 def test_expectations_are_kso_answers(name):
-    got = {n: normalized(v) for n, v in kso_verdicts_single(_state(name), KSO).items()}
-    assert got == {n: normalized(v) for n, v in CLASSES[name][2].items()}
+    assert kso_answer(_state(name)) == {n: normalized(v) for n, v in CLASSES[name][2].items()}
 
 
 def test_failed_scheduling_counts_every_reason():

@@ -193,7 +193,9 @@ def test_fixture_requests_and_skipped_kinds():
     instance, report = load_kubernetes_documents(_fixture_docs("website-zookeeper-statefulset.yaml"), "zk")
     zk = types_by_name(instance)["default/zk"]
     assert dict(zk.requests) == {"cpu": 500, "memory": GiB}
-    assert report.skipped == {"Service": 2, "PodDisruptionBudget": 1}
+    assert report.skipped == {"Service": 2}  # the PodDisruptionBudget is read (issue 29)
+    (pdb,) = instance.budgets
+    assert pdb.name == "default/zk-pdb" and pdb.counts == {instance.type_index("default/zk")}
     assert report.kinds == {"Service": 2, "PodDisruptionBudget": 1, "StatefulSet": 1}
     # limits only: requests default to limits (ksim pod has both, equal).
     instance, _ = load_kubernetes_documents(_fixture_docs("ksim-pod.yaml"), "ksim")

@@ -98,6 +98,9 @@ def render(instance: Instance) -> dict:
     }
     if instance.query is not None and instance.query.counts:  # absent before count targets existed
         out["query"].append([[sorted(map(list, ct.pairs)), ct.at_least] for ct in instance.query.counts])
+    if instance.groups or instance.group_target:  # absent before pod groups existed
+        out["groups"] = [[g.name, [list(m) for m in g.members], g.policy, g.min_count, g.parent, g.composite,
+                          g.rejected] for g in instance.groups] + [instance.group_target]
     return out
 
 

@@ -175,13 +175,31 @@ def test_bmc_is_in_the_default_race():
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_deployable_answer_names_its_engine(jobs):
     inst = pyramid_instance(2, 4)   # price 4: deployable, not decided by preprocessing
-    res = AutoEngine(jobs=jobs, slice_s=0.2).check(inst, run=Limits(timeout_s=120))
+    res = AutoEngine(jobs=jobs, slice_s=0.2, tiny_pairs=0).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE
     semantics.replay(inst, res.trace, inst.query)
     port = res.stats["portfolio"]
     assert res.engine == f"auto/{port['answered_by']}"
     assert port["answered_by"] in AutoEngine().engines and port["jobs"] == jobs
     assert not mp.active_children()
+
+
+@pytest.mark.parametrize("k, verdict", [(3, Verdict.NOT_DEPLOYABLE), (4, Verdict.DEPLOYABLE)])
+def test_tiny_systems_are_decided_by_the_explicit_search_without_a_race(monkeypatch, k, verdict):
+    import symreach.solvers.portfolio as portfolio
+
+    def no_race(*args, **kwargs):
+        raise AssertionError("raced")
+
+    monkeypatch.setattr(portfolio.AutoEngine, "_schedule", no_race)
+    inst = pyramid_instance(2, k)   # price 4
+    res = AutoEngine().check(inst, run=Limits(timeout_s=120))
+    assert res.verdict is verdict and res.engine == "auto/explicit"
+    assert res.stats["portfolio"]["tiny"] is True
+    if verdict is Verdict.DEPLOYABLE:
+        semantics.replay(inst, res.trace, inst.query)
+    else:
+        assert res.certificate is not None
 
 
 def test_not_deployable_comes_from_a_prover_with_the_others_paused_and_stopped():
@@ -271,7 +289,7 @@ def test_an_abc_answer_names_abc_and_says_whose_verdict_it_is():
 
 
 def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
-    """Preprocessing runs once: the engines get it through ``Limits.prepared``."""
+    """Preprocessing runs once: the engines get it through ``RunContext.prepared``."""
     from symreach.encodings import preprocess as pre_mod
     from symreach.solvers import fast_paths
 

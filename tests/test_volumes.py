@@ -1,5 +1,6 @@
-"""Volumes that decide placement: a bound claim's PersistentVolume node affinity is a static
-constraint (VolumeBinding); anything else about volumes is a caveat warning, never silence."""
+"""Volumes that decide placement: what VolumeBinding, VolumeZone and VolumeRestrictions decide
+from the volume objects is a static verdict with the scheduler's plugin and reason; what the input
+cannot decide, or a later step could change, is a caveat warning, never silence."""
 
 from __future__ import annotations
 
@@ -63,19 +64,36 @@ def test_network_volume_and_wait_for_first_consumer_bind_anywhere():
     instance, groups = load(NETWORK_PV, WFFC, claim("a", "nfs-1"), claim("b"), with_claim("wx", "a"),
                             with_claim("wy", "b"))
     assert allowed(instance, "default/wx") == ["n1", "n2"] == allowed(instance, "default/wy")
-    assert "volumes" not in groups and "skipped kinds" not in groups
+    assert "skipped kinds" not in groups
+    # settled as the PV controller would (kso does the same); b binds when its first pod is scheduled
+    assert "claim default/a is bound to PersistentVolume 'nfs-1'" in groups["volume objects settled"].messages
+    assert [m for m in groups["volumes"].messages if "default/b bind when a pod using them is scheduled" in m]
 
 
-def test_unbound_immediate_claim_missing_claim_and_missing_volume_are_caveats():
-    _, groups = load(IMMEDIATE, claim("a", storage_class="fast"), claim("c", "gone"), with_claim("wx", "a"),
-                     with_claim("wy", "nope"), with_claim("wz", "c"))
-    messages = " | ".join(groups["volumes"].messages)
-    assert "claim default/a is not bound and StorageClass 'fast' binds immediately" in messages
-    assert "claim default/nope is not in the input" in messages
-    assert "bound to PersistentVolume 'gone', which is not in the input" in messages
+def reasons_of(instance, type_name):
+    from symreach import semantics
+
+    t = instance.type_index(type_name)
+    sigma = instance.initial_config()
+    return {(f.plugin, f.reasons) for f in (semantics.node_failure(instance, t, n, sigma)
+                                            for n in range(len(instance.nodes)))}
 
 
-def test_statefulset_claim_templates_are_caveats_unless_they_bind_anywhere():
+def test_unbound_immediate_claim_missing_claim_and_missing_volume_block_every_node():
+    instance, _ = load(IMMEDIATE, LOCAL_PV, claim("a", storage_class="fast"), claim("c", "gone"),
+                       with_claim("wx", "a"), with_claim("wy", "nope"), with_claim("wz", "c"))
+    immediate = {("VolumeBinding", ("pod has unbound immediate PersistentVolumeClaims",))}
+    assert reasons_of(instance, "default/wx") == immediate == reasons_of(instance, "default/wz")
+    assert reasons_of(instance, "default/wy") == {("VolumeRestrictions", ('persistentvolumeclaim "nope" not found',))}
+
+
+def test_a_dump_without_volume_objects_takes_claims_as_missing_with_a_caveat():
+    instance, groups = load(with_claim("wy", "nope"))
+    assert allowed(instance, "default/wy") == []
+    assert "the input has no volume objects" in groups["volumes"].messages[0]
+
+
+def test_statefulset_claim_templates_are_caveats():
     sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "zk", "namespace": "default"},
            "spec": {"selector": {"matchLabels": {"app": "zk"}}, "serviceName": "zk",
                     "template": {"metadata": {"labels": {"app": "zk"}},
@@ -83,9 +101,7 @@ def test_statefulset_claim_templates_are_caveats_unless_they_bind_anywhere():
                     "volumeClaimTemplates": [{"metadata": {"name": "datadir"},
                                               "spec": {"accessModes": ["ReadWriteOnce"]}}]}}
     _, groups = load(sts)
-    assert "volumeClaimTemplate 'datadir': no StorageClass is named and no default" in groups["volumes"].messages[0]
-    _, groups = load(sts, WFFC)
-    assert "volumes" not in groups
+    assert "volumeClaimTemplate 'datadir': each replica's own claim" in groups["volumes"].messages[0]
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "zk-0", "namespace": "default", "labels": {"app": "zk"},
                         "ownerReferences": [{"kind": "StatefulSet", "name": "zk", "controller": True,
@@ -93,7 +109,6 @@ def test_statefulset_claim_templates_are_caveats_unless_they_bind_anywhere():
            "spec": {"nodeName": "n2", "containers": [{"name": "c", "image": "i"}],
                     "volumes": [{"name": "datadir", "persistentVolumeClaim": {"claimName": "datadir-zk-0"}}]}}
     instance, groups = load(sts, WFFC, LOCAL_PV, claim("datadir-zk-0", "local-1"), pod)
-    assert "replicas pinned one by one are not modelled" in groups["volumes"].messages[0]
     assert [t.name for t in instance.pod_types] == ["default/zk"]  # the replica is no older revision
 
 
@@ -105,3 +120,34 @@ def test_the_shared_zookeeper_example_gets_its_caveat():
     if path.exists():
         groups = {g.category: g for g in warning_groups(load_inputs([path]).report)}
         assert "volumeClaimTemplate 'datadir'" in groups["volumes"].messages[0]
+
+
+ZONAL = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "gp3"},
+         "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer",
+         "allowedTopologies": [{"matchLabelExpressions": [{"key": "kubernetes.io/hostname", "values": ["n2"]}]}]}
+
+
+def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_path):
+    """Issue 27 item 3: the mark is on the cell and on the verdict, not only in a file-level warning."""
+    import json
+
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "zonal.yaml"
+    path.write_text(dump(node("n1"), node("n2"), ZONAL, claim("data", storage_class="gp3"), with_claim("db", "data"),
+                         deployment("web")))
+    run = CliRunner().invoke
+    matrix = run(cli, ["matrix", str(path), "-o", "wide"]).stdout.splitlines()  # one column per node
+    assert [line.split() for line in matrix if line.startswith("default/")] == [
+        ["default/db", ".*", "Y*"], ["default/web", "Y", "Y"]]
+    assert any(line.startswith("* default/db: claim(s) default/data bind when") for line in matrix)
+    cells = json.loads(run(cli, ["matrix", str(path), "--format", "json"]).stdout)["cells"]
+    assert [bool(c.get("caveats")) for c in cells] == [True, True, False, False]
+    text = run(cli, ["check", str(path), "--pod", "default/db", "--node", "n2"]).stdout
+    assert text.splitlines()[0] == "deployable*" and "caveats (* depends on what is not modelled)" in text
+    data = json.loads(run(cli, ["check", str(path), "--pod", "default/web", "--node", "n1", "--json"]).stdout)
+    assert data["verdict"] == "deployable" and data["caveats"] == []  # docs/json.md: always present
+    data = json.loads(run(cli, ["check", str(path), "--pod", "default/db", "--node", "n1", "--json"]).stdout)
+    assert data["verdict"] == "not-deployable" and data["caveats"][0].startswith("default/db: claim(s)")

@@ -99,7 +99,7 @@ def test_many_warnings_of_one_kind_are_one_line(tmp_path):
     group = groups_of(*objects)["pods on nodes not in the input"]
     assert group.count == 5 and group.line().endswith("and 2 more")
     out = run("matrix", write(tmp_path, *objects[1:]))
-    assert "and 2 more (--json lists all)" in out.stderr
+    assert "and 2 more (-o json lists all)" in out.stderr
 
 
 @pytest.mark.parametrize("kind", ["Service", "ConfigMap"])

@@ -12,7 +12,11 @@ process (``python -m symreach.bench.runner SPEC OUT``) that
 
 The parent kills a child's whole process group when the wall-clock limit plus
 a grace period has passed since the child *began the check* (engines that
-honour ``Limits`` answer ``unknown`` before that). The child says so by
+honour ``Limits`` answer ``unknown`` before that), or, with a CPU limit, when
+the CPU time its process tree spent since then (live members from ``/proc``,
+plus what they reaped) passes it: on a loaded machine a wall-clock limit measures
+the load as much as the engine. The child also sets ``RLIMIT_CPU`` a second
+above its own share as a backstop. The child says so by
 creating a marker file right before ``engine.check``: interpreter start,
 imports, loading and the engine's construction (``auto`` imports every
 engine there, so that its workers inherit them) are not the engine's time,
@@ -24,7 +28,8 @@ while it runs.
 
 Statuses of a job: ``ok`` (deployable or not-deployable), ``unknown`` (the
 engine gave up within its limit), ``timeout`` (killed by the parent),
-``memout`` (``MemoryError`` or an allocation failure), ``error`` (any other
+``memout`` (``MemoryError`` or an allocation failure), ``cpu-out`` (killed at the
+CPU limit), ``error`` (any other
 exception or crash: an engine bug), ``skipped`` (not run: the same engine
 already failed on a smaller instance of the same series, or the run's time
 budget was spent).
@@ -53,7 +58,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 DECIDED = ("deployable", "not-deployable")
-STATUSES = ("ok", "unknown", "timeout", "memout", "error", "skipped")
+STATUSES = ("ok", "unknown", "timeout", "cpu-out", "memout", "error", "skipped")
 
 # Engine statistics copied into their own CSV columns (the JSON keeps all of them).
 FLAT_STATS = ("iterations", "peak_nodes", "frames", "lemmas", "states", "depth", "queries",
@@ -110,6 +115,7 @@ class Job:
     instance: BenchInstance
     engine: str  # a registry name, or "module:Class" (tests inject engines this way)
     timeout_s: Optional[float] = None  # overrides the run's limit for this job
+    cpu_limit_s: Optional[float] = None  # CPU seconds of the job's process tree, when set
 
 
 @dataclass
@@ -127,6 +133,9 @@ class JobResult:
     peak_mb: Optional[float] = None  # peak resident memory of the job's process tree
     load_s: Optional[float] = None
     engine_time_s: Optional[float] = None  # the engine's own Result.time_s
+    cpu_limit_s: Optional[float] = None
+    load_start: Optional[float] = None  # 1-minute load average when the job started
+    load_end: Optional[float] = None    # ... and when it ended
     reason: str = ""
     error: str = ""
     stats: dict = field(default_factory=dict)
@@ -143,6 +152,8 @@ class JobResult:
             "engine": self.engine, "expected": self.expected or "", "verdict": self.verdict,
             "status": self.status, "limit_s": _round(self.limit_s), "time_s": _round(self.time_s), "cpu_s": _round(self.cpu_s),
             "peak_mb": _round(self.peak_mb, 1), "load_s": _round(self.load_s),
+            "cpu_limit_s": _round(self.cpu_limit_s), "load_start": _round(self.load_start, 2),
+            "load_end": _round(self.load_end, 2),
         }
         for key in FLAT_STATS:
             row[key] = self.stats.get(key, "")
@@ -163,8 +174,8 @@ class Failure:
 
 
 CSV_COLUMNS = ("instance", "family", "size", "engine", "expected", "verdict", "status", "limit_s",
-               "time_s",
-               "cpu_s", "peak_mb", "load_s", *FLAT_STATS, "error")
+               "time_s", "cpu_s", "peak_mb", "load_s", "cpu_limit_s", "load_start", "load_end",
+               *FLAT_STATS, "error")
 
 
 def _round(x: Optional[float], digits: int = 4) -> Any:
@@ -241,21 +252,51 @@ def _vm_hwm_mb(pid: object = "self") -> Optional[float]:
 def _group_peak_mb(pgid: int) -> Optional[float]:
     """The largest ``VmHWM`` among the live processes of process group ``pgid``."""
     best = None
+    for entry, fields in _proc_table().items():
+        if len(fields) > 2 and fields[2] == str(pgid):
+            best = _max(best, _vm_hwm_mb(entry))
+    return best
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_s(root: int) -> float:
+    """CPU seconds of process ``root`` and its live descendants, and of the children they
+    reaped (``auto``'s workers and ABC may sit in process groups of their own)."""
+    table = _proc_table()
+    children: dict[str, list[str]] = {}
+    for entry, fields in table.items():
+        if len(fields) > 1:
+            children.setdefault(fields[1], []).append(entry)
+    total, todo = 0, [str(root)]
+    while todo:
+        entry = todo.pop()
+        # after the command name: state, ppid, pgrp, ...; utime, stime, cutime, cstime at 11-14
+        try:
+            total += sum(int(x) for x in table[entry][11:15])
+        except (KeyError, ValueError):
+            pass
+        todo += children.get(entry, [])
+    return total / _TICK
+
+
+def _proc_table() -> dict[str, list[str]]:
+    """pid -> the fields of ``/proc/PID/stat`` after the command name, for every live process."""
+    out: dict[str, list[str]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return None
+        return out
     for entry in entries:
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
+                out[entry] = handle.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if len(fields) > 2 and fields[2] == str(pgid):
-            best = _max(best, _vm_hwm_mb(entry))
-    return best
+    return out
 
 
 def _max(a: Optional[float], b: Optional[float]) -> Optional[float]:
@@ -303,6 +344,9 @@ def _child_main(spec_path: str, out_path: str) -> None:
         engine = resolve_engine(spec["engine"])
         if instance.query is None:
             raise ValueError("the instance has no query")
+        if spec.get("cpu_limit_s"):  # a backstop: the parent counts the whole group
+            soft = int(_cpu_now() + spec["cpu_limit_s"]) + 2
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
         Path(began_marker(out_path)).touch()  # the parent's kill clock starts now
         t0, cpu0 = time.perf_counter(), _cpu_now()
         result = engine.check(instance, instance.query, Limits(timeout_s=spec.get("timeout_s")))
@@ -344,16 +388,21 @@ def began_marker(out_path: str) -> str:
 
 
 def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
-            grace_s: Optional[float] = None) -> JobResult:
-    """Run one job in its own process group; never raises for engine failures."""
+            grace_s: Optional[float] = None, cpu_limit_s: Optional[float] = None) -> JobResult:
+    """Run one job in its own process group; never raises for engine failures.
+
+    ``cpu_limit_s`` (or the job's own): CPU seconds of the group after its check began."""
     inst = job.instance
+    cpu_limit_s = job.cpu_limit_s or cpu_limit_s
     base = JobResult(inst.id, inst.family, inst.size, job.engine, inst.expected, "error",
-                     limit_s=timeout_s, meta=dict(inst.meta))
+                     limit_s=timeout_s, meta=dict(inst.meta), cpu_limit_s=cpu_limit_s,
+                     load_start=os.getloadavg()[0])
     fd, spec_path = tempfile.mkstemp(prefix="job-", suffix=".json", dir=workdir)
     out_path = spec_path[:-5] + ".out.json"
     log_path = spec_path[:-5] + ".log"
     spec = {"id": inst.id, "engine": job.engine, "timeout_s": timeout_s, "memory_mb": memory_mb,
-            "document": inst.document, "path": inst.path, "query": inst.query}
+            "document": inst.document, "path": inst.path, "query": inst.query,
+            "cpu_limit_s": cpu_limit_s}
     with os.fdopen(fd, "w") as handle:
         json.dump(spec, handle)
     env = dict(os.environ)
@@ -364,7 +413,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
     env["PYTHONPATH"] = os.pathsep.join([root, os.getcwd()] + ([env["PYTHONPATH"]]
                                                               if env.get("PYTHONPATH") else []))
     limit = timeout_s + (default_grace(timeout_s) if grace_s is None else grace_s)
-    killed = False
+    killed = ""  # "wall" or "cpu": which limit the parent killed the job at
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "symreach.bench.runner", spec_path, out_path],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -375,6 +424,7 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
         started = time.perf_counter()
         marker = began_marker(out_path)
         began: Optional[float] = None  # when the child's check began (its marker file)
+        cpu_at_begin = 0.0
         polls, peak = 0, None
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -386,15 +436,22 @@ def run_job(job: Job, timeout_s: float, memory_mb: Optional[int], workdir: str,
             now = time.perf_counter()
             if began is None and os.path.exists(marker):
                 began = now
-            if (now - began > limit) if began is not None else (now - started > SETUP_ALLOWANCE_S):
+                cpu_at_begin = tree_cpu_s(proc.pid) if cpu_limit_s else 0.0
+            cpu_out = bool(cpu_limit_s and began is not None and polls % 5 == 0
+                           and tree_cpu_s(proc.pid) - cpu_at_begin > cpu_limit_s)
+            if cpu_out or ((now - began > limit) if began is not None
+                           else (now - started > SETUP_ALLOWANCE_S)):
                 peak = _max(peak, _group_peak_mb(proc.pid))
-                killed = True
+                killed = "cpu" if cpu_out else "wall"
                 _kill_group(proc.pid)
                 pid, status, usage = os.wait4(proc.pid, 0)
                 break
             time.sleep(_POLL_S)
         proc.returncode = os.waitstatus_to_exitcode(status)  # we reaped it ourselves
     wall = time.perf_counter() - (started if began is None else began)
+    if not killed and proc.returncode == -signal.SIGXCPU:
+        killed = "cpu"  # the child's own RLIMIT_CPU backstop
+    base.load_end = os.getloadavg()[0]
     try:
         result = _read_child(base, out_path, log_path, killed, proc.returncode, wall, usage,
                              timeout_s, peak, in_setup=began is None)
@@ -415,7 +472,7 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _read_child(base: JobResult, out_path: str, log_path: str, killed: bool, code: int,
+def _read_child(base: JobResult, out_path: str, log_path: str, killed: str, code: int,
                 wall: float, usage, timeout_s: float, peak: Optional[float],
                 in_setup: bool = False) -> JobResult:
     try:
@@ -433,7 +490,10 @@ def _read_child(base: JobResult, out_path: str, log_path: str, killed: bool, cod
     base.cpu_s = usage.ru_utime + usage.ru_stime
     base.peak_mb = peak  # polled from /proc; ru_maxrss would include the parent's pages
     log = _tail(log_path)
-    if killed:
+    if killed == "cpu":
+        base.status, base.time_s = "cpu-out", wall
+        base.error = f"killed at its CPU limit of {base.cpu_limit_s:g} s ({wall:.1f} s of wall time)"
+    elif killed:
         base.status, base.time_s = "timeout", max(wall, timeout_s)
         base.error = (f"killed after {wall:.1f} s of setup, before its check began" if in_setup else
                       f"killed {wall:.1f} s after its check began (limit {timeout_s:g} s + grace)")
@@ -480,8 +540,13 @@ def order_jobs(jobs: Sequence[Job]) -> list[Job]:
 def run_jobs(jobs: Sequence[Job], timeout_s: float, memory_mb: Optional[int] = None,
              parallel: int = 2, budget_s: Optional[float] = None,
              on_result: Optional[Callable[[JobResult], None]] = None,
-             stop_series: bool = True, grace_s: Optional[float] = None) -> list[JobResult]:
+             stop_series: bool = True, grace_s: Optional[float] = None,
+             cpu_limit_s: Optional[float] = None,
+             on_start: Optional[Callable[[Job], None]] = None) -> list[JobResult]:
     """Run ``jobs`` with at most ``parallel`` at a time; results in input order.
+
+    ``on_start(job)`` and ``on_result(result)`` are called as jobs start and end
+    (from worker threads, one at a time): a progress display.
 
     ``stop_series``: once an engine hit ``timeout``/``memout``/``unknown`` on
     an instance of a series, larger instances of that series are skipped for
@@ -516,10 +581,13 @@ def run_jobs(jobs: Sequence[Job], timeout_s: float, memory_mb: Optional[int] = N
                     elif stop_series and inst.series and key in failed_at \
                             and failed_at[key] <= inst.position:
                         res = skipped(job, f"no answer on a smaller instance of {inst.series}")
+                    if res is None and on_start is not None:
+                        on_start(job)
                 if res is None:
-                    res = run_job(job, job.timeout_s or timeout_s, memory_mb, workdir, grace_s)
+                    res = run_job(job, job.timeout_s or timeout_s, memory_mb, workdir, grace_s,
+                                  cpu_limit_s)
                 with lock:
-                    if res.status in ("timeout", "memout", "unknown") and inst.series:
+                    if res.status in ("timeout", "cpu-out", "memout", "unknown") and inst.series:
                         failed_at[key] = min(failed_at.get(key, inst.position), inst.position)
                     results[index[id(job)]] = res
                     if on_result is not None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import statistics
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
+from symreach.bench.analysis import engines_in, ratio_to_best, winners
 from symreach.bench.runner import CSV_COLUMNS, Failure, JobResult
 
 # ---------------------------------------------------------------------------
@@ -18,21 +20,13 @@ from symreach.bench.runner import CSV_COLUMNS, Failure, JobResult
 _SHORT = {"deployable": "yes", "not-deployable": "no"}
 
 
-def engines_in(results: Iterable[JobResult]) -> list[str]:
-    seen: list[str] = []
-    for r in results:
-        if r.engine not in seen:
-            seen.append(r.engine)
-    return seen
-
-
-def cell(r: Optional[JobResult]) -> str:
-    """A compact per-job cell: ``yes 0.12`` / ``no 3.4`` / ``t/o`` / ``mem`` / ``ERR``."""
+def cell(r: Optional[JobResult], metric: str = "time_s") -> str:
+    """A compact per-job cell: ``yes 0.12`` / ``no 3.4`` / ``t/o`` / ``cpu`` / ``mem`` / ``ERR``."""
     if r is None:
         return "-"
     if r.solved:
-        return f"{_SHORT[r.verdict]} {_fmt_s(r.time_s)}"
-    return {"unknown": "unk", "timeout": "t/o", "memout": "mem", "error": "ERR",
+        return f"{_SHORT[r.verdict]} {_fmt_s(getattr(r, metric))}"
+    return {"unknown": "unk", "timeout": "t/o", "cpu-out": "cpu", "memout": "mem", "error": "ERR",
             "skipped": "skip"}.get(r.status, r.status)
 
 
@@ -44,19 +38,26 @@ def _fmt_s(x: Optional[float]) -> str:
     return f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
-def instance_rows(results: Sequence[JobResult], bad: Iterable[str] = ()) -> tuple[list[str], list[list[str]]]:
-    """One row per instance, one column per engine; ``!!`` marks failed instances."""
+def instance_rows(results: Sequence[JobResult], bad: Iterable[str] = (),
+                  metric: str = "time_s") -> tuple[list[str], list[list[str]]]:
+    """One row per instance, one column per engine (the time's ratio to the instance's best
+    after ``x`` when it is not the best), the winner; ``!!`` marks failed instances."""
     engines = engines_in(results)
     bad = set(bad)
+    wins = winners(results, metric)
     by: dict[str, dict[str, JobResult]] = {}
     for r in results:
         by.setdefault(r.instance, {})[r.engine] = r
-    headers = ["instance", "expected", *engines, ""]
+    headers = ["instance", "expected", *engines, "winner", ""]
     rows = []
     for inst, cells in by.items():
         first = next(iter(cells.values()))
-        rows.append([inst, _SHORT.get(first.expected or "", "?"),
-                     *[cell(cells.get(e)) for e in engines], "!!" if inst in bad else ""])
+        row = [inst, _SHORT.get(first.expected or "", "?")]
+        for e in engines:
+            r = cells.get(e)
+            ratio = ratio_to_best(r, wins[inst], metric) if r is not None else None
+            row.append(cell(r, metric) + (f" x{ratio:.3g}" if ratio is not None and ratio >= 1.005 else ""))
+        rows.append(row + [wins[inst].engine or "-", "!!" if inst in bad else ""])
     return headers, rows
 
 
@@ -74,7 +75,7 @@ def summary_rows(results: Sequence[JobResult]) -> tuple[list[str], list[list[str
                      _fmt_s(sum(times)) if times else "-",
                      _fmt_s(statistics.median(times)) if times else "-",
                      _fmt_s(max(times)) if times else "-",
-                     str(sum(r.status in ("unknown", "timeout") for r in rs)),
+                     str(sum(r.status in ("unknown", "timeout", "cpu-out") for r in rs)),
                      str(sum(r.status == "memout" for r in rs)),
                      str(sum(r.status == "error" for r in rs)),
                      str(sum(r.status == "skipped" for r in rs))])
@@ -94,13 +95,28 @@ def format_grid(headers: Sequence[str], rows: Sequence[Sequence[str]], markdown:
     return "\n".join(lines)
 
 
-def write_csv(results: Sequence[JobResult], path: Optional[Path] = None) -> str:
-    """The results as CSV (also returned as text)."""
+RUN_COLUMNS = ("symreach_version", "commit", "cores", "cpu_model", "engine_options")
+
+
+def _run_columns(meta: dict) -> dict[str, Any]:
+    """The run's metadata (``symreach.bench.meta.run_meta``) as constant CSV columns."""
+    machine = meta.get("machine") or {}
+    return {"symreach_version": meta.get("symreach_version", ""), "commit": meta.get("commit") or "",
+            "cores": machine.get("cores", ""), "cpu_model": machine.get("cpu", ""),
+            "engine_options": json.dumps(meta.get("engine_options", {}), sort_keys=True)}
+
+
+def write_csv(results: Sequence[JobResult], path: Optional[Path] = None,
+              meta: Optional[dict] = None) -> str:
+    """The results as CSV (also returned as text); with ``meta``, the run's version,
+    commit, machine and engine options in every row."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
+    columns = list(CSV_COLUMNS) + (list(RUN_COLUMNS) if meta is not None else [])
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
+    extra = _run_columns(meta) if meta is not None else {}
     for r in results:
-        writer.writerow(r.flat())
+        writer.writerow({**r.flat(), **extra})
     text = buf.getvalue()
     if path is not None:
         Path(path).write_text(text)

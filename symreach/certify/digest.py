@@ -77,4 +77,6 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):  # no hash order in the digest
+        return sorted((_plain(v) for v in value), key=repr)
     return value

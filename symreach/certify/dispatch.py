@@ -29,6 +29,7 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    gang_states,
     lazy_closure,
     may_fixpoint,
     static_filter,
@@ -72,6 +73,7 @@ KINDS: dict[str, Kind] = {
     lazy_closure.FORMAT: Kind("downward-closed lazy-deletion states", lazy_closure.check_certificate),
     bdd_invariant.FORMAT: Kind("BDD inductive invariant", _check_bdd),
     clause_invariant.FORMAT: Kind("IC3 clause invariant", clause_invariant.check_certificate),
+    gang_states.FORMAT: Kind("gang: reachable set without a gang step", gang_states.check_certificate),
 }
 TEXT_FORMATS = (clause_invariant.FORMAT,)  # the others are JSON objects
 
@@ -122,6 +124,8 @@ class Certificate:
     @property
     def target(self) -> str:
         """The certified target as ``pod@node`` alternatives, for messages."""
+        if self.format == gang_states.FORMAT:
+            return f"group {self._field('group', '?')}"
         try:
             return target_text(self.named_target())
         except MALFORMED:
@@ -140,6 +144,13 @@ class Certificate:
     # ---- the check -----------------------------------------------------------------
     def check(self, instance: Instance, target: Optional[Query] = None) -> tuple[bool, str]:
         """(accepted, message): the refusals of the module docstring, then the checker."""
+        if self.format == gang_states.FORMAT:   # its target is a group, named in the certificate
+            if self.digest is not None and self.digest != instance_digest(instance):
+                return False, "refused: the certificate is for another instance (its digest differs)"
+            try:
+                return KINDS[self.format].check(instance, self.content)
+            except MALFORMED as exc:
+                return False, f"malformed certificate: {type(exc).__name__}: {exc}"
         try:
             named = self.named_target()
             problem = vacuous(*named)

@@ -15,12 +15,19 @@ deployed only while absent; a counted pair up to its multiplicity bound).
 Saturation is the one premise taken on trust, as for the symbolic
 certificates (with its count analogue: a pair a count target of K reads is
 deployed up to K pods, ``model.Query.count_cap``); the optional ``counts``
-field holds the count targets. Certificates grow with the state space, so engines write one
+field holds the count targets. Under operator moves (SPEC 5.2) the optional
+``moves`` field records the rules (``respectPdb``, the ``protected`` type
+names): the checker applies them to the instance it loaded, re-derives the
+PodDisruptionBudgets from that input, and requires closure only under the
+deletions ``semantics.delete_failure`` allows; a pair a budget counts is
+deployed up to desiredHealthy + 1 (``semantics.budget_cap``, the count analogue
+again). Certificates grow with the state space, so engines write one
 only up to ``MAX_STATES`` states.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from symreach import semantics
@@ -35,7 +42,7 @@ from symreach.certify.names import (
     target_holds,
     with_counts,
 )
-from symreach.model import Config, Instance, Query
+from symreach.model import Config, Instance, MoveRules, Query
 
 FORMAT = "symreach-explicit-states/1"
 MAX_STATES = 200_000
@@ -44,10 +51,29 @@ MAX_STATES = 200_000
 def make_certificate(inst: Instance, query: Query, states: Iterable[Config]) -> dict:
     states = list(states)
     used = sorted({p for sigma in states for p, c in enumerate(sigma) if c})
-    return with_counts(inst, query, {
+    out = with_counts(inst, query, {
         "format": FORMAT, "profile": inst.profile, "query": query_json(inst, query),
         "pairs": [[inst.pod_types[t].name, inst.nodes[n].name] for t, n in map(inst.unpair, used)],
         "states": [[sigma[p] for p in used] for sigma in states]})
+    if inst.moves.restricted:
+        out["moves"] = {"name": inst.moves.name, "respectPdb": inst.moves.respect_pdb,
+                        "protected": sorted(inst.pod_types[t].name for t in inst.moves.protected)}
+    return out
+
+
+def _with_moves(inst: Instance, cert: dict) -> Instance:
+    """The instance under the move rules the certificate records (none: the paper's)."""
+    raw = cert.get("moves")
+    if raw is None:
+        return replace(inst, moves=MoveRules())
+    if not isinstance(raw, dict) or not isinstance(raw.get("respectPdb"), bool) \
+            or not isinstance(raw.get("protected"), list):
+        raise CertificateError("field 'moves' must give respectPdb (a boolean) and protected (a list)")
+    try:
+        protected = frozenset(inst.type_index(str(name)) for name in raw["protected"])
+    except KeyError as exc:
+        raise CertificateError(f"moves: unknown pod type {exc}") from None
+    return replace(inst, moves=MoveRules(str(raw.get("name", "operator")), raw["respectPdb"], protected))
 
 
 class StatesCertificate:
@@ -66,9 +92,19 @@ class StatesCertificate:
 
 
 def check_certificate(inst: Instance, cert: dict) -> tuple[bool, str]:
+    deletions = "deletion" if cert.get("moves") is None else "deletion the recorded operator moves allow"
     return checked(lambda: _check(inst, cert), lambda count: (
         f"certificate accepted: {count} configurations contain sigma0, are closed under "
-        "every deployment and deletion, and none covers the target"))
+        f"every deployment and {deletions}, and none covers the target{_rules(cert)}"))
+
+
+def _rules(cert: dict) -> str:
+    raw = cert.get("moves")
+    if not isinstance(raw, dict):
+        return ""
+    protected = ", ".join(map(str, raw.get("protected") or ())) or "none"
+    return (f" (moves: PodDisruptionBudgets {'respected' if raw.get('respectPdb') else 'ignored'}; "
+            f"protected pod types: {protected})")
 
 
 def _states(inst: Instance, cert: dict) -> set[Config]:
@@ -98,6 +134,7 @@ def _ordered(inst: Instance, raw) -> list[tuple[int, int]]:
 
 def _check(inst: Instance, cert: dict) -> int:
     check_profile(inst, cert)
+    inst = _with_moves(inst, cert)
     alts = query_of(inst, cert)
     counts = counts_of(inst, cert)
     states = _states(inst, cert)
@@ -109,12 +146,13 @@ def _check(inst: Instance, cert: dict) -> int:
         for n in range(len(inst.nodes)):
             # a pair a count target reads is counted up to K (model.Query.count_cap)
             k = max([c for ps, c in counts if (t, n) in ps] + [0])
-            caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k)
+            caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k, semantics.budget_cap(inst, t))
     for sigma in states:
         if target_holds(sigma, inst, alts, counts):
             raise CertificateError("a listed configuration covers the target")
         for p, c in enumerate(sigma):
-            if c and semantics.delete(inst, sigma, *inst.unpair(p)) not in states:
+            if c and semantics.delete_failure(inst, sigma, *inst.unpair(p)) is None \
+                    and semantics.delete(inst, sigma, *inst.unpair(p)) not in states:
                 raise CertificateError(f"not closed under deleting {_name(inst, p)}")
         for (t, n), cap in caps.items():
             if sigma[inst.pair(t, n)] >= cap or semantics.deploy_failure(inst, t, n, sigma) is not None:

@@ -17,6 +17,11 @@ documents them, in plugin order:
   ``In``/``NotIn``/``Exists``/``DoesNotExist``/``Gt``/``Lt`` on labels,
   ``metadata.name`` in ``matchFields``; Gt/Lt compare 64-bit integers as Go
   parses them, and a value that does not parse never matches).
+
+The volume plugins' verdicts are read as the Kubernetes front end recorded
+them in the spec's ``volumes`` field (this module has no volume objects): a
+PreFilter rejection fails every node (but a NodeAffinity conflict), a Filter
+failure a node no earlier filter fails.
 """
 
 from __future__ import annotations
@@ -37,12 +42,24 @@ def static_failure(manifest: Mapping[str, Any], node: Node, kube: bool = False) 
     every required term has ``matchFields metadata.name In`` lists, a node
     outside the union of the terms' common names fails before any filter.
     """
+    volumes = manifest.get("volumes") or {}
     if kube:
         names = _prefilter_names(manifest)
         if names is not None and not names:
             return reasons.NODE_AFFINITY_CONFLICT
+        if volumes.get("preFilter"):
+            return volumes["preFilter"]["reasons"][0]
         if names is not None and node.name not in names:
             return reasons.PREFILTER_NODE_AFFINITY
+    failure = _filters(manifest, node)
+    if failure is None:
+        for entry in volumes.get("filter") or ():
+            if entry["node"] == node.name:
+                return entry["reasons"][0]
+    return failure
+
+
+def _filters(manifest: Mapping[str, Any], node: Node) -> Optional[str]:
     tolerations = list(manifest.get("tolerations") or ())
     if node.unschedulable and not any(tolerates(tol, UNSCHEDULABLE_TAINT, "", "NoSchedule") for tol in tolerations):
         return reasons.NODE_UNSCHEDULABLE

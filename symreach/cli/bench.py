@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
@@ -104,7 +105,7 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
                    "available here are skipped with a note.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds per job; the job is killed a little after.")
-@click.option("--memory-mb", type=click.IntRange(min=64), default=2048, show_default=True,
+@click.option("--memory", "--memory-mb", "memory_mb", type=click.IntRange(min=64), default=2048, show_default=True,
               help="Address-space limit per job (MB).")
 @click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True,
               help="Jobs at a time.")
@@ -116,13 +117,28 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
 @click.option("--node", help="Target node for --pod.")
 @click.option("--node-selector", metavar="K=V[,K=V]", help="Target: any node with these labels.")
 @click.option("--tolerate-crashes", is_flag=True, help="Report engine crashes without failing.")
+@click.option("--cpu-limit", type=click.FloatRange(min=0.1), default=None, metavar="S",
+              help="CPU seconds per job, for its whole process tree (engine workers, ABC), beside "
+                   "--timeout: on a busy machine a wall-clock limit measures the load too.")
+@click.option("--compare", "metric", type=click.Choice(["wall", "cpu"]), default="wall",
+              show_default=True, help="Which time decides winners, ratios, PAR-2 and the plots.")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write a cactus plot, a log-log scatter per engine pair and time against size "
+                   "per family here (PNG, each with its data as JSON; needs matplotlib).")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="A progress bar on a terminal, one line per job otherwise (stderr).")
 @executor_options
 def bench_command(inputs: tuple[str, ...], engines: str, timeout: float, memory_mb: int, parallel: int,
                   csv_out: Optional[Path], json_out: Optional[Path], pod: Optional[str],
                   node: Optional[str], node_selector: Optional[str], tolerate_crashes: bool,
+                  cpu_limit: Optional[float], metric: str, plot_dir: Optional[Path], progress: bool,
                   executor: str, scheduler: Optional[str], workers: int,
                   worker_memory: Optional[str]) -> None:
     """Run several engines on every instance file given (or found in the folders given) and compare.
+
+    Prints one row per instance (each engine's verdict and time, its ratio to
+    the fastest, the winner), then per engine: decided, fastest, only solver,
+    PAR-2, and per engine pair the geometric mean of their time ratio.
 
     Exit status: 0 when all decided answers agree, 1 when engines disagree or
     crash, 2 for usage errors or when no usable instance is given.
@@ -142,8 +158,10 @@ def bench_command(inputs: tuple[str, ...], engines: str, timeout: float, memory_
         instances = collect_instances(paths, _fallback_query(pod, node, node_selector))
         if not instances:
             raise click.UsageError(f"{', '.join(inputs)}: no instance file with a query ({', '.join(SUFFIXES)})")
-        _run_and_report(instances, usable, inputs, timeout, memory_mb, parallel, csv_out, json_out,
-                        tolerate_crashes, (executor, scheduler, workers, worker_memory))
+        limits = BenchLimits(timeout, cpu_limit, memory_mb, parallel)
+        outputs = Outputs(csv_out, json_out, plot_dir, "cpu_s" if metric == "cpu" else "time_s", progress)
+        _run_and_report(instances, usable, inputs, limits, outputs, tolerate_crashes,
+                        (executor, scheduler, workers, worker_memory))
 
 
 def _stdin_file(folder: Path) -> Path:
@@ -156,27 +174,75 @@ def _stdin_file(folder: Path) -> Path:
     return path
 
 
-def _run_and_report(instances, usable, inputs, timeout, memory_mb, parallel, csv_out, json_out,
-                    tolerate_crashes, executor_choice: tuple) -> None:
-    executor, scheduler, workers, worker_memory = executor_choice
-    jobs = [bench.Job(inst, engine) for inst in instances for engine in usable]
-    if executor == "local" and scheduler is None:
-        results = bench.run_jobs(jobs, timeout, memory_mb, parallel=parallel, stop_series=False)
-    else:
-        from symreach.bench.distributed import run_jobs_on
+@dataclass(frozen=True)
+class BenchLimits:
+    timeout_s: float
+    cpu_limit_s: Optional[float]
+    memory_mb: int
+    parallel: int
 
-        with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
-            results = run_jobs_on(ex, jobs, timeout, memory_mb)
+
+@dataclass(frozen=True)
+class Outputs:
+    csv: Optional[Path]
+    json: Optional[Path]
+    plot_dir: Optional[Path]
+    metric: str  # time_s or cpu_s
+    progress: bool
+
+
+def _run_and_report(instances, usable, inputs, limits: BenchLimits, outputs: Outputs,
+                    tolerate_crashes: bool, executor_choice: tuple) -> None:
+    from symreach.bench import analysis
+    from symreach.bench.meta import load, run_meta
+    from symreach.bench.progress import BenchProgress
+
+    executor, scheduler, workers, worker_memory = executor_choice
+    jobs = [bench.Job(inst, engine, cpu_limit_s=limits.cpu_limit_s) for inst in instances for engine in usable]
+    meta = run_meta(folder=", ".join(inputs), engines=usable, timeout_s=limits.timeout_s,
+                    cpu_limit_s=limits.cpu_limit_s, memory_mb=limits.memory_mb, parallel=limits.parallel,
+                    compare=outputs.metric, executor=executor,
+                    engine_options={"engines": usable, "timeout_s": limits.timeout_s,
+                                    "cpu_limit_s": limits.cpu_limit_s, "memory_mb": limits.memory_mb,
+                                    "parallel": limits.parallel})
+    shown = BenchProgress(len(jobs), limits.parallel) if outputs.progress else None
+    try:
+        if executor == "local" and scheduler is None:
+            results = bench.run_jobs(jobs, limits.timeout_s, limits.memory_mb, parallel=limits.parallel,
+                                     stop_series=False, on_result=shown and shown.on_result,
+                                     on_start=shown and shown.on_start)
+        else:
+            from symreach.bench.distributed import run_jobs_on
+
+            with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
+                results = run_jobs_on(ex, jobs, limits.timeout_s, limits.memory_mb,
+                                      on_result=shown and shown.on_result)
+    finally:
+        if shown is not None:
+            shown.close()
+    meta["load_end"] = load()
     found = bench.failures(results, crashes_fail=not tolerate_crashes)
-    click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found})))
-    click.echo("")
-    click.echo(bench_tables.format_grid(*bench_tables.summary_rows(results)))
-    meta = {"folder": ", ".join(inputs), "engines": usable, "timeout_s": timeout,
-            "memory_mb": memory_mb, "parallel": parallel}
+    metric = outputs.metric
+    click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found},
+                                                                    metric)))
+    for title, table in (("per family and engine", bench_tables.summary_rows(results)),
+                         ("per engine", analysis.engine_summary_rows(results, metric)),
+                         ("per engine pair", analysis.pair_rows(results, metric))):
+        click.echo(f"\n{title}:")
+        click.echo(bench_tables.format_grid(*table))
+    click.echo(f"\n{'CPU' if metric == 'cpu_s' else 'wall'} time of engine.check; x: ratio to the "
+               f"fastest; PAR-2: mean time, twice the limit when not decided; geo-mean a/b below 1: "
+               f"a is faster. Load average {meta['load_start']} at the start, {meta['load_end']} at the end.")
+    if outputs.plot_dir is not None:
+        from symreach.bench.plots import plot_all
+
+        pngs, note = plot_all(results, outputs.plot_dir, metric)
+        click.echo(f"symreach bench: {note}" if note else f"wrote {len(pngs)} plots (PNG + JSON) "
+                   f"to {outputs.plot_dir}", err=True)
     write_outputs([(path, render) for path, render in (
-        (csv_out, lambda: bench_tables.write_csv(results)),
-        (json_out, lambda: json.dumps(bench_tables.results_json(results, meta, found), indent=1,
-                                      default=str) + "\n")) if path is not None])
+        (outputs.csv, lambda: bench_tables.write_csv(results, meta=meta)),
+        (outputs.json, lambda: json.dumps(bench_tables.results_json(results, meta, found), indent=1,
+                                          default=str) + "\n")) if path is not None])
     if found:
         click.echo(bench.failure_report(found), err=True)
         sys.exit(1)

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import click
 
+from symreach.cli import group_check
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import limit_options, load_inputs_from_options, pod_hints, query_from_options, target_options
+from symreach.cli.options import (format_options, limit_options, load_inputs_from_options, pod_hints,
+                                  query_from_options, target_options)
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 
@@ -29,9 +31,10 @@ from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
 @click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
               help="Refuse an input file larger than this (MiB).")
+@format_options(("text", "json", "yaml"))
 @limit_options
 def certify_command(file: str, cert: Path, pod, node, node_selector, with_items, quiet: bool, explain: bool,
-                    max_input_mb: int) -> None:
+                    max_input_mb: int, fmt: str) -> None:
     """Re-check a not-deployable certificate CERT against FILE.
 
     Every kind --cert-out writes is accepted: static filter, Theorem 5,
@@ -43,22 +46,31 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
 
     loaded = load_inputs_from_options([file], False, max_input_mb)
     instance = loaded.instance
-    with pod_hints(loaded):
-        target = query_from_options(instance, pod, node, node_selector, with_items)
     text = read_file_text(cert)
     try:
         certificate = parse(text)
     except ValueError as exc:
         click.echo(f"symreach: error: {cert}: not a symreach certificate: {exc}", err=True)
         sys.exit(2)
+    target = None
+    if not group_check.is_group_certificate(certificate):   # a gang certificate names its group
+        with pod_hints(loaded):
+            target = query_from_options(instance, pod, node, node_selector, with_items)
     if certificate.digest is None:
         ok, message = False, ("refused: the certificate is bound to no instance (no digest); "
                               "write it with check --cert-out")
     else:
         ok, message = certificate.check(instance, target)
-    if not quiet:
+    if fmt in ("json", "yaml") and not quiet:
+        from symreach.report.schema import render_document
+
+        click.echo(render_document("certify", {"valid": ok, "kind": certificate.kind, "format": certificate.format,
+                                               "target": str(certificate.target), "message": message}, fmt))
+    elif not quiet:
         click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}")
-        if ok and explain:
+        if ok and explain and group_check.is_group_certificate(certificate):
+            click.echo(group_check.explain_certified_group(instance, certificate.content))
+        elif ok and explain:
             from symreach.certify.lemmas import lemmas_text
 
             click.echo(lemmas_text(instance, certificate))

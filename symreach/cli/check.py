@@ -6,23 +6,32 @@ Exit codes (SPEC 4): 0 deployable, 1 not deployable, 2 usage or input error,
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Optional, Sequence
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
+from symreach.cli.moves_options import apply_moves, explain_block, moves_options
 from symreach.cli.options import (
     check_engine,
+    engine_option,
+    jobs_option,
+    format_options,
     input_options,
+    list_targets_if_asked,
+    list_targets_option,
     load_inputs_from_options,
     memory_option,
     pod_hints,
     query_from_options,
     target_options,
     timeout_option,
-    with_warnings,
+    warnings_json,
 )
 from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
 from symreach.result import Result, Verdict
@@ -31,21 +40,24 @@ from symreach.result import Result, Verdict
 @click.command("check", cls=ErrorReportingCommand)
 @input_options
 @target_options
-@click.option("--engine", default="auto", show_default=True,
-              help="auto, or one engine of the registry: explicit, lazy, bdd, bmc, ic3, abc-pdr, ... "
-                   "(an unknown name lists them all).")
+@moves_options
+@list_targets_option
+@engine_option()
 @timeout_option()
 @memory_option
+@group_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
-@click.option("--jobs", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Cores --engine auto time-slices its engines on.")
+@jobs_option(help="Processes working at once (the cores --engine auto time-slices its engines on).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@format_options()
 @click.option("--trace-out", type=click.Path(dir_okay=False, path_type=Path), help="Write the witness trace here.")
 @click.option("--trace-format", type=click.Choice(["json", "yaml", "kubectl", "text"]), default=None,
               help="Default: from the --trace-out suffix (.json, .yaml/.yml, .sh, .txt), else json.")
 @click.option("--cert-out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the not-deployable certificate here.")
+@click.option("--aiger-witness", "aiger_witness_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the HWMCC/AIGER witness of a deployable answer here, on the model "
+                   "`symreach export --aiger` writes for the same input and target.")
 @click.option("--shortest", is_flag=True,
               help="A provably shortest witness (breadth-first search; --engine explicit or auto).")
 @click.option("--why", is_flag=True, help="On not-deployable, print the certificate as a few readable lemmas.")
@@ -54,15 +66,14 @@ from symreach.result import Result, Verdict
                    "pod and node (auto: a few sweeps when a class has >= 32 nodes, then the concrete "
                    "encoding; the stats say which decided).")
 def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
-          jobs, quiet, as_json, trace_out, trace_format, cert_out, shortest, why, counters) -> None:
+          jobs, quiet, fmt, trace_out, trace_format, cert_out, aiger_witness_out, shortest, why, counters) -> None:
     """Decide whether the target can ever be covered from the initial configuration.
 
     INPUT: files, directories (every YAML/JSON file, recursively) or - for
     standard input; one symreach instance, or Kubernetes manifests and dumps.
     """
     from symreach.errors import time_remaining
-    from symreach.report.progress import make_progress
-    from symreach.report.verdict import result_json, result_text
+    from symreach.report.progress import Recorder, make_progress
     from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
     from symreach.solvers.witness import decide, shortest_engine
@@ -71,51 +82,70 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     if trace_format is not None and trace_out is None:
         raise click.UsageError("--trace-format needs --trace-out FILE")
     process.begin(timeout, memory)
-    process.set_fallback(lambda reason: result_json(Result(Verdict.UNKNOWN, engine, reason=reason)) if as_json
-                         else result_text(Result(Verdict.UNKNOWN, engine, reason=reason)))
+    clock = Clock()
+    recorder = Recorder(make_progress(quiet or fmt != "text"))
+    process.set_fallback(lambda reason: render_check(_limited(engine, reason, recorder, clock), fmt, times=clock.times()))
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    clock.lap("load_s")
+    list_targets_if_asked(loaded, fmt)
     instance, context = loaded.instance, loaded.context
+    group_check.answer_if_asked(loaded)
     with pod_hints(loaded):
-        query = query_from_options(instance, pod, node, node_selector, with_items)
+        query = query_from_options(instance, pod, node, node_selector, with_items, context.get("targets"))
+    instance, engine = apply_moves(instance, query, engine)
 
     def render(result: Result) -> str:
-        if as_json:
-            return with_warnings(result_json(result, query.description), loaded)
-        return result_text(result, query.description, trace_pod_names(result, instance, context))
+        from symreach.report.caveats import verdict_caveats
 
-    process.set_fallback(lambda reason: render(Result(Verdict.UNKNOWN, engine, reason=reason)))
+        caveats = verdict_caveats(context.get("report"), instance, query, result)
+        return render_check(result, fmt, query.description, warnings_json(loaded), clock.times(), caveats,
+                            trace_pod_names(result, instance, context))
+
+    def fallback(reason: str) -> str:
+        return render(_limited(engine, reason, recorder, clock))
+
+    process.set_fallback(fallback)
+    recorder.on_report = process.refresh_fallback  # the supervisor's copy follows the engines' progress
     if shortest:
         try:
             engine = shortest_engine(engine)
         except ValueError as exc:
             raise click.UsageError(f"--shortest: {exc}")
     try:
-        solver = make_engine(engine, jobs=jobs) if engine == "auto" else make_engine(engine)
+        # auto imports its engines' modules only if it races them (start-up of small checks)
+        solver = make_engine(engine, jobs=jobs, preload=False) if engine == "auto" else make_engine(engine)
     except ImportError as exc:
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
-    progress = make_progress(quiet or as_json)
     try:
-        run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=progress, counters=counters)
+        run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=recorder, counters=counters)
         result: Result = decide(solver, instance, query, run, shortest=shortest)
+        explain_block(instance, query, result, max_states)
     finally:
-        if progress is not None:
-            progress.close()
+        recorder.close()
+    clock.split(result)
     outputs: list[PendingOutput] = []
     if trace_out is not None and result.trace:
         from symreach.export.traces import export_trace
 
-        fmt = trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower(), "json")
-        outputs.append((trace_out, lambda: export_trace(result.trace, instance, fmt,
+        trace_fmt = trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower(), "json")
+        outputs.append((trace_out, lambda: export_trace(result.trace, instance, trace_fmt,
                                                         initial_pod_names=context.get("initial_pod_names"))))
     elif trace_out is not None:
         click.echo(f"symreach: note: no witness trace ({result.verdict.value}); {trace_out} not written", err=True)
+    if aiger_witness_out is not None and result.trace:
+        from symreach.encodings.aiger_witness import aiger_witness
+
+        outputs.append((aiger_witness_out, lambda: aiger_witness(instance, query, result.trace)))
+    elif aiger_witness_out is not None:
+        click.echo(f"symreach: note: no AIGER witness ({result.verdict.value}); {aiger_witness_out} "
+                   "not written", err=True)
     why_text = not_deployable_evidence(instance, query, result, cert_out, why, time_remaining())
     if cert_out is not None and result.certificate is not None:
         outputs.append((cert_out, lambda: certificate_text(result)))
     elif cert_out is not None and result.verdict is not Verdict.NOT_DEPLOYABLE:
         click.echo(f"symreach: note: no certificate ({result.verdict.value}); {cert_out} not written", err=True)
     text = render(result)
-    if why_text and not as_json:
+    if why_text and fmt in ("text", "wide"):
         text += "\n" + why_text
     emit_verdict(text, result.verdict.exit_code, outputs)
 
@@ -130,3 +160,62 @@ def trace_pod_names(result: Result, instance, context) -> list[str]:
 
 
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}
+
+
+class Clock:
+    """The run's time split into load / decide / minimise (``times`` in the output)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.mark = self.start
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = now - self.mark
+        self.mark = now
+
+    def split(self, result: Result) -> None:
+        """The decide phase's time, less what trace minimisation took of it."""
+        self.lap("decide_s")
+        minimise = float(result.stats.get("minimise_s", 0.0) or 0.0)
+        self.laps["decide_s"] = max(0.0, self.laps["decide_s"] - minimise)
+        self.laps["minimise_s"] = minimise
+
+    def times(self) -> dict[str, float]:
+        out = {k: round(v, 6) for k, v in self.laps.items()}
+        out["total_s"] = round(time.perf_counter() - self.start, 6)
+        return out
+
+
+def _limited(engine: str, reason: str, recorder, clock: Clock) -> Result:
+    """The unknown verdict of a run a limit stopped: what the engines last reported, the time spent."""
+    stats = recorder.last_stats(engine)
+    return Result(Verdict.UNKNOWN, engine, reason=reason,
+                  time_s=time.perf_counter() - clock.start, stats=stats)
+
+
+def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[list] = None,
+                 times: Optional[dict[str, float]] = None, caveats: Sequence[str] = (),
+                 pod_names: Sequence[str] = ()) -> str:
+    """The verdict in the format of ``-o``, with its caveats (what it depends on that is not modelled)."""
+    from symreach.report.caveats import with_caveats
+    from symreach.report.verdict import result_data, result_text
+
+    if fmt in ("json", "yaml"):
+        from symreach.report.schema import render_document
+
+        data = dict(result_data(result, target, times), warnings=warnings or [], caveats=list(caveats))
+        return render_document("check", data, fmt)
+    if fmt == "csv":
+        import csv
+        import io
+
+        out = io.StringIO()
+        data = result_data(result, target, times)
+        writer = csv.writer(out)
+        writer.writerow(["verdict", "target", "engine", "time_s", "steps", "reason", "proved"])
+        writer.writerow([data["verdict"], target, data["engine"], data["times"]["total_s"], len(data["trace"]),
+                         data["reason"], data["proved"] or ""])
+        return out.getvalue().rstrip("\n")
+    return with_caveats(result_text(result, target, times, wide=fmt == "wide", pod_names=pod_names), list(caveats))

@@ -38,10 +38,17 @@ def _run_until_limit(invoke: Any, ctx: click.Context) -> tuple[Any, Optional[str
         return invoke(ctx), None
     except InputError as exc:
         click.echo(f"symreach: error: {exc}", err=True)
+        _json_error(ctx, "input", exc.problem, EXIT_INPUT_ERROR, exc.filename, exc.line, exc.field_path)
         sys.exit(EXIT_INPUT_ERROR)
     except RecursionError:
         click.echo("symreach: error: input nested too deeply", err=True)
+        _json_error(ctx, "input", "input nested too deeply", EXIT_INPUT_ERROR)
         sys.exit(EXIT_INPUT_ERROR)
+    except click.ClickException as exc:
+        if _json_error(ctx, "usage", exc.format_message(), exc.exit_code):
+            click.echo(f"symreach: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        raise
     except LimitReached as exc:
         return None, exc.reason
     except MemoryError:
@@ -53,11 +60,60 @@ def _run_until_limit(invoke: Any, ctx: click.Context) -> tuple[Any, Optional[str
             traceback.print_exc()
         click.echo(f"symreach: internal error: {type(exc).__name__}: {exc} "
                    "(please report it; SYMREACH_DEBUG=1 shows the traceback)", err=True)
+        _json_error(ctx, "internal", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL_ERROR)
         sys.exit(EXIT_INTERNAL_ERROR)
 
 
+def _json_error(ctx: click.Context, kind: str, message: str, code: int, file: Optional[str] = None,
+                line: Optional[int] = None, field: Optional[str] = None) -> bool:
+    """Under ``-o json|yaml`` the error is also a document on stdout (docs/json.md); True if printed."""
+    from symreach.cli.options import current_format
+
+    fmt = current_format()
+    if fmt not in ("json", "yaml"):
+        return False
+    from symreach.report.schema import error_document, render_document
+
+    doc = error_document(ctx.info_name or "symreach", kind, message, code, file=file, line=line, field=field)
+    click.echo(render_document(doc["command"], doc, fmt))
+    return True
+
+
+def args_format(args: list[str]) -> Optional[str]:
+    """``json``/``yaml`` when the raw arguments ask for it (errors before the options are parsed)."""
+    for i, arg in enumerate(args):
+        if arg == "--json":
+            return "json"
+        value = None
+        if arg in ("-o", "--output", "--format") and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith(("--output=", "--format=")):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-o") and len(arg) > 2:
+            value = arg[2:].lstrip("=")
+        if value in ("json", "yaml"):
+            return value
+    return None
+
+
 class ErrorReportingCommand(click.Command):
-    """A command whose InputErrors end in one line and exit 2."""
+    """A command whose InputErrors end in one line and exit 2 (and a JSON
+    document on stdout under ``-o json``, also for a bad option)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        from symreach.cli.options import FORMAT_META
+
+        fmt = args_format(args)
+        if fmt is not None:  # errors before the command's own -o is read are documents too
+            ctx.meta[FORMAT_META] = fmt
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            if fmt is None:
+                raise
+            click.echo(f"symreach: error: {exc.format_message()}", err=True)
+            _json_error(ctx, "usage", exc.format_message(), exc.exit_code)
+            sys.exit(exc.exit_code)
 
     def invoke(self, ctx: click.Context) -> Any:
         process.reset()

@@ -12,7 +12,8 @@ from typing import Callable, Iterator, Optional
 import click
 
 from symreach.report.progress import make_progress
-from symreach.solvers.executor import DaskUnavailable, Executor, make_executor
+from symreach.errors import InputError
+from symreach.solvers.executor import DaskUnavailable, Executor, SchedulerUnreachable, make_executor
 
 
 def executor_options(fn: Callable) -> Callable:
@@ -43,7 +44,13 @@ def executor_from_options(name: str, scheduler: Optional[str], workers: int,
     except DaskUnavailable as exc:
         raise click.UsageError(f"--executor dask: {exc}") from None
     try:
+        if scheduler is not None:
+            # Connect now: an unreachable or malformed address is the user's
+            # to fix (exit 2, one line), within --timeout or CONNECT_S.
+            executor.client()
         yield executor
+    except SchedulerUnreachable as exc:
+        raise InputError(str(exc), field_path="--scheduler") from None
     finally:
         close = getattr(executor, "close", None)
         if close is not None:

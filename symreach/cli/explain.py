@@ -3,50 +3,67 @@ dynamic obstacle can ever be overcome (decided and narrated)."""
 
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 import click
 
-from symreach.cli import process
+from symreach.cli import group_check, process
+from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import check_engine, input_options, load_inputs_from_options, memory_option, pod_hints, timeout_option
+from symreach.cli.options import (check_engine, current_namespace, engine_option, format_options, input_options,
+                                  list_targets_if_asked, list_targets_option, load_inputs_from_options,
+                                  memory_option, pod_hints, timeout_option, warnings_json)
 from symreach.errors import InputError
 
 
 @click.command("explain", cls=ErrorReportingCommand)
 @input_options
-@click.option("--pod", help="Pod type to explain (default: every pod type).")
+@click.option("--pod", help="Pod type to explain (default: every pod type, within -n): ns/name, "
+                             "deploy/NAME, sts/NAME, ds/NAME, ... or a running pod's name.")
 @click.option("--node", help="Only this node; a dynamic obstacle is then also decided and narrated.")
-@click.option("--engine", default="auto", show_default=True, help="Engine for the reachability question.")
+@list_targets_option
+@engine_option(help="Engine for the reachability question.")
 @timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
 @memory_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, as_json) -> None:
+@format_options(("text", "wide", "json", "yaml", "csv"))
+@group_option
+def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, fmt) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain_subject, explanation_text, subjects
 
     check_engine(engine)
     process.begin(timeout, memory)
+    from symreach.cli.names import check_node, resolve_pod
+
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
-    instance = loaded.instance
+    list_targets_if_asked(loaded, fmt)
+    group_check.explain_if_asked(loaded)
+    instance, targets = loaded.instance, loaded.context["targets"]
     if not instance.pod_types:
         raise InputError("the file declares no pod types: nothing to explain", filename=", ".join(inputs))
+    namespace = current_namespace()
     with pod_hints(loaded):
-        about = subjects(instance, pod)
+        about = subjects(instance, None if pod is None else resolve_pod(targets, pod, namespace))
+    if pod is None and namespace is not None:
+        about = [s for s in about if any(t is not None and instance.pod_types[t].namespace == namespace
+                                         for t in s.per_node)]
     explanations = [explain_subject(instance, s) for s in about]
     outcomes: list[Optional[dict]] = [None] * len(about)
     if node is not None:
-        if node not in {n.name for n in instance.nodes}:
-            raise InputError(f"unknown node {node!r}", field_path="--node")
+        check_node(targets, node)
         explanations = [type(e)(e.pod, tuple(v for v in e.nodes if v.node == node)) for e in explanations]
         n = instance.node_index(node)
         for i, (s, e) in enumerate(zip(about, explanations)):
             if not e.nodes[0].static and s.per_node[n] is not None:
                 outcomes[i] = _decide_and_narrate(instance, s.per_node[n], node, engine, timeout)
-    if as_json:
-        data = [dict(e.to_json(), reachability=o) if o else e.to_json() for e, o in zip(explanations, outcomes)]
-        click.echo(json.dumps(data, indent=1))
+    if fmt in ("json", "yaml"):
+        from symreach.report.schema import render_document
+
+        data = [dict(e.to_json(), reachability=o) for e, o in zip(explanations, outcomes)]
+        click.echo(render_document("explain", {"pods": data, "warnings": warnings_json(loaded)}, fmt, indent=1))
+        return
+    if fmt == "csv":
+        click.echo(_explain_csv(explanations), nl=False)
         return
     blocks = []
     for e, o in zip(explanations, outcomes):
@@ -56,6 +73,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
             text += "".join(f"\n    {i}. {line}" for i, line in enumerate(o["narration"], 1))
             if o["reason"] and not o["narration"]:
                 text += f"\n    {o['reason']}"
+            if o.get("proved"):
+                text += f"\n    proved: {o['proved']}"
             more = o.get("more")
             if more:
                 text += (f"\n  one more on {node} ({more['at_least']} at once)? {more['verdict']} "
@@ -67,10 +86,24 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
     click.echo("\n\n".join(blocks))
 
 
+def _explain_csv(explanations) -> str:
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["pod", "node", "fits_now", "static", "reason"])
+    for e in explanations:
+        for v in e.nodes:
+            writer.writerow([e.pod, v.node, v.reason is None, v.static, v.reason or ""])
+    return out.getvalue()
+
+
 def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float) -> dict:
     from symreach.loader import parse_query
     from symreach.model import Query
     from symreach.report.narrate import narrate
+    from symreach.report.verdict import what_was_proved
     from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
     from symreach.solvers.witness import decide
@@ -81,7 +114,8 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     def ask(q: Query) -> dict:
         result = decide(make_engine(engine), instance, q, RunContext.for_process())
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
-                "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description}
+                "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description,
+                "proved": what_was_proved(result) or None}
     out = ask(query)
     if instance.initial.get((t, n), 0) > 0:
         # "initially present" answers the wrong question for an operator: ask for one more

@@ -1,51 +1,176 @@
-"""``symreach matrix FILE``: the deployability of every (type, node) pair (the lead registers it)."""
+"""``symreach matrix FILE``: the deployability of every (type, node) pair, by node pool."""
 
 from __future__ import annotations
+
+import io
+import sys
 
 import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.executor_options import executor_from_options, executor_options, task_progress
-from symreach.cli.options import input_options, load_inputs_from_options, memory_option, timeout_option, with_warnings
-from symreach.cli.output import emit_verdict
-from symreach.solvers.matrix import matrix_table, render_csv, render_json, render_text, unknown_matrix
+from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
+                                  list_targets_option, load_inputs_from_options, memory_option, timeout_option,
+                                  warnings_json)
+
+
+def computation_options(func):
+    """How the cells are computed: shared by ``matrix`` and ``where``."""
+    for option in reversed((
+        click.option("--method", type=click.Choice(["cells", "fixpoint"]), default="cells", show_default=True,
+                     help="cells: one task per pod type, one answer per class of interchangeable "
+                          "nodes; fixpoint: one BDD fixpoint of the whole system."),
+        click.option("--symmetry/--no-symmetry", default=True, show_default=True,
+                     help="Answer once per class of interchangeable nodes (cells method)."),
+        click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+                     help="Seconds for the engine on one cell (cells method); then unknown."),
+        click.option("--jobs", type=click.IntRange(min=1), default=None,
+                     help="Processes working at once (the LocalCluster's workers with --executor dask; "
+                          "same as --workers)."),
+        executor_options,
+    )):
+        func = option(func)
+    return func
+
+
+def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, executor: str, scheduler,
+                   workers: int, worker_memory, jobs, memory):
+    """The matrix of ``inst`` as the options say (``--memory`` also bounds Dask's local workers)."""
+    from symreach.errors import LimitReached, time_remaining
+    from symreach.solvers.matrix import empty_matrix, matrix_table, stop_matrix
+
+    if method == "fixpoint":
+        return matrix_table(inst, timeout_s=time_remaining(), method="fixpoint")
+    workers = jobs or workers
+    worker_memory = worker_memory or (f"{memory}MB" if memory else None)
+    # Filled as pod types finish: a memory limit keeps every cell decided before it.
+    m = empty_matrix(inst)
+    stopped = None
+    try:
+        with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
+            matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
+                         executor=ex, progress=task_progress("matrix", "pod types"), into=m)
+    except MemoryError:
+        stopped = process.memory_reason()
+    except LimitReached as exc:
+        stopped = exc.reason
+    if stopped is not None:   # outside the handler: its frames (what filled memory) are gone
+        stop_matrix(m, stopped)
+    return m
 
 
 @click.command("matrix", cls=ErrorReportingCommand)
 @input_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
-              show_default=True)
+@format_options(legacy_format=True)
+@click.option("--transpose", is_flag=True, help="Pools (or nodes, -o wide) as rows, pod types as columns.")
+@click.option("--pods", "pod_filter", metavar="SELECTOR",
+              help="Only these pod types: a label selector (app=web,tier!=db) or a name pattern (payments/*).")
+@click.option("--nodes", "node_filter", metavar="SELECTOR",
+              help="Only these nodes: a label selector (pool=gpu) or a name pattern (gpu-*).")
+@list_targets_option
 @timeout_option(help="Seconds before the remaining cells are unknown.")
 @memory_option
-@click.option("--method", type=click.Choice(["cells", "fixpoint"]), default="cells",
-              show_default=True,
-              help="cells: one task per pod type, one answer per class of interchangeable "
-                   "nodes; fixpoint: one BDD fixpoint of the whole system.")
-@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
-              help="Answer once per class of interchangeable nodes (cells method).")
-@click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-              help="Seconds for the engine on one cell (cells method); then unknown.")
-@executor_options
-def matrix_command(inputs, strict, max_input_mb, fmt: str, timeout, memory, method: str, symmetry: bool,
-                   cell_timeout: float, executor: str, scheduler, workers: int, worker_memory) -> None:
-    """Decide which pod types can ever run on which nodes."""
-    from symreach.errors import time_remaining
+@computation_options
+def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_filter, node_filter, timeout,
+                   memory, method: str, symmetry: bool, cell_timeout: float, jobs, executor: str, scheduler,
+                   workers: int, worker_memory) -> None:
+    """Decide which pod types can ever run on which nodes, by node pool.
 
+    Text groups the nodes into pools (nodes equal up to their name), named by
+    the labels that tell them apart; -o wide has one column per node; -o
+    json|yaml|csv have every cell.
+    """
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    list_targets_if_asked(loaded, fmt)
     inst = loaded.instance
+    namespace = current_namespace()
 
     def render(m) -> str:
-        if fmt == "json":
-            return with_warnings(render_json(m), loaded)
-        return {"text": render_text, "csv": render_csv}[fmt](m)
+        return render_matrix(m, inst, fmt, transpose, pod_filter, node_filter, namespace, warnings_json(loaded))
 
-    process.set_fallback(lambda reason: render(unknown_matrix(inst, reason)))
-    if method == "fixpoint":
-        m = matrix_table(inst, timeout_s=time_remaining(), method="fixpoint")
-    else:
-        with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
-            m = matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
-                             executor=ex, progress=task_progress("matrix", "pod types"))
-    emit_verdict(render(m), 0 if m.stats.get("complete") else 3)
+    from symreach.solvers.matrix import write_matrix
+
+    def write(m, out) -> None:
+        """JSON and CSV of every cell, streamed (millions of cells); the rest rendered."""
+        if fmt in ("json", "csv") and not (pod_filter or node_filter or namespace):
+            extra = head = None
+            if fmt == "json":
+                from symreach.report.matrix_view import view, view_json
+                from symreach.report.schema import document
+
+                head = document("matrix", {})
+                extra = {**view_json(m, inst, view(m, inst, True, None, None, None)),
+                         "warnings": list(warnings_json(loaded))}
+            write_matrix(m, fmt, out, extra, head)
+        else:
+            out.write(render(m) + "\n")
+
+    process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
+    m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
+                       memory)
+    from symreach.report.caveats import type_caveats
+
+    m.caveats = type_caveats(loaded.context.get("report"), inst)
+    code = 0 if m.stats.get("complete") else 3
+    process.printing(code)
+    try:
+        write(m, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:   # the reader stopped early (| head): not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(code)
+
+
+# Past this many cells the supervisor's copy of the fallback (printed only if the
+# run has to be killed) lists no cells: a pre-rendered JSON matrix of five million
+# unknown cells is 400 MB. A run that stops by itself prints its cells either way.
+FALLBACK_CELLS = 1_000_000
+
+
+def _fallback_text(inst, reason: str, write) -> str:
+    from symreach.solvers.matrix import Matrix, unknown_matrix
+
+    m = unknown_matrix(inst, reason)
+    if len(m.cells) > FALLBACK_CELLS:
+        m = Matrix((), m.nodes, {}, {}, {"complete": False,
+                                          "reason": f"{reason} (cells not listed: the run was stopped)"})
+    out = io.StringIO()
+    write(m, out)
+    return out.getvalue().rstrip("\n")
+
+
+CELL_KEYS = ("pod", "node", "verdict", "by")  # docs/json.md (and "caveats", a list, in JSON)
+
+
+def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, node_filter=None,
+                  namespace=None, warnings=()) -> str:
+    """The matrix in the format of ``-o``; filters apply to every format."""
+    from symreach.report.matrix_view import render_view, view, view_json
+
+    grouped = view(m, inst, True, pod_filter, node_filter, namespace)
+    if fmt in ("text", "wide"):
+        return render_view(m, inst, grouped if fmt == "text" else view(m, inst, False, pod_filter, node_filter,
+                                                                        namespace), transpose)
+    keep_rows = {r.name for r in grouped.rows}
+    keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
+    cells = [{**{k: c[k] for k in CELL_KEYS}, "caveats": c.get("caveats", [])} for c in m.rows()
+             if c["pod"] in keep_rows and c["node"] in keep_nodes]
+    if fmt == "csv":
+        import csv
+        import io
+
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(CELL_KEYS), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(cells)
+        return out.getvalue().rstrip("\n")
+    from symreach.report.schema import render_document
+
+    data = {"pods": [r.name for r in grouped.rows], "nodes": [n.name for n in inst.nodes if n.name in keep_nodes],
+            "cells": cells, **view_json(m, inst, grouped), "stats": m.stats, "warnings": list(warnings),
+            "caveats": {m.types[t]: list(c) for t, c in sorted((getattr(m, "caveats", None) or {}).items())}}
+    return render_document("matrix", data, fmt, indent=2)

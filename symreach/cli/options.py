@@ -11,13 +11,16 @@ import contextlib
 import functools
 import math
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import click
 
 from symreach.errors import InputError
 from symreach.loader.query import MAX_COUNT
 from symreach.model import Instance, Query
+
+if TYPE_CHECKING:
+    from symreach.cli.names import Targets
 
 # The query's fields as the command line names them: below cli/ an error names
 # the field (``pod``, ``with #2``), a command's error names the option.
@@ -51,12 +54,16 @@ def parse_with(items: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def query_from_options(instance: Instance, pod: Optional[str], node: Optional[str],
-                       node_selector: Optional[str], with_items: tuple[str, ...]) -> Query:
+                       node_selector: Optional[str], with_items: tuple[str, ...],
+                       targets: Optional["Targets"] = None) -> Query:
     """The command line's target, or the file's own query when no ``--pod`` is given.
 
     ``--count``, ``--more`` and ``--domain`` are read from the click context
     (``target_options`` puts them there), so commands keep their signatures.
+    ``--pod`` takes the names operators use (``symreach.cli.names``), within
+    ``-n NAMESPACE``; unknown nodes and label keys get a did-you-mean.
     """
+    from symreach.cli.names import check_label, check_node, resolve_pod
     from symreach.loader import parse_query
 
     count, more, domain = _count_options()
@@ -71,26 +78,36 @@ def query_from_options(instance: Instance, pod: Optional[str], node: Optional[st
         raise click.UsageError("give one of --node, --node-selector and --domain")
     if count is not None and more:
         raise click.UsageError("give --count or --more, not both")
-    with_pairs = [(full_pod_name(instance, p), n) for p, n in parse_with(with_items)]
+    if targets is None:
+        targets = _loaded_targets(instance)
+    namespace = current_namespace()
+    selector = parse_node_selector(node_selector)
     with naming_the_file(instance.source), naming_options():
-        return parse_query(instance, full_pod_name(instance, pod), node=node,
-                           node_selector=parse_node_selector(node_selector), with_pairs=with_pairs,
-                           count=count, more=more, domain=parse_domain(domain))
+        with_pairs = [(resolve_pod(targets, p, namespace), n) for p, n in parse_with(with_items)]
+        for n in [node] + [n for _, n in with_pairs]:
+            if n is not None:
+                check_node(targets, n, "--node" if n == node else "--with")
+        for key, value in (selector or {}).items():
+            check_label(targets, instance, key, None, "--node-selector")
+        if domain is not None and "=" not in domain:  # a key alone: say which values it has
+            check_label(targets, instance, domain.strip(), "", "--domain")
+        domain_pair = parse_domain(domain)
+        if domain_pair is not None:
+            check_label(targets, instance, domain_pair[0], domain_pair[1], "--domain")
+        return parse_query(instance, resolve_pod(targets, pod, namespace), node=node,
+                           node_selector=selector, with_pairs=with_pairs,
+                           count=count, more=more, domain=domain_pair)
 
 
-def full_pod_name(instance: Instance, name: str) -> str:
-    """A pod type or DaemonSet as named on the command line: its exact name, or a
-    name without its ``namespace/`` when exactly one namespace has it (so
-    ``--pod payments-api`` finds ``payments/payments-api``). Anything else is
-    returned unchanged, for the query parser to report."""
-    from symreach.model import daemonset_groups
+def _loaded_targets(instance: Instance) -> "Targets":
+    """The names of the inputs the command loaded (workloads, running pods), else of the instance alone."""
+    from symreach.cli.names import targets_of
 
-    known = [t.name for t in instance.pod_types]
-    if name in known or "/" in name:
-        return name
-    candidates = {k for k in known + list(daemonset_groups(instance)) if "@" not in k}
-    matches = [k for k in candidates if k.split("/", 1)[-1] == name]
-    return matches[0] if len(matches) == 1 else name
+    ctx = click.get_current_context(silent=True)
+    seen = ctx.meta.get(_TARGETS) if ctx is not None else None
+    if seen is not None and seen[0] is instance:
+        return seen[1]
+    return targets_of(instance)
 
 
 def parse_domain(text: Optional[str]) -> Optional[tuple[str, str]]:
@@ -172,44 +189,125 @@ def target_options(func):
 MIB = 1024 * 1024
 
 
+_NAMESPACE = "symreach.namespace"
+_TARGETS = "symreach.targets"   # (instance, Targets) of the inputs the command loaded
+
+
+def current_namespace() -> Optional[str]:
+    """``-n NAMESPACE`` of the running command, or None."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_NAMESPACE) if ctx is not None else None
+
+
 def input_options(func):
-    """``INPUTS...`` (files, directories, ``-`` for standard input), ``--strict`` and ``--max-input-mb``."""
+    """``INPUT...`` and ``-f/--filename`` (files, directories, ``-`` for standard input; together
+    they are the inputs), ``-n/--namespace``, ``--strict`` and ``--max-input-mb``.
+
+    ``-n`` is the namespace of namespaced objects that name none (manifests
+    applied with ``kubectl apply -n NS``) and filters the targets; it is kept
+    in the click context (``current_namespace``), so the commands' signatures
+    stay ``(inputs, strict, max_input_mb, ...)``.
+    """
     from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
 
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        files = tuple(kwargs.pop("filenames") or ())
+        click.get_current_context().meta[_NAMESPACE] = kwargs.pop("namespace")
+        kwargs["inputs"] = tuple(kwargs["inputs"]) + files
+        if not kwargs["inputs"]:
+            raise click.UsageError("give an input: FILE, -f FILE, a directory, or - for standard input")
+        return func(*args, **kwargs)
+
     for decorator in reversed((
-        click.argument("inputs", nargs=-1, required=True, metavar="INPUT...",
+        click.argument("inputs", nargs=-1, required=False, metavar="[INPUT]...",
                        type=click.Path(path_type=str, allow_dash=True)),
+        click.option("-f", "--filename", "filenames", multiple=True, metavar="FILE",
+                     type=click.Path(path_type=str, allow_dash=True),
+                     help="An input, as kubectl takes it (repeatable; - is standard input); same as INPUT."),
+        click.option("-n", "--namespace", default=None, metavar="NS",
+                     help="Namespace of objects that name none (as kubectl apply -n), and only "
+                          "targets in it."),
         click.option("--strict", is_flag=True,
                      help="Refuse the input (exit 2) when reading it raised any warning."),
         click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
                      show_default=True, help="Refuse an input file larger than this (MiB)."),
     )):
-        func = decorator(func)
-    return func
+        wrapper = decorator(wrapper)
+    return wrapper
 
 
 def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     """Load the inputs as one instance; print its warnings on stderr (``--strict``: refuse them).
 
-    The returned ``Loaded`` carries the warning groups in ``context["warnings"]``.
+    The returned ``Loaded`` carries the warning groups in ``context["warnings"]``
+    and every name ``--pod`` accepts in ``context["targets"]``.
     """
+    from symreach.cli.names import targets_of
     from symreach.frontends.dispatch import load_inputs
     from symreach.loader.yaml_source import InputTooLarge
+    from symreach.report.progress import loading
     from symreach.report.warnings import SHOWN_PER_LINE, warning_groups
 
+    namespace = current_namespace()
     try:
-        loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB)
+        with loading(", ".join(inputs)):
+            loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB,
+                                 **({"namespace": namespace} if namespace else {}))
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
     groups = warning_groups(loaded.report)
     for group in groups:
-        more = " (--json lists all)" if group.count > SHOWN_PER_LINE else ""
+        more = " (-o json lists all)" if group.count > SHOWN_PER_LINE else ""
         click.echo(f"symreach: warning: {group.line()}{more}", err=True)
     if strict and groups:
         total = sum(g.count for g in groups)
         raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
     loaded.context["warnings"] = groups
+    loaded.context["targets"] = targets_of(loaded.instance, loaded.report)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[_TARGETS] = (loaded.instance, loaded.context["targets"])
     return loaded
+
+
+def list_targets_option(func):
+    """``--list-targets``: print every name ``--pod``/``--node`` accept (within ``-n``) and exit 0."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        click.get_current_context().meta[_LIST] = kwargs.pop("list_targets")
+        return func(*args, **kwargs)
+
+    return click.option("--list-targets", is_flag=True,
+                        help="List every pod type (with the workload and pod names that mean it), "
+                             "node and label key, then exit.")(wrapper)
+
+
+_LIST = "symreach.list_targets"
+
+
+def listing_targets() -> bool:
+    """Whether ``--list-targets`` was given (the command's other requirements then do not apply)."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(_LIST))
+
+
+def list_targets_if_asked(loaded, fmt: str = "text") -> None:
+    """With ``--list-targets``: print the listing and exit 0."""
+    import sys
+
+    from symreach.cli.names import listing_text, targets_listing
+
+    if not listing_targets():
+        return
+    listing = targets_listing(loaded.context["targets"].namespaces_of(current_namespace()))
+    if fmt in ("json", "yaml"):
+        from symreach.report.schema import render_document
+
+        click.echo(render_document("targets", listing, fmt))
+    else:
+        click.echo(listing_text(listing))
+    sys.exit(0)
 
 
 @contextmanager
@@ -231,14 +329,51 @@ def pod_hints(loaded) -> Iterator[None]:
         raise InputError(f"{err.problem}; {hint}", err.filename, err.line, err.field_path) from None
 
 
-def with_warnings(json_text: str, loaded) -> str:
-    """A JSON object printed by a command, with the input's ``warnings`` added."""
+def warnings_json(loaded) -> list:
+    """The input's warning groups as the JSON contract's ``warnings``."""
+    return [g.to_json() for g in loaded.context.get("warnings", [])]
+
+
+class EngineName(click.ParamType):
+    """An engine of ``solvers.registry``, read when the option is used or shown, so an
+    engine registered later (a plugin, a test) is taken and listed too."""
+
+    name = "engine"
+
+    def get_metavar(self, param: click.Parameter, ctx: Optional[click.Context] = None) -> str:
+        from symreach.solvers.registry import ENGINES
+
+        return "[" + "|".join(ENGINES) + "]"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> str:
+        from symreach.solvers.registry import ENGINES
+
+        if value not in ENGINES:
+            self.fail(f"unknown engine {value!r}; choose from {', '.join(ENGINES)}", param, ctx)
+        return value
+
+
+def engine_option(help: str = "The engine (every engine of the registry is listed).", **kwargs):
+    """``--engine NAME``: an engine of ``solvers.registry``; ``--help`` lists them all."""
+    return click.option("--engine", type=EngineName(), default="auto", show_default=True, help=help, **kwargs)
+
+
+def jobs_option(default: int = 2, help: str = "Processes working at once."):
+    """``--jobs N``: how many processes work at once, in every command that has it."""
+    return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, help=help)
+
+
+def with_warnings(json_text: str, loaded, command: str = "check") -> str:
+    """A JSON object printed by a command, with the input's ``warnings`` and the
+    contract's ``schema_version`` and ``command`` (docs/json.md)."""
     import json
+
+    from symreach.report.schema import document
 
     data = json.loads(json_text)
     if isinstance(data, dict):
-        data["warnings"] = [g.to_json() for g in loaded.context.get("warnings", [])]
-        return json.dumps(data, default=str)
+        data["warnings"] = warnings_json(loaded)
+        return json.dumps(document(command, data), default=str)
     return json_text
 
 
@@ -266,7 +401,10 @@ def timeout_option(default: Optional[float] = None, help: str = "Seconds before 
 
 
 def memory_option(func):
-    """``--memory MB``: the address-space limit of the process doing the work."""
+    """``--memory MB``: the address-space limit of the process doing the work
+    (``--memory-mb`` is a hidden alias, the spelling ``bench`` used)."""
+    func = click.option("--memory-mb", "memory", type=click.IntRange(min=64), default=None, hidden=True,
+                        help="Same as --memory.")(func)
     return click.option("--memory", type=click.IntRange(min=64), default=None, metavar="MB",
                         help="Memory limit in MB (RLIMIT_AS of the working process; "
                              "default: half of physical memory). Reaching it answers unknown.")(func)
@@ -292,3 +430,46 @@ def limit_options(func: Callable) -> Callable:
         return func(*args, **kwargs)
 
     return timeout_option(help="Seconds before giving up (exit 3).")(memory_option(limited))
+
+
+# ---- output formats ----------------------------------------------------------------------------
+
+FORMATS = ("text", "wide", "json", "yaml", "csv")
+FORMAT_META = "symreach.format"
+
+
+def current_format() -> str:
+    """The ``-o`` of the running command (``text`` before it is parsed)."""
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if FORMAT_META in ctx.meta:
+            return ctx.meta[FORMAT_META]
+        ctx = ctx.parent
+    return "text"
+
+
+def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = False):
+    """``-o/--output FORMAT`` (kubectl's), with the former ``--json`` flag (and
+    ``matrix``'s ``--format``) kept as hidden aliases; the command gets ``fmt``."""
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            fmt = kwargs.pop("output")
+            legacy = kwargs.pop("legacy_format", None)
+            if kwargs.pop("as_json"):
+                fmt = fmt or "json"
+            fmt = fmt or legacy or "text"
+            click.get_current_context().meta[FORMAT_META] = fmt
+            kwargs["fmt"] = fmt
+            return func(*args, **kwargs)
+
+        options = [click.option("-o", "--output", type=click.Choice(formats), default=None,
+                                help=f"Output format (default text): {', '.join(formats)}."),
+                   click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as -o json.")]
+        if legacy_format:
+            options.append(click.option("--format", "legacy_format", type=click.Choice(formats),
+                                        default=None, hidden=True, help="Same as -o."))
+        for option in reversed(options):
+            wrapper = option(wrapper)
+        return wrapper
+    return decorate

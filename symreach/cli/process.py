@@ -63,6 +63,8 @@ class _Run:
         self.fallback: Optional[Callable[[str], str]] = None
         self.printed: Optional[int] = None
         self.memory_mb: Optional[int] = None
+        self.refreshed = time.monotonic()
+        self.pid = os.getpid()
 
 
 _run = _Run()
@@ -105,6 +107,20 @@ def set_fallback(render: Callable[[str], str]) -> None:
     tell_supervisor({"fallback": render(REASON)})
 
 
+def refresh_fallback(min_interval_s: float = 1.0) -> None:
+    """Re-send the fallback (at most every ``min_interval_s``; supervised runs,
+    this process only), so an ``unknown`` the supervisor prints after killing
+    the work has the time and the engines' counters of its last refresh, not
+    those of the moment the fallback was first set. Called from the engines'
+    progress reports: no thread of its own, so forks see nothing new."""
+    now = time.monotonic()
+    if (not supervised() or _run.fallback is None or _run.printed is not None
+            or now - _run.refreshed < min_interval_s or os.getpid() != _run.pid):
+        return
+    _run.refreshed = now
+    tell_supervisor({"fallback": _run.fallback(REASON)})
+
+
 def printing(exit_code: int) -> None:
     """Say that the verdict is being printed now: from here on it stands, and
     only output files remain to be written."""
@@ -119,6 +135,8 @@ def limit_reached(reason: str) -> NoReturn:
         sys.exit(_run.printed)
     if _run.fallback is not None:
         printing(EXIT_UNKNOWN)
+        if sys.stderr.isatty():  # a progress line the limit interrupted
+            sys.stderr.write("\r\x1b[K")
         click.echo(_run.fallback(reason))
     else:
         click.echo(f"symreach: error: {reason}", err=True)
@@ -343,6 +361,9 @@ class _Supervisor:
         return EXIT_UNKNOWN if self.fallback is not None else code
 
     def _print_fallback(self, reason: str) -> None:
+        if sys.stderr.isatty():  # the killed child's progress line, if it drew one
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
         if self.fallback is not None:
             click.echo(self.fallback.replace(REASON, reason))
         else:

@@ -153,51 +153,95 @@ def fits_alone(inst: Instance, t: int, n: int) -> bool:
 def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
                  initial: frozenset[Pair]) -> tuple[dict[Pair, int], dict[Pair, tuple[Pair, ...]]]:
     """Least fixpoint; returns the round each pair entered (0 = sigma0) and,
-    for pairs added by a witness, the witness pair of each term."""
+    for pairs added by a witness, the witness pair of each term.
+
+    Rounds as in the definition (a pair enters in round r when every term has
+    a witness among the pairs of rounds < r), computed by a worklist: a pair
+    that fails waits on the first term without a witness, keyed by the term's
+    witness types, topology and the pair's domain, and is looked at again
+    only in the round after a pair of those types enters that domain (nothing
+    else can give the term a witness: witness lists only grow, and whether a
+    witness can run beside the pair is fixed). Each round looks at its pairs
+    in sorted order and each domain's witnesses in (type, entry) order, so
+    rounds and witnesses are those of the round-by-round definition."""
     added: dict[Pair, int] = {p: 0 for p in initial}
     why: dict[Pair, tuple[Pair, ...]] = {}
-    pending = sorted(candidates - set(added))
     kube = inst.profile == KUBERNETES
+    by_type: dict[int, list[int]] = {}
+    # (witness types, topology id) -> domain -> type -> nodes, in entry order
+    lists: dict[tuple[frozenset[int], int], dict[int, dict[int, list[int]]]] = {}
+    topos: dict[int, object] = {}
+    waiting: dict[tuple[frozenset[int], int], dict[int, list[Pair]]] = {}
+    witness_types = {t: semantics.affinity_witness_types(inst, t) for t in {t for t, _ in candidates}}
+
+    def enter(pairs: list[Pair]) -> list[Pair]:
+        """Record pairs that entered; return the waiting pairs they may unblock."""
+        woken: list[Pair] = []
+        for (u, m) in pairs:
+            by_type.setdefault(u, []).append(m)
+            for key, per_domain in lists.items():
+                if u in key[0]:
+                    d = topos[key[1]].domain_of[m]
+                    if d is not None:
+                        per_domain.setdefault(d, {}).setdefault(u, []).append(m)
+            for key, per_domain in waiting.items():
+                if u in key[0]:
+                    d = topos[key[1]].domain_of[m]
+                    if d is not None and d in per_domain:
+                        woken.extend(per_domain.pop(d))
+        return woken
+
+    def doms(selects: frozenset[int], topo) -> dict[int, dict[int, list[int]]]:
+        key = (selects, id(topo))
+        d = lists.get(key)
+        if d is None:
+            topos[id(topo)] = topo
+            d = {}
+            for u in sorted(selects):
+                for m in by_type.get(u, ()):
+                    dm = topo.domain_of[m]
+                    if dm is not None:
+                        d.setdefault(dm, {}).setdefault(u, []).append(m)
+            lists[key] = d
+        return d
+
+    def witness(t: int, n: int, selects: frozenset[int], topo) -> Optional[Pair]:
+        """The first pair of ``n``'s domain that can run beside ``(t, n)``."""
+        d = topo.domain_of[n]
+        if d is None:
+            return None
+        per_type = doms(selects, topo).get(d)
+        if not per_type:
+            return None
+        for u in sorted(per_type):
+            for m in per_type[u]:
+                if not clash(inst, t, n, u, m):
+                    return (u, m)
+        return None
+
+    def wait(p: Pair, selects: frozenset[int], topo) -> None:
+        d = topo.domain_of[p[1]]
+        if d is not None:   # a node without the key never gets a witness
+            topos[id(topo)] = topo
+            waiting.setdefault((selects, id(topo)), {}).setdefault(d, []).append(p)
+
+    enter(list(added))
+    pending = sorted(candidates - set(added))
     rnd = 0
     while pending:
         rnd += 1
-        by_type: dict[int, list[int]] = {}
-        for (u, m) in added:
-            by_type.setdefault(u, []).append(m)
-        memo: dict[tuple[frozenset[int], int], dict[int, list[Pair]]] = {}
-
-        def doms(selects: frozenset[int], topo) -> dict[int, list[Pair]]:
-            key = (selects, id(topo))
-            d = memo.get(key)
-            if d is None:
-                d = {}
-                for u in sorted(selects):
-                    for m in by_type.get(u, ()):
-                        dm = topo.domain_of[m]
-                        if dm is not None:
-                            d.setdefault(dm, []).append((u, m))
-                memo[key] = d
-            return d
-
-        def witness(t: int, n: int, selects: frozenset[int], topo) -> Optional[Pair]:
-            """The first pair of ``n``'s domain that can run beside ``(t, n)``."""
-            d = topo.domain_of[n]
-            if d is None:
-                return None
-            return next((w for w in doms(selects, topo).get(d, ()) if not clash(inst, t, n, *w)),
-                        None)
-
-        new: list[tuple[Pair, tuple[Pair, ...]]] = []
-        rest: list[Pair] = []
+        new: list[Pair] = []
         for (t, n) in pending:
             terms = inst.pod_types[t].affinity
             ok, wit = True, []
             if kube and terms:
-                w = semantics.affinity_witness_types(inst, t)
+                w = witness_types[t]
                 for term in terms:
                     hit = witness(t, n, w, term.topology)
                     if hit is None:
                         ok = False
+                        if t not in w:
+                            wait((t, n), w, term.topology)
                         break
                     wit.append(hit)
                 if not ok and t in w:
@@ -209,14 +253,15 @@ def may_fixpoint(inst: Instance, cone: frozenset[int], candidates: set[Pair],
                         wit.append(hit)
                     elif t not in term.selects:
                         ok = False
+                        wait((t, n), term.selects, term.topology)
                         break
-            (new if ok else rest).append(((t, n), tuple(wit)) if ok else (t, n))
+            if ok:
+                added[(t, n)] = rnd
+                why[(t, n)] = tuple(wit)
+                new.append((t, n))
         if not new:
             break
-        for p, wit in new:
-            added[p] = rnd
-            why[p] = wit
-        pending = rest
+        pending = sorted(set(enter(new)))
     return added, why
 
 
@@ -278,11 +323,12 @@ def greedy_witness(inst: Instance, query: Query, added: dict[Pair, int],
     """Deploy the justification closure of an alternative in fixpoint order; the
     rest of sigma0 is deleted lazily. Returns a replayed trace or None."""
     for alt in sorted(query.alternatives, key=lambda a: sorted(a)):
-        if not alt <= set(added):
+        if not all(p in added for p in alt):
             continue
         need = _needed(why, alt)
         init = {p: 1 for p in need if added[p] == 0}
-        steps = [(DEPLOY, t, n) for (t, n) in sorted(need - set(init), key=lambda p: (added[p], p))]
+        steps = [(DEPLOY, t, n) for (t, n) in sorted((p for p in need if p not in init),
+                                                      key=lambda p: (added[p], p))]
         trace = realize_trace(inst, init, steps, query)
         if trace is not None:
             return trace
@@ -362,7 +408,7 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
     if not alive:
         done(Verdict.NOT_DEPLOYABLE,
              "no alternative of the target lies in the may-be-present fixpoint "
-             f"({len(may)} pairs over {len(cone)} cone types; SPEC 2.2 over-approximation)",
+             f"({len(may)} pairs over {len(cone)} cone types; docs/semantics.md, over-approximation)",
              cert=may_certificate.make_certificate(inst, query, cone, may), how="may-fixpoint")
         return pre
     if query.counts:

@@ -224,8 +224,9 @@ def _json_skip(text: str, at: int) -> int:
 # ---- loading ---------------------------------------------------------------------------------------
 
 def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_source.MAX_FILE_BYTES,
-                stdin: Optional[BinaryIO] = None) -> Loaded:
-    """Read every input once and load them as one instance."""
+                stdin: Optional[BinaryIO] = None, namespace: str = "default") -> Loaded:
+    """Read every input once and load them as one instance; ``namespace`` is the
+    namespace of Kubernetes objects that name none (``kubectl apply -n``)."""
     if isinstance(args, (str, os.PathLike)):
         args = [args]
     sources = read_sources(args, max_bytes, stdin)
@@ -238,12 +239,12 @@ def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_s
         from symreach.loader import load_text
 
         return Loaded(load_text(sources[0].text, sources[0].name), "v1", names)
-    instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"])
+    instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"], namespace)
     context = {"initial_pod_names": report.initial_pod_names, "report": report}
     return Loaded(instance, "kubernetes", names, context)
 
 
-def load_kubernetes_sources(sources: Sequence[Source]):
+def load_kubernetes_sources(sources: Sequence[Source], namespace: str = "default"):
     """Kubernetes documents of several sources as one cluster: (instance, report).
 
     Read without lines first; if the conversion or the model refuses the
@@ -262,7 +263,7 @@ def load_kubernetes_sources(sources: Sequence[Source]):
             all_lines.extend(source_lines)
             doc_files.extend((source.name, i) for i in range(len(source_docs)))
         name = sources[0].name if len(sources) == 1 else f"{len(sources)} inputs"
-        return load_kubernetes_documents(docs, name, all_lines, doc_files)
+        return load_kubernetes_documents(docs, name, all_lines, doc_files, default_namespace=namespace)
 
     try:
         with collector_paused():

@@ -203,3 +203,26 @@ def pinned_node(body: dict) -> Optional[str]:
                     and isinstance(req.get("values"), list) and len(req["values"]) == 1:
                 return str(req["values"][0])
     return None
+
+
+def stored(meta: dict) -> bool:
+    """Whether an object comes from the API server (it set uid, creationTimestamp or resourceVersion)."""
+    return any(meta.get(k) for k in ("uid", "creationTimestamp", "resourceVersion"))
+
+
+def without_label_keys(body: dict) -> None:
+    """Drop ``matchLabelKeys``/``mismatchLabelKeys`` from a stored pod's terms and spread constraints.
+
+    The API server merged them into the label selectors when it created the pod
+    (``PrepareForCreate``), with the labels the pod had then; the scheduler uses
+    the stored selectors. Merging again with labels changed since would differ.
+    """
+    affinity = _mapping(body.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        for term in _sequence(_mapping(affinity.get(kind)).get("requiredDuringSchedulingIgnoredDuringExecution")):
+            if isinstance(term, dict):
+                term.pop("matchLabelKeys", None)
+                term.pop("mismatchLabelKeys", None)
+    for constraint in _sequence(body.get("topologySpreadConstraints")):
+        if isinstance(constraint, dict):
+            constraint.pop("matchLabelKeys", None)

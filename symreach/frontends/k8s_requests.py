@@ -16,6 +16,12 @@ the function NodeResourcesFit calls), after the API server's defaulting:
    else to the pod-level limit (``defaultPodRequests``).
 5. ``spec.overhead`` (RuntimeClass) is added last.
 
+For a bound pod, ``status`` counts too (in-place resize, GA in v1.35): a
+container or sidecar whose status carries ``resources`` is charged, per
+resource, the largest of its spec request, ``resources.requests`` and
+``allocatedResources``; without the spec when the pod's ``PodResizePending``
+condition says ``Infeasible`` (``determineContainerReqs``).
+
 Amounts are integers in model units (millicores for cpu, base units
 otherwise); zero amounts are dropped because the scheduler never checks them.
 """
@@ -104,16 +110,18 @@ def is_sidecar(container: dict) -> bool:
     return container.get("restartPolicy") == "Always"
 
 
-def aggregate_container_requests(spec: dict, path: Path) -> Resources:
+def aggregate_container_requests(spec: dict, path: Path, status: Optional[dict] = None) -> Resources:
     """``AggregateContainerRequests``: max(sum of long-running containers, every init step)."""
+    held = _HeldResources(status)
     total: Resources = {}
     for i, container in enumerate(containers(spec, "containers", path)):
-        _add(total, container_requests(container, path + ("containers", i)))
+        _add(total, held.of(container, container_requests(container, path + ("containers", i))))
     sidecars: Resources = {}
     init_peak: Resources = {}
     for i, container in enumerate(containers(spec, "initContainers", path)):
         own = container_requests(container, path + ("initContainers", i))
         if is_sidecar(container):
+            own = held.of(container, own)
             _add(total, own)
             _add(sidecars, own)
             step = dict(sidecars)  # the sidecar runs with those declared before it
@@ -125,12 +133,45 @@ def aggregate_container_requests(spec: dict, path: Path) -> Resources:
     return total
 
 
-def pod_requests(spec: object, path: Path = ()) -> Resources:
-    """``PodRequests`` with default options: what NodeResourcesFit charges a node for this pod."""
+class _HeldResources:
+    """What a running container holds after an in-place resize, from the pod's status."""
+
+    def __init__(self, status: Optional[dict]) -> None:
+        status = status if isinstance(status, dict) else {}
+        self.statuses: dict[str, tuple[dict, Path]] = {}
+        for field in ("containerStatuses", "initContainerStatuses"):
+            for i, cs in enumerate(_list(status.get(field))):
+                if isinstance(cs, dict) and isinstance(cs.get("name"), str):
+                    self.statuses.setdefault(cs["name"], (cs, ("status", field, i)))
+        self.infeasible = any(isinstance(c, dict) and c.get("type") == "PodResizePending"
+                              and c.get("reason") == "Infeasible" for c in _list(status.get("conditions")))
+
+    def of(self, container: dict, requests: Resources) -> Resources:
+        cs, path = self.statuses.get(container.get("name"), ({}, ()))  # type: ignore[arg-type]
+        actual = cs.get("resources")
+        if actual is None:
+            return requests
+        if not isinstance(actual, dict):
+            raise FieldError(path + ("resources",), f"expected a mapping, got {type_name(actual)}")
+        out: Resources = {} if self.infeasible else dict(requests)
+        _max(out, resource_list(actual.get("requests"), path + ("resources", "requests")))
+        _max(out, resource_list(cs.get("allocatedResources"), path + ("allocatedResources",)))
+        return out
+
+
+def _list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def pod_requests(spec: object, path: Path = (), status: Optional[dict] = None) -> Resources:
+    """``PodRequests`` with default options: what NodeResourcesFit charges a node for this pod
+    (with ``status``: what a bound pod holds, ``UseStatusResources``)."""
     if not isinstance(spec, dict):
         raise FieldError(path, f"expected a pod spec (a mapping), got {type_name(spec)}")
-    requests = aggregate_container_requests(spec, path)
-    pod_level = _pod_level_requests(spec, requests, path)
+    requests = aggregate_container_requests(spec, path, status)
+    # The API server defaulted pod-level requests from the spec when the pod was created.
+    spec_requests = requests if status is None else aggregate_container_requests(spec, path)
+    pod_level = _pod_level_requests(spec, spec_requests, path)
     if any(is_pod_level_resource(name) for name in pod_level):
         for name, amount in pod_level.items():
             if is_pod_level_resource(name):

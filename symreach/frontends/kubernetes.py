@@ -19,7 +19,11 @@ What becomes what:
   ANDed here with the template's own node affinity (which decides where the
   controller creates pods), and adds its standard tolerations.
 - Pod without a controller -> its own creatable type ``ns/name`` (it can be
-  applied again). Static (mirror) pods are not creatable.
+  applied again). Static (mirror) pods are not creatable (and marked
+  ``staticPod``: protected under operator moves).
+- PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (name, namespace,
+  selector, minAvailable/maxUnavailable, unhealthyPodEvictionPolicy),
+  checked strictly by the v1 loader (``loader/budgets.py``).
 - Pod with ``spec.nodeName`` and not finished -> one pod of the initial
   configuration, attached to its workload's type through ownerReferences
   (Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob, DaemonSet per
@@ -45,6 +49,8 @@ from symreach.errors import InputError
 from symreach.frontends.k8s_controllers import (
     TEMPLATE_PATHS,
     controller_base_name,
+    stored,
+    without_label_keys,
     controller_ref,
     implied_parent,
     pin_daemon_pod,
@@ -54,10 +60,12 @@ from symreach.frontends.k8s_controllers import (
     term_nonempty,
     without_controller_labels,
 )
+from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
-from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, and_node_terms, statefulset_claim
+from symreach.frontends.k8s_volume_filters import attached_volumes, pod_volumes
+from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
-from symreach.model import KUBERNETES, Instance
+from symreach.model import ATTACH_PREFIX, KUBERNETES, Instance
 from symreach.loader.shapes import FieldError, Path, copy_plain, format_path, type_name
 
 __all__ = [
@@ -65,7 +73,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod"} | VOLUME_KINDS
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod", "PodDisruptionBudget"} | VOLUME_KINDS | GROUP_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -73,6 +81,8 @@ FINISHED_PHASES = ("Succeeded", "Failed")
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
+UNLIMITED_ATTACHMENTS = 10**6   # a node without a CSI attach limit
+_CAVEATS = "(caveats)"           # a pod body's caveats until the type is named
 
 
 # (path, type) of the volume objects' fields that decide placement (``k8s_volumes``).
@@ -96,6 +106,7 @@ class Report:
     pods_attached: int = 0                                     # running pods in sigma0
     pods_not_counted: dict[str, int] = field(default_factory=dict)  # reason -> count
     attachments: dict[str, str] = field(default_factory=dict)  # "ns/pod" -> pod type
+    pending: dict[str, str] = field(default_factory=dict)      # pending "ns/pod" -> pod type
     # (pod type, node) -> names of the running pods, for trace export.
     initial_pod_names: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -105,6 +116,10 @@ class Report:
     skipped_objects: list[tuple[str, str, str]] = field(default_factory=list)
     # workloads that give no pod type, and why (asked about with --pod, the error says so)
     unplaceable: dict[str, str] = field(default_factory=dict)
+    # "Kind ns/name" of every workload -> its pod type (a DaemonSet: "ns/name", its row), for operator names
+    workloads: dict[str, str] = field(default_factory=dict)
+    # pod type -> what its answers depend on that is not modelled (``symreach.report.caveats``)
+    caveats: dict[str, list[str]] = field(default_factory=dict)
 
     def warn(self, category: str, message: str) -> None:
         """Record a warning: ``category`` groups it on the command line and in ``--json``."""
@@ -143,15 +158,19 @@ def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance
 
 
 def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Lines]] = None,
-                              doc_files: Optional[list[tuple[str, int]]] = None) -> tuple[Instance, Report]:
+                              doc_files: Optional[list[tuple[str, int]]] = None,
+                              default_namespace: str = DEFAULT_NAMESPACE) -> tuple[Instance, Report]:
     """Convert, then load through the v1 loader; its errors point back at the source objects.
 
     ``doc_files`` names (file, document index in it) per document when the
-    documents come from several files.
+    documents come from several files. ``default_namespace`` is the namespace
+    of namespaced objects that name none (``kubectl apply -n NS``).
     """
     from symreach.loader import load_document
 
-    conversion = _Converter(filename, docs, lines, doc_files).run()
+    converter = _Converter(filename, docs, lines, doc_files)
+    converter.default_namespace = default_namespace
+    conversion = converter.run()
     try:
         instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
     except InputError as err:
@@ -259,8 +278,13 @@ class _Converter:
         self.origin_files: dict[str, str] = {}
         self._generated: Counter[str] = Counter()
         self.bare_pods: set[tuple[str, str]] = set()
+        self.groups = GroupIndex()
         self.volumes = VolumeIndex()
+        self.attach_drivers: set[str] = set()
+        self.node_attached: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> volumes in use
         self._warned: set[str] = set()
+        self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
+        self.default_namespace = DEFAULT_NAMESPACE
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -302,7 +326,7 @@ class _Converter:
             name = base
         namespace = DEFAULT_NAMESPACE
         if namespaced:
-            namespace = self.get(obj, ("metadata", "namespace"), str) or DEFAULT_NAMESPACE
+            namespace = self.get(obj, ("metadata", "namespace"), str) or self.default_namespace
         return namespace, name, meta
 
     # -- driver ---------------------------------------------------------------
@@ -323,14 +347,21 @@ class _Converter:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind == "PersistentVolumeClaim")
                 self.check_volume_fields(obj)
                 self.volumes.add(obj.kind, obj.data, namespace, name)
+            elif obj.kind == "PodDisruptionBudget":
+                self.budget(obj)
+        for change in self.volumes.settle():
+            self.report.warn("volume objects settled", change)
         for obj in objects:
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
+        for obj in sorted((o for o in objects if o.kind in GROUP_KINDS), key=lambda o: o.kind != "Workload"):
+            self.groups.add(self, obj)
         for workload in self.workloads.values():
             self.workload_types(workload)
         for obj in objects:
             if obj.kind == "Pod":
                 self.pod(obj)
+        self.attach_capacities()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
@@ -456,6 +487,7 @@ class _Converter:
         if parent is not None:
             self.workload_types(parent)
             workload.type_name = parent.type_name
+            self.name_workload(workload, parent.type_name)
             return
         tpath = TEMPLATE_PATHS[workload.kind]
         obj = workload.obj
@@ -463,6 +495,7 @@ class _Converter:
         origin = f"{workload.kind} {workload.namespace}/{workload.name}"
         if workload.kind == "DaemonSet":
             self.daemonset_types(workload, tpath, origin)
+            self.name_workload(workload, f"{workload.namespace}/{workload.name}")
             return
         pinned = self.get(obj, tpath + ("spec", "nodeName"), str)
         if pinned and pinned not in self.node_names:
@@ -470,12 +503,17 @@ class _Converter:
             self.report.warn("pinned to nodes not in the input", f"{obj.where}: {why}; no pod type")
             self.report.unplaceable[f"{workload.namespace}/{workload.name}"] = why
             return
-        if workload.kind == "StatefulSet":
-            self.claim_templates(workload)
         name = self.unique(f"{workload.namespace}/{workload.name}", workload.kind)
         self.add_type(name, obj, workload.namespace, tpath + ("metadata",), tpath + ("spec",), origin=origin,
                       template=True)
         workload.type_name = name
+        if workload.kind == "StatefulSet":
+            self.claim_templates(workload, name)
+        self.name_workload(workload, name)
+
+    def name_workload(self, workload: _Workload, type_name: Optional[str]) -> None:
+        if type_name is not None:
+            self.report.workloads[f"{workload.kind} {workload.namespace}/{workload.name}"] = type_name
 
     def daemonset_types(self, workload: _Workload, tpath: Path, origin: str) -> None:
         if not self.nodes:
@@ -521,7 +559,8 @@ class _Converter:
         if labels:
             body["labels"] = labels
         try:
-            requests = pod_requests(spec, spec_path)
+            status = None if template else self.get(obj, ("status",), dict)
+            requests = pod_requests(spec, spec_path, status if spec.get("nodeName") else None)
             ports, port_warnings = host_ports(spec, spec_path)
         except FieldError as err:
             raise self.error(obj, err.path, err.problem) from None
@@ -532,6 +571,8 @@ class _Converter:
             value = self.get(obj, spec_path + (key,), expect)
             if value:
                 body[key] = copy_plain(value)
+        if not template and stored(self.get(obj, ("metadata",), dict) or {}):
+            without_label_keys(body)
         if template and spec.get("nodeName"):
             body["nodeName"] = self.get(obj, spec_path + ("nodeName",), str)
         if ports:
@@ -556,23 +597,90 @@ class _Converter:
             self.string_map(obj, ("metadata", "labels"))
 
     def apply_volumes(self, obj: _Object, spec: dict, namespace: str, body: dict, template: bool) -> None:
-        """Bound claims pin the pod where their PersistentVolume is; other claims are caveats."""
-        owner = None if template else controller_ref(self.get(obj, ("metadata",), dict) or {})
-        skip = statefulset_claim(str(owner.get("name"))) if owner and owner.get("kind") == "StatefulSet" else None
-        pins, caveats = self.volumes.constrain(spec, namespace, skip)
-        for pin in pins:
-            and_node_terms(body, pin)
+        """What the volume plugins decide for this pod (``k8s_volume_filters``), as the v1 ``volumes``
+        field, and its CSI volumes as attach-limit requests."""
+        meta = self.get(obj, ("metadata",), dict) or {}
+        owner = None if template else controller_ref(meta)
+        if owner and owner.get("kind") == "StatefulSet":  # its replicas' own claims: see claim_templates
+            of_set = statefulset_claim(str(owner.get("name")))
+            spec = dict(spec, volumes=[v for v in spec.get("volumes") or [] if not (
+                isinstance(v, dict) and of_set(str((v.get("persistentVolumeClaim") or {}).get("claimName"))))])
+        found = pod_volumes(self.volumes, spec, namespace, None if template else meta.get("name"), self.nodes)
+        volumes: dict = {}
+        if found.prefilter is not None:
+            volumes["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
+        if found.filters:
+            volumes["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
+                                 for node, (plugin, why) in found.filters.items()]
+        if found.claims:
+            volumes["claims"] = found.claims
+        if found.read_write_once_pod:
+            volumes["readWriteOncePod"] = found.read_write_once_pod
+        if volumes:
+            body["volumes"] = volumes
+        for driver, names in sorted(found.attach.items()):
+            body.setdefault("requests", {})[ATTACH_PREFIX + driver] = len(names)
+            self.attach_drivers.add(driver)
         if template or owner is None:  # a controller's pods: its template warns once
-            for caveat in caveats:
+            for caveat in found.caveats:
                 self.warn_once("volumes", f"{obj.where}: {caveat}")
+        if found.caveats:
+            body[_CAVEATS] = list(found.caveats)
 
-    def claim_templates(self, workload: _Workload) -> None:
-        """A StatefulSet's ``volumeClaimTemplates``: where each replica's volume lets it run is a caveat."""
+    def attach_capacities(self) -> None:
+        """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode), as capacity.
+
+        The model charges every pod its volumes; the scheduler counts a volume
+        that several running pods share once, and adds the volumes
+        VolumeAttachments attach there. The capacity is adjusted by what the
+        initial configuration over- or undercounts, so that it is exact there. A node
+        without a limit for a driver gets one nothing reaches.
+        """
+        for body in self.nodes:
+            capacity = body["capacity"]
+            for key in [k for k in capacity if k.startswith(ATTACH_PREFIX)]:
+                del capacity[key]   # legacy allocatable keys; v1.35 reads CSINode only
+            limits = self.volumes.attach_limits(body["name"])
+            attached = self.volumes.attached(body["name"])
+            for driver in sorted(self.attach_drivers):
+                key = ATTACH_PREFIX + driver
+                if driver not in limits:
+                    capacity[key] = UNLIMITED_ATTACHMENTS
+                    continue
+                charged = sum(count * int(self.types[t].get("requests", {}).get(key, 0))
+                              for (t, node), count in self.initial.items() if node == body["name"])
+                held = len(self.node_attached.get(body["name"], {}).get(driver, set()) | attached.get(driver, set()))
+                capacity[key] = max(0, limits[driver] + charged - held)  # held > limit: nothing more fits
+                shared = (f"CSI driver {driver}: pods sharing a volume on one node count it once against the "
+                          "node's attach limit (CSINode), and a pod whose volume is already there adds none; "
+                          "symreach counts it per pod (exact for the pods running now)")
+                for t, type_body in self.types.items():
+                    if type_body.get("requests", {}).get(key):
+                        self.warn_once("volumes", shared)
+                        if shared not in self.report.caveats.get(t, []):
+                            self.report.caveats.setdefault(t, []).append(shared)
+
+    def claim_templates(self, workload: _Workload, type_name: str) -> None:
+        """A StatefulSet's ``volumeClaimTemplates``: each replica's own claim is a caveat."""
         templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
-        for i, _ in enumerate(templates):
+        for i, template in enumerate(templates):
             self.get(workload.obj, ("spec", "volumeClaimTemplates", i, "spec", "storageClassName"), str)
-        for caveat in self.volumes.statefulset_caveats(workload.namespace, workload.name, templates):
+            name = (template.get("metadata") or {}).get("name") if isinstance(template, dict) else None
+            caveat = f"volumeClaimTemplate {name!r}: each replica's own claim may tie it to a node or zone, which is not modelled"
             self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
+            self.report.caveats.setdefault(type_name, []).append(caveat)
+
+    def namespace_caveats(self, implied: list[str]) -> None:
+        """Types whose pod (anti-)affinity selects namespaces by label read labels the input lacks."""
+        caveat = (f"namespace(s) {', '.join(implied)} have no Namespace object in the input: taken to carry only "
+                  "kubernetes.io/metadata.name, which its namespaceSelector terms read")
+        for name, body in self.types.items():   # shapes are checked by the loader afterwards
+            affinity = body.get("affinity") if isinstance(body.get("affinity"), dict) else {}
+            parts = [affinity.get(kind) for kind in ("podAffinity", "podAntiAffinity")]
+            terms = [p.get("requiredDuringSchedulingIgnoredDuringExecution") for p in parts if isinstance(p, dict)]
+            if any(isinstance(t, dict) and t.get("namespaceSelector") is not None
+                   for ts in terms if isinstance(ts, list) for t in ts):
+                self.report.caveats.setdefault(name, []).append(caveat)
 
     def warn_once(self, category: str, message: str) -> None:
         if message not in self._warned:
@@ -583,9 +691,14 @@ class _Converter:
                  *, origin: str, template: bool, creatable: bool = True, body: Optional[dict] = None) -> dict:
         if body is None:
             body = self.type_body(obj, namespace, meta_path, spec_path, template=template)
+        caveats = body.pop(_CAVEATS, None)
+        if caveats:
+            self.report.caveats.setdefault(name, []).extend(caveats)
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
+        if origin.startswith("static pod"):
+            body["staticPod"] = True
         prefix = ("podTypes", len(self.types))
         self.map_lines(prefix, obj, spec_path[:-1] if spec_path else ())
         self.map_lines(prefix + ("labels",), obj, meta_path + ("labels",))
@@ -601,6 +714,16 @@ class _Converter:
         self.report.pod_types += 1
         return body
 
+    def budget(self, obj: _Object) -> None:
+        """A PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (checked by the v1 loader)."""
+        namespace, name, _ = self.metadata(obj, namespaced=True)
+        spec = self.get(obj, ("spec",), dict) or {}
+        entry = {"name": name, "namespace": namespace}
+        entry.update({k: copy_plain(spec[k]) for k in ("selector", "minAvailable", "maxUnavailable",
+                                                      "unhealthyPodEvictionPolicy") if k in spec})
+        self.map_lines(("disruptionBudgets", len(self.budgets)), obj, ("spec",))
+        self.budgets.append(entry)
+
     # -- pods -----------------------------------------------------------------
     def pod(self, obj: _Object) -> None:
         namespace, name, meta = self.metadata(obj, namespaced=True)
@@ -615,7 +738,16 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) controller pods")
             return
         body = self.type_body(obj, namespace, ("metadata",), ("spec",), template=False)
-        if mirror:
+        member = None if finished else self.groups.member(self, obj, namespace, name, body, not node,
+                                                          self.get(obj, ("spec",), dict))
+        if member == "":
+            self.count_not_counted("pods of pod groups not in the input")
+            return
+        if member is not None:
+            type_name = member
+        elif node and not finished and meta.get("deletionTimestamp"):
+            type_name = self.terminating_type(obj, namespace, name, owner, body)
+        elif mirror:
             type_name = self.add_type(self.unique(f"{namespace}/{name}", "Pod"), obj, namespace, ("metadata",),
                                       ("spec",), origin=f"static pod {namespace}/{name}", template=False,
                                       creatable=False, body=body)["name"]
@@ -627,6 +759,7 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) pods")
             return
         if not node:
+            self.report.pending[f"{namespace}/{name}"] = type_name
             self.count_not_counted("pending pods (no spec.nodeName)")
             return
         if node not in self.node_names:
@@ -636,9 +769,26 @@ class _Converter:
                                         "left out of the initial configuration")
             return
         self.initial[(type_name, node)] += 1
+        for driver, names in attached_volumes(self.volumes, obj.data["spec"], namespace, name).items():
+            self.node_attached.setdefault(node, {}).setdefault(driver, set()).update(names)
         self.report.pods_attached += 1
         self.report.attachments[f"{namespace}/{name}"] = type_name
         self.report.initial_pod_names.setdefault((type_name, node), []).append(name)
+
+    def terminating_type(self, obj: _Object, namespace: str, name: str, owner: Optional[dict], body: dict) -> str:
+        """A pod being deleted still holds its node's resources, ports and (anti-)affinity
+        matches, but PodTopologySpread skips it: a non-creatable type marked ``terminating``."""
+        base = controller_base_name(str(owner.get("kind")), str(owner.get("name")), body.get("labels") or {}) \
+            if owner is not None else name
+        key = ("terminating", namespace, base, signature(body, strict=True))
+        if key not in self.extra_types:
+            type_name = self.unique(f"{namespace}/{base}", "Terminating")
+            body = dict(body, terminating=True)
+            self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"terminating pods like {namespace}/{name}", template=False, creatable=False,
+                          body=body)
+            self.extra_types[key] = type_name
+        return self.extra_types[key]
 
     def count_not_counted(self, reason: str) -> None:
         self.report.pods_not_counted[reason] = self.report.pods_not_counted.get(reason, 0) + 1
@@ -667,7 +817,10 @@ class _Converter:
         labels = body.get("labels") or {}
         target = self.owner_type(namespace, owner_kind, owner_name, labels, node, body)
         if target is not None:
-            if signature(body, strict=False) == self.lenient_sigs[target]:
+            # A pending pod whose volumes differ from the template's (a generic ephemeral
+            # claim not created yet) is asked about as it is: it gets its own type.
+            if signature(body, strict=False) == self.lenient_sigs[target] and (
+                    node or body.get("volumes") == self.types[target].get("volumes")):
                 return target
             # The pod differs from its workload's current template: an older
             # revision. It keeps its own spec; the controller would not create more.
@@ -687,9 +840,14 @@ class _Converter:
         for type_name, sig in self.strict_sigs.items():
             if sig == strict and self.types[type_name].get("creatable", True):
                 return type_name
-        key = ("owner", namespace, owner_kind, owner_name)
+        # A DaemonSet's pods each carry their own node pin: one type per node,
+        # named ``ns/name@node`` like those built from the DaemonSet itself.
+        daemon_node = (node or pinned_node(body)) if owner_kind == "DaemonSet" else None
+        key = ("owner", namespace, owner_kind, owner_name, daemon_node)
         if key not in self.extra_types:
             base = controller_base_name(owner_kind, owner_name, labels)
+            if daemon_node:
+                base = f"{base}@{daemon_node}"
             type_name = self.unique(f"{namespace}/{base}", owner_kind)
             self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
                           origin=f"pods of {owner_kind} {namespace}/{owner_name} (not in the input)",
@@ -728,9 +886,13 @@ class _Converter:
                 self.v1_lines.setdefault(v1_prefix + path[n:], line)
 
     def document(self) -> dict:
-        for body in self.types.values():
-            ns = body["namespace"]
-            self.namespaces.setdefault(ns, {"kubernetes.io/metadata.name": ns})
+        implied = sorted({body["namespace"] for body in self.types.values()} - set(self.namespaces))
+        for ns in implied:
+            # The API server admits no pod into a namespace that does not exist
+            # (NamespaceLifecycle): it exists, with at least this label.
+            self.namespaces[ns] = {"kubernetes.io/metadata.name": ns}
+        if implied:
+            self.namespace_caveats(implied)
         doc: dict = {"version": 1, "semantics": KUBERNETES}
         if self.namespaces:
             doc["namespaces"] = [{"name": ns, "labels": dict(sorted(labels.items()))}
@@ -738,6 +900,11 @@ class _Converter:
         doc["nodes"] = self.nodes
         doc["podTypes"] = list(self.types.values())
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
+        if self.budgets:
+            doc["disruptionBudgets"] = self.budgets
+        groups = self.groups.section(self)
+        if groups:
+            doc["groups"] = groups
         return doc
 
 

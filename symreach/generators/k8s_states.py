@@ -11,12 +11,14 @@ they shape the choice), in their *stored* form: ``matchLabelKeys`` and
 ``mismatchLabelKeys`` already merged into the label selectors, as
 ``PrepareForCreate`` does for pod affinity and topology spread.
 
+Volumes (``k8s_volume_states``: claims, PersistentVolumes, StorageClasses,
+CSINodes, CSIDrivers, CSIStorageCapacities, VolumeAttachments), DaemonSet pods with and without
+their DaemonSet, in-place resize status and terminating pods are included.
 Deliberate omissions, each something symreach leaves out of scope (README,
-semantics): volumes and DRA claims, nominated pods and priorities, pod
-``status`` resize fields, ``deletionTimestamp`` (terminating pods), and
-pods whose namespace has no Namespace object. Pods are never relabelled after
-creation: the scheduler uses the selectors the API server merged at creation
-time, while symreach merges ``matchLabelKeys`` with the labels it reads.
+semantics): DRA claims, nominated pods and priorities, and inline (non-claim)
+volumes. Some pods are relabelled after the API server
+merged their ``matchLabelKeys`` (they carry a ``uid``), and some namespaces
+have no Namespace object (the harness gives kso the one the cluster must have).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any, Optional
 
 from symreach.export.traces import PAUSE_IMAGE as PAUSE
 from symreach.generators.clusters import HOSTNAME, ZONE
+from symreach.generators.k8s_volume_states import VolumeWorld, daemonset_pods, resize_status, terminating
 from symreach.loader.v1 import NAMESPACE_NAME_LABEL as METADATA_NAME
 
 Obj = dict[str, Any]
@@ -418,12 +421,51 @@ def random_state(rng: random.Random, index: int = 0) -> State:
     nodes = [f"n{i}" for i in range(rng.choice((1, 2, 3, 3, 4, 5)))]
     namespaces = list(NAMESPACES[: rng.choice((1, 2, 3, 3))])
     objects: list[Obj] = [random_namespace(rng, ns) for ns in namespaces]
+    if rng.random() < 0.15:  # a dump without Namespace objects for some namespace
+        del objects[rng.randrange(len(objects))]
     objects += [random_node(rng, name) for name in nodes]
+    world = VolumeWorld(rng, nodes, namespaces) if rng.random() < 0.45 else None
+    if world is not None:
+        objects += world.objects
     for i in range(rng.choice((0, 1, 2, 3, 4, 5, 6, 8))):
-        objects.append(random_pod(rng, f"p{i}", rng.choice(namespaces), nodes, rng.choice(nodes)))
+        ns = rng.choice(namespaces)
+        pod = random_pod(rng, f"p{i}", ns, nodes, rng.choice(nodes))
+        if world is not None:
+            _add_volumes(pod, world.volumes_for(ns, pending=False))
+        if rng.random() < 0.1:
+            resize_status(rng, pod)
+        if rng.random() < 0.08:
+            terminating(pod)
+        if rng.random() < 0.1:
+            relabel(rng, pod)
+        objects.append(pod)
     namespace = rng.choice(namespaces)
-    objects.append(random_pod(rng, "incoming", namespace, nodes, None))
+    incoming = random_pod(rng, "incoming", namespace, nodes, None)
+    if rng.random() < 0.1:
+        relabel(rng, incoming)
+    if world is not None:
+        _add_volumes(incoming, world.volumes_for(namespace, pending=True))
+    if rng.random() < 0.12:
+        pods, daemonset = daemonset_pods(rng, incoming["spec"], incoming["metadata"].get("labels") or {}, namespace,
+                                         nodes, rng.choice(nodes))
+        objects += pods + ([daemonset] if daemonset else [])
+    else:
+        objects.append(incoming)
     return State(objects, f"{namespace}/incoming", nodes)
+
+
+def relabel(rng: random.Random, pod: Obj) -> None:
+    """A stored pod (``uid``) whose labels changed after the API server merged its
+    ``matchLabelKeys`` into its selectors."""
+    pod["metadata"]["uid"] = f"uid-{pod['metadata']['name']}"
+    labels = pod["metadata"].setdefault("labels", {})
+    key = rng.choice(_POD_LABEL_KEYS)
+    labels[key] = rng.choice({"app": _APPS, "tier": _TIERS, "ver": _VERSIONS}[key])
+
+
+def _add_volumes(pod: Obj, volumes: list[Obj]) -> None:
+    if volumes:
+        pod["spec"]["volumes"] = volumes
 
 
 def random_states(count: int, seed: int) -> list[State]:

@@ -12,6 +12,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 from symreach.errors import InputError
 from symreach.loader.collector import collector_paused
+from symreach.loader.groups import attach_groups, split_group_query
 from symreach.loader.query import build_query, query_from_document
 from symreach.loader.resolve import build_instance
 from symreach.loader.v1 import freeze, parse_document, thaw
@@ -52,7 +53,10 @@ def load_document(
         with collector_paused():
             document = parse_document(doc, default_hostname=default_hostname)
             instance = build_instance(document, filename)
-            query = query_from_document(instance, document.query)
+            raw_query, group_target = split_group_query(document.query)
+            if document.groups is not None or group_target is not None:
+                instance = attach_groups(instance, document.groups, group_target)
+            query = query_from_document(instance, raw_query)
     except FieldError as err:
         raise InputError(err.problem, filename, line_of(lines, err.path), format_path(err.path)) from None
     return instance.with_query(query) if query is not None else instance

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Optional, Sequence
 
-from symreach.model import CountTarget, Instance, Pair, Query, daemonset_groups
-from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_map
+from dataclasses import replace
 
-QUERY_FIELDS = ("pod", "node", "nodeSelector", "domain", "with", "count", "more")
+from symreach.model import MOVES, CountTarget, Instance, Pair, Query, daemonset_groups
+from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map
+
+QUERY_FIELDS = ("pod", "node", "nodeSelector", "domain", "with", "count", "more", "moves")
 
 # A count target's threshold caps a counter (Query.count_cap); keep it sane.
 MAX_COUNT = 10_000
@@ -49,7 +51,10 @@ def query_from_document(instance: Instance, raw: object) -> Optional[Query]:
     def locate(part: str, index: Optional[int]) -> Path:
         return ("query", "with", index, part) if index is not None else ("query", part)
 
-    return build_query(instance, pod, node, selector, pairs, locate, count=count, more=more, domain=domain)
+    query = build_query(instance, pod, node, selector, pairs, locate, count=count, more=more, domain=domain)
+    if body.get("moves") is not None:
+        query = replace(query, moves=choice(body["moves"], ("query", "moves"), MOVES))
+    return query
 
 
 def build_query(

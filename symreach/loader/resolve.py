@@ -9,6 +9,7 @@ of counted pairs (SPEC 2.2).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import AbstractSet, Mapping, Optional, Sequence
 
 from symreach.loader.labels import (
@@ -31,6 +32,7 @@ from symreach.loader.labels import (
     tolerates,
     untolerated_taint,
 )
+from symreach.loader.budgets import resolve_budgets
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
@@ -48,6 +50,7 @@ from symreach.model import (
     Topology,
 )
 from symreach.loader.shapes import FieldError
+from symreach.loader.volumes import VOLUME_RESTRICTIONS
 
 
 class _Postings:
@@ -138,6 +141,7 @@ class _Context:
         self.kube = doc.profile == KUBERNETES
         self._topologies: dict[str, Topology] = {}
         self.pods = _Postings([p.labels for p in doc.pod_types])
+        self.terminating = frozenset(u for u, pod in enumerate(doc.pod_types) if pod.terminating)
         self.pods_in: dict[str, set[int]] = {}
         for u, pod in enumerate(doc.pod_types):
             self.pods_in.setdefault(pod.namespace, set()).add(u)
@@ -309,7 +313,8 @@ def build_instance(doc: Document, source: str) -> Instance:
     if not ctx.kube:
         _check_paper_keys(doc)
     static_block = tuple(ctx.static_row(p.placement) for p in doc.pod_types)
-    pod_types = tuple(_pod_type(ctx, spec) for spec in doc.pod_types)
+    static_block, volume_failures = volume_rows(doc, static_block)
+    pod_types = claim_terms(doc, tuple(_pod_type(ctx, spec) for spec in doc.pod_types))
     bounds = multiplicity_bounds(doc, pod_types, static_block)
     return Instance(
         profile=doc.profile,
@@ -320,7 +325,63 @@ def build_instance(doc: Document, source: str) -> Instance:
         multiplicity_bound=bounds,
         namespaces=doc.namespaces,
         source=source,
+        volume_failures=volume_failures,
+        budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
     )
+
+
+def volume_rows(doc: Document, static_block: tuple[tuple[Optional[str], ...], ...]) -> tuple[
+        tuple[tuple[Optional[str], ...], ...], FrozenDict[Pair, tuple[str, tuple[str, ...], bool]]]:
+    """Fold the volume plugins' verdicts into the static rows (``loader.volumes``).
+
+    A PreFilter rejection replaces every reason but NodeAffinity's own PreFilter
+    rejection; a Filter failure fills only the slots no earlier filter took.
+    """
+    failures: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
+    rows = list(static_block)
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    for t, spec in enumerate(doc.pod_types):
+        volumes = spec.volumes
+        if volumes.prefilter is None and not volumes.filters:
+            continue
+        row = list(rows[t])
+        if volumes.prefilter is not None:
+            plugin, why = volumes.prefilter
+            for n in range(len(row)):
+                if row[n] != NODE_AFFINITY_CONFLICT:
+                    row[n] = why[0]
+                    failures[(t, n)] = (plugin, why, False)
+        else:
+            for node, plugin, why in volumes.filters:
+                n = index[node]
+                if row[n] is None:
+                    row[n] = why[0]
+                    failures[(t, n)] = (plugin, why, True)
+        rows[t] = tuple(row)
+    return tuple(rows), FrozenDict(failures)
+
+
+def claim_terms(doc: Document, pod_types: tuple[PodType, ...]) -> tuple[PodType, ...]:
+    """A ReadWriteOncePod claim: no other pod using it may run anywhere (VolumeRestrictions).
+
+    One anti-affinity term over a single cluster-wide domain per such claim,
+    selecting the types of the claim's namespace that use it.
+    """
+    if not any(spec.volumes.read_write_once_pod for spec in doc.pod_types):
+        return pod_types
+    everywhere = Topology("(cluster)", tuple(0 for _ in doc.nodes),
+                          (frozenset(range(len(doc.nodes))),) if doc.nodes else (), ("cluster",))
+    users: dict[tuple[str, str], set[int]] = {}
+    for u, spec in enumerate(doc.pod_types):
+        for claim in spec.volumes.claims:
+            users.setdefault((spec.namespace, claim), set()).add(u)
+    out = list(pod_types)
+    for t, spec in enumerate(doc.pod_types):
+        terms = tuple(AffinityTerm(selects=frozenset(sorted(users[(spec.namespace, claim)])), topology=everywhere,
+                                   plugin=VOLUME_RESTRICTIONS) for claim in spec.volumes.read_write_once_pod)
+        if terms:
+            out[t] = replace(out[t], anti_affinity=out[t].anti_affinity + terms)
+    return tuple(out)
 
 
 def _check_paper_keys(doc: Document) -> None:
@@ -354,6 +415,7 @@ def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
         spread=tuple(_spread(ctx, spec, s) for s in spec.spread),
         max_per_node=spec.max_per_node,
         manifest=spec.manifest,
+        static_pod=spec.static_pod,
     )
 
 
@@ -390,7 +452,8 @@ def _spread(ctx: _Context, owner: PodTypeSpec, spec: SpreadSpec) -> SpreadConstr
         # counts 0 for an empty one, which still matches the incoming pod.
         counts: frozenset[int] = frozenset()
     else:
-        counts = ctx.select(selector, frozenset({owner.namespace}) if ctx.kube else None)
+        # countPodsMatchSelector skips terminating pods (kubernetes#87621).
+        counts = ctx.select(selector, frozenset({owner.namespace}) if ctx.kube else None) - ctx.terminating
     return SpreadConstraint(
         counts=counts,
         self_match=selector.matches(owner.labels),

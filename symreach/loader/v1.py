@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from symreach.loader.budgets import SECTIONS as BUDGET_SECTIONS, BudgetSpec, parse_budgets
 from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
 from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
 from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
+from symreach.loader.volumes import VolumeSpec, parse_volumes
 from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
 
 VERSION = 1
@@ -22,11 +24,11 @@ NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_NAMESPACE = "default"
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 
-TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query")
+TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query", "groups") + BUDGET_SECTIONS
 NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable")
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
-    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode",
+    "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating", "volumes", "staticPod",
 )
 
 
@@ -46,6 +48,10 @@ class PodTypeSpec:
     max_per_node: Optional[int]
     manifest: FrozenDict[str, object]
     path: Path
+    # Pods being deleted (``metadata.deletionTimestamp``): PodTopologySpread does not count them.
+    terminating: bool = False
+    volumes: VolumeSpec = VolumeSpec()
+    static_pod: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class Document:
     pod_types: tuple[PodTypeSpec, ...]
     initial: FrozenDict[Pair, int]
     query: object
+    groups: object = None   # raw; ``loader.groups`` checks it against the resolved instance
+    budgets: tuple[BudgetSpec, ...] = ()
 
 
 def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
@@ -75,7 +83,8 @@ def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
     for pod in pods:
         namespaces.setdefault(pod.namespace, FrozenDict({NAMESPACE_NAME_LABEL: pod.namespace}))
     initial = _initial(body.get("initial"), pods, nodes)
-    return Document(profile, FrozenDict(namespaces), nodes, pods, initial, body.get("query"))
+    return Document(profile, FrozenDict(namespaces), nodes, pods, initial, body.get("query"), body.get("groups"),
+                    parse_budgets(body))
 
 
 def _namespaces(raw: object) -> dict[str, FrozenDict[str, str]]:
@@ -185,8 +194,17 @@ def _pod_type(raw: object, path: Path, profile: str, node_names: set[str]) -> Po
         host_ports=_host_ports(body.get("hostPorts"), path + ("hostPorts",), profile),
         max_per_node=max_per_node,
         manifest=freeze(body),
+        static_pod=boolean(body.get("staticPod"), path + ("staticPod",), False),
         path=path,
+        terminating=boolean(body.get("terminating"), path + ("terminating",), False),
+        volumes=_volumes(body.get("volumes"), path + ("volumes",), profile, node_names),
     )
+
+
+def _volumes(raw: object, path: Path, profile: str, node_names: set[str]) -> VolumeSpec:
+    if raw is not None and profile == PAPER:
+        raise FieldError(path, "volumes are not part of the paper semantics (use semantics: kubernetes)")
+    return parse_volumes(raw, path, node_names)
 
 
 def _host_ports(raw: object, path: Path, profile: str) -> frozenset[HostPort]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
-from symreach.result import Result
+from symreach.result import Result, Verdict
 
 
 # The statistics worth a line in the text output; --json prints them all.
@@ -14,14 +14,19 @@ SIZE_KEYS = ("types", "cone_types", "pairs_total", "pairs_may", "state_vars", "a
              "decided_by")
 
 
-def result_text(result: Result, target: str = "", pod_names: Sequence[str] = ()) -> str:
-    """``pod_names``: the pod each trace step creates or deletes (``export.traces.step_names``)."""
+def result_text(result: Result, target: str = "", times: Optional[dict[str, float]] = None,
+                wide: bool = False, pod_names: Sequence[str] = ()) -> str:
+    """The verdict for people; ``wide`` (``-o wide``) adds every statistic; ``pod_names``:
+    the pod each trace step creates or deletes (``export.traces.step_names``)."""
     lines = [result.verdict.value]
     if target:
         lines.append(f"  target:   {target}")
-    lines.append(f"  engine:   {result.engine}    fragment: {result.fragment}    time: {result.time_s:.3f} s")
+    lines.append(f"  engine:   {result.engine}    fragment: {result.fragment}    time: {_time_text(result, times)}")
     if result.reason:
         lines.append(f"  reason:   {result.reason}")
+    proved = what_was_proved(result)
+    if proved:
+        lines.append(f"  proved:   {proved}")
     if result.trace:
         steps = len(result.trace)
         shortest = ", shortest" if result.stats.get("shortest") else ""
@@ -35,17 +40,68 @@ def result_text(result: Result, target: str = "", pod_names: Sequence[str] = ())
         lines.append(f"  trace minimised: {result.stats['trace_minimised']} steps")
     if "shortest" in result.stats:
         lines.append(f"  shortest: {result.stats['shortest']}")
-    sizes = [f"{k}={_fmt(result.stats[k])}" for k in SIZE_KEYS if k in result.stats]
+    keys = sorted(result.stats) if wide else SIZE_KEYS
+    sizes = [f"{k}={_fmt(result.stats[k])}" for k in keys if k in result.stats]
     if sizes:
-        lines.append("  sizes:    " + ", ".join(sizes))
+        lines.append(("  stats:    " if wide else "  sizes:    ") + ", ".join(sizes))
     return "\n".join(lines)
 
 
-def result_json(result: Result, target: str = "") -> str:
+def _time_text(result: Result, times: Optional[dict[str, float]]) -> str:
+    if not times:
+        return f"{result.time_s:.3f} s"
+    parts = ", ".join(f"{k[:-2]} {v:.3f}" for k, v in times.items() if k != "total_s")
+    return f"{times.get('total_s', result.time_s):.3f} s ({parts})"
+
+
+def result_data(result: Result, target: str = "", times: Optional[dict[str, float]] = None) -> dict[str, Any]:
+    """The verdict as the JSON contract's keys (docs/json.md, ``check``): the same whatever the engine."""
     data: dict[str, Any] = result.to_json()
-    if target:
-        data["target"] = target
-    return json.dumps(data, default=_json_default)
+    data["target"] = target
+    data["proved"] = what_was_proved(result) or None
+    data["times"] = dict(times) if times else {"total_s": round(result.time_s, 6)}
+    return data
+
+
+def result_json(result: Result, target: str = "", times: Optional[dict[str, float]] = None) -> str:
+    from symreach.report.schema import render_document
+
+    return render_document("check", result_data(result, target, times))
+
+
+def what_was_proved(result: Result) -> str:
+    """What an ``unknown`` verdict still established, from the engine's statistics
+    ("no witness within 23 steps", states explored, IC3 frames); empty otherwise."""
+    if result.verdict is not Verdict.UNKNOWN:
+        return ""
+    stats = result.stats
+    facts: list[str] = []
+    if stats.get("outcome") == "declined":  # an engine outside its fragment proved nothing
+        return ""
+    engine = result.engine.rsplit("/", 1)[-1]
+    depth = stats.get("depth")
+    if isinstance(depth, int) and depth > 1 and (engine in ("bmc", "abc-bmc") or "queries" in stats) \
+            and "frames" not in stats:
+        unit = "parallel steps" if stats.get("steps", "parallel") == "parallel" else "steps"
+        facts.append(f"no witness within {depth - 1} {unit} (BMC)")
+    frames = stats.get("frames", stats.get("frame"))
+    if isinstance(frames, int) and frames > 1:
+        lemmas = f", {stats['lemmas']} lemmas" if "lemmas" in stats else ""
+        facts.append(f"no witness within {frames - 1} macro steps (deletions, then one deploy): "
+                     f"IC3 frames F1..F{frames}{lemmas}")
+    if isinstance(stats.get("states"), int):
+        edges = f", {stats['transitions']} transitions" if isinstance(stats.get("transitions"), int) else ""
+        facts.append(f"{stats['states']} configurations explored{edges}, none covers the target")
+    sweeps = stats.get("iterations", stats.get("sweeps"))
+    if isinstance(sweeps, int) and engine == "bdd":
+        facts.append(f"{sweeps} BDD sweeps without reaching the target")
+    others = stats.get("unknown_engines")
+    for name, sub in sorted(others.items()) if isinstance(others, dict) else ():
+        if isinstance(sub, dict):
+            inner = what_was_proved(Result(Verdict.UNKNOWN, name, stats=sub))
+            if inner:
+                facts.append(f"{name}: {inner}")
+    return "; ".join(facts)
 
 
 def _fmt(value: Any) -> str:

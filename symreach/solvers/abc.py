@@ -23,9 +23,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from symreach.encodings.aiger import AigerModel
 from symreach.encodings.compile import compile_system
 from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
@@ -33,6 +32,9 @@ from symreach.result import Result, Verdict
 from symreach.run import RunContext
 from symreach.solvers.fast_paths import PreprocessingEngine
 from symreach.solvers.processes import die_with_parent
+
+if TYPE_CHECKING:
+    from symreach.encodings.aiger import AigerModel
 
 ABC_BINARY = "berkeley-abc"
 DEFAULT_TIMEOUT_S = 600.0
@@ -57,6 +59,8 @@ class _AbcEngine(PreprocessingEngine):
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment,
                           reason=f"{ABC_BINARY} is not installed (apt-get install berkeley-abc)",
                           time_s=time.perf_counter() - start)
+        from symreach.encodings.aiger import AigerModel  # python-sat: only when ABC runs (start-up)
+
         system = compile_system(instance, query, pre)
         model = AigerModel(system)
         left_at_start = run.remaining()
@@ -115,7 +119,7 @@ def undecided_reason(word: str, stdout: str, timeout_s: float, elapsed_s: float)
     return f"ABC returned {word or 'no status'} (undecided)"
 
 
-def _decode_cex(model: AigerModel, lines: list[str]) -> Optional[list[int]]:
+def _decode_cex(model: "AigerModel", lines: list[str]) -> Optional[list[int]]:
     """Simulate ABC's counterexample (latch line, then concatenated inputs) on
     the system; the action indices up to the first target state, or None."""
     system = model.system

@@ -127,8 +127,15 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
 
 def solve_types(inst: Instance, types: tuple[int, ...], **options: Any) -> list[TypeAnswer]:
     """``solve_type`` for several types: one executor task, so that per-task
-    overhead (a few tenths of a second on a loaded Dask cluster) is paid once."""
-    return [solve_type(inst, t, **options) for t in types]
+    overhead (a few tenths of a second on a loaded Dask cluster) is paid once.
+    Verdicts only: the witnesses stay here (``TypeAnswer.witness`` solves the
+    type again), so that a result is small on the wire and in the matrix."""
+    out = []
+    for t in types:
+        answer = solve_type(inst, t, **options)
+        answer.classes = [ClassAnswer(c.nodes, c.verdict, c.how) for c in answer.classes]
+        out.append(answer)
+    return out
 
 
 def short_lived_witness(sub: Instance, target: Pair, added: dict[Pair, int],

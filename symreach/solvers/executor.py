@@ -19,12 +19,14 @@ submits each call as a task of ``dask.distributed`` (an optional dependency,
 ``LocalCluster`` of ``workers`` single-threaded worker processes, each with
 ``memory_limit`` (a Dask memory string such as ``"2GB"``; a worker over it
 is restarted by its nanny, and the task fails instead of being retried).
-``shared`` (the instance) is scattered to every worker once, and workers
-are long-lived processes that import the engines when the executor connects
-(``warm_up``), so a task starts no process and ships no model. A task that
-fails is not silently dropped: ``on_error(item, message)`` turns it into a
-result (the matrix marks the type's cells ``unknown``) or, without it, the
-error is raised.
+``shared`` (the instance) reaches every worker once, as a worker plugin the
+scheduler also gives to workers that join later (``dask_shared``), and
+workers are long-lived processes that import the engines when the executor
+connects (``warm_up``), so a task starts no process and ships no model. A
+task that fails is not silently dropped: ``on_error(item, message)`` turns it
+into a result (the matrix marks the type's cells ``unknown``) or, without it,
+the error is raised; so do the tasks left when every worker or the scheduler
+is lost (``DaskExecutor``).
 
 Workers import ``symreach`` themselves: it must be installed (the same
 version) on every worker machine.
@@ -107,6 +109,10 @@ class DaskUnavailable(RuntimeError):
     """``--executor dask`` without ``dask.distributed`` installed."""
 
 
+class SchedulerUnreachable(RuntimeError):
+    """The scheduler address is malformed or nothing answers there in time."""
+
+
 def dask_available() -> bool:
     try:
         import distributed  # noqa: F401
@@ -115,19 +121,47 @@ def dask_available() -> bool:
     return True
 
 
+CONNECT_S = 5.0         # connecting to --scheduler, at most (and at most the run's time left):
+                        # with the start-up, an unreachable address is reported within 10 s
+WORKERLESS_S = 10.0     # no worker at all for this long: the tasks left are given up
+POLL_S = 0.5            # how often the result loop looks at the cluster
+FETCH_S = 10.0          # fetching one result from a worker, at most
+REFETCHES = 3           # a result whose worker died before it was fetched: computed again
+DEADLINE_MARGIN_S = 0.25  # tasks still out this close to --timeout are given up
+
+def _quiet_distributed() -> None:
+    """The client side logs lost connections with tracebacks; the executor
+    reports them itself, in one line (the cells' reason)."""
+    import logging
+
+    for name in ("distributed", "distributed.client", "distributed.core", "distributed.comm",
+                 "distributed.batched", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 class DaskExecutor:
-    """Tasks on a Dask cluster: ``address`` of a running scheduler, or a LocalCluster."""
+    """Tasks on a Dask cluster: ``address`` of a running scheduler, or a LocalCluster.
+
+    Faults: a worker lost while a task runs on it is the scheduler's to retry
+    (``distributed.scheduler.allowed-failures``; the shared object is on every
+    worker, see ``symreach.solvers.dask_shared``). With no worker at all for
+    ``WORKERLESS_S`` seconds, or the scheduler gone, the tasks not done are
+    reported through ``on_error`` (their cells are ``unknown`` with that reason).
+    """
 
     name = "dask"
 
     def __init__(self, address: Optional[str] = None, workers: int = 2,
-                 memory_limit: Optional[str] = None) -> None:
+                 memory_limit: Optional[str] = None, connect_s: Optional[float] = None,
+                 workerless_s: Optional[float] = None) -> None:
         if not dask_available():
             raise DaskUnavailable("the dask executor needs dask.distributed: "
                                   "pip install 'symreach[distributed]'")
         self.address = address
         self.workers = workers
         self.memory_limit = memory_limit
+        self.connect_s = CONNECT_S if connect_s is None else connect_s
+        self.workerless_s = WORKERLESS_S if workerless_s is None else workerless_s
         self._client = None
         self._cluster = None
 
@@ -143,15 +177,16 @@ class DaskExecutor:
             import dask
             from distributed import Client, LocalCluster
 
+            _quiet_distributed()
+            # The workers' statistical profiler (a stack sample every 10 ms)
+            # only feeds the dashboard; it cost 2% of a core per idle worker.
+            dask.config.set({"distributed.worker.profile.enabled": False})
             if self.address is not None:
-                self._client = Client(self.address)
+                self._client = self._connect(Client)
             else:
                 # A task that kills its worker (memory) fails at once instead of
                 # being retried on the next worker.
                 dask.config.set({"distributed.scheduler.allowed-failures": 0})
-                # The workers' statistical profiler (a stack sample every 10 ms)
-                # only feeds the dashboard; it cost 2% of a core per idle worker.
-                dask.config.set({"distributed.worker.profile.enabled": False})
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                              processes=True, dashboard_address=":0",
                                              memory_limit=self.memory_limit or "auto")
@@ -159,17 +194,42 @@ class DaskExecutor:
             # Import the engines on every worker now, not inside the first task:
             # a few seconds per worker process that would otherwise stall the
             # first chunk on each of them.
-            self._client.run(warm_up)
+            try:
+                self._client.run(warm_up)
+            except Exception:  # a worker lost meanwhile: the others, or later ones, will do
+                pass
         return self._client
+
+    def _connect(self, client_class):
+        from symreach.errors import time_remaining
+
+        left = time_remaining()
+        timeout = self.connect_s if left is None else max(0.5, min(self.connect_s, left))
+        try:
+            return client_class(self.address, timeout=timeout)
+        except (ValueError, TypeError) as exc:
+            what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise SchedulerUnreachable(f"malformed Dask scheduler address {self.address!r}: {what}") from None
+        except (OSError, TimeoutError) as exc:
+            raise SchedulerUnreachable(f"no Dask scheduler answered at {self.address!r} within "
+                                       f"{timeout:.1f} s ({type(exc).__name__})") from None
 
     @property
     def slots(self) -> int:
         """Worker threads of the cluster now (at least 1)."""
-        return max(1, sum(self.client().nthreads().values()))
+        try:
+            return max(1, sum(self.client().nthreads().values()))
+        except SchedulerUnreachable:
+            raise
+        except Exception:  # the scheduler went away: map reports it per task
+            return 1
 
     def close(self) -> None:
         if self._client is not None:
-            self._client.close()
+            try:
+                self._client.close(timeout=2)
+            except Exception:  # the scheduler is gone already
+                pass
             self._client = None
         if self._cluster is not None:
             self._cluster.close()
@@ -177,30 +237,146 @@ class DaskExecutor:
 
     def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
             on_error: Optional[OnError] = None) -> Iterator[Any]:
-        from distributed import as_completed
+        import pickle
+        import uuid
+
+        from symreach.solvers.dask_shared import SharedPayload, call_keyed
 
         client = self.client()
-        # hash=False: a fresh key per call. With content hashing, a second map
-        # over equal data can reuse a key the scheduler is just releasing, and
-        # its tasks then wait forever for the lost dependency.
-        shared_future = client.scatter(shared, broadcast=True, hash=False)
-        futures = {}
-        for item in items:
-            fut = client.submit(fn, shared_future, item, pure=False, **options)
-            futures[fut] = item
-        for fut in as_completed(list(futures)):
-            item = futures.pop(fut)
-            if fut.status == "finished":
-                yield fut.result()
-                continue
+        key = f"symreach-shared-{uuid.uuid4().hex}"
+        futures: dict[Any, Any] = {}
+        items = list(items)
+        try:
+            payload = SharedPayload(key, pickle.dumps(shared, pickle.HIGHEST_PROTOCOL))
+            client.register_plugin(payload, name=key)
+            for item in items:
+                futures[client.submit(call_keyed, fn, key, item, options, pure=False)] = item
+        except Exception as exc:   # the scheduler is gone before every task was submitted
+            message = _lost_scheduler(exc)
+            done = set(futures.values())
+            for item in items:
+                if item not in done:
+                    yield _failed(item, message, on_error)
+            if not futures:
+                return
+        try:
+            yield from self._results(client, futures, on_error)
+        finally:
             try:
-                exc = fut.exception()
-                message = f"{type(exc).__name__}: {exc}"
-            except Exception as err:  # the future itself could not report
-                message = f"{type(err).__name__}: {err}"
-            if on_error is None:
-                raise RuntimeError(f"task {item!r} failed on the cluster: {message}")
-            yield on_error(item, message)
+                client.unregister_worker_plugin(key)
+            except Exception:
+                pass
+
+    def _results(self, client, futures: dict[Any, Any], on_error: Optional[OnError]) -> Iterator[Any]:
+        """Results as tasks finish; tasks the cluster can no longer run, through ``on_error``."""
+        import time
+
+        from distributed import wait
+
+        from symreach.errors import time_remaining
+
+        pending = set(futures)
+        # computed, but the fetch failed (its worker died): once the scheduler
+        # has noticed, the future is pending again and the task runs again
+        doubtful: dict[Any, float] = {}
+        fetches: dict[Any, int] = {}
+        workerless_since: Optional[float] = None
+        while pending or doubtful:
+            now = time.monotonic()
+            for fut, since in list(doubtful.items()):
+                if fut.status not in ("finished", "lost") or now - since > FETCH_S:
+                    del doubtful[fut]
+                    pending.add(fut)
+            remaining = time_remaining()
+            poll = POLL_S if remaining is None else max(0.05, min(POLL_S, remaining - DEADLINE_MARGIN_S))
+            try:
+                if pending:
+                    done, pending = wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+                else:
+                    done = set()
+                    time.sleep(poll)
+            except TimeoutError:
+                done = set()
+            except Exception as exc:   # the client lost the scheduler
+                yield from _give_up(futures, pending | set(doubtful), _lost_scheduler(exc), on_error)
+                return
+            for fut in done:
+                item = futures[fut]
+                if fut.status == "finished":
+                    try:
+                        result = fut.result(timeout=FETCH_S)
+                    except Exception as exc:
+                        fetches[fut] = fetches.get(fut, 0) + 1
+                        if fetches[fut] <= REFETCHES and client.status == "running":
+                            doubtful[fut] = time.monotonic()
+                            continue
+                        message = f"{type(exc).__name__}: {exc}"
+                    else:
+                        yield result
+                        continue
+                elif fut.status in ("error", "cancelled"):
+                    message = _task_error(fut)
+                else:   # "lost": its result went with a worker; the scheduler runs it again
+                    doubtful[fut] = time.monotonic()
+                    continue
+                if client.status != "running":
+                    message = "the Dask scheduler was lost"
+                yield _failed(item, message, on_error)
+            if not (pending or doubtful):
+                return
+            left = pending | set(doubtful)
+            remaining = time_remaining()
+            if remaining is not None and remaining <= DEADLINE_MARGIN_S:
+                # print what is done before the supervisor's backstop
+                yield from _give_up(futures, left, "timeout: the time limit was reached", on_error)
+                return
+            if client.status != "running":
+                yield from _give_up(futures, left, "the Dask scheduler was lost", on_error)
+                return
+            try:
+                workers = len(client.nthreads())
+            except Exception as exc:
+                yield from _give_up(futures, left, _lost_scheduler(exc), on_error)
+                return
+            now = time.monotonic()
+            if workers:
+                workerless_since = None
+            elif workerless_since is None:
+                workerless_since = now
+            elif now - workerless_since >= self.workerless_s:
+                yield from _give_up(futures, left, f"every Dask worker was lost (none for "
+                                    f"{self.workerless_s:g} s)", on_error)
+                return
+
+
+def _lost_scheduler(exc: BaseException) -> str:
+    return f"the Dask scheduler was lost ({type(exc).__name__})"
+
+
+def _task_error(fut) -> str:
+    try:
+        exc = fut.exception(timeout=1)
+        return f"{type(exc).__name__}: {exc}"
+    except Exception as err:  # the future itself could not report
+        return f"{type(err).__name__}: {err}"
+
+
+def _failed(item: Any, message: str, on_error: Optional[OnError]) -> Any:
+    if on_error is None:
+        raise RuntimeError(f"task {item!r} failed on the cluster: {message}")
+    return on_error(item, message)
+
+
+def _give_up(futures: dict[Any, Any], pending: set, message: str,
+             on_error: Optional[OnError]) -> Iterator[Any]:
+    """Every task not done becomes ``on_error(item, message)``; the futures are cancelled."""
+    for fut in pending:
+        try:
+            fut.cancel()
+        except Exception:
+            pass
+    for fut in sorted(pending, key=lambda f: str(f.key)):
+        yield _failed(futures[fut], message, on_error)
 
 
 def warm_up() -> None:

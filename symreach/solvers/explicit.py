@@ -9,6 +9,17 @@ a count target reads is counted up to the target's threshold. The
 initial configuration is kept exact (counts above 1 are deleted one by one),
 so every returned trace replays from sigma0 unchanged and is shortest among
 saturated traces.
+
+Operator moves (SPEC 5.2, ``inst.moves``): a deletion is taken only when
+``semantics.delete_failure`` allows it (protected types, PodDisruptionBudgets).
+Saturation stays exact under the PDB guard because a pair a budget counts
+is kept exact up to ``semantics.budget_cap`` (desiredHealthy + 1: with every pair
+cut at that K a budget's guard has the same value, as for count targets), so
+a capped run simulates every run; protection is per type and reads no count.
+Node symmetry is kept: budgets and protection name types, never nodes.
+The fast paths are not used under operator moves (Theorem 5 and the empty-
+node argument assume any pod may be deleted): only this engine answers then,
+and ``auto`` sends the question here (``cli/moves_options.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ class ExplicitEngine:
     pods per uncounted pair; it exists to test that saturation is exact."""
 
     name = "explicit"
+    operator_moves = True  # answers under --moves operator (module docstring)
 
     def __init__(self, uncounted_cap: int = 1, symmetry: bool = False) -> None:
         self.uncounted_cap = uncounted_cap
@@ -55,7 +67,7 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
             continue
         for n in range(len(inst.nodes)):
             if inst.static_block[t][n] is None:
-                cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)))
+                cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)), semantics.budget_cap(inst, t))
                 out.append((t, n, inst.pair(t, n), cap))
     return out
 
@@ -152,9 +164,12 @@ def _successors(inst: Instance, sigma: Config, candidates):
     for t, n, p, cap in candidates:
         if sigma[p] < cap and semantics.deploy_failure(inst, t, n, sigma) is None:
             yield semantics.deploy(inst, sigma, t, n), semantics.step_of(inst, DEPLOY, t, n)
+    guarded = inst.moves.restricted
     for p, c in enumerate(sigma):
         if c:
             t, n = inst.unpair(p)
+            if guarded and semantics.delete_failure(inst, sigma, t, n) is not None:
+                continue
             yield semantics.delete(inst, sigma, t, n), semantics.step_of(inst, DELETE, t, n)
 
 
@@ -171,3 +186,8 @@ def _trace(parent, sigma: Config) -> tuple[Step, ...]:
 
 def _unknown(reason: str, stats: dict) -> Result:
     return Result(Verdict.UNKNOWN, "explicit", reason=reason, stats=stats)
+
+
+# The gang search (solvers/gang_explicit.py) explores the same moves over the same parent map.
+successors = _successors
+trace_back = _trace

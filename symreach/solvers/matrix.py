@@ -25,7 +25,7 @@ import io
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Optional
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, TextIO
 
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
@@ -35,24 +35,51 @@ from symreach.run import RunContext
 from symreach.solvers.bdd import ReachConfig, Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
 from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, ClassAnswer, TypeAnswer,
-                                     solve_types)
+                                     solve_type, solve_types)
 from symreach.solvers.chunks import matrix_chunks
 from symreach.solvers.executor import Executor, LocalExecutor
 
 
 class CellView(Mapping):
-    """``(t, n) -> value`` over per-type rows, without one dict entry per cell
-    (a 5,000-node, 1,000-type matrix has five million cells)."""
+    """``(t, n) -> value`` over per-type rows of one-byte codes into ``names``,
+    without one dict entry (or one pointer) per cell: a 5,000-node, 1,000-type
+    matrix has five million cells, 5 MB here."""
 
-    def __init__(self, rows: list[list[str]], width: int) -> None:
+    def __init__(self, rows: list[bytearray], width: int, names: list[str]) -> None:
         self._rows = rows
         self._width = width
+        self._names = names
+        self._codes = {name: i for i, name in enumerate(names)}
+
+    @classmethod
+    def filled(cls, types: int, width: int, value: str) -> "CellView":
+        return cls([bytearray(width) for _ in range(types)], width, [value])
+
+    def code(self, value: str) -> int:
+        c = self._codes.get(value)
+        if c is None:
+            if len(self._names) >= 256:
+                raise ValueError("more than 256 distinct cell values")
+            c = self._codes[value] = len(self._names)
+            self._names.append(value)
+        return c
+
+    def set(self, t: int, nodes: Iterable[int], value: str) -> None:
+        """``value`` on every node of ``nodes`` in type ``t``'s row."""
+        row, c = self._rows[t], self.code(value)
+        for n in nodes:
+            row[n] = c
+
+    def holds(self, value: str) -> bool:
+        """Whether some cell has ``value``."""
+        c = self._codes.get(value)
+        return c is not None and any(c in row for row in self._rows)
 
     def __getitem__(self, key: tuple[int, int]) -> str:
         t, n = key
         if not (0 <= t < len(self._rows) and 0 <= n < self._width):
             raise KeyError(key)
-        return self._rows[t][n]
+        return self._names[self._rows[t][n]]
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         return ((t, n) for t in range(len(self._rows)) for n in range(self._width))
@@ -61,8 +88,9 @@ class CellView(Mapping):
         return len(self._rows) * self._width
 
     def row(self, t: int) -> list[str]:
-        """Every node's value for type ``t`` (read-only)."""
-        return self._rows[t]
+        """Every node's value for type ``t`` (a new list)."""
+        names = self._names
+        return [names[c] for c in self._rows[t]]
 
 
 @dataclass
@@ -74,7 +102,8 @@ class Matrix:
     stats: dict[str, Any] = field(default_factory=dict)
     # DaemonSet name -> {node index: its pod type pinned there} (model.daemonset_groups)
     groups: dict[str, dict[int, int]] = field(default_factory=dict)
-    answers: dict[int, TypeAnswer] = field(default_factory=dict)  # per type (cells method)
+    # type -> what its cells depend on that is not modelled (``symreach.report.caveats``): marked ``Y*``
+    caveats: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def row_subjects(self) -> list[tuple[str, tuple[Optional[int], ...]]]:
         """One row per pod type, except that a DaemonSet's pinned types form one
@@ -96,18 +125,23 @@ class Matrix:
             for n, t in enumerate(per_node):
                 if t is not None:
                     yield {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)],
-                           "by": self.how[(t, n)]}
+                           "by": self.how[(t, n)], "caveats": list(self.caveats.get(t, ()))}
 
     def witness(self, instance: Instance, t: int, n: int) -> Optional[tuple[Step, ...]]:
-        """A replayed witness for a deployable cell (cells method only), else None."""
-        answer = self.answers.get(t)
-        return None if answer is None else answer.witness(instance, n)
+        """A replayed witness for a deployable cell (cells method only), else None.
+        The type is solved again (deterministic): the matrix keeps no traces."""
+        if self.stats.get("method") != "cells" or self.cells[(t, n)] != DEPLOYABLE:
+            return None
+        answer = solve_type(instance, t, symmetry=self.stats.get("symmetry", True),
+                            cell_timeout=self.stats.get("cell_timeout"))
+        return answer.witness(instance, n)
 
 
 def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: str = "cells",
                  symmetry: bool = True, cell_timeout: Optional[float] = None,
                  executor: Optional[Executor] = None,
-                 progress: Optional[Callable[[int, int], None]] = None) -> Matrix:
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 into: Optional[Matrix] = None) -> Matrix:
     """The matrix by ``method``: ``cells`` (one task per pod type, one answer per
     class of interchangeable nodes, see ``symreach.solvers.cells``) or
     ``fixpoint`` (one BDD fixpoint of the whole system)."""
@@ -115,22 +149,47 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
         return fixpoint_matrix(instance, timeout_s)
     if method != "cells":
         raise ValueError(f"unknown matrix method {method!r}")
-    return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress)
+    return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress, into)
+
+
+NOT_RUN = "limit"   # how a cell no task decided is marked
+
+
+def empty_matrix(instance: Instance) -> Matrix:
+    """Every cell unknown, not run: what ``cells_matrix`` fills in as types finish
+    (a caller that keeps it has every decided cell if a limit stops the run)."""
+    width, ntypes = len(instance.nodes), len(instance.pod_types)
+    return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
+                  CellView.filled(ntypes, width, UNKNOWN), CellView.filled(ntypes, width, NOT_RUN),
+                  {"method": "cells", "complete": False}, groups=daemonset_groups(instance))
+
+
+def stop_matrix(m: Matrix, reason: str) -> Matrix:
+    """``m`` as it stands when a limit stopped the run: decided cells kept, the rest unknown."""
+    m.stats["complete"] = False
+    m.stats["reason"] = reason
+    return m
 
 
 def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
                  cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
-                 progress: Optional[Callable[[int, int], None]] = None) -> Matrix:
-    """Every pod type is an independent task; results arrive in any order."""
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 into: Optional[Matrix] = None) -> Matrix:
+    """Every pod type is an independent task; results arrive in any order and are
+    written into ``into`` (default: a new ``empty_matrix``) as they arrive."""
     start = time.perf_counter()
     executor = executor or LocalExecutor()
     width, ntypes = len(instance.nodes), len(instance.pod_types)
-    verdicts: list[list[str]] = [[UNKNOWN] * width for _ in range(ntypes)]
-    hows: list[list[str]] = [["deadline"] * width for _ in range(ntypes)]
-    answers: dict[int, TypeAnswer] = {}
+    m = into if into is not None else empty_matrix(instance)
+    cells, hows = m.cells, m.how
+    assert isinstance(cells, CellView) and isinstance(hows, CellView)
+    done: set[int] = set()
+    classes = 0
     deadline_at = time.time() + timeout_s if timeout_s is not None else None
     options = {"symmetry": symmetry, "cell_timeout": cell_timeout, "deadline_at": deadline_at}
     errors: dict[str, str] = {}
+    m.stats.update({"method": "cells", "symmetry": symmetry, "cell_timeout": cell_timeout,
+                    "executor": executor.name, "cells": ntypes * width})
 
     def failed(chunk: tuple[int, ...], message: str) -> list[TypeAnswer]:
         for t in chunk:
@@ -139,27 +198,25 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
                            {"classes": 0}) for t in chunk]
 
     chunks = matrix_chunks(instance, executor.slots)
+    m.stats["tasks"] = len(chunks)
     for batch in executor.map(solve_types, instance, chunks, options, on_error=failed):
         for answer in batch:
-            answers[answer.t] = answer
+            done.add(answer.t)
+            classes += answer.stats["classes"]
             for cls in answer.classes:
-                for n in cls.nodes:
-                    verdicts[answer.t][n] = cls.verdict
-                    hows[answer.t][n] = cls.how
+                cells.set(answer.t, cls.nodes, cls.verdict)
+                hows.set(answer.t, cls.nodes, cls.how)
+        m.stats["classes"] = m.stats["cells_solved"] = classes
         if progress is not None:
-            progress(len(answers), ntypes)
-    classes = sum(a.stats["classes"] for a in answers.values())
-    complete = len(answers) == ntypes and all(v != UNKNOWN for row in verdicts for v in row)
-    stats = {"method": "cells", "symmetry": symmetry, "executor": executor.name, "tasks": len(chunks),
-             "cells": ntypes * width, "classes": classes, "cells_solved": classes,
-             "time_s": time.perf_counter() - start, "complete": complete}
+            progress(len(done), ntypes)
+    complete = len(done) == ntypes and not cells.holds(UNKNOWN)
+    m.stats.update({"classes": classes, "cells_solved": classes,
+                    "time_s": time.perf_counter() - start, "complete": complete})
     if errors:
-        stats["task_errors"] = errors
+        m.stats["task_errors"] = errors
     if not complete:
-        stats["reason"] = _incomplete_reason(timeout_s, deadline_at, cell_timeout, errors)
-    return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
-                  CellView(verdicts, width), CellView(hows, width), stats,
-                  groups=daemonset_groups(instance), answers=answers)
+        m.stats["reason"] = _incomplete_reason(timeout_s, deadline_at, cell_timeout, errors)
+    return m
 
 
 def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
@@ -168,7 +225,9 @@ def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
     if deadline_at is not None and time.time() >= deadline_at:
         return f"timeout: the time limit of {timeout_s:g} s was reached"
     if errors:
-        return f"{len(errors)} pod type(s) failed: see task_errors"
+        causes = set(errors.values())
+        cause = causes.pop() if len(causes) == 1 else "see task_errors"
+        return f"{len(errors)} pod type(s) failed: {cause}"
     if cell_timeout is not None:
         return f"cell timeout: an engine left cells open after {cell_timeout:g} s"
     return "an engine left cells open (a state or memory limit)"
@@ -225,52 +284,133 @@ def unknown_matrix(instance: Instance, reason: str) -> Matrix:
     unknown: the answer when a limit stops the run before the fixpoint.
     Types without initial pods share one row (a large matrix has millions of cells)."""
     width = len(instance.nodes)
-    blank, limit = [UNKNOWN] * width, ["limit"] * width
+    blank = bytearray(width)
     cells = [blank] * len(instance.pod_types)
-    how = [limit] * len(instance.pod_types)
+    how = [blank] * len(instance.pod_types)
     for (t, n), c in instance.initial.items():
         if c > 0:
             if cells[t] is blank:
-                cells[t], how[t] = list(blank), list(limit)
-            cells[t][n], how[t][n] = DEPLOYABLE, "initial"
+                cells[t], how[t] = bytearray(width), bytearray(width)
+            cells[t][n] = how[t][n] = 1
     return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
-                  CellView(cells, width), CellView(how, width), {"complete": False, "reason": reason},
-                  daemonset_groups(instance))
+                  CellView(cells, width, [UNKNOWN, DEPLOYABLE]), CellView(how, width, [NOT_RUN, "initial"]),
+                  {"complete": False, "reason": reason}, daemonset_groups(instance))
 
 
 def render_text(m: Matrix) -> str:
+    return "\n".join(text_lines(m))
+
+
+def text_lines(m: Matrix) -> Iterator[str]:
     """One column per node, as wide as its name, headed by the name on one line;
-    one row per pod type, a DaemonSet's pinned types as one row."""
+    one row per pod type, a DaemonSet's pinned types as one row. Generated line
+    by line (``write_matrix`` streams them)."""
     subjects = m.row_subjects()
     width = max([len(name) for name, _ in subjects] + [4])
-    widths = [max(1, len(node)) for node in m.nodes]
-    lines = ["Y deployable, . not deployable, ? unknown (limit reached)"
-             + (", - no pod of the DaemonSet for the node" if m.groups else ""),
-             " " * width + "".join(f" {node:<{w}}" for node, w in zip(m.nodes, widths)).rstrip()]
+    widths = [max(2 if m.caveats else 1, len(node)) for node in m.nodes]
+    yield ("Y deployable, . not deployable, ? unknown (limit reached)"
+           + (", - no pod of the DaemonSet for the node" if m.groups else "")
+           + (", * depends on what is not modelled (caveats below)" if m.caveats else ""))
+    yield " " * width + "".join(f" {node:<{w}}" for node, w in zip(m.nodes, widths)).rstrip()
     pads = [" " * (w - 1) for w in widths]
     for name, per_node in subjects:
         t0 = per_node[0] if per_node else None
-        if isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
+        if any(t in m.caveats for t in per_node if t is not None):
+            marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]] + ('*' if t in m.caveats else ''):<{w}}"
+                            for n, (t, w) in enumerate(zip(per_node, widths)))
+        elif isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
             # One pod type's row: read it as a list (millions of cells on large clusters).
             marks = "".join([f" {_MARK[v]}{pad}" for v, pad in zip(m.cells.row(t0), pads)])
         else:
             marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]]:<{w}}"
                             for n, (t, w) in enumerate(zip(per_node, widths)))
-        lines.append(f"{name:<{width}}{marks}".rstrip())
+        yield f"{name:<{width}}{marks}".rstrip()
     if m.stats.get("reason"):
-        lines.append(f"incomplete: {m.stats['reason']}")
-    return "\n".join(lines)
+        yield f"incomplete: {m.stats['reason']}"
+    for t in sorted(m.caveats):
+        for c in m.caveats[t]:
+            yield f"* {m.types[t]}: {c}"
 
 
-def render_json(m: Matrix) -> str:
-    return json.dumps({"pods": list(m.types), "nodes": list(m.nodes), "cells": list(m.rows()),
-                       "stats": m.stats}, indent=2, default=str)
+def render_json(m: Matrix, extra: Optional[dict[str, Any]] = None) -> str:
+    out = io.StringIO()
+    write_json(m, out, extra)
+    return out.getvalue()
+
+
+NO_CAVEATS = ', "caveats": []'   # every cell has the key (docs/json.md)
+
+
+def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None,
+               head: Optional[dict[str, Any]] = None) -> None:
+    """``{**head, "pods", "nodes", "cells", "stats", **extra}`` as ``json.dumps``
+    would write it, one cell at a time (a dict per cell held in memory costs
+    about 1.3 KiB: gigabytes on large matrices)."""
+    out.write("{" + "".join(f"{json.dumps(k)}: {json.dumps(v, default=str)}, " for k, v in (head or {}).items())
+              + '"pods": ' + json.dumps(list(m.types)) + ', "nodes": ' + json.dumps(list(m.nodes))
+              + ', "cells": [')
+    nodes = [json.dumps(node) for node in m.nodes]
+    quoted: dict[str, str] = {}
+
+    def q(value: str) -> str:
+        hit = quoted.get(value)
+        if hit is None:
+            hit = quoted[value] = json.dumps(value)
+        return hit
+
+    marks = {t: ', "caveats": ' + json.dumps(list(c)) for t, c in m.caveats.items()}
+    first = True
+    for name, per_node in m.row_subjects():
+        pod = q(name)
+        parts = [f'{{"pod": {pod}, "node": {nodes[n]}, "verdict": {q(m.cells[(t, n)])}, '
+                 f'"by": {q(m.how[(t, n)])}{marks.get(t, NO_CAVEATS)}}}' for n, t in enumerate(per_node) if t is not None]
+        if parts:
+            out.write(("" if first else ", ") + ", ".join(parts))
+            first = False
+    out.write('], "stats": ' + json.dumps(m.stats, default=str))
+    out.write(', "caveats": ' + json.dumps({m.types[t]: list(c) for t, c in sorted(m.caveats.items())}))
+    for key, value in (extra or {}).items():
+        out.write(f", {json.dumps(key)}: {json.dumps(value, default=str)}")
+    out.write("}")
 
 
 def render_csv(m: Matrix) -> str:
     out = io.StringIO()
-    w = csv.DictWriter(out, fieldnames=["pod", "node", "verdict", "by"])
-    w.writeheader()
-    for row in m.rows():
-        w.writerow(row)
+    write_csv(m, out)
     return out.getvalue()
+
+
+def write_csv(m: Matrix, out: TextIO) -> None:
+    """What ``csv.DictWriter`` writes, a row per cell, with each distinct value
+    quoted once (a writer call per cell was most of the time on large matrices)."""
+    quoted: dict[str, str] = {}
+
+    def q(value: str) -> str:
+        hit = quoted.get(value)
+        if hit is None:
+            buf = io.StringIO()
+            csv.writer(buf).writerow([value, ""])   # two fields: "" alone would be quoted
+            hit = quoted[value] = buf.getvalue()[:-3]
+        return hit
+
+    out.write("pod,node,verdict,by\r\n")
+    nodes = [q(node) for node in m.nodes]
+    for name, per_node in m.row_subjects():
+        pod = q(name)
+        lines = [f"{pod},{nodes[n]},{q(m.cells[(t, n)])},{q(m.how[(t, n)])}\r\n"
+                 for n, t in enumerate(per_node) if t is not None]
+        out.write("".join(lines))
+
+
+def write_matrix(m: Matrix, fmt: str, out: TextIO, extra: Optional[dict[str, Any]] = None,
+                 head: Optional[dict[str, Any]] = None) -> None:
+    """``m`` in ``fmt`` (text, json, csv) on ``out``, streamed; ends with a newline."""
+    if fmt == "json":
+        write_json(m, out, extra, head)
+        out.write("\n")
+    elif fmt == "csv":
+        write_csv(m, out)
+        out.write("\n")
+    else:
+        for line in text_lines(m):
+            out.write(line + "\n")

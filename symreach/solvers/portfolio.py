@@ -10,7 +10,10 @@ the lazy-deletion search (``symreach.solvers.lazy_search``) the deep ones.
 
 Schedule (which engine, when, where: ``symreach.solvers.schedule``).
 Preprocessing runs once, here; the workers fork after it and reuse it
-(``RunContext.prepared``). The lazy search then runs alone in this process for
+(``RunContext.prepared``). Systems of at most ``TINY_PAIRS`` may-pairs are
+first searched explicitly in this process (capped at ``TINY_STATES``): that
+decides them before any worker forks (and, from the command line, before
+any engine module is imported). The lazy search then runs alone in this process for
 up to ``LAZY_ALONE_S``: it declines at once outside its fragment and answers
 most encoded-net goals before anything forks. Then the race: the favourite
 forks onto a core of its own for the whole run; the *resident* (the lazy
@@ -53,12 +56,10 @@ the schedule.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
@@ -93,6 +94,9 @@ LAZY_ALONE_S = 0.5
 # medians of 3: pdr alone 0.34-0.37 s, ``auto`` 0.94 s starting it after 0.25 s,
 # 0.68 s after 0.1 s)
 LATE_AFTER_S = 0.1
+# systems this small are first searched explicitly, in this process (``AutoEngine._tiny``)
+TINY_PAIRS = 12
+TINY_STATES = 5000
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
@@ -129,18 +133,26 @@ class AutoEngine:
     name = "auto"
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
-                 slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S) -> None:
-        """``lazy_alone_s``: how long the lazy search runs alone before the race."""
+                 slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S,
+                 tiny_pairs: Optional[int] = None, preload: bool = True) -> None:
+        """``lazy_alone_s``: how long the lazy search runs alone before the race;
+        ``tiny_pairs``: systems up to this many may-pairs are first searched
+        explicitly (``_tiny``; default ``TINY_PAIRS`` with the default engines,
+        0 when the caller names the engines: they race exactly those);
+        ``preload``: import the engines' modules now (CUDD, python-sat), outside
+        ``check``'s time, as every other engine is imported before its check;
+        the command line passes False, and a race imports them before it forks."""
         if slice_s <= 0:
             raise ValueError("slice_s must be positive")
+        self.tiny_pairs = (TINY_PAIRS if engines is None else 0) if tiny_pairs is None else tiny_pairs
         engines = default_engines() if engines is None else engines
         self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
         self.slice_s = slice_s
         self.lazy_alone_s = lazy_alone_s
-        # import the engines' modules now (CUDD, python-sat): every worker inherits
-        # them through fork instead of paying the import inside the time limit
         self.available = self._available()
+        if preload:
+            self.available = _import_engines(self.available)
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         from symreach.solvers.fast_paths import Prologue, begin_check
@@ -155,6 +167,10 @@ class AutoEngine:
         start, query, pre = begun.start, begun.query, begun.pre
         run = ctx.with_(prepared=Prologue(instance, query, pre))
         engines = self.available
+        tiny = self._tiny(pre, instance, query, run)
+        if tiny is not None:
+            tiny.stats.setdefault("preprocess", pre.stats)
+            return tiny
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, run)
         else:
@@ -165,10 +181,30 @@ class AutoEngine:
         return result
 
     def _available(self) -> list[str]:
-        from symreach.solvers.registry import available_engines
+        """The engines present here, found without importing them (start-up cost)."""
+        from importlib.util import find_spec
 
-        names = [e for e in self.engines if e in available_engines()]
+        from symreach.solvers.registry import ENGINES
+
+        names = [e for e in self.engines if e in ENGINES and find_spec(ENGINES[e][0]) is not None]
         return names or ["explicit"]
+
+    def _tiny(self, pre, instance, query, run: RunContext) -> Optional[Result]:
+        """A small system's answer by the explicit search in this process, or None.
+
+        Up to ``tiny_pairs`` may-pairs a capped breadth-first search decides in
+        milliseconds, before any engine module is imported or any worker forks
+        (which cost 0.3-0.5 s of CPU: CUDD, python-sat, numpy)."""
+        if len(pre.may) > self.tiny_pairs:
+            return None
+        from symreach.solvers.registry import make_engine
+
+        result = make_engine("explicit").check(instance, query, run.with_(max_states=TINY_STATES))
+        if result.verdict is Verdict.UNKNOWN:
+            return None
+        result.fragment = pre.fragment
+        return self._label(result, "explicit", {"engines": ["explicit"], "favourite": None,
+                                                "resident": "explicit", "tiny": True})
 
     def _single(self, name, instance, query, run: RunContext) -> Result:
         from symreach.solvers.registry import make_engine
@@ -196,6 +232,8 @@ class AutoEngine:
                                                         workers, gave_up)
                 if answer is not None:
                     return answer
+                # every worker inherits the modules instead of importing them in its time
+                engines = [e for e in engines if e in _import_engines(engines)]
                 if not lazy_running:
                     engines = [e for e in engines if e != LAZY_ENGINE]
                 engines = race_engines(may_pairs, engines, nodes)
@@ -221,6 +259,8 @@ class AutoEngine:
         again would only repeat that."""
         if LAZY_ENGINE not in engines:
             return None, False
+        from multiprocessing.connection import wait  # imported on use: start-up of small checks
+
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
         left = run.remaining()
@@ -253,13 +293,17 @@ class AutoEngine:
         resident = race.workers.get(race.resident) if race.resident else None
         if isinstance(resident, ResidentWorker) and resident.alive():
             resident.park()
-        ctx = mp.get_context("fork")
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
         for name in names:
             race.workers[name] = spawn(ctx, name, instance, query, run, race.outs[name])
 
     def _race(self, race: _Race, instance, query, run: RunContext) -> Result:
         """The favourite and the others forked (the late ones later), the resident in
         this process, all scheduled by slices until one answers."""
+        from multiprocessing.connection import wait
+
         self._fork([e for e in race.engines if e not in race.late and e != race.resident
                     and e not in race.workers], race, instance, query, run)
         if race.resident and race.resident not in race.workers:
@@ -311,5 +355,23 @@ class AutoEngine:
         reasons = [f"{r.engine}: {r.reason}" for r in race.unknown] + race.errors
         return Result(Verdict.UNKNOWN, "auto", reason="; ".join(reasons) or "no engine answered",
                       stats={"portfolio": dict(race.record(), jobs=self.jobs, slice_s=self.slice_s,
-                                               answered_by=None, slices=slice_index + 1)})
+                                               answered_by=None, slices=slice_index + 1),
+                             "unknown_engines": {r.engine: r.stats for r in race.unknown}})
 
+
+def _import_engines(names: Sequence[str]) -> list[str]:
+    """The engines of ``names`` that import, imported before any worker forks (CUDD,
+    python-sat): every worker inherits them instead of paying inside its time limit."""
+    import importlib
+
+    from symreach.solvers.registry import ENGINES
+
+    out = []
+    for name in names:
+        try:
+            module = importlib.import_module(ENGINES[name][0])
+        except ImportError:
+            continue
+        if hasattr(module, ENGINES[name][1]):
+            out.append(name)
+    return out or ["explicit"]

@@ -85,6 +85,9 @@ class Checked:
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         query = resolve_query(instance, query)
+        if instance.moves.restricted and not getattr(self.engine, "operator_moves", False):
+            return Result(Verdict.UNKNOWN, self.name,
+                          reason=f"engine {self.name} does not answer under operator moves yet; the explicit engine does")
         start = time.perf_counter()
         result = self.engine.check(instance, query, as_context(run))
         result.time_s = time.perf_counter() - start

@@ -226,11 +226,13 @@ def finish(inst: Instance, query: Query, result: Result, run: RunLike = None,
         return result
     start = clock()
     budget_s = DEFAULT_BUDGET_S
-    left = as_context(run).remaining()
+    context = as_context(run)
+    left = context.remaining()
     if left is not None:
         budget_s = min(budget_s, left)
     budget = Budget(start + budget_s, clock=clock)
     before = len(result.trace)
+    context.report("minimise", steps=before)  # a progress line while the trace is minimised
     trace = minimise(inst, result.trace, query, budget)
     semantics.replay(inst, trace, query)
     result.trace = trace

@@ -1,0 +1,138 @@
+"""``symreach matrix`` through the CLI on a real Dask cluster against the local executor.
+
+    python -m benchmarks.dask_end_to_end [--nodes 2000] [--types 1000] [--workers 2] [--repeat 2]
+                                          [--format csv] [--heterogeneous]
+
+Starts ``dask scheduler`` and ``--workers`` ``dask worker --nthreads 1`` processes on
+127.0.0.1 (a free port), waits until the workers have joined, then runs the
+command as a user does, alternating ``--executor local`` and ``--executor dask
+--scheduler ADDRESS`` ``--repeat`` times each, output to a file. Per run: wall
+clock, the command's own CPU (``os.wait4``: the client, which loads the file,
+plans the tasks, ships the instance once and writes the output) and the
+workers' CPU during the run (``/proc/PID/stat``). Outputs of all runs must be
+byte-identical. Every row states the 1-minute load average before and after
+(the machine is shared: the target of 1.6x is for two otherwise idle cores).
+The cluster's start-up is not in the figures (a cluster is started once for
+many runs). Writes ``benchmarks/results/dask_end_to_end.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from benchmarks.scale_nodes import instance
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "dask_end_to_end.md"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_workers(address: str, n: int, env: dict) -> None:
+    code = (f"from distributed import Client; c = Client({address!r}, timeout=60); "
+            f"c.wait_for_workers({n}, timeout=120); c.close()")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=180)
+
+
+def run(cmd: list[str], env: dict, out: Path, workers: list[int]) -> dict:
+    before, w0 = _load(), sum(_cpu(p) for p in workers)
+    start = time.perf_counter()
+    with out.open("wb") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    return {"exit": os.waitstatus_to_exitcode(status), "wall": wall,
+            "client": usage.ru_utime + usage.ru_stime,
+            "workers": sum(_cpu(p) for p in workers) - w0, "load": f"{before} -> {_load()}",
+            "sha": hashlib.sha256(out.read_bytes()).hexdigest()[:12]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=2000)
+    ap.add_argument("--types", type=int, default=1000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--format", default="csv")
+    ap.add_argument("--heterogeneous", action="store_true")
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED="False")
+    dask = str(Path(sys.executable).with_name("dask"))
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = []
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="dask-e2e-") as work:
+        path = Path(work) / "cluster.yaml"
+        path.write_text(yaml.safe_dump(instance(args.nodes, args.types, args.heterogeneous), sort_keys=False))
+        try:
+            procs.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                           "--dashboard-address", ":0", "--no-show"], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            for i in range(args.workers):
+                procs.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny",
+                                               "--dashboard-address", ":0", "--name", f"w{i}"], env=env,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            time.sleep(1)
+            _wait_workers(address, args.workers, env)
+            workers = [p.pid for p in procs[1:]]
+            base = [sys.executable, "-m", "symreach", "matrix", str(path), "--format", args.format]
+            for i in range(args.repeat):
+                for label, extra in (("local", []), ("dask", ["--executor", "dask", "--scheduler", address])):
+                    r = run(base + extra, env, Path(work) / f"{label}-{i}.out", workers)
+                    r["label"] = label
+                    rows.append(r)
+                    print(r, flush=True)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    os.kill(p.pid, signal.SIGKILL)
+                    p.wait()
+    local = [r["wall"] for r in rows if r["label"] == "local"]
+    remote = [r["wall"] for r in rows if r["label"] == "dask"]
+    same = len({r["sha"] for r in rows}) == 1
+    lines = ["# `symreach matrix` end to end: a Dask cluster against the local executor\n",
+             f"Produced by `python -m benchmarks.dask_end_to_end` (see its docstring): "
+             f"{args.nodes} nodes ({'heterogeneous' if args.heterogeneous else 'pooled'}), {args.types} "
+             f"workloads, `--format {args.format}`, a `dask scheduler` and {args.workers} `dask worker "
+             "--nthreads 1` processes on this 2-core machine, runs alternated in one invocation.\n",
+             "| run | executor | exit | wall | client CPU | workers' CPU | output sha256 | load (1 min) |",
+             "|---:|---|---:|---:|---:|---:|---|---|"]
+    for i, r in enumerate(rows):
+        lines.append(f"| {i + 1} | {r['label']} | {r['exit']} | {r['wall']:.1f} s | {r['client']:.1f} s | "
+                     f"{r['workers']:.1f} s | {r['sha']} | {r['load']} |")
+    lines += ["", f"Identical output in every run: {same}. Speed-up (best local wall over best Dask "
+              f"wall): {min(local) / min(remote):.2f}x; mean {sum(local) / len(local):.1f} s local, "
+              f"{sum(remote) / len(remote):.1f} s Dask.", ""]
+    args.out.write_text("\n".join(lines) + "\n")
+    print(args.out.read_text())
+
+
+if __name__ == "__main__":
+    main()

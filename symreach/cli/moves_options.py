@@ -1,0 +1,105 @@
+"""``--moves``, ``--respect-pdb``, ``--protect``, ``--protect-namespace`` (SPEC 5.2).
+
+``moves_options`` keeps them off the command's signature (in the click
+context, as ``target_options`` does); ``apply_moves`` puts the rules on the
+instance and picks an engine that answers under them: only ``explicit`` does
+yet, so ``auto`` becomes ``explicit`` and any other engine is a usage error.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional
+
+import click
+
+from symreach.model import MOVES, Instance, Query
+
+_META = "symreach.moves"
+ANSWERING_ENGINES = ("explicit",)
+
+
+def moves_options(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        click.get_current_context().meta[_META] = {
+            key: kwargs.pop(key) for key in ("moves", "respect_pdb", "protect", "protect_namespace")}
+        return func(*args, **kwargs)
+
+    for option in reversed((
+        click.option("--moves", type=click.Choice(MOVES), default=None,
+                     help="paper (default): any pod may be deleted; operator: evictions respect "
+                          "PodDisruptionBudgets, and DaemonSet, static/mirror and kube-system pods are "
+                          "protected (also: the query's moves:)."),
+        click.option("--respect-pdb", is_flag=True,
+                     help="A deletion is an eviction: allowed only while every PodDisruptionBudget holds."),
+        click.option("--protect", multiple=True, metavar="K=V[,K=V]",
+                     help="Pods with these labels are never deleted (repeatable)."),
+        click.option("--protect-namespace", multiple=True, metavar="NS",
+                     help="Pods of this namespace are never deleted (repeatable)."),
+    )):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def refuse_if_requested(what: str) -> None:
+    """A usage error when the command line asks for operator moves for a question that has none yet."""
+    opts = click.get_current_context().meta.get(_META, {})
+    if opts.get("moves") == "operator" or opts.get("respect_pdb") or opts.get("protect") or opts.get("protect_namespace"):
+        raise click.UsageError(f"{what} are answered with the paper's moves only; drop --moves operator and its rules")
+
+
+def apply_moves(instance: Instance, query: Query, engine: str) -> tuple[Instance, str]:
+    """The instance under the requested move rules, and the engine to ask."""
+    from symreach.loader import moves
+    from symreach.cli.options import parse_node_selector
+
+    opts = click.get_current_context().meta.get(_META, {})
+    selectors = []
+    for text in opts.get("protect", ()):
+        selector = parse_node_selector(text)
+        if not selector:
+            raise click.UsageError(f"--protect {text!r}: give labels as K=V[,K=V]")
+        selectors.append(selector)
+    rules = moves.rules_for(instance, opts.get("moves") or query.moves, respect_pdb=opts.get("respect_pdb", False),
+                            protect=selectors, protect_namespaces=opts.get("protect_namespace", ()))
+    if not rules.restricted:
+        return instance, engine
+    if engine == "auto":
+        engine = "explicit"
+    elif engine not in ANSWERING_ENGINES:
+        raise click.UsageError(f"engine {engine} does not answer under --moves operator yet; use --engine explicit")
+    return moves.with_moves(instance, rules), engine
+
+
+def explain_block(instance: Instance, query: Query, result, max_states: Optional[int]) -> None:
+    """Under operator moves, a not-deployable answer names what blocks where the paper's
+    answer is deployable: the paper question is asked of ``explicit`` (capped at
+    ``PAPER_STATES`` states and ``PAPER_SECONDS``, so it stays cheap; past them nothing
+    is said) and its witness replayed under the rules."""
+    from dataclasses import replace
+
+    from symreach.errors import time_remaining
+    from symreach.model import MoveRules
+    from symreach.report.moves import blocking_note
+    from symreach.result import Verdict
+    from symreach.run import RunContext
+    from symreach.solvers.registry import make_engine
+
+    if result.verdict is not Verdict.NOT_DEPLOYABLE or not instance.moves.restricted:
+        return
+    paper = replace(instance, moves=MoveRules())
+    left = time_remaining()
+    run = RunContext.within(PAPER_SECONDS if left is None else min(PAPER_SECONDS, left), max_states=min(max_states or PAPER_STATES, PAPER_STATES))
+    answer = make_engine("explicit").check(paper, query, run)
+    if answer.verdict is Verdict.DEPLOYABLE:
+        note = blocking_note(instance, answer.trace)
+        result.reason = f"{result.reason}; {note}"
+        result.stats["paper_verdict"] = "deployable"
+        result.stats["blocked_by"] = note
+    elif answer.verdict is Verdict.NOT_DEPLOYABLE:
+        result.stats["paper_verdict"] = "not-deployable"
+
+
+PAPER_STATES = 20_000
+PAPER_SECONDS = 5.0

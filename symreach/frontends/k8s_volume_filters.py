@@ -1,0 +1,375 @@
+"""The kube-scheduler's volume plugins on one pod spec, node by node (v1.35).
+
+``pod_volumes`` returns what VolumeRestrictions, VolumeBinding and VolumeZone
+decide from the volume objects alone, in the scheduler's words:
+
+- a PreFilter rejection, which applies to every node (a claim that does not
+  exist, an unbound claim of an Immediate class, a bound claim whose volume is
+  missing, a generic ephemeral volume whose claim is not created yet);
+- per node, the Filter failure of VolumeBinding (a bound volume's node
+  affinity; for a WaitForFirstConsumer claim, no Available PV that could bind
+  there and no provisioning allowed there, or not enough CSIStorageCapacity)
+  or else VolumeZone (a bound volume's zone/region labels);
+- what depends on the other pods and is evaluated by the semantics: the
+  ReadWriteOncePod claims (VolumeRestrictions) and the CSI volumes per driver
+  that count against a node's attach limit (NodeVolumeLimits).
+
+Static per-node verdicts are exact for the state as given; ``caveats`` say
+where a later step could change them (a WaitForFirstConsumer claim becomes
+bound to one volume once a pod using it is scheduled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from symreach import reasons
+from symreach.frontends.k8s_volumes import (
+    NO_PROVISIONER,
+    SELECTED_NODE,
+    VolumeIndex,
+    as_dict,
+    as_list,
+    annotations,
+    bound,
+)
+from symreach.loader.labels import parse_label_selector, parse_node_selector
+from symreach.loader.quantities import QuantityError, parse_quantity
+from symreach.loader.shapes import FieldError
+
+VOLUME_RESTRICTIONS = reasons.VOLUME_RESTRICTIONS_PLUGIN
+VOLUME_BINDING = reasons.VOLUME_BINDING_PLUGIN
+VOLUME_ZONE = reasons.VOLUME_ZONE_PLUGIN
+NODE_CONFLICT = reasons.VOLUME_NODE_CONFLICT
+BIND_CONFLICT = reasons.VOLUME_BIND_CONFLICT
+NOT_ENOUGH_SPACE = reasons.VOLUME_NOT_ENOUGH_SPACE
+ZONE_CONFLICT = reasons.VOLUME_ZONE_CONFLICT
+UNBOUND_IMMEDIATE = reasons.UNBOUND_IMMEDIATE_CLAIMS
+ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
+               "topology.kubernetes.io/zone", "topology.kubernetes.io/region")
+_GA_LABEL = {"failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
+             "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region"}
+
+Verdict = tuple[str, tuple[str, ...]]   # (plugin, reasons)
+# In-tree volume sources written into the pod itself, which VolumeRestrictions checks for disk conflicts.
+INLINE_DISKS = frozenset({"gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi", "azureDisk", "cinder"})
+
+
+@dataclass
+class PodVolumes:
+    """The volume plugins' view of one pod spec."""
+
+    prefilter: Optional[Verdict] = None
+    filters: dict[str, Verdict] = field(default_factory=dict)   # node name -> failure
+    claims: list[str] = field(default_factory=list)             # claims the pod uses (its namespace)
+    read_write_once_pod: list[str] = field(default_factory=list)
+    attach: dict[str, set[str]] = field(default_factory=dict)   # CSI driver -> unique volume names
+    caveats: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Claim:
+    name: str
+    data: Optional[dict]
+    ephemeral: bool
+    namespace: str = "default"
+
+
+def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str]) -> list[_Claim]:
+    """The claims of a pod's volumes, in order: ``persistentVolumeClaim`` and generic ephemeral volumes.
+
+    A template's (``pod_name`` None) ephemeral claim is taken as created from its volumeClaimTemplate.
+    """
+    out = []
+    for volume in as_list(spec.get("volumes")):
+        volume = as_dict(volume)
+        source = volume.get("persistentVolumeClaim")
+        if isinstance(source, dict) and isinstance(source.get("claimName"), str):
+            name = source["claimName"]
+            out.append(_Claim(name, index.claims.get((namespace, name)), False, namespace))
+        elif isinstance(volume.get("ephemeral"), dict):
+            template = as_dict(as_dict(volume["ephemeral"]).get("volumeClaimTemplate"))
+            if pod_name is None:
+                out.append(_Claim(f"<pod>-{volume.get('name')}", {"spec": as_dict(template.get("spec"))}, True,
+                                  namespace))
+            else:
+                name = f"{pod_name}-{volume.get('name')}"
+                out.append(_Claim(name, index.claims.get((namespace, name)), True, namespace))
+    return out
+
+
+def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
+                nodes: list[dict]) -> PodVolumes:
+    out = PodVolumes()
+    inline = sorted({key for v in as_list(spec.get("volumes")) if isinstance(v, dict) for key in v if key in INLINE_DISKS})
+    if inline:
+        out.caveats.append(f"inline {', '.join(inline)} volumes: their disk conflicts (VolumeRestrictions) and "
+                           "attach limits (NodeVolumeLimits) are not modelled")
+    claims = pod_claims(index, spec, namespace, pod_name)
+    if not claims:
+        return out
+    unknown = _unknown(index, claims)
+    if unknown:
+        # A dump without the volume objects (``kubectl get nodes,pods``) is taken as
+        # it is (a claim it lacks is missing, as for the scheduler), with a caveat.
+        out.caveats.append(unknown)
+    out.prefilter = _prefilter(index, claims)
+    out.claims = [c.name for c in claims if not c.ephemeral]
+    out.read_write_once_pod = [c.name for c in claims if c.data is not None and not c.ephemeral
+                               and "ReadWriteOncePod" in as_list(as_dict(c.data.get("spec")).get("accessModes"))]
+    out.attach = _attachments(index, namespace, claims)
+    if out.prefilter is not None:
+        return out
+    bound_claims = [c.data for c in claims if c.data is not None and bound(c.data)]
+    delayed = [c for c in claims if c.data is not None and not bound(c.data)]
+    topologies = _pv_topologies(index, bound_claims)
+    for node in nodes:
+        labels = node.get("labels") or {}
+        reasons = _binding_reasons(index, bound_claims, delayed, node["name"], labels)
+        if reasons:
+            out.filters[node["name"]] = (VOLUME_BINDING, reasons)
+        elif not _zone_ok(topologies, labels):
+            out.filters[node["name"]] = (VOLUME_ZONE, (ZONE_CONFLICT,))
+    if delayed:
+        out.caveats.append("claim(s) " + ", ".join(f"{namespace}/{c.name}" for c in delayed)
+                           + " bind when a pod using them is scheduled; later pods then follow the volume chosen "
+                           "(not modelled: each pod is checked as if the claim were still unbound)")
+    return out
+
+
+def _unknown(index: VolumeIndex, claims: list[_Claim]) -> str:
+    """Why the input cannot decide this pod's volumes (a kind it has none of), or ""."""
+    if not index.kinds and any(c.data is None for c in claims):
+        return ("the input has no volume objects: its claims are taken as missing (if the cluster has them, "
+                "dump them too: kubectl get pvc,pv,storageclasses,csinodes)")
+    if "PersistentVolume" not in index.kinds and any(c.data is not None and as_dict(c.data.get("spec")).get(
+            "volumeName") for c in claims):
+        return "the input has no PersistentVolumes: the volumes of its bound claims are taken as missing"
+    if "StorageClass" not in index.kinds and any(c.data is not None and not bound(c.data) for c in claims):
+        return "the input has no StorageClasses: its unbound claims are taken as binding immediately"
+    return ""
+
+
+def _prefilter(index: VolumeIndex, claims: list[_Claim]) -> Optional[Verdict]:
+    """PreFilter rejections, in plugin order: VolumeRestrictions, VolumeBinding, VolumeZone."""
+    for c in claims:
+        if c.data is None and not c.ephemeral:
+            return VOLUME_RESTRICTIONS, (f'persistentvolumeclaim "{c.name}" not found',)
+    for c in claims:
+        if c.data is None:
+            return VOLUME_BINDING, (f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{c.name}"',)
+        if as_dict(c.data.get("metadata")).get("deletionTimestamp"):
+            return VOLUME_BINDING, (f'persistentvolumeclaim "{c.name}" is being deleted',)
+    for c in claims:
+        assert c.data is not None
+        if not bound(c.data) and (not index.delayed(c.data) or as_dict(c.data.get("spec")).get("volumeName")):
+            return VOLUME_BINDING, (UNBOUND_IMMEDIATE,)
+    for c in claims:
+        assert c.data is not None
+        name = as_dict(c.data.get("spec")).get("volumeName")
+        if bound(c.data) and name not in index.volumes:
+            return VOLUME_ZONE, (f'persistentvolume "{name}" not found',)
+    return None
+
+
+def _binding_reasons(index: VolumeIndex, bound_claims: list[dict], delayed: list[_Claim], node: str,
+                     labels: dict) -> tuple[str, ...]:
+    """VolumeBinding's Filter (``FindPodVolumes``): its reasons on this node, in its order."""
+    node_conflict = any(not node_affinity_ok(index.volumes[as_dict(c.get("spec"))["volumeName"]], labels)
+                        for c in bound_claims)
+    bind_ok, enough = True, True
+    if delayed:
+        if any(annotations(c.data or {}).get(SELECTED_NODE) not in (None, node) for c in delayed):
+            bind_ok = False
+        else:
+            to_provision = [c for c in delayed if SELECTED_NODE in annotations(c.data or {})]
+            matched, rest = _match_volumes(index, [c for c in delayed if c not in to_provision], labels)
+            bind_ok = matched
+            to_provision += rest
+            if to_provision:
+                bind_ok, enough = _provisions(index, to_provision, labels)
+    reasons = []
+    if node_conflict:
+        reasons.append(NODE_CONFLICT)
+    if not bind_ok:
+        reasons.append(BIND_CONFLICT)
+    if not enough:
+        reasons.append(NOT_ENOUGH_SPACE)
+    return tuple(reasons)
+
+
+def node_affinity_ok(volume: dict, labels: dict) -> bool:
+    """``CheckNodeAffinity``: the PV's required node affinity against the node's labels (no name)."""
+    required = as_dict(as_dict(as_dict(volume.get("spec")).get("nodeAffinity")).get("required"))
+    if not required:
+        return True
+    try:
+        return parse_node_selector(required).matches("", labels)
+    except FieldError:
+        return False
+
+
+def _storage(claim_or_volume: dict, *path: str) -> int:
+    value = as_dict(claim_or_volume.get("spec"))
+    for key in path:
+        value = as_dict(value).get(key)
+    try:
+        return parse_quantity(value, "storage") if value is not None else 0
+    except QuantityError:
+        return 0
+
+
+def _match_volumes(index: VolumeIndex, claims: list[_Claim], labels: dict) -> tuple[bool, list[_Claim]]:
+    """``findMatchingVolumes``: smallest claims first, each takes the smallest Available PV that fits."""
+    chosen: set[str] = set()
+    unmatched = []
+    for c in sorted(claims, key=lambda c: _storage(c.data or {}, "resources", "requests", "storage")):
+        pv = _matching_volume(index, c, labels, chosen)
+        if pv is None:
+            unmatched.append(c)
+        else:
+            chosen.add(pv)
+    return not unmatched, unmatched
+
+
+def _matching_volume(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]) -> Optional[str]:
+    claim = c.data or {}
+    spec = as_dict(claim.get("spec"))
+    want = _storage(claim, "resources", "requests", "storage")
+    cls = index.claim_class(claim)
+    modes = {m for m in as_list(spec.get("accessModes")) if isinstance(m, str)}
+    selector = None
+    if isinstance(spec.get("selector"), dict):
+        try:
+            selector = parse_label_selector(spec["selector"])
+        except FieldError:
+            return None
+    best: Optional[tuple[int, str]] = None
+    for name, pv in index.volumes.items():
+        pv_spec = as_dict(pv.get("spec"))
+        if name in chosen or (pv_spec.get("storageClassName") or "") != cls:
+            continue
+        ref = as_dict(pv_spec.get("claimRef"))
+        prebound = ref.get("name") == c.name and (ref.get("namespace") or "default") == c.namespace
+        if ref and not prebound:
+            continue
+        size = _storage(pv, "capacity", "storage")
+        if size < want or (pv_spec.get("volumeMode") or "Filesystem") != (spec.get("volumeMode") or "Filesystem"):
+            continue
+        if as_dict(pv.get("metadata")).get("deletionTimestamp"):
+            continue
+        affinity_ok = node_affinity_ok(pv, labels)
+        if prebound:
+            return name if affinity_ok else None
+        if as_dict(pv.get("status")).get("phase") != "Available":
+            continue
+        if selector is not None and not selector.matches(as_dict(as_dict(pv.get("metadata")).get("labels"))):
+            continue
+        if not affinity_ok or not modes <= {m for m in as_list(pv_spec.get("accessModes")) if isinstance(m, str)}:
+            continue
+        if best is None or size < best[0]:
+            best = (size, name)
+    return None if best is None else best[1]
+
+
+def _provisions(index: VolumeIndex, claims: list[_Claim], labels: dict) -> tuple[bool, bool]:
+    """``checkVolumeProvisions``: (provisioning possible here, enough storage capacity)."""
+    for c in claims:
+        claim = c.data or {}
+        storage_class = index.classes.get(index.claim_class(claim))
+        if storage_class is None:
+            return False, True
+        provisioner = storage_class.get("provisioner") or ""
+        if provisioner in ("", NO_PROVISIONER):
+            return False, True
+        if not _topology_ok(storage_class.get("allowedTopologies"), labels):
+            return False, True
+        if not _enough_capacity(index, provisioner, claim, storage_class, labels):
+            return True, False
+    return True, True
+
+
+def _topology_ok(terms: object, labels: dict) -> bool:
+    """``MatchTopologySelectorTerms``: no terms, or one whose every expression the node's labels meet."""
+    if not isinstance(terms, list) or not terms:
+        return True
+    for term in terms:
+        exprs = as_list(as_dict(term).get("matchLabelExpressions"))
+        if all(isinstance(as_dict(e).get("key"), str) and labels.get(as_dict(e)["key"]) in as_list(as_dict(e).get("values"))
+               for e in exprs):
+            return True
+    return False
+
+
+def _enough_capacity(index: VolumeIndex, provisioner: str, claim: dict, storage_class: dict, labels: dict) -> bool:
+    requests = as_dict(as_dict(as_dict(claim.get("spec")).get("resources")).get("requests"))
+    if "storage" not in requests:
+        return True
+    driver = index.csi_drivers.get(provisioner)
+    if driver is None or as_dict(driver.get("spec")).get("storageCapacity") is not True:
+        return True
+    size = _storage(claim, "resources", "requests", "storage")
+    name = as_dict(storage_class.get("metadata")).get("name")
+    for capacity in index.capacities:
+        limit = capacity.get("maximumVolumeSize", capacity.get("capacity"))
+        if capacity.get("storageClassName") != name or limit is None or capacity.get("nodeTopology") is None:
+            continue
+        try:
+            fits = parse_quantity(limit, "storage") >= size
+            reaches = parse_label_selector(capacity["nodeTopology"]).matches(labels)
+        except (QuantityError, FieldError):
+            continue
+        if fits and reaches:
+            return True
+    return False
+
+
+def _pv_topologies(index: VolumeIndex, bound_claims: list[dict]) -> list[tuple[str, frozenset[str]]]:
+    """VolumeZone: the zone/region labels of the bound volumes (values split on ``__``)."""
+    out = []
+    for claim in bound_claims:
+        pv = index.volumes[as_dict(claim.get("spec"))["volumeName"]]
+        pv_labels = as_dict(as_dict(pv.get("metadata")).get("labels"))
+        for key in ZONE_LABELS:
+            if key in pv_labels:
+                out.append((key, frozenset(str(pv_labels[key]).split("__"))))
+    return out
+
+
+def _zone_ok(topologies: list[tuple[str, frozenset[str]]], labels: dict) -> bool:
+    if not topologies or not any(key in labels for key in ZONE_LABELS):
+        return True
+    for key, values in topologies:
+        value = labels.get(key, labels.get(_GA_LABEL.get(key, key)))
+        if value is None or value not in values:
+            return False
+    return True
+
+
+def csi_volume(index: VolumeIndex, namespace: str, claim_name: str, claim: dict) -> tuple[str, str]:
+    """NodeVolumeLimits' (driver, volume handle) of a claim; ("", "") when it does not count."""
+    name = as_dict(claim.get("spec")).get("volumeName")
+    pv = index.volumes.get(name) if name else None
+    if pv is not None:
+        csi = as_dict(as_dict(pv.get("spec")).get("csi"))
+        return (csi.get("driver") or "", csi.get("volumeHandle") or "") if csi else ("", "")
+    storage_class = index.classes.get(index.claim_class(claim))
+    if storage_class is None or not storage_class.get("provisioner"):
+        return "", ""
+    return storage_class["provisioner"], f"<unbound>-{namespace}/{claim_name}"
+
+
+def attached_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: str) -> dict[str, set[str]]:
+    """A running pod's CSI volumes per driver (claims that do not exist are not counted)."""
+    return _attachments(index, namespace, pod_claims(index, spec, namespace, pod_name))
+
+
+def _attachments(index: VolumeIndex, namespace: str, claims: list[_Claim]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for c in claims:
+        if c.data is not None:
+            driver, handle = csi_volume(index, namespace, c.name, c.data)
+            if driver:
+                out.setdefault(driver, set()).add(f"{driver}/{handle}")
+    return out

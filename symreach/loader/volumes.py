@@ -1,0 +1,71 @@
+"""A pod type's ``volumes`` (format v1, kubernetes profile): what the volume plugins decided.
+
+The Kubernetes front end evaluates VolumeRestrictions, VolumeBinding and
+VolumeZone on the volume objects (``frontends.k8s_volume_filters``) and writes
+the outcome here, so that the model needs no notion of volumes:
+
+    volumes:
+      preFilter: {plugin: VolumeBinding, reasons: [pod has unbound immediate PersistentVolumeClaims]}
+      filter: [{node: n2, plugin: VolumeZone, reasons: [node(s) had no available volume zone]}]
+      claims: [data]              # claims the pod uses, in its namespace
+      readWriteOncePod: [data]    # those with access mode ReadWriteOncePod
+
+A PreFilter rejection blocks every node (only NodeAffinity's own PreFilter
+rejection comes before it); a Filter failure blocks its node, reported after
+NodePorts and NodeResourcesFit (``Instance.volume_failures``). A
+ReadWriteOncePod claim becomes an anti-affinity term over the whole cluster
+among the types that use the claim, reported by VolumeRestrictions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from symreach.loader.shapes import FieldError, Path, mapping, sequence, string, string_list
+
+VOLUME_RESTRICTIONS = "VolumeRestrictions"
+VOLUME_FIELDS = ("preFilter", "filter", "claims", "readWriteOncePod")
+PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
+
+
+@dataclass(frozen=True)
+class VolumeSpec:
+    prefilter: Optional[tuple[str, tuple[str, ...]]] = None
+    filters: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # (node, plugin, reasons)
+    claims: tuple[str, ...] = ()
+    read_write_once_pod: tuple[str, ...] = ()
+
+
+def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
+    if raw is None:
+        return VolumeSpec()
+    body = mapping(raw, path, VOLUME_FIELDS)
+    prefilter = None
+    if body.get("preFilter") is not None:
+        prefilter = _verdict(body["preFilter"], path + ("preFilter",))
+    filters = []
+    for i, item in enumerate(sequence(body.get("filter"), path + ("filter",))):
+        where = path + ("filter", i)
+        entry = mapping(item, where, ("node", "plugin", "reasons"), required=("node", "plugin", "reasons"))
+        node = string(entry["node"], where + ("node",))
+        if node not in node_names:
+            raise FieldError(where + ("node",), f"unknown node '{node}'")
+        filters.append((node, *_verdict({k: entry[k] for k in ("plugin", "reasons")}, where)))
+    claims = tuple(string_list(body.get("claims"), path + ("claims",)))
+    rwop = tuple(string_list(body.get("readWriteOncePod"), path + ("readWriteOncePod",)))
+    for i, claim in enumerate(rwop):
+        if claim not in claims:
+            raise FieldError(path + ("readWriteOncePod", i), f"claim '{claim}' is not in claims")
+    return VolumeSpec(prefilter, tuple(filters), claims, rwop)
+
+
+def _verdict(raw: object, path: Path) -> tuple[str, tuple[str, ...]]:
+    body = mapping(raw, path, ("plugin", "reasons"), required=("plugin", "reasons"))
+    plugin = string(body["plugin"], path + ("plugin",))
+    if plugin not in PLUGINS:
+        raise FieldError(path + ("plugin",), f"expected one of {', '.join(PLUGINS)}, got '{plugin}'")
+    reasons = tuple(string_list(body["reasons"], path + ("reasons",)))
+    if not reasons:
+        raise FieldError(path + ("reasons",), "at least one reason is needed")
+    return plugin, reasons

@@ -1,0 +1,136 @@
+"""The gang answer as text (one sentence beside the verdict) and as JSON (issue 28, item 3)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from symreach import gangs, semantics
+from symreach.model import Instance
+from symreach.report.verdict import result_json, result_text
+
+
+def _placed(inst: Instance, placement: gangs.Placement) -> str:
+    return ", ".join(f"{inst.pod_types[t].name} on {inst.nodes[n].name}" for t, n in placement)
+
+
+def _choices(inst: Instance, choices: gangs.Choices) -> str:
+    return ", ".join(f"{inst.pod_types[t].name} on {inst.nodes[n].name}" if n is not None
+                     else f"{inst.pod_types[t].name} fits nowhere" for t, n in choices)
+
+
+def unschedulable(inst: Instance, t: int, config) -> str:
+    """The kube-scheduler's FitError text for a member in a state: "0/4 nodes are available: ..."."""
+    counts: dict[str, int] = {}
+    for n in range(len(inst.nodes)):
+        failure = semantics.node_failure(inst, t, n, config)
+        if failure is not None:
+            for reason in failure.reasons:
+                counts[reason] = counts.get(reason, 0) + 1
+    parts = sorted(f"{c} {r}" for r, c in counts.items())
+    return f"0/{len(inst.nodes)} nodes are available: {', '.join(parts)}."
+
+
+def blocker(inst: Instance, sigma, choices: gangs.Choices) -> str:
+    """The first member the failing choices leave without a node, in the scheduler's words."""
+    config = sigma
+    for t, n in choices:
+        if n is None:
+            return f" (first blocked: {inst.pod_types[t].name}, {unschedulable(inst, t, config)[:-1]})"
+        config = semantics.deploy(inst, config, t, n)
+    return ""
+
+
+def cycle_phrase(inst: Instance, cycle: Optional[gangs.Cycle]) -> str:
+    if cycle is None:
+        return "the scheduler's cycle is not simulated for composite groups"
+    if cycle.outcome == gangs.SUCCEEDS:
+        return "the scheduler's cycle succeeds for every node choice"
+    if cycle.outcome == gangs.FAILS:
+        return "the scheduler's cycle fails for every node choice"
+    return f"the scheduler's cycle may fail (e.g. {_choices(inst, cycle.failing or ())})"
+
+
+def sentence(inst: Instance, answer) -> str:
+    """E.g. "the scheduler's cycle fails for every node choice, but this order places all 5 now: ..."."""
+    verdict = answer.result.verdict.value
+    cycle = cycle_phrase(inst, answer.cycle)
+    bad_cycle = answer.cycle is not None and answer.cycle.outcome != gangs.SUCCEEDS
+    if answer.placement_now == ():
+        link = "and"
+        what = "the members already running meet the group's policy"
+    elif answer.placement_now is not None:
+        link = "but" if bad_cycle else "and"
+        what = f"this order places all {len(answer.placement_now)} now: {_placed(inst, answer.placement_now)}"
+    elif verdict == "deployable":
+        link = "and"
+        what = (f"a placement exists only after {len(answer.result.trace)} other moves (the trace), "
+                f"in this order: {_placed(inst, answer.placement)}")
+    elif verdict == "not-deployable":
+        link = "and"
+        what = "no placement exists in any reachable configuration"
+    else:
+        link = "and"
+        what = "whether a placement exists was not decided"
+    return f"{cycle}, {link} {what}."
+
+
+def gang_text(inst: Instance, answer, target: str) -> str:
+    lines = [result_text(answer.result, target)]
+    lines.append(f"group: {gangs.member_policy_text(gangs.gang_of(inst, answer.root))}")
+    lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
+    cycle = answer.cycle
+    if cycle is not None and cycle.failing is not None:
+        why = blocker(inst, inst.initial_config(), cycle.failing)
+        lines.append(f"scheduler's cycle, one failing run: {_choices(inst, cycle.failing)}{why}")
+    lines += [f"note: {n}" for n in answer.notes]
+    return "\n".join(lines)
+
+
+def gang_json(inst: Instance, answer, target: str) -> str:
+    data: dict[str, Any] = json.loads(result_json(answer.result, target))
+    cycle = answer.cycle
+    data["group"] = {
+        "name": answer.root,
+        "minCount": answer.min_count,
+        "members": answer.members,
+        "scheduler_cycle": None if cycle is None else cycle.outcome,
+        "scheduler_failing_choice": None if cycle is None or cycle.failing is None else _steps(inst, cycle.failing),
+        "scheduler_blocked": None if cycle is None or cycle.failing is None else
+        blocker(inst, inst.initial_config(), cycle.failing).strip(" ()") or None,
+        "placement_now": answer.placement_now is not None,
+        "gang_step": _steps(inst, answer.placement),
+        "sentence": sentence(inst, answer),
+        "notes": answer.notes,
+    }
+    return json.dumps(data)
+
+
+def _steps(inst: Instance, pairs) -> list[dict[str, Any]]:
+    return [{"pod": inst.pod_types[t].name, "node": None if n is None else inst.nodes[n].name} for t, n in pairs]
+
+
+def explain_group_text(inst: Instance, answer) -> str:
+    """``explain --group``: the scheduler's cycle member by member (one run that fails, if
+    any), each member's feasible nodes or the scheduler's reasons, then the answer's sentence."""
+    cycle = answer.cycle
+    lines = [f"group {answer.root}: {gangs.member_policy_text(gangs.gang_of(inst, answer.root))}"]
+    run = None if cycle is None else (cycle.failing or cycle.succeeding)
+    if run:
+        label = "one run that fails" if cycle.failing else "one run (every run succeeds)"
+        lines.append(f"the scheduler's cycle from the current state, {label}:")
+        config = inst.initial_config()
+        for i, (t, n) in enumerate(run, 1):
+            name = inst.pod_types[t].name
+            if n is None:
+                lines.append(f"  {i}. {name}: {unschedulable(inst, t, config)}")
+                continue
+            fits = [inst.nodes[m].name for m in range(len(inst.nodes))
+                    if semantics.node_failure(inst, t, m, config) is None]
+            lines.append(f"  {i}. {name} -> {inst.nodes[n].name} (feasible: {', '.join(fits)})")
+            config = semantics.deploy(inst, config, t, n)
+    if answer.placement:
+        lines.append(f"a gang step that works{' after the trace' if answer.result.trace else ''}: "
+                     f"{_placed(inst, answer.placement)}")
+    lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
+    return "\n".join(lines)

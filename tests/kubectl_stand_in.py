@@ -1,0 +1,41 @@
+"""A stand-in ``kubectl`` for tests: prints a recorded dump as ``kubectl get ... -o json`` would,
+and appends its arguments (one JSON list a line) to ``args.log`` beside it."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import yaml
+
+
+def make_stand_in(root: Path, dump: Path) -> Path:
+    """Write ``root/kubectl`` serving ``dump``; returns ``root`` (put it first on PATH)."""
+    docs = [d for d in yaml.safe_load_all(dump.read_text()) if d]
+    items = [i for d in docs for i in (d.get("items") or [d])]
+    (root / "dump.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    script = root / "kubectl"
+    script.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import json, sys
+        with open({str(root / 'args.log')!r}, "a") as log:
+            log.write(json.dumps(sys.argv[1:]) + "\\n")
+        if "--context" in sys.argv and sys.argv[sys.argv.index("--context") + 1] == "broken":
+            print('error: context "broken" does not exist', file=sys.stderr)
+            sys.exit(1)
+        sys.stdout.write(open({str(root / 'dump.json')!r}).read())
+        """))
+    script.chmod(0o755)
+    return root
+
+
+def calls(root: Path) -> list[list[str]]:
+    """The argument lists the stand-in was called with, and forget them."""
+    log = root / "args.log"
+    if not log.exists():
+        return []
+    out = [json.loads(line) for line in log.read_text().splitlines()]
+    log.unlink()
+    return out

@@ -1,0 +1,50 @@
+"""Start-up: ``import symreach.cli`` and a small ``check`` load no heavy backend.
+
+A module check in a fresh interpreter, not a timing (the CPU cost is measured by
+``benchmarks/startup.py``): CUDD, python-sat, networkx and Dask cost 0.3-0.5 s
+of CPU to import and a small instance needs none of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("dd", "pysat", "networkx", "dask", "numpy")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = (f"import sys, json\n{code}\n"
+             f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SYMREACH_NO_SUPERVISOR="1")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_cli_loads_no_backend() -> None:
+    assert _loaded_after("import symreach.cli") == []
+
+
+def test_help_lists_every_command_without_a_backend() -> None:
+    loaded = _loaded_after("from symreach.cli.main import COMMANDS, cli\n"
+                           "from click.testing import CliRunner\n"
+                           "r = CliRunner().invoke(cli, ['--help'])\n"
+                           "assert r.exit_code == 0, r.output\n"
+                           "assert all(name in r.output for name in COMMANDS), r.output")
+    # --help imports every command module: none of them may import a backend at top level
+    assert loaded == []
+
+
+def test_small_check_loads_no_backend() -> None:
+    code = ("from symreach.cli.main import cli\n"
+            "try:\n"
+            "    cli(['check', '--quiet', 'examples/paper-2.6.yaml'], prog_name='symreach')\n"
+            "except SystemExit as exc:\n"
+            "    assert exc.code == 0, exc.code")
+    assert _loaded_after(code) == []
