@@ -69,7 +69,8 @@ def test_json_keeps_the_reason_field_verbatim_and_adds_details():
     out = CliRunner().invoke(cli, ["explain", str(DATA), "--pod", "fat", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    rows = {r["node"]: r for r in (data[0] if isinstance(data, list) else data)["nodes"]}
+    pods = data["pods"] if isinstance(data, dict) and "pods" in data else data
+    rows = {r["node"]: r for r in (pods[0] if isinstance(pods, list) else pods)["nodes"]}
     assert rows["wk-2"]["reason"] == "Insufficient cpu"
     assert rows["wk-2"]["reasons"] == ["Insufficient cpu"]
     assert rows["wk-2"]["details"] == ["requests 1500m, 500m free of 4000m on wk-2"]
