@@ -27,7 +27,8 @@ def test_check_paper_example_deployable(engine):
     assert out.output.startswith("deployable")
     if engine == "explicit":
         steps = [line.split(". ", 1)[1] for line in out.output.splitlines() if line.strip()[:2] in ("1.", "2.", "3.", "4.")]
-        assert steps == ["deploy a on n1", "deploy b on n1", "delete a on n1", "deploy c on n1"]
+        assert steps == ["deploy a on n1 (pod default/a-1)", "deploy b on n1 (pod default/b-1)",
+                         "delete a on n1 (pod default/a-1)", "deploy c on n1 (pod default/c-1)"]
 
 
 @pytest.mark.parametrize("engine", ["explicit", "bdd", "ic3", "auto"])

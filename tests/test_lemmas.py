@@ -42,8 +42,8 @@ def pyramid(tmp_path_factory):
 
 @pytest.mark.parametrize("args,expected", [
     # b and the a it needs never fit on n1 together: the may-be-present fixpoint decides
-    ((CAP1, "--engine", "bdd"), "never b on n1: its affinity needs a on n1, and none can run there beside it"),
-    ((CAP1, "--engine", "explicit"), "never c on n1: its affinity needs b on n1, and none of them ever runs"),
+    ((CAP1, "--engine", "bdd"), "never b on n1: its affinity term app=a needs a pod on n1 (a matches), and none can run there beside it"),
+    ((CAP1, "--engine", "explicit"), "never c on n1: its affinity (app=b) needs b on n1, and none of them ever runs"),
     ((DUMP, "--pod", "payments/payments-api", "--node", "general-b"),
      "never payments/payments-db on general-b: node(s) didn't match Pod's node affinity/selector"),
     ((DUMP, "--pod", "payments/payments-api", "--node", "gpu-b"),
@@ -66,7 +66,8 @@ def test_an_invariant_projects_to_the_capacity_lemma(tmp_path, engine):
     path.write_text(yaml.safe_dump(hard_case()))
     out = run("check", str(path), "--engine", engine, "--why", "--quiet")
     assert out.exit_code == 1, out.output
-    assert "c on n: with a on n, b on n running, Insufficient cpu" in why_lines(out.output)
+    assert "c on n: with a on n, b on n running, Insufficient cpu: requests 1000m, 0m free of 2000m on n" \
+        in why_lines(out.output)
 
 
 @pytest.mark.parametrize("engine", ["bdd", "ic3"])

@@ -68,7 +68,9 @@ def test_round_trip_cluster(cluster, fmt, named):
 
 def test_json_format_is_the_cli_trace(paper):
     instance, trace = paper
-    assert json.loads(export_trace(trace, instance, "json")) == [s.to_json() for s in trace]
+    exported = json.loads(export_trace(trace, instance, "json"))
+    assert [{k: v for k, v in item.items() if k != "name"} for item in exported] == [s.to_json() for s in trace]
+    assert [item["name"] for item in exported] == ["default/a-1", "default/b-1", "default/a-1", "default/c-1"]
 
 
 def test_kubectl_script_commands(cluster):
@@ -113,7 +115,7 @@ def test_yaml_stream_documents(cluster):
     assert [d and d["kind"] for d in docs] == [None, None, "Pod", "Pod", None, "Pod", "Pod"]
     assert "&id" not in text and "*id" not in text  # no YAML anchors
     chunks = text.split("\n---\n")[1:]
-    assert "# step 5: delete payments/payments-db on general-c" in chunks[4]
+    assert "# step 5: delete payments/payments-db on general-c (pod payments/payments-db-1)" in chunks[4]
     assert "kubectl delete pod -n payments payments-db-1 --wait=true" in chunks[4]
     assert "(running from the start)" in chunks[0] and "(running from the start)" not in chunks[4]
     assert [d["metadata"]["name"] for d in docs if d and d["kind"] == "Pod"] == [
@@ -222,7 +224,7 @@ def test_text_narration(cluster):
     instance, report = cluster
     text = export_trace(CLUSTER_WITNESS, instance, "text", initial_pod_names=report.initial_pod_names)
     assert text.startswith("Witness: 7 steps")
-    assert "deploy payments/payments-db-proxy on general-c as payments-db-proxy-1; " \
+    assert "deploy payments/payments-db-proxy on general-c as payments/payments-db-proxy-1; " \
            "its pod affinity is met by payments/payments-db on general-c" in text
     assert "general-c now uses cpu 1.5/1.93" in text
     assert text.rstrip().endswith("Target reached: payments/payments-api runs on public-c.")

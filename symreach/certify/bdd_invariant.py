@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from symreach.certify.counter_width import width_problem
 from symreach.certify.guards import cone_problem, forbidding
 from symreach.certify.names import vacuous
 from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Query, ports_conflict
@@ -147,6 +148,9 @@ class _Checker:
         try:
             self.cone = {self.t[x] for x in cert["cone"]}
             self.pairs = {(self.t[p["pod"]], self.n[p["node"]]): (p["bits"], p["bound"]) for p in cert["pairs"]}
+            for width in self.pairs.values():
+                if width_problem(*width):
+                    raise CertificateError(width_problem(*width))
         except KeyError as exc:
             raise CertificateError(f"unknown name {exc}") from None
         self.vname: dict[tuple, str] = {}

@@ -60,6 +60,8 @@ from typing import Any, Iterable, Optional, Sequence
 
 from pysat.solvers import Solver
 
+from symreach.certify.count_sentences import clause_text
+from symreach.certify.counter_width import width_problem
 from symreach.certify.guards import cone_problem, forbidding
 from symreach.certify.names import vacuous
 from symreach.model import KUBERNETES, Instance, Query, ports_conflict
@@ -205,9 +207,9 @@ class InvariantCertificate:
                     out.append("always: " + " or ".join(f"{nm[1]}@{nm[2]}" for nm in pos))
                 else:
                     out.append(f"whenever {pn(neg)}: also " + " or ".join(f"{nm[1]}@{nm[2]}" for nm in pos))
-            else:
-                out.append("not all of: " + ", ".join(
-                    f"{self.var_text(nm)}={'0' if b else '1'}" for nm, b in cl))
+            else:  # counter bits: the pod counts the clause forbids
+                out.append(clause_text(cl, {(p["pod"], p["node"]): p["bits"] for p in self.pairs})
+                           or "a pair's presence agrees with its counter")
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -276,6 +278,8 @@ class _Checker:
             if key in self.bits:
                 raise CertificateError(f"pair {p['pod']}@{p['node']} listed twice")
             self.bits[key] = (p["bits"], p["bound"])
+            if width_problem(*self.bits[key]):
+                raise CertificateError(f"{p['pod']}@{p['node']}: {width_problem(*self.bits[key])}")
         self.clauses = []
         for cl in cert.clauses:
             lits = []

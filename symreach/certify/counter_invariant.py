@@ -233,6 +233,10 @@ def lemmas(cert: dict) -> list[str]:
         text = "; ".join("{" + ", ".join(h) + "}" if h else "nothing" for h in held)
         out.append(f"{node} only ever holds: {text}")
     pools = sum(1 for g in groups if len(g) > 1)
-    out.append(f"over {len(cert['states'])} reachable counter states of {len(groups)} groups "
-               f"({pools} pools of interchangeable nodes)")
+    out.append(f"over {_plural(len(cert['states']), 'reachable counter state')} of "
+               f"{_plural(len(groups), 'group')} of nodes ({_plural(pools, 'pool')} of interchangeable nodes)")
     return out
+
+
+def _plural(k: int, noun: str) -> str:
+    return f"{k} {noun}" + ("" if k == 1 else "s")

@@ -236,7 +236,7 @@ def parse(text: str) -> Certificate:
         if not isinstance(data, dict):
             raise ValueError("a JSON certificate must be an object")
         fmt = data.get("format")
-        if fmt not in KINDS or fmt in TEXT_FORMATS:
+        if not isinstance(fmt, str) or fmt not in KINDS or fmt in TEXT_FORMATS:  # a list or object: TypeError
             known = ", ".join(sorted(k for k in KINDS if k not in TEXT_FORMATS))
             raise ValueError(f"unknown certificate format {fmt!r} (known: {known})")
         return Certificate(fmt, data)

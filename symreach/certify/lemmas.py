@@ -38,8 +38,17 @@ from symreach.certify import (
     static_filter,
     theorem5,
 )
+from symreach.certify.count_sentences import (
+    capacity_lines,
+    clause_text,
+    count_target_text,
+    pair_conditions,
+    widths_of,
+)
 from symreach.certify.dispatch import Certificate, as_certificate
 from symreach.model import KUBERNETES, Instance, Pair
+from symreach.report.details import detail
+from symreach.report.objects import domain_text, names, term_text
 
 MAX_LEMMAS = 6      # "a handful"; more are counted, not printed
 MAX_TT_VARS = 14    # Espresso gets a truth table only up to this many variables
@@ -67,11 +76,11 @@ def lemmas(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
 
 
 def failing_check_lemmas(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
-    """Static filter and Theorem 5: the check that fails, pair by pair."""
+    """Static filter and Theorem 5: the check that fails, pair by pair, with what it is about."""
     why = ("a static filter: no sequence of steps changes it" if cert.format == static_filter.FORMAT
            else "affinity-free, so it fails in every configuration")
-    return [f"never {b['pod']} on {b['node']}: {b['reason']} ({why})" for b in cert.content["blocked"]], \
-        "the failing check"
+    return [f"never {b['pod']} on {b['node']}: {_reason_text(inst, b['pod'], b['node'], b['reason'])} ({why})"
+            for b in cert.content["blocked"]], "the failing check"
 
 
 def invariant_lemmas(function: Callable[[Any], "_Function"]) -> Callable[[Instance, Certificate],
@@ -82,24 +91,42 @@ def invariant_lemmas(function: Callable[[Any], "_Function"]) -> Callable[[Instan
     def of(inst: Instance, cert: Certificate) -> tuple[list[str], str]:
         counts = cert.content.counts if cert.is_text else cert.content.get("counts", [])
         if counts:
-            return count_lemmas(cert, counts), "count target: the invariant bounds the counters it reads"
+            return count_lemmas(inst, cert, counts), "count target: the pods that can ever run there at once"
         raw = cert.content.query if cert.is_text else cert.content["query"]
         target = [[("present", p, n) for p, n in alt] for alt in raw]
         return boolean_lemmas(inst, function(cert.content), target)
     return of
 
 
-def count_lemmas(cert: Certificate, counts: list) -> list[str]:
-    """The conclusion of a count target, then IC3's clauses as sentences. The
-    presence projection below reasons about one pod per pair, so it is not used."""
-    line = "never " + " and ".join(
-        f"{ct['atLeast']} pods at once on " + " + ".join(f"{p}@{n}" for p, n in ct["pairs"]) for ct in counts)
+def _reason_text(inst: Instance, pod: str, node: str, reason: str) -> str:
+    """The reason, verbatim, and what it is about on the empty configuration
+    (the configuration static and Theorem 5 certificates evaluate)."""
+    try:
+        t, n = inst.type_index(pod), inst.node_index(node)
+    except KeyError:
+        return reason
+    note = detail(inst, t, n, (0,) * inst.num_pairs, reason)
+    return f"{reason}: {note}" if note else reason
+
+
+def count_lemmas(inst: Instance, cert: Certificate, counts: list) -> list[str]:
+    """The conclusion of a count target, the capacity arithmetic that bounds it when
+    there is one, then IC3's clauses as sentences over pod counts. The presence
+    projection below reasons about one pod per pair, so it is not used."""
+    line = "never " + " and ".join(count_target_text(ct["pairs"], ct["atLeast"]) for ct in counts)
     alts = [alt for alt in (cert.content.query if cert.is_text else cert.content["query"]) if alt]
     if alts:
         line += " with " + " or ".join(_together(sorted(("present", p, n) for p, n in alt)) for alt in alts)
     out = [line]
-    if cert.format == clause_invariant.FORMAT:
-        out += [r for r in cert.content.render().splitlines() if r]
+    for ct in counts:
+        try:
+            pairs = [(inst.type_index(p), inst.node_index(n)) for p, n in ct["pairs"]]
+        except KeyError:
+            continue
+        out += capacity_lines(inst, pairs, int(ct["atLeast"]))
+    if cert.is_text:
+        widths = {(p["pod"], p["node"]): p["bits"] for p in cert.content.pairs}
+        out += [text for text in (clause_text(cl, widths) for cl in cert.content.clauses) if text]
     return out
 
 
@@ -117,6 +144,14 @@ def may_lemmas(inst: Instance, data: dict) -> list[str]:
     for alt in data["query"]:
         missing = [(inst.type_index(p), inst.node_index(n)) for p, n in alt]
         work.extend(p for p in missing if p not in listed)
+    for ct in data.get("counts", ()):
+        pairs = [(inst.type_index(p), inst.node_index(n)) for p, n in ct["pairs"]]
+        if not any(p in listed for p in pairs):
+            out.append(f"never {count_target_text(ct['pairs'], ct['atLeast'])}: no pod can ever run on "
+                       + ("that pair" if len(pairs) == 1 else f"any of its {len(pairs)} pairs"))
+            work.extend(pairs)
+    empty = (0,) * inst.num_pairs
+    kube = inst.profile == KUBERNETES
     while work and len(out) <= MAX_LEMMAS:
         t, n = work.pop(0)
         if (t, n) in seen:
@@ -124,33 +159,37 @@ def may_lemmas(inst: Instance, data: dict) -> list[str]:
         seen.add((t, n))
         reason = may_fixpoint.blocking_reason(inst, t, n, full_config)
         name = f"never {inst.pod_types[t].name} on {inst.nodes[n].name}"
+        if reason is None:
+            continue  # outside the certificate's cone: nothing it says about this pair
         if reason != semantics.REASON_AFFINITY:
-            out.append(f"{name}: {reason}")
+            note = detail(inst, t, n, empty, reason)
+            out.append(f"{name}: {reason}" + (f": {note}" if note else ""))
             continue
         near = may_fixpoint.beside(inst, t, n, full_config)
-        for term in inst.pod_types[t].affinity:
-            domain = term.topology.domain_nodes(n)
-            if not domain:
-                out.append(f"{name}: the node has no {term.topology.key} label its affinity needs")
+        terms = inst.pod_types[t].affinity
+        for term in terms:
+            text = term_text(inst, t, term)
+            where = domain_text(term.topology, n, inst)
+            if not where:
+                out.append(f"{name}: {inst.nodes[n].name} has no {term.topology.key} label, which its affinity "
+                           f"term {text} needs")
                 break
-            if semantics.present_on(inst, near, term.selects, domain):
+            types = semantics.affinity_witness_types(inst, t) if kube else term.selects
+            if not types:
+                both = " and its other terms at once" if kube and len(terms) > 1 else ""
+                out.append(f"{name}: no pod type matches its affinity term {text}{both}")
+                break
+            domain = term.topology.domain_nodes(n)
+            if semantics.present_on(inst, near, types, domain):
                 continue
-            value = term.topology.values[term.topology.domain_of[n]]
-            types = sorted(term.selects)
-            where = (f"on {inst.nodes[n].name}" if len(domain) == 1 and term.topology.key == "kubernetes.io/hostname"
-                     else f"in {term.topology.key}={value}")
-            if semantics.present_on(inst, full_config, term.selects, domain):
-                out.append(f"{name}: its affinity needs {_names(inst, types)} {where}, and none can run "
-                           "there beside it (host port, capacity or anti-affinity)")
+            need = (f"{name}: its affinity term {text} needs a pod {where} ({names(inst, types)} "
+                    f"{'matches' if len(types) == 1 else 'match'})")
+            if semantics.present_on(inst, full_config, types, domain):
+                out.append(f"{need}, and none can run there beside it (host port, capacity or anti-affinity)")
                 continue
-            out.append(f"{name}: its affinity needs {_names(inst, types)} {where}, and none can ever run there")
-            work.extend((u, m) for u in types for m in sorted(domain) if (u, m) not in listed)
+            out.append(f"{need}, and none can ever run there")
+            work.extend((u, m) for u in sorted(types) for m in sorted(domain) if (u, m) not in listed)
     return out
-
-
-def _names(inst: Instance, types: Iterable[int]) -> str:
-    names = [inst.pod_types[u].name for u in types]
-    return ", ".join(names[:4]) + (f" (+{len(names) - 4})" if len(names) > 4 else "")
 
 
 # ---- Boolean certificates: projection and minimisation ----------------------------------
@@ -221,8 +260,8 @@ def _bdd_function(data: dict) -> _Function:
 
 
 def _closure_function(data: dict) -> _Function:
-    """The lazy search's downward closure: the present non-free pairs lie within
-    some listed set (a pair in none is never present)."""
+    """D: the listed pairs present form a subset of some state M (unlisted pairs of
+    non-free types are never present; free types are unconstrained and unmodelled)."""
     pairs = [("present", p, n) for p, n in data["pairs"]]
     f = _Function(pairs)
     f.root = f.bdd.false
@@ -270,8 +309,10 @@ def project(f: _Function, inv, goal, keep: Iterable[Var] = ()) -> tuple[Any, lis
 def _witness_pairs(inst: Instance, t: int, n: int) -> list[Var]:
     """("present", pod, node) of every pair that could witness one of t's affinity terms on n."""
     out: list[Var] = []
+    kube = inst.profile == KUBERNETES
+    witnesses = semantics.affinity_witness_types(inst, t)
     for term in inst.pod_types[t].affinity:
-        for u in sorted(term.selects):
+        for u in sorted(witnesses if kube else term.selects):
             for m in sorted(term.topology.domain_nodes(n)):
                 nm = ("present", inst.pod_types[u].name, inst.nodes[m].name)
                 if nm not in out:
@@ -295,11 +336,14 @@ def _example(inst: Instance, f: _Function, allowed, t: int, n: int) -> Optional[
     sigma = [0] * inst.num_pairs
     for nm in best:
         sigma[inst.pair(inst.type_index(nm[1]), inst.node_index(nm[2]))] = 1
-    reason = semantics.first_failure(inst, t, n, tuple(sigma))
-    if reason is None:
+    failure = semantics.node_failure(inst, t, n, tuple(sigma))
+    if failure is None:
         return None
+    reason = failure.reason
+    note = detail(inst, t, n, tuple(sigma), reason)
     pods = ", ".join(_var_text(nm) for nm in best) or "no other pod"
-    return f"{inst.pod_types[t].name} on {inst.nodes[n].name}: with {pods} running, {reason}"
+    return f"{inst.pod_types[t].name} on {inst.nodes[n].name}: with {pods} running, {reason}" \
+        + (f": {note}" if note else "")
 
 
 def _distance_key(keep: set[Var]):
@@ -377,8 +421,9 @@ def boolean_lemmas(inst: Instance, f: _Function, target: list[list[Var]]) -> tup
         if need == bdd.false:
             # every witness it could use is a pair the certificate proves always empty
             pairs = _witness_pairs(inst, t, n)
-            lines.append(f"never {nm[1]} on {nm[2]}: its affinity needs "
-                         + (" or ".join(_var_text(w) for w in pairs[:4]) or "a labelled node")
+            terms = "; ".join(term_text(inst, t, term) for term in inst.pod_types[t].affinity)
+            lines.append(f"never {nm[1]} on {nm[2]}: its affinity ({terms}) needs "
+                         + (" or ".join(_var_text(w) for w in pairs[:4]) or _no_witness(inst, t, n))
                          + (f" (+{len(pairs) - 4})" if len(pairs) > 4 else "") + ", and none of them ever runs")
             todo.extend(pairs)
             continue
@@ -394,8 +439,9 @@ def boolean_lemmas(inst: Instance, f: _Function, target: list[list[Var]]) -> tup
             minimised = False
             cubes = _bdd_paths(f, ~projected)
         cubes.sort(key=lambda c: (len(c), sorted(c)))
+        widths = widths_of(f.names)
         for cube in cubes:
-            text = cube_text(cube) + f" (so {nm[1]} on {nm[2]} never has what its affinity needs)"
+            text = cube_text(cube, widths) + f" (so {nm[1]} on {nm[2]} never has what its affinity needs)"
             if text not in lines:
                 lines.append(text)
             if len(cube) == 1:
@@ -457,10 +503,23 @@ def _bdd_paths(f: _Function, u) -> list[dict[Var, bool]]:
     return out
 
 
-def cube_text(cube: dict[Var, bool]) -> str:
-    """"never both A and B on N" / "never A without B"."""
+def _no_witness(inst: Instance, t: int, n: int) -> str:
+    """What t's affinity needs on n when no pair can witness it: the terms, named."""
+    terms = inst.pod_types[t].affinity
+    parts = []
+    for term in terms:
+        where = domain_text(term.topology, n, inst)
+        parts.append(f"a pod matching {term_text(inst, t, term)} " + (where or f"(the node has no {term.topology.key} label)"))
+    both = " (one pod matching every term)" if inst.profile == KUBERNETES and len(terms) > 1 else ""
+    return " and ".join(parts) + both + ", and no pod type can be one"
+
+
+def cube_text(cube: dict[Var, bool], widths: Optional[dict] = None) -> str:
+    """"never both A and B on N" / "never A without B" / "never exactly 2 pods of A on N"."""
     if not cube:
         return "never anything: the certificate's invariant is empty"
+    if any(nm[0] == "count" for nm in cube):
+        return "never " + " together with ".join(pair_conditions(cube, widths or widths_of(cube)))
     pos = sorted(nm for nm, on in cube.items() if on)
     neg = sorted(nm for nm, on in cube.items() if not on)
     text = "never " + (_together(pos) if pos else "")
@@ -482,7 +541,8 @@ def _together(names: list[Var]) -> str:
 def _var_text(nm: Var) -> str:
     if nm[0] == "present":
         return f"{nm[1]} on {nm[2]}"
-    return f"bit {nm[3]} of the count of {nm[1]} on {nm[2]}"
+    return f"an odd number of {nm[1]} pods on {nm[2]}" if nm[3] == 0 else \
+        f"{nm[1]} pods on {nm[2]} counting {1 << nm[3]} in binary"
 
 
 LEMMAS: dict[str, Callable[[Instance, Certificate], tuple[list[str], str]]] = {

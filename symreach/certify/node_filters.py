@@ -126,11 +126,11 @@ def _term_ok(term: Mapping[str, Any], node: Node) -> bool:
     fields = term.get("matchFields") or ()
     if not labels and not fields:
         return False
-    return all(_requirement_ok(r, node.labels.get(r.get("key"))) for r in labels) and \
-        all(_requirement_ok(r, node.name if r.get("key") == "metadata.name" else None) for r in fields)
+    return all(requirement_ok(r, node.labels.get(r.get("key"))) for r in labels) and \
+        all(requirement_ok(r, node.name if r.get("key") == "metadata.name" else None) for r in fields)
 
 
-def _requirement_ok(req: Mapping[str, Any], value: Optional[str]) -> bool:
+def requirement_ok(req: Mapping[str, Any], value: Optional[str]) -> bool:
     op = req.get("operator")
     values = [str(v) for v in (req.get("values") or ())]
     if op == "In":

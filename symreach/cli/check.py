@@ -98,7 +98,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         from symreach.report.caveats import verdict_caveats
 
         caveats = verdict_caveats(context.get("report"), instance, query, result)
-        return render_check(result, fmt, query.description, warnings_json(loaded), clock.times(), caveats)
+        return render_check(result, fmt, query.description, warnings_json(loaded), clock.times(), caveats,
+                            trace_pod_names(result, instance, context))
 
     def fallback(reason: str) -> str:
         return render(_limited(engine, reason, recorder, clock))
@@ -149,6 +150,15 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     emit_verdict(text, result.verdict.exit_code, outputs)
 
 
+def trace_pod_names(result: Result, instance, context) -> list[str]:
+    """The pods the witness creates and deletes, named as ``--trace-out`` names them."""
+    if not result.trace:
+        return []
+    from symreach.export.traces import step_names
+
+    return step_names(result.trace, instance, context.get("initial_pod_names"))
+
+
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}
 
 
@@ -186,7 +196,8 @@ def _limited(engine: str, reason: str, recorder, clock: Clock) -> Result:
 
 
 def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[list] = None,
-                 times: Optional[dict[str, float]] = None, caveats: Sequence[str] = ()) -> str:
+                 times: Optional[dict[str, float]] = None, caveats: Sequence[str] = (),
+                 pod_names: Sequence[str] = ()) -> str:
     """The verdict in the format of ``-o``, with its caveats (what it depends on that is not modelled)."""
     from symreach.report.caveats import with_caveats
     from symreach.report.verdict import result_data, result_text
@@ -207,4 +218,4 @@ def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[
         writer.writerow([data["verdict"], target, data["engine"], data["times"]["total_s"], len(data["trace"]),
                          data["reason"], data["proved"] or ""])
         return out.getvalue().rstrip("\n")
-    return with_caveats(result_text(result, target, times, wide=fmt == "wide"), list(caveats))
+    return with_caveats(result_text(result, target, times, wide=fmt == "wide", pod_names=pod_names), list(caveats))

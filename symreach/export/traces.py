@@ -2,7 +2,8 @@
 
 Formats:
 
-- ``json``: ``[{"op", "pod", "node"}, ...]``, as in ``check --json``.
+- ``json``: ``[{"op", "pod", "node", "name"}, ...]``: ``check --json``'s steps with the
+  pod each one creates or deletes (``namespace/name``).
 - ``yaml``: a YAML stream, in trace order, of Pod manifests (deployments);
   each deletion is a comment-only document (``# step 3: delete ...`` with its
   ``kubectl delete`` command), so ``kubectl apply -f`` accepts the file (it
@@ -12,6 +13,12 @@ Formats:
   ``kubectl delete pod`` per deletion.
 - ``text``: the steps narrated, with the affinity witness of each deployment
   and the node's use after it.
+
+Every format, and ``check``'s text, names the pod of each step the same way
+(``plan_trace``): a deployment creates ``<type>-<k>``; a deletion removes the
+pod of that type on that node created last, else an initial pod, by its real
+name when the front end knows it (Kubernetes dumps) and otherwise by a
+deterministic ``<type>-initial-<k>`` that says it stands for an unnamed pod.
 
 Pinning. A trace says which node each pod lands on. ``spec.nodeName`` would
 bypass the kube-scheduler altogether (the kubelet admits the pod without
@@ -56,7 +63,7 @@ STEP_ANNOTATION = "symreach.io/step"
 DELETION_KIND = "PodDeletion"
 NODE_NAME_FIELD = "metadata.name"
 _OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
-_STEP_COMMENT = re.compile(r"#\s*step\s+(\d+):\s*(deploy|delete)\s+(\S+)\s+on\s+(\S+)")
+_STEP_COMMENT = re.compile(r"#\s*step\s+(\d+):\s*(deploy|delete)\s+(\S+)\s+on\s+(\S+)(?:\s+\(pod\s+\S+\))?")
 _DNS_LABEL = re.compile(r"[^a-z0-9.-]+")
 
 
@@ -71,6 +78,12 @@ class PlannedStep:
     from_initial: bool           # a deletion of a pod of the initial configuration
     labels: Mapping[str, str]
     manifest: Optional[dict]     # deployments only
+    shown_name: str = ""         # pod_name, or the stand-in of an unnamed initial pod
+
+    @property
+    def qualified(self) -> str:
+        """``namespace/name`` of the pod this step creates or deletes, as every format shows it."""
+        return f"{self.namespace}/{self.shown_name or self.pod_name}"
 
 
 # ---- planning -------------------------------------------------------------------
@@ -87,16 +100,21 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
     if pin not in PINS:
         raise ValueError(f"unknown pin {pin!r}; expected one of {', '.join(PINS)}")
     names = dict(initial_pod_names or {})
-    live: dict[tuple[str, str], list[tuple[Optional[str], bool]]] = {}
+    live: dict[tuple[str, str], list[tuple[Optional[str], bool, str]]] = {}
     taken: set[tuple[str, str]] = set()
     for (t, n), count in instance.initial.items():
         key = (instance.pod_types[t].name, instance.nodes[n].name)
         known = list(names.get(key, ()))[:count]
-        live[key] = [(name, False) for name in known] + [(None, False)] * (count - len(known))
+        live[key] = [(name, False, name) for name in known] + [(None, False, "")] * (count - len(known))
         taken.update((instance.pod_types[t].namespace, name) for name in known)
     for key, pods in names.items():
         ns = _type(instance, key[0]).namespace if _has_type(instance, key[0]) else ""
         taken.update((ns, name) for name in pods)
+    stand_ins: dict[str, int] = {}
+    for (t, n) in sorted(instance.initial):  # deterministic stand-ins for the unnamed initial pods
+        key = (instance.pod_types[t].name, instance.nodes[n].name)
+        live[key] = [(None, False, _fresh_name(instance.pod_types[t], stand_ins, taken, "-initial"))
+                     if name is None else (name, mine, shown) for name, mine, shown in live[key]]
     counters: dict[str, int] = {}
     out: list[PlannedStep] = []
     for i, step in enumerate(trace, start=1):
@@ -105,16 +123,18 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
         key = (step.pod, step.node)
         if step.op == DEPLOY:
             name = _fresh_name(pod_type, counters, taken)
-            live.setdefault(key, []).append((name, True))
+            live.setdefault(key, []).append((name, True, name))
             manifest = pod_manifest(pod_type, name, step.node, pin=pin, step=i)
-            out.append(PlannedStep(i, step, pod_type.namespace, name, False, dict(pod_type.labels), manifest))
+            out.append(PlannedStep(i, step, pod_type.namespace, name, False, dict(pod_type.labels), manifest,
+                                   name))
         elif step.op == DELETE:
             pods = live.get(key) or []
             if not pods:
                 raise ValueError(f"step {i} deletes a pod of {step.pod} on {step.node}, but none runs there")
-            created = [j for j, (_, mine) in enumerate(pods) if mine]
-            name, mine = pods.pop(created[-1] if created else len(pods) - 1)
-            out.append(PlannedStep(i, step, pod_type.namespace, name, not mine, dict(pod_type.labels), None))
+            created = [j for j, (_, mine, _) in enumerate(pods) if mine]
+            name, mine, shown = pods.pop(created[-1] if created else len(pods) - 1)
+            out.append(PlannedStep(i, step, pod_type.namespace, name, not mine, dict(pod_type.labels), None,
+                                   shown))
         else:
             raise ValueError(f"step {i}: unknown operation {step.op!r}")
     return out
@@ -138,8 +158,8 @@ def _node_index(instance: Instance, name: str) -> int:
         raise ValueError(f"the trace names node {name!r}, which the instance does not have") from None
 
 
-def _fresh_name(pod_type: PodType, counters: dict[str, int], taken: set[tuple[str, str]]) -> str:
-    base = pod_name_base(pod_type.name)
+def _fresh_name(pod_type: PodType, counters: dict[str, int], taken: set[tuple[str, str]], tag: str = "") -> str:
+    base = pod_name_base(pod_type.name) + tag
     while True:
         counters[pod_type.name] = counters.get(pod_type.name, 0) + 1
         name = f"{base}-{counters[pod_type.name]}"
@@ -257,11 +277,11 @@ def export_trace(trace: Sequence[Step], instance: Instance, fmt: str, *,
                  initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None,
                  pin: str = "affinity") -> str:
     """The trace in format ``fmt`` (one of ``FORMATS``), as text ending in a newline."""
-    if fmt == "json":
-        return json.dumps([s.to_json() for s in trace], indent=2) + "\n"
     if fmt not in FORMATS:
         raise ValueError(f"unknown trace format {fmt!r}; expected one of {', '.join(FORMATS)}")
     planned = plan_trace(trace, instance, initial_pod_names=initial_pod_names, pin=pin)
+    if fmt == "json":
+        return json.dumps([{**p.step.to_json(), "name": p.qualified} for p in planned], indent=2) + "\n"
     if fmt == "yaml":
         return _yaml_stream(planned, instance, pin)
     if fmt == "kubectl":
@@ -332,7 +352,7 @@ def _yaml_stream(planned: Sequence[PlannedStep], instance: Instance, pin: str) -
     header.append("in order use the kubectl script format (trace format kubectl).")
     parts = ["".join(f"# {line}\n" for line in header)]
     for p in planned:
-        comment = f"# step {p.index}: {p.step.op} {p.step.pod} on {p.step.node}\n"
+        comment = f"# {step_comment(p)}\n"
         if p.step.op == DEPLOY:
             body = _dump(p.manifest)
         else:
@@ -342,13 +362,24 @@ def _yaml_stream(planned: Sequence[PlannedStep], instance: Instance, pin: str) -
     return "".join(parts)
 
 
+def step_comment(p: PlannedStep) -> str:
+    """``step 3: delete web on wk-1 (pod shop/web-2)``: the line both parsers read back."""
+    return f"step {p.index}: {p.step.op} {p.step.pod} on {p.step.node} (pod {p.qualified})"
+
+
+def step_names(trace: Sequence[Step], instance: Instance,
+               initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None) -> list[str]:
+    """``namespace/name`` of the pod each step creates or deletes, as the export formats name them."""
+    return [p.qualified for p in plan_trace(trace, instance, initial_pod_names=initial_pod_names)]
+
+
 def _kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
     out = ["#!/usr/bin/env bash"]
     out += [f"# {line}" for line in _header(planned, instance, pin)]
     out += ["set -euo pipefail", ""]
     for p in planned:
         ns = shlex.quote(p.namespace)
-        out.append(f"# step {p.index}: {p.step.op} {p.step.pod} on {p.step.node}")
+        out.append(f"# {step_comment(p)}")
         if p.step.op == DEPLOY:
             out.append("kubectl apply -f - <<'EOF'")
             out.append(_dump(p.manifest).rstrip("\n"))
@@ -372,18 +403,16 @@ def _narrate(planned: Sequence[PlannedStep], instance: Instance) -> str:
     for p in planned:
         t = instance.type_index(p.step.pod)
         n = instance.node_index(p.step.node)
-        name = f" as {p.pod_name}" if p.pod_name and p.step.op == DEPLOY else ""
         if p.step.op == DEPLOY:
             why = _affinity_witnesses(instance, sigma, t, n)
             sigma[instance.pair(t, n)] += 1
-            text = f"deploy {p.step.pod} on {p.step.node}{name}"
+            text = f"deploy {p.step.pod} on {p.step.node} as {p.qualified}"
             if why:
                 text += f"; its pod affinity is met by {why}"
         else:
             sigma[instance.pair(t, n)] -= 1
-            victim = f" {p.pod_name}" if p.pod_name else ""
-            origin = ", running from the start," if p.from_initial else ""
-            text = f"delete {p.step.pod} pod{victim}{origin} from {p.step.node}"
+            origin = ", running from the start" if p.from_initial else ""
+            text = f"delete {p.qualified} ({p.step.pod}{origin}) from {p.step.node}"
         lines.append(f"{p.index:3d}. {text}")
         lines.append(f"     {p.step.node} now uses {_usage(instance, sigma, n)}")
     if planned:

@@ -90,7 +90,9 @@ def read_sources(args: Sequence[PathArg], max_bytes: int = yaml_source.MAX_FILE_
     sources = []
     for name in expand_inputs(args):
         if name == STDIN:
-            stream = stdin if stdin is not None else sys.stdin.buffer
+            stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
+            if stream is None:  # started with standard input closed (``<&-``)
+                raise InputError("standard input is closed: give a file, or pipe the input to -", "<stdin>")
             sources.append(Source("<stdin>", yaml_source.read_stream_text(stream, "<stdin>", max_bytes)))
         else:
             sources.append(Source(name, yaml_source.read_file_text(name, max_bytes)))

@@ -146,16 +146,34 @@ def read_file_text(path: Union[str, os.PathLike], max_bytes: int = MAX_FILE_BYTE
         if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
             raise InputTooLarge(_too_large(max_bytes, info.st_size), name)
         with open(path, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
+            raw = handle.read(min(max_bytes, info.st_size) + 1) if stat.S_ISREG(info.st_mode) \
+                else read_capped(handle, max_bytes)
     except OSError as err:
         raise InputError(f"cannot read file: {err.strerror or err}", name) from None
     return decode_text(raw, name, max_bytes)
 
 
+def read_capped(stream: BinaryIO, max_bytes: int) -> bytes:
+    """A pipe's bytes up to one past ``max_bytes``, in chunks: a single ``read(max_bytes + 1)``
+    allocates that much up front, which overflows for a ``--max-input-mb`` beyond the
+    address space (such a limit means no limit)."""
+    chunks, total = [], 0
+    while total <= max_bytes:
+        chunk = stream.read(min(_CHUNK, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+_CHUNK = 1 << 24
+
+
 def read_stream_text(stream: BinaryIO, name: str = "<stdin>", max_bytes: int = MAX_FILE_BYTES) -> str:
     """All of a binary stream (standard input), read once, refusing more than ``max_bytes``."""
     try:
-        raw = stream.read(max_bytes + 1)
+        raw = read_capped(stream, max_bytes)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", name) from None
     return decode_text(raw, name, max_bytes)

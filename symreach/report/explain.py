@@ -15,6 +15,7 @@ from typing import Optional
 from symreach import semantics
 from symreach.frontends.dispatch import resolve_pod
 from symreach.model import Instance, daemonset_groups
+from symreach.report.details import details, with_details
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,13 @@ class NodeVerdict:
     reason: Optional[str]  # None: the pod fits there now
     static: bool  # True: no deploy/delete sequence can lift the obstacle
     reasons: tuple[str, ...] = ()  # all of the failing plugin's reasons (NodeResourcesFit lists several)
+    # One per reason (of ``reasons``, else of ``reason``): the object it is about -- the taint, the
+    # key, the amounts, the port, the domain. The reasons themselves stay the kube-scheduler's words.
+    details: tuple[str, ...] = ()
+
+    @property
+    def reason_list(self) -> tuple[str, ...]:
+        return self.reasons or ((self.reason,) if self.reason is not None else ())
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class Explanation:
 
     def failed_scheduling(self) -> str:
         """The FailedScheduling message: counts per reason, sorted like kube-scheduler's FitError."""
-        reasons = Counter(r for v in self.nodes if v.reason is not None for r in (v.reasons or (v.reason,)))
+        reasons = Counter(r for v in self.nodes for r in v.reason_list)
         parts = sorted(f"{count} {reason}" for reason, count in reasons.items())
         total = len(self.nodes)
         available = len(self.feasible_now)
@@ -49,7 +57,7 @@ class Explanation:
             "pod": self.pod,
             "summary": self.failed_scheduling(),
             "nodes": [{"node": v.node, "fits_now": v.reason is None, "reason": v.reason,
-                       "reasons": list(v.reasons or ([v.reason] if v.reason else [])),
+                       "reasons": list(v.reason_list), "details": list(v.details),
                        "static": v.static} for v in self.nodes],
         }
 
@@ -110,7 +118,9 @@ def explain_subject(inst: Instance, subject: Subject) -> Explanation:
         reason = semantics.deploy_failure(inst, t, n, sigma0)
         failure = semantics.node_failure(inst, t, n, sigma0) if reason is not None else None
         reasons = failure.reasons if failure is not None and failure.reason == reason else ()
-        verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty), reasons))
+        notes = details(inst, t, n, sigma0, reasons or ((reason,) if reason is not None else ()))
+        verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty), reasons,
+                                    notes))
     return Explanation(subject.name, tuple(verdicts))
 
 
@@ -139,5 +149,5 @@ def explanation_text(expl: Explanation) -> str:
             lines.append(f"  {v.node:<{width}}  fits now")
         else:
             kind = "static: no sequence of steps can change this" if v.static else "dynamic: depends on the pods running"
-            lines.append(f"  {v.node:<{width}}  {v.reason}  [{kind}]")
+            lines.append(f"  {v.node:<{width}}  {with_details(v.reason_list, v.details)}  [{kind}]")
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from symreach.result import Result, Verdict
 
@@ -15,8 +15,9 @@ SIZE_KEYS = ("types", "cone_types", "pairs_total", "pairs_may", "state_vars", "a
 
 
 def result_text(result: Result, target: str = "", times: Optional[dict[str, float]] = None,
-                wide: bool = False) -> str:
-    """The verdict for people; ``wide`` (``-o wide``) adds every statistic."""
+                wide: bool = False, pod_names: Sequence[str] = ()) -> str:
+    """The verdict for people; ``wide`` (``-o wide``) adds every statistic; ``pod_names``:
+    the pod each trace step creates or deletes (``export.traces.step_names``)."""
     lines = [result.verdict.value]
     if target:
         lines.append(f"  target:   {target}")
@@ -32,7 +33,8 @@ def result_text(result: Result, target: str = "", times: Optional[dict[str, floa
         lines.append(f"  trace ({steps} step{'' if steps == 1 else 's'}{shortest}, replayed against the semantics):")
         width = len(str(len(result.trace)))
         for i, step in enumerate(result.trace, 1):
-            lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}")
+            pod = f" (pod {pod_names[i - 1]})" if len(pod_names) == len(result.trace) else ""
+            lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}{pod}")
     before, _, after = str(result.stats.get("trace_minimised", "")).partition(" -> ")
     if before != after:
         lines.append(f"  trace minimised: {result.stats['trace_minimised']} steps")

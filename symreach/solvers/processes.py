@@ -78,7 +78,12 @@ def set_memory_limit(megabytes: Optional[int]) -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
+    if limit >= _RLIM_MAX:  # beyond what rlim_t holds: no process can reach it, so no cap
+        limit = hard
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+_RLIM_MAX = 2**63 - 1  # setrlimit takes a signed 64-bit value
 
 
 def physical_memory_mb() -> Optional[int]:
