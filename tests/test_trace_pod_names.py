@@ -14,6 +14,7 @@ from symreach.export import export_trace, parse_exported_trace, plan_trace
 from symreach.export.traces import step_names
 from symreach.frontends.kubernetes import load_kubernetes_with_report
 from symreach.loader import load_text
+from symreach.report.narrate import narrate
 from symreach.result import DELETE, DEPLOY, Step
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -75,3 +76,33 @@ def test_check_text_names_the_pods_as_the_trace_file_does(tmp_path):
     shown = re.findall(r"^\s+\d+\. .* \(pod (\S+)\)$", out.output, re.M)
     stored = [item["name"] for item in json.loads((tmp_path / "t.json").read_text())]
     assert shown == stored and len(shown) >= 1
+
+
+def test_explain_narration_names_the_pods_check_names():
+    """``explain --node`` narrates the same steps as ``check`` with the same pod names: the dump's
+    real names for the pods it deletes, the trace files' names for the pods it creates."""
+    dump = str(EXAMPLES / "cluster-dump.yaml")
+    target = ["--pod", "payments/payments-db-proxy", "--node", "general-c"]
+    checked = CliRunner().invoke(cli, ["check", dump, *target])
+    assert checked.exit_code == 0, checked.output
+    in_check = [(op, pod, node, name) for op, pod, node, name in
+                re.findall(r"^\s+\d+\. (delete|deploy) (\S+) on (\S+) \(pod (\S+)\)$", checked.output, re.M)]
+    explained = CliRunner().invoke(cli, ["explain", dump, *target])
+    assert explained.exit_code == 0, explained.output
+    in_explain = []
+    for line in re.findall(r"^\s+\d+\. ((?:delete|deploy) .*)$", explained.output, re.M):
+        gone = re.fullmatch(r"delete (\S+) \((\S+)\) on (\S+)", line)
+        made = re.fullmatch(r"deploy (\S+) on (\S+) as (\S+)(?:: .*)?", line)
+        assert gone or made, line
+        in_explain.append(("delete", gone[2], gone[3], gone[1]) if gone else ("deploy", *made.groups()))
+    assert in_explain == in_check and len(in_check) == 4
+    deleted = [name for op, _, _, name in in_check if op == "delete"]
+    assert deleted == ["shop/checkout-web-475f98d8c6-9f520", "shop/recommendations-4f176d4854-7070d"]
+    assert "payments/payments-db-proxy-1" in [name for op, _, _, name in in_check if op == "deploy"]
+
+
+def test_narrate_without_names_names_pod_types():
+    inst = load_text(UNNAMED)
+    assert narrate(inst, TRACE[:2]) == ["delete web on n1", "deploy web on n2"]
+    assert narrate(inst, TRACE[:2], NAMES[:2]) == ["delete default/web-initial-2 (web) on n1",
+                                                    "deploy web on n2 as default/web-1"]

@@ -55,7 +55,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
         n = instance.node_index(node)
         for i, (s, e) in enumerate(zip(about, explanations)):
             if not e.nodes[0].static and s.per_node[n] is not None:
-                outcomes[i] = _decide_and_narrate(instance, s.per_node[n], node, engine, timeout)
+                outcomes[i] = _decide_and_narrate(instance, s.per_node[n], node, engine, timeout,
+                                                  loaded.context)
     if fmt in ("json", "yaml"):
         from symreach.report.schema import render_document
 
@@ -99,7 +100,8 @@ def _explain_csv(explanations) -> str:
     return out.getvalue()
 
 
-def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float) -> dict:
+def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float, context: dict) -> dict:
+    from symreach.cli.check import trace_pod_names
     from symreach.loader import parse_query
     from symreach.model import Query
     from symreach.report.narrate import narrate
@@ -114,8 +116,9 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
     def ask(q: Query) -> dict:
         result = decide(make_engine(engine), instance, q, RunContext.for_process())
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
-                "reason": result.reason, "narration": narrate(instance, result.trace), "target": q.description,
-                "proved": what_was_proved(result) or None}
+                "reason": result.reason,
+                "narration": narrate(instance, result.trace, trace_pod_names(result, instance, context)),
+                "target": q.description, "proved": what_was_proved(result) or None}
     out = ask(query)
     if instance.initial.get((t, n), 0) > 0:
         # "initially present" answers the wrong question for an operator: ask for one more

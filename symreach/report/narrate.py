@@ -1,8 +1,10 @@
 """Narrate a witness trace: each deployment with the pods that made it legal.
 
-"deploy web on wk-2: affinity witness cache on wk-2" tells an engineer which
-earlier step each deployment depended on; deletions say what they unblock
-only implicitly (the next deployment's witnesses no longer include them).
+"deploy web on wk-2 as shop/web-1: affinity witness cache on wk-2" tells an
+engineer which earlier step each deployment depended on; deletions say what
+they unblock only implicitly (the next deployment's witnesses no longer
+include them). Each step names the pod it creates or deletes with the names
+``check`` prints (``export.traces.step_names``, passed in by the caller).
 """
 
 from __future__ import annotations
@@ -39,17 +41,21 @@ def affinity_witnesses(inst: Instance, t: int, n: int, sigma: Sequence[int]) -> 
     return list(dict.fromkeys(out))
 
 
-def narrate(inst: Instance, trace: Sequence[Step]) -> list[str]:
-    """One line per step, replaying the trace as it goes."""
+def narrate(inst: Instance, trace: Sequence[Step], pod_names: Sequence[str] = ()) -> list[str]:
+    """One line per step, replaying the trace as it goes; ``pod_names``: the pod each step
+    creates or deletes (``namespace/name``), one per step, else the steps name pod types only."""
+    named = len(pod_names) == len(trace)
     sigma = inst.initial_config()
     lines = []
-    for step in trace:
+    for i, step in enumerate(trace):
         t, n = inst.type_index(step.pod), inst.node_index(step.node)
         if step.op == DEPLOY:
             because = affinity_witnesses(inst, t, n, sigma)
-            lines.append(f"deploy {step.pod} on {step.node}" + (": " + "; ".join(because) if because else ""))
+            made = f" as {pod_names[i]}" if named else ""
+            lines.append(f"deploy {step.pod} on {step.node}{made}" + (": " + "; ".join(because) if because else ""))
             sigma = semantics.deploy(inst, sigma, t, n)
         else:
-            lines.append(f"delete {step.pod} on {step.node}")
+            gone = f"{pod_names[i]} ({step.pod})" if named else step.pod
+            lines.append(f"delete {gone} on {step.node}")
             sigma = semantics.delete(inst, sigma, t, n)
     return lines
