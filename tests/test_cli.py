@@ -75,7 +75,8 @@ def test_explain_summarises_like_failed_scheduling():
     assert "0/1 nodes are available: 1 node(s) didn't match pod affinity rules." in out.output
     assert "dynamic" in out.output
     out = run("explain", EXAMPLE, "--pod", "c", "--node", "n1", "--engine", "explicit")
-    assert "deploy b on n1: affinity witness a on n1" in out.output
+    assert "deploy b on n1 as default/b-1: affinity witness a on n1" in out.output
+    assert "delete default/a-1 (a) on n1" in out.output
 
 
 def test_explain_names_static_obstacles_on_the_dump():

@@ -107,3 +107,31 @@ def test_lazy_closure_certificates_explain_instead_of_failing(tmp_path):
     out = CliRunner().invoke(cli, ["certify", str(tmp_path / "i.yaml"), str(tmp_path / "c.json"), "--explain"])
     assert out.exit_code == 0, out.output
     assert_readable(out.output[out.output.index("why ("):])
+
+
+GANG = Path(__file__).resolve().parents[1] / "examples" / "gang-never.yaml"
+
+
+def test_gang_certificates_explain_which_member_blocks_and_why(tmp_path):
+    """The ninth kind (symreach-gang-states/1): ``--why`` and ``certify --explain`` print the same
+    lemmas, each in the scheduler's words with the object it names, never an internal name."""
+    cert = tmp_path / "g.json"
+    checked = CliRunner().invoke(cli, ["check", str(GANG), "--why", "--cert-out", str(cert)])
+    assert checked.exit_code == 1, checked.output
+    why = checked.output[checked.output.index("why ("):]
+    lemmas = assert_readable(why)
+    certified = CliRunner().invoke(cli, ["certify", str(GANG), str(cert), "--explain"])
+    assert certified.exit_code == 0, certified.output
+    assert certified.output[certified.output.index("why ("):] == why
+    assert parse(cert.read_text()).format == "symreach-gang-states/1"
+    assert lemmas[0] == ("never group db/replicas (minCount 4, 4 pending): in none of the 16 configurations the "
+                         "rest of the cluster can reach do 4 pending members fit at once in any order and on any "
+                         "nodes")
+    now = lemmas[1]
+    assert now.startswith("in 2 of the 16 configurations (now among them), after replica on db-1, replica on db-2, "
+                          "replica on db-3, the 4th replica fits on no node: "), now
+    for part in ("db-1: Insufficient cpu: requests 1000m, 0m free of 4000m on db-1",
+                 "db-2: node(s) didn't match pod anti-affinity rules: term app=db: replica runs on db-2",
+                 "web-1: node(s) didn't match Pod's node affinity/selector: nodeSelector pool=db: web-1 has pool=web"):
+        assert part in now, now
+    assert all("fits on no node: " in line for line in lemmas[1:]) and len(lemmas) == 6

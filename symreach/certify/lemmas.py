@@ -33,6 +33,7 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    gang_states,
     lazy_closure,
     may_fixpoint,
     static_filter,
@@ -48,6 +49,7 @@ from symreach.certify.count_sentences import (
 from symreach.certify.dispatch import Certificate, as_certificate
 from symreach.model import KUBERNETES, Instance, Pair
 from symreach.report.details import detail
+from symreach.report.gang import gang_lemmas
 from symreach.report.objects import domain_text, names, term_text
 
 MAX_LEMMAS = 6      # "a handful"; more are counted, not printed
@@ -555,4 +557,6 @@ LEMMAS: dict[str, Callable[[Instance, Certificate], tuple[list[str], str]]] = {
     bdd_invariant.FORMAT: invariant_lemmas(_bdd_function),
     explicit_states.FORMAT: invariant_lemmas(_states_function),
     lazy_closure.FORMAT: invariant_lemmas(_closure_function),
+    gang_states.FORMAT: lambda inst, cert: (gang_lemmas(inst, cert.content),
+                                            "the scheduler's cycle in the reachable configurations"),
 }

@@ -69,7 +69,7 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
     elif not quiet:
         click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}")
         if ok and explain and group_check.is_group_certificate(certificate):
-            click.echo(group_check.explain_certified_group(instance, certificate.content))
+            click.echo(group_check.explain_certified_group(instance, certificate))
         elif ok and explain:
             from symreach.certify.lemmas import lemmas_text
 

@@ -74,7 +74,7 @@ def group_name(instance, name: Optional[str]) -> str:
 def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
         as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False) -> None:
     from symreach.errors import time_remaining
-    from symreach.report.gang import explain_group_text, gang_json, gang_text
+    from symreach.report.gang import gang_json, gang_text
     from symreach.cli.options import with_warnings
     from symreach.solvers.gang_explicit import answer
 
@@ -88,8 +88,7 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
     if as_json:
         text = with_warnings(text, loaded)
     elif why and result.result.verdict.value == "not-deployable":
-        text += ("\nwhy (from the current state; the certificate covers every reachable configuration):\n"
-                 + explain_group_text(instance, result))
+        text += "\n" + _why(instance, result)
     outputs: list[PendingOutput] = []
     if trace_out is not None and result.result.verdict.value != "deployable":
         click.echo(f"symreach: note: no witness ({result.result.verdict.value}); {trace_out} not written", err=True)
@@ -128,13 +127,28 @@ def explain_if_asked(loaded) -> None:
     ctx.exit(0)
 
 
-def explain_certified_group(instance, cert: dict) -> str:
-    """``certify --explain`` of a gang certificate: the scheduler's cycle from the current state,
-    member by member (the certificate itself covers every reachable configuration)."""
+def _why(instance, result) -> str:
+    """``--why`` of a gang answer: the certificate's lemmas (every reachable configuration, as
+    ``certify --explain`` prints them), then the scheduler's cycle from the current state."""
+    from symreach.report.gang import explain_group_text
+
+    walk = explain_group_text(instance, result)
+    if result.result.certificate is None:
+        return "why (from the current state; no certificate):\n" + walk
+    from symreach.certify.lemmas import result_lemmas_text
+
+    return result_lemmas_text(instance, result.result.certificate) + "\n" + walk
+
+
+def explain_certified_group(instance, certificate) -> str:
+    """``certify --explain`` of a gang certificate: its lemmas, then the scheduler's cycle
+    from the current state member by member, as ``check --why`` prints them."""
+    from symreach.certify.lemmas import lemmas_text
     from symreach.report.gang import explain_group_text
     from symreach.solvers.gang_explicit import answer
 
-    return explain_group_text(instance, answer(instance, str(cert.get("group"))))
+    walk = explain_group_text(instance, answer(instance, str(certificate.content.get("group"))))
+    return lemmas_text(instance, certificate) + "\n" + walk
 
 
 def is_group_certificate(certificate) -> bool:

@@ -1,4 +1,5 @@
-"""The gang answer as text (one sentence beside the verdict) and as JSON (issue 28, item 3)."""
+"""The gang answer as text (one sentence beside the verdict) and as JSON (issue 28, item 3),
+and a gang certificate as lemmas in the scheduler's words (issue 26 item 3)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,13 @@ import json
 from typing import Any, Optional
 
 from symreach import gangs, semantics
-from symreach.model import Instance
+from symreach.model import Config, Instance
+from symreach.report.details import details, with_details
+from symreach.report.objects import type_name
 from symreach.report.verdict import result_json, result_text
+
+MAX_NODES = 4          # nodes listed per blocked member; more are counted
+MAX_CYCLES = 200       # reachable configurations whose scheduler cycle is simulated for the lemmas
 
 
 def _placed(inst: Instance, placement: gangs.Placement) -> str:
@@ -134,3 +140,71 @@ def explain_group_text(inst: Instance, answer) -> str:
                      f"{_placed(inst, answer.placement)}")
     lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
     return "\n".join(lines)
+
+
+# ---- a gang certificate as lemmas ----------------------------------------------------------------
+
+def _ordinal(k: int) -> str:
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+def blocked_text(inst: Instance, sigma: Config, choices: gangs.Choices) -> str:
+    """The members a failing scheduler cycle assumes, then the first one that fits no node,
+    with each node's failing filter and the object it names (taint, amounts, term, domain)."""
+    config, placed = sigma, []
+    for t, n in choices:
+        if n is not None:
+            placed.append(f"{type_name(inst, t)} on {inst.nodes[n].name}")
+            config = semantics.deploy(inst, config, t, n)
+            continue
+        k = 1 + sum(1 for u, m in choices[:len(placed)] if u == t and m is not None)
+        why = []
+        for m in range(len(inst.nodes)):
+            failure = semantics.node_failure(inst, t, m, config)
+            if failure is not None:
+                notes = details(inst, t, m, config, failure.reasons)
+                why.append(f"{inst.nodes[m].name}: {with_details(failure.reasons, notes)}")
+        more = f" (+{len(why) - MAX_NODES} more nodes)" if len(why) > MAX_NODES else ""
+        before = f"after {', '.join(placed)}, " if placed else ""
+        return (f"{before}the {_ordinal(k)} {type_name(inst, t)} fits on no node: "
+                + "; ".join(why[:MAX_NODES]) + more)
+    return ""
+
+
+def certificate_states(inst: Instance, content: dict) -> list[Config]:
+    """The configurations a gang certificate lists, as configurations of ``inst``."""
+    index = [inst.pair(inst.type_index(p), inst.node_index(n)) for p, n in content["pairs"]]
+    empty = [0] * len(inst.initial_config())
+    out = []
+    for row in content["states"]:
+        sigma = list(empty)
+        for i, c in zip(index, row):
+            sigma[i] = c
+        out.append(tuple(sigma))
+    return out
+
+
+def gang_lemmas(inst: Instance, content: dict) -> list[str]:
+    """What a gang certificate proves, then why in the scheduler's words: in the reachable
+    configurations it lists (the current one first), which member the default PodGroup
+    cycle leaves without a node and each node's failing filter."""
+    gang = gangs.gang_of(inst, str(content["group"]))
+    states = certificate_states(inst, content)
+    sigma0 = inst.initial_config()
+    pending = sum(gang.pending.values())
+    out = [f"never group {gang.root.name} ({gangs.member_policy_text(gang)}): in none of the {len(states)} "
+           f"configurations the rest of the cluster can reach do {pending} pending members fit at once "
+           "in any order and on any nodes"]
+    if gang.root.composite:
+        return out + ["the scheduler's cycle is not simulated for composite groups"]
+    seen: dict[str, list[bool]] = {}
+    ordered = sorted(states[:MAX_CYCLES], key=lambda sigma: sigma != sigma0)
+    for sigma in ordered:
+        cycle = gangs.scheduler_cycle(inst, gang, sigma)
+        if cycle is not None and cycle.failing is not None:
+            seen.setdefault(blocked_text(inst, sigma, cycle.failing), []).append(sigma == sigma0)
+    for text, where in seen.items():
+        label = "now" if where[0] and len(where) == 1 else \
+            f"in {len(where)} of the {len(states)} configurations{' (now among them)' if any(where) else ''}"
+        out.append(f"{label}, {text}" if text else f"{label}, the scheduler's cycle fails")
+    return out
