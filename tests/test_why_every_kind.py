@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from symreach.certify.dispatch import parse
 from symreach.certify.lemmas import lemmas_text
 from symreach.cli import cli
+from symreach.frontends.dispatch import load_any
+from symreach.report import gang
 from tests.cert_corpus import EIGHT_KINDS, TARGET_KINDS, corpus
 
 # An encoding variable, a Python value or a blank: none may reach the user.
@@ -135,3 +137,16 @@ def test_gang_certificates_explain_which_member_blocks_and_why(tmp_path):
                  "web-1: node(s) didn't match Pod's node affinity/selector: nodeSelector pool=db: web-1 has pool=web"):
         assert part in now, now
     assert all("fits on no node: " in line for line in lemmas[1:]) and len(lemmas) == 6
+
+
+def test_gang_lemmas_say_how_many_configurations_they_simulated(monkeypatch, tmp_path):
+    """Past ``MAX_CYCLES`` configurations the lemmas stop simulating and say so."""
+    cert = tmp_path / "g.json"
+    assert CliRunner().invoke(cli, ["check", str(GANG), "--cert-out", str(cert)]).exit_code == 1
+    monkeypatch.setattr(gang, "MAX_CYCLES", 3)
+    monkeypatch.setattr(gang, "CYCLES_S", 1e9)
+    loaded = load_any(str(GANG))
+    inst = loaded[0] if isinstance(loaded, tuple) else loaded
+    lemmas = assert_readable(lemmas_text(inst, parse(cert.read_text())))
+    assert lemmas[-1] == "the scheduler's cycle was simulated in 3 of the 16 configurations", lemmas
+    assert lemmas[1].startswith("now, after replica on db-1") or "(now among them)" in lemmas[1], lemmas

@@ -4,6 +4,7 @@ and a gang certificate as lemmas in the scheduler's words (issue 26 item 3)."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Optional
 
 from symreach import gangs, semantics
@@ -14,6 +15,7 @@ from symreach.report.verdict import result_json, result_text
 
 MAX_NODES = 4          # nodes listed per blocked member; more are counted
 MAX_CYCLES = 200       # reachable configurations whose scheduler cycle is simulated for the lemmas
+CYCLES_S = 5.0         # and the seconds they may take together (a large gang's cycle is costly)
 
 
 def _placed(inst: Instance, placement: gangs.Placement) -> str:
@@ -198,13 +200,20 @@ def gang_lemmas(inst: Instance, content: dict) -> list[str]:
     if gang.root.composite:
         return out + ["the scheduler's cycle is not simulated for composite groups"]
     seen: dict[str, list[bool]] = {}
-    ordered = sorted(states[:MAX_CYCLES], key=lambda sigma: sigma != sigma0)
+    ordered = sorted(states, key=lambda sigma: sigma != sigma0)[:MAX_CYCLES]
+    deadline, simulated = time.monotonic() + CYCLES_S, 0
     for sigma in ordered:
-        cycle = gangs.scheduler_cycle(inst, gang, sigma)
+        try:
+            cycle = gangs.scheduler_cycle(inst, gang, sigma, deadline)
+        except gangs.GangLimit:
+            break
+        simulated += 1
         if cycle is not None and cycle.failing is not None:
             seen.setdefault(blocked_text(inst, sigma, cycle.failing), []).append(sigma == sigma0)
     for text, where in seen.items():
         label = "now" if where[0] and len(where) == 1 else \
             f"in {len(where)} of the {len(states)} configurations{' (now among them)' if any(where) else ''}"
         out.append(f"{label}, {text}" if text else f"{label}, the scheduler's cycle fails")
+    if simulated < len(states):
+        out.append(f"the scheduler's cycle was simulated in {simulated} of the {len(states)} configurations")
     return out
