@@ -60,6 +60,7 @@ BOUND = "target" in inspect.signature(check_loaded).parameters  # certify binds 
 HUGE = (10**30, -1, 2**63, -(2**63) - 1, 0, 1, 2, 40, 10**6, 2**31, 3.5, True, None, "1", "", [], {})
 HANG_S = 20.0  # a case still checking after this long is a hang (a certificate must not stall certify)
 HANG = 5       # its outcome: not an exit status, a bug like exit 4
+JUDGE_STATES = 200_000  # the judge's state cap: beyond it the case is "judge unknown", never accepted
 
 
 @dataclass
@@ -81,13 +82,16 @@ class Stats:
     crashes: list = field(default_factory=list)
     mutations: collections.Counter = field(default_factory=collections.Counter)
     crash_kinds: collections.Counter = field(default_factory=collections.Counter)
+    judge_unknown: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"cases": self.cases, "exits": dict(self.exits), "by_kind": dict(self.by_kind),
                 "valid_judged": self.valid_judged, "false_accepts": len(self.false_accepts),
+                "judge_unknown": len(self.judge_unknown),
                 "exit4": self.exits.get(4, 0), "hangs": self.exits.get(HANG, 0), "mutations": dict(self.mutations),
                 "crash_kinds": dict(self.crash_kinds),
-                "false_accept_samples": self.false_accepts[:5], "crash_samples": self.crashes[:5]}
+                "false_accept_samples": self.false_accepts[:5], "crash_samples": self.crashes[:5],
+                "judge_unknown_samples": self.judge_unknown[:5]}
 
 
 def seeds(instances: Union[int, Iterable[int]] = 40) -> list[Seed]:
@@ -141,8 +145,16 @@ signal.signal(signal.SIGALRM, _alarm)
 
 # ---- the judge ----------------------------------------------------------------------------
 
+class JudgeUnknown(Exception):
+    """The explicit engine reached its state or time cap: the case is neither accepted nor refuted."""
+
+
 class Judge:
-    """The explicit engine on a certificate's own target; verdicts cached per (instance, target)."""
+    """The explicit engine on a certificate's own target; verdicts cached per (instance, target).
+
+    A mutated target can ask for 10**30 pods of a pod type that requests nothing: the
+    search is capped (``JUDGE_STATES``, ``HANG_S``) and an unknown verdict raises
+    ``JudgeUnknown`` -- counted apart, never as a true acceptance."""
 
     def __init__(self) -> None:
         self.cache: dict[tuple[int, Any], Optional[Verdict]] = {}
@@ -164,7 +176,10 @@ class Judge:
     def deployable(self, inst: Instance, query: Query) -> bool:
         key = (id(inst), query.alternatives, query.counts)
         if key not in self.cache:
-            self.cache[key] = ExplicitEngine().check(inst, query, Limits(timeout_s=30)).verdict
+            limits = Limits(timeout_s=HANG_S, max_states=JUDGE_STATES)
+            self.cache[key] = ExplicitEngine().check(inst, query, limits).verdict
+        if self.cache[key] not in (Verdict.DEPLOYABLE, Verdict.NOT_DEPLOYABLE):
+            raise JudgeUnknown(f"explicit engine: {self.cache[key]} within {JUDGE_STATES} states / {HANG_S:g} s")
         return self.cache[key] is Verdict.DEPLOYABLE
 
 
@@ -408,6 +423,19 @@ def _mutations(text: str, inst: Instance, rng: random.Random) -> tuple[str, str]
     return text, "+".join(ops) or "none"
 
 
+def bounded(phase: str, fn: Callable, *args: Any) -> tuple[Any, Optional[str]]:
+    """(``fn(*args)``, None), or (None, why) when it runs past ``2 * HANG_S``: every phase
+    of a case (the mutation and re-binding, the checker, the judge) has a time bound
+    (seed 301 stalled in the re-binding, outside the checker's alarm)."""
+    signal.setitimer(signal.ITIMER_REAL, 2 * HANG_S)
+    try:
+        return fn(*args), None
+    except _Hang:
+        return None, f"{phase}: still running after {2 * HANG_S:g} s\n{traceback.format_exc(limit=-3)}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def run(cases: int, seed: int, pool: Optional[list[Seed]] = None, stats: Optional[Stats] = None,
         judge: Optional[Judge] = None, every: Optional[Callable[[Stats], None]] = None) -> Stats:
     """``every``: called with the counts so far after each 1,000 cases (partial reports)."""
@@ -418,7 +446,14 @@ def run(cases: int, seed: int, pool: Optional[list[Seed]] = None, stats: Optiona
     for i in range(cases):
         if every is not None and i and i % 1000 == 0:
             every(stats)
-        inst, text, question, fmt, op = make_case(pool, rng)
+        case, hang = bounded("making the case", make_case, pool, rng)
+        if case is None:  # the mutation or the re-binding stalled: a hang like the checker's
+            stats.cases += 1
+            stats.exits[HANG] += 1
+            stats.crashes.append({"format": "?", "mutation": "?", "message": hang, "cert": ""})
+            stats.crash_kinds[hang.splitlines()[0][:100]] += 1
+            continue
+        inst, text, question, fmt, op = case
         code, message, loaded = certify_exit(inst, text, question)
         stats.cases += 1
         stats.exits[code] += 1
@@ -430,7 +465,13 @@ def run(cases: int, seed: int, pool: Optional[list[Seed]] = None, stats: Optiona
             stats.crash_kinds[message.splitlines()[0][:100] + (" @ " + where[-1][-90:] if where else "")] += 1
         elif code == 0:
             stats.valid_judged += 1
-            wrong = judge.false_acceptance(inst, loaded, question)
+            try:
+                wrong, hang = bounded("judging", judge.false_acceptance, inst, loaded, question)
+            except JudgeUnknown as exc:
+                wrong, hang = None, str(exc)
+            if hang:  # the judge past its caps: neither a true nor a false acceptance
+                stats.judge_unknown.append({"format": fmt, "mutation": op, "why": hang[:300], "cert": text[:1500]})
+                continue
             if wrong:
                 stats.false_accepts.append({"format": fmt, "mutation": op, "why": wrong, "message": message[:300],
                                             "cert": text[:1500], "instance": inst.source})

@@ -60,3 +60,41 @@ def test_a_format_that_is_no_string_is_unreadable(pool, fmt):
     forged = json.dumps({**json.loads(seed.text), "format": fmt})
     code, message, _ = cert_fuzz.certify_exit(seed.inst, forged, seed.query)
     assert code == 2 and "unknown certificate format" in message, message
+
+
+@pytest.mark.parametrize("bits", [40, 2**63, -1])
+def test_a_forged_counter_width_renders_without_enumerating_it(pool, bits):
+    """Found by the fuzzer (seeds 301 and 313 stalled, outside the checker's alarm):
+    re-writing a clause certificate (``dumps``, as re-binding and ``--explain`` do) with
+    ``bits: 40`` rendered its clauses by enumerating 2**40 counter values."""
+    from symreach.certify.dispatch import parse
+
+    seed = next(s for s in pool if s.fmt == "symreach-sat-invariant/1" and "# pairs: []" in s.text)
+    pairs = json.dumps([{"pod": "t1", "node": "n1", "bits": bits, "bound": 1}])
+    forged = seed.text.replace("# pairs: []", f"# pairs: {pairs}") + "-count[t1@n1#0] -count[t1@n1#1]\n"
+    cert = parse(forged)
+    text = cert.bind(seed.inst).dumps()   # returns: no 2**bits enumeration
+    assert "wider than any engine writes" in text
+    assert cert_fuzz.rebind(forged, seed.inst) == text
+
+
+def test_every_phase_of_a_case_is_bounded(pool, monkeypatch):
+    """A case stalling outside the checker (the mutation, the re-binding) is a hang, and a
+    judge past its state cap is "judge unknown", never a true acceptance."""
+    monkeypatch.setattr(cert_fuzz, "HANG_S", 0.05)
+
+    def stall(*_):
+        while True:
+            pass
+    monkeypatch.setattr(cert_fuzz, "make_case", stall)
+    stats = cert_fuzz.run(2, seed=1, pool=pool)
+    assert stats.cases == 2 and stats.exits[cert_fuzz.HANG] == 2
+    assert stats.crashes[0]["message"].startswith("making the case: still running")
+
+    monkeypatch.undo()
+    monkeypatch.setattr(cert_fuzz, "JUDGE_STATES", 1)
+    seed = next(s for s in pool if s.fmt == "symreach-explicit-states/1")
+    code, _, loaded = cert_fuzz.certify_exit(seed.inst, seed.text, seed.query)
+    assert code == 0
+    with pytest.raises(cert_fuzz.JudgeUnknown):
+        cert_fuzz.Judge().false_acceptance(seed.inst, loaded, seed.query)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Optional, Sequence
 
 from symreach import semantics
+from symreach.certify.counter_width import MAX_BITS
 from symreach.model import PODS_RESOURCE, Instance
 from symreach.report.objects import HOSTNAME, amount_text, term_text
 
@@ -56,6 +57,9 @@ def pair_conditions(literals: Mapping[Var, bool], widths: Mapping[tuple[str, str
         if not width or all(nm[0] == "present" for nm in lits):
             (nm, on), = list(lits.items())[:1]
             out.append(f"{pod} on {node}" if on else f"no {pod} on {node}")
+            continue
+        if not 0 < width <= MAX_BITS:  # a forged width: 2**width values to enumerate would stall the rendering
+            out.append(f"a count of {pod} on {node} ({width} counter bits, wider than any engine writes)")
             continue
         ok = [v for v in range(1 << width) if all(_holds(nm, on, v) for nm, on in lits.items())]
         out.append(f"{values_text(ok, width)} pods of {pod} on {node}")
