@@ -161,3 +161,16 @@ def test_static_pods_are_marked_and_protected_under_operator_moves():
 def test_group_targets_refuse_operator_moves():
     out = CliRunner().invoke(cli, ["check", str(ROOT / "examples" / "gang-training.yaml"), "--moves", "operator"])
     assert out.exit_code == 2 and "paper's moves only" in out.output
+
+
+def test_why_names_the_budget_and_the_protected_pods():
+    """--why under operator moves says, in the user's terms, which rules bound the
+    witness: the refused eviction with its budget, each budget's floor, the
+    protected pods; never an encoding name."""
+    out = run("check", PDB_EXAMPLE, "--pod", "batch/report", "--node", "worker-1", "--moves", "operator", "--why")
+    assert out.exit_code == 1, out.output
+    why = out.output[out.output.index("why (the moves allowed"):]
+    assert "PodDisruptionBudget shop/web-pdb allows no disruption" in why
+    assert "PodDisruptionBudget shop/web-pdb keeps at least 2 of shop/web running" in why
+    assert "protected, never deleted: kube-system/kube-proxy@worker-1" in why
+    assert "present[" not in why and "count[" not in why and "None" not in why

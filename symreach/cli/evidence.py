@@ -40,5 +40,30 @@ def not_deployable_evidence(instance: Instance, query: Query, result: Result, ce
     from symreach.certify.lemmas import result_lemmas_text
 
     text = result_lemmas_text(instance, result.certificate)
+    moves = operator_moves_lemmas(instance, result)
+    if moves:
+        text = moves + "\n" + text
     result.stats["why"] = text.splitlines()
     return text
+
+
+def operator_moves_lemmas(instance: Instance, result: Result) -> str:
+    """Under operator moves, the rules that bound the witness, in the user's terms:
+    the budgets (with how many pods each keeps), the protected pods, and what
+    they refused of the paper's witness when that was asked (``explain_block``)."""
+    rules = instance.moves
+    if not rules.restricted:
+        return ""
+    lines = ["why (the moves allowed: deletions only as these rules permit):"]
+    if result.stats.get("blocked_by"):
+        lines.append(f"  - {result.stats['blocked_by']}")
+    if rules.respect_pdb:
+        for budget in instance.budgets:
+            pods = ", ".join(sorted(instance.pod_types[t].name for t in budget.counts)) or "no pod type"
+            lines.append(f"  - PodDisruptionBudget {budget.name} keeps at least {budget.desired_healthy} "
+                         f"of {pods} running (an eviction is refused below that)")
+    if rules.protected:
+        names = sorted(instance.pod_types[t].name for t in rules.protected)
+        shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+        lines.append(f"  - protected, never deleted: {shown}")
+    return "\n".join(lines)
