@@ -174,3 +174,13 @@ def test_why_names_the_budget_and_the_protected_pods():
     assert "PodDisruptionBudget shop/web-pdb keeps at least 2 of shop/web running" in why
     assert "protected, never deleted: kube-system/kube-proxy@worker-1" in why
     assert "present[" not in why and "count[" not in why and "None" not in why
+
+
+def test_certify_explain_names_the_recorded_rules(tmp_path):
+    cert = tmp_path / "cert.json"
+    target = ("--pod", "batch/report", "--node", "worker-1")
+    assert run("check", PDB_EXAMPLE, *target, "--moves", "operator", "--cert-out", str(cert)).exit_code == 1
+    out = run("certify", PDB_EXAMPLE, str(cert), *target, "--explain")
+    assert out.exit_code == 0, out.output
+    assert "PodDisruptionBudget shop/web-pdb keeps at least 2 of shop/web running" in out.output
+    assert "protected, never deleted: kube-system/kube-proxy@worker-1" in out.output

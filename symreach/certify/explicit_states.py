@@ -61,7 +61,7 @@ def make_certificate(inst: Instance, query: Query, states: Iterable[Config]) -> 
     return out
 
 
-def _with_moves(inst: Instance, cert: dict) -> Instance:
+def with_recorded_moves(inst: Instance, cert: dict) -> Instance:
     """The instance under the move rules the certificate records (none: the paper's)."""
     raw = cert.get("moves")
     if raw is None:
@@ -134,7 +134,7 @@ def _ordered(inst: Instance, raw) -> list[tuple[int, int]]:
 
 def _check(inst: Instance, cert: dict) -> int:
     check_profile(inst, cert)
-    inst = _with_moves(inst, cert)
+    inst = with_recorded_moves(inst, cert)
     alts = query_of(inst, cert)
     counts = counts_of(inst, cert)
     states = _states(inst, cert)

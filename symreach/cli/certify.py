@@ -73,6 +73,12 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
         elif ok and explain:
             from symreach.certify.lemmas import lemmas_text
 
+            recorded = None if certificate.is_text else certificate.content.get("moves")
+            if isinstance(recorded, dict):   # checked above: the recorded operator moves are well-formed
+                from symreach.certify.explicit_states import with_recorded_moves
+                from symreach.cli.evidence import operator_moves_lemmas
+
+                click.echo(operator_moves_lemmas(with_recorded_moves(instance, certificate.content)))
             click.echo(lemmas_text(instance, certificate))
         elif ok and certificate.is_text and certificate.content.clauses:
             click.echo(certificate.content.render())  # IC3's clauses, one sentence each

@@ -40,14 +40,14 @@ def not_deployable_evidence(instance: Instance, query: Query, result: Result, ce
     from symreach.certify.lemmas import result_lemmas_text
 
     text = result_lemmas_text(instance, result.certificate)
-    moves = operator_moves_lemmas(instance, result)
+    moves = operator_moves_lemmas(instance, result.stats.get("blocked_by"))
     if moves:
         text = moves + "\n" + text
     result.stats["why"] = text.splitlines()
     return text
 
 
-def operator_moves_lemmas(instance: Instance, result: Result) -> str:
+def operator_moves_lemmas(instance: Instance, blocked_by: Optional[str] = None) -> str:
     """Under operator moves, the rules that bound the witness, in the user's terms:
     the budgets (with how many pods each keeps), the protected pods, and what
     they refused of the paper's witness when that was asked (``explain_block``)."""
@@ -55,8 +55,8 @@ def operator_moves_lemmas(instance: Instance, result: Result) -> str:
     if not rules.restricted:
         return ""
     lines = ["why (the moves allowed: deletions only as these rules permit):"]
-    if result.stats.get("blocked_by"):
-        lines.append(f"  - {result.stats['blocked_by']}")
+    if blocked_by:
+        lines.append(f"  - {blocked_by}")
     if rules.respect_pdb:
         for budget in instance.budgets:
             pods = ", ".join(sorted(instance.pod_types[t].name for t in budget.counts)) or "no pod type"
