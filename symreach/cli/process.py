@@ -210,7 +210,7 @@ def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float)
         code = 130
     except MemoryError:  # outside any command (click's own parsing): still one line
         code = EXIT_UNKNOWN
-        _last_words(f"symreach: error: {memory_reason()}")
+        _last_words(f"symreach: error: {MEMORY_REASON}")  # no allocation: memory has run out
     except BaseException as exc:  # pragma: no cover - a bug outside every command
         code = EXIT_INTERNAL
         _last_words(f"symreach: internal error: {type(exc).__name__}: {exc}")
