@@ -333,3 +333,11 @@ def test_quoted_typed_looking_strings_take_the_hook_free_path(text, monkeypatch)
 def test_plain_empty_keys_and_refused_starts_are_left_to_the_repairing_path(monkeypatch):
     assert not took_hook_free_path('a: ""\n"": x\n', monkeypatch)  # an empty key: plain ones are null keys
     assert yaml_fast.read_documents('a: "@x"\nb: @y\n') is None  # libyaml refuses a plain @y: declined
+
+
+def test_an_empty_block_scalar_before_a_document_marker_is_left_to_libyaml():
+    """Found by the mutation test: ryml read ``'|-\\n---\\n'`` as ``['---']``, libyaml as ``['', None]``."""
+    from symreach.loader.yaml_fast import read_documents
+
+    for text in ("|-\n---\n", "a: >\n\n---\nb: 1\n", "a: |+ # c\n...\n"):
+        assert read_documents(text) is None, text

@@ -65,8 +65,15 @@ _BAD_PLAIN_START = frozenset("]}@`%")
 _SUSPECT_START = _MAYBE_TYPED | _BAD_PLAIN_START
 
 
+# An empty block scalar right before a document marker (``|-`` then ``---``): ryml takes the marker as
+# the scalar's text, libyaml ends the scalar and the document (found by tests/test_yaml_fast.py).
+_EMPTY_BLOCK_BEFORE_MARKER = re.compile(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?\r?\n(?:[ \t]*\r?\n)*(?:---|\.\.\.)")
+
+
 def unusual(text: str) -> bool:
     """Whether ``text`` may hold something the fast reader leaves to libyaml (a superset, never fewer)."""
+    if ("---" in text or "..." in text) and _EMPTY_BLOCK_BEFORE_MARKER.search(text):
+        return True
     for marker in ("%", "..."):  # directives; document end markers (libyaml refuses some that ryml accepts)
         if text.startswith(marker) or "\n" + marker in text or "\r" + marker in text:
             return True
