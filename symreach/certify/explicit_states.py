@@ -107,7 +107,8 @@ def _rules(cert: dict) -> str:
             f"protected pod types: {protected})")
 
 
-def _states(inst: Instance, cert: dict) -> set[Config]:
+def read_states(inst: Instance, cert: dict) -> set[Config]:
+    """The configurations a states certificate lists (``pairs`` and ``states``), validated."""
     raw_pairs = cert.get("pairs")
     pairs = [inst.pair(t, n) for t, n in _ordered(inst, raw_pairs)]
     if len(set(pairs)) != len(pairs):
@@ -137,7 +138,7 @@ def _check(inst: Instance, cert: dict) -> int:
     inst = with_recorded_moves(inst, cert)
     alts = query_of(inst, cert)
     counts = counts_of(inst, cert)
-    states = _states(inst, cert)
+    states = read_states(inst, cert)
     sigma0 = inst.initial_config()
     if sigma0 not in states:
         raise CertificateError("the initial configuration is not in the set")

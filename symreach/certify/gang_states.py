@@ -23,7 +23,8 @@ import json
 from typing import Optional
 
 from symreach import semantics
-from symreach.certify.names import CertificateError, check_profile, checked, pair_of
+from symreach.certify.explicit_states import read_states
+from symreach.certify.names import CertificateError, check_profile, checked
 from symreach.model import GANG, Config, Group, Instance
 
 FORMAT = "symreach-gang-states/1"
@@ -144,35 +145,12 @@ def check_certificate(inst: Instance, cert: dict, budget: int = 5_000_000) -> tu
         "deletion and background deployment, and no gang step places the group from any of them"))
 
 
-def _states(inst: Instance, cert: dict) -> set[Config]:
-    raw_pairs, raw_states = cert.get("pairs"), cert.get("states")
-    if not isinstance(raw_pairs, list) or not isinstance(raw_states, list):
-        raise CertificateError("fields 'pairs' and 'states' must be lists")
-    index = []
-    for item in raw_pairs:
-        if not isinstance(item, list) or len(item) != 2:
-            raise CertificateError("a pair must be [pod, node]")
-        index.append(inst.pair(*pair_of(inst, *item)))
-    if len(set(index)) != len(index):
-        raise CertificateError("a pair is listed twice")
-    out: set[Config] = set()
-    for row in raw_states:
-        if not isinstance(row, list) or len(row) != len(index) or \
-                not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in row):
-            raise CertificateError(f"a state must list {len(index)} non-negative counts")
-        sigma = [0] * inst.num_pairs
-        for p, c in zip(index, row):
-            sigma[p] = c
-        out.add(tuple(sigma))
-    return out
-
-
 def _check(inst: Instance, cert: dict, budget: int) -> int:
     check_profile(inst, cert)
     root = cert.get("group")
     if not isinstance(root, str):
         raise CertificateError("field 'group' must name the group")
-    states = _states(inst, cert)
+    states = read_states(inst, cert)
     if inst.initial_config() not in states:
         raise CertificateError("the initial configuration is not in the set")
     movable = background_types(inst, root)
