@@ -23,8 +23,11 @@ KUBERNETES = "kubernetes"
 PROFILES = (PAPER, KUBERNETES)
 
 PODS_RESOURCE = "pods"
-# NodeVolumeLimits as a resource: a node's CSI attach limit for a driver is its
-# capacity of ``ATTACH_PREFIX + driver``, a pod's CSI volumes of that driver its request.
+# NodeVolumeLimits: a node's CSI attach limit for a driver is its capacity of
+# ``ATTACH_PREFIX + driver`` (no key: no limit). The charge is not a request:
+# a volume counts once per node while some pod using it (or a VolumeAttachment)
+# is there (``PodType.attach``, ``Node.attached``); only a pod's own generic
+# ephemeral volumes count per pod (``PodType.attach_own``). See semantics.attach_failure.
 ATTACH_PREFIX = "attachable-volumes-csi-"
 
 PAPER_MOVES = "paper"
@@ -108,6 +111,8 @@ class Node:
     capacity: FrozenDict[str, int] = field(default_factory=FrozenDict)
     taints: tuple[Taint, ...] = ()
     unschedulable: bool = False
+    # CSI volumes VolumeAttachments attach here, per driver (counted once with the pods' own).
+    attached: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
 
 
 @dataclass(frozen=True)
@@ -214,6 +219,11 @@ class PodType:
     manifest: Optional[FrozenDict[str, object]] = None
     # A static (mirror) pod's type: the kubelet owns it (protected under operator moves).
     static_pod: bool = False
+    # NodeVolumeLimits: CSI volumes per driver, named (driver/handle) and shared with every
+    # pod using the same volume; and the number of volumes each pod has alone (its generic
+    # ephemeral claims), per driver.
+    attach: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
+    attach_own: FrozenDict[str, int] = field(default_factory=FrozenDict)
 
 
 @dataclass(frozen=True)

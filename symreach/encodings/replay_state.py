@@ -235,11 +235,9 @@ class ReplayState:
             return failing[0]
         if self.kube and any(self.present_anywhere(term.selects) for term in pod.anti_affinity if term.plugin):
             return reasons.READ_WRITE_ONCE_POD_CONFLICT
-        if self.kube:
-            used = self.used.get(n, {})
-            for r, need in pod.requests.items():
-                if need > 0 and r.startswith(ATTACH_PREFIX) and used.get(r, 0) + need > inst.nodes[n].capacity.get(r, 0):
-                    return reasons.MAX_VOLUME_COUNT
+        if self.kube and (pod.attach or pod.attach_own) and not semantics.attach_fits(
+                inst, t, n, self.on_node.get(n, {}).items()):
+            return reasons.MAX_VOLUME_COUNT
         if volume is not None:
             return volume[1][0]
         for h in pod.spread:

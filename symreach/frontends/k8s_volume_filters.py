@@ -64,7 +64,8 @@ class PodVolumes:
     filters: dict[str, Verdict] = field(default_factory=dict)   # node name -> failure
     claims: list[str] = field(default_factory=list)             # claims the pod uses (its namespace)
     read_write_once_pod: list[str] = field(default_factory=list)
-    attach: dict[str, set[str]] = field(default_factory=dict)   # CSI driver -> unique volume names
+    attach: dict[str, set[str]] = field(default_factory=dict)   # CSI driver -> volume names, counted once per node
+    attach_own: dict[str, int] = field(default_factory=dict)    # CSI driver -> the pod's own ephemeral volumes
     caveats: list[str] = field(default_factory=list)
 
 
@@ -118,7 +119,12 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
     out.claims = [c.name for c in claims if not c.ephemeral]
     out.read_write_once_pod = [c.name for c in claims if c.data is not None and not c.ephemeral
                                and "ReadWriteOncePod" in as_list(as_dict(c.data.get("spec")).get("accessModes"))]
-    out.attach = _attachments(index, namespace, claims)
+    for driver, names in _attachments(index, namespace, claims).items():
+        shared = {name for name, own in names if not own}
+        if shared:
+            out.attach[driver] = shared
+        if len(shared) < len(names):
+            out.attach_own[driver] = len(names) - len(shared)
     if out.prefilter is not None:
         return out
     bound_claims = [c.data for c in claims if c.data is not None and bound(c.data)]
@@ -362,14 +368,29 @@ def csi_volume(index: VolumeIndex, namespace: str, claim_name: str, claim: dict)
 
 def attached_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: str) -> dict[str, set[str]]:
     """A running pod's CSI volumes per driver (claims that do not exist are not counted)."""
-    return _attachments(index, namespace, pod_claims(index, spec, namespace, pod_name))
-
-
-def _attachments(index: VolumeIndex, namespace: str, claims: list[_Claim]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
+    for driver, names in _attachments(index, namespace, pod_claims(index, spec, namespace, pod_name)).items():
+        out[driver] = {name for name, _ in names}
+    return out
+
+
+def own_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: str) -> dict[str, set[str]]:
+    """A running pod's generic ephemeral CSI volumes per driver: its own, counted per pod
+    (``PodVolumes.attach_own``), so a VolumeAttachment naming one must not count it again."""
+    out: dict[str, set[str]] = {}
+    for driver, names in _attachments(index, namespace, pod_claims(index, spec, namespace, pod_name)).items():
+        mine = {name for name, own in names if own}
+        if mine:
+            out[driver] = mine
+    return out
+
+
+def _attachments(index: VolumeIndex, namespace: str, claims: list[_Claim]) -> dict[str, set[tuple[str, bool]]]:
+    """Per driver, (volume name, whether it is the pod's own generic ephemeral volume)."""
+    out: dict[str, set[tuple[str, bool]]] = {}
     for c in claims:
         if c.data is not None:
             driver, handle = csi_volume(index, namespace, c.name, c.data)
             if driver:
-                out.setdefault(driver, set()).add(f"{driver}/{handle}")
+                out.setdefault(driver, set()).add((f"{driver}/{handle}", c.ephemeral))
     return out
