@@ -199,6 +199,31 @@ def ports_conflict(mine: frozenset[HostPort], theirs: frozenset[HostPort]) -> bo
     return any(a.conflicts(b) for a in mine for b in theirs)
 
 
+EBS_DISK = "awsElasticBlockStore"
+RBD_DISK = "rbd"
+
+
+@dataclass(frozen=True)
+class Disk:
+    """An in-tree disk written into the pod (gcePersistentDisk ``pdName``,
+    awsElasticBlockStore ``volumeID``, iscsi ``iqn``, rbd ``pool/image`` with its
+    ``monitors``), which VolumeRestrictions checks against the pods on the node."""
+
+    kind: str
+    name: str
+    read_only: bool = False
+    monitors: frozenset[str] = frozenset()
+
+    def conflicts(self, other: "Disk") -> bool:
+        """``isVolumeConflict``: the same disk, unless every mount is read-only (an EBS
+        volume always; an rbd image only when the monitor lists overlap)."""
+        if self.kind != other.kind or self.name != other.name:
+            return False
+        if self.kind == RBD_DISK and not self.monitors & other.monitors:
+            return False
+        return self.kind == EBS_DISK or not (self.read_only and other.read_only)
+
+
 @dataclass(frozen=True)
 class PodType:
     """A pod type. ``requests`` excludes the implicit ``pods`` unit (semantics adds it)."""
@@ -224,6 +249,7 @@ class PodType:
     # ephemeral claims), per driver.
     attach: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
     attach_own: FrozenDict[str, int] = field(default_factory=FrozenDict)
+    disks: tuple[Disk, ...] = ()
 
 
 @dataclass(frozen=True)

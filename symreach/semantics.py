@@ -22,6 +22,7 @@ from symreach.model import (
     PODS_RESOURCE,
     AffinityTerm,
     Config,
+    Disk,
     Instance,
     Query,
     SpreadConstraint,
@@ -217,6 +218,34 @@ def attach_binds(inst: Instance) -> bool:
     return False
 
 
+def disks_free(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    """VolumeRestrictions' disk conflicts: no pod on n mounts one of t's in-tree disks
+    in a conflicting way (``model.Disk.conflicts``); node-local and anti-monotone, like ports."""
+    mine = inst.pod_types[t].disks
+    if not mine:
+        return True
+    return not any(sigma[inst.pair(u, n)] and disks_conflict(mine, other.disks)
+                   for u, other in enumerate(inst.pod_types))
+
+
+def disks_conflict(mine: Iterable[Disk], theirs: Iterable[Disk]) -> bool:
+    theirs = tuple(theirs)
+    return any(a.conflicts(b) for a in mine for b in theirs)
+
+
+def unencoded_volume_checks(inst: Instance) -> Optional[str]:
+    """What of the volume plugins only the semantics itself evaluates, where it can decide
+    something: CSI attach limits that can be reached (``attach_binds``), in-tree disk
+    conflicts (``disks_free``); None when neither. Engines with their own encoding of
+    Hard decline such instances (``registry.Checked``)."""
+    if attach_binds(inst):
+        return "CSI attach limits that can be reached (a volume counts once per node while some pod uses it)"
+    disks = [pod.disks for pod in inst.pod_types if pod.disks]
+    if inst.profile == KUBERNETES and any(disks_conflict(a, b) for i, a in enumerate(disks) for b in disks[i:]):
+        return "in-tree disk conflicts (VolumeRestrictions)"
+    return None
+
+
 def claims_free(inst: Instance, t: int, sigma: Config) -> bool:
     """VolumeRestrictions: no running pod uses one of t's ReadWriteOncePod claims
     (the terms ``loader.resolve.claim_terms`` adds, over one cluster-wide domain)."""
@@ -342,6 +371,8 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     failing = capacity_failures(inst, t, n, sigma)
     if failing:
         return _failure(*failing)
+    if kube and not disks_free(inst, t, n, sigma):
+        return _failure(reasons.DISK_CONFLICT)
     if kube and not claims_free(inst, t, sigma):
         return _failure(reasons.READ_WRITE_ONCE_POD_CONFLICT)
     if kube and not volume_limit_ok(inst, t, n, sigma):

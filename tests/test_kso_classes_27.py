@@ -82,6 +82,11 @@ LOCAL_N2 = (", storageClassName: local, local: {path: /x}, nodeAffinity: {requir
 CSINODE_N1 = ("apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\nspec: {drivers: [{name: "
               "ebs.csi.aws.com, nodeID: i1, allocatable: {count: 2}}]}\n")
 CSINODE_1 = CSINODE_N1.replace("count: 2", "count: 1")
+DISK = ("VolumeRestrictions", ("node(s) had no available disk",))
+
+
+def disk(source: str) -> str:
+    return f"  volumes: [{{name: d, {source}}}]\n"
 VB = "VolumeBinding"
 
 
@@ -210,6 +215,45 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
          bound_pvc("b", "pv-b"), pod("r1", "  nodeName: n1\n" + C + uses("a")),
          "apiVersion: storage.k8s.io/v1\nkind: VolumeAttachment\nmetadata: {name: va}\nspec: {attacher: "
          "ebs.csi.aws.com, nodeName: n1, source: {persistentVolumeName: pv-a}}\n", pod("incoming", C + uses("b"))],
+        "default/incoming", {"n1": None}),
+    # VolumeRestrictions' disk conflicts between in-tree disks written into pods: the same GCE disk
+    # read-only everywhere is fine, a writer conflicts; an EBS volume always; rbd when monitors overlap.
+    "inline_gce_disk_read_only_everywhere_shares": (
+        [node("n1"), pod("r1", "  nodeName: n1\n" + C + disk("gcePersistentDisk: {pdName: pd1, readOnly: true}")),
+         pod("incoming", C + disk("gcePersistentDisk: {pdName: pd1, readOnly: true}"))],
+        "default/incoming", {"n1": None}),
+    "inline_gce_disk_conflicts_with_a_writer": (
+        [node("n1"), node("n2"), pod("r1", "  nodeName: n1\n" + C + disk("gcePersistentDisk: {pdName: pd1}")),
+         pod("incoming", C + disk("gcePersistentDisk: {pdName: pd1, readOnly: true}"))],
+        "default/incoming", {"n1": DISK, "n2": None}),
+    "inline_ebs_volume_always_conflicts": (
+        [node("n1"), pod("r1", "  nodeName: n1\n" + C + disk("awsElasticBlockStore: {volumeID: vol-1, readOnly: true}")),
+         pod("incoming", C + disk("awsElasticBlockStore: {volumeID: vol-1, readOnly: true}"))],
+        "default/incoming", {"n1": DISK}),
+    "inline_rbd_conflicts_only_with_overlapping_monitors": (
+        [node("n1"), node("n2"),
+         pod("r1", "  nodeName: n1\n" + C + disk("rbd: {monitors: [m1, m2], pool: p, image: img}")),
+         pod("r2", "  nodeName: n2\n" + C + disk("rbd: {monitors: [m3], pool: p, image: img}")),
+         pod("incoming", C + disk("rbd: {monitors: [m2], pool: p, image: img, readOnly: true}"))],
+        "default/incoming", {"n1": DISK, "n2": None}),
+    "inline_iscsi_read_only_everywhere_shares": (
+        [node("n1"), node("n2"),
+         pod("r1", "  nodeName: n1\n" + C + disk("iscsi: {targetPortal: '10.0.0.1:3260', iqn: q1, lun: 0, readOnly: true}")),
+         pod("r2", "  nodeName: n2\n" + C + disk("iscsi: {targetPortal: '10.0.0.1:3260', iqn: q1, lun: 0}")),
+         pod("incoming", C + disk("iscsi: {targetPortal: '10.0.0.1:3260', iqn: q1, lun: 0, readOnly: true}"))],
+        "default/incoming", {"n1": None, "n2": DISK}),
+    # NodeVolumeLimits counts a migrated in-tree inline volume as its CSI driver's (the node has a
+    # CSINode) ...
+    "migrated_inline_ebs_counts_against_the_csi_limit": (
+        [node("n1"), SC_EBS, CSINODE_1, csi_pv("pv-b", "b"), bound_pvc("b", "pv-b"),
+         pod("r1", "  nodeName: n1\n" + C + disk("awsElasticBlockStore: {volumeID: vol-1}")),
+         pod("incoming", C + uses("b"))],
+        "default/incoming", {"n1": ("NodeVolumeLimits", ("node(s) exceed max volume count",))}),
+    # ... under the CSI volume's own name: the PV whose handle is that volume is no new one.
+    "migrated_inline_ebs_and_its_csi_pv_count_once": (
+        [node("n1"), SC_EBS, CSINODE_1, csi_pv("vol-1", "b"), bound_pvc("b", "vol-1"),
+         pod("r1", "  nodeName: n1\n" + C + disk("awsElasticBlockStore: {volumeID: vol-1}")),
+         pod("incoming", C + uses("b"))],
         "default/incoming", {"n1": None}),
     # ... and a terminating pod still holds its ReadWriteOncePod claim.
     "volume_rwop_held_by_terminating_pod": (

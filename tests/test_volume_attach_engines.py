@@ -15,7 +15,7 @@ from symreach.certify import theorem5
 from symreach.frontends.kubernetes import load_kubernetes_documents
 from symreach.model import Query
 from symreach.result import Verdict
-from symreach.solvers.registry import ATTACH_DECLINED, available_engines, make_engine
+from symreach.solvers.registry import DECLINED, available_engines, make_engine
 from tests.test_kso_classes import C, node, pod
 from tests.test_kso_classes_27 import CSINODE_1, SC_EBS, bound_pvc, csi_pv, uses
 
@@ -88,7 +88,7 @@ def test_other_engines_decline_where_the_limit_can_bind(engine):
     inst = instance(*HELPED)
     got = make_engine(engine).check(inst, target(inst, "default/app"))
     assert got.verdict is Verdict.UNKNOWN
-    assert got.reason == ATTACH_DECLINED.format(engine=engine)
+    assert got.reason == DECLINED.format(engine=engine, what=semantics.unencoded_volume_checks(inst))
 
 
 def test_other_engines_answer_where_the_limit_cannot_bind():

@@ -69,8 +69,9 @@ def _canonical(inst: Instance) -> dict[str, Any]:
         "bounds": pairs(inst.multiplicity_bound),
         "namespaces": sorted([ns, sorted(labels.items())] for ns, labels in inst.namespaces.items()),
     }
-    attach = sorted([p.name, sorted((d, sorted(v)) for d, v in p.attach.items()), sorted(p.attach_own.items())]
-                    for p in inst.pod_types if p.attach or p.attach_own)
+    attach = sorted([p.name, sorted((d, sorted(v)) for d, v in p.attach.items()), sorted(p.attach_own.items()),
+                     sorted([x.kind, x.name, x.read_only, sorted(x.monitors)] for x in p.disks)]
+                    for p in inst.pod_types if p.attach or p.attach_own or p.disks)
     attached = sorted([n.name, sorted((d, sorted(v)) for d, v in n.attached.items())]
                       for n in inst.nodes if n.attached)
     if attach or attached:   # only then, so that the digests of other instances stay as they were

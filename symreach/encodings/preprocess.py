@@ -315,7 +315,7 @@ def _is_monotone(inst: Instance, cone: frozenset[int], may) -> bool:
         pod = inst.pod_types[t]
         if pod.anti_affinity or pod.spread or self_bootstrap(inst, t):
             return False
-        if inst.profile == KUBERNETES and pod.host_ports:
+        if inst.profile == KUBERNETES and (pod.host_ports or pod.disks):
             return False
     return not _capacity_binds(inst, may) and not semantics.attach_binds(inst)
 

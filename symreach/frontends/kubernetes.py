@@ -619,6 +619,8 @@ class _Converter:
             volumes["attach"] = {driver: sorted(names) for driver, names in sorted(found.attach.items())}
         if found.attach_own:
             volumes["attachOwn"] = dict(sorted(found.attach_own.items()))
+        if found.disks:
+            volumes["disks"] = found.disks
         self.attach_drivers.update(found.attach, found.attach_own)
         if volumes:
             body["volumes"] = volumes

@@ -418,6 +418,7 @@ def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
         static_pod=spec.static_pod,
         attach=spec.volumes.attach,
         attach_own=spec.volumes.attach_own,
+        disks=spec.volumes.disks,
     )
 
 

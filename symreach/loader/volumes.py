@@ -11,6 +11,7 @@ the outcome here, so that the model needs no notion of volumes:
       readWriteOncePod: [data]    # those with access mode ReadWriteOncePod
       attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}   # CSI volumes, counted once per node
       attachOwn: {ebs.csi.aws.com: 1}                      # each pod's own (generic ephemeral) volumes
+      disks: [{kind: gcePersistentDisk, name: pd-1, readOnly: true}]   # in-tree disks in the pod
 
 A PreFilter rejection blocks every node (only NodeAffinity's own PreFilter
 rejection comes before it); a Filter failure blocks its node, reported after
@@ -27,11 +28,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from symreach.loader.shapes import FieldError, Path, integer, mapping, sequence, string, string_list
-from symreach.model import FrozenDict
+from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list
+from symreach.model import Disk, FrozenDict
 
 VOLUME_RESTRICTIONS = "VolumeRestrictions"
-VOLUME_FIELDS = ("preFilter", "filter", "claims", "readWriteOncePod", "attach", "attachOwn")
+VOLUME_FIELDS = ("preFilter", "filter", "claims", "readWriteOncePod", "attach", "attachOwn", "disks")
+DISK_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
 PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
 
 
@@ -43,6 +45,7 @@ class VolumeSpec:
     read_write_once_pod: tuple[str, ...] = ()
     attach: FrozenDict[str, frozenset[str]] = FrozenDict()
     attach_own: FrozenDict[str, int] = FrozenDict()
+    disks: tuple[Disk, ...] = ()
 
 
 def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
@@ -68,7 +71,18 @@ def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
     attach = parse_attached(body.get("attach"), path + ("attach",))
     own = {driver: integer(count, path + ("attachOwn", driver), minimum=0)
            for driver, count in _by_driver(body.get("attachOwn"), path + ("attachOwn",)).items()}
-    return VolumeSpec(prefilter, tuple(filters), claims, rwop, attach, FrozenDict(own))
+    disks = tuple(_disk(item, path + ("disks", i)) for i, item in enumerate(sequence(body.get("disks"), path + ("disks",))))
+    return VolumeSpec(prefilter, tuple(filters), claims, rwop, attach, FrozenDict(own), disks)
+
+
+def _disk(raw: object, path: Path) -> Disk:
+    body = mapping(raw, path, ("kind", "name", "readOnly", "monitors"), required=("kind", "name"))
+    kind = string(body["kind"], path + ("kind",))
+    if kind not in DISK_KINDS:
+        raise FieldError(path + ("kind",), f"expected one of {', '.join(DISK_KINDS)}, got '{kind}'")
+    read_only = boolean(body.get("readOnly"), path + ("readOnly",), False)
+    monitors = frozenset(string_list(body.get("monitors"), path + ("monitors",)))
+    return Disk(kind, string(body["name"], path + ("name",)), read_only, monitors)
 
 
 def parse_attached(raw: object, path: Path) -> FrozenDict[str, frozenset[str]]:
