@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Optional
 
 import pytest
 import yaml
@@ -83,6 +84,19 @@ CSINODE_N1 = ("apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1
               "ebs.csi.aws.com, nodeID: i1, allocatable: {count: 2}}]}\n")
 CSINODE_1 = CSINODE_N1.replace("count: 2", "count: 1")
 DISK = ("VolumeRestrictions", ("node(s) had no available disk",))
+LOCAL_N1 = LOCAL_N2.replace("values: [n2]", "values: [n1]")
+STS_WEB = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 2\n"
+           "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+           "    spec: {containers: [{name: c, image: pause}]}\n  volumeClaimTemplates: [{metadata: {name: data}, "
+           "spec: {accessModes: [ReadWriteOnce], storageClassName: local, resources: {requests: {storage: 10Gi}}}}]\n")
+
+
+def replica(name: str, on: Optional[str]) -> str:
+    """A pod the StatefulSet controller made for ``name``, with its own claim ``data-<name>``."""
+    meta = (", labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: web, "
+            "uid: u-web, controller: true}]")
+    return pod(name, (f"  nodeName: {on}\n" if on else "") + C + f"  volumes: [{{name: data, persistentVolumeClaim: "
+               f"{{claimName: data-{name}}}}}]\n", meta=meta)
 
 
 def disk(source: str) -> str:
@@ -255,6 +269,18 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
          pod("r1", "  nodeName: n1\n" + C + disk("awsElasticBlockStore: {volumeID: vol-1}")),
          pod("incoming", C + uses("b"))],
         "default/incoming", {"n1": None}),
+    # A StatefulSet replica's own claim (<template>-<set>-<ordinal>) bound to a local PV pins it to
+    # that PV's node (the set and its other replica in the input).
+    "statefulset_replica_claim_pins_it": (
+        [node("n1"), node("n2"), SC_WFFC, STS_WEB,
+         pv("pv-0", LOCAL_N1 + ", claimRef: {namespace: default, name: data-web-0}", phase="Bound"),
+         pv("pv-1", LOCAL_N2 + ", claimRef: {namespace: default, name: data-web-1}", phase="Bound"),
+         pvc("data-web-0", ", storageClassName: local, volumeName: pv-0",
+             ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}"),
+         pvc("data-web-1", ", storageClassName: local, volumeName: pv-1",
+             ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}"),
+         replica("web-0", "n1"), replica("web-1", None)],
+        "default/web-1", {"n1": (VB, ("node(s) didn't match PersistentVolume's node affinity",)), "n2": None}),
     # ... and a terminating pod still holds its ReadWriteOncePod claim.
     "volume_rwop_held_by_terminating_pod": (
         [node("n1"), SC_EBS, csi_pv("pv-a", "a"),

@@ -600,10 +600,6 @@ class _Converter:
         field, and its CSI volumes as attach-limit requests."""
         meta = self.get(obj, ("metadata",), dict) or {}
         owner = None if template else controller_ref(meta)
-        if owner and owner.get("kind") == "StatefulSet":  # its replicas' own claims: see claim_templates
-            of_set = statefulset_claim(str(owner.get("name")))
-            spec = dict(spec, volumes=[v for v in spec.get("volumes") or [] if not (
-                isinstance(v, dict) and of_set(str((v.get("persistentVolumeClaim") or {}).get("claimName"))))])
         found = pod_volumes(self.volumes, spec, namespace, None if template else meta.get("name"), self.nodes)
         volumes: dict = {}
         if found.prefilter is not None:
@@ -651,13 +647,28 @@ class _Converter:
             if attached:
                 body["attachedVolumes"] = attached
 
+    def replica_type(self, obj: _Object, namespace: str, name: str, owner_name: str, body: dict) -> str:
+        """A StatefulSet replica using its own claims (``<template>-<set>-<ordinal>``): its own
+        pod type ``ns/<pod>``, with those claims' volume verdicts, ReadWriteOncePod terms and attach
+        charges. Creatable: the controller recreates a deleted replica with the same name and claims."""
+        key = ("replica", namespace, name)
+        if key not in self.extra_types:
+            type_name = self.unique(f"{namespace}/{name}", "StatefulSet replica")
+            self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"replica {namespace}/{name} of StatefulSet {namespace}/{owner_name} (its own claims)",
+                          template=False, body=body)
+            self.extra_types[key] = type_name
+        return self.extra_types[key]
+
     def claim_templates(self, workload: _Workload, type_name: str) -> None:
-        """A StatefulSet's ``volumeClaimTemplates``: each replica's own claim is a caveat."""
+        """A StatefulSet's ``volumeClaimTemplates``: the claims of replicas not in the input yet
+        (their own pods, when present, are modelled by ``replica_type``) are a caveat."""
         templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
         for i, template in enumerate(templates):
             self.get(workload.obj, ("spec", "volumeClaimTemplates", i, "spec", "storageClassName"), str)
             name = (template.get("metadata") or {}).get("name") if isinstance(template, dict) else None
-            caveat = f"volumeClaimTemplate {name!r}: each replica's own claim may tie it to a node or zone, which is not modelled"
+            caveat = (f"volumeClaimTemplate {name!r}: the claim of a replica not in the input yet may tie it to a node "
+                      "or zone, which is not modelled (replicas in the input are, with their own claims)")
             self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
             self.report.caveats.setdefault(type_name, []).append(caveat)
 
@@ -807,6 +818,9 @@ class _Converter:
         owner_name = str(owner.get("name"))
         labels = body.get("labels") or {}
         target = self.owner_type(namespace, owner_kind, owner_name, labels, node, body)
+        if owner_kind == "StatefulSet" and any(statefulset_claim(owner_name)(c)
+                                               for c in (body.get("volumes") or {}).get("claims", ())):
+            return self.replica_type(obj, namespace, name, owner_name, body)
         if target is not None:
             # A pending pod whose volumes differ from the template's (a generic ephemeral
             # claim not created yet) is asked about as it is: it gets its own type.

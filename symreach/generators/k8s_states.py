@@ -425,13 +425,14 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         del objects[rng.randrange(len(objects))]
     objects += [random_node(rng, name) for name in nodes]
     world = VolumeWorld(rng, nodes, namespaces) if rng.random() < 0.45 else None
+    made = len(world.objects) if world is not None else 0
     if world is not None:
-        objects += world.objects
+        objects += world.objects[:made]
     for i in range(rng.choice((0, 1, 2, 3, 4, 5, 6, 8))):
         ns = rng.choice(namespaces)
         pod = random_pod(rng, f"p{i}", ns, nodes, rng.choice(nodes))
         if world is not None:
-            _add_volumes(pod, world.volumes_for(ns, pending=False))
+            _add_volumes(pod, world.volumes_for(ns, pending=False, pod_name=f"p{i}"))
         if rng.random() < 0.1:
             resize_status(rng, pod)
         if rng.random() < 0.08:
@@ -439,12 +440,18 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         if rng.random() < 0.1:
             relabel(rng, pod)
         objects.append(pod)
+    if world is not None:   # the claims the running pods' generic ephemeral volumes made
+        objects += world.objects[made:]
+        made = len(world.objects)
     namespace = rng.choice(namespaces)
     incoming = random_pod(rng, "incoming", namespace, nodes, None)
     if rng.random() < 0.1:
         relabel(rng, incoming)
     if world is not None:
         _add_volumes(incoming, world.volumes_for(namespace, pending=True))
+    if world is not None and rng.random() < 0.15:
+        pods, pending = world.statefulset(namespace, incoming["spec"], incoming["metadata"].get("labels") or {})
+        return State(objects + world.objects[made:] + pods, f"{namespace}/{pending}", nodes)
     if rng.random() < 0.12:
         pods, daemonset = daemonset_pods(rng, incoming["spec"], incoming["metadata"].get("labels") or {}, namespace,
                                          nodes, rng.choice(nodes))
