@@ -433,6 +433,8 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         pod = random_pod(rng, f"p{i}", ns, nodes, rng.choice(nodes))
         if world is not None:
             _add_volumes(pod, world.volumes_for(ns, pending=False, pod_name=f"p{i}"))
+            if any("ephemeral" in v for v in pod["spec"].get("volumes", ())):
+                pod["metadata"]["uid"] = f"uid-p{i}"   # its ephemeral claim's owner
         if rng.random() < 0.1:
             resize_status(rng, pod)
         if rng.random() < 0.08:

@@ -185,13 +185,14 @@ class VolumeWorld:
             out.append({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
                 "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}})
             if not pending and "std" in self.classes:
-                self._ephemeral_claim(namespace, f"{pod_name}-scratch")
+                self._ephemeral_claim(namespace, pod_name, f"{pod_name}-scratch")
         if rng.random() < 0.2:
             out += inline_disks(rng)
         return out
 
-    def _ephemeral_claim(self, namespace: str, name: str) -> None:
-        """The claim the ephemeral volume controller made for a running pod, bound to a CSI PV."""
+    def _ephemeral_claim(self, namespace: str, owner: str, name: str) -> None:
+        """The claim the ephemeral volume controller made for a running pod (its controller
+        owner reference names the pod's uid ``uid-<pod>``), bound to a CSI PV."""
         pv = self._pv("std", ["ReadWriteOnce"], size="1Gi")
         pv["spec"].pop("local", None)
         pv["spec"].pop("awsElasticBlockStore", None)
@@ -201,7 +202,9 @@ class VolumeWorld:
         pv["status"] = {"phase": "Bound"}
         self.objects.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                              "metadata": {"name": name, "namespace": namespace,
-                                          "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                                          "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+                                          "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "controller": True,
+                                                               "name": owner, "uid": f"uid-{owner}"}]},
                              "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "std",
                                       "volumeName": pv["metadata"]["name"], "resources": {"requests": {"storage": "1Gi"}}},
                              "status": {"phase": "Bound"}})
