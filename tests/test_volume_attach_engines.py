@@ -105,3 +105,21 @@ def test_certificate_of_the_never_answer_is_bound_to_the_attach_fields():
     alone, helped = instance(*ALONE), instance(*HELPED)
     cert = as_certificate(make_engine("explicit").check(alone, target(alone, "default/app")).certificate)
     assert not cert.check(helped, target(helped, "default/app"))[0]
+
+
+def test_matrix_cells_agree_with_explicit_where_the_limit_can_bind():
+    """The matrix's Theorem 5 shortcut asks the attach count on the empty node, and its
+    engine cells go to explicit: every cell equals explicit's answer (``other`` uses b,
+    which n1's VolumeAttachment already holds at a limit of 1: never there)."""
+    from symreach.solvers.cells import solve_type
+
+    inst = instance(*HELPED, deployment("other", C + uses("b")), node("n2"))
+    cells = {}
+    for t in range(len(inst.pod_types)):
+        for answer in solve_type(inst, t).classes:
+            cells.update({(t, n): answer.verdict for n in answer.nodes})
+    explicit = {(t, n): make_engine("explicit").check(inst, Query((frozenset({(t, n)}),))).verdict.value
+                for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))}
+    assert len(cells) == len(explicit) == 6
+    assert cells == explicit
+    assert cells[(inst.type_index("default/other"), inst.node_index("n1"))] == "not-deployable"
