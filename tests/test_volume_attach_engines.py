@@ -123,3 +123,20 @@ def test_matrix_cells_agree_with_explicit_where_the_limit_can_bind():
     assert len(cells) == len(explicit) == 6
     assert cells == explicit
     assert cells[(inst.type_index("default/other"), inst.node_index("n1"))] == "not-deployable"
+
+
+def test_disk_conflicts_are_answered_by_explicit_and_declined_by_the_others():
+    """web writes the GCE disk pd1 that the running bare pod db holds on n1: web can run on n1
+    only once db is gone (deleted by the witness); engines without disk conflicts decline."""
+    disk = "  volumes: [{name: d, gcePersistentDisk: {pdName: pd1}}]\n"
+    inst, _ = load_kubernetes_documents([yaml.safe_load(d) for d in (
+        node("n1"), pod("db", "  nodeName: n1\n" + C + disk), deployment("web", C + disk))], "<state>")
+    query = target(inst, "default/web")
+    assert semantics.unencoded_volume_checks(inst) == "in-tree disk conflicts (VolumeRestrictions)"
+    web, n1 = inst.type_index("default/web"), inst.node_index("n1")
+    assert semantics.node_failure(inst, web, n1, inst.initial_config()).reasons == ("node(s) had no available disk",)
+    for engine in ("explicit", "auto"):
+        got = make_engine(engine).check(inst, query)
+        assert got.verdict is Verdict.DEPLOYABLE and [s.op for s in got.trace] == ["delete", "deploy"]
+    for engine in DECLINING:
+        assert make_engine(engine).check(inst, query).verdict is Verdict.UNKNOWN
