@@ -92,3 +92,17 @@ def test_volume_witness_traces_replay_on_the_real_scheduler():
                for i, (node, verdict) in enumerate(ws) if verdict is not None]
     assert sum(len(s) for s in steps) >= 2 * VOLUME_TRACES
     assert not refused, refused[:5]
+
+
+@needs_kso
+def test_volume_dense_states_agree():
+    """States where most nodes reach the volume plugins (``volume_state``): every verdict agrees."""
+    states = random_states(60, 300, volumes=True)
+    answers = kso_verdicts(states, KSO)
+    ours = [symreach_verdicts(s) for s in states]
+    reached = [v[0] for verdicts in ours for v in verdicts.values() if v]
+    volume_plugins = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
+    assert sum(p in volume_plugins for p in reached) >= 60
+    assert "NodeVolumeLimits" in reached and "VolumeRestrictions" in reached
+    disagreements = [d for i in range(len(states)) for d in compare(i, answers[i], ours[i])]
+    assert not disagreements, "\n".join(f"state {d.state} node {d.node}: {d.cls}" for d in disagreements[:10])

@@ -477,7 +477,34 @@ def _add_volumes(pod: Obj, volumes: list[Obj]) -> None:
         pod["spec"]["volumes"] = volumes
 
 
-def random_states(count: int, seed: int) -> list[State]:
-    """``count`` states from one seed: the same arguments give the same states."""
+def random_states(count: int, seed: int, volumes: bool = False) -> list[State]:
+    """``count`` states from one seed: the same arguments give the same states.
+    ``volumes``: volume-dense states (``volume_state``)."""
     rng = random.Random(seed)
-    return [random_state(rng, i) for i in range(count)]
+    return [volume_state(rng, i) if volumes else random_state(rng, i) for i in range(count)]
+
+
+def volume_state(rng: random.Random, index: int = 0) -> State:
+    """A state in which the volume plugins decide: volume objects always, and the static
+    obstacles that most random states stop at removed (node taints and cordons, the incoming
+    pod's node selection, spread constraints, host ports and requests), so that most nodes
+    reach VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone."""
+    while True:
+        state = random_state(rng, index)
+        if any(o["kind"] in ("PersistentVolumeClaim", "StorageClass") for o in state.objects):
+            break
+    ns, name = state.pending.split("/")
+    for obj in state.objects:
+        if obj["kind"] == "Node":
+            obj.get("spec", {}).pop("taints", None)
+            obj.get("spec", {}).pop("unschedulable", None)
+        elif obj["kind"] == "Pod" and obj["metadata"]["name"] == name and obj["metadata"].get("namespace") == ns:
+            spec = obj["spec"]
+            for key in ("nodeSelector", "affinity", "topologySpreadConstraints", "tolerations"):
+                spec.pop(key, None)
+            for container in spec.get("containers", []) + spec.get("initContainers", []):
+                container.pop("ports", None)
+                container.pop("resources", None)
+            spec.pop("resources", None)
+            spec.pop("overhead", None)
+    return state
