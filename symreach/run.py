@@ -16,6 +16,8 @@ the command line's supervisor (it learns the deadline from there);
 
 from __future__ import annotations
 
+import os
+import resource
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Protocol
@@ -110,6 +112,18 @@ class RunContext:
             budget = f" of {self.timeout_s:g} s" if self.timeout_s is not None else ""
             raise LimitReached(f"timeout: the time limit{budget} was reached during {phase}")
 
+    def check_memory(self, phase: str) -> None:
+        """``LimitReached`` (reason ``memory limit (N MB)``) once the address
+        space is within ``MEMORY_RESERVE`` of ``RLIMIT_AS``. Polled by phases
+        that grow without bound (export's unrolling): they stop while there is
+        memory left to unwind, instead of meeting ``MemoryError`` at the limit,
+        where CPython 3.11 may spin forever unwinding a ``with`` block
+        (python/cpython#132508: the int it pushes for the handler cannot be
+        allocated, and it retries the same handler)."""
+        cap, used = address_space()
+        if cap is not None and used is not None and used > cap - min(MEMORY_RESERVE, cap // 4):
+            raise LimitReached(f"memory limit ({cap // MB} MB)")
+
     def report(self, engine: str, **counters) -> None:
         if self.progress is not None:
             self.progress(engine, **counters)
@@ -119,3 +133,24 @@ class RunContext:
         if self.timed_out() and self.timeout_s is not None:
             return f"timeout after {self.timeout_s:g} s" + (f" {where}" if where else "")
         return "stopped" + (f" {where}" if where else "")
+
+
+MB = 1024 * 1024
+MEMORY_RESERVE = 32 * MB  # left for unwinding and printing the verdict
+
+
+def address_space() -> tuple[Optional[int], Optional[int]]:
+    """(the ``RLIMIT_AS`` soft limit, the address space in use) in bytes;
+    None where unknown or unlimited. One read of ``/proc/self/statm``."""
+    cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if cap == resource.RLIM_INFINITY:
+        return None, None
+    try:
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            pages = int(os.read(fd, 64).split()[0])
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, IndexError):
+        return cap, None
+    return cap, pages * os.sysconf("SC_PAGE_SIZE")
