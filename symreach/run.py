@@ -1,11 +1,13 @@
 """One run's context: its deadline, cancel token, progress sink, limits and caches.
 
-Every phase that can take long (preprocessing, the engines, witness
-minimisation, the matrix's cells) receives one ``RunContext`` and polls it:
+Every phase that can take long (loading, preprocessing, the engines, witness
+minimisation, export, the matrix's cells) receives one ``RunContext`` and polls it:
 ``past()`` between two steps, ``check(phase)`` where a ``LimitReached`` may
 end the phase. There is one clock (``time.monotonic``) and one absolute
 deadline; an engine started later in the run sees what is left of it, not a
-fresh budget.
+fresh budget. A worker on another machine gets the deadline as wall-clock
+time (``wall_deadline``, ``until_wall``). Phases that grow without bound
+also poll the address space (``check_memory``).
 
 The cancel token replaces any per-thread state: ``auto``'s resident engine
 runs under a token that also pauses it (``solvers.workers.Gate``), a forked
@@ -88,6 +90,22 @@ class RunContext:
         deadline = current_deadline()
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         return cls(deadline=deadline, timeout_s=timeout, **fields)
+
+    @classmethod
+    def until_wall(cls, deadline_at: Optional[float], **fields) -> "RunContext":
+        """The context of a worker handed ``wall_deadline()`` (perhaps on another
+        machine): the same instant, back on this machine's monotonic clock."""
+        if deadline_at is None:
+            return cls(**fields)
+        return cls(deadline=time.monotonic() + (deadline_at - time.time()), **fields)
+
+    def wall_deadline(self) -> Optional[float]:
+        """The deadline as ``time.time()`` seconds, the form that crosses machines.
+        A ``time.monotonic()`` reading means nothing on another machine (each
+        counts from its own boot), so a Dask worker gets the absolute wall-clock
+        instant instead and turns it back with ``until_wall``; the price is the
+        skew between the machines' clocks (NTP keeps it far below a cell's time)."""
+        return None if self.deadline is None else time.time() + (self.deadline - time.monotonic())
 
     def with_(self, **changes) -> "RunContext":
         return replace(self, **changes)
