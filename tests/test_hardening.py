@@ -419,6 +419,20 @@ def test_memory_error_leaving_a_command_is_one_line(monkeypatch):
     assert result.exit_code == 3 and result.stderr == "symreach: error: memory limit\n", result.stderr
 
 
+def test_a_child_whose_parent_died_before_die_with_parent_exits_at_once():
+    """PR_SET_PDEATHSIG only covers a parent that dies after the request: a child that
+    finds another parent (the one it was forked by is gone) exits instead of running on."""
+    from symreach.solvers.processes import die_with_parent
+
+    for parent, expected in ((os.getpid(), 0), (-1, 1)):  # -1: never anyone's parent
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            die_with_parent(parent=parent)
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == expected
+
+
 def test_check_memory_stops_near_the_address_space_limit(monkeypatch):
     import symreach.run as run_module
     from symreach.errors import LimitReached
