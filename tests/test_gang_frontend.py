@@ -119,8 +119,24 @@ def test_composite_hierarchy_v1alpha3():
     inst, _ = load(items)
     assert {g.name: g.parent for g in inst.groups} == {"ml/root": None, "ml/a": "ml/root", "ml/b": "ml/root"}
     ans = answer(inst, "ml/b")
-    assert ans.root == "ml/root" and ans.result.verdict.value == "deployable" and ans.cycle is None
+    assert ans.root == "ml/root" and ans.result.verdict.value == "deployable"
+    assert ans.cycle.outcome == "succeeds"
     assert len(ans.placement) == 3
+
+
+def test_composite_children_sorted_by_creation_timestamp():
+    # KEP-6012: the scheduler takes a composite's children sorted by creation time, not input order
+    def group(name, stamp):
+        return ("- {apiVersion: scheduling.k8s.io/v1alpha3, kind: PodGroup, metadata: "
+                f"{{name: {name}, namespace: ml, creationTimestamp: '{stamp}'}}, "
+                "spec: {parentCompositePodGroupName: root, schedulingPolicy: {gang: {minCount: 1}}}}\n")
+    items = ("- {apiVersion: scheduling.k8s.io/v1alpha3, kind: CompositePodGroup, metadata: {name: root, namespace: ml}, "
+             "spec: {schedulingPolicy: {basic: {}}}}\n"
+             + group("late", "2026-01-02T00:00:00Z") + group("early", "2026-01-01T00:00:00Z")
+             + pod("late-0", "schedulingGroup: {podGroupName: late}")
+             + pod("early-0", "schedulingGroup: {podGroupName: early}"))
+    inst, _ = load(items)
+    assert [g.name for g in inst.groups if g.parent] == ["ml/early", "ml/late"]
 
 
 def test_group_names_on_the_command_line(tmp_path):

@@ -53,6 +53,7 @@ class _Group:
     members: list = field(default_factory=list)      # (sort key, type name)
     running: int = 0
     schedulers: set = field(default_factory=set)
+    stamp: str = ""         # metadata.creationTimestamp: a composite takes its children in this order
 
 
 class GroupIndex:
@@ -87,7 +88,8 @@ class GroupIndex:
         if key in self.groups:
             raise conv.error(obj, ("metadata", "name"), f"duplicate {obj.kind} {key}")
         self.groups[key] = _Group(key, policy, composite, f"{namespace}/{parent}" if parent else None,
-                                  obj.where[len(obj.label):])
+                                  obj.where[len(obj.label):],
+                                  stamp=conv.get(obj, ("metadata", "creationTimestamp"), str) or "")
 
     def workload(self, conv: Any, obj: Any, namespace: str, name: str) -> None:
         """v1alpha1: ``spec.podGroups`` define groups; later versions' ``podGroupTemplates`` only templates."""
@@ -214,7 +216,8 @@ class GroupIndex:
         self.job_members(conv, conv.workloads)
         parents = {g.parent for g in self.groups.values() if g.parent}
         out = []
-        for group in self.groups.values():
+        # KEP-6012: a composite's children are evaluated sorted by creation timestamp (stable: input order)
+        for group in sorted(self.groups.values(), key=lambda g: g.stamp if g.parent else ""):
             if group.parent is not None and group.parent not in self.groups:
                 conv.report.warn(CATEGORY, f"{group.where}: its parent {group.parent} is not in the input; "
                                            "the scheduler waits for it (treated as a root)")
