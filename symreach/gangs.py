@@ -434,10 +434,16 @@ def composite_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
     Placement generation (topology-aware scheduling) is not modelled: one placement, every
     node. Memoised on (configuration, open groups with their start configurations); a node is
     tried once per class that agrees on every configuration in that state (swapping two such
-    nodes maps the whole state to itself, so their futures are the same).
+    nodes maps the whole state to itself, so their futures are the same). When every member
+    still to come is of ``interchangeable`` types, every choice leaves the same number of slots
+    at every step (reverts included), so the outcome is the same for all: the first choices
+    stand for all of them (``greedy``).
     """
     kinds = node_kinds(inst)
     queues = {g.name: queue_order(g) for g in gang.leaves}
+    order = _leaf_order(gang, gang.root.name)
+    uniform = {leaf: interchangeable(inst, {t for later in order[k:] for t in queues[later]})
+               for k, leaf in enumerate(order)}
     memo: dict[tuple, tuple[Optional[Choices], Optional[Choices]]] = {}
     calls = [0]
     Pair_ = tuple[Optional[Choices], Optional[Choices]]
@@ -445,7 +451,8 @@ def composite_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
     def prefix(entries: Choices, res: Pair_) -> Pair_:
         return (None if res[0] is None else entries + res[0], None if res[1] is None else entries + res[1])
 
-    def leave(name: str, met: bool, any_: bool, config: Config, start: Config, frames: tuple) -> Pair_:
+    def leave(name: str, met: bool, any_: bool, config: Config, start: Config, frames: tuple,
+              greedy: bool) -> Pair_:
         config = config if met else start
         if not frames:
             res: Pair_ = ((), None) if met and any_ else (None, ())
@@ -456,38 +463,39 @@ def composite_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
             scheduled, pany = scheduled + met, pany or (met and any_)
             left = len(kids) - k - 1
             if scheduled + left < need or left == 0:
-                res = leave(pname, scheduled >= need, pany, config, pstart, frames[:-1])
+                res = leave(pname, scheduled >= need, pany, config, pstart, frames[:-1], greedy)
             else:
-                res = enter(kids[k + 1], config, frames[:-1] + (("C", pname, k + 1, scheduled, pany, pstart),))
+                res = enter(kids[k + 1], config, frames[:-1] + (("C", pname, k + 1, scheduled, pany, pstart),),
+                            greedy)
         return prefix((Mark(name, met),), res)
 
-    def enter(name: str, config: Config, frames: tuple) -> Pair_:
+    def enter(name: str, config: Config, frames: tuple, greedy: bool) -> Pair_:
         group = gang.groups[name]
         need = gang.need(group)
         if group.composite:
             kids = gang.children.get(name, ())
-            res = leave(name, False, False, config, config, frames) if len(kids) < need else \
-                enter(kids[0], config, frames + (("C", name, 0, 0, False, config),))
+            res = leave(name, False, False, config, config, frames, greedy) if len(kids) < need else \
+                enter(kids[0], config, frames + (("C", name, 0, 0, False, config),), greedy)
         else:
             running = _leaf_running(inst, gang, name, config)
             queue = queues[name]
             if running + len(queue) < need or not queue:
-                res = leave(name, running >= need, False, config, config, frames)
+                res = leave(name, running >= need, False, config, config, frames, greedy)
             else:
-                res = member(config, frames + (("L", name, 0, 0, config, running),))
+                res = member(config, frames + (("L", name, 0, 0, config, running),), greedy or uniform[name])
         return prefix((Mark(name),), res)
 
-    def after(name: str, i: int, placed: int, config: Config, frames: tuple) -> Pair_:
+    def after(name: str, i: int, placed: int, config: Config, frames: tuple, greedy: bool) -> Pair_:
         """The S + R test after member i of leaf ``name``, then the next member or the leaf's end."""
         _, _, _, _, start, running = frames[-1]
         need = gang.need(gang.groups[name])
         left = len(queues[name]) - i - 1
         if running + placed + left < need or left == 0:
-            return leave(name, running + placed >= need, placed > 0, config, start, frames[:-1])
-        return member(config, frames[:-1] + (("L", name, i + 1, placed, start, running),))
+            return leave(name, running + placed >= need, placed > 0, config, start, frames[:-1], greedy)
+        return member(config, frames[:-1] + (("L", name, i + 1, placed, start, running),), greedy)
 
-    def member(config: Config, frames: tuple) -> Pair_:
-        key = (config, frames)
+    def member(config: Config, frames: tuple, greedy: bool) -> Pair_:
+        key = (config, frames, greedy)
         if key in memo:
             return memo[key]
         calls[0] += 1
@@ -499,18 +507,42 @@ def composite_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
         if running + placed + sum(room(inst, u, config, c) for u, c in rest.items()) < gang.need(gang.groups[name]):
             # the leaf misses whatever is chosen and is reverted: one run stands for all
             entries, config2, placed2, last = _first_choices(inst, kinds, gang, queue, i, placed, running, config)
-            memo[key] = prefix(entries, after(name, last, placed2, config2, frames))
+            memo[key] = prefix(entries, after(name, last, placed2, config2, frames, greedy))
             return memo[key]
         t = queue[i]
         starts = tuple(dict.fromkeys(f[5] if f[0] == "C" else f[4] for f in frames))
         nodes = _feasible_among(inst, kinds, t, config, starts)
-        memo[key] = _either(inst, t, config, placed, nodes, lambda c, p: after(name, i, p, c, frames))
+        memo[key] = _either(inst, t, config, placed, nodes[:1] if greedy else nodes,
+                            lambda c, p: after(name, i, p, c, frames, greedy))
         return memo[key]
 
-    succ, fail = enter(gang.root.name, sigma, ())
+    succ, fail = enter(gang.root.name, sigma, (), False)
     outcome = SUCCEEDS if fail is None else FAILS if succ is None else MAY_FAIL
-    order = tuple(t for leaf in _leaf_order(gang, gang.root.name) for t in queues[leaf])
-    return Cycle(outcome, fail, succ, order)
+    return Cycle(outcome, fail, succ, tuple(t for leaf in order for t in queues[leaf]))
+
+
+def invisible(inst: Instance, t: int) -> bool:
+    """Hard reads t's pods by capacity only: t has no inter-pod rule, host port or volume check,
+    and no term or spread constraint of any type selects or counts t."""
+    pod = inst.pod_types[t]
+    if pod.affinity or pod.anti_affinity or pod.spread or pod.host_ports:
+        return False
+    if any(key[0] == t for key in inst.volume_failures):
+        return False
+    return not any(t in term.selects or t in term.blocks for u in inst.pod_types
+                   for term in u.affinity + u.anti_affinity) and \
+        not any(t in c.counts for u in inst.pod_types for c in u.spread)
+
+
+def interchangeable(inst: Instance, types: set[int]) -> bool:
+    """Invisible types with one request vector and one static row: a pod of any of them on any
+    feasible node takes exactly one of the slots all of them share, so the number of them that
+    fit at each point does not depend on which feasible nodes were chosen."""
+    if not types or not all(invisible(inst, t) for t in types):
+        return False
+    first = inst.pod_types[min(types)]
+    return all(inst.pod_types[t].requests == first.requests and inst.static_block[t] == inst.static_block[min(types)]
+               for t in types)
 
 
 def _leaf_running(inst: Instance, gang: Gang, leaf: str, config: Config) -> int:
