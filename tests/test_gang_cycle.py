@@ -335,3 +335,15 @@ def test_interchangeable_members_take_the_first_choices_and_agree_with_enumerati
         checked += 1
         outcomes[c.outcome] += 1
     assert checked == 60 and outcomes[gangs.SUCCEEDS] >= 10 and outcomes[gangs.FAILS] >= 10, outcomes
+
+
+def test_shipped_composite_example_fails_for_every_choice_though_a_placement_exists():
+    from pathlib import Path
+
+    path = str(Path(__file__).resolve().parent.parent / "examples" / "gang-composite.yaml")
+    out = _cli("check", path, "--group", "ml/serve", "--why").output
+    assert out.startswith("deployable")
+    assert "The scheduler's cycle fails for every node choice, but this order places 4 of the 5 pending now" in out
+    assert "group ml/prefill: policy met (3 scheduled)" in out    # basic, met by one, greedy to three
+    assert "5. ml/decode/decode: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu." in out
+    assert "group ml/decode: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining" in out

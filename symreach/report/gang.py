@@ -76,7 +76,9 @@ def sentence(inst: Instance, answer) -> str:
         what = "the members already running meet the group's policy"
     elif answer.placement_now is not None:
         link = "but" if bad_cycle else "and"
-        what = f"this order places all {len(answer.placement_now)} now: {_placed(inst, answer.placement_now)}"
+        k = len(answer.placement_now)
+        count = f"all {k}" if k == answer.members else f"{k} of the {answer.members} pending"
+        what = f"this order places {count} now: {_placed(inst, answer.placement_now)}"
     elif verdict == "deployable":
         link = "and"
         what = (f"a placement exists only after {len(answer.result.trace)} other moves (the trace), "
