@@ -313,6 +313,10 @@ def test_leaf_why_of_a_deployable_group_walks_the_scheduler_cycle():
     assert out.startswith("deployable") and "why (the scheduler's cycle from the current state)" in out
     assert "1. worker: 0/4 nodes are available:" in out
     assert "group ml/train: minCount (5) cannot be satisfied: 1 scheduled, 0 remaining" in out
+    never = str(Path(__file__).resolve().parent.parent / "examples" / "gang-never.yaml")
+    out = _cli("explain", never, "--group", "db/replicas").output
+    assert "4. replica: 0/4 nodes are available:" in out
+    assert "group db/replicas: minCount (4) cannot be satisfied: 3 scheduled, 0 remaining; its 3 assumed pods" in out
 
 
 def test_interchangeable_members_take_the_first_choices_and_agree_with_enumeration():
