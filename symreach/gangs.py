@@ -504,16 +504,19 @@ def composite_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
         _, name, i, placed, start, running = frames[-1]
         queue = queues[name]
         rest = Counter(queue[i:])
-        if running + placed + sum(room(inst, u, config, c) for u, c in rest.items()) < gang.need(gang.groups[name]):
+        if not greedy and running + placed + sum(room(inst, u, config, c) for u, c in rest.items()) < \
+                gang.need(gang.groups[name]):
             # the leaf misses whatever is chosen and is reverted: one run stands for all
             entries, config2, placed2, last = _first_choices(inst, kinds, gang, queue, i, placed, running, config)
             memo[key] = prefix(entries, after(name, last, placed2, config2, frames, greedy))
             return memo[key]
         t = queue[i]
         starts = tuple(dict.fromkeys(f[5] if f[0] == "C" else f[4] for f in frames))
-        nodes = _feasible_among(inst, kinds, t, config, starts)
-        memo[key] = _either(inst, t, config, placed, nodes[:1] if greedy else nodes,
-                            lambda c, p: after(name, i, p, c, frames, greedy))
+        if greedy:   # the first feasible node stands for all
+            nodes = next(([n] for n in range(len(inst.nodes)) if semantics.node_failure(inst, t, n, config) is None), [])
+        else:
+            nodes = _feasible_among(inst, kinds, t, config, starts)
+        memo[key] = _either(inst, t, config, placed, nodes, lambda c, p: after(name, i, p, c, frames, greedy))
         return memo[key]
 
     succ, fail = enter(gang.root.name, sigma, (), False)
