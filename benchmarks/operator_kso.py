@@ -198,9 +198,18 @@ def random_witnesses(count: int, seed: int, max_tries: int = 60) -> tuple[list[O
     return out, tries
 
 
+def longer_than_paper(w: OperatorWitness) -> bool:
+    """Whether the paper's moves reach the same target in fewer steps (a budget lengthened it)."""
+    target = w.trace[-1]
+    t, n = w.inst.type_index(target.pod), w.inst.node_index(target.node)
+    paper = operator_witness("paper", w.inst, w.nodes, t, n, "paper")
+    return paper is not None and len(paper.trace) < len(w.trace)
+
+
 def summary(witnesses: Sequence[OperatorWitness], verdicts: list[list[tuple[str, Verdict]]]) -> dict[str, int]:
     refused = sum(v is not None for per in verdicts for _, v in per)
-    return {"witnesses": len(witnesses), "with evictions": sum(w.evictions > 0 for w in witnesses),
+    return {"witnesses": len(witnesses), "longer than the paper's": sum(map(longer_than_paper, witnesses)),
+            "with evictions": sum(w.evictions > 0 for w in witnesses),
             "evictions": sum(w.evictions for w in witnesses), "deploy steps": sum(len(per) for per in verdicts),
             "accepted by kso": sum(v is None for per in verdicts for _, v in per), "refused by kso": refused}
 
