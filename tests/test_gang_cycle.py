@@ -243,6 +243,8 @@ def test_composite_cycle_agrees_with_plain_enumeration(profile):
                 gangs.check_run(inst, sigma, run)
                 assert marks(run)[-1][0] == "root", seed   # a failing run may end met with no pod assumed
         assert c.succeeding is None or marks(c.succeeding)[-1] == ("root", True), seed
+        if c.succeeding is not None:   # the scheduler's success is a gang step
+            assert gangs.gang_step(inst, gang, sigma) is not None, seed
         checked += 1
         outcomes[c.outcome] += 1
     assert checked >= 200, checked
