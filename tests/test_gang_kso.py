@@ -149,21 +149,24 @@ def composite_scenario(seed: int) -> list[dict]:
 @pytest.mark.skipif(KSO is None, reason="kso (shared/tools/kso) not available")
 def test_composite_cycle_runs_agree_with_kso_member_by_member():
     """Every member a simulated run assumes is feasible on its node for kso in the state before it
-    (missed groups' pods reverted), and every member it skips is refused by kso on every node."""
+    (missed groups' pods reverted), and every member it skips is refused by kso on every node; the
+    hierarchy's gang step from the current state is replayed on kso member by member too."""
     from benchmarks.operator_kso import node_objects, running_pods
     from symreach import gangs
     from symreach.export.traces import pod_manifest
 
     states: list[State] = []
     claims: list[tuple[str, object]] = []     # (node the run chose, or None: fits nowhere)
-    runs = 0
+    runs = steps = 0
     for seed in range(CYCLE_SCENARIOS):
         objects = composite_scenario(seed)
         inst, _ = load_kubernetes_documents(objects, f"<composite {seed}>")
         cycle = gangs.scheduler_cycle(inst, gangs.gang_of(inst, "ml/root"), inst.initial_config())
         nodes = node_objects(inst, objects)
-        for run in (cycle.failing, cycle.succeeding):
-            if run is None:
+        step = answer(inst, "ml/root").placement_now or ()
+        steps += bool(step)
+        for run in (cycle.failing, cycle.succeeding, tuple(step)):
+            if not run:
                 continue
             runs += 1
             for config, entry in gangs.run_states(inst, inst.initial_config(), run):
@@ -180,4 +183,4 @@ def test_composite_cycle_runs_agree_with_kso_member_by_member():
              if (node is not None and v[node] is not None) or (node is None and any(x is None for x in v.values()))]
     assert not wrong, wrong[:3]
     skipped = sum(node is None for node in claims)
-    assert runs >= 16 and len(states) >= 50 and skipped >= 5, (runs, len(states), skipped)
+    assert runs >= 30 and steps >= 14 and len(states) >= 100 and skipped >= 5, (runs, steps, len(states), skipped)
