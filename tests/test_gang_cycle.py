@@ -42,12 +42,18 @@ def marks(run) -> list[tuple[str, object]]:
     return [(e.name, e.met) for e in run if isinstance(e, gangs.Mark)]
 
 
+def two_leaves(root: str, a: str, count_a: int = 1, cpu_a: int = 1, cpu_b: int = 1):
+    """A 2-cpu node; root (policy ``root``) over leaf a (policy ``a``, count_a members of wa) and
+    leaf b (minCount 1, one member of wb)."""
+    return instance(ONE_NODE, f"[{{name: wa, requests: {{cpu: {cpu_a}}}}}, {{name: wb, requests: {{cpu: {cpu_b}}}}}]",
+                    "[" + ROOT % root +
+                    f", {{name: a, parent: root, policy: {a}, members: [{{pod: wa, count: {count_a}}}]}}"
+                    ", {name: b, parent: root, policy: {gang: {minCount: 1}}, members: [{pod: wb}]}]")
+
+
 def test_composite_succeeds_for_every_choice():
     # minGroupCount 2 over two 1-cpu leaves on a 2-cpu node: each leaf places its member, root met.
-    inst = instance(ONE_NODE, "[{name: wa, requests: {cpu: 1}}, {name: wb, requests: {cpu: 1}}]",
-                    "[" + ROOT % "{gang: {minGroupCount: 2}}" +
-                    ", {name: a, parent: root, policy: {gang: {minCount: 1}}, members: [{pod: wa}]}"
-                    ", {name: b, parent: root, policy: {gang: {minCount: 1}}, members: [{pod: wb}]}]")
+    inst = two_leaves("{gang: {minGroupCount: 2}}", "{gang: {minCount: 1}}")
     c = cycle(inst)
     assert c.outcome == gangs.SUCCEEDS and c.failing is None
     assert marks(c.succeeding)[-1] == ("root", True)
@@ -72,10 +78,7 @@ def test_composite_may_fail_on_the_first_child_node_choice():
 def test_composite_fails_for_every_choice_by_greedy_over_placement():
     # KEP-6012 "resource stealing": basic leaf a is met after one pod but places its second too,
     # so b's member finds no cpu; a placement exists (one of a's, b's) and the gang step finds it.
-    inst = instance(ONE_NODE, "[{name: wa, requests: {cpu: 1}}, {name: wb, requests: {cpu: 1}}]",
-                    "[" + ROOT % "{gang: {minGroupCount: 2}}" +
-                    ", {name: a, parent: root, policy: {basic: {}}, members: [{pod: wa, count: 2}]}"
-                    ", {name: b, parent: root, policy: {gang: {minCount: 1}}, members: [{pod: wb}]}]")
+    inst = two_leaves("{gang: {minGroupCount: 2}}", "{basic: {}}", count_a=2)
     c = cycle(inst)
     wa, wb = inst.type_index("wa"), inst.type_index("wb")
     assert c.outcome == gangs.FAILS and c.succeeding is None
@@ -88,10 +91,7 @@ def test_composite_fails_for_every_choice_by_greedy_over_placement():
 def test_a_missed_child_is_reverted_and_its_sibling_fits():
     # a (minCount 2, two 2-cpu members) places one then misses: reverted, so b's 1-cpu member
     # fits on the 2-cpu node and the basic root is met. Without the revert b would not fit.
-    inst = instance(ONE_NODE, "[{name: wa, requests: {cpu: 2}}, {name: wb, requests: {cpu: 1}}]",
-                    "[" + ROOT % "{basic: {}}" +
-                    ", {name: a, parent: root, policy: {gang: {minCount: 2}}, members: [{pod: wa, count: 2}]}"
-                    ", {name: b, parent: root, policy: {gang: {minCount: 1}}, members: [{pod: wb}]}]")
+    inst = two_leaves("{basic: {}}", "{gang: {minCount: 2}}", count_a=2, cpu_a=2)
     c = cycle(inst)
     assert c.outcome == gangs.SUCCEEDS
     assert marks(c.succeeding) == [("root", None), ("a", None), ("a", False), ("b", None), ("b", True),
