@@ -182,3 +182,22 @@ def test_a_gang_workloads_template_type_is_not_creatable():
         "{podGroupName: train}, containers: [{name: c, image: x}]}}}}\n") + pod("w-0", JOIN) + pod("w-1", JOIN)
     inst, _ = load(items)
     assert not inst.pod_types[inst.type_index("ml/w")].creatable
+
+
+def test_a_hierarchy_whose_leaves_name_different_schedulers_is_rejected():
+    # validatePodGroup checks every pod of the hierarchy: leaves a and b agree within themselves
+    # but not with each other, so the scheduler rejects the root (and the answer is never).
+    items = ("- {apiVersion: scheduling.k8s.io/v1alpha3, kind: CompositePodGroup, metadata: {name: root, namespace: ml}, "
+             "spec: {schedulingPolicy: {basic: {}}}}\n"
+             "- {apiVersion: scheduling.k8s.io/v1alpha3, kind: PodGroup, metadata: {name: a, namespace: ml}, "
+             "spec: {parentCompositePodGroupName: root, schedulingPolicy: {gang: {minCount: 1}}}}\n"
+             "- {apiVersion: scheduling.k8s.io/v1alpha3, kind: PodGroup, metadata: {name: b, namespace: ml}, "
+             "spec: {parentCompositePodGroupName: root, schedulingPolicy: {gang: {minCount: 1}}}}\n"
+             + pod("a-0", "schedulingGroup: {podGroupName: a}")
+             + pod("b-0", "schedulingGroup: {podGroupName: b}", scheduler="other"))
+    inst, _ = load(items)
+    (root,) = [g for g in inst.groups if g.name == "ml/root"]
+    assert "different schedulers (default-scheduler, other)" in root.rejected
+    assert not any(g.rejected for g in inst.groups if g.parent)
+    ans = answer(inst, "ml/a")
+    assert ans.result.verdict.value == "not-deployable" and "rejects the group" in ans.result.reason

@@ -250,4 +250,22 @@ class GroupIndex:
                 conv.report.warn(CATEGORY, f"{group.where}: {why}; the scheduler rejects the group")
                 body["rejected"] = why
             out.append(body)
+        self.mixed_hierarchies(conv, out)
         return out
+
+    def mixed_hierarchies(self, conv: Any, out: list[dict]) -> None:
+        """The scheduler validates a whole hierarchy before its cycle (``validatePodGroup``): pods
+        of different leaves naming different schedulers make it reject the root."""
+        schedulers: dict[str, set] = {}
+        for group in self.groups.values():
+            root, seen = group, {group.name}
+            while root.parent in self.groups and root.parent not in seen:   # a cycle is the loader's error
+                root = self.groups[root.parent]
+                seen.add(root.name)
+            schedulers.setdefault(root.name, set()).update(group.schedulers)
+        for body in out:
+            names = schedulers.get(body["name"], set())
+            if "parent" not in body and len(names) > 1 and "rejected" not in body:
+                why = f"pods of its hierarchy name different schedulers ({', '.join(sorted(names))})"
+                conv.report.warn(CATEGORY, f"{self.groups[body['name']].where}: {why}; the scheduler rejects it")
+                body["rejected"] = why
