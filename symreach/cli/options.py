@@ -448,15 +448,16 @@ def current_format() -> str:
     return "text"
 
 
-def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = False):
+def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = False, json_alias: bool = True):
     """``-o/--output FORMAT`` (kubectl's), with the former ``--json`` flag (and
-    ``matrix``'s ``--format``) kept as hidden aliases; the command gets ``fmt``."""
+    ``matrix``'s ``--format``) kept as hidden aliases; the command gets ``fmt``.
+    ``json_alias=False``: the command's former ``--json`` named a file (bench)."""
     def decorate(func):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             fmt = kwargs.pop("output")
             legacy = kwargs.pop("legacy_format", None)
-            if kwargs.pop("as_json"):
+            if kwargs.pop("as_json", False):
                 fmt = fmt or "json"
             fmt = fmt or legacy or "text"
             click.get_current_context().meta[FORMAT_META] = fmt
@@ -464,8 +465,9 @@ def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = Fal
             return func(*args, **kwargs)
 
         options = [click.option("-o", "--output", type=click.Choice(formats), default=None,
-                                help=f"Output format (default text): {', '.join(formats)}."),
-                   click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as -o json.")]
+                                help=f"Output format (default text): {', '.join(formats)}.")]
+        if json_alias:
+            options.append(click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as -o json."))
         if legacy_format:
             options.append(click.option("--format", "legacy_format", type=click.Choice(formats),
                                         default=None, hidden=True, help="Same as -o."))
