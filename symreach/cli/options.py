@@ -208,6 +208,7 @@ def input_options(func):
     in the click context (``current_namespace``), so the commands' signatures
     stay ``(inputs, strict, max_input_mb, ...)``.
     """
+    from symreach.cli.timing import command_clock
     from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
 
     @functools.wraps(func)
@@ -215,6 +216,7 @@ def input_options(func):
         files = tuple(kwargs.pop("filenames") or ())
         click.get_current_context().meta[_NAMESPACE] = kwargs.pop("namespace")
         kwargs["inputs"] = tuple(kwargs["inputs"]) + files
+        command_clock()   # the load / decide / minimise split starts here
         if not kwargs["inputs"]:
             raise click.UsageError("give an input: FILE, -f FILE, a directory, or - for standard input")
         return func(*args, **kwargs)
@@ -244,12 +246,14 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     and every name ``--pod`` accepts in ``context["targets"]``.
     """
     from symreach.cli.names import targets_of
+    from symreach.cli.timing import command_clock
     from symreach.frontends.dispatch import load_inputs
     from symreach.loader.yaml_source import InputTooLarge
     from symreach.report.progress import loading
     from symreach.report.warnings import SHOWN_PER_LINE, warning_groups
 
     namespace = current_namespace()
+    clock = command_clock()
     try:
         with loading(", ".join(inputs)):
             loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB,
@@ -265,6 +269,7 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
         raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
     loaded.context["warnings"] = groups
     loaded.context["targets"] = targets_of(loaded.instance, loaded.report)
+    clock.lap("load_s")
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta[_TARGETS] = (loaded.instance, loaded.context["targets"])
