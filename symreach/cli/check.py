@@ -93,6 +93,10 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items, context.get("targets"))
     instance, engine = apply_moves(instance, query, engine)
+    if trace_out is not None and instance.moves.restricted and \
+            (trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower())) == "kubectl":
+        raise click.UsageError("under operator moves the kubectl script evicts through the Eviction API and "
+                               "guards its context: write it with symreach export --kubectl FILE --context NAME")
 
     def render(result: Result) -> str:
         from symreach.report.caveats import verdict_caveats
