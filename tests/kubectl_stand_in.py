@@ -33,6 +33,11 @@ def make_stand_in(root: Path, dump: Path) -> Path:
 
 def calls(root: Path) -> list[list[str]]:
     """The argument lists the stand-in was called with, and forget them."""
+    return _read_log(root)
+
+
+def _read_log(root: Path) -> list:
+    """The lines of ``args.log`` as JSON, and forget them."""
     log = root / "args.log"
     if not log.exists():
         return []
@@ -78,9 +83,4 @@ def make_recorder(root: Path) -> Path:
 
 def recorded(root: Path) -> list[dict]:
     """The calls the recorder saw (``args``, ``stdin``), and forget them."""
-    log = root / "args.log"
-    if not log.exists():
-        return []
-    out = [json.loads(line) for line in log.read_text().splitlines()]
-    log.unlink()
-    return out
+    return _read_log(root)

@@ -109,10 +109,14 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
               metavar="MB", help="Memory limit per job in MB (RLIMIT_AS).")
 @click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True,
               help="Jobs at a time.")
-@click.option("--csv-out", "--csv", "csv_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write one CSV row per job here (--csv: the former spelling).")
-@click.option("--json-out", "--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write every job with all engine statistics here (--json: the former spelling).")
+@click.option("--csv-out", "csv_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one CSV row per job here.")
+@click.option("--json-out", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write every job with all engine statistics here.")
+@click.option("--csv", "csv_out", type=click.Path(dir_okay=False, path_type=Path), hidden=True,
+              help="Former spelling of --csv-out.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), hidden=True,
+              help="Former spelling of --json-out.")
 @click.option("--pod", help="Target pod type for files without a query (e.g. Kubernetes dumps).")
 @click.option("--node", help="Target node for --pod.")
 @click.option("--node-selector", metavar="K=V[,K=V]", help="Target: any node with these labels.")
