@@ -107,7 +107,7 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
               help="Seconds per job; the job is killed a little after.")
 @click.option("--memory", "--memory-mb", "memory_mb", type=click.IntRange(min=64), default=2048, show_default=True,
               metavar="MB", help="Memory limit per job in MB (RLIMIT_AS).")
-@click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True, metavar="N",
               help="Jobs at a time.")
 @click.option("--csv-out", "csv_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write one CSV row per job here.")

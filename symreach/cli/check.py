@@ -49,7 +49,7 @@ from symreach.result import Result, Verdict
 @group_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @jobs_option(help="Processes working at once (the cores --engine auto time-slices its engines on).")
-@click.option("--quiet", is_flag=True, help="No progress line on stderr.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line on stderr.")
 @format_options()
 @click.option("--trace-out", type=click.Path(dir_okay=False, path_type=Path), help="Write the witness trace here.")
 @click.option("--trace-format", type=click.Choice(["json", "yaml", "kubectl", "text"]), default=None,

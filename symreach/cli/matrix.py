@@ -25,8 +25,9 @@ def computation_options(func):
         click.option("--symmetry/--no-symmetry", default=True, show_default=True,
                      help="Answer once per class of interchangeable nodes (cells method)."),
         click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+                     metavar="SECONDS",
                      help="Seconds for the engine on one cell (cells method); then unknown."),
-        click.option("--jobs", type=click.IntRange(min=1), default=None,
+        click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Processes working at once (the LocalCluster's workers with --executor dask; "
                           "same as --workers)."),
         executor_options,
@@ -161,7 +162,12 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
     if fmt in ("text", "wide"):
         text = render_view(m, inst, grouped if fmt == "text" else view(m, inst, False, pod_filter, node_filter,
                                                                         namespace), transpose)
-        return text + (f"\ntime: {times_text(times)}" if times else "")
+        if not times:
+            return text
+        body, sep, last = text.rpartition("\n")   # the time line before "incomplete: ...", which stays last
+        if sep and last.startswith("incomplete: "):
+            return f"{body}\ntime: {times_text(times)}\n{last}"
+        return f"{text}\ntime: {times_text(times)}"
     keep_rows = {r.name for r in grouped.rows}
     keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
     cells = [{**{k: c[k] for k in CELL_KEYS}, "caveats": c.get("caveats", [])} for c in m.rows()

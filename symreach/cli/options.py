@@ -365,7 +365,8 @@ def engine_option(help: str = "The engine (every engine of the registry is liste
 
 def jobs_option(default: int = 2, help: str = "Processes working at once."):
     """``--jobs N``: how many processes work at once, in every command that has it."""
-    return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, help=help)
+    return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, metavar="N",
+                        help=help)
 
 
 def with_warnings(json_text: str, loaded, command: str = "check") -> str:

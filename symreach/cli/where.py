@@ -25,8 +25,8 @@ from symreach.cli.timing import command_clock, times_text
 @click.option("--pod", required=False, help="The pod: ns/name, deploy/NAME, sts/NAME, ds/NAME, ... or a "
                                             "running pod's name (within -n).")
 @list_targets_option
-@format_options(("text", "json", "yaml", "csv"))
-@click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+@format_options(("text", "wide", "json", "yaml", "csv"))
+@click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, metavar="SECONDS",
               help="Seconds for the engine on one class of nodes; then unknown.")
 @timeout_option(help="Seconds before the remaining nodes are unknown.")
 @memory_option

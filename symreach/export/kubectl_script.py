@@ -118,8 +118,8 @@ def kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str,
     out = ["#!/usr/bin/env bash", f"# {MARKER}: run with --dry-run=server first"]
     out += [f"# {line}" for line in header_lines(planned, instance, pin, controllers_handled=True)]
     out += [f"# Note: {note}" for note in notes]
-    out += [f"# Deletions are {'evictions (Eviction API, PodDisruptionBudgets honoured)' if evict else 'kubectl delete pod'}"
-            "; a controller's count changes by kubectl scale.",
+    removal = "evictions (Eviction API, PodDisruptionBudgets honoured)" if evict else "kubectl delete pod"
+    out += [f"# Deletions are {removal}; a controller's count changes by kubectl scale.",
             f"# Created pods are owned by ConfigMap {OWNER} (no controller adopts them); "
             f"kubectl delete configmap {OWNER} -n NS removes them."]
     out.append(_PRELUDE.format(context=shlex.quote(context), owner=OWNER, dry_uid=DRY_RUN_UID))
