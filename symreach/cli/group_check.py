@@ -15,6 +15,7 @@ import click
 from symreach.cli.moves_options import refuse_if_requested
 
 from symreach.cli.output import PendingOutput, emit_verdict
+from symreach.cli.timing import command_clock, minimise_seconds, times_text
 from symreach.errors import InputError
 
 GROUP_ENGINES = ("explicit", "auto")
@@ -83,8 +84,11 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
     instance = loaded.instance
     group = group_name(instance, name)
     result = answer(instance, group, time_remaining(), max_states)
+    clock = command_clock()
+    clock.split(minimise_seconds(result.result.stats))
     target = f"group {result.root}"
-    text = gang_json(instance, result, target) if as_json else gang_text(instance, result, target)
+    times = clock.times()
+    text = gang_json(instance, result, target, times) if as_json else gang_text(instance, result, target, times)
     if as_json:
         text = with_warnings(text, loaded)
     elif why and result.result.verdict.value == "not-deployable":
@@ -125,7 +129,12 @@ def explain_if_asked(loaded) -> None:
 
     instance = loaded.instance
     result = answer(instance, group_name(instance, name), time_remaining())
-    click.echo(gang_json(instance, result, f"group {result.root}") if as_json else explain_group_text(instance, result))
+    clock = command_clock()
+    clock.split(minimise_seconds(result.result.stats))
+    if as_json:
+        click.echo(gang_json(instance, result, f"group {result.root}", clock.times()))
+    else:
+        click.echo(explain_group_text(instance, result) + f"\ntime: {times_text(clock.times())}")
     ctx.exit(0)
 
 

@@ -92,8 +92,8 @@ def sentence(inst: Instance, answer) -> str:
     return f"{cycle}, {link} {what}."
 
 
-def gang_text(inst: Instance, answer, target: str) -> str:
-    lines = [result_text(answer.result, target)]
+def gang_text(inst: Instance, answer, target: str, times: Optional[dict] = None) -> str:
+    lines = [result_text(answer.result, target, times)]
     lines.append(f"group: {gangs.member_policy_text(gangs.gang_of(inst, answer.root))}")
     lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
     cycle = answer.cycle
@@ -104,8 +104,8 @@ def gang_text(inst: Instance, answer, target: str) -> str:
     return "\n".join(lines)
 
 
-def gang_json(inst: Instance, answer, target: str) -> str:
-    data: dict[str, Any] = json.loads(result_json(answer.result, target))
+def gang_json(inst: Instance, answer, target: str, times: Optional[dict] = None) -> str:
+    data: dict[str, Any] = json.loads(result_json(answer.result, target, times))
     cycle = answer.cycle
     data["group"] = {
         "name": answer.root,
