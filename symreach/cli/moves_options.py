@@ -1,4 +1,4 @@
-"""``--moves``, ``--respect-pdb``, ``--protect``, ``--protect-namespace`` (SPEC 5.2).
+"""``--moves``, ``--respect-pdb``, ``--protect``, ``--protect-namespace``, ``--keep-replicas`` (SPEC 5.2).
 
 ``moves_options`` keeps them off the command's signature (in the click
 context, as ``target_options`` does); ``apply_moves`` puts the rules on the
@@ -16,6 +16,7 @@ import click
 from symreach.model import MOVES, Instance, Query
 
 _META = "symreach.moves"
+_KEYS = ("moves", "respect_pdb", "protect", "protect_namespace", "keep_replicas")
 ANSWERING_ENGINES = ("explicit",)
 
 
@@ -23,20 +24,23 @@ def moves_options(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         click.get_current_context().meta[_META] = {
-            key: kwargs.pop(key) for key in ("moves", "respect_pdb", "protect", "protect_namespace")}
+            key: kwargs.pop(key) for key in _KEYS}
         return func(*args, **kwargs)
 
     for option in reversed((
         click.option("--moves", type=click.Choice(MOVES), default=None,
                      help="paper (default): any pod may be deleted; operator: evictions respect "
-                          "PodDisruptionBudgets, and DaemonSet, static/mirror and kube-system pods are "
-                          "protected (also: the query's moves:)."),
+                          "PodDisruptionBudgets, DaemonSet, static/mirror and kube-system pods are "
+                          "protected, and controllers keep their replicas (also: the query's moves:)."),
         click.option("--respect-pdb", is_flag=True,
                      help="A deletion is an eviction: allowed only while every PodDisruptionBudget holds."),
         click.option("--protect", multiple=True, metavar="K=V[,K=V]",
                      help="Pods with these labels are never deleted (repeatable)."),
         click.option("--protect-namespace", multiple=True, metavar="NS",
                      help="Pods of this namespace are never deleted (repeatable)."),
+        click.option("--keep-replicas", is_flag=True,
+                     help="The witness ends with every Deployment, ReplicaSet and StatefulSet running its "
+                          "replicas again (a deletion becomes a move; StatefulSet pods keep their names)."),
     )):
         wrapper = option(wrapper)
     return wrapper
@@ -45,7 +49,7 @@ def moves_options(func):
 def refuse_if_requested(what: str) -> None:
     """A usage error when the command line asks for operator moves for a question that has none yet."""
     opts = click.get_current_context().meta.get(_META, {})
-    if opts.get("moves") == "operator" or opts.get("respect_pdb") or opts.get("protect") or opts.get("protect_namespace"):
+    if opts.get("moves") == "operator" or any(opts.get(key) for key in _KEYS[1:]):
         raise click.UsageError(f"{what} are answered with the paper's moves only; drop --moves operator and its rules")
 
 
@@ -62,7 +66,8 @@ def apply_moves(instance: Instance, query: Query, engine: str) -> tuple[Instance
             raise click.UsageError(f"--protect {text!r}: give labels as K=V[,K=V]")
         selectors.append(selector)
     rules = moves.rules_for(instance, opts.get("moves") or query.moves, respect_pdb=opts.get("respect_pdb", False),
-                            protect=selectors, protect_namespaces=opts.get("protect_namespace", ()))
+                            protect=selectors, protect_namespaces=opts.get("protect_namespace", ()),
+                            keep_replicas=opts.get("keep_replicas", False))
     if not rules.restricted:
         return instance, engine
     if engine == "auto":
@@ -99,6 +104,17 @@ def explain_block(instance: Instance, query: Query, result, max_states: Optional
         result.stats["blocked_by"] = note
     elif answer.verdict is Verdict.NOT_DEPLOYABLE:
         result.stats["paper_verdict"] = "not-deployable"
+
+
+def operator_terms(instance: Instance, result, names) -> str:
+    """Under operator rules, a witness in operator terms (``report.operator_steps``): sets
+    ``result.stats["operator_steps"]`` (JSON) and returns the text block ("" otherwise)."""
+    if not result.trace or not instance.moves.restricted:
+        return ""
+    from symreach.report.operator_steps import operator_steps, operator_text
+
+    result.stats["operator_steps"] = [s.to_json() for s in operator_steps(instance, result.trace, names)]
+    return "\n" + operator_text(instance, result.trace, names)
 
 
 PAPER_STATES = 20_000
