@@ -2,8 +2,9 @@
 
 ``moves_options`` keeps them off the command's signature (in the click
 context, as ``target_options`` does); ``apply_moves`` puts the rules on the
-instance and picks an engine that answers under them: only ``explicit`` does
-yet, so ``auto`` becomes ``explicit`` and any other engine is a usage error.
+instance and checks the engine answers under them: ``explicit``, and ``auto``
+(from the paper's answer when sound, else explicit: ``solvers/operator_shortcut``);
+any other engine is a usage error.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from symreach.model import MOVES, Instance, Query
 
 _META = "symreach.moves"
 _KEYS = ("moves", "respect_pdb", "protect", "protect_namespace", "keep_replicas")
-ANSWERING_ENGINES = ("explicit",)
+ANSWERING_ENGINES = ("explicit", "auto")
 
 
 def moves_options(func):
@@ -70,9 +71,7 @@ def apply_moves(instance: Instance, query: Query, engine: str) -> tuple[Instance
                             keep_replicas=opts.get("keep_replicas", False))
     if not rules.restricted:
         return instance, engine
-    if engine == "auto":
-        engine = "explicit"
-    elif engine not in ANSWERING_ENGINES:
+    if engine not in ANSWERING_ENGINES:
         raise click.UsageError(f"engine {engine} does not answer under --moves operator yet; use --engine explicit")
     return moves.with_moves(instance, rules), engine
 
