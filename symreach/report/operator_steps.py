@@ -9,7 +9,9 @@ and a ``scale`` otherwise (the controller's count goes up by one, as
 ``kubectl scale`` would do); a deletion of a controller's pod while the
 operator has scaled it above its starting count is a ``scale`` back down
 (which pod goes: ``controller.kubernetes.io/pod-deletion-cost``), never an
-eviction the controller would undo; any other deployment is a ``create``. The
+eviction the controller would undo -- except for a StatefulSet, whose scale-down
+takes the highest ordinal: its deletions are evictions (``solvers/replica_order``
+puts them before their replacements); any other deployment is a ``create``. The
 fields (``to_json``) are what the kubectl export needs: the pod's name, the
 controller, the budget an eviction goes through, the replica counts.
 """
@@ -78,7 +80,7 @@ def operator_steps(inst: Instance, trace: Sequence[Step], names: Sequence[str]) 
         target: Optional[ReplicaTarget] = owner.get(t)
         controller = target.name if target else ""
         if step.op == DELETE:
-            if target and spec[target.name] > initial[target.name]:  # undo an earlier scale-up
+            if target and not target.members and spec[target.name] > initial[target.name]:  # undo a scale-up
                 spec[target.name] -= 1
                 running[target.name] -= 1
                 now = spec[target.name]

@@ -27,7 +27,9 @@ exact by the count-target argument; the goal is tested on the real
 configuration, so the may-be-present facts and the search are unchanged.
 Symmetry: the plain floors name types only; a StatefulSet member's allowed
 nodes name nodes, so those nodes are fixed (``_Orbits``) and the orbit
-argument holds for the permutations that remain.
+argument holds for the permutations that remain. A witness's StatefulSet
+steps are put in an order an operator can follow (``replica_order``: same
+length, replayed under every rule).
 The fast paths are not used under operator moves (Theorem 5 and the empty-
 node argument assume any pod may be deleted): only this engine answers then,
 and ``auto`` sends the question here (``cli/moves_options.py``).
@@ -44,6 +46,7 @@ from symreach.encodings.symmetry import canonical, node_classes
 from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.run import RunContext
+from symreach.solvers.replica_order import identity_order
 from symreach.solvers.base import RunLike, as_context, resolve_query
 
 
@@ -118,6 +121,7 @@ def _search(inst: Instance, query: Query, run: RunContext, uncounted_cap: int,
                 trace = _trace(parent, succ)
                 if orbit is not None:
                     trace = orbit.real_trace(trace)
+                trace = identity_order(inst, trace, query)
                 return Result(Verdict.DEPLOYABLE, "explicit", trace=trace,
                               reason="witness found by breadth-first search", stats=stats)
             if run.max_states is not None and stats["states"] >= run.max_states:

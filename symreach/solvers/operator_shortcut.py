@@ -24,6 +24,7 @@ from symreach import semantics
 from symreach.model import Instance, MoveRules, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
+from symreach.solvers.replica_order import identity_order
 
 PAPER_NOT_DEPLOYABLE = "paper-not-deployable"
 PAPER_WITNESS = "paper-witness-replays"
@@ -49,6 +50,7 @@ def shortcut(paper_engine, instance: Instance, query: Query, run: RunContext,
         return answer
     if answer.verdict is Verdict.DEPLOYABLE:
         try:
+            answer.trace = identity_order(instance, answer.trace, query)
             semantics.replay(instance, answer.trace, query)
         except semantics.ReplayError as exc:
             why = str(exc)
