@@ -18,21 +18,17 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections import deque
 from dataclasses import replace
 
 import pytest
 
 from symreach import semantics
 from symreach.certify.explicit_states import check_certificate
-from symreach.errors import InputError
-from symreach.loader import load_document
 from symreach.loader.moves import rules_for
-from symreach.model import MoveRules
 from symreach.result import Verdict
 from symreach.solvers.registry import make_engine
 from tests.random_instances import APPS
-from tests.test_moves_differential import pdb_doc, plain_rules
+from tests.test_moves_differential import brute_force, pdb_doc, plain_rules, seeded_instances
 
 PER_PROFILE = 300
 CI_PER_PROFILE = 150
@@ -102,52 +98,13 @@ def plain_kept(inst, sigma, floors) -> bool:
     return True
 
 
-def brute_force(inst, budgets, protected, floors, keep: bool):
-    """(reachable?, states): BFS without saturation, counts up to ``bound`` per pair."""
-    bound = max([3] + [d + 2 for _, d in budgets] + [f + 1 for _, f, _ in floors] + list(inst.initial.values()))
-    nodes = len(inst.nodes)
-    plain = replace(inst, moves=MoveRules())
-    start = inst.initial_config()
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        sigma = queue.popleft()
-        if semantics.query_holds(plain, inst.query, sigma) and (not keep or plain_kept(inst, sigma, floors)):
-            return True, len(seen)
-        if len(seen) > STATE_LIMIT:
-            return None, len(seen)
-        succs = []
-        for t in range(len(inst.pod_types)):
-            for n in range(nodes):
-                p = t * nodes + n
-                if sigma[p] < bound and semantics.deploy_failure(inst, t, n, sigma) is None:
-                    succs.append(sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:])
-                if sigma[p] and t not in protected:
-                    mine = [(types, d) for types, d in budgets if t in types]
-                    present = [sum(sigma[u * nodes + m] for u in types for m in range(nodes)) for types, _ in mine]
-                    if len(mine) <= 1 and all(c - 1 >= d for c, (_, d) in zip(present, mine)):
-                        succs.append(sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:])
-        for succ in succs:
-            if succ not in seen:
-                seen.add(succ)
-                queue.append(succ)
-    return False, len(seen)
-
-
 def run_differential(profile: str, wanted: int) -> dict:
     engine = make_engine("explicit")
     orbits = make_engine("explicit", symmetry=True)
     counts = dict(checked=0, deployable=0, certified=0, replicas_bite=0, pinned=0, too_big=0)
-    seed = 0
-    while counts["checked"] < wanted:
-        seed += 1
-        assert seed < 4 * wanted + 50, f"only {counts['checked']} instances checked"
-        doc = replica_doc(seed, profile)
-        try:
-            inst = load_document(doc)
-        except InputError:
-            continue
-        rng = random.Random(seed)
+    for seed, doc, inst, rng in seeded_instances(replica_doc, profile, 4 * wanted + 50):
+        if counts["checked"] == wanted:
+            break
         protect = [{"app": rng.choice(APPS)}] if rng.random() < 0.5 else []
         keep = rng.random() < 0.8
         rules = rules_for(inst, "operator" if keep and rng.random() < 0.5 else None,
@@ -157,7 +114,8 @@ def run_differential(profile: str, wanted: int) -> dict:
         budgets = plain_rules(inst, doc, rules.protected) if respect else []
         floors = plain_floors(inst, doc)
         assert [(r.types, r.replicas) for r in inst.replica_targets] == [(frozenset(t), f) for t, f, _ in floors]
-        expected, _ = brute_force(inst, budgets, rules.protected, floors, keep)
+        final = (lambda sigma: plain_kept(inst, sigma, floors)) if keep else None
+        expected, _ = brute_force(inst, budgets, rules.protected, final, max((f for _, f, _ in floors), default=0))
         if expected is None:
             counts["too_big"] += 1
             continue
