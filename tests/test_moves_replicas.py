@@ -196,3 +196,29 @@ def test_auto_falls_back_to_the_explicit_operator_search():
     assert result.verdict is Verdict.DEPLOYABLE and result.stats["operator_shortcut"] == EXPLICIT
     assert "paper_witness_refused" in result.stats and result.engine == "auto/explicit"
     semantics.replay(rules_inst, result.trace, rules_inst.query)
+
+
+PDB_EXAMPLE = "examples/pdb-blocks.yaml"
+
+
+def test_matrix_moves_both_marks_the_cells_operator_rules_forbid():
+    text = run("matrix", PDB_EXAMPLE, "--moves", "both")
+    assert text.exit_code == 0
+    rows = {line.split()[0]: line.split()[1:] for line in text.output.splitlines() if line.startswith(("batch/", "shop/"))}
+    assert rows["batch/report"] == ["Y!"] and rows["shop/web"] == ["Y"]
+    assert "! the paper's moves reach it" in text.output
+    data = json.loads(run("matrix", PDB_EXAMPLE, "--moves", "both", "-o", "json").output)
+    forbids = [(c["pod"], c["node"]) for c in data["cells"] if c["operator_forbids"]]
+    assert forbids == [("batch/report", "worker-1"), ("batch/report", "worker-2")]
+    assert all(c["operator"] == c["verdict"] for c in data["cells"] if not c["operator_forbids"])
+    assert len(data["cells"]) == 6 and "operator" not in json.loads(
+        run("matrix", PDB_EXAMPLE, "-o", "json").output)["cells"][0]
+
+
+def test_explain_moves_both_marks_and_names_the_budget():
+    args = ("explain", PDB_EXAMPLE, "--pod", "batch/report", "--node", "worker-1", "--moves", "both")
+    text = run(*args)
+    assert "with operator moves? ! not-deployable" in text.output
+    assert "PodDisruptionBudget shop/web-pdb allows no disruption" in text.output
+    (pod,) = json.loads(run(*args, "-o", "json").output)["pods"]
+    assert pod["reachability"]["verdict"] == "deployable" and pod["reachability"]["operator"]["forbidden"] is True

@@ -116,5 +116,76 @@ def operator_terms(instance: Instance, result, names) -> str:
     return "\n" + operator_text(instance, result.trace, names)
 
 
+def operator_matrix(m, inst: Instance, cell_timeout: float) -> dict:
+    """``matrix --moves both``: the operator verdict of every cell (``solvers/operator_cells``)."""
+    from symreach.errors import time_remaining
+    from symreach.loader import moves
+    from symreach.solvers.operator_cells import operator_cells
+
+    rules_inst = moves.with_moves(inst, moves.rules_for(inst, "operator"))
+    pairs = [(t, n) for _, per_node in m.row_subjects() for n, t in enumerate(per_node) if t is not None]
+    left = time_remaining()
+    return operator_cells(rules_inst, m.cells, pairs, cell_timeout if left is None else min(cell_timeout, left))
+
+
+def with_operator_cells(m, inst: Instance, cells: list) -> list:
+    """JSON cells with ``operator`` (the verdict under operator moves) and ``operator_forbids``."""
+    from symreach.report.matrix_view import operator_forbidden
+
+    forbidden = operator_forbidden(m)
+    pair_of = {(name, m.nodes[n]): (t, n) for name, per_node in m.row_subjects()
+               for n, t in enumerate(per_node) if t is not None}
+    out = []
+    for cell in cells:
+        pair = pair_of[(cell["pod"], cell["node"])]
+        out.append({**cell, "operator": m.operator.get(pair, cell["verdict"]), "operator_forbids": pair in forbidden})
+    return out
+
+
+def operator_outcome(instance: Instance, t: int, n: int, paper: dict, context: dict) -> dict:
+    """``explain --moves both``: the same question under operator moves, as ``paper``'s keys
+    plus ``forbidden`` (the paper's moves reach it, the operator rules do not) and the
+    witness in operator terms."""
+    from symreach.errors import time_remaining
+    from symreach.export.traces import step_names
+    from symreach.loader import moves
+    from symreach.model import Query
+    from symreach.report.narrate import narrate
+    from symreach.report.operator_steps import operator_steps
+    from symreach.run import RunContext
+    from symreach.solvers.registry import make_engine
+
+    rules_inst = moves.with_moves(instance, moves.rules_for(instance, "operator"))
+    query = Query((frozenset({(t, n)}),), paper["target"])
+    result = make_engine("auto").check(rules_inst, query, RunContext.within(time_remaining()))
+    names = step_names(result.trace, rules_inst, context.get("initial_pod_names")) if result.trace else []
+    out = {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
+           "reason": result.reason, "narration": narrate(rules_inst, result.trace, names),
+           "steps": [s.to_json() for s in operator_steps(rules_inst, result.trace, names)],
+           "forbidden": paper["verdict"] == "deployable" and result.verdict.value == "not-deployable"}
+    if out["forbidden"]:
+        explain_block(rules_inst, query, result, None)
+        out["reason"] = result.reason
+    return out
+
+
+def operator_outcome_text(o: dict, node: str) -> str:
+    mark = " !" if o["forbidden"] else ""
+    text = f"\n  with operator moves?{mark} {o['verdict']} ({o['engine']}, {o['time_s']:.2f} s)"
+    if o["forbidden"]:
+        text += "\n    ! the paper's moves reach it, the operator rules forbid it"
+    from symreach.report.operator_steps import OperatorStep
+
+    for step in o["steps"]:
+        replicas = step.get("replicas")
+        shown = OperatorStep(step["step"], step["action"], step["pod"], step["node"], step.get("controller", ""),
+                             step.get("budget", ""), step.get("replaces", ""),
+                             (replicas["from"], replicas["to"]) if replicas else None)
+        text += f"\n    {step['step']}. {shown.text()}"
+    if o["reason"] and not o["steps"]:
+        text += f"\n    {o['reason']}"
+    return text
+
+
 PAPER_STATES = 20_000
 PAPER_SECONDS = 5.0
