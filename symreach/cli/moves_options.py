@@ -92,6 +92,9 @@ def explain_block(instance: Instance, query: Query, result, max_states: Optional
 
     if result.verdict is not Verdict.NOT_DEPLOYABLE or not instance.moves.restricted:
         return
+    if result.stats.get("operator_shortcut") == "paper-not-deployable":  # auto asked the paper question already
+        result.stats["paper_verdict"] = "not-deployable"
+        return
     paper = replace(instance, moves=MoveRules())
     left = time_remaining()
     run = RunContext.within(PAPER_SECONDS if left is None else min(PAPER_SECONDS, left), max_states=min(max_states or PAPER_STATES, PAPER_STATES))
