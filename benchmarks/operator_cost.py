@@ -126,7 +126,10 @@ def table(rows: list[dict], load: tuple[str, str], seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-NOTE = ("Where the paper's witness breaks an operator rule, `auto` falls back to the explicit search, and then costs what the `explicit alone` column shows (the cluster-dump rows marked `explicit`, 250-480x the paper question). None of the 8 drawn dump targets needed it; one that does is expected to be `unknown` at the limit on a 2,000-pod dump, as every `explicit alone` dump row is.")
+NOTE = ("Where the paper's witness breaks an operator rule, `auto` falls back to the explicit search, and "
+        'then costs what the `explicit alone` column shows (the cluster-dump rows marked `explicit`, 250-480x'
+        ' the paper question). None of the 8 drawn dump targets needed it; one that does is expected to be '
+        '`unknown` at the limit on a 2,000-pod dump, as every `explicit alone` dump row is.')
 
 
 @click.command()
