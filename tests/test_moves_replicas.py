@@ -222,3 +222,20 @@ def test_explain_moves_both_marks_and_names_the_budget():
     assert "PodDisruptionBudget shop/web-pdb allows no disruption" in text.output
     (pod,) = json.loads(run(*args, "-o", "json").output)["pods"]
     assert pod["reachability"]["verdict"] == "deployable" and pod["reachability"]["operator"]["forbidden"] is True
+
+
+def test_operator_cells_share_a_verdict_only_where_asking_each_cell_agrees():
+    from symreach.frontends.dispatch import load_any
+    from symreach.solvers.operator_cells import operator_cells, operator_verdict
+
+    checked = 0
+    for path in ("examples/pools-3zones.yaml", "examples/pdb-longer.yaml"):
+        inst = load_any(path)
+        rules_inst = replace(inst, moves=rules_for(inst, "operator"))
+        pairs = [(t, n) for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))]
+        paper = {p: "deployable" for p in pairs}   # ask every cell
+        shared = operator_cells(rules_inst, paper, pairs, 30.0)
+        for t, n in pairs:
+            assert shared[(t, n)] == operator_verdict(rules_inst, t, n, 30.0), (path, t, n)
+            checked += 1
+    assert checked > 40

@@ -33,7 +33,26 @@ def operator_verdict(rules_inst: Instance, t: int, n: int, seconds: Optional[flo
 def operator_cells(rules_inst: Instance, paper_cells, pairs: Iterable[tuple[int, int]],
                    cell_timeout: Optional[float]) -> dict[tuple[int, int], str]:
     """The operator verdict of every pair in ``pairs``; a pair the paper does not find
-    deployable keeps the paper's verdict (``paper_cells[(t, n)]``)."""
-    return {(t, n): (operator_verdict(rules_inst, t, n, cell_timeout) if paper_cells[(t, n)] == DEPLOYABLE
-                     else paper_cells[(t, n)])
-            for t, n in pairs}
+    deployable keeps the paper's verdict (``paper_cells[(t, n)]``).
+
+    One question per pod type and class of interchangeable nodes: budgets, protection
+    and replica floors name types, and the nodes a StatefulSet member's claims allow
+    are fixed, so a permutation within a class maps operator runs to operator runs
+    (the argument of the explicit engine's orbits); a class's nodes share a verdict.
+    """
+    from symreach.encodings.symmetry import node_classes
+
+    pinned = {n for r in rules_inst.replica_targets for _, nodes in r.members
+              if len(nodes) < len(rules_inst.nodes) for n in nodes}
+    rep = {n: c[0] for c in node_classes(rules_inst, fixed=pinned) for n in c}
+    asked: dict[tuple[int, int], str] = {}
+    out = {}
+    for t, n in pairs:
+        if paper_cells[(t, n)] != DEPLOYABLE:
+            out[(t, n)] = paper_cells[(t, n)]
+            continue
+        key = (t, rep[n])
+        if key not in asked:
+            asked[key] = operator_verdict(rules_inst, t, n, cell_timeout)
+        out[(t, n)] = asked[key]
+    return out
