@@ -68,6 +68,12 @@ def replica_doc(seed: int, profile: str) -> dict:
             entry["pods"] = pods[:rng.randint(1, len(pods))] if pods else []
         controllers.append(entry)
     doc["controllers"] = controllers
+    if controllers and rng.random() < 0.5:  # the target's node full with a controller's pod: it must move
+        kept = next(t for t in doc["podTypes"] if t["name"] == controllers[0]["podTypes"][0])
+        wanted = next(t for t in doc["podTypes"] if t["name"] == goal[0])
+        if kept is not wanted and any(i["pod"] == kept["name"] and i["node"] == goal[1] for i in doc["initial"]):
+            kept["requests"], wanted["requests"] = {"cpu": "1"}, {"cpu": "2"}
+            next(n for n in doc["nodes"] if n["name"] == goal[1])["capacity"]["cpu"] = "2"
     return doc
 
 
@@ -141,8 +147,8 @@ def _assert_counts(counts: dict, wanted: int) -> None:
     # not vacuous: both answers occur, the floors change answers, pinned StatefulSets occur
     low = max(2, wanted // 20)
     assert counts["deployable"] > low and counts["certified"] > low, counts
-    # few tiny witnesses delete a controller's pod at all (about 1 in 15), so the floors bite rarely
-    assert counts["replicas_bite"] >= max(1, wanted // 150) and counts["pinned"] > low, counts
+    # the floors change the answer in about 1 of 20 instances (half of them made to need a move)
+    assert counts["replicas_bite"] >= max(1, wanted // 50) and counts["pinned"] > low, counts
 
 
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
