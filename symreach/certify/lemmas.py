@@ -33,6 +33,7 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    gang_bdd,
     gang_states,
     lazy_closure,
     may_fixpoint,
@@ -559,4 +560,5 @@ LEMMAS: dict[str, Callable[[Instance, Certificate], tuple[list[str], str]]] = {
     lazy_closure.FORMAT: invariant_lemmas(_closure_function),
     gang_states.FORMAT: lambda inst, cert: (gang_lemmas(inst, cert.content),
                                             "the scheduler's cycle in the reachable configurations"),
+    gang_bdd.FORMAT: lambda inst, cert: (gang_bdd.lemmas(inst, cert.content), "what the BDD invariant proves"),
 }

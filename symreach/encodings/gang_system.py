@@ -1,0 +1,151 @@
+"""The gang question as one ``TransitionSystem`` for the symbolic engines (issue 28, SPEC 5.1).
+
+On the twin instance of ``gang_shadow`` (member type t, assumed twin t'):
+
+- *phase 0* is the background of ``solvers/gang_explicit.py``: deletions of
+  any pod and deployments of the types no gang reserves, saturated as in the
+  ordinary system; each is guarded by "no twin pod exists";
+- the first deployment of a twin starts the gang step (the phase is "some
+  twin is present": one-way, since twins are never deleted); from then on
+  only twins are deployed, each passing the compiled ``Hard`` over sigma
+  plus the twins before it, and a twin of t only while fewer than
+  ``pending[t]`` twins of t exist (a PB guard over their counters);
+- the target is the hierarchy's policy (``gangs.Gang.verdict``): a leaf is
+  met when its running members (counters of t, never deployed, exact from
+  sigma0) plus its twins reach its need, no leaf has some but too few twins,
+  and a composite holds when at least minGroupCount children hold.
+
+Member and twin pairs are counted exactly (twins up to ``pending``, members
+up to their sigma0 count); every other pair keeps the ordinary system's
+abstraction (saturation; SPEC 2.2: a gang step reads presence and capacity
+there, and fewer pods never make it harder). With the phase guard on the
+deletions this is a real guard: engines whose transition relation deletes
+without reading guards (the macro steps of IC3 and the ordinary BMC) must
+not run it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from symreach import gangs
+from symreach.encodings.circuit import Circuit, counter_terms
+from symreach.encodings.compile import compile_system
+from symreach.encodings.gang_shadow import Shadow, shadow
+from symreach.encodings.preprocess import Preprocessed, preprocess
+from symreach.encodings.system import Action, TransitionSystem
+from symreach.model import Instance, Query
+from symreach.result import DELETE, DEPLOY
+from symreach.run import RunContext
+
+
+@dataclass
+class GangSystem:
+    """The compiled gang question and what decoding a witness needs."""
+
+    system: TransitionSystem
+    pre: Preprocessed
+    shadow: Shadow
+    gang: gangs.Gang
+    query: Query    # the synthetic query preprocessing ran with (every member and twin type)
+
+
+def gang_query(sh: Shadow) -> Query:
+    """A query whose cone holds every member and twin type (only its types matter)."""
+    types = sorted(sh.twin_of) + sorted(sh.member_of)
+    return Query(tuple(frozenset({(t, 0)}) for t in types), "gang step")
+
+
+def compile_gang(inst: Instance, gang: gangs.Gang, run: Optional[RunContext] = None) -> GangSystem:
+    sh = shadow(inst, gang)
+    derived = sh.instance
+    query = gang_query(sh)
+    pre = preprocess(derived, query, engine="gang", try_greedy=False, run=run)
+    pre.decided = None
+    pre.stats.pop("decided_by", None)
+    for (t, n) in pre.may:
+        if t in sh.member_of:
+            pre.counted[(t, n)] = sh.pending[sh.member_of[t]]
+        elif t in sh.twin_of:
+            pre.counted[(t, n)] = max(derived.initial.get((t, n), 0), 1)
+    pre.abstract_initial = {p: (c if p in pre.counted else 1) for p, c in derived.initial.items() if p in pre.may}
+    system = compile_system(derived, query, pre)
+    return GangSystem(_gang_system(system, sh, gang), pre, sh, gang, query)
+
+
+def _gang_system(system: TransitionSystem, sh: Shadow, gang: gangs.Gang) -> TransitionSystem:
+    c = system.circuit
+    twins = {t: [pv for (u, _), pv in sorted(system.pairs.items()) if u == sh.twin_of[t]] for t in sh.twin_of}
+    stepping = c.any_(pv.present for pvs in twins.values() for pv in pvs)
+    background = c.not_(stepping)
+    actions: list[Action] = []
+    for a in system.actions:
+        member = sh.member_of.get(a.type_index)
+        if member is None:
+            actions.append(replace(a, guard=c.and_(a.guard, background)))
+        elif a.op == DEPLOY:
+            used = [tm for pv in twins[member] for tm in counter_terms(pv.count_bits, 1)]
+            actions.append(replace(a, guard=c.and_(a.guard, c.pb_le(used, sh.pending[member] - 1))))
+        # a twin is never deleted: the gang step deletes nothing
+    target = _policy(system, sh, gang)
+    stats = dict(system.stats, actions=len(actions), circuit_nodes=len(c), gang_twins=len(sh.twin_of))
+    return replace(system, actions=tuple(actions), target=target, stats=stats)
+
+
+def _policy(system: TransitionSystem, sh: Shadow, gang: gangs.Gang) -> int:
+    """``Gang.verdict`` over the counters: every leaf met or untouched, the root's policy holds."""
+    c = system.circuit
+
+    def terms(types) -> list:
+        return [tm for (u, _), pv in sorted(system.pairs.items()) if u in types
+                for tm in (counter_terms(pv.count_bits, 1) if pv.counted else [(1, pv.present)])]
+
+    met: dict[str, int] = {}
+    clean = []
+    for leaf in gang.leaves:
+        members = {t for t, name in gang.leaf_of.items() if name == leaf.name}
+        twins = {sh.twin_of[t] for t in members}
+        met[leaf.name] = c.pb_ge(terms(members | twins), gang.need(leaf))
+        touched = c.any_(pv.present for (u, _), pv in system.pairs.items() if u in twins)
+        clean.append(c.or_(c.not_(touched), met[leaf.name]))
+
+    def holds(name: str) -> int:
+        group = gang.groups[name]
+        if not group.composite:
+            return met[name]
+        kids = [holds(k) for k in gang.children.get(name, ())]
+        return at_least(c, kids, group.min_count if group.policy == gangs.GANG else 1)
+
+    return c.and_(c.all_(clean), holds(gang.root.name))
+
+
+def at_least(c: Circuit, xs: list[int], k: int) -> int:
+    """At least ``k`` of the circuit nodes ``xs`` hold (a small DP; composites have few children)."""
+    if k <= 0:
+        return Circuit.TRUE
+    if k > len(xs):
+        return Circuit.FALSE
+    row = [Circuit.TRUE] + [Circuit.FALSE] * k   # row[j]: at least j of the nodes seen so far
+    for x in xs:
+        row = [Circuit.TRUE] + [c.or_(row[j], c.and_(x, row[j - 1])) for j in range(1, k + 1)]
+    return row[k]
+
+
+def decode(gs: GangSystem, actions: list[int]) -> tuple[list[tuple[str, int, int]], gangs.Placement]:
+    """A witness's actions as background steps (op, t, n) and the gang placement (t, n)."""
+    background: list[tuple[str, int, int]] = []
+    placement: list[tuple[int, int]] = []
+    for i in actions:
+        a = gs.system.actions[i]
+        member = gs.shadow.member_of.get(a.type_index)
+        if member is not None:
+            placement.append((member, a.node_index))
+        elif placement:
+            raise AssertionError("a background move after the gang step began: an encoding bug")
+        else:
+            background.append((a.op, a.type_index, a.node_index))
+    return background, tuple(placement)
+
+
+__all__ = ["GangSystem", "compile_gang", "decode", "at_least", "DELETE"]

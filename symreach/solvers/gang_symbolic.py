@@ -1,0 +1,168 @@
+"""The gang question answered by the symbolic engines (issue 28, SPEC 5.1).
+
+Each engine searches the one gang system of ``encodings/gang_system.py``:
+``bdd`` by its fixpoint (``BddEngine.decide_system``), ``bmc`` by a plain
+unrolling of single actions whose every guard is read (the ordinary BMC's
+macro step deletes without reading guards, and the gang system's deletions
+are guarded by its phase). A witness decodes into the background trace and
+the gang placement; both are replayed here against the semantics and
+``gangs.check_step`` (extra pods the abstraction left out are deleted
+before the step if the step needs it), so an engine bug is an
+AssertionError, never an answer. Not deployable from ``bdd``: the invariant
+as a ``symreach-gang-bdd/1`` certificate (``certify/gang_bdd.py``).
+
+``ic3`` and ``lazy`` decline with one line: IC3's macro step and its
+lifting assume deletions are always enabled, and the lazy engine's
+fragment is single-pod targets.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from symreach import gangs, semantics
+from symreach.encodings.gang_system import GangSystem, compile_gang, decode
+from symreach.encodings.realize import realize_trace
+from symreach.errors import LimitReached
+from symreach.model import Instance
+from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
+from symreach.run import RunContext
+from symreach.solvers.gang_explicit import GangAnswer, start_answer
+
+SYMBOLIC = ("bdd", "bmc")
+DECLINED = {
+    "ic3": "engine ic3 does not answer group targets: its macro step deletes without reading the "
+           "gang step's phase guard; the bdd, bmc and explicit engines do",
+    "lazy": "engine lazy does not answer group targets: its fragment is single-pod targets; "
+            "the bdd, bmc and explicit engines do",
+}
+
+
+def answer(inst: Instance, name: str, engine: str, timeout_s: Optional[float] = None,
+           max_depth: Optional[int] = None) -> GangAnswer:
+    """The gang answer of ``engine`` (one of ``SYMBOLIC``), with the scheduler's cycle beside it."""
+    start = time.monotonic()
+    run = RunContext.within(timeout_s)
+    deadline = None if timeout_s is None else start + timeout_s
+    gang, out = start_answer(inst, name, engine)
+    refused = gangs.rejection(gang)
+    sigma0 = inst.initial_config()
+    try:
+        if refused is not None:
+            out.result = Result(Verdict.NOT_DEPLOYABLE, engine, reason=f"the scheduler rejects the group: {refused}")
+        else:
+            out.cycle = gangs.scheduler_cycle(inst, gang, sigma0, deadline)
+            out.placement_now = gangs.gang_step(inst, gang, sigma0, deadline)
+            gs = compile_gang(inst, gang, run)
+            out.result = _bdd(inst, gs, run, out) if engine == "bdd" else _bmc(inst, gs, run, max_depth, out)
+    except (gangs.GangLimit, LimitReached):
+        out.result = Result(Verdict.UNKNOWN, engine, reason=run.timeout_reason())
+    out.result.engine = engine
+    out.result.time_s = time.monotonic() - start
+    out.result.fragment = "gang"
+    return out
+
+
+# ---- witnesses ----------------------------------------------------------------------------------
+
+def witness(inst: Instance, gs: GangSystem, actions: list[int], run: RunContext,
+            out: GangAnswer) -> tuple[Step, ...]:
+    """The replayed trace to sigma for a witness's actions; ``out.placement`` gets the step."""
+    steps, placement = decode(gs, actions)
+    trace = realize_trace(gs.shadow.instance, gs.pre.abstract_initial, steps, None, run)
+    if trace is None:
+        raise AssertionError("gang witness: the background trace does not replay: an encoding bug")
+    end = semantics.replay(inst, trace)
+    try:
+        gangs.check_step(inst, gs.gang, end, placement)
+    except gangs.GangStepError:
+        trace += _extras(inst, gs, steps, end)
+        end = semantics.replay(inst, trace)
+        try:
+            gangs.check_step(inst, gs.gang, end, placement)
+        except gangs.GangStepError as exc:
+            raise AssertionError(f"gang witness: the gang step does not replay ({exc}): an encoding bug") from None
+    out.placement = placement
+    return trace
+
+
+def _extras(inst: Instance, gs: GangSystem, steps, end) -> tuple[Step, ...]:
+    """Deletions of every pod the abstract system does not model (saturated copies, types
+    outside the cone): with them gone the real configuration is the abstract one."""
+    abstract = dict(gs.pre.abstract_initial)
+    for op, t, n in steps:
+        abstract[(t, n)] = abstract.get((t, n), 0) + (1 if op == DEPLOY else -1)
+    out = []
+    for p, c in enumerate(end):
+        t, n = inst.unpair(p)
+        out += [semantics.step_of(inst, DELETE, t, n)] * max(0, c - abstract.get((t, n), 0))
+    return tuple(out)
+
+
+def _deployable(inst: Instance, gs: GangSystem, actions: list[int], run: RunContext, out: GangAnswer,
+                engine: str, how: str) -> Result:
+    trace = witness(inst, gs, actions, run, out)
+    reason = ("a gang step places the group now" if not trace else
+              f"a gang step places the group after {len(trace)} other moves")
+    return Result(Verdict.DEPLOYABLE, engine, trace=trace, reason=f"{reason} ({how})")
+
+
+# ---- bdd --------------------------------------------------------------------------------------------
+
+def _bdd(inst: Instance, gs: GangSystem, run: RunContext, out: GangAnswer) -> Result:
+    from symreach.certify.bdd_invariant import dump_certificate
+    from symreach.certify.gang_bdd import wrap
+    from symreach.solvers.bdd import BddEngine
+
+    def finish(sym, actions, inv, stats) -> Result:
+        if actions is not None:
+            res = _deployable(inst, gs, actions, run, out, "bdd", "BDD witness")
+        else:
+            body = dump_certificate(gs.shadow.instance, gs.query, gs.system, sym, inv)
+            res = Result(Verdict.NOT_DEPLOYABLE, "bdd", certificate=wrap(inst, gs.gang.root.name, body),
+                         reason="an inductive invariant of the gang system (background, then the gang "
+                                "step) holds in sigma0 and in no state where the group's policy holds")
+        res.stats.update(stats)
+        return res
+
+    try:
+        return BddEngine().decide_system(gs.system, run, "gang", finish)
+    except (RuntimeError, ValueError) as err:   # CUDD's memory cap, as BddEngine.decide says
+        if "memory" not in str(err).lower():
+            raise
+        raise MemoryError("CUDD reached its memory cap") from None
+
+
+# ---- bmc --------------------------------------------------------------------------------------------
+
+def _bmc(inst: Instance, gs: GangSystem, run: RunContext, max_depth: Optional[int], out: GangAnswer) -> Result:
+    """Unroll single actions (every guard read) until the target is satisfiable at depth k."""
+    from pysat.solvers import Solver
+
+    from symreach.encodings.cnf import CnfLowering
+
+    low = CnfLowering(gs.system)
+    solver = Solver(name="glucose4")
+    selectors: list[dict[int, int]] = []
+    try:
+        solver.append_formula([[u] for u in low.initial_units(0)])
+        k = 0
+        while True:
+            run.check("gang BMC")
+            target = low.lit(gs.system.target, k)
+            for clause in low.flush():
+                solver.add_clause(clause)
+            if solver.solve(assumptions=[target]):
+                model = set(x for x in solver.get_model() if x > 0)
+                actions = [next(i for i, sel in sels.items() if sel in model) for sels in selectors]
+                res = _deployable(inst, gs, actions, run, out, "bmc", f"BMC witness of {k} actions")
+                res.stats.update(depth=k)
+                return res
+            if max_depth is not None and k >= max_depth:
+                return Result(Verdict.UNKNOWN, "bmc", stats={"depth": k},
+                              reason=f"no witness up to depth {k} (depth limit)")
+            selectors.append(low.single_step(k, k + 1, stutter=False))
+            k += 1
+    finally:
+        solver.delete()
