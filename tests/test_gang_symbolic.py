@@ -3,11 +3,11 @@
 On random gangs of ``test_gang_differential.gang_doc`` (mixed members,
 intra-group affinity, anti-affinity, spread, capacity) and composite
 hierarchies, each engine's verdict is compared with ``gang_explicit``'s:
-``bdd`` must agree exactly, ``bmc`` (a bounded search) must find a witness
+``bdd`` and ``ic3`` must agree exactly, ``bmc`` (a bounded search) must find a witness
 within the explicit witness's length when there is one and never claim one
 when there is none. Every witness is replayed here again (the engines
 replay it before answering), and every certificate is re-checked by
-``certify``'s checker. The CI subset runs 40 instances per profile; the
+``certify``'s checker. The CI subset runs 25 instances per profile; the
 full run (``-m slow``) 300 per profile and engine.
 """
 
@@ -28,7 +28,7 @@ from symreach.solvers import gang_symbolic
 from symreach.solvers.gang_explicit import answer as explicit_answer
 from tests.test_gang_differential import composite_doc, features, gang_doc, loaded
 
-CI_CASES = 40
+CI_CASES = 25
 FULL_CASES = 300
 
 
@@ -67,7 +67,7 @@ def compare(engine: str, make, seeds, profile: str, group: str = "g") -> Counter
 def assert_counts(engine: str, counts: Counter, cases: int) -> None:
     assert counts["agreed"] >= cases * 0.8, counts
     assert counts["witness replayed"] >= cases * 0.2, counts
-    if engine == "bdd":
+    if engine != "bmc":
         assert counts["certificate re-checked"] >= cases * 0.1, counts
 
 
@@ -80,8 +80,8 @@ def test_symbolic_gang_answers_agree_with_explicit(engine, profile):
 
 @pytest.mark.parametrize("profile", ["kubernetes", "paper"])
 def test_bdd_composite_answers_agree_with_explicit(profile):
-    counts = compare("bdd", composite_doc, range(20), profile, "leaf0")
-    assert counts["agreed"] >= 16 and counts["witness replayed"] >= 4, counts
+    counts = compare("bdd", composite_doc, range(12), profile, "leaf0")
+    assert counts["agreed"] >= 10 and counts["witness replayed"] >= 2, counts
 
 
 @pytest.mark.slow
@@ -126,8 +126,8 @@ def test_gang_bdd_checker_refuses_what_the_certificate_does_not_prove():
     """A certificate checked against the same cluster with an easier group (minCount 1, when
     that is deployable), or with its invariant replaced by true or false, is refused."""
     refused = Counter()
-    for seed, inst in loaded(gang_doc, range(80), "kubernetes"):
-        got = gang_symbolic.answer(inst, "g", "bdd", timeout_s=60)
+    for seed, inst in loaded(gang_doc, range(36), "kubernetes"):
+        got = gang_symbolic.answer(inst, "g", "ic3" if seed % 2 else "bdd", timeout_s=60)
         if got.result.verdict.value != "not-deployable" or got.result.certificate is None:
             continue
         cert = json.loads(json.dumps(got.result.certificate))
@@ -141,27 +141,27 @@ def test_gang_bdd_checker_refuses_what_the_certificate_does_not_prove():
         if explicit_answer(easier, "g", max_states=2_000).result.verdict.value == "deployable":
             assert not gang_bdd.check_certificate(easier, cert)[0], seed
             refused["easier group"] += 1
-    assert refused["root 0"] >= 10 and refused["root 1"] >= 5 and refused["easier group"] >= 5, refused
+    assert refused["root 0"] >= 10 and refused["root 1"] >= 4 and refused["easier group"] >= 4, refused
 
 
 def test_check_group_with_each_engine_and_certify(tmp_path):
-    """The command line: bdd and bmc answer, ic3 and lazy decline in one line (exit 2), auto
-    races; the bdd certificate written by --cert-out is accepted by certify."""
+    """The command line: bdd, bmc and ic3 answer, lazy declines in one line (exit 2), auto
+    races; the bdd and ic3 certificates written by --cert-out are accepted by certify."""
     from click.testing import CliRunner
 
     from symreach.cli.main import cli
 
     runner = CliRunner()
     never, training = "examples/gang-never.yaml", "examples/gang-training.yaml"
-    cert = tmp_path / "gang.json"
-    res = runner.invoke(cli, ["check", never, "--engine", "bdd", "--cert-out", str(cert)])
-    assert res.exit_code == 1 and "not-deployable" in res.output, res.output
-    assert json.loads(cert.read_text())["format"] == gang_bdd.FORMAT
-    res = runner.invoke(cli, ["certify", never, str(cert)])
-    assert res.exit_code == 0, res.output
-    for engine in ("bdd", "bmc", "auto"):
+    for engine in ("bdd", "ic3"):
+        cert = tmp_path / f"{engine}.json"
+        res = runner.invoke(cli, ["check", never, "--engine", engine, "--cert-out", str(cert)])
+        assert res.exit_code == 1 and "not-deployable" in res.output, res.output
+        assert json.loads(cert.read_text())["format"] == gang_bdd.FORMAT
+        res = runner.invoke(cli, ["certify", never, str(cert)])
+        assert res.exit_code == 0, res.output
+    for engine in ("bdd", "bmc", "ic3", "auto"):
         res = runner.invoke(cli, ["check", training, "--engine", engine])
         assert res.exit_code == 0 and res.output.startswith("deployable"), (engine, res.output)
-    for engine in ("ic3", "lazy"):
-        res = runner.invoke(cli, ["check", never, "--engine", engine])
-        assert res.exit_code == 2 and "does not answer group targets" in res.output, res.output
+    res = runner.invoke(cli, ["check", never, "--engine", "lazy"])
+    assert res.exit_code == 2 and "does not answer group targets" in res.output, res.output

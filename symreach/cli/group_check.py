@@ -1,9 +1,9 @@
 """``symreach check FILE --group NS/NAME``: the gang question (issue 28).
 
-``explicit``, ``bdd`` and ``bmc`` answer group targets (``solvers/gang_explicit.py``,
-``solvers/gang_symbolic.py``); ``auto`` races explicit against bdd
-(``solvers/gang_race.py``); ``ic3`` and ``lazy`` decline with one line, and any
-other engine is refused with exit 2.
+``explicit``, ``bdd``, ``bmc`` and ``ic3`` answer group targets
+(``solvers/gang_explicit.py``, ``solvers/gang_symbolic.py``); ``auto`` races
+explicit against bdd (``solvers/gang_race.py``); ``lazy`` declines with one
+line, and any other engine is refused with exit 2.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from symreach.cli.moves_options import refuse_if_requested
 from symreach.cli.output import PendingOutput, emit_verdict
 from symreach.errors import InputError
 
-GROUP_ENGINES = ("explicit", "bdd", "bmc", "auto")
+GROUP_ENGINES = ("explicit", "bdd", "bmc", "ic3", "auto")
 _META = "symreach.group"
 
 
@@ -28,7 +28,7 @@ def group_option(func):
         ctx.meta[_META] = value
 
     return click.option("--group", metavar="NS/NAME", expose_value=False, callback=keep,
-                        help="Target: can this PodGroup (gang) ever run? (--engine explicit, bdd, bmc or auto)")(func)
+                        help="Target: can this PodGroup (gang) ever run? (--engine explicit, bdd, bmc, ic3 or auto)")(func)
 
 
 def _wants_json(params: dict) -> bool:

@@ -18,10 +18,9 @@ On the twin instance of ``gang_shadow`` (member type t, assumed twin t'):
 Member and twin pairs are counted exactly (twins up to ``pending``, members
 up to their sigma0 count); every other pair keeps the ordinary system's
 abstraction (saturation; SPEC 2.2: a gang step reads presence and capacity
-there, and fewer pods never make it harder). With the phase guard on the
-deletions this is a real guard: engines whose transition relation deletes
-without reading guards (the macro steps of IC3 and the ordinary BMC) must
-not run it.
+there, and fewer pods never make it harder). The deletions' phase guard is
+also the system's ``deletion_guard``, which the macro steps of IC3 and BMC
+(deleting without reading the delete actions' guards) read.
 """
 
 from __future__ import annotations
@@ -33,10 +32,10 @@ from symreach import gangs
 from symreach.encodings.circuit import Circuit, counter_terms
 from symreach.encodings.compile import compile_system
 from symreach.encodings.gang_shadow import Shadow, shadow
-from symreach.encodings.preprocess import Preprocessed, preprocess
+from symreach.encodings.preprocess import Preprocessed, multiplicity_bound, preprocess
 from symreach.encodings.system import Action, TransitionSystem
 from symreach.model import Instance, Query
-from symreach.result import DELETE, DEPLOY
+from symreach.result import DEPLOY
 from symreach.run import RunContext
 
 
@@ -66,12 +65,28 @@ def compile_gang(inst: Instance, gang: gangs.Gang, run: Optional[RunContext] = N
     pre.stats.pop("decided_by", None)
     for (t, n) in pre.may:
         if t in sh.member_of:
-            pre.counted[(t, n)] = sh.pending[sh.member_of[t]]
+            pre.counted[(t, n)] = twin_bound(inst, sh.member_of[t], n, sh.pending[sh.member_of[t]])
         elif t in sh.twin_of:
             pre.counted[(t, n)] = max(derived.initial.get((t, n), 0), 1)
     pre.abstract_initial = {p: (c if p in pre.counted else 1) for p, c in derived.initial.items() if p in pre.may}
     system = compile_system(derived, query, pre)
     return GangSystem(_gang_system(system, sh, gang), pre, sh, gang, query)
+
+
+def twin_bound(inst: Instance, t: int, n: int, pending: int) -> int:
+    """How many twins of t node n can ever hold: ``pending``, capacity (Definition 3), and
+    one where t's own anti-affinity selects t over a domain of n alone. Exact: ``Hard``
+    fails at the bound, so the counter's missing move loses nothing (the certificate
+    checker re-checks that no deployment passes a bound)."""
+    bound = pending
+    try:
+        bound = min(bound, multiplicity_bound(inst, t, n))
+    except ValueError:
+        pass   # no capacity bounds it: pending does
+    for term in inst.pod_types[t].anti_affinity:
+        if t in term.selects and term.topology.domain_nodes(n) == frozenset({n}):
+            bound = 1
+    return max(bound, 1)
 
 
 def _gang_system(system: TransitionSystem, sh: Shadow, gang: gangs.Gang) -> TransitionSystem:
@@ -90,7 +105,7 @@ def _gang_system(system: TransitionSystem, sh: Shadow, gang: gangs.Gang) -> Tran
         # a twin is never deleted: the gang step deletes nothing
     target = _policy(system, sh, gang)
     stats = dict(system.stats, actions=len(actions), circuit_nodes=len(c), gang_twins=len(sh.twin_of))
-    return replace(system, actions=tuple(actions), target=target, stats=stats)
+    return replace(system, actions=tuple(actions), target=target, stats=stats, deletion_guard=background)
 
 
 def _policy(system: TransitionSystem, sh: Shadow, gang: gangs.Gang) -> int:
@@ -132,20 +147,17 @@ def at_least(c: Circuit, xs: list[int], k: int) -> int:
     return row[k]
 
 
-def decode(gs: GangSystem, actions: list[int]) -> tuple[list[tuple[str, int, int]], gangs.Placement]:
-    """A witness's actions as background steps (op, t, n) and the gang placement (t, n)."""
+def decode(gs: GangSystem, moves: list[tuple[str, int, int]]) -> tuple[list[tuple[str, int, int]], gangs.Placement]:
+    """A witness's moves (op, t, n) as background steps and the gang placement (t, n)."""
     background: list[tuple[str, int, int]] = []
     placement: list[tuple[int, int]] = []
-    for i in actions:
-        a = gs.system.actions[i]
-        member = gs.shadow.member_of.get(a.type_index)
+    for op, t, n in moves:
+        member = gs.shadow.member_of.get(t)
         if member is not None:
-            placement.append((member, a.node_index))
+            placement.append((member, n))
         elif placement:
             raise AssertionError("a background move after the gang step began: an encoding bug")
         else:
-            background.append((a.op, a.type_index, a.node_index))
+            background.append((op, t, n))
     return background, tuple(placement)
 
-
-__all__ = ["GangSystem", "compile_gang", "decode", "at_least", "DELETE"]

@@ -11,15 +11,18 @@ before the step if the step needs it), so an engine bug is an
 AssertionError, never an answer. Not deployable from ``bdd``: the invariant
 as a ``symreach-gang-bdd/1`` certificate (``certify/gang_bdd.py``).
 
-``ic3`` and ``lazy`` decline with one line: IC3's macro step and its
-lifting assume deletions are always enabled, and the lazy engine's
-fragment is single-pod targets.
+``ic3`` runs its phases on the same system (``Ic3Engine.search_system``;
+its macro step and lifting read the system's ``deletion_guard``); its
+clause invariant, conjoined with the counters' consistency and bounds, is
+turned into a BDD and certified in the same ``symreach-gang-bdd/1`` format.
+``lazy`` declines with one line: its fragment is single-pod targets.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Optional
 
 from symreach import gangs, semantics
 from symreach.encodings.gang_system import GangSystem, compile_gang, decode
@@ -30,12 +33,10 @@ from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.run import RunContext
 from symreach.solvers.gang_explicit import GangAnswer, start_answer
 
-SYMBOLIC = ("bdd", "bmc")
+SYMBOLIC = ("bdd", "bmc", "ic3")
 DECLINED = {
-    "ic3": "engine ic3 does not answer group targets: its macro step deletes without reading the "
-           "gang step's phase guard; the bdd, bmc and explicit engines do",
     "lazy": "engine lazy does not answer group targets: its fragment is single-pod targets; "
-            "the bdd, bmc and explicit engines do",
+            "the bdd, bmc, ic3 and explicit engines do",
 }
 
 
@@ -55,7 +56,12 @@ def answer(inst: Instance, name: str, engine: str, timeout_s: Optional[float] = 
             out.cycle = gangs.scheduler_cycle(inst, gang, sigma0, deadline)
             out.placement_now = gangs.gang_step(inst, gang, sigma0, deadline)
             gs = compile_gang(inst, gang, run)
-            out.result = _bdd(inst, gs, run, out) if engine == "bdd" else _bmc(inst, gs, run, max_depth, out)
+            if engine == "bdd":
+                out.result = _bdd(inst, gs, run, out)
+            elif engine == "ic3":
+                out.result = _ic3(inst, gs, run, out)
+            else:
+                out.result = _bmc(inst, gs, run, max_depth, out)
     except (gangs.GangLimit, LimitReached):
         out.result = Result(Verdict.UNKNOWN, engine, reason=run.timeout_reason())
     out.result.engine = engine
@@ -66,10 +72,10 @@ def answer(inst: Instance, name: str, engine: str, timeout_s: Optional[float] = 
 
 # ---- witnesses ----------------------------------------------------------------------------------
 
-def witness(inst: Instance, gs: GangSystem, actions: list[int], run: RunContext,
+def witness(inst: Instance, gs: GangSystem, moves: list[tuple[str, int, int]], run: RunContext,
             out: GangAnswer) -> tuple[Step, ...]:
-    """The replayed trace to sigma for a witness's actions; ``out.placement`` gets the step."""
-    steps, placement = decode(gs, actions)
+    """The replayed trace to sigma for a witness's moves (op, t, n); ``out.placement`` gets the step."""
+    steps, placement = decode(gs, moves)
     trace = realize_trace(gs.shadow.instance, gs.pre.abstract_initial, steps, None, run)
     if trace is None:
         raise AssertionError("gang witness: the background trace does not replay: an encoding bug")
@@ -100,9 +106,13 @@ def _extras(inst: Instance, gs: GangSystem, steps, end) -> tuple[Step, ...]:
     return tuple(out)
 
 
-def _deployable(inst: Instance, gs: GangSystem, actions: list[int], run: RunContext, out: GangAnswer,
+def _deployable(inst: Instance, gs: GangSystem, actions: list, run: RunContext, out: GangAnswer,
                 engine: str, how: str) -> Result:
-    trace = witness(inst, gs, actions, run, out)
+    """``actions``: action indices, or abstract moves (op, t, n) as IC3 gives them."""
+    system = gs.system
+    moves = [a if isinstance(a, tuple) else
+             (system.actions[a].op, system.actions[a].type_index, system.actions[a].node_index) for a in actions]
+    trace = witness(inst, gs, moves, run, out)
     reason = ("a gang step places the group now" if not trace else
               f"a gang step places the group after {len(trace)} other moves")
     return Result(Verdict.DEPLOYABLE, engine, trace=trace, reason=f"{reason} ({how})")
@@ -132,6 +142,78 @@ def _bdd(inst: Instance, gs: GangSystem, run: RunContext, out: GangAnswer) -> Re
         if "memory" not in str(err).lower():
             raise
         raise MemoryError("CUDD reached its memory cap") from None
+
+
+# ---- ic3 --------------------------------------------------------------------------------------------
+
+def _ic3(inst: Instance, gs: GangSystem, run: RunContext, out: GangAnswer) -> Result:
+    from symreach.certify.bdd_invariant import dump_certificate
+    from symreach.certify.gang_bdd import wrap
+    from symreach.solvers.ic3 import Ic3Engine
+
+    outcome, stats, frame = Ic3Engine().search_system(gs.system, run)
+    if outcome is None:
+        return Result(Verdict.UNKNOWN, "ic3", stats=stats, reason=run.timeout_reason(f"at frame {frame}"))
+    kind, payload = outcome
+    if kind == "cex":
+        res = _deployable(inst, gs, payload, run, out, "ic3", f"IC3 counterexample, frame {frame}")
+    else:
+        sym, inv = clauses_bdd(gs.system, payload)
+        body = dump_certificate(gs.shadow.instance, gs.query, gs.system, sym, inv)
+        res = Result(Verdict.NOT_DEPLOYABLE, "ic3", certificate=wrap(inst, gs.gang.root.name, body),
+                     reason=f"an IC3 inductive invariant of {len(payload)} clauses (frame {frame}) of the gang "
+                            "system holds in sigma0 and in no state where the group's policy holds")
+        stats["invariant_clauses"] = len(payload)
+    res.stats.update(stats)
+    return res
+
+
+@dataclass
+class ClauseBdd:
+    """What ``bdd_invariant.dump_certificate`` reads of a symbolic system: the manager, names."""
+
+    bdd: Any
+    names: dict[int, str]
+
+
+def clauses_bdd(system, clauses) -> tuple[ClauseBdd, Any]:
+    """IC3's clauses as one BDD, conjoined with what every reachable state satisfies (each
+    counter consistent with its presence bit and within its bound): still inductive, and
+    in the form the BDD certificate checker reads."""
+    try:
+        import dd.cudd as backend
+    except ImportError:  # pragma: no cover
+        import dd.autoref as backend
+    bdd = backend.BDD()
+    names = {v: f"x{i}" for i, v in enumerate(system.state_vars)}
+    bdd.declare(*names.values())
+    inv = bdd.true
+    for clause in clauses:
+        inv &= _any(bdd, names, clause)   # an empty clause is false
+    for pv in system.pairs.values():
+        if not pv.counted:
+            continue
+        bits = [bdd.var(names[b]) for b in pv.count_bits]
+        values = bdd.false
+        for value in range(1, pv.bound + 1):
+            cube = bdd.true
+            for j, x in enumerate(bits):
+                cube &= x if value >> j & 1 else ~x
+            values |= cube
+        zero = bdd.true
+        for x in bits:
+            zero &= ~x
+        present = bdd.var(names[pv.present])
+        inv &= (present & values) | (~present & zero)
+    return ClauseBdd(bdd, names), inv
+
+
+def _any(bdd, names: dict[int, str], clause) -> Any:
+    out = bdd.false
+    for v, b in clause:
+        x = bdd.var(names[v])
+        out |= x if b else ~x
+    return out
 
 
 # ---- bmc --------------------------------------------------------------------------------------------
