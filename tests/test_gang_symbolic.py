@@ -26,6 +26,7 @@ from symreach.certify.dispatch import as_certificate
 from symreach.encodings.gang_shadow import shadow
 from symreach.solvers import gang_symbolic
 from symreach.solvers.gang_explicit import answer as explicit_answer
+from symreach.solvers.gang_race import race
 from tests.test_gang_differential import composite_doc, features, gang_doc, loaded
 
 CI_CASES = 25
@@ -42,7 +43,10 @@ def compare(engine: str, make, seeds, profile: str, group: str = "g") -> Counter
             counts["skipped: explicit unknown"] += 1
             continue
         depth = len(ref.result.trace) + len(ref.placement) if want == "deployable" else 6
-        got = gang_symbolic.answer(inst, group, engine, timeout_s=60, max_depth=depth)
+        if engine == "auto":
+            got = race(inst, group, timeout_s=60, max_states=2_000)
+        else:
+            got = gang_symbolic.answer(inst, group, engine, timeout_s=60, max_depth=depth)
         verdict = got.result.verdict.value
         if engine == "bmc" and want == "not-deployable":
             assert verdict == "unknown", (seed, profile, verdict)
@@ -79,13 +83,19 @@ def test_symbolic_gang_answers_agree_with_explicit(engine, profile):
 
 
 @pytest.mark.parametrize("profile", ["kubernetes", "paper"])
+def test_auto_races_to_the_explicit_verdict(profile):
+    counts = compare("auto", gang_doc, range(8), profile)
+    assert_counts("auto", counts, 8)
+
+
+@pytest.mark.parametrize("profile", ["kubernetes", "paper"])
 def test_bdd_composite_answers_agree_with_explicit(profile):
     counts = compare("bdd", composite_doc, range(12), profile, "leaf0")
     assert counts["agreed"] >= 10 and counts["witness replayed"] >= 2, counts
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", gang_symbolic.SYMBOLIC)
+@pytest.mark.parametrize("engine", gang_symbolic.SYMBOLIC + ("auto",))
 @pytest.mark.parametrize("profile", ["kubernetes", "paper"])
 def test_symbolic_gang_answers_agree_with_explicit_full(engine, profile):
     counts = compare(engine, gang_doc, range(1000, 1000 + FULL_CASES), profile)

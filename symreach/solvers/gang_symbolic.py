@@ -20,9 +20,11 @@ turned into a BDD and certified in the same ``symreach-gang-bdd/1`` format.
 
 from __future__ import annotations
 
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from symreach import gangs, semantics
 from symreach.encodings.gang_system import GangSystem, compile_gang, decode
@@ -144,6 +146,21 @@ def _bdd(inst: Instance, gs: GangSystem, run: RunContext, out: GangAnswer) -> Re
         raise MemoryError("CUDD reached its memory cap") from None
 
 
+# ---- the SAT engines -----------------------------------------------------------------------------
+
+@contextmanager
+def deep_pb(system) -> Iterator[None]:
+    """Room for ``cnf.pb_bdd``'s recursion, one level per term: the gang target sums every
+    member and twin counter bit (1,000 terms on 500 nodes). Python 3.11 calls between Python
+    functions use no C stack, so only the interpreter's limit needs raising."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, 4 * len(system.state_vars) + 2_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
 # ---- ic3 --------------------------------------------------------------------------------------------
 
 def _ic3(inst: Instance, gs: GangSystem, run: RunContext, out: GangAnswer) -> Result:
@@ -151,7 +168,8 @@ def _ic3(inst: Instance, gs: GangSystem, run: RunContext, out: GangAnswer) -> Re
     from symreach.certify.gang_bdd import wrap
     from symreach.solvers.ic3 import Ic3Engine
 
-    outcome, stats, frame = Ic3Engine().search_system(gs.system, run)
+    with deep_pb(gs.system):
+        outcome, stats, frame = Ic3Engine().search_system(gs.system, run)
     if outcome is None:
         return Result(Verdict.UNKNOWN, "ic3", stats=stats, reason=run.timeout_reason(f"at frame {frame}"))
     kind, payload = outcome
@@ -220,9 +238,15 @@ def _any(bdd, names: dict[int, str], clause) -> Any:
 
 def _bmc(inst: Instance, gs: GangSystem, run: RunContext, max_depth: Optional[int], out: GangAnswer) -> Result:
     """Unroll single actions (every guard read) until the target is satisfiable at depth k."""
+    with deep_pb(gs.system):
+        return _unroll(inst, gs, run, max_depth, out)
+
+
+def _unroll(inst: Instance, gs: GangSystem, run: RunContext, max_depth: Optional[int], out: GangAnswer) -> Result:
     from pysat.solvers import Solver
 
     from symreach.encodings.cnf import CnfLowering
+    from symreach.solvers.bmc import solve_with_deadline
 
     low = CnfLowering(gs.system)
     solver = Solver(name="glucose4")
@@ -235,7 +259,11 @@ def _bmc(inst: Instance, gs: GangSystem, run: RunContext, max_depth: Optional[in
             target = low.lit(gs.system.target, k)
             for clause in low.flush():
                 solver.add_clause(clause)
-            if solver.solve(assumptions=[target]):
+            found = solve_with_deadline(solver, [target], run)
+            if found is None:
+                return Result(Verdict.UNKNOWN, "bmc", stats={"depth": k},
+                              reason=run.timeout_reason(f"at depth {k}"))
+            if found:
                 model = set(x for x in solver.get_model() if x > 0)
                 actions = [next(i for i, sel in sels.items() if sel in model) for sels in selectors]
                 res = _deployable(inst, gs, actions, run, out, "bmc", f"BMC witness of {k} actions")
