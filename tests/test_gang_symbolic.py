@@ -175,3 +175,18 @@ def test_check_group_with_each_engine_and_certify(tmp_path):
         assert res.exit_code == 0 and res.output.startswith("deployable"), (engine, res.output)
     res = runner.invoke(cli, ["check", never, "--engine", "lazy"])
     assert res.exit_code == 2 and "does not answer group targets" in res.output, res.output
+
+
+def test_twin_counters_ignore_max_per_node():
+    """A gang step checks Hard only, so maxPerNode (2 here) does not bound the twins: three
+    t1 members fit on n2 by capacity. The twin counters were once bounded by the instance's
+    multiplicity bound (from maxPerNode): bdd and ic3 said never, and certify refused their
+    certificates ('a counter can exceed its bound')."""
+    from symreach.loader import load_document
+
+    inst = load_document(gang_doc(1094, "kubernetes"))
+    assert explicit_answer(inst, "g").result.verdict.value == "deployable"
+    for engine in ("bdd", "ic3"):
+        got = gang_symbolic.answer(inst, "g", engine, timeout_s=60)
+        assert got.result.verdict.value == "deployable", engine
+        gangs.check_step(inst, gangs.gang_of(inst, "g"), semantics.replay(inst, got.result.trace), got.placement)

@@ -28,11 +28,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from symreach import gangs
+from symreach import gangs, semantics
 from symreach.encodings.circuit import Circuit, counter_terms
 from symreach.encodings.compile import compile_system
 from symreach.encodings.gang_shadow import Shadow, shadow
-from symreach.encodings.preprocess import Preprocessed, multiplicity_bound, preprocess
+from symreach.encodings.preprocess import Preprocessed, preprocess
 from symreach.encodings.system import Action, TransitionSystem
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY
@@ -74,15 +74,17 @@ def compile_gang(inst: Instance, gang: gangs.Gang, run: Optional[RunContext] = N
 
 
 def twin_bound(inst: Instance, t: int, n: int, pending: int) -> int:
-    """How many twins of t node n can ever hold: ``pending``, capacity (Definition 3), and
-    one where t's own anti-affinity selects t over a domain of n alone. Exact: ``Hard``
-    fails at the bound, so the counter's missing move loses nothing (the certificate
-    checker re-checks that no deployment passes a bound)."""
+    """How many twins of t node n can ever hold: ``pending``, the capacity alone (not
+    ``maxPerNode``, which a gang step does not check, nor the instance's multiplicity
+    bounds, which may come from it), and one where t's own anti-affinity selects t over a
+    domain of n alone. Exact: ``Hard`` fails at the bound, so the counter's missing move
+    loses nothing (the certificate checker re-checks that no deployment passes a bound)."""
+    node = inst.nodes[n]
     bound = pending
-    try:
-        bound = min(bound, multiplicity_bound(inst, t, n))
-    except ValueError:
-        pass   # no capacity bounds it: pending does
+    for r in set(node.capacity) | set(inst.pod_types[t].requests):
+        need = semantics.request(inst, t, r)
+        if need > 0:
+            bound = min(bound, max(node.capacity.get(r, 0), 0) // need)
     for term in inst.pod_types[t].anti_affinity:
         if t in term.selects and term.topology.domain_nodes(n) == frozenset({n}):
             bound = 1
