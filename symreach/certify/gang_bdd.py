@@ -141,13 +141,15 @@ class GangChecker(InvariantChecker):
     def induction(self) -> None:
         b, inst, inv, sh = self.bdd, self.inst, self.inv, self.sh
         background = inv & ~self.stepping
+        room: dict[int, Any] = {}
         for t in sorted(self.cone):
             member = sh.member_of.get(t)
             for n in range(len(inst.nodes)):
                 p = (t, n)
                 if member is not None:
-                    used = [(1, t, m) for m in range(len(inst.nodes))]
-                    g = inv & self.hard(t, n) & self.le(used, sh.pending[member] - 1)
+                    if t not in room:   # fewer than pending twins of t: one BDD per twin type
+                        room[t] = self.le([(1, t, m) for m in range(len(inst.nodes))], sh.pending[member] - 1)
+                    g = inv & self.hard(t, n) & room[t]
                 elif inst.pod_types[t].creatable:
                     g = background & self.hard(t, n)
                 else:
