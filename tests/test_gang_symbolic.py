@@ -104,6 +104,14 @@ def test_symbolic_gang_answers_agree_with_explicit_full(engine, profile):
         assert counts[kind] >= 20, (kind, counts)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", gang_symbolic.SYMBOLIC)
+@pytest.mark.parametrize("profile", ["kubernetes", "paper"])
+def test_symbolic_composite_answers_agree_with_explicit_full(engine, profile):
+    counts = compare(engine, composite_doc, range(FULL_CASES), profile, "leaf0")
+    assert_counts(engine, counts, FULL_CASES)
+
+
 @pytest.mark.parametrize("build", ["encoder", "checker"])
 def test_twin_instance_has_the_semantics_of_the_original(build):
     """Hard on the twin instance, with twin pods, equals Hard on the original with them
