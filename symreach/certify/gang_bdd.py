@@ -22,9 +22,12 @@ manager, not the compiler's circuits):
    background's types (``Hard``); always, a twin of t on n when ``Hard``
    holds and fewer than ``pending[t]`` twins of t exist; never a deletion
    once a twin exists, never a member type's own deployment;
-4. Inv misses the policy: every leaf met or without twins (members in
-   sigma plus twins reach the leaf's need) and the root's policy holding
-   (a composite: at least minGroupCount children).
+4. Inv misses the policy among the states with at most ``pending[t]``
+   twins of each t: every leaf met or without twins (members in sigma plus
+   twins reach the leaf's need) and the root's policy holding (a
+   composite: at least minGroupCount children). Every state the moves of 3
+   reach has at most ``pending[t]`` twins of t (their guard), so Inv
+   misses the policy in every reachable state.
 
 Premise taken on trust beside those of ``bdd_invariant``: saturation of the
 background's pairs for the gang step (``solvers/gang_explicit.py``).
@@ -136,7 +139,10 @@ class GangChecker(InvariantChecker):
                     out |= f
             return out
 
-        return clean & holds(gang.root.name)
+        within = b.true   # at most pending twins of each type (see the module docstring)
+        for t, twin in sh.twin_of.items():
+            within &= self.le([(1, twin, m) for m in range(len(self.inst.nodes))], sh.pending[t])
+        return clean & holds(gang.root.name) & within
 
     def induction(self) -> None:
         b, inst, inv, sh = self.bdd, self.inst, self.inv, self.sh

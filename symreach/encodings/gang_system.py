@@ -8,9 +8,9 @@ On the twin instance of ``gang_shadow`` (member type t, assumed twin t'):
 - the first deployment of a twin starts the gang step (the phase is "some
   twin is present": one-way, since twins are never deleted); from then on
   only twins are deployed, each passing the compiled ``Hard`` over sigma
-  plus the twins before it, and a twin of t only while fewer than
-  ``pending[t]`` twins of t exist (a PB guard over their counters);
-- the target is the hierarchy's policy (``gangs.Gang.verdict``): a leaf is
+  plus the twins before it;
+- the target is at most ``pending[t]`` twins of each t (twins are never
+  deleted, so this bounds the whole step) and the hierarchy's policy (``gangs.Gang.verdict``): a leaf is
   met when its running members (counters of t, never deployed, exact from
   sigma0) plus its twins reach its need, no leaf has some but too few twins,
   and a composite holds when at least minGroupCount children hold.
@@ -102,10 +102,14 @@ def _gang_system(system: TransitionSystem, sh: Shadow, gang: gangs.Gang) -> Tran
         if member is None:
             actions.append(replace(a, guard=c.and_(a.guard, background)))
         elif a.op == DEPLOY:
-            used = [tm for pv in twins[member] for tm in counter_terms(pv.count_bits, 1)]
-            actions.append(replace(a, guard=c.and_(a.guard, c.pb_le(used, sh.pending[member] - 1))))
+            actions.append(a)
         # a twin is never deleted: the gang step deletes nothing
-    target = _policy(system, sh, gang)
+    # At most ``pending`` twins of t: twins are never deleted, so a run that assumed more
+    # keeps them to its end; the bound is therefore part of the target, not of every
+    # twin's guard (a guard reading every node's counter made each deploy's guard global).
+    within = [c.pb_le([tm for pv in twins[t] for tm in counter_terms(pv.count_bits, 1)], sh.pending[t])
+              for t in sorted(twins)]
+    target = c.and_(_policy(system, sh, gang), c.all_(within))
     stats = dict(system.stats, actions=len(actions), circuit_nodes=len(c), gang_twins=len(sh.twin_of))
     return replace(system, actions=tuple(actions), target=target, stats=stats, deletion_guard=background)
 

@@ -2,9 +2,8 @@
 
 Each engine searches the one gang system of ``encodings/gang_system.py``:
 ``bdd`` by its fixpoint (``BddEngine.decide_system``), ``bmc`` by a plain
-unrolling of single actions whose every guard is read (the ordinary BMC's
-macro step deletes without reading guards, and the gang system's deletions
-are guarded by its phase). A witness decodes into the background trace and
+unrolling of single actions, every guard read (shortest witnesses in
+actions; bounded: a group that never runs ends ``unknown``). A witness decodes into the background trace and
 the gang placement; both are replayed here against the semantics and
 ``gangs.check_step`` (extra pods the abstraction left out are deleted
 before the step if the step needs it), so an engine bug is an
@@ -44,7 +43,9 @@ DECLINED = {
 
 def answer(inst: Instance, name: str, engine: str, timeout_s: Optional[float] = None,
            max_depth: Optional[int] = None) -> GangAnswer:
-    """The gang answer of ``engine`` (one of ``SYMBOLIC``), with the scheduler's cycle beside it."""
+    """The gang answer of ``engine`` (one of ``SYMBOLIC``), with the scheduler's cycle beside it
+    and ``placement_now`` (a gang step from sigma0, searched by ``gangs.gang_step``) for the
+    report, as the explicit answer has them."""
     start = time.monotonic()
     run = RunContext.within(timeout_s)
     deadline = None if timeout_s is None else start + timeout_s
