@@ -237,6 +237,14 @@ def _any(bdd, names: dict[int, str], clause) -> Any:
 
 # ---- bmc --------------------------------------------------------------------------------------------
 
+def fewest_assumed(inst: Instance, gang: gangs.Gang) -> int:
+    """A lower bound on the members any gang step must assume, hence on a witness's length:
+    the policy needs some leaf met (minCount and minGroupCount are at least 1), and members
+    are never deployed in the background, so a leaf has at most its sigma0 members running."""
+    running = gang.running(inst, inst.initial_config())
+    return min(max(0, gang.need(leaf) - running[leaf.name]) for leaf in gang.leaves)
+
+
 def _bmc(inst: Instance, gs: GangSystem, run: RunContext, max_depth: Optional[int], out: GangAnswer) -> Result:
     """Unroll single actions (every guard read) until the target is satisfiable at depth k."""
     with deep_pb(gs.system):
@@ -254,13 +262,17 @@ def _unroll(inst: Instance, gs: GangSystem, run: RunContext, max_depth: Optional
     selectors: list[dict[int, int]] = []
     try:
         solver.append_formula([[u] for u in low.initial_units(0)])
-        k = 0
+        k, first = 0, fewest_assumed(inst, gs.gang)
         while True:
             run.check("gang BMC")
+            if k < first and (max_depth is None or k < max_depth):   # no witness this short
+                selectors.append(low.single_step(k, k + 1, stutter=False))
+                k += 1
+                continue
             target = low.lit(gs.system.target, k)
             for clause in low.flush():
                 solver.add_clause(clause)
-            found = solve_with_deadline(solver, [target], run)
+            found = solve_with_deadline(solver, [target], run) if k >= first else False
             if found is None:
                 return Result(Verdict.UNKNOWN, "bmc", stats={"depth": k},
                               reason=run.timeout_reason(f"at depth {k}"))
@@ -272,7 +284,8 @@ def _unroll(inst: Instance, gs: GangSystem, run: RunContext, max_depth: Optional
                 return res
             if max_depth is not None and k >= max_depth:
                 return Result(Verdict.UNKNOWN, "bmc", stats={"depth": k},
-                              reason=f"no witness up to depth {k} (depth limit)")
+                              reason=f"no witness up to depth {k} (depth limit; none is shorter than "
+                                     f"{first} members)")
             selectors.append(low.single_step(k, k + 1, stutter=False))
             k += 1
     finally:
