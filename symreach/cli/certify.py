@@ -71,8 +71,9 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
                                                "target": str(certificate.target), "message": message,
                                                "times": clock.times()}, fmt))
     elif not quiet:
-        click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}")
-        click.echo(f"  time: {times_text(clock.times())}")
+        # one line (a refusal is one line): the time split closes it
+        click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}"
+                   f"; time: {times_text(clock.times())}")
         if ok and explain and group_check.is_group_certificate(certificate):
             click.echo(group_check.explain_certified_group(instance, certificate))
         elif ok and explain:
