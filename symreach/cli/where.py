@@ -33,14 +33,15 @@ from symreach.cli.timing import command_clock, times_text
 def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout, memory) -> None:
     """Which node pools and nodes can ever host the pod (exit 0: some can, 1: none, 3: unknown left)."""
     from symreach.cli.names import resolve_pod
-    from symreach.errors import time_remaining
-    from symreach.model import daemonset_groups
-    from symreach.report.explain import explain_subject, subjects
-    from symreach.report.matrix_view import NOT_DEPLOYABLE, UNKNOWN, Row, where_data, where_text
-    from symreach.solvers.cells import solve_type
 
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    from symreach.errors import time_remaining   # imported after loading: the decide phase's own cost
+    from symreach.model import daemonset_groups
+    from symreach.report.explain import explain_subject, subjects
+    from symreach.report.matrix_view import UNKNOWN, Row, where_data
+    from symreach.solvers.cells import solve_type
+
     list_targets_if_asked(loaded, fmt)
     if pod is None:
         raise click.UsageError("give --pod (or --list-targets)")
