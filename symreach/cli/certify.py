@@ -32,7 +32,7 @@ from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
 @click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
               help="Refuse an input file larger than this (MiB).")
-@format_options(("text", "json", "yaml"))
+@format_options()
 @limit_options
 def certify_command(file: str, cert: Path, pod, node, node_selector, with_items, quiet: bool, explain: bool,
                     max_input_mb: int, fmt: str) -> None:
@@ -64,7 +64,13 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
         ok, message = certificate.check(instance, target)
     clock = command_clock()
     clock.split()
-    if fmt in ("json", "yaml") and not quiet:
+    if fmt == "csv" and not quiet:
+        from symreach.cli.export import one_row_csv
+
+        click.echo(one_row_csv({"valid": ok, "kind": certificate.kind, "format": certificate.format,
+                                "target": str(certificate.target), "message": message,
+                                "time_s": clock.times()["total_s"]}))
+    elif fmt in ("json", "yaml") and not quiet:
         from symreach.report.schema import render_document
 
         click.echo(render_document("certify", {"valid": ok, "kind": certificate.kind, "format": certificate.format,

@@ -48,7 +48,7 @@ from symreach.cli.output import write_or_fail
 @list_targets_option
 @timeout_option(help="Seconds before giving up.")
 @memory_option
-@format_options(("text", "json", "yaml"))
+@format_options()
 def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_items, aiger_out, dimacs_out,
                    depth, kubectl_out, kube_context, engine, timeout, memory, fmt) -> None:
     """Export the compiled transition system for external model checkers, or a witness as a kubectl script."""
@@ -104,8 +104,11 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
 
 def _report(fmt: str, path: str, kind: str, target: str, sizes: dict, text: str) -> None:
     """What was written: the text line, or the JSON contract's ``export`` document."""
-    if fmt == "text":
+    if fmt in ("text", "wide"):
         click.echo(text)
+        return
+    if fmt == "csv":
+        click.echo(one_row_csv({"wrote": path, "format": kind, "target": target, **sizes}))
         return
     from symreach.report.schema import render_document
 
@@ -157,3 +160,15 @@ def export_script(loaded, query, engine: str, out: Path, context: str, fmt: str)
             f"wrote {out}: {len(planned)} steps for context {context} "
             f"({'evictions' if evict else 'deletions'} as the {'operator' if evict else 'paper'} moves say; "
             f"run it with --dry-run=server first)")
+
+
+def one_row_csv(row: dict) -> str:
+    """``-o csv`` of a command with one answer: a header and one row."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(row), lineterminator="\n")
+    writer.writeheader()
+    writer.writerow(row)
+    return out.getvalue().rstrip("\n")
