@@ -115,7 +115,8 @@ def bdd_progress(stats: dict[str, Any]) -> str:
     sweeps = stats.get("side_sweeps")
     if not isinstance(sweeps, dict) and isinstance(stats.get("complete_sweeps"), int):
         side = str(stats.get("direction", "forward"))   # the last progress report (auto's race, a killed run)
-        return bdd_progress({"side_sweeps": {side: stats["complete_sweeps"]}, "side_images": {side: stats.get("images")},
+        return bdd_progress({"side_sweeps": {side: stats["complete_sweeps"]},
+                             "side_images": {side: stats.get("images")},
                              "side_nodes": {side: stats.get("reached_nodes")}})
     if not isinstance(sweeps, dict) or not sweeps:
         return ""
