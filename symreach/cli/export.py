@@ -27,6 +27,7 @@ from symreach.cli.options import (
 from symreach.cli.moves_options import moves_options, refuse_if_requested
 from symreach.cli.options import engine_option
 from symreach.cli.output import write_or_fail
+from symreach.run import RunContext
 
 
 @click.command("export", cls=ErrorReportingCommand)
@@ -70,6 +71,7 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
     if dimacs_out is not None and depth is None:
         raise click.UsageError("--dimacs needs --depth K")
     process.begin(timeout, memory)
+    run = RunContext.for_process()
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
     list_targets_if_asked(loaded, fmt)
     instance = loaded.instance
@@ -83,8 +85,9 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
     if aiger_out is not None:
         from symreach.encodings.aiger import AigerModel
 
-        model = AigerModel(system)
-        write_or_fail(aiger_out, model.to_bytes(binary=not str(aiger_out).endswith(".aag"), comment=comment))
+        model = AigerModel(system, run)
+        write_or_fail(aiger_out, model.to_bytes(binary=not str(aiger_out).endswith(".aag"), comment=comment,
+                                                run=run))
         sizes = {"inputs": model.aig.n_inputs, "latches": model.aig.n_latches, "ands": len(model.aig.ands),
                  "outputs": 1}
         _report(fmt, str(aiger_out), "aiger", query.description, sizes,
@@ -93,7 +96,7 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
     else:
         from symreach.encodings.dimacs import dimacs_text
 
-        text = dimacs_text(system, depth, comment)
+        text = dimacs_text(system, depth, comment, run)
         write_or_fail(dimacs_out, text)
         header = next(ln for ln in text.splitlines() if ln.startswith("p cnf"))
         _, _, variables, clauses = header.split()

@@ -75,7 +75,7 @@ def group_name(instance, name: Optional[str]) -> str:
 def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
         as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False) -> None:
     from symreach.errors import time_remaining
-    from symreach.report.gang import gang_json, gang_text
+    from symreach.report.gang import explain_group_text, gang_json, gang_text
     from symreach.cli.options import with_warnings
     from symreach.solvers.gang_explicit import answer
 
@@ -93,6 +93,8 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
         text = with_warnings(text, loaded)
     elif why and result.result.verdict.value == "not-deployable":
         text += "\n" + _why(instance, result)
+    elif why:   # deployable or unknown: the scheduler's own cycle, member by member
+        text += "\nwhy (the scheduler's cycle from the current state):\n" + explain_group_text(instance, result)
     outputs: list[PendingOutput] = []
     if trace_out is not None and result.result.verdict.value != "deployable":
         click.echo(f"symreach: note: no witness ({result.result.verdict.value}); {trace_out} not written", err=True)

@@ -39,11 +39,12 @@ def computation_options(func):
 def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, executor: str, scheduler,
                    workers: int, worker_memory, jobs, memory):
     """The matrix of ``inst`` as the options say (``--memory`` also bounds Dask's local workers)."""
-    from symreach.errors import LimitReached, time_remaining
+    from symreach.errors import LimitReached
+    from symreach.run import RunContext
     from symreach.solvers.matrix import empty_matrix, matrix_table, stop_matrix
 
     if method == "fixpoint":
-        return matrix_table(inst, timeout_s=time_remaining(), method="fixpoint")
+        return matrix_table(inst, method="fixpoint", run=RunContext.for_process())
     workers = jobs or workers
     worker_memory = worker_memory or (f"{memory}MB" if memory else None)
     # Filled as pod types finish: a memory limit keeps every cell decided before it.
@@ -51,8 +52,8 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
     stopped = None
     try:
         with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
-            matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
-                         executor=ex, progress=task_progress("matrix", "pod types"), into=m)
+            matrix_table(inst, symmetry=symmetry, cell_timeout=cell_timeout, executor=ex,
+                         progress=task_progress("matrix", "pod types"), into=m, run=RunContext.for_process())
     except MemoryError:
         stopped = process.memory_reason()
     except LimitReached as exc:

@@ -256,7 +256,7 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     clock = command_clock()
     try:
         with loading(", ".join(inputs)):
-            loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB,
+            loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB, run=loading_context(),
                                  **({"namespace": namespace} if namespace else {}))
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
@@ -274,6 +274,18 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     if ctx is not None:
         ctx.meta[_TARGETS] = (loaded.instance, loaded.context["targets"])
     return loaded
+
+
+def loading_context():
+    """The run's context for loading: the command's deadline plus the supervisor's
+    grace. The ``unknown`` verdict of a limit needs the loaded instance, so loading
+    stops (one line, exit 3) only where the supervisor would kill the work anyway,
+    cooperatively; ``--timeout 0`` still reads and validates a small input."""
+    from symreach.cli import process
+    from symreach.run import RunContext
+
+    run = RunContext.for_process()
+    return run if run.deadline is None else run.with_(deadline=run.deadline + process.GRACE_S)
 
 
 def list_targets_option(func):
