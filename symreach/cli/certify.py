@@ -20,7 +20,8 @@ from symreach.cli import group_check
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (format_options, limit_options, load_inputs_from_options, pod_hints,
                                   query_from_options, target_options)
-from symreach.cli.timing import command_clock, times_text
+from symreach.cli.timing import command_clock
+from symreach.report.verdict import times_text
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 

@@ -17,7 +17,8 @@ from symreach.cli.options import (current_namespace, format_options, input_optio
                                   list_targets_option, load_inputs_from_options, memory_option, pod_hints,
                                   timeout_option, warnings_json)
 from symreach.cli.output import emit_verdict
-from symreach.cli.timing import command_clock, times_text
+from symreach.cli.timing import command_clock
+from symreach.report.verdict import times_text
 
 
 @click.command("where", cls=ErrorReportingCommand)
