@@ -52,7 +52,7 @@ def _canonical(inst: Instance) -> dict[str, Any]:
     def pairs(mapping) -> list:
         return sorted([types[t], nodes[n], v] for (t, n), v in mapping.items())
 
-    return {
+    out = {
         "profile": inst.profile,
         "nodes": sorted([n.name, sorted(n.labels.items()), sorted(n.capacity.items()),
                          sorted([x.key, x.value, x.effect] for x in n.taints), n.unschedulable]
@@ -69,6 +69,14 @@ def _canonical(inst: Instance) -> dict[str, Any]:
         "bounds": pairs(inst.multiplicity_bound),
         "namespaces": sorted([ns, sorted(labels.items())] for ns, labels in inst.namespaces.items()),
     }
+    attach = sorted([p.name, sorted((d, sorted(v)) for d, v in p.attach.items()), sorted(p.attach_own.items()),
+                     sorted([x.kind, x.name, x.read_only, sorted(x.monitors)] for x in p.disks)]
+                    for p in inst.pod_types if p.attach or p.attach_own or p.disks)
+    attached = sorted([n.name, sorted((d, sorted(v)) for d, v in n.attached.items())]
+                      for n in inst.nodes if n.attached)
+    if attach or attached:   # only then, so that the digests of other instances stay as they were
+        out["attach"] = [attach, attached]
+    return out
 
 
 def _plain(value: Any) -> Any:

@@ -416,6 +416,9 @@ def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
         max_per_node=spec.max_per_node,
         manifest=spec.manifest,
         static_pod=spec.static_pod,
+        attach=spec.volumes.attach,
+        attach_own=spec.volumes.attach_own,
+        disks=spec.volumes.disks,
     )
 
 

@@ -15,7 +15,7 @@ from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
 from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
 from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
-from symreach.loader.volumes import VolumeSpec, parse_volumes
+from symreach.loader.volumes import VolumeSpec, parse_attached, parse_volumes
 from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
 
 VERSION = 1
@@ -25,7 +25,7 @@ DEFAULT_NAMESPACE = "default"
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 
 TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query", "groups") + BUDGET_SECTIONS
-NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable")
+NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable", "attachedVolumes")
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
     "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating", "volumes", "staticPod",
@@ -126,6 +126,7 @@ def _nodes(raw: object, default_hostname: bool = True) -> tuple[Node, ...]:
             capacity=_resources(body.get("capacity"), path + ("capacity",), allow_pods=True),
             taints=taints,
             unschedulable=boolean(body.get("unschedulable"), path + ("unschedulable",), False),
+            attached=parse_attached(body.get("attachedVolumes"), path + ("attachedVolumes",)),
         ))
     return tuple(nodes)
 

@@ -42,6 +42,7 @@ class ExplicitEngine:
 
     name = "explicit"
     operator_moves = True  # answers under --moves operator (module docstring)
+    volume_checks = True   # attach limits and disk conflicts through the semantics itself (registry.DECLINED)
 
     def __init__(self, uncounted_cap: int = 1, symmetry: bool = False) -> None:
         self.uncounted_cap = uncounted_cap
