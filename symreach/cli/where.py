@@ -7,8 +7,6 @@ kube-scheduler's reason where a node can never host X for a static reason.
 
 from __future__ import annotations
 
-import time
-
 import click
 
 from symreach.cli import process
@@ -37,10 +35,10 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
 
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
-    from symreach.errors import time_remaining   # imported after loading: the decide phase's own cost
-    from symreach.model import daemonset_groups
+    from symreach.model import daemonset_groups   # imported after loading: the decide phase's own cost
     from symreach.report.explain import explain_subject, subjects
     from symreach.report.matrix_view import UNKNOWN, Row, where_data
+    from symreach.run import RunContext
     from symreach.solvers.cells import solve_type
 
     list_targets_if_asked(loaded, fmt)
@@ -57,8 +55,7 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
     row = Row(name, per_node)
     cells: dict[tuple[int, int], str] = {}
     for t in sorted({t for t in per_node if t is not None}):
-        left = time_remaining()
-        deadline = None if left is None else time.time() + left
+        deadline = RunContext.for_process().wall_deadline()
         for cls in solve_type(inst, t, cell_timeout=cell_timeout, deadline_at=deadline).classes:
             for n in cls.nodes:
                 if per_node[n] == t:
