@@ -199,3 +199,23 @@ def test_operator_actions_scale_and_replace_through_the_controller(tmp_path, kub
     assert changes[3] == ["--context", "prod", "-n", "payments", "scale", "deployment/payments-api",
                           "--current-replicas=4", "--replicas=3"]
     assert len(changes) == 4   # no pod created by hand, no scale-down after the replaced eviction
+
+
+def test_keep_replicas_witness_scales_the_deployment_up_then_down(tmp_path, kubectl):
+    """--keep-replicas (report.operator_steps): the web pod that must leave n1 goes by scaling web up by one
+    (the new pod checked on n2) and back down with that pod's lowest deletion cost, then batch is created."""
+    from tests.test_moves_replicas import doc
+
+    instance = tmp_path / "keep.yaml"
+    instance.write_text(yaml.safe_dump(doc()))
+    script = tmp_path / "w.sh"
+    code, out = export(str(instance), "--keep-replicas", "--kubectl", str(script), "--context", "prod")
+    assert code == 0, out
+    proc = run_script(script, kubectl, "prod")
+    assert proc.returncode == 0, proc.stderr
+    changes = mutating(recorded(kubectl))
+    scale = ["--context", "prod", "-n", "shop", "scale", "deployment/web"]
+    assert changes[0] == [*scale, "--current-replicas=2", "--replicas=3"]
+    assert changes[1][4] == "annotate" and changes[2] == [*scale, "--current-replicas=3", "--replicas=2"]
+    assert changes[3][2:6] == ["-n", "default", "create", "configmap"]   # batch's owner, then batch itself
+    assert changes[4][:3] == ["--context", "prod", "create"] and len(changes) == 5

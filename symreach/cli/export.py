@@ -154,8 +154,14 @@ def export_script(loaded, query, engine: str, out: Path, context: str, fmt: str)
         sys.exit(result.verdict.exit_code)
     planned = plan_trace(result.trace, instance, initial_pod_names=loaded.context.get("initial_pod_names"))
     workloads = getattr(loaded.report, "workloads", None) or {}
-    evict = instance.moves.restricted
-    write_or_fail(out, kubectl_script(planned, instance, "affinity", context, evict, controllers_of(workloads)))
+    evict = instance.moves.respect_pdb   # the Eviction API checks budgets: only when the witness did
+    actions = None
+    if instance.moves.restricted and instance.replica_targets:   # the witness in operator terms (issue 29)
+        from symreach.report.operator_steps import operator_steps
+
+        actions = [s.to_json() for s in operator_steps(instance, result.trace, [p.qualified for p in planned])]
+    write_or_fail(out, kubectl_script(planned, instance, "affinity", context, evict, controllers_of(workloads),
+                                      actions))
     out.chmod(out.stat().st_mode | 0o111)
     sizes = {"steps": len(planned), "evictions": sum(p.step.op != "deploy" for p in planned) if evict else 0,
              "context": context}
