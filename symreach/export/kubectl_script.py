@@ -10,7 +10,7 @@ What makes it safe to run (issue 29, item 2):
   ``DRY_RUN=server``) sends every change as a server-side dry run: the API
   server admits and validates each step, nothing is persisted, and the
   waits for scheduling are skipped.
-- **Evictions.** Under operator moves a deletion is an eviction through the
+- **Evictions.** When budgets are respected a deletion is an eviction through the
   Eviction API (``kubectl create --raw .../pods/NAME/eviction -f -`` with a
   ``policy/v1`` Eviction body), which the API server refuses while a
   PodDisruptionBudget would break, exactly the guard the witness was checked
