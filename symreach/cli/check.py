@@ -172,7 +172,7 @@ def _limited(engine: str, reason: str, recorder, clock: Clock) -> Result:
     """The unknown verdict of a run a limit stopped: what the engines last reported, the time spent."""
     stats = recorder.last_stats(engine)
     return Result(Verdict.UNKNOWN, engine, reason=reason,
-                  time_s=time.perf_counter() - clock.start, stats=stats)
+                  time_s=time.monotonic() - clock.start, stats=stats)
 
 
 def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[list] = None,

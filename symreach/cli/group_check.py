@@ -16,7 +16,8 @@ import click
 from symreach.cli.moves_options import refuse_if_requested
 
 from symreach.cli.output import PendingOutput, emit_verdict
-from symreach.cli.timing import command_clock, minimise_seconds, times_text
+from symreach.cli.timing import command_clock, minimise_seconds
+from symreach.report.verdict import times_text
 from symreach.errors import InputError
 
 GROUP_ENGINES = ("explicit", "bdd", "bmc", "ic3", "auto")

@@ -211,7 +211,8 @@ class Reachability:
         self.stats["image_calls"] += 1
         if self.stats["image_calls"] % 32 == 0:
             self.run_context.report("bdd", direction="forward" if self.forward else "backward", sweeps=self.stats["iterations"],
-                        images=self.stats["image_calls"], reached_nodes=self.size)
+                        images=self.stats["image_calls"], reached_nodes=self.size,
+                        complete_sweeps=self.sweeps_done)
         key = "time_deploy_images_s" if self._is_deploy[i] else "time_delete_images_s"
         self.stats[key] += dt
         if not grown:
