@@ -37,6 +37,10 @@ from symreach.encodings.circuit import Circuit, Term, counter_terms
 from symreach.encodings.preprocess import Preprocessed, preprocess
 from symreach.encodings.system import Action, Move, PairVars, TransitionSystem
 
+# Spread constraints over at least this many domains compare each count with a
+# shared minimum (``_Compiler._within_min``), not with every other domain.
+SHARED_MIN_DOMAINS = 64
+
 
 def compile_system(inst: Instance, query: Optional[Query] = None,
                    pre: Optional[Preprocessed] = None, type_order: str = "level") -> TransitionSystem:
@@ -89,6 +93,10 @@ class _Compiler:
         self.kube = inst.profile == KUBERNETES
         self._any_memo: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
         self._here_memo: dict[int, list[int]] = {}
+        # id(spread constraint) -> (domain -> its count's terms, [AND_d count(d) >= k for k = 0..])
+        self._spread_memo: dict[tuple[int, int], int] = {}
+        self._doms_memo: dict[int, list[int]] = {}
+        self._min_memo: dict[int, tuple[dict[int, list[Term]], list[int]]] = {}
 
     # ---- variables ----------------------------------------------------------
     def _node_order(self) -> list[int]:
@@ -193,21 +201,56 @@ class _Compiler:
             dn = h.topology.domain_of[n]
             if dn is None or n not in h.eligible:
                 return Circuit.FALSE
-            doms = sorted({h.topology.domain_of[m] for m in h.eligible} - {None})
-
-            def dcount(d: int, sign: int) -> list[Term]:
-                return [tm for m in sorted(h.topology.members[d] & h.eligible)
-                        for u in sorted(h.counts) for tm in self.count_terms(u, m, sign)]
-            slack = h.max_skew - int(h.self_match)
-            if len(doms) >= h.min_domains and doms:
-                for d in doms:
-                    if d == dn:
-                        parts.append(c.const(slack >= 0))
-                    else:
-                        parts.append(c.pb_le(dcount(dn, 1) + dcount(d, -1), slack))
-            else:
-                parts.append(c.pb_le(dcount(dn, 1), slack))
+            parts.append(self._spread_part(h, dn))
         return c.all_(parts)
+
+    def _spread_part(self, h, dn: int) -> int:
+        """The guard of one spread constraint on a node of domain ``dn``: it depends on
+        the domain only, so it is built once per domain (a zone spread over 20,000
+        nodes rebuilt it, a sum over a third of the nodes, for every pair)."""
+        key = (id(h), dn)
+        hit = self._spread_memo.get(key)
+        if hit is not None:
+            return hit
+        c = self.c
+        parts: list[int] = []
+        doms = self._doms_memo.get(id(h))
+        if doms is None:
+            doms = self._doms_memo[id(h)] = sorted({h.topology.domain_of[m] for m in h.eligible} - {None})
+
+        def dcount(d: int, sign: int) -> list[Term]:
+            return [tm for m in sorted(h.topology.members[d] & h.eligible)
+                    for u in sorted(h.counts) for tm in self.count_terms(u, m, sign)]
+        slack = h.max_skew - int(h.self_match)
+        if len(doms) >= max(h.min_domains, SHARED_MIN_DOMAINS):
+            parts.append(self._within_min(h, doms, dn, slack))
+        elif len(doms) >= h.min_domains and doms:
+            for d in doms:
+                if d == dn:
+                    parts.append(c.const(slack >= 0))
+                else:
+                    parts.append(c.pb_le(dcount(dn, 1) + dcount(d, -1), slack))
+        else:
+            parts.append(c.pb_le(dcount(dn, 1), slack))
+        u = self._spread_memo[key] = c.all_(parts)
+        return u
+
+    def _within_min(self, h, doms: list[int], dn: int, slack: int) -> int:
+        """``count(dn) - min_d count(d) <= slack`` as ``OR_k (min >= k AND count(dn) <= slack + k)``,
+        with ``min >= k`` (an AND over every domain) built once per constraint and k. The
+        pairwise form (one comparison per domain in every pair's guard) is
+        quadratic in nodes for a hostname spread: hours at 20,000 nodes."""
+        c = self.c
+        memo = self._min_memo.get(id(h))
+        if memo is None:
+            counts = {d: [tm for m in sorted(h.topology.members[d] & h.eligible)
+                          for u in sorted(h.counts) for tm in self.count_terms(u, m, 1)] for d in doms}
+            top = min(sum(w for w, _ in terms) for terms in counts.values())  # the minimum's largest value
+            at_least = [c.all_(c.not_(c.pb_le(counts[d], k - 1)) for d in doms) if k else Circuit.TRUE
+                        for k in range(top + 1)]
+            memo = self._min_memo[id(h)] = (counts, at_least)
+        counts, at_least = memo
+        return c.any_(c.and_(at_least[k], c.pb_le(counts[dn], slack + k)) for k in range(len(at_least)))
 
     def affinity(self, t: int, n: int) -> int:
         c, inst = self.c, self.inst

@@ -20,11 +20,12 @@ def witness_cyclic(system) -> bool:
     c = system.circuit
     writer = {a.writes[0] for a in system.actions if a.op == DEPLOY}
     readers: dict[int, set[int]] = {v: set() for v in writer}  # deploy -> the pairs its guard reads
+    memo: dict[tuple[int, bool], frozenset[tuple[int, bool]]] = {}
     for a in system.actions:
         if a.op != DEPLOY:
             continue
         me = a.writes[0]
-        readers[me] |= {v for v, positive in polar_support(c, a.guard)
+        readers[me] |= {v for v, positive in shared_polar_support(c, a.guard, memo)
                         if positive and v in writer and v != me}
     try:
         TopologicalSorter(readers).prepare()
@@ -53,6 +54,35 @@ def polar_support(c, root: int) -> set[tuple[int, bool]]:
         elif node.kind != PB:
             stack.extend((ch, pol) for ch in node.children)
     return out
+
+
+def shared_polar_support(c, root: int, memo: dict) -> frozenset[tuple[int, bool]]:
+    """``polar_support`` with each (node, polarity)'s answer kept in ``memo`` across
+    guards: guards share large subcircuits (a spread's minimum over every domain),
+    and walking them again for every deploy was quadratic in nodes."""
+    stack = [((root, True), False)]
+    while stack:
+        key, expanded = stack.pop()
+        if key in memo:
+            continue
+        i, pol = key
+        node = c.node(i)
+        if node.kind == VAR:
+            memo[key] = frozenset((key,))
+            continue
+        if node.kind == PB:
+            memo[key] = frozenset()
+            continue
+        kids = [(node.children[0], not pol)] if node.kind == NOT else [(ch, pol) for ch in node.children]
+        if expanded:
+            out: set[tuple[int, bool]] = set()
+            for k in kids:
+                out |= memo[k]
+            memo[key] = frozenset(out)
+        else:
+            stack.append((key, True))
+            stack.extend((k, False) for k in kids if k not in memo)
+    return memo[(root, True)]
 
 
 def earliest(system) -> list[float]:
