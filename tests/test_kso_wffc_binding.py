@@ -12,9 +12,8 @@ moment of the run "deploy a on na, (delete a), deploy b", with kso's verdicts fo
   affinity): the claim is bound and stays bound after a is deleted.
 
 In every state after the binding b fits only na; the reason on nb depends on how far the binding
-got. symreach's static evaluation of each state already agrees with kso (the states a binding step
-would produce are modelled); what is not modelled is the step itself, so the joint question
-"b on nb while a on na" is answered deployable with the caveat mark, never a plain answer.
+got (symreach's binding step leaves the completed state: the PV's node affinity). symreach's
+static evaluation of each state agrees with kso; the step itself is ``test_wffc_binding``'s.
 """
 
 from __future__ import annotations
@@ -94,13 +93,12 @@ def test_binding_states_agree_with_kso(name):
         assert kso_answer(state) == want
 
 
-def test_the_binding_step_is_caveated():
-    """Both pods' answers depend on the binding step, which is not modelled: both carry the caveat."""
+def test_the_binding_step_is_modelled():
+    """Both pods' answers depend on the binding step, which is modelled (``test_wffc_binding``): no caveat."""
     from symreach.frontends.kubernetes import load_kubernetes_documents
 
     state = state_of(CLASSES, "provisioning_before_binding")
     objects = copy.deepcopy(state.objects) + [copy.deepcopy(o) for o in state.objects if o["kind"] == "Pod"]
     objects[-1]["metadata"]["name"] = "a"
-    _, report = load_kubernetes_documents(objects, "<state>")
-    assert sorted(report.caveats) == ["default/a", "default/b"]
-    assert all("default/data bind when a pod using them is scheduled" in c[0] for c in report.caveats.values())
+    inst, report = load_kubernetes_documents(objects, "<state>")
+    assert report.caveats == {} and [b.claim for b in inst.bindings] == ["default/data"]
