@@ -401,13 +401,19 @@ def static_view(inst: Instance, t: int, n: int, sigma: Config
     """The static reason of (t, n) and its volume verdict, under sigma's claim bindings:
     a type whose claim is bound reads the rows of the outcome it is bound to."""
     b = inst.binding_of.get(t) if inst.bindings else None
-    k = sigma[inst.num_pairs + b] if b is not None else 0
+    k = bound_outcome(inst, sigma, b) if b is not None else 0
     if k:
         claim = inst.bindings[b]
         static = claim.rows[k - 1][t][n]
         return static, (claim.failures[k - 1].get((t, n)) if static is not None else None)
     static = inst.static_block[t][n]
     return static, (inst.volume_failures.get((t, n)) if static is not None else None)
+
+
+def bound_outcome(inst: Instance, sigma: Config, b: int) -> int:
+    """Claim b's entry in sigma (0: unbound); a configuration of pair counts only binds nothing."""
+    q = inst.num_pairs + b
+    return sigma[q] if q < len(sigma) else 0
 
 
 def ever_static_ok(inst: Instance, t: int, n: int) -> bool:
@@ -421,7 +427,7 @@ def ever_static_ok(inst: Instance, t: int, n: int) -> bool:
 def binding_made(inst: Instance, sigma: Config, t: int, n: int) -> Optional[tuple[int, int]]:
     """(claim index, outcome) that deploying t on n binds in sigma, or None (no unbound claim)."""
     b = inst.binding_of.get(t) if inst.bindings else None
-    if b is None or sigma[inst.num_pairs + b]:
+    if b is None or bound_outcome(inst, sigma, b):
         return None
     k = inst.bindings[b].choice[n]
     return None if k < 0 else (b, k)
@@ -466,6 +472,7 @@ def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     out = sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:]
     made = binding_made(inst, sigma, t, n) if inst.bindings else None
     if made is not None:
+        out += (0,) * (inst.num_pairs + len(inst.bindings) - len(out))
         q = inst.num_pairs + made[0]
         out = out[:q] + (made[1] + 1,) + out[q + 1:]
     return out

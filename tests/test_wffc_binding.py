@@ -198,3 +198,55 @@ def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
         checked[want] += 1
     # 120 instances with a binding: how many of each answer, and how many the binding decides
     assert (checked[True], checked[False], changed) == COUNTS
+
+
+# ---- the v1 field and the commands -----------------------------------------------------------
+
+def v1_document(binds_b: object) -> dict:
+    """Two types sharing claim data, as the front end writes them; ``binds_b`` is b's ``binds``."""
+    node = lambda name, zone: {"name": name, "labels": {"kubernetes.io/hostname": name,  # noqa: E731
+                                                        "topology.kubernetes.io/zone": zone}, "capacity": {"cpu": "4"}}
+    binds = {"claim": "data", "nodes": {"na": "PV pv-a"},
+             "then": [{"to": "PV pv-a", "filter": [{"node": "nb", "plugin": "VolumeBinding",
+                                                    "reasons": ["node(s) didn't match PersistentVolume's node affinity"]}]}]}
+    types = [{"name": "a", "volumes": {"claims": ["data"], "binds": binds}},
+             {"name": "b", "volumes": {"claims": ["data"], **({"binds": binds_b} if binds_b is not None else {})}}]
+    return {"version": 1, "semantics": "kubernetes", "nodes": [node("na", "zone-a"), node("nb", "zone-b")],
+            "podTypes": types}
+
+
+def test_v1_binds_field_is_read_and_checked():
+    from symreach.errors import InputError
+    from symreach.loader import load_document
+
+    good = v1_document(v1_document(None)["podTypes"][0]["volumes"]["binds"])
+    inst = load_document(good, "<v1>")
+    assert [(b.claim, b.outcomes, b.choice) for b in inst.bindings] == [("default/data", ("PV pv-a",), (0, -1))]
+    bad = {
+        "a type using the claim without binds": v1_document(None),
+        "an outcome without verdicts": v1_document({"claim": "data", "nodes": {"na": "PV x"}, "then": []}),
+        "a claim the type does not use": v1_document({"claim": "logs", "nodes": {}, "then": []}),
+        "an unknown node": v1_document({"claim": "data", "nodes": {"nz": "PV pv-a"}, "then": [{"to": "PV pv-a"}]}),
+    }
+    for what, doc in bad.items():
+        with pytest.raises(InputError) as err:
+            load_document(doc, "<v1>")
+        assert "binds" in str(err.value), what
+
+
+def test_check_and_matrix_commands(tmp_path):
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "wffc.yaml"
+    path.write_text(yaml.safe_dump_all(two_pods(PROVISION)))
+    run = CliRunner().invoke
+    split = run(cli, ["check", str(path), "--pod", "default/b", "--node", "nb", "--with", "default/a@na"])
+    assert split.exit_code == 1 and split.stdout.splitlines()[0] == "not-deployable"
+    together = run(cli, ["check", str(path), "--pod", "default/b", "--node", "na", "--with", "default/a@na"]).stdout
+    assert "binds claim default/data to a volume it provisions in topology.kubernetes.io/zone=zone-a" in together
+    assert "caveats" not in together
+    matrix = run(cli, ["matrix", str(path), "-o", "wide"]).stdout.splitlines()
+    assert [line.split() for line in matrix if line.startswith("default/")] == [
+        ["default/a", "Y", "Y"], ["default/b", "Y", "Y"]]

@@ -203,7 +203,7 @@ def claim_binding(index: VolumeIndex, spec: dict, namespace: str, pod_name: Opti
             entry["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
                                for node, (plugin, why) in found.filters.items()]
         then.append(entry)
-    return {"claim": c.name, "on": on, "then": then}
+    return {"claim": c.name, "nodes": on, "then": then}
 
 
 def _binding_outcome(index: VolumeIndex, c: _Claim, node: dict) -> str:

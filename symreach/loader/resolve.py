@@ -370,7 +370,7 @@ def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dic
 
 
 def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], ...]) -> tuple[ClaimBinding, ...]:
-    """The claims pod types' ``volumes.binds`` name, one ``ClaimBinding`` each (users agree on ``on``;
+    """The claims pod types' ``volumes.binds`` name, one ``ClaimBinding`` each (users agree on ``nodes``;
     every type using the claim must bind it, else the binding would depend on which pod came first)."""
     index = {node.name: n for n, node in enumerate(doc.nodes)}
     users: dict[tuple[str, str], list[int]] = {}
@@ -388,7 +388,7 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                 raise FieldError(spec.path + ("volumes", "binds"), f"claim {namespace}/{claim} is bound by "
                                  f"{doc.pod_types[types[0]].name}'s deployment: every pod type using it needs its binds")
             if dict(binds.on) != dict(first.on):
-                raise FieldError(spec.path + ("volumes", "binds", "on"),
+                raise FieldError(spec.path + ("volumes", "binds", "nodes"),
                                  f"differs from {doc.pod_types[types[0]].name}'s for claim {namespace}/{claim}")
         outcomes = tuple(sorted({o for t in types for o, _, _ in doc.pod_types[t].volumes.binds.then}))
         on = dict(first.on)

@@ -14,7 +14,7 @@ the outcome here, so that the model needs no notion of volumes:
       disks: [{kind: gcePersistentDisk, name: pd-1, readOnly: true}]   # in-tree disks in the pod
       binds:                      # its one unbound WaitForFirstConsumer claim, bound when it is deployed
         claim: data
-        on: {n1: PV pv-1, n2: "provisioned:topology.kubernetes.io/zone=b"}   # node -> what it binds to there
+        nodes: {n1: PV pv-1, n2: "provisioned:topology.kubernetes.io/zone=b"}   # node -> what it binds to there
         then: [{to: PV pv-1, filter: [{node: n2, plugin: VolumeBinding, reasons: [...]}]}, ...]
 
 A PreFilter rejection blocks every node (only NodeAffinity's own PreFilter
@@ -60,7 +60,7 @@ class BindSpec:
     """The claim a pod type's deployment binds: the outcome per node, the verdicts per outcome."""
 
     claim: str
-    on: tuple[tuple[str, str], ...]                     # (node, outcome)
+    on: tuple[tuple[str, str], ...]                     # ``nodes``: (node, outcome)
     then: tuple[tuple[str, Optional[tuple[str, tuple[str, ...]]],
                       tuple[tuple[str, str, tuple[str, ...]], ...]], ...]   # (outcome, preFilter, filters)
 
@@ -100,14 +100,14 @@ def _verdicts(body: dict, path: Path, node_names: set[str]):
 
 
 def _binds(raw: object, path: Path, node_names: set[str], claims: tuple[str, ...]) -> BindSpec:
-    body = mapping(raw, path, ("claim", "on", "then"), required=("claim", "on", "then"))
+    body = mapping(raw, path, ("claim", "nodes", "then"), required=("claim", "nodes", "then"))
     claim = string(body["claim"], path + ("claim",))
     if claim not in claims:
         raise FieldError(path + ("claim",), f"claim '{claim}' is not in claims")
     on = []
-    for node, outcome in string_map(body["on"], path + ("on",), empty_values=False).items():
+    for node, outcome in string_map(body["nodes"], path + ("nodes",), empty_values=False).items():
         if node not in node_names:
-            raise FieldError(path + ("on", node), f"unknown node '{node}'")
+            raise FieldError(path + ("nodes", node), f"unknown node '{node}'")
         on.append((node, outcome))
     then = []
     for i, item in enumerate(sequence(body["then"], path + ("then",))):
@@ -117,7 +117,7 @@ def _binds(raw: object, path: Path, node_names: set[str], claims: tuple[str, ...
     known = {outcome for outcome, _, _ in then}
     for node, outcome in on:
         if outcome not in known:
-            raise FieldError(path + ("on", node), f"outcome '{outcome}' has no entry in then")
+            raise FieldError(path + ("nodes", node), f"outcome '{outcome}' has no entry in then")
     if len(known) != len(then):
         raise FieldError(path + ("then",), "an outcome is listed twice")
     return BindSpec(claim, tuple(on), tuple(then))
