@@ -250,3 +250,17 @@ def test_check_and_matrix_commands(tmp_path):
     matrix = run(cli, ["matrix", str(path), "-o", "wide"]).stdout.splitlines()
     assert [line.split() for line in matrix if line.startswith("default/")] == [
         ["default/a", "Y", "Y"], ["default/b", "Y", "Y"]]
+
+
+def test_random_volume_states_load_with_their_bindings():
+    """The volume-dense random states (ephemeral volumes under attach limits included: state 23)."""
+    from symreach.generators.k8s_states import random_states
+
+    bound = 0
+    for state in random_states(30, 301, True):
+        inst, _ = load(state.objects)
+        bound += bool(inst.bindings)
+    assert bound == BOUND_STATES
+
+
+BOUND_STATES = 11   # of the 30

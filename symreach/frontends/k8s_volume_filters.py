@@ -187,13 +187,13 @@ def claim_binding(index: VolumeIndex, spec: dict, namespace: str, pod_name: Opti
     limited = {driver for node in nodes for driver in index.attach_limits(node["name"])}
     attached = {name for node in nodes for names in index.attached(node["name"]).values() for name in names}
 
-    def counted(attach: dict) -> dict:
-        return {d: len(v) for d, v in attach.items() if d in limited}
+    def counted(found: PodVolumes) -> dict:
+        return {d: (len(found.attach.get(d, ())), found.attach_own.get(d, 0)) for d in limited}
 
     then = []
     for outcome in sorted(set(on.values())):
         found = pod_volumes(_bound_index(index, c, outcome), spec, namespace, pod_name, nodes)
-        if counted(found.attach) != counted(out.attach) or counted(found.attach_own) != counted(out.attach_own) \
+        if counted(found) != counted(out) \
                 or any(name in attached for names in found.attach.values() for name in names):
             return None
         entry: dict = {"to": outcome}
