@@ -345,16 +345,37 @@ class DisruptionBudget:
 
 
 @dataclass(frozen=True)
+class ReplicaTarget:
+    """A controller's replica floor for ``--keep-replicas`` (SPEC 5.2).
+
+    ``name``: ``Kind ns/name``. ``types``: the pod types whose pods it owns
+    (its template's and older revisions'). ``replicas``: how many must run at
+    the end of a witness (``min(spec.replicas, pods running in sigma0)``: the
+    witness keeps what runs, it is not asked to place pending replicas).
+    ``members`` (StatefulSets): one entry per kept replica, its pod name and
+    the nodes its claims allow (a claim bound to a node- or zone-pinned PV);
+    at the end every member must run on one of its nodes, each on its own pod.
+    """
+
+    name: str
+    types: frozenset[int]
+    replicas: int
+    members: tuple[tuple[str, frozenset[int]], ...] = ()
+
+
+@dataclass(frozen=True)
 class MoveRules:
-    """Which deletions a witness may make: the paper's (any) or an operator's."""
+    """Which deletions a witness may make: the paper's (any) or an operator's;
+    ``keep_replicas`` adds the final condition of ``Instance.replica_targets``."""
 
     name: str = PAPER_MOVES
     respect_pdb: bool = False
     protected: frozenset[int] = frozenset()  # pod types never deleted
+    keep_replicas: bool = False
 
     @property
     def restricted(self) -> bool:
-        return self.respect_pdb or bool(self.protected)
+        return self.respect_pdb or bool(self.protected) or self.keep_replicas
 
 
 @dataclass(frozen=True)
@@ -412,6 +433,7 @@ class Instance:
     # Claims a deployment binds: a configuration then carries one more entry per claim after
     # its pair counts (0 unbound, k + 1 bound to outcome k); none for every other instance.
     bindings: tuple[ClaimBinding, ...] = ()
+    replica_targets: tuple[ReplicaTarget, ...] = ()  # Deployments, ReplicaSets, StatefulSets (SPEC 5.2)
 
     # ---- indexing helpers -------------------------------------------------
     @property

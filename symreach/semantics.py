@@ -535,11 +535,69 @@ def budget_cap(inst: Instance, t: int) -> int:
     return max((b.desired_healthy + 1 for b in inst.budgets if t in b.counts), default=0)
 
 
+def replicas_failure(inst: Instance, sigma: Config) -> Optional[str]:
+    """Why sigma is no end of a witness under ``--keep-replicas`` (SPEC 5.2), or None.
+
+    Every controller of ``inst.replica_targets`` must run at least its
+    ``replicas`` pods again, so a deletion of its pod becomes a move; a
+    StatefulSet's members keep their identity: each kept replica needs a pod
+    of its own on a node its claims allow (a matching, ``_members_placed``).
+    Without the rule every configuration passes.
+    """
+    if not inst.moves.keep_replicas:
+        return None
+    for target in inst.replica_targets:
+        running = budget_present(inst, sigma, target.types)
+        if running < target.replicas:
+            return f"{target.name} runs {running} of its {target.replicas} replicas"
+        if target.members and not _members_placed(inst, sigma, target):
+            return f"{target.name}: its replicas cannot all run where their volume claims allow"
+    return None
+
+
+def _members_placed(inst: Instance, sigma: Config, target) -> bool:
+    """A pod per member on one of its nodes, no pod shared (augmenting paths)."""
+    free = {n: sum(sigma[inst.pair(t, n)] for t in target.types) for n in range(len(inst.nodes))}
+    holder: dict[int, list[int]] = {n: [] for n in free}  # node -> members placed there
+
+    def place(m: int, seen: set[int]) -> bool:
+        for n in target.members[m][1]:
+            if n in seen or not free.get(n):
+                continue
+            seen.add(n)
+            if len(holder[n]) < free[n]:
+                holder[n].append(m)
+                return True
+            for i, other in enumerate(holder[n]):
+                holder[n][i] = m
+                if place(other, seen):
+                    return True
+                holder[n][i] = other
+        return False
+
+    return all(place(m, set()) for m in range(len(target.members)))
+
+
+def replica_cap(inst: Instance, t: int) -> int:
+    """The count worth keeping per pair of t for ``--keep-replicas`` (0: none).
+
+    The final condition reads sums over a controller's pairs against its
+    ``replicas`` K (and a matching of at most K members): with every pair cut
+    at K it keeps its value, as ``Query.count_cap`` argues for count targets.
+    """
+    if not inst.moves.keep_replicas:
+        return 0
+    return max((r.replicas for r in inst.replica_targets if t in r.types), default=0)
+
+
 def query_holds(inst: Instance, query: Query, sigma: Config) -> bool:
-    """Some alternative fully present, and every count target reached."""
+    """Some alternative fully present, and every count target reached (and, under
+    ``--keep-replicas``, every controller's replicas running: ``replicas_failure``)."""
     if not all(sum(sigma[inst.pair(t, n)] for t, n in ct.pairs) >= ct.at_least for ct in query.counts):
         return False
-    return any(all(sigma[inst.pair(t, n)] > 0 for t, n in alt) for alt in query.alternatives)
+    if not any(all(sigma[inst.pair(t, n)] > 0 for t, n in alt) for alt in query.alternatives):
+        return False
+    return not inst.moves.keep_replicas or replicas_failure(inst, sigma) is None
 
 
 class ReplayError(Exception):

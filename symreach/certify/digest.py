@@ -4,7 +4,7 @@ A certificate proves something about one instance; ``certify`` must refuse
 it for any other. The digest is a SHA-256 over everything the checkers read
 (profile, nodes, pod types with their resolved constraints and pod specs,
 static filter verdicts, the initial configuration, multiplicity bounds,
-namespaces), written with *names* instead of indices and sorted, so that it
+namespaces, and PodDisruptionBudgets and controllers' replicas when there are any), written with *names* instead of indices and sorted, so that it
 survives a reordering of the input file, as the certificates do. The query
 is not part of it (a certificate names its target separately), nor are the
 file name and where a type came from.
@@ -76,6 +76,13 @@ def _canonical(inst: Instance) -> dict[str, Any]:
                       for n in inst.nodes if n.attached)
     if attach or attached:   # only then, so that the digests of other instances stay as they were
         out["attach"] = [attach, attached]
+    # the operator rules' data (SPEC 5.2), only when present: digests of other instances stay as they were
+    if inst.budgets:
+        out["budgets"] = sorted([b.name, type_set(b.counts), b.desired_healthy] for b in inst.budgets)
+    if inst.replica_targets:
+        out["controllers"] = sorted([r.name, type_set(r.types), r.replicas,
+                                     sorted([m, sorted(nodes[n] for n in ns)] for m, ns in r.members)]
+                                    for r in inst.replica_targets)
     return out
 
 

@@ -64,6 +64,7 @@ from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_volume_filters import own_volumes, pod_volumes, unbound_caveat
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
+from symreach.frontends.replica_targets import ReplicaTargets
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import ATTACH_PREFIX, KUBERNETES, Instance
 from symreach.run import RunContext
@@ -282,6 +283,7 @@ class _Converter:
         self.bare_pods: set[tuple[str, str]] = set()
         self.groups = GroupIndex()
         self.volumes = VolumeIndex()
+        self.replica_targets = ReplicaTargets()
         self.attach_drivers: set[str] = set()
         self.node_own: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> running pods' own volumes
         self._warned: set[str] = set()
@@ -790,6 +792,9 @@ class _Converter:
                                         "left out of the initial configuration")
             return
         self.initial[(type_name, node)] += 1
+        if owner is not None and not meta.get("deletionTimestamp"):
+            self.replica_targets.running(self.top_workload(owner, namespace, body.get("labels") or {}), type_name,
+                                         name, node, obj.data["spec"], self.volumes, self.nodes)
         for driver, names in own_volumes(self.volumes, obj.data["spec"], namespace, name).items():
             self.node_own.setdefault(node, {}).setdefault(driver, set()).update(names)
         self.report.pods_attached += 1
@@ -884,11 +889,7 @@ class _Converter:
     def owner_type(self, namespace: str, kind: str, name: str, labels: dict, node: Optional[str],
                    body: dict) -> Optional[str]:
         """The pod type of the workload that owns a pod, following RS -> Deployment and Job -> CronJob."""
-        workload = self.workloads.get((kind, namespace, name))
-        if workload is None:
-            parent = implied_parent(kind, name, labels)
-            if parent is not None:
-                workload = self.workloads.get((parent[0], namespace, parent[1]))
+        workload = self.owning_workload(namespace, kind, name, labels)
         if workload is None:
             return None
         if workload.kind == "DaemonSet":
@@ -896,6 +897,24 @@ class _Converter:
             type_name = f"{namespace}/{workload.name}@{node}" if node else None
             return type_name if type_name in self.types else None
         return workload.type_name
+
+    def owning_workload(self, namespace: str, kind: str, name: str, labels: dict) -> Optional[_Workload]:
+        """The workload a pod's owner reference names, or the Deployment (CronJob) its name implies."""
+        workload = self.workloads.get((kind, namespace, name))
+        if workload is None:
+            parent = implied_parent(kind, name, labels)
+            if parent is not None:
+                workload = self.workloads.get((parent[0], namespace, parent[1]))
+        return workload
+
+    def top_workload(self, owner: Optional[dict], namespace: str, labels: dict) -> Optional[_Workload]:
+        """The controller that keeps a pod's replica count (the Deployment of its ReplicaSet)."""
+        if owner is None:
+            return None
+        workload = self.owning_workload(namespace, str(owner.get("kind")), str(owner.get("name")), labels)
+        while workload is not None and self.parent_workload(workload) is not None:
+            workload = self.parent_workload(workload)
+        return workload
 
     # -- output ---------------------------------------------------------------
     def map_lines(self, v1_prefix: Path, obj: _Object, sub: Path) -> None:
@@ -926,6 +945,12 @@ class _Converter:
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
         if self.budgets:
             doc["disruptionBudgets"] = self.budgets
+        controllers = self.replica_targets.section(
+            [w for w in self.workloads.values() if self.parent_workload(w) is None],
+            lambda w: self.get(w.obj, ("spec", "replicas"), int) if self.get(w.obj, ("spec", "replicas"), int)
+            is not None else 1)
+        if controllers:
+            doc["controllers"] = controllers
         groups = self.groups.section(self)
         if groups:
             doc["groups"] = groups

@@ -33,6 +33,7 @@ from symreach.loader.labels import (
     untolerated_taint,
 )
 from symreach.loader.budgets import resolve_budgets
+from symreach.loader.controllers import resolve_controllers
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
@@ -329,6 +330,7 @@ def build_instance(doc: Document, source: str) -> Instance:
         volume_failures=volume_failures,
         budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
         bindings=claim_bindings(doc, base_block),
+        replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
     )
 
 
