@@ -157,12 +157,18 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
 
 
 def trace_pod_names(result: Result, instance, context) -> list[str]:
-    """The pods the witness creates and deletes, named as ``--trace-out`` names them."""
+    """The pods the witness creates and deletes, named as ``--trace-out`` names them, each
+    followed by the claim its deployment binds (``semantics.binding_notes``)."""
     if not result.trace:
         return []
     from symreach.export.traces import step_names
 
-    return step_names(result.trace, instance, context.get("initial_pod_names"))
+    names = step_names(result.trace, instance, context.get("initial_pod_names"))
+    if instance.bindings and len(names) == len(result.trace):
+        from symreach.semantics import binding_notes
+
+        names = [f"{name}; {note}" if note else name for name, note in zip(names, binding_notes(instance, result.trace))]
+    return names
 
 
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}

@@ -103,6 +103,9 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
     from symreach.cli.options import with_warnings
 
     instance = loaded.instance
+    if instance.bindings:   # the gang step and its certificate do not carry claim bindings yet
+        raise click.UsageError("group targets with WaitForFirstConsumer claims that a deployment binds "
+                               "are not answered yet (ask about single pods: check --pod)")
     group = group_name(instance, name)
     result = group_answer(instance, group, engine, time_remaining(), max_states, max_depth)
     clock = command_clock()

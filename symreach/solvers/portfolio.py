@@ -158,6 +158,11 @@ class AutoEngine:
         from symreach.solvers.fast_paths import Prologue, begin_check
 
         ctx = as_context(run)
+        if instance.bindings:
+            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows.
+            from symreach.solvers.explicit import ExplicitEngine
+
+            return ExplicitEngine().check(instance, query, ctx)
         try:
             begun = begin_check(instance, query, ctx, "auto/preprocess", fast_paths=True)
         except LimitReached as stop:  # the run ended during preprocessing
