@@ -112,12 +112,12 @@ def test_small_instances_are_answered_by_the_favourite_or_the_resident():
 
 
 def test_a_lone_resident_answers_without_any_fork(monkeypatch):
-    import symreach.solvers.portfolio as portfolio
+    import symreach.solvers.workers as workers
 
     def no_fork(*args, **kwargs):
         raise AssertionError("forked")
 
-    monkeypatch.setattr(portfolio, "spawn", no_fork)
+    monkeypatch.setattr(workers, "spawn", no_fork)  # the portfolio imports it on use
     inst = pyramid_instance(3, 5)
     res = AutoEngine(engines=("ic3", "bmc")).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and res.engine == "auto/ic3"

@@ -61,12 +61,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from symreach.errors import LimitReached
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
+from symreach.solvers.abc_binary import abc_available
 from symreach.solvers.base import RunLike, as_context
 from symreach.solvers.schedule import (
     ABC_ENGINE,
@@ -80,7 +81,9 @@ from symreach.solvers.schedule import (
     resident_engine,
     second_engine,
 )
-from symreach.solvers.workers import ProcessWorker, ResidentWorker, spawn
+
+if TYPE_CHECKING:  # imported on use (pickle, multiprocessing): small checks end before any race
+    from symreach.solvers.workers import ProcessWorker, ResidentWorker
 
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
@@ -100,13 +103,11 @@ TINY_STATES = 5000
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
-Worker = Union[ProcessWorker, ResidentWorker]
+Worker = Union["ProcessWorker", "ResidentWorker"]
 
 
 def default_engines() -> tuple[str, ...]:
     """bdd, ic3, bmc, lazy, and ABC's pdr when the binary is installed."""
-    from symreach.solvers.abc import abc_available
-
     return OUR_ENGINES + ((ABC_ENGINE,) if abc_available() else ())
 
 
@@ -261,6 +262,8 @@ class AutoEngine:
             return None, False
         from multiprocessing.connection import wait  # imported on use: start-up of small checks
 
+        from symreach.solvers.workers import ResidentWorker
+
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
         left = run.remaining()
@@ -290,6 +293,8 @@ class AutoEngine:
         of the cores resumes it)."""
         if not names:
             return
+        from symreach.solvers.workers import ResidentWorker, spawn
+
         resident = race.workers.get(race.resident) if race.resident else None
         if isinstance(resident, ResidentWorker) and resident.alive():
             resident.park()
@@ -303,6 +308,8 @@ class AutoEngine:
         """The favourite and the others forked (the late ones later), the resident in
         this process, all scheduled by slices until one answers."""
         from multiprocessing.connection import wait
+
+        from symreach.solvers.workers import ResidentWorker
 
         self._fork([e for e in race.engines if e not in race.late and e != race.resident
                     and e not in race.workers], race, instance, query, run)
