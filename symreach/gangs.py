@@ -20,9 +20,12 @@ self-anti-affinity term, bound how many more pods of a type can fit).
 
 ``scheduler_cycle`` simulates the default PodGroup algorithm from one
 snapshot: members in queue order, each assumed on some feasible node (or
-skipped when none fits), the cycle succeeding once the policy holds. Which
+skipped when none fits), the cycle succeeding once the policy holds and at
+least one pod was assumed ("no pods were schedulable" otherwise). Which
 feasible node the scheduler picks is decided by scoring (out of scope), so
 the answer ranges over every choice: ``succeeds``, ``may-fail`` or ``fails``.
+A CompositePodGroup hierarchy is simulated as ``composite_cycle`` says
+(KEP-6012 and the scheduler's recursive algorithm; docs/semantics.md).
 This module imports only the model and the semantics.
 """
 
@@ -31,7 +34,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence, Union
 
 from symreach import semantics
 from symreach.model import BASIC, GANG, KUBERNETES, Config, Group, Instance
@@ -40,7 +43,19 @@ HOSTNAME = "kubernetes.io/hostname"
 SUCCEEDS, MAY_FAIL, FAILS = "succeeds", "may-fail", "fails"
 
 Placement = tuple[tuple[int, int], ...]     # (pod type, node) in the order assumed
-Choices = tuple[tuple[int, Optional[int]], ...]  # scheduler: (type, node or None = did not fit)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """In a composite hierarchy's run: the scheduler starts group ``name`` (``met`` None) or ends
+    it, its policy met or missed; a missed group's assumed pods are reverted."""
+
+    name: str
+    met: Optional[bool] = None
+
+
+Entry = Union[tuple[int, Optional[int]], Mark]
+Choices = tuple[Entry, ...]   # scheduler: (type, node or None = did not fit), and Marks for composites
 
 
 class GangLimit(Exception):
@@ -312,13 +327,36 @@ def queue_order(group: Group) -> tuple[int, ...]:
     return tuple(t for t, c in group.members for _ in range(c))
 
 
-def scheduler_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optional[float] = None) -> Optional[Cycle]:
-    """Simulate the default algorithm for a single (non-composite) group; None for a composite."""
+def _either(inst: Instance, t: int, config: Config, placed: int, nodes: Sequence[int],
+            follow) -> tuple[Optional[Choices], Optional[Choices]]:
+    """Member t on each feasible node (skipped when there is none), each followed by
+    ``follow(config, placed)``: one succeeding and one failing run, each with its choice first."""
+    succ: Optional[Choices] = None
+    fail: Optional[Choices] = None
+    options = [(n, semantics.deploy(inst, config, t, n), placed + 1) for n in nodes] or [(None, config, placed)]
+    for n, config2, placed2 in options:
+        s, f = follow(config2, placed2)
+        if succ is None and s is not None:
+            succ = ((t, n),) + s
+        if fail is None and f is not None:
+            fail = ((t, n),) + f
+        if succ is not None and fail is not None:
+            break
+    return succ, fail
+
+
+def scheduler_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optional[float] = None) -> Cycle:
+    """Simulate the scheduler's cycle for the hierarchy from sigma over every node choice.
+
+    A single group: its members in queue order; the cycle succeeds once running plus assumed
+    members meet the policy with at least one member assumed (the scheduler turns a success
+    with no pod assumed into "no pods were schedulable"). A composite: ``composite_cycle``.
+    """
     group = gang.root
     if group.composite:
-        return None
+        return composite_cycle(inst, gang, sigma, deadline)
     queue = queue_order(group)
-    need = gang.need(group) - gang.running(inst, sigma)[group.name]
+    need = max(1, gang.need(group) - gang.running(inst, sigma)[group.name])
     kinds = node_kinds(inst)
     memo: dict[tuple[int, Config], tuple[Optional[Choices], Optional[Choices]]] = {}
     calls = [0]
@@ -349,22 +387,8 @@ def scheduler_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
             memo[key] = (path, None) if placed + room(inst, t, config, len(queue) - i) >= need else (None, path)
             return memo[key]
         nodes = feasible(inst, kinds, t, config)
-        succ: Optional[Choices] = None
-        fail: Optional[Choices] = None
-        if not nodes:
-            s, f = run(i + 1, config, placed)
-            succ = None if s is None else ((t, None),) + s
-            fail = None if f is None else ((t, None),) + f
-        for n in nodes:
-            s, f = run(i + 1, semantics.deploy(inst, config, t, n), placed + 1)
-            if succ is None and s is not None:
-                succ = ((t, n),) + s
-            if fail is None and f is not None:
-                fail = ((t, n),) + f
-            if succ is not None and fail is not None:
-                break
-        memo[key] = (succ, fail)
-        return succ, fail
+        memo[key] = _either(inst, t, config, placed, nodes, lambda c, p: run(i + 1, c, p))
+        return memo[key]
 
     def greedy(i: int, config: Config) -> Choices:
         """The first feasible node for each remaining member: one continuation."""
@@ -379,6 +403,225 @@ def scheduler_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optiona
     succ, fail = run(0, sigma, 0)
     outcome = SUCCEEDS if fail is None else FAILS if succ is None else MAY_FAIL
     return Cycle(outcome, fail, succ, queue)
+
+
+# ---- the scheduler's cycle for a CompositePodGroup hierarchy ---------------------------------------
+
+_Frame = tuple   # ("C", name, child index, children met, any pod assumed, start config) or
+                 # ("L", name, member index, members assumed, start config, members running at start)
+
+
+def composite_cycle(inst: Instance, gang: Gang, sigma: Config, deadline: Optional[float] = None) -> Cycle:
+    """The scheduler's recursive cycle for a CompositePodGroup hierarchy, over every node choice.
+
+    The rule (KEP-6012 "Recursive Scheduling Cycle Execution", "Scheduling sequence for
+    PodGroups", "Resource stealing under greedy evaluation"; kube-scheduler's
+    ``compositePodGroupSchedulingDefaultAlgorithm`` and the GangScheduling plugin's
+    ``PlacementFeasible``), from one snapshot with no backtracking:
+
+    - a composite takes its children in their sorted order (the ``groups:`` order; the
+      Kubernetes front end sorts them by creationTimestamp); it is refused at once when it has
+      fewer children than it needs (``minGroupCount``, basic: 1); after each child, with S
+      children met and R left, S + R below the need ends it missed, else it goes on (a met
+      composite goes on too, greedily); at the end it is met when S reaches the need;
+    - a leaf takes its pending members in queue order, each on some feasible node or skipped;
+      with the members running at its start counted, the same S + R test runs before the first
+      member and after each; it is met when the count reaches minCount (basic: 1) -- and it
+      keeps placing its remaining members after that, taking capacity its siblings may need;
+    - a missed group's assumed pods are reverted; a met one's stay for the groups after it;
+    - the cycle succeeds when the root is met and some pod was assumed in a met subtree.
+
+    Placement generation (topology-aware scheduling) is not modelled: one placement, every
+    node. Memoised on (configuration, open groups with their start configurations); a node is
+    tried once per class that agrees on every configuration in that state (swapping two such
+    nodes maps the whole state to itself, so their futures are the same). When every member
+    still to come is of ``interchangeable`` types, every choice leaves the same number of slots
+    at every step (reverts included), so the outcome is the same for all: the first choices
+    stand for all of them (``greedy``).
+    """
+    kinds = node_kinds(inst)
+    queues = {g.name: queue_order(g) for g in gang.leaves}
+    order = _leaf_order(gang, gang.root.name)
+    uniform = {leaf: interchangeable(inst, {t for later in order[k:] for t in queues[later]})
+               for k, leaf in enumerate(order)}
+    memo: dict[tuple, tuple[Optional[Choices], Optional[Choices]]] = {}
+    calls = [0]
+    Pair_ = tuple[Optional[Choices], Optional[Choices]]
+
+    def prefix(entries: Choices, res: Pair_) -> Pair_:
+        return (None if res[0] is None else entries + res[0], None if res[1] is None else entries + res[1])
+
+    def leave(name: str, met: bool, any_: bool, config: Config, start: Config, frames: tuple,
+              greedy: bool) -> Pair_:
+        config = config if met else start
+        if not frames:
+            res: Pair_ = ((), None) if met and any_ else (None, ())
+        else:
+            _, pname, k, scheduled, pany, pstart = frames[-1]
+            kids = gang.children.get(pname, ())
+            need = gang.need(gang.groups[pname])
+            scheduled, pany = scheduled + met, pany or (met and any_)
+            left = len(kids) - k - 1
+            if scheduled + left < need or left == 0:
+                res = leave(pname, scheduled >= need, pany, config, pstart, frames[:-1], greedy)
+            else:
+                res = enter(kids[k + 1], config, frames[:-1] + (("C", pname, k + 1, scheduled, pany, pstart),),
+                            greedy)
+        return prefix((Mark(name, met),), res)
+
+    def enter(name: str, config: Config, frames: tuple, greedy: bool) -> Pair_:
+        group = gang.groups[name]
+        need = gang.need(group)
+        if group.composite:
+            kids = gang.children.get(name, ())
+            res = leave(name, False, False, config, config, frames, greedy) if len(kids) < need else \
+                enter(kids[0], config, frames + (("C", name, 0, 0, False, config),), greedy)
+        else:
+            running = _leaf_running(inst, gang, name, config)
+            queue = queues[name]
+            if running + len(queue) < need or not queue:
+                res = leave(name, running >= need, False, config, config, frames, greedy)
+            else:
+                res = member(config, frames + (("L", name, 0, 0, config, running),), greedy or uniform[name])
+        return prefix((Mark(name),), res)
+
+    def after(name: str, i: int, placed: int, config: Config, frames: tuple, greedy: bool) -> Pair_:
+        """The S + R test after member i of leaf ``name``, then the next member or the leaf's end."""
+        _, _, _, _, start, running = frames[-1]
+        need = gang.need(gang.groups[name])
+        left = len(queues[name]) - i - 1
+        if running + placed + left < need or left == 0:
+            return leave(name, running + placed >= need, placed > 0, config, start, frames[:-1], greedy)
+        return member(config, frames[:-1] + (("L", name, i + 1, placed, start, running),), greedy)
+
+    def member(config: Config, frames: tuple, greedy: bool) -> Pair_:
+        key = (config, frames, greedy)
+        if key in memo:
+            return memo[key]
+        calls[0] += 1
+        if deadline is not None and calls[0] % 64 == 0 and time.monotonic() > deadline:
+            raise GangLimit()
+        _, name, i, placed, start, running = frames[-1]
+        queue = queues[name]
+        rest = Counter(queue[i:])
+        if not greedy and running + placed + sum(room(inst, u, config, c) for u, c in rest.items()) < \
+                gang.need(gang.groups[name]):
+            # the leaf misses whatever is chosen and is reverted: one run stands for all
+            entries, config2, placed2, last = _first_choices(inst, kinds, gang, queue, i, placed, running, config)
+            memo[key] = prefix(entries, after(name, last, placed2, config2, frames, greedy))
+            return memo[key]
+        t = queue[i]
+        starts = tuple(dict.fromkeys(f[5] if f[0] == "C" else f[4] for f in frames))
+        if greedy:   # the first feasible node stands for all
+            nodes = next(([n] for n in range(len(inst.nodes)) if semantics.node_failure(inst, t, n, config) is None), [])
+        else:
+            nodes = _feasible_among(inst, kinds, t, config, starts)
+        memo[key] = _either(inst, t, config, placed, nodes, lambda c, p: after(name, i, p, c, frames, greedy))
+        return memo[key]
+
+    succ, fail = enter(gang.root.name, sigma, (), False)
+    outcome = SUCCEEDS if fail is None else FAILS if succ is None else MAY_FAIL
+    return Cycle(outcome, fail, succ, tuple(t for leaf in order for t in queues[leaf]))
+
+
+def invisible(inst: Instance, t: int) -> bool:
+    """Hard reads t's pods by capacity only: t has no inter-pod rule, host port or volume check,
+    and no term or spread constraint of any type selects or counts t."""
+    pod = inst.pod_types[t]
+    if pod.affinity or pod.anti_affinity or pod.spread or pod.host_ports:
+        return False
+    if any(key[0] == t for key in inst.volume_failures):
+        return False
+    return not any(t in term.selects or t in term.blocks for u in inst.pod_types
+                   for term in u.affinity + u.anti_affinity) and \
+        not any(t in c.counts for u in inst.pod_types for c in u.spread)
+
+
+def interchangeable(inst: Instance, types: set[int]) -> bool:
+    """Invisible types with one request vector and one static row: a pod of any of them on any
+    feasible node takes exactly one of the slots all of them share, so the number of them that
+    fit at each point does not depend on which feasible nodes were chosen."""
+    if not types or not all(invisible(inst, t) for t in types):
+        return False
+    first = inst.pod_types[min(types)]
+    return all(inst.pod_types[t].requests == first.requests and inst.static_block[t] == inst.static_block[min(types)]
+               for t in types)
+
+
+def _leaf_running(inst: Instance, gang: Gang, leaf: str, config: Config) -> int:
+    nodes = range(len(inst.nodes))
+    return sum(config[inst.pair(t, n)] for t, g in gang.leaf_of.items() if g == leaf for n in nodes)
+
+
+def _leaf_order(gang: Gang, name: str) -> list[str]:
+    if not gang.groups[name].composite:
+        return [name]
+    return [leaf for kid in gang.children.get(name, ()) for leaf in _leaf_order(gang, kid)]
+
+
+def _feasible_among(inst: Instance, kinds: Sequence[tuple], t: int, config: Config,
+                    starts: Sequence[Config]) -> list[int]:
+    """The feasible nodes for t, one per class of nodes of one kind carrying the same pods in
+    ``config`` and in every start configuration a revert may restore."""
+    seen: set[tuple] = set()
+    out = []
+    types = range(len(inst.pod_types))
+    for n in range(len(inst.nodes)):
+        key = (kinds[n],) + tuple(tuple(c[inst.pair(u, n)] for u in types) for c in (config, *starts))
+        if key in seen:
+            continue
+        seen.add(key)
+        if semantics.node_failure(inst, t, n, config) is None:
+            out.append(n)
+    return out
+
+
+def _first_choices(inst: Instance, kinds: Sequence[tuple], gang: Gang, queue: tuple[int, ...], i: int,
+                   placed: int, running: int, config: Config) -> tuple[Choices, Config, int, int]:
+    """Members i.. of a leaf, each on its first feasible node, until the S + R test stops the
+    leaf: (the choices, the configuration and count after them, the index of the last)."""
+    need = gang.need(gang.groups[gang.leaf_of[queue[i]]])
+    entries: list[Entry] = []
+    while True:
+        t = queue[i]
+        nodes = feasible(inst, kinds, t, config)
+        if nodes:
+            config, placed = semantics.deploy(inst, config, t, nodes[0]), placed + 1
+        entries.append((t, nodes[0] if nodes else None))
+        left = len(queue) - i - 1
+        if running + placed + left < need or left == 0:
+            return tuple(entries), config, placed, i
+        i += 1
+
+
+def run_states(inst: Instance, sigma: Config, run: Choices) -> Iterator[tuple[Config, Entry]]:
+    """Each entry of a scheduler run with the configuration before it: assumed pods are added,
+    a group that ends missed has its assumed pods reverted (Marks nest as groups do)."""
+    config, starts = sigma, []
+    for entry in run:
+        yield config, entry
+        if isinstance(entry, Mark):
+            if entry.met is None:
+                starts.append(config)
+            else:
+                start = starts.pop()
+                config = config if entry.met else start
+        elif entry[1] is not None:
+            config = semantics.deploy(inst, config, entry[0], entry[1])
+
+
+def check_run(inst: Instance, sigma: Config, run: Choices) -> None:
+    """Replay a scheduler run: every assumed member passes Hard in the state before it, every
+    skipped one fits no node there (``GangStepError`` otherwise)."""
+    for config, entry in run_states(inst, sigma, run):
+        if isinstance(entry, Mark):
+            continue
+        t, n = entry
+        if n is not None and semantics.first_failure(inst, t, n, config) is not None:
+            raise GangStepError(f"{inst.pod_types[t].name} on {inst.nodes[n].name}: "
+                                f"{semantics.first_failure(inst, t, n, config)}")
+        if n is None and any(semantics.node_failure(inst, t, m, config) is None for m in range(len(inst.nodes))):
+            raise GangStepError(f"{inst.pod_types[t].name} is skipped though a node fits")
 
 
 def member_policy_text(gang: Gang) -> str:

@@ -1,11 +1,13 @@
 """One run's context: its deadline, cancel token, progress sink, limits and caches.
 
-Every phase that can take long (preprocessing, the engines, witness
-minimisation, the matrix's cells) receives one ``RunContext`` and polls it:
+Every phase that can take long (loading, preprocessing, the engines, witness
+minimisation, export, the matrix's cells) receives one ``RunContext`` and polls it:
 ``past()`` between two steps, ``check(phase)`` where a ``LimitReached`` may
 end the phase. There is one clock (``time.monotonic``) and one absolute
 deadline; an engine started later in the run sees what is left of it, not a
-fresh budget.
+fresh budget. A worker on another machine gets the deadline as wall-clock
+time (``wall_deadline``, ``until_wall``). Phases that grow without bound
+also poll the address space (``check_memory``).
 
 The cancel token replaces any per-thread state: ``auto``'s resident engine
 runs under a token that also pauses it (``solvers.workers.Gate``), a forked
@@ -16,6 +18,8 @@ the command line's supervisor (it learns the deadline from there);
 
 from __future__ import annotations
 
+import os
+import resource
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Protocol
@@ -87,6 +91,22 @@ class RunContext:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         return cls(deadline=deadline, timeout_s=timeout, **fields)
 
+    @classmethod
+    def until_wall(cls, deadline_at: Optional[float], **fields) -> "RunContext":
+        """The context of a worker handed ``wall_deadline()`` (perhaps on another
+        machine): the same instant, back on this machine's monotonic clock."""
+        if deadline_at is None:
+            return cls(**fields)
+        return cls(deadline=time.monotonic() + (deadline_at - time.time()), **fields)
+
+    def wall_deadline(self) -> Optional[float]:
+        """The deadline as ``time.time()`` seconds, the form that crosses machines.
+        A ``time.monotonic()`` reading means nothing on another machine (each
+        counts from its own boot), so a Dask worker gets the absolute wall-clock
+        instant instead and turns it back with ``until_wall``; the price is the
+        skew between the machines' clocks (NTP keeps it far below a cell's time)."""
+        return None if self.deadline is None else time.time() + (self.deadline - time.monotonic())
+
     def with_(self, **changes) -> "RunContext":
         return replace(self, **changes)
 
@@ -110,6 +130,18 @@ class RunContext:
             budget = f" of {self.timeout_s:g} s" if self.timeout_s is not None else ""
             raise LimitReached(f"timeout: the time limit{budget} was reached during {phase}")
 
+    def check_memory(self, phase: str) -> None:
+        """``LimitReached`` (reason ``memory limit (N MB)``) once the address
+        space is within ``MEMORY_RESERVE`` of ``RLIMIT_AS``. Polled by phases
+        that grow without bound (export's unrolling): they stop while there is
+        memory left to unwind, instead of meeting ``MemoryError`` at the limit,
+        where CPython 3.11 may spin forever unwinding a ``with`` block
+        (python/cpython#132508: the int it pushes for the handler cannot be
+        allocated, and it retries the same handler)."""
+        cap, used = address_space()
+        if cap is not None and used is not None and used > cap - min(MEMORY_RESERVE, cap // 4):
+            raise LimitReached(f"memory limit ({cap // MB} MB)")
+
     def report(self, engine: str, **counters) -> None:
         if self.progress is not None:
             self.progress(engine, **counters)
@@ -119,3 +151,24 @@ class RunContext:
         if self.timed_out() and self.timeout_s is not None:
             return f"timeout after {self.timeout_s:g} s" + (f" {where}" if where else "")
         return "stopped" + (f" {where}" if where else "")
+
+
+MB = 1024 * 1024
+MEMORY_RESERVE = 32 * MB  # left for unwinding and printing the verdict
+
+
+def address_space() -> tuple[Optional[int], Optional[int]]:
+    """(the ``RLIMIT_AS`` soft limit, the address space in use) in bytes;
+    None where unknown or unlimited. One read of ``/proc/self/statm``."""
+    cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if cap == resource.RLIM_INFINITY:
+        return None, None
+    try:
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            pages = int(os.read(fd, 64).split()[0])
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, IndexError):
+        return cap, None
+    return cap, pages * os.sysconf("SC_PAGE_SIZE")

@@ -182,11 +182,31 @@ def test_matrix_groups_nodes_into_named_pools_with_short_columns():
     out = run("matrix", POOLS)
     lines = out.stdout.splitlines()
     assert out.exit_code == 0
-    assert "  P4   pool=general zone=zone-a  (2 nodes: general-0, general-3)" in lines  # instance-type: same split as pool
+    # one pool per node class, its zones beside its name (instance-type: same split as pool)
+    assert ("  P2   pool=general  (zones zone-a,zone-b,zone-c; 4 nodes: general-0, general-1, general-2, "
+            "general-3)") in lines
     assert max(len(line) for line in lines if not line.startswith(" ")) < 160
-    header = next(line for line in lines if line.strip().startswith("P1  P2"))
-    assert header.split() == [f"P{i}" for i in range(1, 10)]
-    assert "db-4       .   .   .   .   Y   .   .   .   ." in lines
+    header = next(line for line in lines if line.split()[:2] == ["P1", "P2"])
+    assert header.split() == ["P1", "P2", "P3"]
+    # the pool's zones answer differently for db-4: the cell counts nodes, a line names the zones
+    assert "db-4       .  1/4   ." in lines
+    assert [line for line in lines if line.startswith("by zone:")] == [
+        "by zone: db-4 on P2 pool=general: zone-a ., zone-b Y, zone-c ."]
+
+
+def test_pools_split_by_class_not_by_zone():
+    from symreach.loader import load_instance
+    from symreach.report.pools import node_pools, zone_split
+
+    inst = load_instance(POOLS)
+    pools = node_pools(inst)
+    assert [(p.name, p.zones, len(p.nodes)) for p in pools] == [
+        ("pool=system node-role.kubernetes.io/control-plane", ("zone-a", "zone-b", "zone-c"), 3),
+        ("pool=general", ("zone-a", "zone-b", "zone-c"), 4), ("pool=highmem", ("zone-a", "zone-b", "zone-c"), 4)]
+    general = pools[1]
+    assert zone_split(inst, general, lambda n: "deployable") is None   # every zone alike: no line
+    split = zone_split(inst, general, lambda n: "deployable" if inst.nodes[n].name == "general-1" else "x")
+    assert split is not None and [z for z, _ in split] == ["zone-a", "zone-b", "zone-c"]
 
 
 def test_matrix_transpose_and_filters():
@@ -194,9 +214,10 @@ def test_matrix_transpose_and_filters():
     lines = out.stdout.splitlines()
     assert lines[2:5] == ["pod types:", "  1    web-0", "  2    db-4"]
     rows = [line for line in lines if line.startswith("P")]
-    assert [r.split()[:2] for r in rows] == [["P1", "zone=zone-a"], ["P2", "zone=zone-b"], ["P3", "zone=zone-c"]]
+    assert rows == ["P1 pool=general (zones zone-a,zone-b,zone-c)  Y  1/4"]
     data = json.loads(run("matrix", POOLS, "--pods", "db-4", "-o", "json").stdout)
-    assert data["pods"] == ["db-4"] and len(data["cells"]) == 11 and len(data["pools"]) == 9
+    assert data["pods"] == ["db-4"] and len(data["cells"]) == 11 and len(data["pools"]) == 3
+    assert data["pools"][1]["zones"] == ["zone-a", "zone-b", "zone-c"]
 
 
 def test_pool_cell_counts_mixed_nodes():
@@ -219,6 +240,8 @@ def test_where_answers_pools_and_nodes_in_one_run():
     assert can == ["general-a", "general-c", "public-c"] and data["can"] == 3
     never = run("where", POOLS, "--pod", "db-4")
     assert never.exit_code == 0 and "can ever run on 1 of 11 nodes" in never.stdout
+    assert "  some  pool=general (zones zone-a,zone-b,zone-c)  (1/4)" in never.stdout
+    assert "         can:     general-1 [zone-b] (runs there now)" in never.stdout
 
 
 # ---- 6. unknown is informative ----------------------------------------------------------
@@ -290,7 +313,7 @@ def test_namespace_filters_use_the_pod_types_namespace():
     """A format-v1 type's name has no namespace/ prefix; -n still finds and filters it."""
     assert run("check", EXAMPLE, "--pod", "c", "--node", "n1", "-n", "default").exit_code == 0
     assert run("check", EXAMPLE, "--pod", "c", "--node", "n1", "-n", "other").exit_code == 2
-    rows = [ln.split()[0] for ln in run("matrix", EXAMPLE, "-n", "default").stdout.splitlines()[-3:]]
+    rows = [ln.split()[0] for ln in run("matrix", EXAMPLE, "-n", "default").stdout.splitlines()[-4:-1]]  # then time:
     assert rows == ["a", "b", "c"]
     text = run("explain", DUMP, "-n", "kube-system").stdout
     assert text.count("\npod ") + text.startswith("pod ") == 2

@@ -55,9 +55,10 @@ def gang_doc(seed: int, profile: str) -> dict:
 
 
 def brute_cycle(inst, gang: gangs.Gang, sigma) -> set[bool]:
-    """Every outcome of the cycle over every choice sequence (no memo, no symmetry)."""
+    """Every outcome of the cycle over every choice sequence (no memo, no symmetry); success
+    needs one member assumed besides the policy ("no pods were schedulable")."""
     queue = gangs.queue_order(gang.root)
-    need = gang.need(gang.root) - gang.running(inst, sigma)[gang.root.name]
+    need = max(1, gang.need(gang.root) - gang.running(inst, sigma)[gang.root.name])
     outcomes: set[bool] = set()
 
     def go(i: int, config, placed: int) -> None:

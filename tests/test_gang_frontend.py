@@ -119,8 +119,24 @@ def test_composite_hierarchy_v1alpha3():
     inst, _ = load(items)
     assert {g.name: g.parent for g in inst.groups} == {"ml/root": None, "ml/a": "ml/root", "ml/b": "ml/root"}
     ans = answer(inst, "ml/b")
-    assert ans.root == "ml/root" and ans.result.verdict.value == "deployable" and ans.cycle is None
+    assert ans.root == "ml/root" and ans.result.verdict.value == "deployable"
+    assert ans.cycle.outcome == "succeeds"
     assert len(ans.placement) == 3
+
+
+def test_composite_children_sorted_by_creation_timestamp():
+    # KEP-6012: the scheduler takes a composite's children sorted by creation time, not input order
+    def group(name, stamp):
+        return ("- {apiVersion: scheduling.k8s.io/v1alpha3, kind: PodGroup, metadata: "
+                f"{{name: {name}, namespace: ml, creationTimestamp: '{stamp}'}}, "
+                "spec: {parentCompositePodGroupName: root, schedulingPolicy: {gang: {minCount: 1}}}}\n")
+    items = ("- {apiVersion: scheduling.k8s.io/v1alpha3, kind: CompositePodGroup, metadata: {name: root, namespace: ml}, "
+             "spec: {schedulingPolicy: {basic: {}}}}\n"
+             + group("late", "2026-01-02T00:00:00Z") + group("early", "2026-01-01T00:00:00Z")
+             + pod("late-0", "schedulingGroup: {podGroupName: late}")
+             + pod("early-0", "schedulingGroup: {podGroupName: early}"))
+    inst, _ = load(items)
+    assert [g.name for g in inst.groups if g.parent] == ["ml/early", "ml/late"]
 
 
 def test_group_names_on_the_command_line(tmp_path):
@@ -166,3 +182,22 @@ def test_a_gang_workloads_template_type_is_not_creatable():
         "{podGroupName: train}, containers: [{name: c, image: x}]}}}}\n") + pod("w-0", JOIN) + pod("w-1", JOIN)
     inst, _ = load(items)
     assert not inst.pod_types[inst.type_index("ml/w")].creatable
+
+
+def test_a_hierarchy_whose_leaves_name_different_schedulers_is_rejected():
+    # validatePodGroup checks every pod of the hierarchy: leaves a and b agree within themselves
+    # but not with each other, so the scheduler rejects the root (and the answer is never).
+    items = ("- {apiVersion: scheduling.k8s.io/v1alpha3, kind: CompositePodGroup, metadata: {name: root, namespace: ml}, "
+             "spec: {schedulingPolicy: {basic: {}}}}\n"
+             "- {apiVersion: scheduling.k8s.io/v1alpha3, kind: PodGroup, metadata: {name: a, namespace: ml}, "
+             "spec: {parentCompositePodGroupName: root, schedulingPolicy: {gang: {minCount: 1}}}}\n"
+             "- {apiVersion: scheduling.k8s.io/v1alpha3, kind: PodGroup, metadata: {name: b, namespace: ml}, "
+             "spec: {parentCompositePodGroupName: root, schedulingPolicy: {gang: {minCount: 1}}}}\n"
+             + pod("a-0", "schedulingGroup: {podGroupName: a}")
+             + pod("b-0", "schedulingGroup: {podGroupName: b}", scheduler="other"))
+    inst, _ = load(items)
+    (root,) = [g for g in inst.groups if g.name == "ml/root"]
+    assert "different schedulers (default-scheduler, other)" in root.rejected
+    assert not any(g.rejected for g in inst.groups if g.parent)
+    ans = answer(inst, "ml/a")
+    assert ans.result.verdict.value == "not-deployable" and "rejects the group" in ans.result.reason

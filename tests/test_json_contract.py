@@ -110,7 +110,7 @@ def test_certify_and_export(tmp_path):
     cert = tmp_path / "c.json"
     assert CliRunner().invoke(cli, ["check", CAPACITY1, "--cert-out", str(cert)]).exit_code == 1
     code, doc = run_json("certify", CAPACITY1, str(cert))
-    assert code == 0 and doc["valid"] is True and validate(doc, documented()["certify"]) == 7
+    assert code == 0 and doc["valid"] is True and validate(doc, documented()["certify"]) == 8
     code, doc = run_json("export", EXAMPLE, "--dimacs", str(tmp_path / "x.cnf"), "--depth", "2")
     assert code == 0 and validate(doc, documented()["export"]) == 6
 
@@ -126,7 +126,7 @@ def test_same_keys_whatever_the_engine(engine):
 def test_an_unknown_forced_by_a_limit_has_the_same_keys(tmp_path):
     pyramid = tmp_path / "pyramid.yaml"
     made = CliRunner().invoke(cli, ["generate", "pebbling", "--shape", "pyramid", "--height", "9", "-k", "10",
-                                    "-o", str(pyramid)])
+                                    "--out", str(pyramid)])
     assert made.exit_code == 0
     for engine in ("bmc", "explicit"):
         code, doc = run_json("check", str(pyramid), "--engine", engine, "--timeout", "0.3")
@@ -134,5 +134,30 @@ def test_an_unknown_forced_by_a_limit_has_the_same_keys(tmp_path):
         validate(doc, documented()["check"])
 
 
+def test_bench_document():
+    code, doc = run_json("bench", EXAMPLE, "--engines", "explicit", "--no-progress")
+    assert code == 0 and validate(doc, documented()["bench"]) == 5 and len(doc["results"]) == 1
+
+
+PHASES = {"load_s", "decide_s", "minimise_s", "total_s"}
+
+
+def test_every_deciding_command_splits_its_time(tmp_path):
+    """The same ``times`` keys in check, check --group, explain, matrix, where and certify (text: a time line)."""
+    cert = tmp_path / "c.json"
+    assert CliRunner().invoke(cli, ["check", CAPACITY1, "--cert-out", str(cert)]).exit_code == 1
+    gang = str(REPO / "examples" / "gang-training.yaml")
+    commands = [["check", EXAMPLE], ["check", gang], ["explain", gang, "--group", "ml/train"],
+                ["explain", EXAMPLE, "--pod", "c", "--node", "n1"], ["matrix", EXAMPLE],
+                ["matrix", EXAMPLE, "--pods", "c"], ["where", EXAMPLE, "--pod", "c"], ["certify", CAPACITY1, str(cert)]]
+    for args in commands:
+        _, doc = run_json(*args)
+        assert set(doc["times"]) == PHASES, args
+        assert doc["times"]["total_s"] >= doc["times"]["load_s"] > 0, args
+        text = CliRunner().invoke(cli, args).stdout
+        assert re.search(r"time: +[0-9.]+ s \(load [0-9.]+, decide [0-9.]+, minimise [0-9.]+\)", text), (args, text)
+    assert len(commands) == 8
+
+
 def test_every_section_was_exercised():
-    assert set(documented()) == {s for s, _ in CASES} | {"certify", "export"}
+    assert set(documented()) == {s for s, _ in CASES} | {"certify", "export", "bench"}

@@ -259,7 +259,9 @@ def test_the_top_level_imports_no_subpackage(imports):
 OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
 # Strings below cli/ that name another program's options on purpose: the kubectl scripts that
 # export/traces.py writes and reads back.
-FOREIGN_OPTIONS = {("symreach.export.traces", "--namespace")}
+FOREIGN_OPTIONS = {("symreach.export.traces", "--namespace"),
+                   # the guarded script's bash: kubectl's own --context and --timeout
+                   ("symreach.export.kubectl_script", "--context"), ("symreach.export.kubectl_script", "--timeout")}
 
 
 def cli_options() -> set[str]:

@@ -20,7 +20,7 @@ above its own share as a backstop. The child says so by
 creating a marker file right before ``engine.check``: interpreter start,
 imports, loading and the engine's construction (``auto`` imports every
 engine there, so that its workers inherit them) are not the engine's time,
-and on a loaded machine they took 3-6 s per job, which killed sub-second
+and on a loaded machine they took seconds per job, which killed sub-second
 answers at short limits. Until the marker appears the child has
 ``SETUP_ALLOWANCE_S`` of its own. For a killed child, the CPU time comes from ``os.wait4`` and
 the peak memory from the child's ``/proc/PID/status`` (``VmHWM``), polled

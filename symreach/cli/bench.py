@@ -27,7 +27,7 @@ from symreach.cli.output import write_outputs
 from symreach.bench import runner as bench
 from symreach.bench import tables as bench_tables
 from symreach.cli.executor_options import executor_from_options, executor_options
-from symreach.cli.options import parse_node_selector
+from symreach.cli.options import format_options, parse_node_selector
 from symreach.errors import InputError
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -103,21 +103,25 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
 @click.option("--engines", default="all", show_default=True,
               help="Comma-separated engine names, or 'all' (every engine but auto). Engines not "
                    "available here are skipped with a note.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, metavar="SECONDS",
               help="Seconds per job; the job is killed a little after.")
 @click.option("--memory", "--memory-mb", "memory_mb", type=click.IntRange(min=64), default=2048, show_default=True,
-              help="Address-space limit per job (MB).")
-@click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True,
+              metavar="MB", help="Memory limit per job in MB (RLIMIT_AS).")
+@click.option("--jobs", "parallel", type=click.IntRange(min=1), default=2, show_default=True, metavar="N",
               help="Jobs at a time.")
-@click.option("--csv", "csv_out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--csv-out", "csv_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write one CSV row per job here.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--json-out", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every job with all engine statistics here.")
+@click.option("--csv", "csv_out", type=click.Path(dir_okay=False, path_type=Path), hidden=True,
+              help="Former spelling of --csv-out.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), hidden=True,
+              help="Former spelling of --json-out.")
 @click.option("--pod", help="Target pod type for files without a query (e.g. Kubernetes dumps).")
 @click.option("--node", help="Target node for --pod.")
 @click.option("--node-selector", metavar="K=V[,K=V]", help="Target: any node with these labels.")
 @click.option("--tolerate-crashes", is_flag=True, help="Report engine crashes without failing.")
-@click.option("--cpu-limit", type=click.FloatRange(min=0.1), default=None, metavar="S",
+@click.option("--cpu-limit", type=click.FloatRange(min=0.1), default=None, metavar="SECONDS",
               help="CPU seconds per job, for its whole process tree (engine workers, ABC), beside "
                    "--timeout: on a busy machine a wall-clock limit measures the load too.")
 @click.option("--compare", "metric", type=click.Choice(["wall", "cpu"]), default="wall",
@@ -128,12 +132,13 @@ def _fallback_query(pod: Optional[str], node: Optional[str],
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="A progress bar on a terminal, one line per job otherwise (stderr).")
 @executor_options
+@format_options(json_alias=False)
 def bench_command(inputs: tuple[str, ...], engines: str, timeout: float, memory_mb: int, parallel: int,
                   csv_out: Optional[Path], json_out: Optional[Path], pod: Optional[str],
                   node: Optional[str], node_selector: Optional[str], tolerate_crashes: bool,
                   cpu_limit: Optional[float], metric: str, plot_dir: Optional[Path], progress: bool,
                   executor: str, scheduler: Optional[str], workers: int,
-                  worker_memory: Optional[str]) -> None:
+                  worker_memory: Optional[str], fmt: str) -> None:
     """Run several engines on every instance file given (or found in the folders given) and compare.
 
     Prints one row per instance (each engine's verdict and time, its ratio to
@@ -159,7 +164,7 @@ def bench_command(inputs: tuple[str, ...], engines: str, timeout: float, memory_
         if not instances:
             raise click.UsageError(f"{', '.join(inputs)}: no instance file with a query ({', '.join(SUFFIXES)})")
         limits = BenchLimits(timeout, cpu_limit, memory_mb, parallel)
-        outputs = Outputs(csv_out, json_out, plot_dir, "cpu_s" if metric == "cpu" else "time_s", progress)
+        outputs = Outputs(csv_out, json_out, plot_dir, "cpu_s" if metric == "cpu" else "time_s", progress, fmt)
         _run_and_report(instances, usable, inputs, limits, outputs, tolerate_crashes,
                         (executor, scheduler, workers, worker_memory))
 
@@ -189,11 +194,11 @@ class Outputs:
     plot_dir: Optional[Path]
     metric: str  # time_s or cpu_s
     progress: bool
+    fmt: str = "text"  # -o: the tables (text, wide), or every job as one document on stdout
 
 
 def _run_and_report(instances, usable, inputs, limits: BenchLimits, outputs: Outputs,
                     tolerate_crashes: bool, executor_choice: tuple) -> None:
-    from symreach.bench import analysis
     from symreach.bench.meta import load, run_meta
     from symreach.bench.progress import BenchProgress
 
@@ -223,16 +228,10 @@ def _run_and_report(instances, usable, inputs, limits: BenchLimits, outputs: Out
     meta["load_end"] = load()
     found = bench.failures(results, crashes_fail=not tolerate_crashes)
     metric = outputs.metric
-    click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found},
-                                                                    metric)))
-    for title, table in (("per family and engine", bench_tables.summary_rows(results)),
-                         ("per engine", analysis.engine_summary_rows(results, metric)),
-                         ("per engine pair", analysis.pair_rows(results, metric))):
-        click.echo(f"\n{title}:")
-        click.echo(bench_tables.format_grid(*table))
-    click.echo(f"\n{'CPU' if metric == 'cpu_s' else 'wall'} time of engine.check; x: ratio to the "
-               f"fastest; PAR-2: mean time, twice the limit when not decided; geo-mean a/b below 1: "
-               f"a is faster. Load average {meta['load_start']} at the start, {meta['load_end']} at the end.")
+    if outputs.fmt in ("text", "wide"):
+        _print_tables(results, found, metric, meta)
+    else:
+        click.echo(_bench_document(results, meta, found, outputs.fmt))
     if outputs.plot_dir is not None:
         from symreach.bench.plots import plot_all
 
@@ -246,3 +245,28 @@ def _run_and_report(instances, usable, inputs, limits: BenchLimits, outputs: Out
     if found:
         click.echo(bench.failure_report(found), err=True)
         sys.exit(1)
+
+
+def _print_tables(results, found, metric: str, meta: dict) -> None:
+    """The text output: one row per instance, then per family, engine and engine pair."""
+    from symreach.bench import analysis
+
+    click.echo(bench_tables.format_grid(*bench_tables.instance_rows(results, {f.instance for f in found},
+                                                                    metric)))
+    for title, table in (("per family and engine", bench_tables.summary_rows(results)),
+                         ("per engine", analysis.engine_summary_rows(results, metric)),
+                         ("per engine pair", analysis.pair_rows(results, metric))):
+        click.echo(f"\n{title}:")
+        click.echo(bench_tables.format_grid(*table))
+    click.echo(f"\n{'CPU' if metric == 'cpu_s' else 'wall'} time of engine.check; x: ratio to the "
+               f"fastest; PAR-2: mean time, twice the limit when not decided; geo-mean a/b below 1: "
+               f"a is faster. Load average {meta['load_start']} at the start, {meta['load_end']} at the end.")
+
+
+def _bench_document(results, meta: dict, found, fmt: str) -> str:
+    """``-o json|yaml|csv``: every job (docs/json.md, ``bench``), or the CSV of ``--csv-out``."""
+    if fmt == "csv":
+        return bench_tables.write_csv(results, meta=meta).rstrip("\n")
+    from symreach.report.schema import render_document
+
+    return render_document("bench", bench_tables.results_json(results, meta, found), fmt)

@@ -20,6 +20,7 @@ from symreach.cli import group_check
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (format_options, limit_options, load_inputs_from_options, pod_hints,
                                   query_from_options, target_options)
+from symreach.cli.timing import command_clock, times_text
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 
@@ -61,13 +62,17 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
                               "write it with check --cert-out")
     else:
         ok, message = certificate.check(instance, target)
+    clock = command_clock()
+    clock.split()
     if fmt in ("json", "yaml") and not quiet:
         from symreach.report.schema import render_document
 
         click.echo(render_document("certify", {"valid": ok, "kind": certificate.kind, "format": certificate.format,
-                                               "target": str(certificate.target), "message": message}, fmt))
+                                               "target": str(certificate.target), "message": message,
+                                               "times": clock.times()}, fmt))
     elif not quiet:
         click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}")
+        click.echo(f"  time: {times_text(clock.times())}")
         if ok and explain and group_check.is_group_certificate(certificate):
             click.echo(group_check.explain_certified_group(instance, certificate))
         elif ok and explain:

@@ -34,6 +34,7 @@ from symreach.cli.options import (
     warnings_json,
 )
 from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
+from symreach.cli.timing import Clock, command_clock, minimise_seconds
 from symreach.result import Result, Verdict
 
 
@@ -48,7 +49,7 @@ from symreach.result import Result, Verdict
 @group_option
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="State cap of the explicit engine.")
 @jobs_option(help="Processes working at once (the cores --engine auto time-slices its engines on).")
-@click.option("--quiet", is_flag=True, help="No progress line on stderr.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line on stderr.")
 @format_options()
 @click.option("--trace-out", type=click.Path(dir_okay=False, path_type=Path), help="Write the witness trace here.")
 @click.option("--trace-format", type=click.Choice(["json", "yaml", "kubectl", "text"]), default=None,
@@ -82,17 +83,20 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     if trace_format is not None and trace_out is None:
         raise click.UsageError("--trace-format needs --trace-out FILE")
     process.begin(timeout, memory)
-    clock = Clock()
+    clock = command_clock()
     recorder = Recorder(make_progress(quiet or fmt != "text"))
     process.set_fallback(lambda reason: render_check(_limited(engine, reason, recorder, clock), fmt, times=clock.times()))
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
-    clock.lap("load_s")
     list_targets_if_asked(loaded, fmt)
     instance, context = loaded.instance, loaded.context
     group_check.answer_if_asked(loaded)
     with pod_hints(loaded):
         query = query_from_options(instance, pod, node, node_selector, with_items, context.get("targets"))
     instance, engine = apply_moves(instance, query, engine)
+    if trace_out is not None and instance.moves.restricted and \
+            (trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower())) == "kubectl":
+        raise click.UsageError("under operator moves the kubectl script evicts through the Eviction API and "
+                               "guards its context: write it with symreach export --kubectl FILE --context NAME")
 
     def render(result: Result) -> str:
         from symreach.report.caveats import verdict_caveats
@@ -122,7 +126,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         explain_block(instance, query, result, max_states)
     finally:
         recorder.close()
-    clock.split(result)
+    clock.split(minimise_seconds(result.stats))
     outputs: list[PendingOutput] = []
     if trace_out is not None and result.trace:
         from symreach.export.traces import export_trace
@@ -160,32 +164,6 @@ def trace_pod_names(result: Result, instance, context) -> list[str]:
 
 
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}
-
-
-class Clock:
-    """The run's time split into load / decide / minimise (``times`` in the output)."""
-
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-        self.mark = self.start
-        self.laps: dict[str, float] = {}
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        self.laps[name] = now - self.mark
-        self.mark = now
-
-    def split(self, result: Result) -> None:
-        """The decide phase's time, less what trace minimisation took of it."""
-        self.lap("decide_s")
-        minimise = float(result.stats.get("minimise_s", 0.0) or 0.0)
-        self.laps["decide_s"] = max(0.0, self.laps["decide_s"] - minimise)
-        self.laps["minimise_s"] = minimise
-
-    def times(self) -> dict[str, float]:
-        out = {k: round(v, 6) for k, v in self.laps.items()}
-        out["total_s"] = round(time.perf_counter() - self.start, 6)
-        return out
 
 
 def _limited(engine: str, reason: str, recorder, clock: Clock) -> Result:

@@ -2,7 +2,7 @@
 
 ``encode petri`` turns a one-safe Petri net into a format-v1 instance
 (Appendix B), ``encode pebbling`` a DAG with a pebble bound (Appendix C).
-Both write YAML to ``-o FILE`` or stdout; bad input is an ``InputError``,
+Both write YAML (``-o json``: JSON) to ``--out FILE`` or stdout; bad input is an ``InputError``,
 which the main group prints as one line with exit status 2.
 """
 
@@ -16,7 +16,7 @@ import click
 
 from symreach.cli.errors import ErrorReportingGroup
 from symreach.cli.options import limit_options
-from symreach.cli.output import output_option, write_document
+from symreach.cli.output import document_output_options, write_document
 from symreach.errors import InputError
 from symreach.loader.yaml_source import read_file_text
 
@@ -29,14 +29,14 @@ def encode_group() -> None:
 @encode_group.command("petri")
 @click.argument("net", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--goal", required=True, help="Goal place g; the query is pod G-g on the node.")
-@output_option
+@document_output_options
 @limit_options
-def encode_petri_cmd(net: Path, goal: str, out: Optional[Path]) -> None:
+def encode_petri_cmd(net: Path, goal: str, out: Optional[Path], fmt: Optional[str]) -> None:
     """Encode a 1-safe net (PNML or JSON) with goal place GOAL (paper Appendix B)."""
     from symreach.frontends.petri_net import read_net
     from symreach.frontends.reduction_petri import encode_petri
 
-    write_document(encode_petri(read_net(net), goal), out)
+    write_document(encode_petri(read_net(net), goal), out, fmt=fmt)
 
 
 def read_dag(path: Path) -> tuple[list[str], list[tuple[str, str]], Optional[str]]:
@@ -72,9 +72,10 @@ def read_dag(path: Path) -> tuple[list[str], list[tuple[str, str]], Optional[str
 @click.argument("dag", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-k", "k", type=click.IntRange(min=0), required=True, help="Pebble bound.")
 @click.option("--target", help="Target vertex (overrides the file's).")
-@output_option
+@document_output_options
 @limit_options
-def encode_pebbling_cmd(dag: Path, k: int, target: Optional[str], out: Optional[Path]) -> None:
+def encode_pebbling_cmd(dag: Path, k: int, target: Optional[str], out: Optional[Path],
+                        fmt: Optional[str]) -> None:
     """Encode a DAG (JSON {vertices, edges, target}) with bound K (paper Appendix C)."""
     from symreach.frontends.reduction_pebbling import encode_pebbling
 
@@ -83,7 +84,7 @@ def encode_pebbling_cmd(dag: Path, k: int, target: Optional[str], out: Optional[
     if target is None:
         raise InputError("no target vertex: give --target or a 'target' field", str(dag),
                          None, "target")
-    write_document(encode_pebbling(vertices, edges, target, k, filename=str(dag)), out)
+    write_document(encode_pebbling(vertices, edges, target, k, filename=str(dag)), out, fmt=fmt)
 
 
 # ---------------------------------------------------------------------------

@@ -9,10 +9,12 @@ naming it, exit 4 (``SYMREACH_DEBUG=1`` shows the traceback).
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 import sys
 import traceback
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import click
 
@@ -52,7 +54,7 @@ def _run_until_limit(invoke: Any, ctx: click.Context) -> tuple[Any, Optional[str
     except LimitReached as exc:
         return None, exc.reason
     except MemoryError:
-        return None, process.memory_reason()
+        pass  # the reason is built below, once this clause has dropped the frames that filled memory
     except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:  # a bug: one line, a distinct status, never exit 1 ("not deployable")
@@ -62,6 +64,27 @@ def _run_until_limit(invoke: Any, ctx: click.Context) -> tuple[Any, Optional[str
                    "(please report it; SYMREACH_DEBUG=1 shows the traceback)", err=True)
         _json_error(ctx, "internal", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL_ERROR)
         sys.exit(EXIT_INTERNAL_ERROR)
+    return None, process.memory_reason()
+
+
+def _memory_released(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """The command's callback, with ``MemoryError`` turned into ``LimitReached``
+    right where it leaves the command, before it unwinds through click's
+    ``with`` blocks: while the traceback holds the frames that filled memory,
+    CPython 3.11 can spin forever unwinding a ``with`` block (the int it
+    pushes for the handler cannot be allocated; python/cpython#132508). The
+    ``LimitReached`` is raised after the except clause, when they are gone."""
+
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except MemoryError:
+            pass
+        gc.collect()  # frames caught in reference cycles too
+        raise LimitReached(process.memory_reason())
+
+    return run
 
 
 def _json_error(ctx: click.Context, kind: str, message: str, code: int, file: Optional[str] = None,
@@ -114,6 +137,11 @@ class ErrorReportingCommand(click.Command):
             click.echo(f"symreach: error: {exc.format_message()}", err=True)
             _json_error(ctx, "usage", exc.format_message(), exc.exit_code)
             sys.exit(exc.exit_code)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.callback is not None:
+            self.callback = _memory_released(self.callback)
 
     def invoke(self, ctx: click.Context) -> Any:
         process.reset()

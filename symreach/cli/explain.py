@@ -13,6 +13,7 @@ from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (check_engine, current_namespace, engine_option, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, load_inputs_from_options,
                                   memory_option, pod_hints, timeout_option, warnings_json)
+from symreach.cli.timing import command_clock, minimise_seconds, times_text
 from symreach.errors import InputError
 
 
@@ -49,6 +50,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
                                          for t in s.per_node)]
     explanations = [explain_subject(instance, s) for s in about]
     outcomes: list[Optional[dict]] = [None] * len(about)
+    minimised: list[float] = []
     if node is not None:
         check_node(targets, node)
         explanations = [type(e)(e.pod, tuple(v for v in e.nodes if v.node == node)) for e in explanations]
@@ -56,12 +58,15 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
         for i, (s, e) in enumerate(zip(about, explanations)):
             if not e.nodes[0].static and s.per_node[n] is not None:
                 outcomes[i] = _decide_and_narrate(instance, s.per_node[n], node, engine, timeout,
-                                                  loaded.context)
+                                                  loaded.context, minimised)
+    clock = command_clock()
+    clock.split(sum(minimised))
     if fmt in ("json", "yaml"):
         from symreach.report.schema import render_document
 
         data = [dict(e.to_json(), reachability=o) for e, o in zip(explanations, outcomes)]
-        click.echo(render_document("explain", {"pods": data, "warnings": warnings_json(loaded)}, fmt, indent=1))
+        click.echo(render_document("explain", {"pods": data, "times": clock.times(),
+                                               "warnings": warnings_json(loaded)}, fmt, indent=1))
         return
     if fmt == "csv":
         click.echo(_explain_csv(explanations), nl=False)
@@ -84,7 +89,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
                 if more["reason"] and not more["narration"]:
                     text += f"\n    {more['reason']}"
         blocks.append(text)
-    click.echo("\n\n".join(blocks))
+    click.echo("\n\n".join(blocks) + f"\ntime: {times_text(clock.times())}")
 
 
 def _explain_csv(explanations) -> str:
@@ -100,7 +105,8 @@ def _explain_csv(explanations) -> str:
     return out.getvalue()
 
 
-def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float, context: dict) -> dict:
+def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float, context: dict,
+                        minimised: list[float]) -> dict:
     from symreach.cli.check import trace_pod_names
     from symreach.loader import parse_query
     from symreach.model import Query
@@ -115,6 +121,7 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
 
     def ask(q: Query) -> dict:
         result = decide(make_engine(engine), instance, q, RunContext.for_process())
+        minimised.append(minimise_seconds(result.stats))
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
                 "reason": result.reason,
                 "narration": narrate(instance, result.trace, trace_pod_names(result, instance, context)),

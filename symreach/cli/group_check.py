@@ -15,6 +15,7 @@ import click
 from symreach.cli.moves_options import refuse_if_requested
 
 from symreach.cli.output import PendingOutput, emit_verdict
+from symreach.cli.timing import command_clock, minimise_seconds, times_text
 from symreach.errors import InputError
 
 GROUP_ENGINES = ("explicit", "auto")
@@ -74,7 +75,7 @@ def group_name(instance, name: Optional[str]) -> str:
 def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
         as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False) -> None:
     from symreach.errors import time_remaining
-    from symreach.report.gang import gang_json, gang_text
+    from symreach.report.gang import explain_group_text, gang_json, gang_text
     from symreach.cli.options import with_warnings
     from symreach.solvers.gang_explicit import answer
 
@@ -83,12 +84,17 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
     instance = loaded.instance
     group = group_name(instance, name)
     result = answer(instance, group, time_remaining(), max_states)
+    clock = command_clock()
+    clock.split(minimise_seconds(result.result.stats))
     target = f"group {result.root}"
-    text = gang_json(instance, result, target) if as_json else gang_text(instance, result, target)
+    times = clock.times()
+    text = gang_json(instance, result, target, times) if as_json else gang_text(instance, result, target, times)
     if as_json:
         text = with_warnings(text, loaded)
     elif why and result.result.verdict.value == "not-deployable":
         text += "\n" + _why(instance, result)
+    elif why:   # deployable or unknown: the scheduler's own cycle, member by member
+        text += "\nwhy (the scheduler's cycle from the current state):\n" + explain_group_text(instance, result)
     outputs: list[PendingOutput] = []
     if trace_out is not None and result.result.verdict.value != "deployable":
         click.echo(f"symreach: note: no witness ({result.result.verdict.value}); {trace_out} not written", err=True)
@@ -123,7 +129,12 @@ def explain_if_asked(loaded) -> None:
 
     instance = loaded.instance
     result = answer(instance, group_name(instance, name), time_remaining())
-    click.echo(gang_json(instance, result, f"group {result.root}") if as_json else explain_group_text(instance, result))
+    clock = command_clock()
+    clock.split(minimise_seconds(result.result.stats))
+    if as_json:
+        click.echo(gang_json(instance, result, f"group {result.root}", clock.times()))
+    else:
+        click.echo(explain_group_text(instance, result) + f"\ntime: {times_text(clock.times())}")
     ctx.exit(0)
 
 

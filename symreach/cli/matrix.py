@@ -13,6 +13,7 @@ from symreach.cli.executor_options import executor_from_options, executor_option
 from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
                                   list_targets_option, load_inputs_from_options, memory_option, timeout_option,
                                   warnings_json)
+from symreach.cli.timing import command_clock, times_text
 
 
 def computation_options(func):
@@ -24,8 +25,9 @@ def computation_options(func):
         click.option("--symmetry/--no-symmetry", default=True, show_default=True,
                      help="Answer once per class of interchangeable nodes (cells method)."),
         click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+                     metavar="SECONDS",
                      help="Seconds for the engine on one cell (cells method); then unknown."),
-        click.option("--jobs", type=click.IntRange(min=1), default=None,
+        click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Processes working at once (the LocalCluster's workers with --executor dask; "
                           "same as --workers)."),
         executor_options,
@@ -37,11 +39,12 @@ def computation_options(func):
 def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, executor: str, scheduler,
                    workers: int, worker_memory, jobs, memory):
     """The matrix of ``inst`` as the options say (``--memory`` also bounds Dask's local workers)."""
-    from symreach.errors import LimitReached, time_remaining
+    from symreach.errors import LimitReached
+    from symreach.run import RunContext
     from symreach.solvers.matrix import empty_matrix, matrix_table, stop_matrix
 
     if method == "fixpoint":
-        return matrix_table(inst, timeout_s=time_remaining(), method="fixpoint")
+        return matrix_table(inst, method="fixpoint", run=RunContext.for_process())
     workers = jobs or workers
     worker_memory = worker_memory or (f"{memory}MB" if memory else None)
     # Filled as pod types finish: a memory limit keeps every cell decided before it.
@@ -49,8 +52,8 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
     stopped = None
     try:
         with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
-            matrix_table(inst, timeout_s=time_remaining(), symmetry=symmetry, cell_timeout=cell_timeout,
-                         executor=ex, progress=task_progress("matrix", "pod types"), into=m)
+            matrix_table(inst, symmetry=symmetry, cell_timeout=cell_timeout, executor=ex,
+                         progress=task_progress("matrix", "pod types"), into=m, run=RunContext.for_process())
     except MemoryError:
         stopped = process.memory_reason()
     except LimitReached as exc:
@@ -87,8 +90,11 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     inst = loaded.instance
     namespace = current_namespace()
 
+    clock = command_clock()
+
     def render(m) -> str:
-        return render_matrix(m, inst, fmt, transpose, pod_filter, node_filter, namespace, warnings_json(loaded))
+        return render_matrix(m, inst, fmt, transpose, pod_filter, node_filter, namespace, warnings_json(loaded),
+                             clock.times())
 
     from symreach.solvers.matrix import write_matrix
 
@@ -102,7 +108,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
 
                 head = document("matrix", {})
                 extra = {**view_json(m, inst, view(m, inst, True, None, None, None)),
-                         "warnings": list(warnings_json(loaded))}
+                         "times": clock.times(), "warnings": list(warnings_json(loaded))}
             write_matrix(m, fmt, out, extra, head)
         else:
             out.write(render(m) + "\n")
@@ -113,6 +119,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     from symreach.report.caveats import type_caveats
 
     m.caveats = type_caveats(loaded.context.get("report"), inst)
+    clock.split()
     code = 0 if m.stats.get("complete") else 3
     process.printing(code)
     try:
@@ -147,14 +154,21 @@ CELL_KEYS = ("pod", "node", "verdict", "by")  # docs/json.md (and "caveats", a l
 
 
 def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, node_filter=None,
-                  namespace=None, warnings=()) -> str:
-    """The matrix in the format of ``-o``; filters apply to every format."""
+                  namespace=None, warnings=(), times=None) -> str:
+    """The matrix in the format of ``-o``; filters apply to every format; ``times``: the run's
+    load / decide / minimise split (text: the last line; JSON: ``times``)."""
     from symreach.report.matrix_view import render_view, view, view_json
 
     grouped = view(m, inst, True, pod_filter, node_filter, namespace)
     if fmt in ("text", "wide"):
-        return render_view(m, inst, grouped if fmt == "text" else view(m, inst, False, pod_filter, node_filter,
+        text = render_view(m, inst, grouped if fmt == "text" else view(m, inst, False, pod_filter, node_filter,
                                                                         namespace), transpose)
+        if not times:
+            return text
+        body, sep, last = text.rpartition("\n")   # the time line before "incomplete: ...", which stays last
+        if sep and last.startswith("incomplete: "):
+            return f"{body}\ntime: {times_text(times)}\n{last}"
+        return f"{text}\ntime: {times_text(times)}"
     keep_rows = {r.name for r in grouped.rows}
     keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
     cells = [{**{k: c[k] for k in CELL_KEYS}, "caveats": c.get("caveats", [])} for c in m.rows()
@@ -171,6 +185,7 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
     from symreach.report.schema import render_document
 
     data = {"pods": [r.name for r in grouped.rows], "nodes": [n.name for n in inst.nodes if n.name in keep_nodes],
-            "cells": cells, **view_json(m, inst, grouped), "stats": m.stats, "warnings": list(warnings),
+            "cells": cells, **view_json(m, inst, grouped), "stats": m.stats, "times": times,
+            "warnings": list(warnings),
             "caveats": {m.types[t]: list(c) for t, c in sorted((getattr(m, "caveats", None) or {}).items())}}
     return render_document("matrix", data, fmt, indent=2)

@@ -208,6 +208,7 @@ def input_options(func):
     in the click context (``current_namespace``), so the commands' signatures
     stay ``(inputs, strict, max_input_mb, ...)``.
     """
+    from symreach.cli.timing import command_clock
     from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB
 
     @functools.wraps(func)
@@ -215,6 +216,7 @@ def input_options(func):
         files = tuple(kwargs.pop("filenames") or ())
         click.get_current_context().meta[_NAMESPACE] = kwargs.pop("namespace")
         kwargs["inputs"] = tuple(kwargs["inputs"]) + files
+        command_clock()   # the load / decide / minimise split starts here
         if not kwargs["inputs"]:
             raise click.UsageError("give an input: FILE, -f FILE, a directory, or - for standard input")
         return func(*args, **kwargs)
@@ -244,15 +246,17 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     and every name ``--pod`` accepts in ``context["targets"]``.
     """
     from symreach.cli.names import targets_of
+    from symreach.cli.timing import command_clock
     from symreach.frontends.dispatch import load_inputs
     from symreach.loader.yaml_source import InputTooLarge
     from symreach.report.progress import loading
     from symreach.report.warnings import SHOWN_PER_LINE, warning_groups
 
     namespace = current_namespace()
+    clock = command_clock()
     try:
         with loading(", ".join(inputs)):
-            loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB,
+            loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB, run=loading_context(),
                                  **({"namespace": namespace} if namespace else {}))
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
@@ -265,10 +269,23 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
         raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
     loaded.context["warnings"] = groups
     loaded.context["targets"] = targets_of(loaded.instance, loaded.report)
+    clock.lap("load_s")
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta[_TARGETS] = (loaded.instance, loaded.context["targets"])
     return loaded
+
+
+def loading_context():
+    """The run's context for loading: the command's deadline plus the supervisor's
+    grace. The ``unknown`` verdict of a limit needs the loaded instance, so loading
+    stops (one line, exit 3) only where the supervisor would kill the work anyway,
+    cooperatively; ``--timeout 0`` still reads and validates a small input."""
+    from symreach.cli import process
+    from symreach.run import RunContext
+
+    run = RunContext.for_process()
+    return run if run.deadline is None else run.with_(deadline=run.deadline + process.GRACE_S)
 
 
 def list_targets_option(func):
@@ -360,7 +377,8 @@ def engine_option(help: str = "The engine (every engine of the registry is liste
 
 def jobs_option(default: int = 2, help: str = "Processes working at once."):
     """``--jobs N``: how many processes work at once, in every command that has it."""
-    return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, help=help)
+    return click.option("--jobs", type=click.IntRange(min=1), default=default, show_default=True, metavar="N",
+                        help=help)
 
 
 def with_warnings(json_text: str, loaded, command: str = "check") -> str:
@@ -448,15 +466,16 @@ def current_format() -> str:
     return "text"
 
 
-def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = False):
+def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = False, json_alias: bool = True):
     """``-o/--output FORMAT`` (kubectl's), with the former ``--json`` flag (and
-    ``matrix``'s ``--format``) kept as hidden aliases; the command gets ``fmt``."""
+    ``matrix``'s ``--format``) kept as hidden aliases; the command gets ``fmt``.
+    ``json_alias=False``: the command's former ``--json`` named a file (bench)."""
     def decorate(func):
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             fmt = kwargs.pop("output")
             legacy = kwargs.pop("legacy_format", None)
-            if kwargs.pop("as_json"):
+            if kwargs.pop("as_json", False):
                 fmt = fmt or "json"
             fmt = fmt or legacy or "text"
             click.get_current_context().meta[FORMAT_META] = fmt
@@ -464,8 +483,9 @@ def format_options(formats: tuple[str, ...] = FORMATS, legacy_format: bool = Fal
             return func(*args, **kwargs)
 
         options = [click.option("-o", "--output", type=click.Choice(formats), default=None,
-                                help=f"Output format (default text): {', '.join(formats)}."),
-                   click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as -o json.")]
+                                help=f"Output format (default text): {', '.join(formats)}.")]
+        if json_alias:
+            options.append(click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as -o json."))
         if legacy_format:
             options.append(click.option("--format", "legacy_format", type=click.Choice(formats),
                                         default=None, hidden=True, help="Same as -o."))

@@ -10,6 +10,7 @@ its path, and the verdict and its exit status stand.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
@@ -83,8 +84,11 @@ def write_or_fail(path: Path, data: Data) -> None:
         raise InputError(write_error(path, exc)) from None
 
 
-def write_document(doc: Any, out: Optional[Path], as_json: bool = False) -> None:
-    """``doc`` as YAML (or JSON) to ``out``, or to stdout when ``out`` is None."""
+def write_document(doc: Any, out: Optional[Path], as_json: bool = False, fmt: Optional[str] = None) -> None:
+    """``doc`` as YAML (or JSON) to ``out``, or to stdout when ``out`` is None;
+    ``fmt`` (``-o``), when given, chooses over ``as_json`` (the command's default)."""
+    if fmt is not None:
+        as_json = fmt == "json"
     text = json.dumps(doc, indent=2) + "\n" if as_json else dump_yaml(doc)
     if out is None:
         click.echo(text, nl=False)
@@ -92,8 +96,49 @@ def write_document(doc: Any, out: Optional[Path], as_json: bool = False) -> None
     write_or_fail(out, text)
 
 
-output_option = click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
-                             help="Write here instead of stdout.")
+DOCUMENT_FORMATS = ("yaml", "json")
+OTHER_FORMATS = ("text", "wide", "csv")  # -o values of other commands: refused here, never taken for a file
+
+
+class FormatOrLegacyFile(click.ParamType):
+    """``-o FORMAT`` of a command that writes a document (generate, encode).
+
+    ``-o`` names the output format, as in kubectl and every other command; the
+    file is ``--out FILE``. Before, ``-o`` named the file: a value that is no
+    format name is still taken as the file, with a deprecation warning.
+    """
+
+    name = "format"
+
+    def get_metavar(self, param: click.Parameter, ctx: Optional[click.Context] = None) -> str:
+        return "[" + "|".join(DOCUMENT_FORMATS) + "]"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Any:
+        if isinstance(value, (str, Path)) and str(value) in DOCUMENT_FORMATS:
+            return str(value)
+        if str(value) in OTHER_FORMATS:
+            self.fail(f"this command writes a document: -o {' or -o '.join(DOCUMENT_FORMATS)}", param, ctx)
+        click.echo(f"symreach: warning: -o FILE is deprecated, use --out {value} "
+                   f"(-o names the format: {', '.join(DOCUMENT_FORMATS)})", err=True)
+        return Path(value)
+
+
+def document_output_options(func: Callable) -> Callable:
+    """``-o yaml|json`` (stdout's or the file's format) and ``--out FILE``; the command gets
+    ``out`` (a path or None) and ``fmt`` (None: the command's default)."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, output: Any, out: Optional[Path], **kwargs: Any) -> Any:
+        if isinstance(output, Path):  # the deprecated -o FILE
+            if out is not None:
+                raise click.UsageError("give the file once: --out FILE (-o names the format)")
+            out, output = output, None
+        return func(*args, out=out, fmt=output, **kwargs)
+
+    wrapper = click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+                           help="Write here instead of stdout.")(wrapper)
+    return click.option("-o", "--output", "output", type=FormatOrLegacyFile(), default=None,
+                        help="Output format: yaml or json (a file name here is the deprecated "
+                             "spelling of --out FILE).")(wrapper)
 
 
 def certificate_text(result: Result) -> str:

@@ -68,6 +68,9 @@ class _Run:
 
 
 _run = _Run()
+# what the child prints when memory runs out outside a command's handler,
+# prepared while there is memory (``begin``), written without allocating
+_memory_line = {"bytes": f"symreach: error: {MEMORY_REASON}\n".encode()}
 
 
 def reset() -> None:
@@ -97,6 +100,7 @@ def begin(timeout_s: Optional[float], memory_mb: Optional[int] = None) -> None:
     if supervised() and mb is not None:
         set_memory_limit(mb)
         _run.memory_mb = mb
+        _memory_line["bytes"] = f"symreach: error: {memory_reason()}\n".encode()
         tell_supervisor({"memory": mb})
 
 
@@ -169,9 +173,10 @@ def run_supervised(entry: Callable[[], None]) -> NoReturn:
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child; exercised by the subprocess tests
-        _child(entry, read_fd, write_fd, start)
+        _child(entry, read_fd, write_fd, start, parent)
     os.close(write_fd)
     try:
         os.setpgid(pid, pid)  # also done by the child; whichever runs first wins the race
@@ -186,13 +191,13 @@ def run_supervised(entry: Callable[[], None]) -> NoReturn:
     os._exit(code)  # nothing to clean up here; skip the interpreter's slow teardown
 
 
-def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float) -> NoReturn:
+def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float, parent: int) -> NoReturn:
     os.close(read_fd)
     try:
         os.setpgid(0, 0)
     except OSError:
         pass
-    die_with_parent()
+    die_with_parent(parent=parent)
     os.environ[SUPERVISOR_FD_ENV] = f"{write_fd}:{os.fstat(write_fd).st_ino}"
     os.environ[START_ENV] = repr(start)
     for sig in SIGNAL_EXIT:
@@ -210,22 +215,22 @@ def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float)
         code = 130
     except MemoryError:  # outside any command (click's own parsing): still one line
         code = EXIT_UNKNOWN
-        _last_words(f"symreach: error: {MEMORY_REASON}")  # no allocation: memory has run out
+        _last_words(_memory_line["bytes"])  # prepared: memory has run out
     except BaseException as exc:  # pragma: no cover - a bug outside every command
         code = EXIT_INTERNAL
-        _last_words(f"symreach: internal error: {type(exc).__name__}: {exc}")
+        _last_words(f"symreach: internal error: {type(exc).__name__}: {exc}\n".encode())
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except (OSError, ValueError):
+            except (OSError, ValueError, MemoryError):
                 pass
     os._exit(code)
 
 
-def _last_words(line: str) -> None:
+def _last_words(line: bytes) -> None:
     try:
-        os.write(2, (line + "\n").encode())
+        os.write(2, line)
     except OSError:
         pass
 

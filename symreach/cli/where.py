@@ -17,6 +17,7 @@ from symreach.cli.options import (current_namespace, format_options, input_optio
                                   list_targets_option, load_inputs_from_options, memory_option, pod_hints,
                                   timeout_option, warnings_json)
 from symreach.cli.output import emit_verdict
+from symreach.cli.timing import command_clock, times_text
 
 
 @click.command("where", cls=ErrorReportingCommand)
@@ -24,8 +25,8 @@ from symreach.cli.output import emit_verdict
 @click.option("--pod", required=False, help="The pod: ns/name, deploy/NAME, sts/NAME, ds/NAME, ... or a "
                                             "running pod's name (within -n).")
 @list_targets_option
-@format_options(("text", "json", "yaml", "csv"))
-@click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+@format_options(("text", "wide", "json", "yaml", "csv"))
+@click.option("--cell-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, metavar="SECONDS",
               help="Seconds for the engine on one class of nodes; then unknown.")
 @timeout_option(help="Seconds before the remaining nodes are unknown.")
 @memory_option
@@ -69,6 +70,9 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
             self.cells = cells
 
     data = where_data(_Cells(), inst, row, static)
+    clock = command_clock()
+    clock.split()
+    data["times"] = clock.times()
     verdicts = set(cells.values())
     code = 0 if data["can"] else (3 if UNKNOWN in verdicts else 1)
     emit_verdict(render_where(data, fmt, warnings_json(loaded)), code)
@@ -94,4 +98,4 @@ def render_where(data: dict, fmt: str, warnings: list) -> str:
                     writer.writerow([data["pod"], p["pool"], node, verdict, node in p["running"],
                                      p["reasons"].get(node, "")])
         return out.getvalue().rstrip("\n")
-    return where_text(data)
+    return where_text(data) + f"\ntime: {times_text(data['times'])}"

@@ -16,6 +16,8 @@ Guards are lowered node by node; a PB comparison through the same reduced
 ordered BDD as the CNF lowering (``cnf.pb_bdd``), each node a multiplexer.
 ABC's reading of this file decides the same question as symreach: the
 target is reachable iff the output can be 1.
+
+Building and writing poll the run's context (``export`` is a phase too).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Optional
 from symreach.encodings.circuit import AND, CONST, NOT, OR, VAR
 from symreach.encodings.cnf import PB_FALSE, PB_TRUE, normalise_pb, pb_bdd
 from symreach.encodings.system import TransitionSystem
+from symreach.run import RunContext
 
 
 class Aig:
@@ -83,7 +86,8 @@ class AigerModel:
     """The AIG of a system plus names: ``inputs[i]`` is action i, ``latches[j]``
     state variable ``system.state_vars[j]`` (inverted when ``inverted[j]``)."""
 
-    def __init__(self, system: TransitionSystem) -> None:
+    def __init__(self, system: TransitionSystem, run: Optional[RunContext] = None) -> None:
+        run = run if run is not None else RunContext()
         self.system = system
         acts, svars = system.actions, system.state_vars
         aig = self.aig = Aig(len(acts), len(svars))
@@ -101,6 +105,7 @@ class AigerModel:
         changed: dict[int, int] = {v: 0 for v in svars}
         setto1: dict[int, int] = {v: 0 for v in svars}
         for i, a in enumerate(acts):
+            run.check("export")
             fire = aig.and_(aig.and_(sels[i], valid), self.lower(a.guard))
             for m in a.moves:
                 fm = aig.and_(fire, aig.all_(self._lit[v] ^ int(not b) for v, b in m.pre))
@@ -160,7 +165,9 @@ class AigerModel:
         return out
 
     # ---- writing ------------------------------------------------------------------
-    def to_bytes(self, binary: bool = True, comment: Optional[str] = None) -> bytes:
+    def to_bytes(self, binary: bool = True, comment: Optional[str] = None,
+                 run: Optional[RunContext] = None) -> bytes:
+        run = run if run is not None else RunContext()
         aig = self.aig
         I, L, A = aig.n_inputs, aig.n_latches, len(aig.ands)
         M = aig.max_var
@@ -175,6 +182,8 @@ class AigerModel:
             out += (f"{self.next[j]}\n" if binary else f"{aig.latch(j)} {self.next[j]}\n").encode()
         out += f"{self.bad}\n".encode()
         for k, (r0, r1) in enumerate(aig.ands):
+            if k % 4096 == 0:
+                run.check("export")
             lhs = 2 * (I + L + 1 + k)
             if binary:
                 out += _varint(lhs - r0) + _varint(r0 - r1)

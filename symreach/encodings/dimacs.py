@@ -6,28 +6,48 @@ of deletions, then at most one deploy), the initial state as unit clauses at
 step 0 and the target at step ``depth`` as a unit clause. Comment lines
 ``c var <id> <name>`` name the state variables and action selectors, so an
 external solver's model can be read back.
+
+Both the unrolling and the text poll the run's context (time, cancel, and
+the address space: an unrolling deep enough to fill memory ends as a
+memory limit while there is still room to print it).
 """
 
 from __future__ import annotations
 
+from typing import Optional
+
 from symreach.encodings.cnf import CnfLowering
 from symreach.encodings.system import TransitionSystem
+from symreach.run import RunContext
+
+PHASE = "export"
+POLL_LINES = 4096  # clauses rendered between two polls
 
 
-def bmc_cnf(system: TransitionSystem, depth: int) -> tuple[list[list[int]], CnfLowering]:
+def poll(run: RunContext) -> None:
+    run.check(PHASE)
+    run.check_memory(PHASE)
+
+
+def bmc_cnf(system: TransitionSystem, depth: int,
+            run: Optional[RunContext] = None) -> tuple[list[list[int]], CnfLowering]:
+    run = run if run is not None else RunContext()
     low = CnfLowering(system)
     for u in low.initial_units(0):
         low.clause([u])
     for k in range(depth):
+        poll(run)
         low.bmc_step(k)
     low.clause([low.lit(system.target, depth)])
     return low.flush(), low
 
 
-def dimacs_text(system: TransitionSystem, depth: int, comment: str = "") -> str:
+def dimacs_text(system: TransitionSystem, depth: int, comment: str = "",
+                run: Optional[RunContext] = None) -> str:
     if depth < 0:
         raise ValueError("depth must be >= 0")
-    clauses, low = bmc_cnf(system, depth)
+    run = run if run is not None else RunContext()
+    clauses, low = bmc_cnf(system, depth, run)
     nvars = max([abs(x) for cl in clauses for x in cl] + [low.pool.top])
     tn, nn = system.type_names, system.node_names
     lines = [f"c symreach BMC unrolling, depth {depth}: SAT iff the target is reachable"]
@@ -41,5 +61,8 @@ def dimacs_text(system: TransitionSystem, depth: int, comment: str = "") -> str:
             a = system.actions[obj[1]]
             lines.append(f"c var {vid} act {a.op} {tn[a.type_index]}@{nn[a.node_index]} step {obj[2]}")
     lines.append(f"p cnf {nvars} {len(clauses)}")
-    lines += [" ".join(map(str, cl)) + " 0" for cl in clauses]
+    for i, cl in enumerate(clauses):
+        if i % POLL_LINES == 0:
+            poll(run)
+        lines.append(" ".join(map(str, cl)) + " 0")
     return "\n".join(lines) + "\n"

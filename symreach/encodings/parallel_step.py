@@ -155,7 +155,7 @@ class Interference:
 
         # Units of different guards often read equal variable sets (BART: 3,975 units,
         # sets of ~800 bits): computed once per distinct set (frozensets hash in C),
-        # this took the Interference of BART from 7.2 s to well under a second.
+        # this took most of the Interference's time on BART (design_measurements.md).
         known: dict[Hashable, list[int]] = {}
 
         def hurting_writers(node: int, pol: int) -> list[int]:

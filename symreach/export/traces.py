@@ -54,6 +54,7 @@ from symreach.result import DELETE, DEPLOY, Step
 FORMATS = ("json", "yaml", "kubectl", "text")
 PARSEABLE_FORMATS = ("json", "yaml", "kubectl")
 PINS = ("affinity", "nodeName")
+SCRIPT_MARKER = "symreach kubectl script v2"   # export.kubectl_script's second line
 
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 CONTAINER_NAME = "main"
@@ -289,7 +290,8 @@ def export_trace(trace: Sequence[Step], instance: Instance, fmt: str, *,
     return _narrate(planned, instance)
 
 
-def _caveats(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> list[str]:
+def _caveats(planned: Sequence[PlannedStep], instance: Instance, pin: str, controllers_handled: bool = False
+             ) -> list[str]:
     notes = []
     types = {p.step.pod for p in planned if p.step.op == DEPLOY}
     missing = sorted(t for t in types if _type(instance, t).manifest is None)
@@ -303,6 +305,8 @@ def _caveats(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> li
     if pin == "nodeName":
         notes.append("pods are pinned with spec.nodeName, which bypasses the kube-scheduler: nothing but "
                      "the kubelet's admission checks these placements")
+    if controllers_handled:   # export.kubectl_script: owned pods, scaled controllers
+        return notes
     if any(p.labels for p in planned if p.step.op == DEPLOY):
         notes.append("the pods created here carry their workload's labels, so a ReplicaSet or StatefulSet "
                      "whose selector matches them may adopt (and scale away) them; pause such controllers "
@@ -313,14 +317,18 @@ def _caveats(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> li
     return notes
 
 
-def _header(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> list[str]:
+def header_lines(planned: Sequence[PlannedStep], instance: Instance, pin: str,
+                 controllers_handled: bool = False) -> list[str]:
+    """The comment lines every script and stream starts with: what the trace is, how pods are
+    pinned, and what the replay cannot reproduce (``controllers_handled``: the script itself
+    keeps controllers from adopting or replacing pods, so those notes are left out)."""
     deploys = sum(1 for p in planned if p.step.op == DEPLOY)
     lines = [f"symreach witness trace: {len(planned)} steps ({deploys} deployments, "
              f"{len(planned) - deploys} deletions) from the initial configuration of {instance.source}"]
     if pin == "affinity":
         lines.append("Each pod is pinned to its node by required node affinity on metadata.name, so the")
         lines.append("kube-scheduler still applies every other filter to it.")
-    lines += [f"Note: {note}" for note in _caveats(planned, instance, pin)]
+    lines += [f"Note: {note}" for note in _caveats(planned, instance, pin, controllers_handled)]
     return lines
 
 
@@ -331,7 +339,7 @@ class _NoAliasDumper(yaml.SafeDumper):
         return True
 
 
-def _dump(data: object) -> str:
+def dump_manifest(data: object) -> str:
     return yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False)
 
 
@@ -347,14 +355,14 @@ def _delete_command(p: PlannedStep) -> str:
 
 
 def _yaml_stream(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
-    header = _header(planned, instance, pin)
+    header = header_lines(planned, instance, pin)
     header.append("Deletions are comments (kubectl apply -f only creates the pods); to replay the steps")
     header.append("in order use the kubectl script format (trace format kubectl).")
     parts = ["".join(f"# {line}\n" for line in header)]
     for p in planned:
         comment = f"# {step_comment(p)}\n"
         if p.step.op == DEPLOY:
-            body = _dump(p.manifest)
+            body = dump_manifest(p.manifest)
         else:
             origin = " (running from the start)" if p.from_initial else ""
             body = f"# {_delete_command(p)}{origin}\n"
@@ -375,14 +383,14 @@ def step_names(trace: Sequence[Step], instance: Instance,
 
 def _kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
     out = ["#!/usr/bin/env bash"]
-    out += [f"# {line}" for line in _header(planned, instance, pin)]
+    out += [f"# {line}" for line in header_lines(planned, instance, pin)]
     out += ["set -euo pipefail", ""]
     for p in planned:
         ns = shlex.quote(p.namespace)
         out.append(f"# {step_comment(p)}")
         if p.step.op == DEPLOY:
             out.append("kubectl apply -f - <<'EOF'")
-            out.append(_dump(p.manifest).rstrip("\n"))
+            out.append(dump_manifest(p.manifest).rstrip("\n"))
             out.append("EOF")
             if pin == "affinity":
                 out.append(f"kubectl wait --for=condition=PodScheduled --timeout=120s -n {ns} "
@@ -518,6 +526,8 @@ def _parse_yaml(text: str) -> list[Step]:
 
 def _parse_kubectl(text: str) -> list[Step]:
     lines = text.splitlines()
+    if len(lines) > 1 and SCRIPT_MARKER in lines[1]:   # the guarded script: its step comments say it all
+        return [Step(m.group(2), m.group(3), m.group(4)) for m in map(_STEP_COMMENT.fullmatch, lines) if m]
     steps: list[Step] = []
     created: dict[tuple[str, str], Step] = {}
     declared: Optional[Step] = None

@@ -15,6 +15,10 @@ costs nothing before the real reader refuses it with a clear message.
 Kubernetes input is read first without field lines (about twice as fast);
 only when the conversion fails is it read again with lines, so the error
 names the line.
+
+Loading is a phase of the run: it polls the ``RunContext`` between inputs
+and the converter between objects (a deadline that passed or a cancelled
+run ends it with ``LimitReached`` before the next one is read).
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ from symreach.errors import InputError
 from symreach.loader import yaml_source
 from symreach.loader.collector import collector_paused
 from symreach.model import Instance
+from symreach.run import RunContext
 
 SUFFIXES = (".yaml", ".yml", ".json")
+PHASE = "loading"
 STDIN = "-"
 
 PathArg = Union[str, os.PathLike]
@@ -85,10 +91,12 @@ def expand_inputs(args: Sequence[PathArg]) -> list[str]:
 
 
 def read_sources(args: Sequence[PathArg], max_bytes: int = yaml_source.MAX_FILE_BYTES,
-                 stdin: Optional[BinaryIO] = None) -> list[Source]:
+                 stdin: Optional[BinaryIO] = None, run: Optional[RunContext] = None) -> list[Source]:
     """Each input's text, read once (``-`` is standard input)."""
     sources = []
     for name in expand_inputs(args):
+        if run is not None:
+            run.check(PHASE)
         if name == STDIN:
             stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
             if stream is None:  # started with standard input closed (``<&-``)
@@ -224,12 +232,15 @@ def _json_skip(text: str, at: int) -> int:
 # ---- loading ---------------------------------------------------------------------------------------
 
 def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_source.MAX_FILE_BYTES,
-                stdin: Optional[BinaryIO] = None, namespace: str = "default") -> Loaded:
+                stdin: Optional[BinaryIO] = None, namespace: str = "default",
+                run: Optional[RunContext] = None) -> Loaded:
     """Read every input once and load them as one instance; ``namespace`` is the
     namespace of Kubernetes objects that name none (``kubectl apply -n``)."""
     if isinstance(args, (str, os.PathLike)):
         args = [args]
-    sources = read_sources(args, max_bytes, stdin)
+    run = run if run is not None else RunContext()
+    run.check(PHASE)
+    sources = read_sources(args, max_bytes, stdin, run)
     kinds = [source_kind(s) for s in sources]
     names = [s.name for s in sources]
     v1 = [s for s, k in zip(sources, kinds) if k == "v1"]
@@ -238,13 +249,15 @@ def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_s
     if v1 or all(k == "empty" for k in kinds):
         from symreach.loader import load_text
 
+        run.check(PHASE)
         return Loaded(load_text(sources[0].text, sources[0].name), "v1", names)
-    instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"], namespace)
+    instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"], namespace, run)
     context = {"initial_pod_names": report.initial_pod_names, "report": report}
     return Loaded(instance, "kubernetes", names, context)
 
 
-def load_kubernetes_sources(sources: Sequence[Source], namespace: str = "default"):
+def load_kubernetes_sources(sources: Sequence[Source], namespace: str = "default",
+                            run: Optional[RunContext] = None):
     """Kubernetes documents of several sources as one cluster: (instance, report).
 
     Read without lines first; if the conversion or the model refuses the
@@ -253,26 +266,28 @@ def load_kubernetes_sources(sources: Sequence[Source], namespace: str = "default
     from symreach.frontends.k8s_source import read_documents_text
     from symreach.frontends.kubernetes import load_kubernetes_documents
 
-    def run(lines: bool):
+    def convert(lines: bool):
         docs: list[object] = []
         all_lines: list[dict] = []
         doc_files: list[tuple[str, int]] = []
         for source in sources:
+            if run is not None:
+                run.check(PHASE)
             source_docs, source_lines = read_documents_text(source.text, source.name, lines=lines)
             docs.extend(source_docs)
             all_lines.extend(source_lines)
             doc_files.extend((source.name, i) for i in range(len(source_docs)))
         name = sources[0].name if len(sources) == 1 else f"{len(sources)} inputs"
-        return load_kubernetes_documents(docs, name, all_lines, doc_files, default_namespace=namespace)
+        return load_kubernetes_documents(docs, name, all_lines, doc_files, default_namespace=namespace, run=run)
 
     try:
         with collector_paused():
-            return run(lines=False)
+            return convert(lines=False)
     except InputError as first:
         if first.line is not None:
             raise
         try:
-            run(lines=True)
+            convert(lines=True)
         except InputError as located:
             raise located from None
         raise  # pragma: no cover - the same input read with lines cannot load

@@ -53,6 +53,7 @@ class _Group:
     members: list = field(default_factory=list)      # (sort key, type name)
     running: int = 0
     schedulers: set = field(default_factory=set)
+    stamp: str = ""         # metadata.creationTimestamp: a composite takes its children in this order
 
 
 class GroupIndex:
@@ -87,7 +88,8 @@ class GroupIndex:
         if key in self.groups:
             raise conv.error(obj, ("metadata", "name"), f"duplicate {obj.kind} {key}")
         self.groups[key] = _Group(key, policy, composite, f"{namespace}/{parent}" if parent else None,
-                                  obj.where[len(obj.label):])
+                                  obj.where[len(obj.label):],
+                                  stamp=conv.get(obj, ("metadata", "creationTimestamp"), str) or "")
 
     def workload(self, conv: Any, obj: Any, namespace: str, name: str) -> None:
         """v1alpha1: ``spec.podGroups`` define groups; later versions' ``podGroupTemplates`` only templates."""
@@ -214,7 +216,8 @@ class GroupIndex:
         self.job_members(conv, conv.workloads)
         parents = {g.parent for g in self.groups.values() if g.parent}
         out = []
-        for group in self.groups.values():
+        # KEP-6012: a composite's children are evaluated sorted by creation timestamp (stable: input order)
+        for group in sorted(self.groups.values(), key=lambda g: g.stamp if g.parent else ""):
             if group.parent is not None and group.parent not in self.groups:
                 conv.report.warn(CATEGORY, f"{group.where}: its parent {group.parent} is not in the input; "
                                            "the scheduler waits for it (treated as a root)")
@@ -247,4 +250,22 @@ class GroupIndex:
                 conv.report.warn(CATEGORY, f"{group.where}: {why}; the scheduler rejects the group")
                 body["rejected"] = why
             out.append(body)
+        self.mixed_hierarchies(conv, out)
         return out
+
+    def mixed_hierarchies(self, conv: Any, out: list[dict]) -> None:
+        """The scheduler validates a whole hierarchy before its cycle (``validatePodGroup``): pods
+        of different leaves naming different schedulers make it reject the root."""
+        schedulers: dict[str, set] = {}
+        for group in self.groups.values():
+            root, seen = group, {group.name}
+            while root.parent in self.groups and root.parent not in seen:   # a cycle is the loader's error
+                root = self.groups[root.parent]
+                seen.add(root.name)
+            schedulers.setdefault(root.name, set()).update(group.schedulers)
+        for body in out:
+            names = schedulers.get(body["name"], set())
+            if "parent" not in body and len(names) > 1 and "rejected" not in body:
+                why = f"pods of its hierarchy name different schedulers ({', '.join(sorted(names))})"
+                conv.report.warn(CATEGORY, f"{self.groups[body['name']].where}: {why}; the scheduler rejects it")
+                body["rejected"] = why

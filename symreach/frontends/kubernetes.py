@@ -66,6 +66,7 @@ from symreach.frontends.k8s_volume_filters import attached_volumes, pod_volumes
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import ATTACH_PREFIX, KUBERNETES, Instance
+from symreach.run import RunContext
 from symreach.loader.shapes import FieldError, Path, copy_plain, format_path, type_name
 
 __all__ = [
@@ -159,7 +160,8 @@ def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance
 
 def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Lines]] = None,
                               doc_files: Optional[list[tuple[str, int]]] = None,
-                              default_namespace: str = DEFAULT_NAMESPACE) -> tuple[Instance, Report]:
+                              default_namespace: str = DEFAULT_NAMESPACE,
+                              run: Optional[RunContext] = None) -> tuple[Instance, Report]:
     """Convert, then load through the v1 loader; its errors point back at the source objects.
 
     ``doc_files`` names (file, document index in it) per document when the
@@ -170,6 +172,7 @@ def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Li
 
     converter = _Converter(filename, docs, lines, doc_files)
     converter.default_namespace = default_namespace
+    converter.context = run if run is not None else RunContext()
     conversion = converter.run()
     try:
         instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
@@ -285,6 +288,7 @@ class _Converter:
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
         self.default_namespace = DEFAULT_NAMESPACE
+        self.context = RunContext()  # polled between objects: loading is a phase of the run
 
     # -- errors and field access -------------------------------------------
     def error(self, obj: _Object, sub: Path, problem: str) -> InputError:
@@ -352,6 +356,7 @@ class _Converter:
         for change in self.volumes.settle():
             self.report.warn("volume objects settled", change)
         for obj in objects:
+            self.context.check("loading")
             if obj.kind in TEMPLATE_PATHS:
                 self.collect_workload(obj)
         for obj in sorted((o for o in objects if o.kind in GROUP_KINDS), key=lambda o: o.kind != "Workload"):
@@ -360,6 +365,7 @@ class _Converter:
             self.workload_types(workload)
         for obj in objects:
             if obj.kind == "Pod":
+                self.context.check("loading")
                 self.pod(obj)
         self.attach_capacities()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
@@ -367,6 +373,7 @@ class _Converter:
     def flatten(self) -> list[_Object]:
         out: list[_Object] = []
         for d, data in enumerate(self.docs):
+            self.context.check("loading")
             lines = self.doc_lines[d] if d < len(self.doc_lines) else {}
             if data is None:
                 continue

@@ -23,8 +23,16 @@ def _placed(inst: Instance, placement: gangs.Placement) -> str:
 
 
 def _choices(inst: Instance, choices: gangs.Choices) -> str:
-    return ", ".join(f"{inst.pod_types[t].name} on {inst.nodes[n].name}" if n is not None
-                     else f"{inst.pod_types[t].name} fits nowhere" for t, n in choices)
+    out = []
+    for entry in choices:
+        if isinstance(entry, gangs.Mark):
+            if entry.met is False:
+                out.append(f"group {entry.name} missed")
+            continue
+        t, n = entry
+        out.append(f"{inst.pod_types[t].name} on {inst.nodes[n].name}" if n is not None
+                   else f"{inst.pod_types[t].name} fits nowhere")
+    return ", ".join(out)
 
 
 def unschedulable(inst: Instance, t: int, config) -> str:
@@ -41,17 +49,16 @@ def unschedulable(inst: Instance, t: int, config) -> str:
 
 def blocker(inst: Instance, sigma, choices: gangs.Choices) -> str:
     """The first member the failing choices leave without a node, in the scheduler's words."""
-    config = sigma
-    for t, n in choices:
-        if n is None:
+    for config, entry in gangs.run_states(inst, sigma, choices):
+        if not isinstance(entry, gangs.Mark) and entry[1] is None:
+            t = entry[0]
             return f" (first blocked: {inst.pod_types[t].name}, {unschedulable(inst, t, config)[:-1]})"
-        config = semantics.deploy(inst, config, t, n)
     return ""
 
 
 def cycle_phrase(inst: Instance, cycle: Optional[gangs.Cycle]) -> str:
     if cycle is None:
-        return "the scheduler's cycle is not simulated for composite groups"
+        return "the scheduler's cycle was not simulated"
     if cycle.outcome == gangs.SUCCEEDS:
         return "the scheduler's cycle succeeds for every node choice"
     if cycle.outcome == gangs.FAILS:
@@ -69,7 +76,9 @@ def sentence(inst: Instance, answer) -> str:
         what = "the members already running meet the group's policy"
     elif answer.placement_now is not None:
         link = "but" if bad_cycle else "and"
-        what = f"this order places all {len(answer.placement_now)} now: {_placed(inst, answer.placement_now)}"
+        k = len(answer.placement_now)
+        count = f"all {k}" if k == answer.members else f"{k} of the {answer.members} pending"
+        what = f"this order places {count} now: {_placed(inst, answer.placement_now)}"
     elif verdict == "deployable":
         link = "and"
         what = (f"a placement exists only after {len(answer.result.trace)} other moves (the trace), "
@@ -83,8 +92,8 @@ def sentence(inst: Instance, answer) -> str:
     return f"{cycle}, {link} {what}."
 
 
-def gang_text(inst: Instance, answer, target: str) -> str:
-    lines = [result_text(answer.result, target)]
+def gang_text(inst: Instance, answer, target: str, times: Optional[dict] = None) -> str:
+    lines = [result_text(answer.result, target, times)]
     lines.append(f"group: {gangs.member_policy_text(gangs.gang_of(inst, answer.root))}")
     lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
     cycle = answer.cycle
@@ -95,8 +104,8 @@ def gang_text(inst: Instance, answer, target: str) -> str:
     return "\n".join(lines)
 
 
-def gang_json(inst: Instance, answer, target: str) -> str:
-    data: dict[str, Any] = json.loads(result_json(answer.result, target))
+def gang_json(inst: Instance, answer, target: str, times: Optional[dict] = None) -> str:
+    data: dict[str, Any] = json.loads(result_json(answer.result, target, times))
     cycle = answer.cycle
     data["group"] = {
         "name": answer.root,
@@ -115,7 +124,11 @@ def gang_json(inst: Instance, answer, target: str) -> str:
 
 
 def _steps(inst: Instance, pairs) -> list[dict[str, Any]]:
-    return [{"pod": inst.pod_types[t].name, "node": None if n is None else inst.nodes[n].name} for t, n in pairs]
+    """Members and nodes; in a composite's run also ``{"group", "met"}`` where a group starts
+    (met null) or ends (a missed group's pods are reverted)."""
+    return [{"group": e.name, "met": e.met} if isinstance(e, gangs.Mark) else
+            {"pod": inst.pod_types[e[0]].name, "node": None if e[1] is None else inst.nodes[e[1]].name}
+            for e in pairs]
 
 
 def explain_group_text(inst: Instance, answer) -> str:
@@ -127,21 +140,88 @@ def explain_group_text(inst: Instance, answer) -> str:
     if run:
         label = "one run that fails" if cycle.failing else "one run (every run succeeds)"
         lines.append(f"the scheduler's cycle from the current state, {label}:")
-        config = inst.initial_config()
-        for i, (t, n) in enumerate(run, 1):
-            name = inst.pod_types[t].name
-            if n is None:
-                lines.append(f"  {i}. {name}: {unschedulable(inst, t, config)}")
-                continue
-            fits = [inst.nodes[m].name for m in range(len(inst.nodes))
-                    if semantics.node_failure(inst, t, m, config) is None]
-            lines.append(f"  {i}. {name} -> {inst.nodes[n].name} (feasible: {', '.join(fits)})")
-            config = semantics.deploy(inst, config, t, n)
+        lines += run_lines(inst, gangs.gang_of(inst, answer.root), inst.initial_config(), run)
     if answer.placement:
         lines.append(f"a gang step that works{' after the trace' if answer.result.trace else ''}: "
                      f"{_placed(inst, answer.placement)}")
     lines.append(sentence(inst, answer)[0].upper() + sentence(inst, answer)[1:])
     return "\n".join(lines)
+
+
+def run_lines(inst: Instance, gang: gangs.Gang, sigma: Config, run: gangs.Choices) -> list[str]:
+    """A scheduler run member by member in the scheduler's words: each member's node and the
+    feasible ones, or the FitError of one that fits nowhere; where a group ends, whether its
+    policy holds, with the GangScheduling plugin's message when it does not ("minCount (2)
+    cannot be satisfied: 1 scheduled, 0 remaining") and its assumed pods reverted; at the end
+    "no pods were schedulable" when the policy held with no pod assumed."""
+    lines: list[str] = []
+    open_: list[list[int]] = []     # per open group: [met children or members, tried, assumed]
+    depth, i, assumed_any = 1, 0, False
+    leaf_root = not gang.root.composite
+    if leaf_root:
+        open_.append([gang.running(inst, sigma)[gang.root.name], 0, 0])
+    for config, entry in gangs.run_states(inst, sigma, run):
+        pad = "  " * depth
+        if isinstance(entry, gangs.Mark):
+            group = gang.groups[entry.name]
+            if entry.met is None:
+                running = 0 if group.composite else gang.running(inst, config)[group.name]
+                open_.append([running, 0, 0])
+                lines.append(f"{pad}group {group.name} ({_policy(gang, group)}):")
+                depth += 1
+                continue
+            depth -= 1
+            done, tried, assumed = open_.pop()
+            lines.append(f"{'  ' * depth}group {group.name}: " + _end(gang, group, entry.met, done, tried, assumed))
+            if open_ and entry.met:
+                open_[-1][0] += 1
+            if open_:
+                open_[-1][1] += 1
+            assumed_any = assumed_any or (entry.met and assumed > 0)
+            if open_ and entry.met:
+                open_[-1][2] += assumed
+            continue
+        t, n = entry
+        i += 1
+        name = inst.pod_types[t].name
+        if open_:
+            open_[-1][1] += 1
+        if n is None:
+            lines.append(f"{pad}{i}. {name}: {unschedulable(inst, t, config)}")
+            continue
+        if open_:
+            open_[-1][0] += 1
+            open_[-1][2] += 1
+        fits = [inst.nodes[m].name for m in range(len(inst.nodes))
+                if semantics.node_failure(inst, t, m, config) is None]
+        lines.append(f"{pad}{i}. {name} -> {inst.nodes[n].name} (feasible: {', '.join(fits)})")
+    if leaf_root:
+        done, tried, assumed = open_.pop()
+        met = done >= gang.need(gang.root)
+        lines.append(f"  group {gang.root.name}: " + _end(gang, gang.root, met, done, tried, assumed))
+        assumed_any = assumed > 0
+    else:
+        met = bool(run) and isinstance(run[-1], gangs.Mark) and bool(run[-1].met)
+    if met and not assumed_any:
+        lines.append("  the scheduler: no pods were schedulable (the policy holds, but no pod was assumed)")
+    return lines
+
+
+def _policy(gang: gangs.Gang, group) -> str:
+    if group.composite:
+        return f"{gang.need(group)} of {len(gang.children.get(group.name, ()))} child groups"
+    pending = sum(c for _, c in group.members)
+    return f"minCount {gang.need(group)}, {pending} pending" if group.policy != "basic" else \
+        f"basic policy, {pending} pending"
+
+
+def _end(gang: gangs.Gang, group, met: bool, done: int, tried: int, assumed: int) -> str:
+    """How a group's evaluation ends, in the GangScheduling plugin's words when it misses."""
+    if met:
+        return f"policy met ({done} scheduled)"
+    total = len(gang.children.get(group.name, ())) if group.composite else sum(c for _, c in group.members)
+    why = f"minCount ({gang.need(group)}) cannot be satisfied: {done} scheduled, {total - tried} remaining"
+    return why + (f"; its {assumed} assumed pods are reverted" if assumed else "")
 
 
 # ---- a gang certificate as lemmas ----------------------------------------------------------------
@@ -153,13 +233,17 @@ def _ordinal(k: int) -> str:
 def blocked_text(inst: Instance, sigma: Config, choices: gangs.Choices) -> str:
     """The members a failing scheduler cycle assumes, then the first one that fits no node,
     with each node's failing filter and the object it names (taint, amounts, term, domain)."""
-    config, placed = sigma, []
-    for t, n in choices:
+    placed: list[str] = []
+    counts: dict[int, int] = {}
+    for config, entry in gangs.run_states(inst, sigma, choices):
+        if isinstance(entry, gangs.Mark):
+            continue
+        t, n = entry
         if n is not None:
             placed.append(f"{type_name(inst, t)} on {inst.nodes[n].name}")
-            config = semantics.deploy(inst, config, t, n)
+            counts[t] = counts.get(t, 0) + 1
             continue
-        k = 1 + sum(1 for u, m in choices[:len(placed)] if u == t and m is not None)
+        k = 1 + counts.get(t, 0)
         why = []
         for m in range(len(inst.nodes)):
             failure = semantics.node_failure(inst, t, m, config)
@@ -197,8 +281,6 @@ def gang_lemmas(inst: Instance, content: dict) -> list[str]:
     out = [f"never group {gang.root.name} ({gangs.member_policy_text(gang)}): in none of the {len(states)} "
            f"configurations the rest of the cluster can reach do {pending} pending members fit at once "
            "in any order and on any nodes"]
-    if gang.root.composite:
-        return out + ["the scheduler's cycle is not simulated for composite groups"]
     seen: dict[str, list[bool]] = {}
     ordered = sorted(states, key=lambda sigma: sigma != sigma0)[:MAX_CYCLES]
     deadline, simulated = time.monotonic() + CYCLES_S, 0

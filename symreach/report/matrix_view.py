@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from symreach.model import Instance
-from symreach.report.pools import Pool, matches, node_pools
+from symreach.report.pools import Pool, matches, node_pools, node_zone, zone_split, zones_text
 
 DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
 MARK = {DEPLOYABLE: "Y", NOT_DEPLOYABLE: ".", UNKNOWN: "?"}
@@ -105,7 +105,7 @@ def render_view(m, inst: Instance, v: View, transpose: bool = False,
         for i, row in enumerate(v.rows):
             lines.append(f"  {i + 1:<4} {row.name}")
         heads = [str(i + 1) for i in range(len(v.rows))]
-        names = [f"{c.key} {c.name}" if v.grouped else c.name for c in v.columns]
+        names = [f"{c.key} {_pool_title(c)}" if v.grouped else c.name for c in v.columns]
         cells = [[table[r][c] for r in range(len(v.rows))] for c in range(len(v.columns))]
     widths = [max([len(h)] + [len(row[j]) for row in cells]) for j, h in enumerate(heads)]
     left = max([len(n) for n in names] + [4])
@@ -114,10 +114,34 @@ def render_view(m, inst: Instance, v: View, transpose: bool = False,
         lines.append((f"{name:<{left}}" + "".join(f"  {c:>{w}}" for c, w in zip(row, widths))).rstrip())
     if not v.rows:
         lines.append("(no pod type matches)")
+    if v.grouped:
+        lines += zone_lines(m, inst, v)
     lines += caveat_lines(m, v)
     if m.stats.get("reason"):
         lines.append(f"incomplete: {m.stats['reason']}")
     return "\n".join(lines)
+
+
+def zone_lines(m, inst: Instance, v: View) -> list[str]:
+    """``zones: ROW on P4 pool=general: zone-a 0/2, zone-b 1/1``: every shown cell whose pool's
+    zones answer differently, so a pool spanning zones never hides a zone's answer."""
+    out = []
+    for row in v.rows:
+        def verdict(n: int, row: Row = row) -> Optional[str]:
+            t = row.per_node[n]
+            return None if t is None else m.cells[(t, n)]
+
+        for col in v.columns:
+            split = zone_split(inst, col, verdict)
+            if split is not None:
+                parts = [f"{zone} {cell_mark(values)}" for zone, values in split]
+                out.append(f"by zone: {row.name} on {col.key} {col.name}: " + ", ".join(parts))
+    return out
+
+
+def _pool_title(col: Pool) -> str:
+    zones = zones_text(col)
+    return f"{col.name} ({zones})" if zones else col.name
 
 
 def caveat_lines(m, v: View) -> list[str]:
@@ -135,13 +159,14 @@ def _column_legend(inst: Instance, col: Pool, grouped: bool) -> str:
         return col.name
     names = [inst.nodes[n].name for n in col.nodes]
     shown = ", ".join(names[:4]) + (f", ... ({len(names) - 4} more)" if len(names) > 4 else "")
-    return f"{col.name}  ({len(names)} node{'s' if len(names) != 1 else ''}: {shown})"
+    zones = zones_text(col)
+    return f"{col.name}  ({zones + '; ' if zones else ''}{len(names)} node{'s' if len(names) != 1 else ''}: {shown})"
 
 
 def view_json(m, inst: Instance, v: View) -> dict:
     """The grouped view as data (``-o json`` of ``matrix`` adds it under ``pools``)."""
-    return {"pools": [{"key": c.key, "name": c.name, "nodes": [inst.nodes[n].name for n in c.nodes]}
-                      for c in v.columns],
+    return {"pools": [{"key": c.key, "name": c.name, "zones": list(c.zones),
+                       "nodes": [inst.nodes[n].name for n in c.nodes]} for c in v.columns],
             "rows": [{"pod": row.name, "marks": dict(zip([c.key for c in v.columns], marks(m, v, row)))}
                      for row in v.rows]}
 
@@ -153,14 +178,17 @@ def where_data(m, inst: Instance, row: Row, static_reasons: dict[int, str]) -> d
     static reason when there is one) and those left unknown."""
     pools = []
     for pool in node_pools(inst):
-        entry: dict = {"pool": pool.name, "nodes": {DEPLOYABLE: [], NOT_DEPLOYABLE: [], UNKNOWN: []},
-                       "running": [], "reasons": {}}
+        entry: dict = {"pool": pool.name, "zones": list(pool.zones),
+                       "nodes": {DEPLOYABLE: [], NOT_DEPLOYABLE: [], UNKNOWN: []},
+                       "running": [], "reasons": {}, "node_zones": {}}
         for n in pool.nodes:
             t = row.per_node[n]
             if t is None:
                 continue
             name = inst.nodes[n].name
             verdict = m.cells[(t, n)]
+            if len(pool.zones) > 1:
+                entry["node_zones"][name] = node_zone(inst, n)
             entry["nodes"][verdict].append(name)
             if inst.initial.get((t, n), 0) > 0:
                 entry["running"].append(name)
@@ -180,10 +208,16 @@ def where_text(data: dict) -> str:
         if not size:
             continue
         head = "yes  " if len(yes) == size else "never" if len(no) == size else "some " if yes else "?    "
-        lines.append(f"  {head} {p['pool']}  ({len(yes)}/{size})")
+        zones = p.get("zones") or []
+        spans = f" ({'zone' if len(zones) == 1 else 'zones'} {','.join(zones)})" if zones else ""
+        lines.append(f"  {head} {p['pool']}{spans}  ({len(yes)}/{size})")
+        at = p.get("node_zones") or {}
+
+        def where(n: str) -> str:   # the node's zone, when its pool spans several and they differ
+            return f" [{at[n]}]" if n in at and head == "some " else ""
         if yes:
             running = set(p["running"])
-            lines.append("         can:     " + ", ".join(n + (" (runs there now)" if n in running else "")
+            lines.append("         can:     " + ", ".join(n + where(n) + (" (runs there now)" if n in running else "")
                                                         for n in yes))
         if no:
             reasons = p["reasons"]
@@ -192,7 +226,7 @@ def where_text(data: dict) -> str:
                 by_reason.setdefault(reasons.get(n, "no sequence of deployments and deletions gets it there"),
                                      []).append(n)
             for reason, names in by_reason.items():
-                lines.append(f"         never:   {', '.join(names)}: {reason}")
+                lines.append(f"         never:   {', '.join(n + where(n) for n in names)}: {reason}")
         if unk:
             lines.append("         unknown: " + ", ".join(unk) + " (a limit was reached)")
     return "\n".join(lines)

@@ -1,11 +1,13 @@
-"""Node pools for people: the classes of nodes equal up to their hostname
-(``symmetry.node_base``: labels but hostname, taints, ``unschedulable``,
-capacity), each named by the labels that tell it from the other pools.
+"""Node pools for people: the classes of nodes equal up to their hostname and
+zone (labels but those two, taints, ``unschedulable``, capacity), each named
+by the labels that tell it from the other pools, with the zones it spans.
 
-Pools are what an operator calls them (``pool=gpu zone=eu-central-1b``);
-they are the type-independent part of the symmetry classes, so the nodes of
-a pool differ only where initial pods or a node name in a pod's spec tell
-them apart (a pool's cell then shows how many of its nodes are deployable).
+Pools are what an operator calls them (``pool=gpu``, zones a, b and c): a
+node class spread over three zones is one pool, not three. Cells stay
+exact: a pool's cell shows how many of its nodes are deployable (``k/n``)
+when they differ, and ``zone_split`` says, zone by zone, where they differ
+(a zone matters to spread and zone (anti-)affinity, and initial pods or a
+node name in a pod's spec can tell nodes of one zone apart too).
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from symreach.encodings.symmetry import HOSTNAME, base_ids
+from symreach.encodings.symmetry import HOSTNAME
 from symreach.model import Instance
+
+# Labels that place a node in a zone: a pool spans zones (shown beside its name, never splitting it).
+ZONE_KEYS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 
 # Label prefixes dropped when naming a pool (the key stays unique among the pool-naming keys).
 _SHORT = ("topology.kubernetes.io/", "node.kubernetes.io/", "kubernetes.io/", "beta.kubernetes.io/")
@@ -24,33 +29,71 @@ _SHORT = ("topology.kubernetes.io/", "node.kubernetes.io/", "kubernetes.io/", "b
 @dataclass(frozen=True)
 class Pool:
     key: str                  # short column heading: P1, P2, ...
-    name: str                 # the distinguishing labels, "pool=gpu zone=eu-central-1b"
+    name: str                 # the distinguishing labels, "pool=gpu"
     nodes: tuple[int, ...]    # node indices, in input order
+    zones: tuple[str, ...] = ()   # the zones its nodes are in, in first-seen order
+
+
+def node_zone(inst: Instance, n: int) -> Optional[str]:
+    """The node's zone label, or None."""
+    labels = inst.nodes[n].labels
+    return next((labels[k] for k in ZONE_KEYS if k in labels), None)
+
+
+def pool_base(inst: Instance, n: int) -> tuple:
+    """What puts a node in a pool: its labels but hostname and zone, taints, capacity."""
+    node = inst.nodes[n]
+    labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME and k not in ZONE_KEYS))
+    return (labels, node.taints, node.unschedulable, tuple(sorted(node.capacity.items())))
 
 
 def node_pools(inst: Instance, nodes: Optional[Sequence[int]] = None) -> list[Pool]:
     """The pools of ``nodes`` (default: all), in order of their first node."""
     chosen = list(range(len(inst.nodes))) if nodes is None else list(nodes)
-    ids = base_ids(inst)
-    members: dict[int, list[int]] = {}
+    bases = [pool_base(inst, n) for n in range(len(inst.nodes))]
+    every: dict[tuple, list[int]] = {}
+    for n, base in enumerate(bases):
+        every.setdefault(base, []).append(n)
+    members: dict[tuple, list[int]] = {}
     for n in chosen:
-        members.setdefault(ids[n], []).append(n)
+        members.setdefault(bases[n], []).append(n)
     groups = list(members.values())
-    keys = _distinguishing_keys(inst, groups)
+    # named against every pool of the cluster, so a filter (--nodes pool=gpu) keeps the names
+    keys = _distinguishing_keys(inst, list(every.values()))
     short = _short_names(keys)
     names = []
     for group in groups:
         labels = inst.nodes[group[0]].labels
         parts = [f"{short[k]}={labels[k]}" if labels[k] else short[k] for k in keys if k in labels]
-        names.append(" ".join(parts) or ("all nodes" if len(groups) == 1 else "(no distinguishing label)"))
+        names.append(" ".join(parts) or ("all nodes" if len(every) == 1 else "(no distinguishing label)"))
     seen: dict[str, int] = {}
     out = []
     for i, (group, name) in enumerate(zip(groups, names)):
         if names.count(name) > 1:  # same labels, other taints or capacity
             seen[name] = seen.get(name, 0) + 1
             name = f"{name} #{seen[name]}"
-        out.append(Pool(f"P{i + 1}", name, tuple(group)))
+        zones = tuple(dict.fromkeys(z for z in (node_zone(inst, n) for n in group) if z is not None))
+        out.append(Pool(f"P{i + 1}", name, tuple(group), zones))
     return out
+
+
+def zones_text(pool: Pool) -> str:
+    """``zones zone-a,zone-b`` (or ``zone zone-a``); empty when the nodes carry no zone label."""
+    if not pool.zones:
+        return ""
+    return ("zone " if len(pool.zones) == 1 else "zones ") + ",".join(pool.zones)
+
+
+def zone_split(inst: Instance, pool: Pool, verdict_of) -> Optional[list[tuple[str, list[Optional[str]]]]]:
+    """Per zone of ``pool`` (first-seen order), the verdicts ``verdict_of(node)`` gives its nodes,
+    when they differ between zones; None when every zone answers alike (or there is one zone)."""
+    if len(pool.zones) < 2:
+        return None
+    per_zone: dict[str, list[Optional[str]]] = {}
+    for n in pool.nodes:
+        per_zone.setdefault(node_zone(inst, n) or "(no zone)", []).append(verdict_of(n))
+    kinds = {tuple(sorted({v for v in vs if v is not None})) for vs in per_zone.values()}
+    return None if len(kinds) <= 1 else list(per_zone.items())
 
 
 def _distinguishing_keys(inst: Instance, groups: list[list[int]]) -> list[str]:

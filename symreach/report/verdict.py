@@ -92,8 +92,11 @@ def what_was_proved(result: Result) -> str:
     if isinstance(stats.get("states"), int):
         edges = f", {stats['transitions']} transitions" if isinstance(stats.get("transitions"), int) else ""
         facts.append(f"{stats['states']} configurations explored{edges}, none covers the target")
+    bdd = bdd_progress(stats) if engine == "bdd" else ""
     sweeps = stats.get("iterations", stats.get("sweeps"))
-    if isinstance(sweeps, int) and engine == "bdd":
+    if bdd:
+        facts.append(bdd)
+    elif isinstance(sweeps, int) and engine == "bdd":
         facts.append(f"{sweeps} BDD sweeps without reaching the target")
     others = stats.get("unknown_engines")
     for name, sub in sorted(others.items()) if isinstance(others, dict) else ():
@@ -102,6 +105,28 @@ def what_was_proved(result: Result) -> str:
             if inner:
                 facts.append(f"{name}: {inner}")
     return "; ".join(facts)
+
+
+def bdd_progress(stats: dict[str, Any]) -> str:
+    """A BDD run its deadline stopped: after k complete chaining sweeps a side's
+    reached set holds every state within k steps of its start, and every image
+    was checked against the goal (``solvers.bdd.record_progress``), so no
+    witness has k steps or fewer."""
+    sweeps = stats.get("side_sweeps")
+    if not isinstance(sweeps, dict) or not sweeps:
+        return ""
+    nodes, images, states = (stats.get(k) or {} for k in ("side_nodes", "side_images", "side_states"))
+    sides = []
+    for side, k in sweeps.items():
+        goal = "target" if side == "forward" else "initial"
+        held = f" holding {states[side]:.4g} states" if isinstance(states.get(side), int) else ""
+        size = f", reached set {nodes[side]} BDD nodes{held}" if isinstance(nodes.get(side), int) else ""
+        count = f", {images[side]} images" if isinstance(images.get(side), int) else ""
+        sides.append(f"{side}: {k} complete sweep{'' if k == 1 else 's'}{count}{size}, no {goal} state")
+    best = max(sweeps.values())
+    head = (f"no witness within {best} step{'' if best == 1 else 's'}" if best >= 1
+            else "no witness found before the first sweep completed")
+    return f"{head} (BDD " + "; ".join(sides) + ")"
 
 
 def _fmt(value: Any) -> str:

@@ -12,8 +12,8 @@ cofactors, no primed variables) -> a fixpoint. Strategies:
   sweeps instead of 25. After the first sweep, one *closure pass* applies
   the unguarded bit deletes bottom-first (``bdd_closure``: the backward
   set is upward closed in their variables, the forward set downward
-  closed), and they are skipped while R stays closed: pyramid h = 13,
-  k = 14 backward alone 65.9 CPU s instead of 211-238.
+  closed), and they are skipped while R stays closed: several times faster
+  backward on large pyramids.
 - ``saturation``: the set-level form of Ciardo et al. (TACAS 2001): actions
   grouped by top variable, closed bottom-up. Measured worse here: capacity
   guards read every pair of a node, so all deploys share one top variable.
@@ -39,7 +39,7 @@ keeping them (on not-deployable pyramids they held most of the live nodes),
 and a later hit reruns that side alone with rings. For ``not-deployable`` the forward reached set, or the
 complement of the backward set (restricted to consistent counters), is an
 inductive invariant, returned as the certificate (``symreach.certify.bdd_invariant``).
-CUDD's dynamic reordering is off by default (measured 3-5x slower on the
+CUDD's dynamic reordering is off by default (measured slower on the
 pebbling benchmarks); ``dynamic_reorder=True`` reorders explicitly between
 images when the manager doubles.
 """
@@ -67,9 +67,9 @@ STRATEGIES = ("chaining", "saturation", "chaining-frontier", "bfs")
 # "compiled": the order of ``TransitionSystem.state_vars`` (types by witness
 # level, target first); "force": ``bdd_images.force_order`` over the guard
 # reads hypergraph; "auto": "compiled" when the witness graph is acyclic (its
-# levels are then meaningful: pebbling pyramids 2-5x faster than FORCE), else
-# "force" (witness cycles collapse the levels: Railroad-PT-005 pl_P8_1
-# 15 s vs > 40 s)
+# levels are then meaningful: faster than FORCE on pebbling pyramids), else
+# "force" (witness cycles collapse the levels: faster on Railroad); figures in
+# benchmarks/results/design_measurements.md
 VAR_ORDERS = ("auto", "force", "compiled")
 
 
@@ -105,7 +105,7 @@ class ReachConfig:
     order (pyramid h = 9: 3 sweeps instead of 25). ``deploy_order``: "level" |
     "postorder" | "auto" (post-order when the witness graph is tree-like:
     binary trees 1 sweep instead of a timeout; level order when pairs are
-    widely shared: pyramids 2.5x faster backward). ``image_mode``: "whole"
+    widely shared: faster backward on pyramids). ``image_mode``: "whole"
     builds image(R) and ORs it in; "diff" builds only image(R) & ~R
     (``SymbolicSystem.new_states``); "diff-test" first tests that set for
     emptiness (measured: "whole" is fastest on pyramids,
@@ -113,13 +113,13 @@ class ReachConfig:
     after every image (with its work, |R|^2 as in the per-sweep measure of
     ``BddEngine._search``) instead of once per sweep, so bidirectional search
     switches sides within a sweep and one exploding sweep of one side cannot
-    starve the other (Angiogenesis-PT-01, a coverable place at depth 5:
-    forward alone 2.5 s, per-sweep alternation > 120 s). ``ring_limit``:
+    starve the other (Angiogenesis-PT-01: per-sweep alternation timed out
+    where forward alone decides at once). ``ring_limit``:
     ``keep_images`` runs drop their rings once |R| exceeds this many nodes
     after their first sweep (a hit after that reruns the side with rings).
     ``closure_pass``: one pass of the unguarded bit deletes after the first
-    sweep (``bdd_closure``; pyramid h = 13, k = 14 backward alone 3.5x
-    faster). ``read_domain``: deploy images of R & Q
+    sweep (``bdd_closure``; several times faster backward on large
+    pyramids). ``read_domain``: deploy images of R & Q
     (``bdd_closure.ReadDomain``) "closed" while R is unchanged since the
     closure pass, "always", or "off". ``to_fixpoint``: no goal; run until
     nothing grows (the matrix's fixpoint, tests)."""
@@ -171,6 +171,11 @@ class Reachability:
         self._closure = closure_order(sym, closure_actions(sym.system))
         self._domain: Optional[ReadDomain] = None  # built on first use
         self._domain_on = False
+
+    @property
+    def sweeps_done(self) -> int:
+        """Complete chaining sweeps: R holds every state within this many steps of the start."""
+        return self._sweeps_done if self.strategy == "chaining" else 0
 
     # ---- bookkeeping --------------------------------------------------------
     def _apply(self, i: int, s):
@@ -305,7 +310,7 @@ class Reachability:
         skipped, and count as idle, until some image grows R. One pass
         only: on pyramids plain chaining's second sweep is that closure in
         a worse order; on the Appendix B nets a pass after every sweep cost
-        up to 2x (Railroad-PT-005 pl_P22_1: 85.9 vs 44.2 CPU s)."""
+        up to twice the time (Railroad; design_measurements.md)."""
         n = len(order)
         if n == 0:
             return
@@ -357,8 +362,8 @@ class Reachability:
     def _maybe_drop_rings(self) -> None:
         """Past its first sweep, a side whose R exceeds ``ring_limit`` stops
         keeping its images: on a not-deployable pyramid they are never read,
-        and they hold most of the live nodes (h = 12, k = 13 backward alone:
-        peak 11.2M nodes and 48.5 CPU s with them, 2.8M and 41.0 s without)."""
+        and they hold most of the live nodes (figures:
+        benchmarks/results/design_measurements.md)."""
         limit = self.config.ring_limit
         if self.keep_images and limit is not None and self._sweeps_done >= 1 and self.size > limit:
             self.keep_images = False
@@ -451,7 +456,7 @@ class BddEngine(PreprocessingEngine):
         t0 = time.perf_counter()
         stats: dict[str, Any] = dict(system.stats)
         # counters: backward images from the target range over counter values that
-        # no group can hold (sums != the group's size); forward only (measured 3x faster)
+        # no group can hold (sums != the group's size); forward only (measured faster)
         direction = "forward" if isinstance(system, CounterSystem) else self.direction
         stats.update(backend=BACKEND, strategy=self.strategy, direction=direction,
                      compile_s=time.perf_counter() - t0)
@@ -533,6 +538,9 @@ class BddEngine(PreprocessingEngine):
         gens = {d: runs[d].sweeps() for d in directions}
         try:
             side, found = self._alternate(stats, directions, runs, gens, budget)
+        except SearchTimeout:
+            record_progress(stats, runs)
+            raise
         finally:
             for g in gens.values():
                 g.close()
@@ -582,15 +590,30 @@ class BddEngine(PreprocessingEngine):
             return runs[d], found
 
 
+def record_progress(stats: dict, runs: dict[str, "Reachability"]) -> None:
+    """What a run stopped by its deadline still proved, per side: ``side_sweeps``
+    (complete chaining sweeps; after k of them R holds every state within k
+    steps of its start, and every image was checked against the goal, so no
+    witness has k steps or fewer) and ``side_nodes`` (|R| in BDD nodes)."""
+    stats["side_sweeps"] = {d: r.sweeps_done for d, r in runs.items()}
+    stats["side_images"] = {d: r.stats["image_calls"] for d, r in runs.items()}
+    stats["side_nodes"] = {d: r.R.dag_size for d, r in runs.items()}
+    try:
+        nvars = len(next(iter(runs.values())).sym.system.state_vars)
+        stats["side_states"] = {d: int(r.bdd.count(r.R, nvars=nvars)) for d, r in runs.items()}
+    except (RuntimeError, ValueError, TypeError, AssertionError, StopIteration):
+        pass  # a backend without model counting: the node counts say enough
+
+
 def pick_side(directions: list[str], work: dict[str, int]) -> str:
     """The side to step next: the one with the least work so far (ties: the
     first). Work is counted in BDD nodes (``_chaining_full``: |R|^2 per
     image, |R| measured after every image), never in time, so a run is
     deterministic; an even split costs at most twice the deciding side.
     Measured and rejected: letting the side with the smaller reached set do
-    8 times the other's work (pyramid h = 11, k = 12: 25.6 CPU s vs 24.0 s
-    even; the forward set of a pyramid is small in its cheap first sweep,
-    so the preference flips to the wrong side)."""
+    8 times the other's work (no faster on pyramids: the forward set of a
+    pyramid is small in its cheap first sweep, so the preference flips to
+    the wrong side)."""
     return min(directions, key=lambda x: (work[x], directions.index(x)))
 
 

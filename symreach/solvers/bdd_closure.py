@@ -27,8 +27,8 @@ almost entirely delete images growing R towards its upward closure, in the
 sweep's order, with intermediate sets several times the final one; then a
 whole idle cycle re-applies every delete and deploy to the final set. The
 pass closes bottom-first (``closure_order``), which keeps R's peak during
-the pass lowest. The measurements (the backward run about 2-3x faster, the
-peaks by order) are in ``benchmarks/results/bdd_alternation.md``.
+the pass lowest. The measurements (the backward run's time, the peaks by
+order) are in ``benchmarks/results/bdd_alternation.md``.
 """
 
 from __future__ import annotations
@@ -55,10 +55,9 @@ def closure_actions(system) -> list[int]:
 
 def closure_order(sym, idx: list[int]) -> list[int]:
     """The closure actions bottom-first: the deletes of the variables
-    lowest in the BDD order first. Pyramid h = 11, k = 12 backward: R peaks
-    at 15.7k nodes during the pass (result 11.0k) vs 81.7k in the sweep
-    order; h = 10: the pass costs 0.50 CPU s bottom-first, 0.65 top-first,
-    0.83 in the sweep order."""
+    lowest in the BDD order first: on pyramids R's peak during the pass
+    is then lowest, and so is the pass's time (``bdd_alternation.md``,
+    ``design_measurements.md``)."""
     def level(i: int) -> int:
         return sym.bdd.level_of_var(sym.names[sym.system.actions[i].writes[0]])
 
@@ -95,7 +94,7 @@ class ReadDomain:
             # the guard's PB conjuncts only: a superset of the guard, so Q
             # still covers it, and without the affinity literals the union
             # stays a plain count ("1 to k pebbles"; with them R & Q grew
-            # 3x slower than R on pyramid h = 11)
+            # slower than R on pyramids)
             node = c.node(a.guard)
             kids = node.children if node.kind == AND else (a.guard,)
             pb = bdd.true

@@ -51,9 +51,9 @@ def reorder(bdd) -> None:
 
 def manager_nodes(bdd) -> int:
     """The manager's node count, dead nodes included: a counter read.
-    (``len(bdd)`` is ``Cudd_CheckZeroRef``, a walk of the whole unique table:
-    0.5 s per call at 1M nodes, which made every 32nd image of pyramid
-    h = 11 cost as much as a sweep.)"""
+    (``len(bdd)`` is ``Cudd_CheckZeroRef``, a walk of the whole unique table,
+    linear in the nodes: on large pyramids every 32nd image cost as much as
+    a sweep.)"""
     if BACKEND != "cudd":  # pragma: no cover - the fallback backend
         return len(bdd)
     import warnings
@@ -240,8 +240,8 @@ class SymbolicSystem:
         all; it stops at the first satisfying path and builds no node, so an
         image that adds nothing (the closing cycle of a chaining run) costs
         a walk instead of a conjunction. Measured slower than the whole
-        image on pyramids (h = 11, k = 12: 16.0 vs 13.3 CPU s): their
-        backward sets are not upward closed, so D is about as large as r."""
+        image on pyramids: their backward sets are not upward closed, so D
+        is about as large as r."""
         bdd = self.bdd
         out = bdd.false
         for pre, post, gpre, pre_cube, post_cube in self.moves[i]:

@@ -13,20 +13,16 @@ deploys, with the deploys' guards read *after* the deletions:
 - ``parallel=False``: at most one deploy (``CnfLowering.bmc_step``); a
   witness of depth ``k`` then has at most ``k`` deployments.
 
-Measured on the shallow goals of the shared nets (71 goals, 1-8 firings,
-30 s each, benchmarks/results/shallow_nets.md, load average ~19): parallel
-steps decide 65, single steps 62; over the 61 both decide the depths sum to
-979 against 1,064.
-Appendix B serialises a firing through its start/execute/end/ready pods, so
-a firing costs 5 steps either way and parallel steps save only the extra
-produced places (AutoFlight: 39 steps against more than 45 at 8 firings).
-Where nothing can share a step (IBM703) the larger step encoding makes
-parallel steps up to ~15% slower.
+On the shallow goals of the shared nets parallel steps decide more goals,
+at smaller depths, than single steps. Appendix B serialises a firing
+through its start/execute/end/ready pods, so a firing costs 5 steps either
+way and parallel steps save only the extra produced places; where nothing
+can share a step (IBM703) the larger step encoding makes them slower.
+(Figures: benchmarks/results/design_measurements.md.)
 
 Unrolling. Step 0 is lowered once and every later step is a renamed copy
 of its clauses (``symreach.encodings.unroll``): on these nets the SAT calls
-are cheap (20 calls, 0.02 s in all on IBM703 at depth 19) and lowering every
-step again in Python was the whole cost (~0.5 s a step).
+are cheap and lowering every step again in Python was the whole cost.
 
 The decoded trace lists each step's deletions, then its deploys in the fixed
 order, so it is a sequence of real transitions. Stuttering is allowed, hence

@@ -40,6 +40,7 @@ from symreach.encodings.restrict import restrict_types
 from symreach.encodings.symmetry import NodeClass, node_classes, rename_trace
 from symreach.model import Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Step, Verdict
+from symreach.run import RunContext
 from symreach.solvers.base import Limits
 
 DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
@@ -92,10 +93,15 @@ def lift_trace(inst: Instance, cone: tuple[int, ...], t: int, n: int,
 
 def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Optional[float] = None,
                engine: str = "bdd", deadline_at: Optional[float] = None) -> TypeAnswer:
-    """Answer ``(t, n)`` for every node ``n``. ``deadline_at`` (``time.time()``
-    seconds, so it means the same on every machine of a cluster) ends the whole
-    matrix: cells not started by then are ``unknown``."""
+    """Answer ``(t, n)`` for every node ``n``. ``deadline_at`` ends the whole
+    matrix: cells not started by then are ``unknown``. It is the matrix's
+    ``RunContext.wall_deadline()`` (``time.time()`` seconds: the only form that
+    means the same on every machine of a cluster), polled here as a context again."""
+    run = RunContext.until_wall(deadline_at)
     start = time.perf_counter()
+    if run.past():  # not even the cone: the matrix is over
+        return TypeAnswer(t, (), [ClassAnswer(tuple(range(len(inst.nodes))), UNKNOWN, "deadline")],
+                          {"cone_types": 0, "classes": 0, "by": {"deadline": 1}, "pid": os.getpid(), "time_s": 0.0})
     cone = tuple(sorted(affinity_cone(inst, Query((frozenset({(t, 0)}),)))))
     sub, old = restrict_types(inst, cone)
     tt = old.index(t)
@@ -110,12 +116,12 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
     answers = []
     counts: dict[str, int] = {}
     for cls in classes:
-        if deadline_at is not None and time.time() > deadline_at:
+        if run.past():
             ans = ClassAnswer(cls, UNKNOWN, "deadline")
         else:
             limit = cell_timeout
-            if deadline_at is not None:
-                left = max(0.1, deadline_at - time.time())
+            if run.deadline is not None:
+                left = max(0.1, run.remaining() or 0.0)
                 limit = left if limit is None else min(limit, left)
             ans = _decide(sub, tt, cls, added, why, limit, engine)
         answers.append(ans)

@@ -35,7 +35,8 @@ class CheckStart:
 class Prologue:
     """A prologue that decided nothing, handed to engines through ``RunContext.prepared``
     so that they skip preprocessing (``auto`` runs it once before forking its
-    workers; each used to run it again, ~0.5-1.5 s on IBM703)."""
+    workers; each used to run it again, which on the large nets cost more than
+    many engines' whole run)."""
 
     instance: Instance
     query: Query

@@ -56,13 +56,25 @@ def answer(inst: Instance, name: str, timeout_s: Optional[float] = None, max_sta
     refused = gangs.rejection(gang)
     try:
         if refused is None:
-            out.cycle = gangs.scheduler_cycle(inst, gang, sigma0, deadline)
+            out.cycle = _cycle(inst, gang, sigma0, deadline, out)
         out.result = _search(inst, gang, refused, stats, deadline, max_states, out)
     except gangs.GangLimit:
         out.result = Result(Verdict.UNKNOWN, ENGINE, reason=f"timeout after {timeout_s:g} s", stats=stats)
     out.result.time_s = time.monotonic() - start
     out.result.fragment = "gang"
     return out
+
+
+def _cycle(inst: Instance, gang: gangs.Gang, sigma0: Config, deadline: Optional[float],
+           out: GangAnswer) -> Optional[gangs.Cycle]:
+    """The scheduler's cycle within half the time left, so that a cycle too costly to simulate
+    (a large hierarchy whose node choices matter) leaves the gang question its answer."""
+    budget = None if deadline is None else time.monotonic() + (deadline - time.monotonic()) / 2
+    try:
+        return gangs.scheduler_cycle(inst, gang, sigma0, budget)
+    except gangs.GangLimit:
+        out.notes.append("the scheduler's cycle was not simulated within half the time limit")
+        return None
 
 
 def _search(inst: Instance, gang: gangs.Gang, refused: Optional[str], stats: dict, deadline: Optional[float],

@@ -121,20 +121,17 @@ class Ic3Engine(PreprocessingEngine):
     """IC3 with CTG generalization and structural lifting.
 
     ``mic_attempts``: consecutive failed literal drops before ``mic`` stops
-    (IC3ref's default is 3). One measured best over the macro step: pyramid
-    h = 6, k = 7 proved in 8.6 s instead of 26 s, binary tree h = 5, k = 7
-    deployable in 24 s instead of 40 s (side by side, one run); on the net
-    families a geometric-mean time ratio of 0.85 over nine instances.
-    ``recycle_every``: temporary activation literals per solver; their ids
-    are reused by the rebuilt solver (ids that grow without bound leave the
-    solver deciding thousands of dead variables on every satisfiable query:
-    pyramid h = 5 went from 9 s to 2.5 s).
+    (IC3ref's default is 3). One measured best over the macro step, on
+    pebbling and on the nets. ``recycle_every``: temporary activation
+    literals per solver; their ids are reused by the rebuilt solver (ids that
+    grow without bound leave the solver deciding thousands of dead variables
+    on every satisfiable query). Figures:
+    benchmarks/results/design_measurements.md.
 
     Deep witnesses. A witness much longer than the frame count is a long chain
     of re-queued obligations (module docstring), and two things decide its
     cost, both measured in SAT queries on the binary tree h = 6, k = 8
-    (248 actions; previously 67,887 queries, 38.5 s at load 0.5, undecided
-    within run_all's 15 s):
+    (248 actions; undecided within run_all's limit before):
 
     - ``order`` (``symreach.solvers.ic3_queue``): ``deep`` keeps a re-queued
       chain going, ``shallow`` lets its ancestors look for other

@@ -258,9 +258,9 @@ class _Frontier:
     least goal distance of its classes, then depth, then insertion. Pops
     alternate between the two and skip states already expanded, so the
     breadth-first half still exhausts the space (completeness is kept) while
-    the best-first half dives toward the goal. Measured on the deep net goals
-    (60 s each): pure best-first won LamportFastMutEx P-ifyi_15_4 (8.5 s, BFS
-    timed out) and lost P-fordo_12_1 (timed out, BFS 8.5 s)."""
+    the best-first half dives toward the goal. Neither pure order wins on the
+    deep net goals: each decides one that the other misses
+    (benchmarks/results/design_measurements.md)."""
 
     def __init__(self, dist: Optional[dict[int, int]]) -> None:
         self.dist = dist

@@ -141,15 +141,16 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
                  symmetry: bool = True, cell_timeout: Optional[float] = None,
                  executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
-                 into: Optional[Matrix] = None) -> Matrix:
+                 into: Optional[Matrix] = None, run: Optional[RunContext] = None) -> Matrix:
     """The matrix by ``method``: ``cells`` (one task per pod type, one answer per
     class of interchangeable nodes, see ``symreach.solvers.cells``) or
-    ``fixpoint`` (one BDD fixpoint of the whole system)."""
+    ``fixpoint`` (one BDD fixpoint of the whole system). ``run`` (default: one
+    of ``timeout_s`` from now) is the run's context: its deadline and cancel token."""
     if method == "fixpoint":
-        return fixpoint_matrix(instance, timeout_s)
+        return fixpoint_matrix(instance, timeout_s, run)
     if method != "cells":
         raise ValueError(f"unknown matrix method {method!r}")
-    return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress, into)
+    return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress, into, run)
 
 
 NOT_RUN = "limit"   # how a cell no task decided is marked
@@ -174,9 +175,12 @@ def stop_matrix(m: Matrix, reason: str) -> Matrix:
 def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
                  cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
-                 into: Optional[Matrix] = None) -> Matrix:
+                 into: Optional[Matrix] = None, run: Optional[RunContext] = None) -> Matrix:
     """Every pod type is an independent task; results arrive in any order and are
-    written into ``into`` (default: a new ``empty_matrix``) as they arrive."""
+    written into ``into`` (default: a new ``empty_matrix``) as they arrive.
+    The tasks get ``run``'s deadline as ``wall_deadline()`` (they may run on
+    other machines); a cancelled ``run`` stops taking results (the rest unknown)."""
+    run = run if run is not None else RunContext.within(timeout_s)
     start = time.perf_counter()
     executor = executor or LocalExecutor()
     width, ntypes = len(instance.nodes), len(instance.pod_types)
@@ -185,8 +189,7 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
     assert isinstance(cells, CellView) and isinstance(hows, CellView)
     done: set[int] = set()
     classes = 0
-    deadline_at = time.time() + timeout_s if timeout_s is not None else None
-    options = {"symmetry": symmetry, "cell_timeout": cell_timeout, "deadline_at": deadline_at}
+    options = {"symmetry": symmetry, "cell_timeout": cell_timeout, "deadline_at": run.wall_deadline()}
     errors: dict[str, str] = {}
     m.stats.update({"method": "cells", "symmetry": symmetry, "cell_timeout": cell_timeout,
                     "executor": executor.name, "cells": ntypes * width})
@@ -199,7 +202,8 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
 
     chunks = matrix_chunks(instance, executor.slots)
     m.stats["tasks"] = len(chunks)
-    for batch in executor.map(solve_types, instance, chunks, options, on_error=failed):
+    batches = () if run.cancel.cancelled else executor.map(solve_types, instance, chunks, options, on_error=failed)
+    for batch in batches:
         for answer in batch:
             done.add(answer.t)
             classes += answer.stats["classes"]
@@ -209,21 +213,25 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
         m.stats["classes"] = m.stats["cells_solved"] = classes
         if progress is not None:
             progress(len(done), ntypes)
+        if run.cancel.cancelled:  # keep what arrived, take no more
+            break
     complete = len(done) == ntypes and not cells.holds(UNKNOWN)
     m.stats.update({"classes": classes, "cells_solved": classes,
                     "time_s": time.perf_counter() - start, "complete": complete})
     if errors:
         m.stats["task_errors"] = errors
     if not complete:
-        m.stats["reason"] = _incomplete_reason(timeout_s, deadline_at, cell_timeout, errors)
+        m.stats["reason"] = _incomplete_reason(run, cell_timeout, errors)
     return m
 
 
-def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
-                       cell_timeout: Optional[float], errors: dict[str, str]) -> str:
+def _incomplete_reason(run: RunContext, cell_timeout: Optional[float], errors: dict[str, str]) -> str:
     """Why some cells are unknown, in the words the fixpoint method uses."""
-    if deadline_at is not None and time.time() >= deadline_at:
-        return f"timeout: the time limit of {timeout_s:g} s was reached"
+    if run.cancel.cancelled:
+        return "cancelled"
+    if run.timed_out():
+        budget = f" of {run.timeout_s:g} s" if run.timeout_s is not None else ""
+        return f"timeout: the time limit{budget} was reached"
     if errors:
         causes = set(errors.values())
         cause = causes.pop() if len(causes) == 1 else "see task_errors"
@@ -233,9 +241,10 @@ def _incomplete_reason(timeout_s: Optional[float], deadline_at: Optional[float],
     return "an engine left cells open (a state or memory limit)"
 
 
-def fixpoint_matrix(instance: Instance, timeout_s: Optional[float] = None) -> Matrix:
+def fixpoint_matrix(instance: Instance, timeout_s: Optional[float] = None,
+                    run: Optional[RunContext] = None) -> Matrix:
     start = time.perf_counter()
-    run = RunContext.within(timeout_s)
+    run = run if run is not None else RunContext.within(timeout_s)
     every = Query(tuple(frozenset({(t, n)}) for t in range(len(instance.pod_types))
                         for n in range(len(instance.nodes))), "every pair")
     pre = preprocess(instance, every, try_greedy=False)
@@ -271,7 +280,8 @@ def fixpoint_matrix(instance: Instance, timeout_s: Optional[float] = None) -> Ma
     stats["time_s"] = time.perf_counter() - start
     stats["complete"] = complete
     if not complete:
-        stats["reason"] = f"timeout: the time limit of {timeout_s:g} s was reached"
+        stats["reason"] = (f"timeout: the time limit of {run.timeout_s:g} s was reached"
+                           if run.timeout_s is not None else "stopped")
     return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
                   cells, how, stats, daemonset_groups(instance))
 

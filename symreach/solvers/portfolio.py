@@ -92,11 +92,9 @@ DEFAULT_SLICE_S = 0.1
 LAZY_ALONE_S = 1.5
 # on small systems the engines beyond the favourite and the resident start this
 # much later (``schedule.late_engines``): most small instances are decided by one
-# of those two within it (results.csv), which a third engine's set-up would slow
-# (pyramid h = 5, k = 6: 0.33 s instead of 0.11 s with ABC's pdr forked at once);
-# the later, the longer ABC's pdr waits where it is the best (tree h = 5, k = 7,
-# medians of 3: pdr alone 0.34-0.37 s, ``auto`` 0.94 s starting it after 0.25 s,
-# 0.68 s after 0.1 s)
+# of those two within it (results.csv), which a third engine's set-up would slow;
+# the later, the longer ABC's pdr waits where it is the best (figures:
+# benchmarks/results/design_measurements.md)
 LATE_AFTER_S = 0.1
 # systems this small are first searched explicitly, in this process (``AutoEngine._tiny``)
 TINY_PAIRS = 12
@@ -200,7 +198,7 @@ class AutoEngine:
 
         Up to ``tiny_pairs`` may-pairs a capped breadth-first search decides in
         milliseconds, before any engine module is imported or any worker forks
-        (which cost 0.3-0.5 s of CPU: CUDD, python-sat, numpy)."""
+        (which cost more CPU than the search: CUDD, python-sat, numpy)."""
         if len(pre.may) > self.tiny_pairs:
             return None
         from symreach.solvers.registry import make_engine
@@ -229,9 +227,8 @@ class AutoEngine:
             try:
                 # the resident's thread holds the interpreter lock nearly always; each
                 # time this thread needs it back (a worker answered, a slice ended) it
-                # waits up to the switch interval: 5 ms by default, several times per
-                # answer (pyramid h = 6, k = 7, medians of 7: 0.145 s, 0.112 s with
-                # 0.2 ms, the BDDs alone 0.088 s)
+                # waits up to the switch interval (5 ms by default) several times per
+                # answer, a large part of a small instance's run (design_measurements.md)
                 sys.setswitchinterval(RESIDENT_SWITCH_S)
                 gave_up: list[Result] = []
                 answer, lazy_running = self._lazy_alone(engines, first, instance, query, run,

@@ -21,14 +21,18 @@ SUPERVISOR_FD_ENV = "SYMREACH_SUPERVISOR_FD"
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent(sig: int = signal.SIGKILL) -> None:
+def die_with_parent(sig: int = signal.SIGKILL, parent: Optional[int] = None) -> None:
     """Ask Linux to send ``sig`` to this process when its parent exits
-    (no-op elsewhere). Call it first thing in a forked worker."""
+    (no-op elsewhere). Call it first thing in a forked worker. ``parent``
+    (its pid, read before the fork) closes the race of a parent that died
+    before the request: then this process exits at once."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
     except (OSError, AttributeError):  # not Linux: the supervisor's group kill still applies
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def supervised() -> bool:

@@ -7,13 +7,13 @@ Both kinds answer the same calls, so ``portfolio`` schedules them alike:
 ``multiprocessing.connection.wait``), ``outcome`` (its result or error, once
 done) and ``stop``.
 
-Why a resident. A forked worker costs 0.03-0.1 s before it answers (the fork,
-its copy-on-write faults, the result's round trip through a file), which is
-the whole run of the best engine on the small instances of the suite (IC3:
-deployable pyramids in 0.01-0.11 s), and an engine that ran in ``auto``'s
-process before the race (the lazy search) would have to start again from
-scratch in a worker: IBM703's deep goal, which the lazy search decides in
-3.5 s alone, was lost at a 4 s limit that way. The resident keeps running
+Why a resident. A forked worker costs time before it answers (the fork,
+its copy-on-write faults, the result's round trip through a file), as much
+as the whole run of the best engine on the small instances of the suite,
+and an engine that ran in ``auto``'s process before the race (the lazy
+search) would have to start again from scratch in a worker: IBM703's deep
+goal was lost at a limit the lazy search alone meets that way (figures:
+benchmarks/results/design_measurements.md). The resident keeps running
 in this process while the workers fork, so it never restarts.
 
 Pausing the resident. Signals stop processes, not threads: the resident runs
@@ -241,8 +241,8 @@ def _detach(parent: int) -> None:
     shares it between a session's processes: workers left in ``auto``'s
     session would split one share between them, and on a loaded machine
     each engine of the portfolio would run several times slower than the
-    same engine run alone (measured: BMC on Angiogenesis DAG 3.7 s alone,
-    10 s as one of two workers with no pausing at all). In its own session
+    same engine run alone (measured on BMC as one of two workers with no
+    pausing at all; design_measurements.md). In its own session
     each worker competes like a separate engine run. A new session also
     leaves the parent's process group: ``die_with_parent`` (PR_SET_PDEATHSIG)
     kills the worker when the parent dies (even by SIGKILL, even while
