@@ -44,6 +44,18 @@ ABC's pdr start that much later on those systems, where they are rarely the
 best engine. On large clusters ABC's pdr is the second, alone for
 ``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances.
 
+Before the race (with two cores or more, once the lazy search is out), *solo*
+engines run alone, one after the other, each for its CPU seconds (``SOLOS``):
+where one engine answers nearly every instance of a kind, engines racing
+beside it only cost CPU (issue 31: ``auto`` against the best single engine in
+CPU seconds). On small one-node systems IC3 has a short trial (its deployable
+pebblings take 0.01-0.05 s) and the BDDs then run alone for 1.5 s (the
+not-deployable ones); on small clusters of the paper profile BMC has the
+trial and IC3 follows, on Kubernetes-profile ones IC3 runs first; on large
+clusters ABC's pdr (paper) or IC3 (Kubernetes) runs alone for 4 s. Ours run
+in ``auto``'s process (a later one replaces an earlier one, which restarts
+forked in the race: a fork costs more than the trial), ABC's pdr forked.
+
 Beside the favourite, the other ``jobs - 1`` cores rotate round robin among
 the other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a
 core; a second gets half of that rotation once its time alone is over.
