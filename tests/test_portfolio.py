@@ -304,3 +304,33 @@ def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
     inst = pyramid_instance(2, 4)
     res = AutoEngine(engines=("bmc",), jobs=1).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and len(calls) == 1
+
+
+def test_solo_plan_by_kind_of_system():
+    from symreach.solvers.schedule import ABC_ENGINE, solo_engines, trial_s
+
+    engines = ["bdd", "ic3", "bmc", ABC_ENGINE]
+    assert solo_engines(20, engines, 1, "paper") == [("ic3", trial_s(20)), ("bdd", 1.5)]
+    assert solo_engines(20, engines, 5, "paper") == [("bmc", trial_s(20)), ("ic3", 1.5)]
+    assert solo_engines(20, engines, 5, "kubernetes") == [("ic3", 1.5)]
+    assert solo_engines(500, engines, 50, "paper") == [(ABC_ENGINE, 4.0)]
+    assert solo_engines(500, engines, 50, "kubernetes") == [("ic3", 4.0)]
+    assert solo_engines(500, engines, 1, "paper") == []  # encoded nets: the race as before
+    assert solo_engines(500, ["ic3", "bdd"], 50, "paper") == []  # without ABC, no plan for it
+
+
+def test_solo_engines_answer_small_pebblings_without_a_race():
+    """On a small one-node system IC3's trial, then the BDDs alone, decide both
+    answers before any race; every witness replays."""
+    checked = 0
+    for k, verdict in ((5, Verdict.NOT_DEPLOYABLE), (6, Verdict.DEPLOYABLE), (7, Verdict.DEPLOYABLE)):
+        inst = pyramid_instance(4, k)
+        res = AutoEngine(engines=("bdd", "ic3", "bmc", "lazy"), tiny_pairs=0).check(inst, run=Limits(timeout_s=120))
+        port = res.stats["portfolio"]
+        assert res.verdict is verdict and port["solos"] == ["ic3", "bdd"], port
+        assert port["answered_by"] in ("ic3", "bdd") and port["slices"] == 0, port
+        if verdict is Verdict.DEPLOYABLE:
+            semantics.replay(inst, res.trace, inst.query)
+        checked += 1
+    assert checked == 3
+    assert not mp.active_children()
