@@ -2,6 +2,7 @@
 
     python -m benchmarks.kso_agreement --states 5000 --seed 1 --traces 500
     python -m benchmarks.kso_agreement --states 1000 --seed 101 --results benchmarks/results/kso_agreement.md
+    python -m benchmarks.kso_agreement --volumes --states 1000 --seed 301 --traces 40
 
 Generates seeded random cluster states (``symreach.generators.k8s_states``),
 asks kso and symreach for every node's verdict and first failing plugin, and
@@ -38,10 +39,10 @@ from symreach.generators.k8s_states import random_states
 
 
 def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path],
-                 results: Optional[Path] = None) -> bool:
+                 results: Optional[Path] = None, volumes: bool = False) -> bool:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    states = random_states(states_n, seed)
+    states = random_states(states_n, seed, volumes)
     answers = kso_verdicts(states, kso, workers=workers)
     t_kso = time.perf_counter() - t0
     disagreements: list[Disagreement] = []
@@ -116,9 +117,9 @@ def check_batching(count: int, seed: int, kso: Path) -> bool:
     return same
 
 
-def witness_replay(traces: int, seed: int, kso: Path, workers: int) -> bool:
+def witness_replay(traces: int, seed: int, kso: Path, workers: int, volumes: bool = False) -> bool:
     t0 = time.perf_counter()
-    found = witnesses(traces, seed)
+    found = witnesses(traces, seed, max_tries=100 if volumes else 50, volumes=volumes)
     t_find = time.perf_counter() - t0
     steps = replay(found, kso) if found else []
     deploys = sum(len(s) for s in steps)
@@ -146,6 +147,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="also compare batched and single kso runs on N states")
     parser.add_argument("--examples", type=Path, help="write one example state per disagreement class here")
     parser.add_argument("--results", type=Path, help="append this run's figures as a table row to this file")
+    parser.add_argument("--volumes", action="store_true",
+                        help="volume-dense states and witness scenarios (generators.k8s_states.volume_state)")
     args = parser.parse_args(argv)
     if args.states < 0 or args.traces < 0 or args.workers < 1:
         print("error: --states and --traces must be >= 0, --workers >= 1", file=sys.stderr)
@@ -158,9 +161,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.check_batching:
         ok &= check_batching(args.check_batching, args.seed, kso)
     if args.states:
-        ok &= differential(args.states, args.seed, kso, args.workers, args.examples, args.results)
+        ok &= differential(args.states, args.seed, kso, args.workers, args.examples, args.results, args.volumes)
     if args.traces:
-        ok &= witness_replay(args.traces, args.seed, kso, args.workers)
+        ok &= witness_replay(args.traces, args.seed, kso, args.workers, args.volumes)
     return 0 if ok else 1
 
 

@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 from benchmarks.kso_harness import Verdict, kso_verdicts
 from symreach.frontends.kubernetes import load_kubernetes_documents
 from symreach.generators import k8s_states as gen
+from symreach.generators.k8s_volume_states import VolumeWorld
 from symreach.model import Query
 from symreach.result import DEPLOY, Step, Verdict as Answer
 from symreach.solvers.base import Limits
@@ -40,11 +41,16 @@ class Witness:
     initial: dict[tuple[str, str], list[str]]  # (type, node) -> running pod names
 
 
-def random_scenario(rng: random.Random) -> tuple[list[dict], list[str]]:
-    """A dump with a chain of pending pods; returns the objects and the chain (last = target)."""
+def random_scenario(rng: random.Random, volumes: bool = False) -> tuple[list[dict], list[str]]:
+    """A dump with a chain of pending pods; returns the objects and the chain (last = target).
+    ``volumes``: with volume objects (``VolumeWorld``) and pods using claims and in-tree disks
+    (no generic ephemeral volumes: a replayed pod is renamed, and its claim with it)."""
     nodes = [f"n{i}" for i in range(rng.choice((2, 3, 3)))]
     namespaces = list(gen.NAMESPACES[: rng.choice((1, 2))])
     objects: list[dict] = [gen.random_namespace(rng, ns) for ns in namespaces]
+    world = VolumeWorld(rng, nodes, namespaces) if volumes else None
+    if world is not None:
+        objects += world.objects
     for name in nodes:
         node = gen.random_node(rng, name)
         alloc = node["status"].get("allocatable") or node["status"]["capacity"]
@@ -52,7 +58,8 @@ def random_scenario(rng: random.Random) -> tuple[list[dict], list[str]]:
         node.setdefault("metadata", {}).setdefault("labels", {})[gen.HOSTNAME] = name
         objects.append(node)
     for i in range(rng.choice((1, 2, 3))):
-        objects.append(gen.random_pod(rng, f"run{i}", rng.choice(namespaces), nodes, rng.choice(nodes)))
+        ns = rng.choice(namespaces)
+        objects.append(_with_volumes(world, gen.random_pod(rng, f"run{i}", ns, nodes, rng.choice(nodes)), ns))
     namespace = rng.choice(namespaces)
     chain = []
     for i in range(rng.choice((2, 3, 3))):
@@ -70,9 +77,17 @@ def random_scenario(rng: random.Random) -> tuple[list[dict], list[str]]:
                 "topologyKey": rng.choice((gen.HOSTNAME, gen.HOSTNAME, gen.ZONE))}]}
         if not affinity:
             del pod["spec"]["affinity"]
-        objects.append(pod)
+        objects.append(_with_volumes(world, pod, namespace))
         chain.append(f"{namespace}/chain{i}")
     return objects, chain
+
+
+def _with_volumes(world: Optional[VolumeWorld], pod: dict, namespace: str) -> dict:
+    if world is not None:
+        volumes = [v for v in world.volumes_for(namespace, pending=True) if "ephemeral" not in v]
+        if volumes:
+            pod["spec"]["volumes"] = volumes
+    return pod
 
 
 def find_witness(index: int, objects: list[dict], chain: Sequence[str], min_steps: int = 2) -> Optional[Witness]:
@@ -103,7 +118,7 @@ def _pods_of_type(objects: list[dict], attachments: dict[str, str]) -> dict[str,
 
 def step_states(w: Witness) -> list[tuple[gen.State, str]]:
     """For every deployment of the trace: the state it is made in, and the node it targets."""
-    base = [o for o in w.objects if o["kind"] in ("Namespace", "Node")]
+    base = [o for o in w.objects if o["kind"] != "Pod"]   # Namespaces, Nodes, the volume objects
     nodes = [o["metadata"]["name"] for o in base if o["kind"] == "Node"]
     running: dict[tuple[str, str], list[str]] = {k: list(v) for k, v in w.initial.items()}
     fresh = 0
@@ -142,13 +157,13 @@ def replay(witnesses: Sequence[Witness], kso) -> list[list[tuple[str, Verdict]]]
     return out
 
 
-def witnesses(count: int, seed: int, max_tries: int = 50) -> list[Witness]:
+def witnesses(count: int, seed: int, max_tries: int = 50, volumes: bool = False) -> list[Witness]:
     """``count`` witnesses from seeded scenarios (scenarios without a long enough witness are skipped)."""
     rng = random.Random(seed)
     out: list[Witness] = []
     tries = 0
     while len(out) < count and tries < count * max_tries:
-        objects, chain = random_scenario(rng)
+        objects, chain = random_scenario(rng, volumes)
         witness = find_witness(tries, objects, chain)
         tries += 1
         if witness is not None:

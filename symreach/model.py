@@ -23,8 +23,11 @@ KUBERNETES = "kubernetes"
 PROFILES = (PAPER, KUBERNETES)
 
 PODS_RESOURCE = "pods"
-# NodeVolumeLimits as a resource: a node's CSI attach limit for a driver is its
-# capacity of ``ATTACH_PREFIX + driver``, a pod's CSI volumes of that driver its request.
+# NodeVolumeLimits: a node's CSI attach limit for a driver is its capacity of
+# ``ATTACH_PREFIX + driver`` (no key: no limit). The charge is not a request:
+# a volume counts once per node while some pod using it (or a VolumeAttachment)
+# is there (``PodType.attach``, ``Node.attached``); only a pod's own generic
+# ephemeral volumes count per pod (``PodType.attach_own``). See semantics.attach_failure.
 ATTACH_PREFIX = "attachable-volumes-csi-"
 
 PAPER_MOVES = "paper"
@@ -108,6 +111,8 @@ class Node:
     capacity: FrozenDict[str, int] = field(default_factory=FrozenDict)
     taints: tuple[Taint, ...] = ()
     unschedulable: bool = False
+    # CSI volumes VolumeAttachments attach here, per driver (counted once with the pods' own).
+    attached: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,31 @@ def ports_conflict(mine: frozenset[HostPort], theirs: frozenset[HostPort]) -> bo
     return any(a.conflicts(b) for a in mine for b in theirs)
 
 
+EBS_DISK = "awsElasticBlockStore"
+RBD_DISK = "rbd"
+
+
+@dataclass(frozen=True)
+class Disk:
+    """An in-tree disk written into the pod (gcePersistentDisk ``pdName``,
+    awsElasticBlockStore ``volumeID``, iscsi ``iqn``, rbd ``pool/image`` with its
+    ``monitors``), which VolumeRestrictions checks against the pods on the node."""
+
+    kind: str
+    name: str
+    read_only: bool = False
+    monitors: frozenset[str] = frozenset()
+
+    def conflicts(self, other: "Disk") -> bool:
+        """``isVolumeConflict``: the same disk, unless every mount is read-only (an EBS
+        volume always; an rbd image only when the monitor lists overlap)."""
+        if self.kind != other.kind or self.name != other.name:
+            return False
+        if self.kind == RBD_DISK and not self.monitors & other.monitors:
+            return False
+        return self.kind == EBS_DISK or not (self.read_only and other.read_only)
+
+
 @dataclass(frozen=True)
 class PodType:
     """A pod type. ``requests`` excludes the implicit ``pods`` unit (semantics adds it)."""
@@ -214,6 +244,12 @@ class PodType:
     manifest: Optional[FrozenDict[str, object]] = None
     # A static (mirror) pod's type: the kubelet owns it (protected under operator moves).
     static_pod: bool = False
+    # NodeVolumeLimits: CSI volumes per driver, named (driver/handle) and shared with every
+    # pod using the same volume; and the number of volumes each pod has alone (its generic
+    # ephemeral claims), per driver.
+    attach: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
+    attach_own: FrozenDict[str, int] = field(default_factory=FrozenDict)
+    disks: tuple[Disk, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -309,16 +345,37 @@ class DisruptionBudget:
 
 
 @dataclass(frozen=True)
+class ReplicaTarget:
+    """A controller's replica floor for ``--keep-replicas`` (SPEC 5.2).
+
+    ``name``: ``Kind ns/name``. ``types``: the pod types whose pods it owns
+    (its template's and older revisions'). ``replicas``: how many must run at
+    the end of a witness (``min(spec.replicas, pods running in sigma0)``: the
+    witness keeps what runs, it is not asked to place pending replicas).
+    ``members`` (StatefulSets): one entry per kept replica, its pod name and
+    the nodes its claims allow (a claim bound to a node- or zone-pinned PV);
+    at the end every member must run on one of its nodes, each on its own pod.
+    """
+
+    name: str
+    types: frozenset[int]
+    replicas: int
+    members: tuple[tuple[str, frozenset[int]], ...] = ()
+
+
+@dataclass(frozen=True)
 class MoveRules:
-    """Which deletions a witness may make: the paper's (any) or an operator's."""
+    """Which deletions a witness may make: the paper's (any) or an operator's;
+    ``keep_replicas`` adds the final condition of ``Instance.replica_targets``."""
 
     name: str = PAPER_MOVES
     respect_pdb: bool = False
     protected: frozenset[int] = frozenset()  # pod types never deleted
+    keep_replicas: bool = False
 
     @property
     def restricted(self) -> bool:
-        return self.respect_pdb or bool(self.protected)
+        return self.respect_pdb or bool(self.protected) or self.keep_replicas
 
 
 @dataclass(frozen=True)
@@ -354,6 +411,7 @@ class Instance:
     volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]] = field(default_factory=FrozenDict)
     budgets: tuple[DisruptionBudget, ...] = ()
     moves: MoveRules = field(default_factory=MoveRules)
+    replica_targets: tuple[ReplicaTarget, ...] = ()  # Deployments, ReplicaSets, StatefulSets (SPEC 5.2)
 
     # ---- indexing helpers -------------------------------------------------
     @property

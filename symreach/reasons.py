@@ -49,6 +49,7 @@ INSUFFICIENT = "Insufficient {resource}"
 READ_WRITE_ONCE_POD_CONFLICT = ("node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
                                "already in-use by another pod")
 MAX_VOLUME_COUNT = "node(s) exceed max volume count"
+DISK_CONFLICT = "node(s) had no available disk"
 SPREAD = "node(s) didn't match pod topology spread constraints"
 SPREAD_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 POD_AFFINITY = "node(s) didn't match pod affinity rules"
@@ -66,6 +67,7 @@ _PLUGIN_OF = {
     NODE_PORTS: NODE_PORTS_PLUGIN,
     READ_WRITE_ONCE_POD_CONFLICT: VOLUME_RESTRICTIONS_PLUGIN,
     MAX_VOLUME_COUNT: NODE_VOLUME_LIMITS_PLUGIN,
+    DISK_CONFLICT: VOLUME_RESTRICTIONS_PLUGIN,
     VOLUME_NODE_CONFLICT: VOLUME_BINDING_PLUGIN,
     VOLUME_BIND_CONFLICT: VOLUME_BINDING_PLUGIN,
     VOLUME_NOT_ENOUGH_SPACE: VOLUME_BINDING_PLUGIN,

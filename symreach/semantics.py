@@ -22,6 +22,7 @@ from symreach.model import (
     PODS_RESOURCE,
     AffinityTerm,
     Config,
+    Disk,
     Instance,
     Query,
     SpreadConstraint,
@@ -141,13 +142,108 @@ def capacity_failures(inst: Instance, t: int, n: int, sigma: Config) -> tuple[st
 
 
 def volume_limit_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
-    """NodeVolumeLimits: the pod's CSI volumes per driver fit the node's attach limit
-    (kubernetes profile; modelled as ``ATTACH_PREFIX + driver`` resources)."""
-    node = inst.nodes[n]
-    for r, need in inst.pod_types[t].requests.items():
-        if need > 0 and r.startswith(ATTACH_PREFIX) and used(inst, sigma, n, r) + need > node.capacity.get(r, 0):
+    """NodeVolumeLimits (kubernetes profile), as ``CSILimits.Filter`` counts.
+
+    Per CSI driver with a limit on n (``ATTACH_PREFIX + driver`` capacity):
+    the volumes already on n are those of every pod there and the
+    VolumeAttachments', each distinct volume once (a volume several pods
+    share, or a pod's volume a VolumeAttachment also names, counts once),
+    plus each present pod's own ephemeral volumes. The pod's *new* volumes
+    are its volumes no pod on n uses (a VolumeAttachment alone does not make
+    one old: kso counts it and the pod's again) plus its own; the check fails
+    only when it has new ones and ``attached + new > limit``. So the charge is presence-based: it
+    is not a resource, and it is not anti-monotone (a pod sharing t's volume
+    can make t fit), see ``attach_shared``.
+    """
+    return attach_fits(inst, t, n, ((u, sigma[inst.pair(u, n)]) for u in range(len(inst.pod_types))))
+
+
+def attach_fits(inst: Instance, t: int, n: int, present: Iterable[tuple[int, int]]) -> bool:
+    """``volume_limit_ok`` given the (type, count) pairs present on n."""
+    pod, node = inst.pod_types[t], inst.nodes[n]
+    drivers = sorted(set(pod.attach) | set(pod.attach_own))
+    if not drivers:
+        return True
+    here = [(inst.pod_types[u], c) for u, c in present if c]
+    for driver in drivers:
+        limit = node.capacity.get(ATTACH_PREFIX + driver)
+        if limit is None:
+            continue
+        held: set[str] = set()
+        own = 0
+        for other, c in here:
+            held |= other.attach.get(driver, frozenset())
+            own += c * other.attach_own.get(driver, 0)
+        new = len(pod.attach.get(driver, frozenset()) - held) + pod.attach_own.get(driver, 0)
+        if new and len(held | node.attached.get(driver, frozenset())) + own + new > limit:
             return False
     return True
+
+
+def attach_shared(inst: Instance, t: int) -> frozenset[int]:
+    """The other pod types sharing a named CSI volume with t: their presence can make t's volume not new, so they are like affinity witnesses
+    for NodeVolumeLimits (the one check that is not anti-monotone)."""
+    mine = inst.pod_types[t].attach
+    if not mine:
+        return frozenset()
+    return frozenset(u for u, other in enumerate(inst.pod_types)
+                     if u != t and any(mine[d] & other.attach.get(d, frozenset()) for d in mine))
+
+
+def attach_binds(inst: Instance) -> bool:
+    """Whether NodeVolumeLimits can ever fail: on some node, a limited driver's volumes
+    of the VolumeAttachments and of every pod type that can be there (initially, or
+    creatable and statically allowed) exceed the limit, or such a type has its own
+    ephemeral volumes. When it cannot, the check is the constant true, so an
+    engine that does not encode it stays exact (``registry.Checked``)."""
+    if inst.profile != KUBERNETES:
+        return False
+    users = [u for u, pod in enumerate(inst.pod_types) if pod.attach or pod.attach_own]
+    if not users:
+        return False
+    for n, node in enumerate(inst.nodes):
+        here = [inst.pod_types[u] for u in users
+                if (u, n) in inst.initial or (inst.pod_types[u].creatable and inst.static_block[u][n] is None)]
+        for driver in {d for pod in here for d in (*pod.attach, *pod.attach_own)}:
+            limit = node.capacity.get(ATTACH_PREFIX + driver)
+            if limit is None:
+                continue
+            if any(pod.attach_own.get(driver, 0) for pod in here):
+                return True
+            volumes = set(node.attached.get(driver, ()))
+            for pod in here:
+                volumes |= pod.attach.get(driver, frozenset())
+            if len(volumes) > limit:
+                return True
+    return False
+
+
+def disks_free(inst: Instance, t: int, n: int, sigma: Config) -> bool:
+    """VolumeRestrictions' disk conflicts: no pod on n mounts one of t's in-tree disks
+    in a conflicting way (``model.Disk.conflicts``); node-local and anti-monotone, like ports."""
+    mine = inst.pod_types[t].disks
+    if not mine:
+        return True
+    return not any(sigma[inst.pair(u, n)] and disks_conflict(mine, other.disks)
+                   for u, other in enumerate(inst.pod_types))
+
+
+def disks_conflict(mine: Iterable[Disk], theirs: Iterable[Disk]) -> bool:
+    theirs = tuple(theirs)
+    return any(a.conflicts(b) for a in mine for b in theirs)
+
+
+def unencoded_volume_checks(inst: Instance) -> Optional[str]:
+    """What of the volume plugins only the semantics itself evaluates, where it can decide
+    something: CSI attach limits that can be reached (``attach_binds``), in-tree disk
+    conflicts (``disks_free``); None when neither. Engines with their own encoding of
+    Hard decline such instances (``registry.Checked``)."""
+    if attach_binds(inst):
+        return "CSI attach limits that can be reached (a volume counts once per node while some pod uses it)"
+    disks = [pod.disks for pod in inst.pod_types if pod.disks]
+    if inst.profile == KUBERNETES and any(disks_conflict(a, b) for i, a in enumerate(disks) for b in disks[i:]):
+        return "in-tree disk conflicts (VolumeRestrictions)"
+    return None
 
 
 def claims_free(inst: Instance, t: int, sigma: Config) -> bool:
@@ -275,6 +371,8 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     failing = capacity_failures(inst, t, n, sigma)
     if failing:
         return _failure(*failing)
+    if kube and not disks_free(inst, t, n, sigma):
+        return _failure(reasons.DISK_CONFLICT)
     if kube and not claims_free(inst, t, sigma):
         return _failure(reasons.READ_WRITE_ONCE_POD_CONFLICT)
     if kube and not volume_limit_ok(inst, t, n, sigma):
@@ -375,11 +473,69 @@ def budget_cap(inst: Instance, t: int) -> int:
     return max((b.desired_healthy + 1 for b in inst.budgets if t in b.counts), default=0)
 
 
+def replicas_failure(inst: Instance, sigma: Config) -> Optional[str]:
+    """Why sigma is no end of a witness under ``--keep-replicas`` (SPEC 5.2), or None.
+
+    Every controller of ``inst.replica_targets`` must run at least its
+    ``replicas`` pods again, so a deletion of its pod becomes a move; a
+    StatefulSet's members keep their identity: each kept replica needs a pod
+    of its own on a node its claims allow (a matching, ``_members_placed``).
+    Without the rule every configuration passes.
+    """
+    if not inst.moves.keep_replicas:
+        return None
+    for target in inst.replica_targets:
+        running = budget_present(inst, sigma, target.types)
+        if running < target.replicas:
+            return f"{target.name} runs {running} of its {target.replicas} replicas"
+        if target.members and not _members_placed(inst, sigma, target):
+            return f"{target.name}: its replicas cannot all run where their volume claims allow"
+    return None
+
+
+def _members_placed(inst: Instance, sigma: Config, target) -> bool:
+    """A pod per member on one of its nodes, no pod shared (augmenting paths)."""
+    free = {n: sum(sigma[inst.pair(t, n)] for t in target.types) for n in range(len(inst.nodes))}
+    holder: dict[int, list[int]] = {n: [] for n in free}  # node -> members placed there
+
+    def place(m: int, seen: set[int]) -> bool:
+        for n in target.members[m][1]:
+            if n in seen or not free.get(n):
+                continue
+            seen.add(n)
+            if len(holder[n]) < free[n]:
+                holder[n].append(m)
+                return True
+            for i, other in enumerate(holder[n]):
+                holder[n][i] = m
+                if place(other, seen):
+                    return True
+                holder[n][i] = other
+        return False
+
+    return all(place(m, set()) for m in range(len(target.members)))
+
+
+def replica_cap(inst: Instance, t: int) -> int:
+    """The count worth keeping per pair of t for ``--keep-replicas`` (0: none).
+
+    The final condition reads sums over a controller's pairs against its
+    ``replicas`` K (and a matching of at most K members): with every pair cut
+    at K it keeps its value, as ``Query.count_cap`` argues for count targets.
+    """
+    if not inst.moves.keep_replicas:
+        return 0
+    return max((r.replicas for r in inst.replica_targets if t in r.types), default=0)
+
+
 def query_holds(inst: Instance, query: Query, sigma: Config) -> bool:
-    """Some alternative fully present, and every count target reached."""
+    """Some alternative fully present, and every count target reached (and, under
+    ``--keep-replicas``, every controller's replicas running: ``replicas_failure``)."""
     if not all(sum(sigma[inst.pair(t, n)] for t, n in ct.pairs) >= ct.at_least for ct in query.counts):
         return False
-    return any(all(sigma[inst.pair(t, n)] > 0 for t, n in alt) for alt in query.alternatives)
+    if not any(all(sigma[inst.pair(t, n)] > 0 for t, n in alt) for alt in query.alternatives):
+        return False
+    return not inst.moves.keep_replicas or replicas_failure(inst, sigma) is None
 
 
 class ReplayError(Exception):

@@ -109,7 +109,8 @@ def test_example_paper_deployable_operator_blocked_by_named_pdb(tmp_path):
     out = run("check", PDB_EXAMPLE, *target, "--moves", "operator", "--json", "--cert-out", str(cert))
     assert out.exit_code == 1
     answer = json.loads(out.output)
-    assert answer["engine"] == "explicit" and answer["stats"]["paper_verdict"] == "deployable"
+    assert answer["engine"] == "auto/explicit" and answer["stats"]["paper_verdict"] == "deployable"
+    assert answer["stats"]["operator_shortcut"] == "explicit"  # the paper witness breaks the PDB
     assert "PodDisruptionBudget shop/web-pdb allows no disruption" in answer["reason"]
     assert json.loads(cert.read_text())["moves"]["respectPdb"] is True
     checked = run("certify", PDB_EXAMPLE, str(cert), "--pod", "batch/report", "--node", "worker-1")

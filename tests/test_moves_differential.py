@@ -74,16 +74,18 @@ def plain_rules(inst, doc: dict, protected: frozenset[int]):
     return out
 
 
-def brute_force(inst, budgets, protected) -> tuple[bool, int]:
-    """(reachable?, states): BFS without saturation, counts up to ``bound`` per pair."""
-    bound = max([3] + [d + 2 for _, d in budgets] + list(inst.initial.values()))
+def brute_force(inst, budgets, protected, final=None, at_least: int = 0) -> tuple[bool, int]:
+    """(reachable?, states): BFS without saturation, counts up to ``bound`` per pair
+    (above ``at_least`` too); ``final(sigma)``: an extra end condition (replica floors)."""
+    bound = max([3, at_least + 1] + [d + 2 for _, d in budgets] + list(inst.initial.values()))
     nodes = len(inst.nodes)
+    plain = replace(inst, moves=MoveRules())
     start = inst.initial_config()
     seen = {start}
     queue = deque([start])
     while queue:
         sigma = queue.popleft()
-        if semantics.query_holds(inst, inst.query, sigma):
+        if semantics.query_holds(plain, inst.query, sigma) and (final is None or final(sigma)):
             return True, len(seen)
         if len(seen) > STATE_LIMIT:
             return None, len(seen)
@@ -105,21 +107,25 @@ def brute_force(inst, budgets, protected) -> tuple[bool, int]:
     return False, len(seen)
 
 
+def seeded_instances(make_doc, profile: str, seeds: int = 4 * PER_PROFILE):
+    """(seed, raw document, instance, seeded rng) for every seed whose document loads."""
+    for seed in range(1, seeds):
+        doc = make_doc(seed, profile)
+        try:
+            inst = load_document(doc)
+        except InputError:
+            continue
+        yield seed, doc, inst, random.Random(seed)
+
+
 @pytest.mark.parametrize("profile", ["paper", "kubernetes"])
 def test_explicit_with_guards_agrees_with_brute_force(profile):
     engine = make_engine("explicit")
     orbits = make_engine("explicit", symmetry=True)  # budgets and protection name types, never nodes
     checked = deployable = blocked = certified = too_big = 0
-    seed = 0
-    while checked < PER_PROFILE:
-        seed += 1
-        assert seed < 4 * PER_PROFILE, f"only {checked} instances checked"
-        doc = pdb_doc(seed, profile)
-        try:
-            inst = load_document(doc)
-        except InputError:
-            continue
-        rng = random.Random(seed)
+    for seed, doc, inst, rng in seeded_instances(pdb_doc, profile):
+        if checked == PER_PROFILE:
+            break
         protect = [{"app": rng.choice(APPS)}] if rng.random() < 0.5 else []
         rules = rules_for(inst, "operator" if rng.random() < 0.5 else None, respect_pdb=True, protect=protect)
         inst = replace(inst, moves=rules)

@@ -101,7 +101,7 @@ def test_statefulset_claim_templates_are_caveats():
                     "volumeClaimTemplates": [{"metadata": {"name": "datadir"},
                                               "spec": {"accessModes": ["ReadWriteOnce"]}}]}}
     _, groups = load(sts)
-    assert "volumeClaimTemplate 'datadir': each replica's own claim" in groups["volumes"].messages[0]
+    assert "volumeClaimTemplate 'datadir': the claim of a replica not in the input yet" in groups["volumes"].messages[0]
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "zk-0", "namespace": "default", "labels": {"app": "zk"},
                         "ownerReferences": [{"kind": "StatefulSet", "name": "zk", "controller": True,
@@ -109,7 +109,10 @@ def test_statefulset_claim_templates_are_caveats():
            "spec": {"nodeName": "n2", "containers": [{"name": "c", "image": "i"}],
                     "volumes": [{"name": "datadir", "persistentVolumeClaim": {"claimName": "datadir-zk-0"}}]}}
     instance, groups = load(sts, WFFC, LOCAL_PV, claim("datadir-zk-0", "local-1"), pod)
-    assert [t.name for t in instance.pod_types] == ["default/zk"]  # the replica is no older revision
+    # the replica is no older revision: its own type, with its own claim's verdicts
+    assert [t.name for t in instance.pod_types] == ["default/zk", "default/zk-0"]
+    assert "pods of older revisions" not in groups
+    assert instance.pod_types[1].creatable and instance.initial == {(1, instance.node_index("n2")): 1}
 
 
 def test_the_shared_zookeeper_example_gets_its_caveat():

@@ -4,7 +4,7 @@ A certificate proves something about one instance; ``certify`` must refuse
 it for any other. The digest is a SHA-256 over everything the checkers read
 (profile, nodes, pod types with their resolved constraints and pod specs,
 static filter verdicts, the initial configuration, multiplicity bounds,
-namespaces), written with *names* instead of indices and sorted, so that it
+namespaces, and PodDisruptionBudgets and controllers' replicas when there are any), written with *names* instead of indices and sorted, so that it
 survives a reordering of the input file, as the certificates do. The query
 is not part of it (a certificate names its target separately), nor are the
 file name and where a type came from.
@@ -52,7 +52,7 @@ def _canonical(inst: Instance) -> dict[str, Any]:
     def pairs(mapping) -> list:
         return sorted([types[t], nodes[n], v] for (t, n), v in mapping.items())
 
-    return {
+    out = {
         "profile": inst.profile,
         "nodes": sorted([n.name, sorted(n.labels.items()), sorted(n.capacity.items()),
                          sorted([x.key, x.value, x.effect] for x in n.taints), n.unschedulable]
@@ -69,6 +69,21 @@ def _canonical(inst: Instance) -> dict[str, Any]:
         "bounds": pairs(inst.multiplicity_bound),
         "namespaces": sorted([ns, sorted(labels.items())] for ns, labels in inst.namespaces.items()),
     }
+    attach = sorted([p.name, sorted((d, sorted(v)) for d, v in p.attach.items()), sorted(p.attach_own.items()),
+                     sorted([x.kind, x.name, x.read_only, sorted(x.monitors)] for x in p.disks)]
+                    for p in inst.pod_types if p.attach or p.attach_own or p.disks)
+    attached = sorted([n.name, sorted((d, sorted(v)) for d, v in n.attached.items())]
+                      for n in inst.nodes if n.attached)
+    if attach or attached:   # only then, so that the digests of other instances stay as they were
+        out["attach"] = [attach, attached]
+    # the operator rules' data (SPEC 5.2), only when present: digests of other instances stay as they were
+    if inst.budgets:
+        out["budgets"] = sorted([b.name, type_set(b.counts), b.desired_healthy] for b in inst.budgets)
+    if inst.replica_targets:
+        out["controllers"] = sorted([r.name, type_set(r.types), r.replicas,
+                                     sorted([m, sorted(nodes[n] for n in ns)] for m, ns in r.members)]
+                                    for r in inst.replica_targets)
+    return out
 
 
 def _plain(value: Any) -> Any:

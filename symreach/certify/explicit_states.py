@@ -21,7 +21,10 @@ names): the checker applies them to the instance it loaded, re-derives the
 PodDisruptionBudgets from that input, and requires closure only under the
 deletions ``semantics.delete_failure`` allows; a pair a budget counts is
 deployed up to desiredHealthy + 1 (``semantics.budget_cap``, the count analogue
-again). Certificates grow with the state space, so engines write one
+again). ``keepReplicas`` adds the final condition: a state covers the target
+only if every controller the checker re-derives from the input also keeps its
+replicas (``semantics.replicas_failure``), and a controller's pair is deployed
+up to its floor (``semantics.replica_cap``). Certificates grow with the state space, so engines write one
 only up to ``MAX_STATES`` states.
 """
 
@@ -58,6 +61,8 @@ def make_certificate(inst: Instance, query: Query, states: Iterable[Config]) -> 
     if inst.moves.restricted:
         out["moves"] = {"name": inst.moves.name, "respectPdb": inst.moves.respect_pdb,
                         "protected": sorted(inst.pod_types[t].name for t in inst.moves.protected)}
+        if inst.moves.keep_replicas:
+            out["moves"]["keepReplicas"] = True
     return out
 
 
@@ -73,7 +78,10 @@ def with_recorded_moves(inst: Instance, cert: dict) -> Instance:
         protected = frozenset(inst.type_index(str(name)) for name in raw["protected"])
     except KeyError as exc:
         raise CertificateError(f"moves: unknown pod type {exc}") from None
-    return replace(inst, moves=MoveRules(str(raw.get("name", "operator")), raw["respectPdb"], protected))
+    keep = raw.get("keepReplicas", False)
+    if not isinstance(keep, bool):
+        raise CertificateError("moves: keepReplicas must be a boolean")
+    return replace(inst, moves=MoveRules(str(raw.get("name", "operator")), raw["respectPdb"], protected, keep))
 
 
 class StatesCertificate:
@@ -103,8 +111,9 @@ def _rules(cert: dict) -> str:
     if not isinstance(raw, dict):
         return ""
     protected = ", ".join(map(str, raw.get("protected") or ())) or "none"
+    kept = "; controllers keep their replicas" if raw.get("keepReplicas") is True else ""
     return (f" (moves: PodDisruptionBudgets {'respected' if raw.get('respectPdb') else 'ignored'}; "
-            f"protected pod types: {protected})")
+            f"protected pod types: {protected}{kept})")
 
 
 def read_states(inst: Instance, cert: dict) -> set[Config]:
@@ -147,9 +156,10 @@ def _check(inst: Instance, cert: dict) -> int:
         for n in range(len(inst.nodes)):
             # a pair a count target reads is counted up to K (model.Query.count_cap)
             k = max([c for ps, c in counts if (t, n) in ps] + [0])
-            caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k, semantics.budget_cap(inst, t))
+            caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k, semantics.budget_cap(inst, t),
+                               semantics.replica_cap(inst, t))
     for sigma in states:
-        if target_holds(sigma, inst, alts, counts):
+        if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")
         for p, c in enumerate(sigma):
             if c and semantics.delete_failure(inst, sigma, *inst.unpair(p)) is None \

@@ -25,6 +25,7 @@ chain of missing witnesses a few levels.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Optional
 
 from symreach import semantics
@@ -47,7 +48,7 @@ from symreach.certify.count_sentences import (
     widths_of,
 )
 from symreach.certify.dispatch import Certificate, as_certificate
-from symreach.model import KUBERNETES, Instance, Pair
+from symreach.model import KUBERNETES, Instance, Pair, Query
 from symreach.report.details import detail
 from symreach.report.gang import gang_lemmas
 from symreach.report.objects import domain_text, names, term_text
@@ -275,6 +276,25 @@ def _closure_function(data: dict) -> _Function:
                 cube = cube & f.lit(nm, False)
         f.root = f.root | cube
     return f
+
+
+def _replica_lemmas(inst: Instance, cert: Certificate) -> Optional[tuple[list[str], str]]:
+    """Under ``--keep-replicas`` a listed state may cover the target but leave a controller
+    short: say which, for the states where the target itself runs (None: no such state)."""
+    raw = cert.content.get("moves") if not cert.is_text else None
+    if not isinstance(raw, dict) or raw.get("keepReplicas") is not True:
+        return None
+    inst = explicit_states.with_recorded_moves(inst, cert.content)
+    query = Query(tuple(frozenset((inst.type_index(p), inst.node_index(n)) for p, n in alt)
+                        for alt in cert.content["query"]))
+    plain = replace(inst, moves=replace(inst.moves, keep_replicas=False))
+    short = sorted({semantics.replicas_failure(inst, sigma) or "" for sigma in explicit_states.read_states(inst, cert.content)
+                    if semantics.query_holds(plain, query, sigma)} - {""})
+    if not short:
+        return None
+    return (["never the target with every controller running its replicas again: in each reachable "
+             "configuration where the target runs, " + ("; or ".join(short[:MAX_LEMMAS]))],
+            "the target's configurations, each short of a controller's replicas")
 
 
 def _states_function(data: dict) -> _Function:
@@ -555,7 +575,8 @@ LEMMAS: dict[str, Callable[[Instance, Certificate], tuple[list[str], str]]] = {
                                                   "the local states the target's nodes ever hold"),
     clause_invariant.FORMAT: invariant_lemmas(_clauses_function),
     bdd_invariant.FORMAT: invariant_lemmas(_bdd_function),
-    explicit_states.FORMAT: invariant_lemmas(_states_function),
+    explicit_states.FORMAT: lambda inst, cert: (_replica_lemmas(inst, cert) or
+                                                invariant_lemmas(_states_function)(inst, cert)),
     lazy_closure.FORMAT: invariant_lemmas(_closure_function),
     gang_states.FORMAT: lambda inst, cert: (gang_lemmas(inst, cert.content),
                                             "the scheduler's cycle in the reachable configurations"),

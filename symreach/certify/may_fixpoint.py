@@ -42,6 +42,7 @@ from __future__ import annotations
 from typing import Optional
 
 from symreach import semantics
+from symreach.reasons import MAX_VOLUME_COUNT
 from symreach.certify.names import (
     CertificateError,
     check_profile,
@@ -71,6 +72,8 @@ def blocking_reason(inst: Instance, t: int, n: int, full: Config) -> Optional[st
     reason = semantics.deploy_failure(inst, t, n, empty)
     if reason is None:
         return None
+    if reason == MAX_VOLUME_COUNT and semantics.attach_shared(inst, t):
+        return None   # a pod sharing t's volume makes it no new attachment (semantics.volume_limit_ok)
     if reason != semantics.REASON_AFFINITY:
         return reason
     if not _affinity_possible(inst, t, n, full):

@@ -10,7 +10,8 @@ reason.
 Why that suffices (paper, Theorem 5): without affinity, every check of
 ``Hard(t, n, sigma)`` is anti-monotone in sigma (static filters and
 creatability do not read sigma; capacity, host ports, anti-affinity both
-ways and ``maxPerNode`` only get worse with more pods) except topology
+ways and ``maxPerNode`` only get worse with more pods; NodeVolumeLimits too,
+unless another type shares one of t's CSI volumes) except topology
 spread, whose skew ``count(v_n) + self - gmin`` is at least ``self`` in every
 configuration because ``count(v_n) >= gmin``; on the empty configuration
 spread fails only for a missing key, an ineligible node or ``self >
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+from symreach import semantics
 from symreach.certify.never_deployable import blocked_pair_certificate, verdict
+from symreach.reasons import MAX_VOLUME_COUNT
 from symreach.model import Instance, Query
 
 FORMAT = "symreach-theorem5/1"
@@ -31,6 +34,9 @@ FORMAT = "symreach-theorem5/1"
 def affinity_free_premise(inst: Instance, t: int, n: int, reason: str) -> Optional[str]:
     if inst.pod_types[t].affinity:
         return "the pod type has required pod affinity, so Theorem 5 does not apply"
+    if reason == MAX_VOLUME_COUNT and semantics.attach_shared(inst, t):
+        return ("another pod type shares a CSI volume with it, and its pod makes that volume no new "
+                "attachment, so Theorem 5 does not apply")
     return None
 
 

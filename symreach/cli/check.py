@@ -16,7 +16,7 @@ from symreach.cli import group_check, process
 from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
-from symreach.cli.moves_options import apply_moves, explain_block, moves_options
+from symreach.cli.moves_options import apply_moves, explain_block, moves_options, operator_terms
 from symreach.cli.options import (
     check_engine,
     engine_option,
@@ -102,8 +102,10 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         from symreach.report.caveats import verdict_caveats
 
         caveats = verdict_caveats(context.get("report"), instance, query, result)
+        names = trace_pod_names(result, instance, context)
+        operator = operator_terms(instance, result, names)  # sets stats["operator_steps"] for JSON
         return render_check(result, fmt, query.description, warnings_json(loaded), clock.times(), caveats,
-                            trace_pod_names(result, instance, context))
+                            names) + (operator if fmt in ("text", "wide") else "")
 
     def fallback(reason: str) -> str:
         return render(_limited(engine, reason, recorder, clock))

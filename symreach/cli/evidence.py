@@ -66,4 +66,8 @@ def operator_moves_lemmas(instance: Instance, blocked_by: Optional[str] = None) 
         names = sorted(instance.pod_types[t].name for t in rules.protected)
         shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
         lines.append(f"  - protected, never deleted: {shown}")
+    if rules.keep_replicas:
+        kept = [f"{r.name} ({r.replicas})" for r in instance.replica_targets if r.replicas]
+        shown = ", ".join(kept[:10]) + (f" and {len(kept) - 10} more" if len(kept) > 10 else "")
+        lines.append(f"  - controllers keep their replicas at the end: {shown or 'none in the input'}")
     return "\n".join(lines)

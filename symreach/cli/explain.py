@@ -24,11 +24,14 @@ from symreach.errors import InputError
 @click.option("--node", help="Only this node; a dynamic obstacle is then also decided and narrated.")
 @list_targets_option
 @engine_option(help="Engine for the reachability question.")
+@click.option("--moves", "moves", type=click.Choice(["paper", "both"]), default="paper", show_default=True,
+              help="both (with --node): also ask under operator moves, and mark with ! an answer the "
+                   "paper's moves reach but the operator rules forbid.")
 @timeout_option(default=60.0, help="Seconds before the reachability question is answered unknown.")
 @memory_option
 @format_options(("text", "wide", "json", "yaml", "csv"))
 @group_option
-def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, memory, fmt) -> None:
+def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, timeout, memory, fmt) -> None:
     """Why each pod type does or does not fit each node now, in kube-scheduler words."""
     from symreach.report.explain import explain_subject, explanation_text, subjects
 
@@ -59,6 +62,10 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
             if not e.nodes[0].static and s.per_node[n] is not None:
                 outcomes[i] = _decide_and_narrate(instance, s.per_node[n], node, engine, timeout,
                                                   loaded.context, minimised)
+                if moves == "both":
+                    from symreach.cli.moves_options import operator_outcome
+
+                    outcomes[i]["operator"] = operator_outcome(instance, s.per_node[n], n, outcomes[i], loaded.context)
     clock = command_clock()
     clock.split(sum(minimised))
     if fmt in ("json", "yaml"):
@@ -81,6 +88,10 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, timeout, me
                 text += f"\n    {o['reason']}"
             if o.get("proved"):
                 text += f"\n    proved: {o['proved']}"
+            if o.get("operator"):
+                from symreach.cli.moves_options import operator_outcome_text
+
+                text += operator_outcome_text(o["operator"], node)
             more = o.get("more")
             if more:
                 text += (f"\n  one more on {node} ({more['at_least']} at once)? {more['verdict']} "

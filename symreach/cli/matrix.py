@@ -71,12 +71,15 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
               help="Only these pod types: a label selector (app=web,tier!=db) or a name pattern (payments/*).")
 @click.option("--nodes", "node_filter", metavar="SELECTOR",
               help="Only these nodes: a label selector (pool=gpu) or a name pattern (gpu-*).")
+@click.option("--moves", "moves", type=click.Choice(["paper", "both"]), default="paper", show_default=True,
+              help="both: also ask every cell the paper's moves reach under operator moves, and mark "
+                   "with ! those the operator rules forbid.")
 @list_targets_option
 @timeout_option(help="Seconds before the remaining cells are unknown.")
 @memory_option
 @computation_options
-def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_filter, node_filter, timeout,
-                   memory, method: str, symmetry: bool, cell_timeout: float, jobs, executor: str, scheduler,
+def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_filter, node_filter, moves: str,
+                   timeout, memory, method: str, symmetry: bool, cell_timeout: float, jobs, executor: str, scheduler,
                    workers: int, worker_memory) -> None:
     """Decide which pod types can ever run on which nodes, by node pool.
 
@@ -100,7 +103,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
 
     def write(m, out) -> None:
         """JSON and CSV of every cell, streamed (millions of cells); the rest rendered."""
-        if fmt in ("json", "csv") and not (pod_filter or node_filter or namespace):
+        if fmt in ("json", "csv") and not (pod_filter or node_filter or namespace or moves == "both"):
             extra = head = None
             if fmt == "json":
                 from symreach.report.matrix_view import view, view_json
@@ -119,6 +122,10 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     from symreach.report.caveats import type_caveats
 
     m.caveats = type_caveats(loaded.context.get("report"), inst)
+    if moves == "both":
+        from symreach.cli.moves_options import operator_matrix
+
+        m.operator = operator_matrix(m, inst, cell_timeout)
     clock.split()
     code = 0 if m.stats.get("complete") else 3
     process.printing(code)
@@ -173,6 +180,11 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
     keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
     cells = [{**{k: c[k] for k in CELL_KEYS}, "caveats": c.get("caveats", [])} for c in m.rows()
              if c["pod"] in keep_rows and c["node"] in keep_nodes]
+    operator = getattr(m, "operator", None)
+    if operator is not None:  # --moves both: docs/json.md
+        from symreach.cli.moves_options import with_operator_cells
+
+        cells = with_operator_cells(m, inst, cells)
     if fmt == "csv":
         import csv
         import io

@@ -7,8 +7,6 @@ kube-scheduler's reason where a node can never host X for a static reason.
 
 from __future__ import annotations
 
-import time
-
 import click
 
 from symreach.cli import process
@@ -33,10 +31,10 @@ from symreach.cli.timing import command_clock, times_text
 def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout, memory) -> None:
     """Which node pools and nodes can ever host the pod (exit 0: some can, 1: none, 3: unknown left)."""
     from symreach.cli.names import resolve_pod
-    from symreach.errors import time_remaining
     from symreach.model import daemonset_groups
     from symreach.report.explain import explain_subject, subjects
     from symreach.report.matrix_view import NOT_DEPLOYABLE, UNKNOWN, Row, where_data, where_text
+    from symreach.run import RunContext
     from symreach.solvers.cells import solve_type
 
     process.begin(timeout, memory)
@@ -55,8 +53,7 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
     row = Row(name, per_node)
     cells: dict[tuple[int, int], str] = {}
     for t in sorted({t for t in per_node if t is not None}):
-        left = time_remaining()
-        deadline = None if left is None else time.time() + left
+        deadline = RunContext.for_process().wall_deadline()
         for cls in solve_type(inst, t, cell_timeout=cell_timeout, deadline_at=deadline).classes:
             for n in cls.nodes:
                 if per_node[n] == t:

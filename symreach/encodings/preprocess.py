@@ -26,7 +26,11 @@ Steps, in order (each reported in ``Preprocessed.stats``):
    sigma_i and pi(sigma_i); spread counts and the global minimum read only
    counted types, also in ``C``. Deployments of types outside C are
    stutters under pi. The target pairs are of types in C, so pi(sigma_k)
-   covers it. QED. Host ports and existing anti-affinity therefore need no
+   covers it. QED. NodeVolumeLimits is the one check of t that a pod can
+   help (a volume another pod on n already uses is no new attachment), so
+   where an attach limit can bind the closure also takes the types sharing
+   a named volume with a member (``attach_sharers``); removing any other
+   pod only lowers the count. Host ports and existing anti-affinity therefore need no
    closure rule; removing pods never disables a guard of the cone. The pods
    outside the cone are deleted lazily by ``realize_trace`` only when one of
    them would actually block a deployment.
@@ -111,16 +115,26 @@ class Preprocessed:
 
 def affinity_cone(inst: Instance, query: Query) -> frozenset[int]:
     cone: set[int] = {t for t, _ in query.pairs()}
+    sharers = attach_sharers(inst)
     work = list(cone)
     while work:
         t = work.pop()
-        succ = set(semantics.affinity_witness_types(inst, t))
+        succ = set(semantics.affinity_witness_types(inst, t)) | sharers.get(t, set())
         for h in inst.pod_types[t].spread:
             succ |= h.counts
         for u in succ - cone:
             cone.add(u)
             work.append(u)
     return frozenset(cone)
+
+
+def attach_sharers(inst: Instance) -> dict[int, set[int]]:
+    """Where a CSI attach limit can bind (``semantics.attach_binds``), each type's types
+    sharing a named volume with it (``semantics.attach_shared``; step 1); else none."""
+    if not semantics.attach_binds(inst):
+        return {}
+    users = [u for u, pod in enumerate(inst.pod_types) if pod.attach]
+    return {t: set(semantics.attach_shared(inst, t)) for t in users}
 
 
 # ---- step 2: static pruning -------------------------------------------------
@@ -301,9 +315,9 @@ def _is_monotone(inst: Instance, cone: frozenset[int], may) -> bool:
         pod = inst.pod_types[t]
         if pod.anti_affinity or pod.spread or self_bootstrap(inst, t):
             return False
-        if inst.profile == KUBERNETES and pod.host_ports:
+        if inst.profile == KUBERNETES and (pod.host_ports or pod.disks):
             return False
-    return not _capacity_binds(inst, may)
+    return not _capacity_binds(inst, may) and not semantics.attach_binds(inst)
 
 
 def _needed(why: dict[Pair, tuple[Pair, ...]], goal: frozenset[Pair]) -> set[Pair]:

@@ -233,13 +233,14 @@ class ReplayState:
         failing = self._capacity_failures(t, n)
         if failing:
             return failing[0]
+        if self.kube and pod.disks and any(semantics.disks_conflict(pod.disks, inst.pod_types[u].disks)
+                                           for u, c in self.on_node.get(n, {}).items() if c):
+            return reasons.DISK_CONFLICT
         if self.kube and any(self.present_anywhere(term.selects) for term in pod.anti_affinity if term.plugin):
             return reasons.READ_WRITE_ONCE_POD_CONFLICT
-        if self.kube:
-            used = self.used.get(n, {})
-            for r, need in pod.requests.items():
-                if need > 0 and r.startswith(ATTACH_PREFIX) and used.get(r, 0) + need > inst.nodes[n].capacity.get(r, 0):
-                    return reasons.MAX_VOLUME_COUNT
+        if self.kube and (pod.attach or pod.attach_own) and not semantics.attach_fits(
+                inst, t, n, self.on_node.get(n, {}).items()):
+            return reasons.MAX_VOLUME_COUNT
         if volume is not None:
             return volume[1][0]
         for h in pod.spread:

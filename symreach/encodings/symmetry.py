@@ -89,7 +89,8 @@ def node_base(inst: Instance, n: int) -> tuple:
     """The type-independent part of the signature: labels but hostname, taints, capacity."""
     node = inst.nodes[n]
     labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME))
-    return (labels, node.taints, node.unschedulable, tuple(sorted(node.capacity.items())))
+    attached = tuple(sorted((d, tuple(sorted(v))) for d, v in node.attached.items()))
+    return (labels, node.taints, node.unschedulable, tuple(sorted(node.capacity.items())), attached)
 
 
 _BASE_CACHE: dict[int, tuple[tuple, list[int]]] = {}

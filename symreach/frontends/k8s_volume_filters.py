@@ -52,8 +52,12 @@ _GA_LABEL = {"failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/z
              "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region"}
 
 Verdict = tuple[str, tuple[str, ...]]   # (plugin, reasons)
-# In-tree volume sources written into the pod itself, which VolumeRestrictions checks for disk conflicts.
-INLINE_DISKS = frozenset({"gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi", "azureDisk", "cinder"})
+# In-tree sources written into the pod itself: VolumeRestrictions checks the first four for disk
+# conflicts (the field naming the disk); NodeVolumeLimits counts the migrated ones as their CSI driver's.
+DISK_NAME = {"gcePersistentDisk": "pdName", "awsElasticBlockStore": "volumeID", "iscsi": "iqn", "rbd": "image"}
+MIGRATED = {"awsElasticBlockStore": ("ebs.csi.aws.com", "volumeID"), "gcePersistentDisk": ("pd.csi.storage.gke.io", "pdName"),
+            "azureDisk": ("disk.csi.azure.com", "diskURI"), "cinder": ("cinder.csi.openstack.org", "volumeID")}
+GCE_INLINE_HANDLE = "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/"
 
 
 @dataclass
@@ -64,7 +68,9 @@ class PodVolumes:
     filters: dict[str, Verdict] = field(default_factory=dict)   # node name -> failure
     claims: list[str] = field(default_factory=list)             # claims the pod uses (its namespace)
     read_write_once_pod: list[str] = field(default_factory=list)
-    attach: dict[str, set[str]] = field(default_factory=dict)   # CSI driver -> unique volume names
+    attach: dict[str, set[str]] = field(default_factory=dict)   # CSI driver -> volume names, counted once per node
+    attach_own: dict[str, int] = field(default_factory=dict)    # CSI driver -> the pod's own ephemeral volumes
+    disks: list[dict] = field(default_factory=list)             # v1 ``disks`` entries (in-tree, inline)
     caveats: list[str] = field(default_factory=list)
 
 
@@ -102,10 +108,9 @@ def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optiona
 def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
                 nodes: list[dict]) -> PodVolumes:
     out = PodVolumes()
-    inline = sorted({key for v in as_list(spec.get("volumes")) if isinstance(v, dict) for key in v if key in INLINE_DISKS})
-    if inline:
-        out.caveats.append(f"inline {', '.join(inline)} volumes: their disk conflicts (VolumeRestrictions) and "
-                           "attach limits (NodeVolumeLimits) are not modelled")
+    out.disks = inline_disks(spec)
+    for driver, name in inline_attachments(spec):
+        out.attach.setdefault(driver, set()).add(name)
     claims = pod_claims(index, spec, namespace, pod_name)
     if not claims:
         return out
@@ -118,7 +123,12 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
     out.claims = [c.name for c in claims if not c.ephemeral]
     out.read_write_once_pod = [c.name for c in claims if c.data is not None and not c.ephemeral
                                and "ReadWriteOncePod" in as_list(as_dict(c.data.get("spec")).get("accessModes"))]
-    out.attach = _attachments(index, namespace, claims)
+    for driver, names in _attachments(index, namespace, claims).items():
+        shared = {name for name, own in names if not own}
+        if shared:
+            out.attach.setdefault(driver, set()).update(shared)
+        if len(shared) < len(names):
+            out.attach_own[driver] = len(names) - len(shared)
     if out.prefilter is not None:
         return out
     bound_claims = [c.data for c in claims if c.data is not None and bound(c.data)]
@@ -347,12 +357,53 @@ def _zone_ok(topologies: list[tuple[str, frozenset[str]]], labels: dict) -> bool
     return True
 
 
+def inline_disks(spec: dict) -> list[dict]:
+    """The pod's in-tree disks VolumeRestrictions compares (``isVolumeConflict``), as v1 ``disks``."""
+    out = []
+    for volume in as_list(spec.get("volumes")):
+        for kind, key in DISK_NAME.items():
+            source = as_dict(as_dict(volume).get(kind))
+            if kind not in as_dict(volume) or not isinstance(source.get(key), str):
+                continue
+            name = source[key] if kind != "rbd" else f"{source.get('pool') or 'rbd'}/{source[key]}"
+            disk = {"kind": kind, "name": name, "readOnly": source.get("readOnly") is True}
+            if kind == "rbd":
+                disk["monitors"] = sorted(m for m in as_list(source.get("monitors")) if isinstance(m, str))
+            out.append(disk)
+    return out
+
+
+def inline_attachments(spec: dict) -> list[tuple[str, str]]:
+    """NodeVolumeLimits' (driver, unique name) of the pod's migrated in-tree volumes
+    (``checkAttachableInlineVolume``: counted as their CSI driver's where the node has a CSINode)."""
+    out = []
+    for volume in as_list(spec.get("volumes")):
+        for kind, (driver, key) in MIGRATED.items():
+            handle = as_dict(as_dict(volume).get(kind)).get(key)
+            if isinstance(handle, str) and handle:
+                out.append((driver, f"{driver}/{_migrated_handle(kind, handle)}"))
+    return out
+
+
+def _migrated_handle(kind: str, handle: str) -> str:
+    if kind == "gcePersistentDisk":
+        return GCE_INLINE_HANDLE + handle
+    if kind == "awsElasticBlockStore" and handle.startswith("aws://"):
+        return handle.rstrip("/").rsplit("/", 1)[-1]   # aws://zone/vol-1 -> vol-1
+    return handle
+
+
 def csi_volume(index: VolumeIndex, namespace: str, claim_name: str, claim: dict) -> tuple[str, str]:
-    """NodeVolumeLimits' (driver, volume handle) of a claim; ("", "") when it does not count."""
+    """NodeVolumeLimits' (driver, volume handle) of a claim; ("", "") when it does not count.
+    A PV with an in-tree awsElasticBlockStore source counts as ebs.csi.aws.com's (migration)."""
     name = as_dict(claim.get("spec")).get("volumeName")
     pv = index.volumes.get(name) if name else None
     if pv is not None:
-        csi = as_dict(as_dict(pv.get("spec")).get("csi"))
+        pv_spec = as_dict(pv.get("spec"))
+        ebs = as_dict(pv_spec.get("awsElasticBlockStore")).get("volumeID")
+        if isinstance(ebs, str) and ebs and "csi" not in pv_spec:
+            return MIGRATED["awsElasticBlockStore"][0], _migrated_handle("awsElasticBlockStore", ebs)
+        csi = as_dict(pv_spec.get("csi"))
         return (csi.get("driver") or "", csi.get("volumeHandle") or "") if csi else ("", "")
     storage_class = index.classes.get(index.claim_class(claim))
     if storage_class is None or not storage_class.get("provisioner"):
@@ -360,16 +411,23 @@ def csi_volume(index: VolumeIndex, namespace: str, claim_name: str, claim: dict)
     return storage_class["provisioner"], f"<unbound>-{namespace}/{claim_name}"
 
 
-def attached_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: str) -> dict[str, set[str]]:
-    """A running pod's CSI volumes per driver (claims that do not exist are not counted)."""
-    return _attachments(index, namespace, pod_claims(index, spec, namespace, pod_name))
-
-
-def _attachments(index: VolumeIndex, namespace: str, claims: list[_Claim]) -> dict[str, set[str]]:
+def own_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: str) -> dict[str, set[str]]:
+    """A running pod's generic ephemeral CSI volumes per driver: its own, counted per pod
+    (``PodVolumes.attach_own``), so a VolumeAttachment naming one must not count it again."""
     out: dict[str, set[str]] = {}
+    for driver, names in _attachments(index, namespace, pod_claims(index, spec, namespace, pod_name)).items():
+        mine = {name for name, own in names if own}
+        if mine:
+            out[driver] = mine
+    return out
+
+
+def _attachments(index: VolumeIndex, namespace: str, claims: list[_Claim]) -> dict[str, set[tuple[str, bool]]]:
+    """Per driver, (volume name, whether it is the pod's own generic ephemeral volume)."""
+    out: dict[str, set[tuple[str, bool]]] = {}
     for c in claims:
         if c.data is not None:
             driver, handle = csi_volume(index, namespace, c.name, c.data)
             if driver:
-                out.setdefault(driver, set()).add(f"{driver}/{handle}")
+                out.setdefault(driver, set()).add((f"{driver}/{handle}", c.ephemeral))
     return out

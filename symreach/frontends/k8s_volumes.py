@@ -113,14 +113,16 @@ class VolumeIndex:
 
 
     def attached(self, node: str) -> dict[str, set[str]]:
-        """The CSI volumes VolumeAttachments attach to ``node``, per driver (their PV must exist)."""
+        """The CSI volumes VolumeAttachments attach to ``node``, per attacher (their PV must
+        exist and be a CSI volume), named ``attacher/volumeHandle`` as the scheduler does."""
         out: dict[str, set[str]] = {}
         for attachment in self.attachments:
             spec = as_dict(attachment.get("spec"))
+            attacher = spec.get("attacher")
             pv = self.volumes.get(as_dict(spec.get("source")).get("persistentVolumeName") or "")
-            csi = as_dict(as_dict(pv.get("spec")).get("csi")) if pv is not None else {}
-            if spec.get("nodeName") == node and csi.get("driver") and csi.get("volumeHandle"):
-                out.setdefault(csi["driver"], set()).add(f"{csi['driver']}/{csi['volumeHandle']}")
+            csi = as_dict(pv.get("spec")).get("csi") if pv is not None else None
+            if spec.get("nodeName") == node and isinstance(attacher, str) and attacher and isinstance(csi, dict):
+                out.setdefault(attacher, set()).add(f"{attacher}/{as_dict(csi).get('volumeHandle') or ''}")
         return out
 
 

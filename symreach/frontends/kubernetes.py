@@ -62,8 +62,9 @@ from symreach.frontends.k8s_controllers import (
 )
 from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
-from symreach.frontends.k8s_volume_filters import attached_volumes, pod_volumes
+from symreach.frontends.k8s_volume_filters import own_volumes, pod_volumes
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
+from symreach.frontends.replica_targets import ReplicaTargets
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
 from symreach.model import ATTACH_PREFIX, KUBERNETES, Instance
 from symreach.run import RunContext
@@ -82,7 +83,6 @@ FINISHED_PHASES = ("Succeeded", "Failed")
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
-UNLIMITED_ATTACHMENTS = 10**6   # a node without a CSI attach limit
 _CAVEATS = "(caveats)"           # a pod body's caveats until the type is named
 
 
@@ -283,8 +283,9 @@ class _Converter:
         self.bare_pods: set[tuple[str, str]] = set()
         self.groups = GroupIndex()
         self.volumes = VolumeIndex()
+        self.replica_targets = ReplicaTargets()
         self.attach_drivers: set[str] = set()
-        self.node_attached: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> volumes in use
+        self.node_own: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> running pods' own volumes
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
         self.default_namespace = DEFAULT_NAMESPACE
@@ -608,10 +609,6 @@ class _Converter:
         field, and its CSI volumes as attach-limit requests."""
         meta = self.get(obj, ("metadata",), dict) or {}
         owner = None if template else controller_ref(meta)
-        if owner and owner.get("kind") == "StatefulSet":  # its replicas' own claims: see claim_templates
-            of_set = statefulset_claim(str(owner.get("name")))
-            spec = dict(spec, volumes=[v for v in spec.get("volumes") or [] if not (
-                isinstance(v, dict) and of_set(str((v.get("persistentVolumeClaim") or {}).get("claimName"))))])
         found = pod_volumes(self.volumes, spec, namespace, None if template else meta.get("name"), self.nodes)
         volumes: dict = {}
         if found.prefilter is not None:
@@ -623,11 +620,15 @@ class _Converter:
             volumes["claims"] = found.claims
         if found.read_write_once_pod:
             volumes["readWriteOncePod"] = found.read_write_once_pod
+        if found.attach:
+            volumes["attach"] = {driver: sorted(names) for driver, names in sorted(found.attach.items())}
+        if found.attach_own:
+            volumes["attachOwn"] = dict(sorted(found.attach_own.items()))
+        if found.disks:
+            volumes["disks"] = found.disks
+        self.attach_drivers.update(found.attach, found.attach_own)
         if volumes:
             body["volumes"] = volumes
-        for driver, names in sorted(found.attach.items()):
-            body.setdefault("requests", {})[ATTACH_PREFIX + driver] = len(names)
-            self.attach_drivers.add(driver)
         if template or owner is None:  # a controller's pods: its template warns once
             for caveat in found.caveats:
                 self.warn_once("volumes", f"{obj.where}: {caveat}")
@@ -635,45 +636,48 @@ class _Converter:
             body[_CAVEATS] = list(found.caveats)
 
     def attach_capacities(self) -> None:
-        """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode), as capacity.
-
-        The model charges every pod its volumes; the scheduler counts a volume
-        that several running pods share once, and adds the volumes
-        VolumeAttachments attach there. The capacity is adjusted by what the
-        initial configuration over- or undercounts, so that it is exact there. A node
-        without a limit for a driver gets one nothing reaches.
-        """
+        """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode) as capacity,
+        and the volumes its VolumeAttachments attach as ``attachedVolumes`` (less the running
+        pods' own ephemeral volumes, which their types count per pod). A driver without a
+        limit on a node is not checked there (``semantics.volume_limit_ok``)."""
         for body in self.nodes:
             capacity = body["capacity"]
             for key in [k for k in capacity if k.startswith(ATTACH_PREFIX)]:
                 del capacity[key]   # legacy allocatable keys; v1.35 reads CSINode only
             limits = self.volumes.attach_limits(body["name"])
-            attached = self.volumes.attached(body["name"])
+            own = self.node_own.get(body["name"], {})
+            attached = {driver: sorted(names - own.get(driver, set()))
+                        for driver, names in sorted(self.volumes.attached(body["name"]).items())}
             for driver in sorted(self.attach_drivers):
-                key = ATTACH_PREFIX + driver
-                if driver not in limits:
-                    capacity[key] = UNLIMITED_ATTACHMENTS
-                    continue
-                charged = sum(count * int(self.types[t].get("requests", {}).get(key, 0))
-                              for (t, node), count in self.initial.items() if node == body["name"])
-                held = len(self.node_attached.get(body["name"], {}).get(driver, set()) | attached.get(driver, set()))
-                capacity[key] = max(0, limits[driver] + charged - held)  # held > limit: nothing more fits
-                shared = (f"CSI driver {driver}: pods sharing a volume on one node count it once against the "
-                          "node's attach limit (CSINode), and a pod whose volume is already there adds none; "
-                          "symreach counts it per pod (exact for the pods running now)")
-                for t, type_body in self.types.items():
-                    if type_body.get("requests", {}).get(key):
-                        self.warn_once("volumes", shared)
-                        if shared not in self.report.caveats.get(t, []):
-                            self.report.caveats.setdefault(t, []).append(shared)
+                if driver in limits:
+                    capacity[ATTACH_PREFIX + driver] = limits[driver]
+            attached = {driver: names for driver, names in attached.items()
+                        if names and driver in limits and driver in self.attach_drivers}
+            if attached:
+                body["attachedVolumes"] = attached
+
+    def replica_type(self, obj: _Object, namespace: str, name: str, owner_name: str, body: dict) -> str:
+        """A StatefulSet replica using its own claims (``<template>-<set>-<ordinal>``): its own
+        pod type ``ns/<pod>``, with those claims' volume verdicts, ReadWriteOncePod terms and attach
+        charges. Creatable: the controller recreates a deleted replica with the same name and claims."""
+        key = ("replica", namespace, name)
+        if key not in self.extra_types:
+            type_name = self.unique(f"{namespace}/{name}", "StatefulSet replica")
+            self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"replica {namespace}/{name} of StatefulSet {namespace}/{owner_name} (its own claims)",
+                          template=False, body=body)
+            self.extra_types[key] = type_name
+        return self.extra_types[key]
 
     def claim_templates(self, workload: _Workload, type_name: str) -> None:
-        """A StatefulSet's ``volumeClaimTemplates``: each replica's own claim is a caveat."""
+        """A StatefulSet's ``volumeClaimTemplates``: the claims of replicas not in the input yet
+        (their own pods, when present, are modelled by ``replica_type``) are a caveat."""
         templates = self.get(workload.obj, ("spec", "volumeClaimTemplates"), list) or []
         for i, template in enumerate(templates):
             self.get(workload.obj, ("spec", "volumeClaimTemplates", i, "spec", "storageClassName"), str)
             name = (template.get("metadata") or {}).get("name") if isinstance(template, dict) else None
-            caveat = f"volumeClaimTemplate {name!r}: each replica's own claim may tie it to a node or zone, which is not modelled"
+            caveat = (f"volumeClaimTemplate {name!r}: the claim of a replica not in the input yet may tie it to a node "
+                      "or zone, which is not modelled (replicas in the input are, with their own claims)")
             self.warn_once("volumes", f"{workload.obj.where}: {caveat}")
             self.report.caveats.setdefault(type_name, []).append(caveat)
 
@@ -776,8 +780,11 @@ class _Converter:
                                         "left out of the initial configuration")
             return
         self.initial[(type_name, node)] += 1
-        for driver, names in attached_volumes(self.volumes, obj.data["spec"], namespace, name).items():
-            self.node_attached.setdefault(node, {}).setdefault(driver, set()).update(names)
+        if owner is not None and not meta.get("deletionTimestamp"):
+            self.replica_targets.running(self.top_workload(owner, namespace, body.get("labels") or {}), type_name,
+                                         name, node, obj.data["spec"], self.volumes, self.nodes)
+        for driver, names in own_volumes(self.volumes, obj.data["spec"], namespace, name).items():
+            self.node_own.setdefault(node, {}).setdefault(driver, set()).update(names)
         self.report.pods_attached += 1
         self.report.attachments[f"{namespace}/{name}"] = type_name
         self.report.initial_pod_names.setdefault((type_name, node), []).append(name)
@@ -823,6 +830,9 @@ class _Converter:
         owner_name = str(owner.get("name"))
         labels = body.get("labels") or {}
         target = self.owner_type(namespace, owner_kind, owner_name, labels, node, body)
+        if owner_kind == "StatefulSet" and any(statefulset_claim(owner_name)(c)
+                                               for c in (body.get("volumes") or {}).get("claims", ())):
+            return self.replica_type(obj, namespace, name, owner_name, body)
         if target is not None:
             # A pending pod whose volumes differ from the template's (a generic ephemeral
             # claim not created yet) is asked about as it is: it gets its own type.
@@ -867,11 +877,7 @@ class _Converter:
     def owner_type(self, namespace: str, kind: str, name: str, labels: dict, node: Optional[str],
                    body: dict) -> Optional[str]:
         """The pod type of the workload that owns a pod, following RS -> Deployment and Job -> CronJob."""
-        workload = self.workloads.get((kind, namespace, name))
-        if workload is None:
-            parent = implied_parent(kind, name, labels)
-            if parent is not None:
-                workload = self.workloads.get((parent[0], namespace, parent[1]))
+        workload = self.owning_workload(namespace, kind, name, labels)
         if workload is None:
             return None
         if workload.kind == "DaemonSet":
@@ -879,6 +885,24 @@ class _Converter:
             type_name = f"{namespace}/{workload.name}@{node}" if node else None
             return type_name if type_name in self.types else None
         return workload.type_name
+
+    def owning_workload(self, namespace: str, kind: str, name: str, labels: dict) -> Optional[_Workload]:
+        """The workload a pod's owner reference names, or the Deployment (CronJob) its name implies."""
+        workload = self.workloads.get((kind, namespace, name))
+        if workload is None:
+            parent = implied_parent(kind, name, labels)
+            if parent is not None:
+                workload = self.workloads.get((parent[0], namespace, parent[1]))
+        return workload
+
+    def top_workload(self, owner: Optional[dict], namespace: str, labels: dict) -> Optional[_Workload]:
+        """The controller that keeps a pod's replica count (the Deployment of its ReplicaSet)."""
+        if owner is None:
+            return None
+        workload = self.owning_workload(namespace, str(owner.get("kind")), str(owner.get("name")), labels)
+        while workload is not None and self.parent_workload(workload) is not None:
+            workload = self.parent_workload(workload)
+        return workload
 
     # -- output ---------------------------------------------------------------
     def map_lines(self, v1_prefix: Path, obj: _Object, sub: Path) -> None:
@@ -909,6 +933,12 @@ class _Converter:
         doc["initial"] = [{"pod": t, "node": n, "count": c} for (t, n), c in self.initial.items()]
         if self.budgets:
             doc["disruptionBudgets"] = self.budgets
+        controllers = self.replica_targets.section(
+            [w for w in self.workloads.values() if self.parent_workload(w) is None],
+            lambda w: self.get(w.obj, ("spec", "replicas"), int) if self.get(w.obj, ("spec", "replicas"), int)
+            is not None else 1)
+        if controllers:
+            doc["controllers"] = controllers
         groups = self.groups.section(self)
         if groups:
             doc["groups"] = groups

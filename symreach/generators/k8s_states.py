@@ -425,13 +425,16 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         del objects[rng.randrange(len(objects))]
     objects += [random_node(rng, name) for name in nodes]
     world = VolumeWorld(rng, nodes, namespaces) if rng.random() < 0.45 else None
+    made = len(world.objects) if world is not None else 0
     if world is not None:
-        objects += world.objects
+        objects += world.objects[:made]
     for i in range(rng.choice((0, 1, 2, 3, 4, 5, 6, 8))):
         ns = rng.choice(namespaces)
         pod = random_pod(rng, f"p{i}", ns, nodes, rng.choice(nodes))
         if world is not None:
-            _add_volumes(pod, world.volumes_for(ns, pending=False))
+            _add_volumes(pod, world.volumes_for(ns, pending=False, pod_name=f"p{i}"))
+            if any("ephemeral" in v for v in pod["spec"].get("volumes", ())):
+                pod["metadata"]["uid"] = f"uid-p{i}"   # its ephemeral claim's owner
         if rng.random() < 0.1:
             resize_status(rng, pod)
         if rng.random() < 0.08:
@@ -439,12 +442,18 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         if rng.random() < 0.1:
             relabel(rng, pod)
         objects.append(pod)
+    if world is not None:   # the claims the running pods' generic ephemeral volumes made
+        objects += world.objects[made:]
+        made = len(world.objects)
     namespace = rng.choice(namespaces)
     incoming = random_pod(rng, "incoming", namespace, nodes, None)
     if rng.random() < 0.1:
         relabel(rng, incoming)
     if world is not None:
         _add_volumes(incoming, world.volumes_for(namespace, pending=True))
+    if world is not None and rng.random() < 0.15:
+        pods, pending = world.statefulset(namespace, incoming["spec"], incoming["metadata"].get("labels") or {})
+        return State(objects + world.objects[made:] + pods, f"{namespace}/{pending}", nodes)
     if rng.random() < 0.12:
         pods, daemonset = daemonset_pods(rng, incoming["spec"], incoming["metadata"].get("labels") or {}, namespace,
                                          nodes, rng.choice(nodes))
@@ -468,7 +477,34 @@ def _add_volumes(pod: Obj, volumes: list[Obj]) -> None:
         pod["spec"]["volumes"] = volumes
 
 
-def random_states(count: int, seed: int) -> list[State]:
-    """``count`` states from one seed: the same arguments give the same states."""
+def random_states(count: int, seed: int, volumes: bool = False) -> list[State]:
+    """``count`` states from one seed: the same arguments give the same states.
+    ``volumes``: volume-dense states (``volume_state``)."""
     rng = random.Random(seed)
-    return [random_state(rng, i) for i in range(count)]
+    return [volume_state(rng, i) if volumes else random_state(rng, i) for i in range(count)]
+
+
+def volume_state(rng: random.Random, index: int = 0) -> State:
+    """A state in which the volume plugins decide: volume objects always, and the static
+    obstacles that most random states stop at removed (node taints and cordons, the incoming
+    pod's node selection, spread constraints, host ports and requests), so that most nodes
+    reach VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone."""
+    while True:
+        state = random_state(rng, index)
+        if any(o["kind"] in ("PersistentVolumeClaim", "StorageClass") for o in state.objects):
+            break
+    ns, name = state.pending.split("/")
+    for obj in state.objects:
+        if obj["kind"] == "Node":
+            obj.get("spec", {}).pop("taints", None)
+            obj.get("spec", {}).pop("unschedulable", None)
+        elif obj["kind"] == "Pod" and obj["metadata"]["name"] == name and obj["metadata"].get("namespace") == ns:
+            spec = obj["spec"]
+            for key in ("nodeSelector", "affinity", "topologySpreadConstraints", "tolerations"):
+                spec.pop(key, None)
+            for container in spec.get("containers", []) + spec.get("initContainers", []):
+                container.pop("ports", None)
+                container.pop("resources", None)
+            spec.pop("resources", None)
+            spec.pop("overhead", None)
+    return state

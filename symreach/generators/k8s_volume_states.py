@@ -7,7 +7,9 @@ the ``bind-completed`` annotation and the PV's ``claimRef``), dense in the cases
 the volume plugins distinguish: bound volumes with node affinity or only zone
 labels, Available local and zonal PVs for WaitForFirstConsumer claims, classes
 with and without a provisioner, allowedTopologies and storage capacity, missing
-claims, unbound Immediate claims, ReadWriteOncePod claims in use, CSI attach limits.
+claims, unbound Immediate claims, ReadWriteOncePod claims in use, CSI attach limits (volumes
+shared between pods, VolumeAttachments, running pods' generic ephemeral volumes), in-tree EBS
+PVs and inline in-tree disks (disk conflicts, migrated attach limits).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ Obj = dict[str, Any]
 
 EBS = "ebs.csi.aws.com"
 CAP = "cap.csi.example.com"
+GCE_PD = "pd.csi.storage.gke.io"
 _ZONES = ("z1", "z2", "z3")
 _SIZES = ("5Gi", "10Gi", "50Gi")
 _MODES = (["ReadWriteOnce"], ["ReadWriteOnce"], ["ReadWriteOncePod"], ["ReadWriteMany"],
@@ -96,11 +99,16 @@ class VolumeWorld:
     def _csi_nodes(self) -> None:
         for node in self.nodes:
             if self.rng.random() < 0.7:
-                driver: Obj = {"name": EBS, "nodeID": f"i-{node}"}
-                if self.rng.random() < 0.8:
-                    driver["allocatable"] = {"count": self.rng.choice((0, 1, 1, 2, 3))}
+                drivers = []
+                for name in (EBS, GCE_PD):
+                    if name == GCE_PD and self.rng.random() < 0.7:
+                        continue
+                    driver: Obj = {"name": name, "nodeID": f"i-{node}"}
+                    if self.rng.random() < 0.8:
+                        driver["allocatable"] = {"count": self.rng.choice((0, 1, 1, 2, 2, 3))}
+                    drivers.append(driver)
                 self.objects.append({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
-                                     "metadata": {"name": node}, "spec": {"drivers": [driver]}})
+                                     "metadata": {"name": node}, "spec": {"drivers": drivers}})
 
     def _pv(self, storage_class: str, modes: list[str], *, size: Optional[str] = None) -> Obj:
         rng = self.rng
@@ -114,6 +122,8 @@ class VolumeWorld:
             spec["local"] = {"path": f"/mnt/{name}"}
             spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
                 {"key": HOSTNAME, "operator": "In", "values": [rng.choice(self.nodes + ["ghost"])]}]}]}}
+        elif roll < 0.38:   # an in-tree EBS volume, counted as the CSI driver's (migration)
+            spec["awsElasticBlockStore"] = {"volumeID": f"vol-{name}"}
         else:
             spec["csi"] = {"driver": EBS, "volumeHandle": f"vol-{name}"}
             if roll < 0.65:
@@ -155,12 +165,13 @@ class VolumeWorld:
         self.claims[namespace].append(name)
 
     # ---- pods ------------------------------------------------------------------------
-    def volumes_for(self, namespace: str, *, pending: bool) -> list[Obj]:
-        """A pod's volumes: claims of its namespace, sometimes a missing one or an ephemeral one."""
+    def volumes_for(self, namespace: str, *, pending: bool, pod_name: str = "incoming") -> list[Obj]:
+        """A pod's volumes: claims of its namespace (often one another pod uses too), sometimes a
+        missing one, an ephemeral one (a running pod's with its claim bound), in-tree inline disks."""
         rng = self.rng
         out: list[Obj] = []
         names = set()
-        for i in range(rng.choice((0, 1, 1, 2) if pending else (0, 0, 1))):
+        for i in range(rng.choice((0, 1, 1, 2) if pending else (0, 0, 1, 1, 2))):
             pool = self.claims[namespace]
             if pool and rng.random() < 0.9:
                 claim = rng.choice(pool)
@@ -170,10 +181,97 @@ class VolumeWorld:
                 continue
             names.add(claim)
             out.append({"name": f"v{i}", "persistentVolumeClaim": {"claimName": claim}})
-        if pending and rng.random() < 0.05:
+        if rng.random() < (0.05 if pending else 0.08):
             out.append({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
                 "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}})
+            if not pending and "std" in self.classes:
+                self._ephemeral_claim(namespace, pod_name, f"{pod_name}-scratch")
+        if rng.random() < 0.2:
+            out += inline_disks(rng)
         return out
+
+    def _ephemeral_claim(self, namespace: str, owner: str, name: str) -> None:
+        """The claim the ephemeral volume controller made for a running pod (its controller
+        owner reference names the pod's uid ``uid-<pod>``), bound to a CSI PV."""
+        pv = self._pv("std", ["ReadWriteOnce"], size="1Gi")
+        pv["spec"].pop("local", None)
+        pv["spec"].pop("awsElasticBlockStore", None)
+        pv["spec"].pop("nodeAffinity", None)
+        pv["spec"]["csi"] = {"driver": EBS, "volumeHandle": f"vol-{pv['metadata']['name']}"}
+        pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": namespace, "name": name}
+        pv["status"] = {"phase": "Bound"}
+        self.objects.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                             "metadata": {"name": name, "namespace": namespace,
+                                          "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+                                          "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "controller": True,
+                                                               "name": owner, "uid": f"uid-{owner}"}]},
+                             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "std",
+                                      "volumeName": pv["metadata"]["name"], "resources": {"requests": {"storage": "1Gi"}}},
+                             "status": {"phase": "Bound"}})
+
+
+    def statefulset(self, namespace: str, template_spec: Obj, labels: dict[str, str]) -> tuple[list[Obj], str]:
+        """A StatefulSet ``db`` with a volumeClaimTemplate ``data``: its object, each replica's own
+        claim ``data-db-<i>`` (bound to a local, zonal or CSI PV, or unbound), the replicas before
+        the last bound to nodes, the last pending; returns the objects and the pending pod's name."""
+        rng = self.rng
+        replicas = rng.choice((1, 2, 3))
+        template = copy_plain(template_spec)
+        template.pop("volumes", None)
+        storage_class = rng.choice(self.classes)
+        out: list[Obj] = [{"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": namespace},
+                           "spec": {"replicas": replicas, "selector": {"matchLabels": dict(labels)}, "serviceName": "db",
+                                    "template": {"metadata": {"labels": dict(labels)}, "spec": copy_plain(template)},
+                                    "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                                        "accessModes": rng.choice(_MODES), "storageClassName": storage_class,
+                                        "resources": {"requests": {"storage": "10Gi"}}}}]}}]
+        owner = [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "db-uid", "controller": True}]
+        for i in range(replicas):
+            claim = f"data-db-{i}"
+            self._replica_claim(namespace, claim, storage_class)
+            body: Obj = copy_plain(template)
+            body["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+            if i < replicas - 1:
+                body["nodeName"] = rng.choice(self.nodes)
+            out.append({"apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": f"db-{i}", "namespace": namespace, "labels": dict(labels),
+                                     "ownerReferences": owner}, "spec": body})
+        return out, f"db-{replicas - 1}"
+
+    def _replica_claim(self, namespace: str, name: str, storage_class: str) -> None:
+        spec: Obj = {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+                     "resources": {"requests": {"storage": "10Gi"}}}
+        claim: Obj = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                      "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+        if self.rng.random() < 0.75:
+            pv = self._pv(storage_class, ["ReadWriteOnce"], size="10Gi")
+            pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": namespace, "name": name}
+            pv["status"] = {"phase": "Bound"}
+            spec["volumeName"] = pv["metadata"]["name"]
+            claim["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+            claim["status"] = {"phase": "Bound"}
+        self.objects.append(claim)
+
+
+def inline_disks(rng: random.Random) -> list[Obj]:
+    """One or two in-tree disks written into the pod, from small pools so that pods share them."""
+    out = []
+    for i in range(rng.choice((1, 1, 2))):
+        kind = rng.choice(("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi", "azureDisk", "cinder"))
+        read_only = rng.random() < 0.5
+        source: Obj = {
+            "gcePersistentDisk": {"pdName": rng.choice(("pd1", "pd2"))},
+            "awsElasticBlockStore": {"volumeID": rng.choice(("vol-i1", "vol-i2", "aws://z1/vol-i1"))},
+            "rbd": {"monitors": rng.sample(["m1", "m2", "m3"], rng.choice((1, 2))), "pool": "rbd",
+                    "image": rng.choice(("img1", "img2"))},
+            "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": rng.choice(("iqn.a", "iqn.b")), "lun": 0},
+            "azureDisk": {"diskName": "d1", "diskURI": rng.choice(("/subs/d1", "/subs/d2")), "kind": "Managed"},
+            "cinder": {"volumeID": rng.choice(("c1", "c2"))},
+        }[kind]
+        if read_only:
+            source["readOnly"] = True
+        out.append({"name": f"disk{i}", kind: source})
+    return out
 
 
 # ---- pods as controllers and the kubelet leave them ---------------------------------

@@ -1,12 +1,15 @@
 """Which deletions a witness may make (SPEC 5.2): the paper's moves or an operator's.
 
 ``rules_for`` builds ``model.MoveRules`` from the options (``--moves``,
-``--respect-pdb``, ``--protect``, ``--protect-namespace``, ``moves:`` in a
-v1 query) and ``with_moves`` puts them on the instance; the executable
+``--respect-pdb``, ``--protect``, ``--protect-namespace``, ``--keep-replicas``,
+``moves:`` in a v1 query) and ``with_moves`` puts them on the instance; the executable
 semantics (``semantics.delete_failure``), replay, the explicit engine and
 its certificate read them from there.
 Under operator moves DaemonSet pods, static/mirror pods and ``kube-system``
-are protected by default, and PodDisruptionBudgets are respected.
+are protected by default, PodDisruptionBudgets are respected and controllers
+keep their replicas (``--keep-replicas``: the witness ends with every
+Deployment, ReplicaSet and StatefulSet running its replicas again); each rule
+is also available alone.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ def selected_types(inst: Instance, selector: Mapping[str, str]) -> frozenset[int
 
 
 def rules_for(inst: Instance, moves: Optional[str] = None, *, respect_pdb: bool = False,
-              protect: Sequence[Mapping[str, str]] = (), protect_namespaces: Sequence[str] = ()) -> MoveRules:
+              protect: Sequence[Mapping[str, str]] = (), protect_namespaces: Sequence[str] = (),
+              keep_replicas: bool = False) -> MoveRules:
     """The move rules the options ask for; ``moves=None`` is the paper's unless another rule is given."""
     operator = moves == OPERATOR_MOVES
     protected = set(default_protected(inst)) if operator else set()
@@ -41,9 +45,10 @@ def rules_for(inst: Instance, moves: Optional[str] = None, *, respect_pdb: bool 
         protected |= selected_types(inst, selector)
     namespaces = set(protect_namespaces)
     protected |= {t for t, pod in enumerate(inst.pod_types) if pod.namespace in namespaces}
-    restricted = operator or respect_pdb or bool(protected)
+    keep = operator or keep_replicas
+    restricted = operator or respect_pdb or bool(protected) or keep
     return MoveRules(name=OPERATOR_MOVES if restricted else PAPER_MOVES,
-                     respect_pdb=operator or respect_pdb, protected=frozenset(protected))
+                     respect_pdb=operator or respect_pdb, protected=frozenset(protected), keep_replicas=keep)
 
 
 def with_moves(inst: Instance, rules: MoveRules) -> Instance:

@@ -33,6 +33,7 @@ from symreach.loader.labels import (
     untolerated_taint,
 )
 from symreach.loader.budgets import resolve_budgets
+from symreach.loader.controllers import resolve_controllers
 from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
@@ -327,6 +328,7 @@ def build_instance(doc: Document, source: str) -> Instance:
         source=source,
         volume_failures=volume_failures,
         budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
+        replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
     )
 
 
@@ -416,6 +418,9 @@ def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
         max_per_node=spec.max_per_node,
         manifest=spec.manifest,
         static_pod=spec.static_pod,
+        attach=spec.volumes.attach,
+        attach_own=spec.volumes.attach_own,
+        disks=spec.volumes.disks,
     )
 
 

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from symreach.loader.budgets import SECTIONS as BUDGET_SECTIONS, BudgetSpec, parse_budgets
+from symreach.loader.controllers import SECTION as CONTROLLERS, ControllerSpec, parse_controllers
 from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
 from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
 from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
-from symreach.loader.volumes import VolumeSpec, parse_volumes
+from symreach.loader.volumes import VolumeSpec, parse_attached, parse_volumes
 from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
 
 VERSION = 1
@@ -24,8 +25,8 @@ NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 DEFAULT_NAMESPACE = "default"
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 
-TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query", "groups") + BUDGET_SECTIONS
-NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable")
+TOP_FIELDS = ("version", "semantics", "namespaces", "nodes", "podTypes", "initial", "query", "groups", CONTROLLERS) + BUDGET_SECTIONS
+NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable", "attachedVolumes")
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
     "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating", "volumes", "staticPod",
@@ -66,6 +67,7 @@ class Document:
     query: object
     groups: object = None   # raw; ``loader.groups`` checks it against the resolved instance
     budgets: tuple[BudgetSpec, ...] = ()
+    controllers: tuple[ControllerSpec, ...] = ()
 
 
 def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
@@ -84,7 +86,7 @@ def parse_document(raw: object, *, default_hostname: bool = True) -> Document:
         namespaces.setdefault(pod.namespace, FrozenDict({NAMESPACE_NAME_LABEL: pod.namespace}))
     initial = _initial(body.get("initial"), pods, nodes)
     return Document(profile, FrozenDict(namespaces), nodes, pods, initial, body.get("query"), body.get("groups"),
-                    parse_budgets(body))
+                    parse_budgets(body), parse_controllers(body))
 
 
 def _namespaces(raw: object) -> dict[str, FrozenDict[str, str]]:
@@ -126,6 +128,7 @@ def _nodes(raw: object, default_hostname: bool = True) -> tuple[Node, ...]:
             capacity=_resources(body.get("capacity"), path + ("capacity",), allow_pods=True),
             taints=taints,
             unschedulable=boolean(body.get("unschedulable"), path + ("unschedulable",), False),
+            attached=parse_attached(body.get("attachedVolumes"), path + ("attachedVolumes",)),
         ))
     return tuple(nodes)
 

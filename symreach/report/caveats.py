@@ -1,9 +1,9 @@
 """Caveat marks: which answers depend on something the model leaves out.
 
 The Kubernetes front end records, per pod type, what it could not model
-exactly (``Report.caveats``: a claim that binds on first use, volumes shared
-under an attach limit, a StatefulSet's per-replica claims, a dump without
-volume objects). An answer carries the caveats of the types it depends on: a
+exactly (``Report.caveats``: a claim that binds on first use, the claims of
+StatefulSet replicas not in the input yet, a dump without volume objects, a
+namespace without its object). An answer carries the caveats of the types it depends on: a
 matrix cell those of its row's type, a ``check`` verdict those of the target's
 types and, when deployable, of every type its witness deploys; a
 not-deployable verdict may rest on any type, so it carries them all.

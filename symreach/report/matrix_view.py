@@ -19,6 +19,9 @@ DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
 MARK = {DEPLOYABLE: "Y", NOT_DEPLOYABLE: ".", UNKNOWN: "?"}
 ABSENT = "-"   # a DaemonSet with no pod for the node
 CAVEAT = "*"   # the answer depends on what is not modelled (symreach.report.caveats)
+FORBIDDEN = "!"  # both move sets asked: the paper's moves reach it on some node, the operator rules do not
+FORBIDDEN_LEGEND = ("! the paper's moves reach it on some node there, an operator's moves "
+                    "(PodDisruptionBudgets, protected pods, replica counts) do not")
 LEGEND = ("Y deployable on every node, . on none, ? unknown (limit reached), "
           "k/n deployable on k of the pool's n nodes,\n"
           "- no pod of the DaemonSet there, * depends on what is not modelled (listed below)")
@@ -84,7 +87,18 @@ def marks(m, v: View, row: Row) -> list[str]:
     else:
         out = [cell_mark([None if row.per_node[n] is None else m.cells[(row.per_node[n], n)] for n in col.nodes])
                for col in v.columns]
-    return [mark + star if mark != ABSENT else mark for mark in out] if star else out
+    out = [mark + star if mark != ABSENT else mark for mark in out] if star else out
+    forbidden = operator_forbidden(m)
+    if forbidden:
+        out = [mark + FORBIDDEN if any((row.per_node[n], n) in forbidden for n in col.nodes) else mark
+               for mark, col in zip(out, v.columns)]
+    return out
+
+
+def operator_forbidden(m) -> frozenset:
+    """(t, n) cells the paper's moves reach and the operator's do not (``m.operator``: both move sets asked)."""
+    operator = getattr(m, "operator", None) or {}
+    return frozenset(p for p, verdict in operator.items() if verdict == NOT_DEPLOYABLE and m.cells[p] == DEPLOYABLE)
 
 
 def render_view(m, inst: Instance, v: View, transpose: bool = False,
@@ -93,6 +107,8 @@ def render_view(m, inst: Instance, v: View, transpose: bool = False,
     table = [mark_of(m, v, row) for row in v.rows]
     what = "pool" if v.grouped else "node"
     lines = (LEGEND if v.grouped else NODE_LEGEND).split("\n")
+    if getattr(m, "operator", None) is not None:
+        lines.append(FORBIDDEN_LEGEND)
     if not transpose:
         lines.append(f"{what}s:")
         for col in v.columns:

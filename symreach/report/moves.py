@@ -8,10 +8,11 @@ paper run among many, so the text says "this witness needs", not "every".
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from symreach import semantics
-from symreach.model import Instance
+from symreach.model import Instance, MoveRules
 from symreach.result import DELETE, DEPLOY, Step
 
 
@@ -38,6 +39,10 @@ def blocking_note(inst: Instance, paper_trace: Sequence[Step]) -> str:
     """One sentence for a not-deployable answer under operator moves whose paper answer is deployable."""
     refused = refused_deletions(inst, paper_trace)
     if not refused:
+        short = semantics.replicas_failure(inst, semantics.replay(replace(inst, moves=MoveRules()), paper_trace))
+        if short is not None:
+            return (f"the paper's moves reach the target in {len(paper_trace)} steps, but its witness ends short "
+                    f"of a controller's replicas (controllers keep their replicas): {short}")
         return "the paper's moves reach the target"
     rules = "; ".join(f"step {i} (delete {s.pod} on {s.node}): {why}" for i, s, why in refused)
     return (f"the paper's moves reach the target in {len(paper_trace)} steps, but the operator rules "

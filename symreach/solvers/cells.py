@@ -181,8 +181,9 @@ def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Opt
         return ClassAnswer(cls, DEPLOYABLE, "initial")
     if (t, r) not in added:
         return ClassAnswer(cls, NOT_DEPLOYABLE, "pruned")
-    if not sub.pod_types[t].affinity:
-        # Theorem 5: in the fixpoint and not initial, so creatable and Hard(t, r, 0);
+    if not sub.pod_types[t].affinity and semantics.volume_limit_ok(sub, t, r, (0,) * sub.num_pairs):
+        # Theorem 5: in the fixpoint and not initial, so creatable and Hard(t, r, 0) (the
+        # fixpoint does not read the attach count, so that is asked here);
         # the witness (delete what blocks, deploy) is built when asked for.
         return ClassAnswer(cls, DEPLOYABLE, "theorem-5", (semantics.step_of(sub, DEPLOY, t, r),),
                            from_empty=True)
@@ -194,6 +195,8 @@ def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Opt
         return ClassAnswer(cls, DEPLOYABLE, "fixpoint-order+delete", trace)
     from symreach.solvers.registry import make_engine
 
+    if semantics.unencoded_volume_checks(sub) is not None:
+        engine = "explicit"   # the only engine evaluating them (registry.DECLINED)
     result = make_engine(engine).check(sub, query, Limits(timeout_s=cell_timeout))
     how = f"engine/{result.engine}"
     if result.verdict is Verdict.DEPLOYABLE:

@@ -17,6 +17,19 @@ is kept exact up to ``semantics.budget_cap`` (desiredHealthy + 1: with every pai
 cut at that K a budget's guard has the same value, as for count targets), so
 a capped run simulates every run; protection is per type and reads no count.
 Node symmetry is kept: budgets and protection name types, never nodes.
+``--keep-replicas`` changes no move, only the goal (``semantics.query_holds``
+adds ``replicas_failure``: every controller's floor of K replicas, and a
+StatefulSet's members matched to nodes their claims allow). That goal is
+monotone in the counts and reads sums over a controller's pairs against K
+(a matching uses at most K pods of a pair), so a pair of a controller is
+kept exact up to K (``semantics.replica_cap``) and the capped search is
+exact by the count-target argument; the goal is tested on the real
+configuration, so the may-be-present facts and the search are unchanged.
+Symmetry: the plain floors name types only; a StatefulSet member's allowed
+nodes name nodes, so those nodes are fixed (``_Orbits``) and the orbit
+argument holds for the permutations that remain. A witness's StatefulSet
+steps are put in an order an operator can follow (``replica_order``: same
+length, replayed under every rule).
 The fast paths are not used under operator moves (Theorem 5 and the empty-
 node argument assume any pod may be deleted): only this engine answers then,
 and ``auto`` sends the question here (``cli/moves_options.py``).
@@ -33,6 +46,7 @@ from symreach.encodings.symmetry import canonical, node_classes
 from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
 from symreach.run import RunContext
+from symreach.solvers.replica_order import identity_order
 from symreach.solvers.base import RunLike, as_context, resolve_query
 
 
@@ -42,6 +56,7 @@ class ExplicitEngine:
 
     name = "explicit"
     operator_moves = True  # answers under --moves operator (module docstring)
+    volume_checks = True   # attach limits and disk conflicts through the semantics itself (registry.DECLINED)
 
     def __init__(self, uncounted_cap: int = 1, symmetry: bool = False) -> None:
         self.uncounted_cap = uncounted_cap
@@ -67,7 +82,8 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
             continue
         for n in range(len(inst.nodes)):
             if inst.static_block[t][n] is None:
-                cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)), semantics.budget_cap(inst, t))
+                cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)), semantics.budget_cap(inst, t),
+                          semantics.replica_cap(inst, t))
                 out.append((t, n, inst.pair(t, n), cap))
     return out
 
@@ -106,6 +122,7 @@ def _search(inst: Instance, query: Query, run: RunContext, uncounted_cap: int,
                 trace = _trace(parent, succ)
                 if orbit is not None:
                     trace = orbit.real_trace(trace)
+                trace = identity_order(inst, trace, query)
                 return Result(Verdict.DEPLOYABLE, "explicit", trace=trace,
                               reason="witness found by breadth-first search", stats=stats)
             if run.max_states is not None and stats["states"] >= run.max_states:
@@ -135,7 +152,11 @@ class _Orbits:
 
     def __init__(self, inst: Instance, query: Query) -> None:
         self.inst = inst
-        self.classes = [c for c in node_classes(inst, fixed={n for _, n in query.pairs()})]
+        fixed = {n for _, n in query.pairs()}
+        if inst.moves.keep_replicas:  # a pinned StatefulSet replica names its nodes
+            fixed |= {n for r in inst.replica_targets for _, nodes in r.members
+                      if len(nodes) < len(inst.nodes) for n in nodes}
+        self.classes = [c for c in node_classes(inst, fixed=fixed)]
 
     def canonical(self, sigma: Config) -> Config:
         return canonical(self.inst, self.classes, sigma)[0]

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from symreach.errors import LimitReached
+from symreach.semantics import unencoded_volume_checks
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
@@ -135,6 +136,7 @@ class _Race:
 
 class AutoEngine:
     name = "auto"
+    volume_checks = True   # routes such instances to explicit (``check``)
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
                  slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S,
@@ -171,6 +173,10 @@ class AutoEngine:
         start, query, pre = begun.start, begun.query, begun.pre
         run = ctx.with_(prepared=Prologue(instance, query, pre))
         engines = self.available
+        if unencoded_volume_checks(instance) is not None:
+            # Only explicit evaluates the presence-based attach count and disk conflicts: it
+            # calls the semantics itself, so its answer is exact (its certificate re-checked).
+            engines = ["explicit"]
         tiny = self._tiny(pre, instance, query, run)
         if tiny is not None:
             tiny.stats.setdefault("preprocess", pre.stats)

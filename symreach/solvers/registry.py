@@ -25,6 +25,11 @@ from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.solvers.base import Engine, RunLike, as_context, resolve_query
 
+# An engine without ``volume_checks = True`` encodes neither NodeVolumeLimits' presence-based count
+# nor in-tree disk conflicts (``semantics.unencoded_volume_checks``); where either can decide
+# something it declines, and ``auto`` asks explicit, which calls the semantics itself.
+DECLINED = "engine {engine} does not encode {what}; the explicit engine does"
+
 # name -> (module, class)
 ENGINES: dict[str, tuple[str, str]] = {}
 DEFAULT_ENGINE = "auto"
@@ -85,9 +90,20 @@ class Checked:
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         query = resolve_query(instance, query)
+        if instance.moves.restricted and self.name == "auto":  # answered from the paper's question if sound
+            from symreach.solvers.operator_shortcut import shortcut
+
+            start = time.perf_counter()
+            result = shortcut(self.engine, instance, query, as_context(run), finish_result)
+            result.time_s = time.perf_counter() - start
+            return finish_result(instance, query, result)
         if instance.moves.restricted and not getattr(self.engine, "operator_moves", False):
             return Result(Verdict.UNKNOWN, self.name,
                           reason=f"engine {self.name} does not answer under operator moves yet; the explicit engine does")
+        if not getattr(self.engine, "volume_checks", False):
+            unencoded = semantics.unencoded_volume_checks(instance)
+            if unencoded is not None:
+                return Result(Verdict.UNKNOWN, self.name, reason=DECLINED.format(engine=self.name, what=unencoded))
         start = time.perf_counter()
         result = self.engine.check(instance, query, as_context(run))
         result.time_s = time.perf_counter() - start
