@@ -139,7 +139,15 @@ def background_types(inst: Instance, root: str) -> frozenset[int]:
 
 # ---- the checker -----------------------------------------------------------------------------------
 
-def check_certificate(inst: Instance, cert: dict, budget: int = 5_000_000) -> tuple[bool, str]:
+CHECK_CELLS = 5_000_000   # configurations visited x pairs: what the brute-force gang step may hold
+
+
+def check_certificate(inst: Instance, cert: dict, budget: Optional[int] = None) -> tuple[bool, str]:
+    """``budget``: configurations the gang-step searches may visit in all (default: 5,000,000,
+    fewer on a large instance, so that their configurations fit in memory: a 64-replica gang
+    on 500 nodes grew past 5 GB before this bound and ended only when killed)."""
+    if budget is None:
+        budget = min(5_000_000, CHECK_CELLS // max(1, inst.num_pairs))
     return checked(lambda: _check(inst, cert, budget), lambda count: (
         f"certificate accepted: {count} configurations contain sigma0, are closed under every "
         "deletion and background deployment, and no gang step places the group from any of them"))

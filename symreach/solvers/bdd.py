@@ -452,7 +452,16 @@ class BddEngine(PreprocessingEngine):
         assert res is not None
         return res
 
-    def _decide(self, instance, query, pre, system, run: RunContext, budget: Optional[int]) -> Optional[Result]:
+    def decide_system(self, system, run: RunContext, fragment: str, finish) -> Result:
+        """Search a system compiled for another question than a pod target (the gang
+        system, ``solvers/gang_symbolic.py``): ``finish(sym, witness actions or None,
+        invariant BDD or None, stats)`` turns the outcome into the Result."""
+        res = self._decide(None, None, _Fragment(fragment), system, run, None, finish)
+        assert res is not None
+        return res
+
+    def _decide(self, instance, query, pre, system, run: RunContext, budget: Optional[int],
+                finish=None) -> Optional[Result]:
         """Search ``system``; None when ``budget`` sweeps did not decide."""
         t0 = time.perf_counter()
         stats: dict[str, Any] = dict(system.stats)
@@ -489,6 +498,11 @@ class BddEngine(PreprocessingEngine):
         stats["fixpoint_s"] = time.perf_counter() - t0
         stats.update({f"{k}": v for k, v in reach.stats.items()})
         _finish_stats(stats, sym, reach)
+        if finish is not None:
+            if found is not None:
+                return finish(sym, reach.witness(found.ring, found.hit), None, stats)
+            forward = stats["decided_direction"] == "forward"
+            return finish(sym, None, reach.R if forward else ~reach.R & sym.consistent, stats)
         if found is not None:
             actions = reach.witness(found.ring, found.hit)
             if isinstance(system, CounterSystem):
@@ -593,6 +607,13 @@ class BddEngine(PreprocessingEngine):
             stats["side_images"] = {x: runs[x].stats["image_calls"] for x in directions}
             stats["side_nodes"] = {x: runs[x].size for x in directions}
             return runs[d], found
+
+
+@dataclass(frozen=True)
+class _Fragment:
+    """What ``_decide`` reads of a ``Preprocessed`` when ``decide_system`` has none."""
+
+    fragment: str
 
 
 def record_progress(stats: dict, runs: dict[str, "Reachability"]) -> None:
