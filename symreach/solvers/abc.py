@@ -18,7 +18,6 @@ verdict is ABC's. Without the binary, ``check`` returns ``unknown``.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import tempfile
 import time
@@ -30,18 +29,14 @@ from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
+from symreach.solvers.abc_binary import ABC_BINARY, abc_available  # noqa: F401 - abc_available: this module's API
 from symreach.solvers.fast_paths import PreprocessingEngine
 from symreach.solvers.processes import die_with_parent
 
 if TYPE_CHECKING:
     from symreach.encodings.aiger import AigerModel
 
-ABC_BINARY = "berkeley-abc"
 DEFAULT_TIMEOUT_S = 600.0
-
-
-def abc_available() -> bool:
-    return shutil.which(ABC_BINARY) is not None
 
 
 class _AbcEngine(PreprocessingEngine):

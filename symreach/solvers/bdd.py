@@ -53,6 +53,7 @@ from typing import Any, Optional
 from symreach.encodings.compile import compile_system
 from symreach.encodings.counters import AUTO_SWEEPS, CounterSystem, build_system
 from symreach.encodings.realize import realize_trace
+from symreach.errors import LimitReached
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.run import RunContext
@@ -510,7 +511,11 @@ class BddEngine(PreprocessingEngine):
             else:
                 steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
                          for i in actions]
-                trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
+                try:
+                    trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
+                except LimitReached as stop:  # the limit fell while the witness was realised
+                    return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
+                                  reason=stop.reason)
             if trace is None:
                 raise AssertionError("BDD witness does not replay: an encoding bug")
             return Result(Verdict.DEPLOYABLE, self.name, fragment=fragment, trace=trace,
