@@ -73,7 +73,6 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     INPUT: files, directories (every YAML/JSON file, recursively) or - for
     standard input; one symreach instance, or Kubernetes manifests and dumps.
     """
-    from symreach.errors import time_remaining
     from symreach.report.progress import Recorder, make_progress
     from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
@@ -145,7 +144,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     elif aiger_witness_out is not None:
         click.echo(f"symreach: note: no AIGER witness ({result.verdict.value}); {aiger_witness_out} "
                    "not written", err=True)
-    why_text = not_deployable_evidence(instance, query, result, cert_out, why, time_remaining())
+    why_text = not_deployable_evidence(instance, query, result, cert_out, why, RunContext.for_process().remaining())
     if cert_out is not None and result.certificate is not None:
         outputs.append((cert_out, lambda: certificate_text(result)))
     elif cert_out is not None and result.verdict is not Verdict.NOT_DEPLOYABLE:

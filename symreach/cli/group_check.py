@@ -19,6 +19,7 @@ from symreach.cli.output import PendingOutput, emit_verdict
 from symreach.cli.timing import command_clock, minimise_seconds
 from symreach.report.verdict import times_text
 from symreach.errors import InputError
+from symreach.run import RunContext
 
 GROUP_ENGINES = ("explicit", "bdd", "bmc", "ic3", "auto")
 _META = "symreach.group"
@@ -98,7 +99,6 @@ def group_answer(instance, group: str, engine: str, timeout_s: Optional[float], 
 def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
         as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False,
         max_depth: Optional[int] = None) -> None:
-    from symreach.errors import time_remaining
     from symreach.report.gang import explain_group_text, gang_json, gang_text
     from symreach.cli.options import with_warnings
 
@@ -107,7 +107,7 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
         raise click.UsageError("group targets with WaitForFirstConsumer claims that a deployment binds "
                                "are not answered yet (ask about single pods: check --pod)")
     group = group_name(instance, name)
-    result = group_answer(instance, group, engine, time_remaining(), max_states, max_depth)
+    result = group_answer(instance, group, engine, RunContext.for_process().remaining(), max_states, max_depth)
     clock = command_clock()
     clock.split(minimise_seconds(result.result.stats))
     target = f"group {result.root}"
@@ -147,12 +147,11 @@ def explain_if_asked(loaded) -> None:
     as_json = _wants_json(ctx.params)
     if name is None:
         return
-    from symreach.errors import time_remaining
     from symreach.report.gang import explain_group_text, gang_json
     from symreach.solvers.gang_explicit import answer
 
     instance = loaded.instance
-    result = answer(instance, group_name(instance, name), time_remaining())
+    result = answer(instance, group_name(instance, name), RunContext.for_process().remaining())
     clock = command_clock()
     clock.split(minimise_seconds(result.result.stats))
     if as_json:
