@@ -198,3 +198,21 @@ def test_twin_counters_ignore_max_per_node():
         got = gang_symbolic.answer(inst, "g", engine, timeout_s=60)
         assert got.result.verdict.value == "deployable", engine
         gangs.check_step(inst, gangs.gang_of(inst, "g"), semantics.replay(inst, got.result.trace), got.placement)
+
+
+def test_auto_keeps_the_bdd_never_on_large_instances_for_its_certificate(monkeypatch):
+    """On a large instance an explicit "never" waits for the BDD's (its certificate is
+    cheap to re-check); the threshold is lowered to 0 pairs and the grace made long, so the
+    outcome does not depend on which child is faster."""
+    import symreach.solvers.gang_race as gang_race
+    from symreach.loader import load_instance
+
+    monkeypatch.setattr(gang_race, "CHECKABLE_PAIRS", 0)
+    monkeypatch.setattr(gang_race, "GRACE_MIN_S", 600.0)
+    inst = load_instance("examples/gang-never.yaml")
+    got = gang_race.race(inst, inst.groups[0].name, timeout_s=600)
+    assert got.result.verdict.value == "not-deployable"
+    cert = got.result.certificate
+    cert = cert if isinstance(cert, dict) else json.loads(cert.dumps())
+    assert cert["format"] == gang_bdd.FORMAT
+    assert gang_bdd.check_certificate(inst, cert)[0]

@@ -8,6 +8,15 @@ background state spaces. Both answers are replayed (witnesses) or carry a
 certificate that ``certify`` re-checks, as each engine alone does. With
 both undecided the explicit answer is returned. Engine errors in a child
 (an AssertionError is an engine bug) are raised again here.
+
+One exception to "first wins": an explicit "never" on a large instance.
+Its ``symreach-gang-states/1`` certificate is re-checked by a plain search
+without node symmetry (``certify/gang_states.py``), whose budget shrinks
+with the number of pairs, so on hundreds of nodes ``certify`` may run out
+of budget on a valid certificate (measured: 64 anti-affine replicas on 500
+nodes). There the BDD's ``symreach-gang-bdd/1`` certificate, which the
+checker re-checks in seconds, is worth a short wait: up to
+``max(GRACE_MIN_S, GRACE_FACTOR x`` the explicit time), within the time limit.
 """
 
 from __future__ import annotations
@@ -23,6 +32,9 @@ from symreach.model import Instance
 from symreach.solvers.gang_explicit import GangAnswer
 
 RACERS = ("explicit", "bdd")
+CHECKABLE_PAIRS = 100   # above this, the explicit certificate's checker has under 50,000 configurations
+GRACE_MIN_S = 2.0
+GRACE_FACTOR = 5.0
 
 
 def _solve(engine: str, inst: Instance, name: str, timeout_s: Optional[float],
@@ -47,6 +59,28 @@ def _child(conn, engine: str, inst: Instance, name: str, timeout_s: Optional[flo
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
+
+
+def _checkable_never(pending: dict, grace_s: float, timeout_s: Optional[float],
+                     start: float) -> Optional[GangAnswer]:
+    """The bdd child's answer if it says "never" within ``grace_s`` (and the time limit)."""
+    for conn, (engine, proc) in list(pending.items()):
+        if engine != "bdd":
+            continue
+        left = grace_s if timeout_s is None else min(grace_s, timeout_s - (time.monotonic() - start))
+        if left <= 0 or not wait([conn], timeout=left):
+            return None
+        del pending[conn]
+        try:
+            kind, payload = conn.recv()
+        except EOFError:
+            return None
+        finally:
+            proc.join()
+            conn.close()
+        if kind == "ok" and payload.result.verdict.value == "not-deployable":
+            return payload
+    return None
 
 
 def race(inst: Instance, name: str, timeout_s: Optional[float] = None,
@@ -78,8 +112,17 @@ def race(inst: Instance, name: str, timeout_s: Optional[float] = None,
                     stopped.append(f"{engine}: {payload}")
                     continue   # a limit (memory) in one child: the other may still decide
                 if payload.result.verdict.value != "unknown":
-                    payload.notes.append(f"auto: {engine} decided first, "
-                                         f"after {time.monotonic() - start:.2f} s")
+                    elapsed = time.monotonic() - start
+                    payload.notes.append(f"auto: {engine} decided first, after {elapsed:.2f} s")
+                    if engine == "explicit" and payload.result.verdict.value == "not-deployable" \
+                            and inst.num_pairs > CHECKABLE_PAIRS:
+                        better = _checkable_never(pending, max(GRACE_MIN_S, GRACE_FACTOR * elapsed), timeout_s,
+                                                  start)
+                        if better is not None:
+                            better.notes.append(f"auto: explicit said never first ({elapsed:.2f} s); the bdd "
+                                                "answer is kept for its certificate, which certify re-checks "
+                                                "quickly on large instances")
+                            return better
                     return payload
                 undecided[engine] = payload
     finally:
