@@ -216,3 +216,21 @@ def test_auto_keeps_the_bdd_never_on_large_instances_for_its_certificate(monkeyp
     cert = cert if isinstance(cert, dict) else json.loads(cert.dumps())
     assert cert["format"] == gang_bdd.FORMAT
     assert gang_bdd.check_certificate(inst, cert)[0]
+
+
+def test_the_gang_states_checker_out_of_budget_is_a_limit_not_a_refusal():
+    """A valid certificate whose plain re-check needs more configurations than its budget is
+    neither accepted nor refused: LimitReached (exit 3), never "INVALID"."""
+    from symreach.certify import gang_states
+    from symreach.errors import LimitReached
+    from symreach.loader import load_instance
+    from symreach.solvers.gang_explicit import answer
+
+    inst = load_instance("examples/gang-never.yaml")
+    got = answer(inst, inst.groups[0].name, None, None)
+    cert = got.result.certificate
+    cert = cert if isinstance(cert, dict) else json.loads(cert.dumps())
+    assert cert["format"] == gang_states.FORMAT
+    assert gang_states.check_certificate(inst, cert)[0]
+    with pytest.raises(LimitReached, match="neither accepted nor refused"):
+        gang_states.check_certificate(inst, cert, budget=0)

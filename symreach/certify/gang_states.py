@@ -25,6 +25,7 @@ from typing import Optional
 from symreach import semantics
 from symreach.certify.explicit_states import read_states
 from symreach.certify.names import CertificateError, check_profile, checked
+from symreach.errors import LimitReached
 from symreach.model import GANG, Config, Group, Instance
 
 FORMAT = "symreach-gang-states/1"
@@ -81,7 +82,8 @@ def _met(groups: dict[str, Group], kids: dict[str, list[str]], name: str, have: 
 def step_exists(inst: Instance, root: str, sigma: Config, budget: Optional[list[int]] = None) -> bool:
     """Whether some gang step from sigma places the hierarchy ``root`` (brute force).
 
-    ``budget``: a one-item list of configurations left to visit; CertificateError when spent.
+    ``budget``: a one-item list of configurations left to visit; ``LimitReached`` when spent
+    (a limit of the checker, not a fault of the certificate: exit 3, not "INVALID").
     """
     groups, kids = _hierarchy(inst, root)
     leaves = [g for g in groups.values() if not g.composite]
@@ -114,7 +116,11 @@ def step_exists(inst: Instance, root: str, sigma: Config, budget: Optional[list[
             if budget is not None:
                 budget[0] -= 1
                 if budget[0] < 0:
-                    raise CertificateError("the gang step check ran out of its budget")
+                    raise LimitReached(
+                        "certify stopped at its budget: the plain gang-step search of this certificate "
+                        "(no node symmetry) visited its limit of configurations; the certificate is "
+                        "neither accepted nor refused. On large instances ask the bdd engine for the "
+                        "certificate (symreach-gang-bdd/1), which certify re-checks quickly")
             for t, limit in pending.items():
                 used = sum(config[inst.pair(t, n)] - sigma[inst.pair(t, n)] for n in range(len(inst.nodes)))
                 if used >= limit:
