@@ -16,6 +16,7 @@ from symreach.cli import group_check, process
 from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
+from symreach.cli.executor_options import executor_options
 from symreach.cli.moves_options import apply_moves, explain_block, moves_options, operator_terms
 from symreach.cli.options import (
     check_engine,
@@ -66,8 +67,10 @@ from symreach.result import Result, Verdict
               help="BDD engine: count interchangeable nodes per local state instead of one bit per "
                    "pod and node (auto: a few sweeps when a class has >= 32 nodes, then the concrete "
                    "encoding; the stats say which decided).")
+@executor_options
 def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, engine, timeout, memory, max_states,
-          jobs, quiet, fmt, trace_out, trace_format, cert_out, aiger_witness_out, shortest, why, counters) -> None:
+          jobs, quiet, fmt, trace_out, trace_format, cert_out, aiger_witness_out, shortest, why, counters,
+          executor, scheduler, workers, worker_memory) -> None:
     """Decide whether the target can ever be covered from the initial configuration.
 
     INPUT: files, directories (every YAML/JSON file, recursively) or - for
@@ -79,6 +82,10 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     from symreach.solvers.witness import decide, shortest_engine
 
     check_engine(engine)
+    if scheduler is not None and executor != "dask":
+        raise click.UsageError("--scheduler needs --executor dask")
+    if shortest and executor == "dask":
+        raise click.UsageError("--shortest runs the explicit search here: drop --executor dask")
     if trace_format is not None and trace_out is None:
         raise click.UsageError("--trace-format needs --trace-out FILE")
     process.begin(timeout, memory)
@@ -123,7 +130,11 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         raise click.UsageError(f"engine {engine!r} is not available here: {exc}")
     try:
         run = RunContext.for_process(max_states=max_states, memory_mb=memory, progress=recorder, counters=counters)
-        result: Result = decide(solver, instance, query, run, shortest=shortest)
+        if executor == "dask":
+            result = _race_on_dask(engine, instance, query, run, max_states,
+                                   (executor, scheduler, workers, worker_memory))
+        else:
+            result = decide(solver, instance, query, run, shortest=shortest)
         explain_block(instance, query, result, max_states)
     finally:
         recorder.close()
@@ -153,6 +164,20 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     if why_text and fmt in ("text", "wide"):
         text += "\n" + why_text
     emit_verdict(text, result.verdict.exit_code, outputs)
+
+
+def _race_on_dask(engine: str, instance, query, run, max_states, where) -> Result:
+    """The engines as tasks of a Dask cluster (``solvers.dask_race``); the winner's
+    witness minimised here like a local answer's."""
+    from symreach.cli.executor_options import executor_from_options
+    from symreach.solvers.dask_race import race, race_engines_for
+    from symreach.solvers.witness import finish
+
+    with executor_from_options(*where) as ex:
+        result = race(ex, instance, query, run, race_engines_for(instance, engine), max_states)
+    if engine == "auto" and not result.engine.startswith("auto"):
+        result.engine = f"auto/{result.engine}"
+    return finish(instance, query, result, run)
 
 
 def trace_pod_names(result: Result, instance, context) -> list[str]:

@@ -174,6 +174,8 @@ class DaskExecutor:
 
     def client(self):
         if self._client is None:
+            import logging
+
             import dask
             from distributed import Client, LocalCluster
 
@@ -188,7 +190,7 @@ class DaskExecutor:
                 # being retried on the next worker.
                 dask.config.set({"distributed.scheduler.allowed-failures": 0})
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                             processes=True, dashboard_address=":0",
+                                             processes=True, dashboard_address=":0", silence_logs=logging.ERROR,
                                              memory_limit=self.memory_limit or "auto")
                 self._client = Client(self._cluster)
             # Import the engines on every worker now, not inside the first task:
@@ -262,6 +264,10 @@ class DaskExecutor:
         try:
             yield from self._results(client, futures, on_error)
         finally:
+            try:   # the caller stopped early (check's race): the tasks still out are not wanted
+                client.cancel([fut for fut in futures if not fut.done()])
+            except Exception:
+                pass
             try:
                 client.unregister_worker_plugin(key)
             except Exception:
