@@ -20,20 +20,12 @@ from symreach.solvers import executor as executor_module  # noqa: E402
 from symreach.solvers.base import resolve_query  # noqa: E402
 from symreach.solvers.dask_race import race, race_engines_for  # noqa: E402
 from symreach.solvers.executor import DaskExecutor  # noqa: E402
-from tests.dask_cluster import Cluster, free_port  # noqa: E402
+from tests.dask_cluster import free_port  # noqa: E402
+from tests.test_dask_faults import cluster  # noqa: E402,F401  (its module-scoped fixture)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 DEPLOYABLE = str(EXAMPLES / "paper-2.6.yaml")
 NEVER = str(EXAMPLES / "paper-2.6-capacity1.yaml")
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    c = Cluster()
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def _check(*args: str):
