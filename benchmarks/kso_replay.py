@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from benchmarks.kso_harness import Verdict, kso_verdicts
+from symreach import semantics
+from symreach.frontends.k8s_volume_filters import bound_volume
 from symreach.frontends.kubernetes import load_kubernetes_documents
 from symreach.generators import k8s_states as gen
 from symreach.generators.k8s_volume_states import VolumeWorld
-from symreach.model import Query
+from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Step, Verdict as Answer
 from symreach.solvers.base import Limits
 from symreach.solvers.explicit import ExplicitEngine
@@ -39,6 +41,7 @@ class Witness:
     trace: tuple[Step, ...]
     pods_of_type: dict[str, dict]           # pod type -> a Pod object of that type
     initial: dict[tuple[str, str], list[str]]  # (type, node) -> running pod names
+    instance: Optional[Instance] = None         # to follow the claims the trace binds
 
 
 def random_scenario(rng: random.Random, volumes: bool = False) -> tuple[list[dict], list[str]]:
@@ -102,7 +105,7 @@ def find_witness(index: int, objects: list[dict], chain: Sequence[str], min_step
         result = ExplicitEngine().check(inst, query, Limits(max_states=MAX_STATES))
         if result.verdict is Answer.DEPLOYABLE and len(result.trace) >= min_steps:
             return Witness(index, objects, target, node.name, tuple(result.trace),
-                           _pods_of_type(objects, report.attachments), dict(report.initial_pod_names))
+                           _pods_of_type(objects, report.attachments), dict(report.initial_pod_names), inst)
     return None
 
 
@@ -123,18 +126,51 @@ def step_states(w: Witness) -> list[tuple[gen.State, str]]:
     running: dict[tuple[str, str], list[str]] = {k: list(v) for k, v in w.initial.items()}
     fresh = 0
     out = []
+    inst = w.instance
+    sigma = inst.initial_config() if inst is not None else ()
     for i, step in enumerate(w.trace):
         key = (step.pod, step.node)
+        t, n = (inst.type_index(step.pod), inst.node_index(step.node)) if inst is not None else (0, 0)
         if step.op != DEPLOY:
             running[key].pop()
+            sigma = semantics.delete(inst, sigma, t, n) if inst is not None else sigma
             continue
         pending = _pod_copy(w.pods_of_type[step.pod], f"replay-step-{i}", None)
-        objects = base + [_pod_copy(w.pods_of_type[t], name, node)
-                          for (t, node), names in running.items() for name in names] + [pending]
+        objects = with_bindings(base, inst, sigma) + [_pod_copy(w.pods_of_type[t], name, node)
+                                                      for (t, node), names in running.items() for name in names]
         ns = pending["metadata"].get("namespace", "default")
-        out.append((gen.State(objects, f"{ns}/replay-step-{i}", nodes), step.node))
+        out.append((gen.State(objects + [pending], f"{ns}/replay-step-{i}", nodes), step.node))
         fresh += 1
         running.setdefault(key, []).append(f"deployed-{fresh}")
+        sigma = semantics.deploy(inst, sigma, t, n) if inst is not None else sigma
+    return out
+
+
+def with_bindings(base: list[dict], inst: Optional[Instance], sigma: tuple[int, ...]) -> list[dict]:
+    """The volume objects with the claims the trace has bound so far bound, as the scheduler's
+    PreBind and the PV controller leave them (``k8s_volume_filters.bound_volume``)."""
+    if inst is None or not inst.bindings or not any(sigma[inst.num_pairs:]):
+        return base
+    out = copy.deepcopy(base)
+    claims = {(o["metadata"].get("namespace", "default"), o["metadata"]["name"]): o
+              for o in out if o["kind"] == "PersistentVolumeClaim"}
+    volumes = {o["metadata"]["name"]: o for o in out if o["kind"] == "PersistentVolume"}
+    classes = {o["metadata"]["name"]: o for o in out if o["kind"] == "StorageClass"}
+    default = next((c for c in classes.values() if ((c["metadata"].get("annotations") or {})
+                                                     .get("storageclass.kubernetes.io/is-default-class") == "true")), None)
+    for claim, k in zip(inst.bindings, sigma[inst.num_pairs:]):
+        if not k:
+            continue
+        key = tuple(claim.claim.split("/", 1))
+        pvc = claims[key]
+        spec = pvc.get("spec") or {}
+        cls = classes.get(spec["storageClassName"]) if "storageClassName" in spec else default
+        bound, name, volume = bound_volume(pvc, key[0], key[1], claim.outcomes[k - 1], volumes, cls)
+        out[out.index(pvc)] = bound
+        if name in volumes:
+            out[out.index(volumes[name])] = volume
+        else:
+            out.append(volume)
     return out
 
 

@@ -81,10 +81,3 @@ def clear_deadline() -> None:
 def current_deadline() -> Optional[float]:
     """The absolute ``time.monotonic()`` deadline, or None."""
     return _state["deadline"]
-
-
-def time_remaining() -> Optional[float]:
-    """Seconds left (never negative), or None without a budget."""
-    end = _state["deadline"]
-    return None if end is None else max(0.0, end - time.monotonic())
-

@@ -379,6 +379,25 @@ class MoveRules:
 
 
 @dataclass(frozen=True)
+class ClaimBinding:
+    """A WaitForFirstConsumer claim that the first deployment of a pod using it binds
+    (VolumeBinding's PreBind): the claim stays bound from then on, deletions included.
+
+    ``outcomes`` names what it can bind to (``PV <name>`` or ``provisioned:<key=value,...>``);
+    ``choice[n]`` is the outcome a deployment on node n makes (-1 where none can). Once bound
+    to outcome k, each user type's static row is ``rows[k][t]`` and its volume verdicts
+    ``failures[k]`` (as ``Instance.static_block`` / ``volume_failures`` give them unbound).
+    """
+
+    claim: str                                   # namespace/name
+    users: frozenset[int]
+    outcomes: tuple[str, ...]
+    choice: tuple[int, ...]
+    rows: tuple[FrozenDict[int, tuple[Optional[str], ...]], ...]
+    failures: tuple[FrozenDict[Pair, tuple[str, tuple[str, ...], bool]], ...]
+
+
+@dataclass(frozen=True)
 class Instance:
     """One cluster, its pod types, the initial configuration and an optional query.
 
@@ -411,6 +430,9 @@ class Instance:
     volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]] = field(default_factory=FrozenDict)
     budgets: tuple[DisruptionBudget, ...] = ()
     moves: MoveRules = field(default_factory=MoveRules)
+    # Claims a deployment binds: a configuration then carries one more entry per claim after
+    # its pair counts (0 unbound, k + 1 bound to outcome k); none for every other instance.
+    bindings: tuple[ClaimBinding, ...] = ()
     replica_targets: tuple[ReplicaTarget, ...] = ()  # Deployments, ReplicaSets, StatefulSets (SPEC 5.2)
 
     # ---- indexing helpers -------------------------------------------------
@@ -442,11 +464,16 @@ class Instance:
     def node_ids(self) -> dict[str, int]:
         return _first_index(n.name for n in self.nodes)
 
+    @cached_property
+    def binding_of(self) -> dict[int, int]:
+        """Pod type -> the index in ``bindings`` of the claim its deployment binds."""
+        return {t: b for b, claim in enumerate(self.bindings) for t in claim.users}
+
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs
         for (t, n), c in self.initial.items():
             sigma[self.pair(t, n)] = c
-        return tuple(sigma)
+        return tuple(sigma) + (0,) * len(self.bindings)
 
     def counted_pairs(self) -> frozenset[Pair]:
         """Pairs whose multiplicity some spread constraint observes (SPEC 2.2)."""

@@ -235,9 +235,11 @@ def disks_conflict(mine: Iterable[Disk], theirs: Iterable[Disk]) -> bool:
 
 def unencoded_volume_checks(inst: Instance) -> Optional[str]:
     """What of the volume plugins only the semantics itself evaluates, where it can decide
-    something: CSI attach limits that can be reached (``attach_binds``), in-tree disk
-    conflicts (``disks_free``); None when neither. Engines with their own encoding of
+    something: claim bindings (``Instance.bindings``), CSI attach limits that can be reached
+    (``attach_binds``), in-tree disk conflicts (``disks_free``); None when none. Engines with their own encoding of
     Hard decline such instances (``registry.Checked``)."""
+    if inst.bindings:
+        return "WaitForFirstConsumer claims that a deployment binds (VolumeBinding's PreBind)"
     if attach_binds(inst):
         return "CSI attach limits that can be reached (a volume counts once per node while some pod uses it)"
     disks = [pod.disks for pod in inst.pod_types if pod.disks]
@@ -361,8 +363,11 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     Creatability and the user's ``maxPerNode`` bound are not part of Hard;
     see ``deploy_failure``.
     """
-    static = inst.static_block[t][n]
-    volume = inst.volume_failures.get((t, n)) if static is not None else None
+    if inst.bindings:
+        static, volume = static_view(inst, t, n, sigma)
+    else:
+        static = inst.static_block[t][n]
+        volume = inst.volume_failures.get((t, n)) if static is not None else None
     if static is not None and (volume is None or not volume[2]):
         return _failure(static) if volume is None else Failure(volume[0], volume[1])
     kube = inst.profile == KUBERNETES
@@ -391,6 +396,56 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     return None
 
 
+def static_view(inst: Instance, t: int, n: int, sigma: Config
+                ) -> tuple[Optional[str], Optional[tuple[str, tuple[str, ...], bool]]]:
+    """The static reason of (t, n) and its volume verdict, under sigma's claim bindings:
+    a type whose claim is bound reads the rows of the outcome it is bound to."""
+    b = inst.binding_of.get(t) if inst.bindings else None
+    k = bound_outcome(inst, sigma, b) if b is not None else 0
+    if k:
+        claim = inst.bindings[b]
+        static = claim.rows[k - 1][t][n]
+        return static, (claim.failures[k - 1].get((t, n)) if static is not None else None)
+    static = inst.static_block[t][n]
+    return static, (inst.volume_failures.get((t, n)) if static is not None else None)
+
+
+def bound_outcome(inst: Instance, sigma: Config, b: int) -> int:
+    """Claim b's entry in sigma (0: unbound); a configuration of pair counts only binds nothing."""
+    q = inst.num_pairs + b
+    return sigma[q] if q < len(sigma) else 0
+
+
+def ever_static_ok(inst: Instance, t: int, n: int) -> bool:
+    """Whether (t, n) passes the static filters unbound or under some outcome of its claim."""
+    if inst.static_block[t][n] is None:
+        return True
+    b = inst.binding_of.get(t) if inst.bindings else None
+    return b is not None and any(rows[t][n] is None for rows in inst.bindings[b].rows)
+
+
+def binding_made(inst: Instance, sigma: Config, t: int, n: int) -> Optional[tuple[int, int]]:
+    """(claim index, outcome) that deploying t on n binds in sigma, or None (no unbound claim)."""
+    b = inst.binding_of.get(t) if inst.bindings else None
+    if b is None or bound_outcome(inst, sigma, b):
+        return None
+    k = inst.bindings[b].choice[n]
+    return None if k < 0 else (b, k)
+
+
+def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]:
+    """What deploying t on n in sigma binds, in the trace's words, or None."""
+    made = binding_made(inst, sigma, t, n)
+    if made is None:
+        return None
+    claim = inst.bindings[made[0]]
+    outcome = claim.outcomes[made[1]]
+    if outcome.startswith("PV "):
+        return f"binds claim {claim.claim} to PV {outcome[3:]}"
+    where = outcome.partition(":")[2]
+    return f"binds claim {claim.claim} to a volume it provisions in {where or 'the cluster (no topology)'}"
+
+
 def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
     """The first failing reason of Hard(t, n, sigma), or None when it holds."""
     failure = node_failure(inst, t, n, sigma)
@@ -412,8 +467,15 @@ def deploy_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[st
 
 
 def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
+    """One more pod of t on n; an unbound claim it uses becomes bound as VolumeBinding chose."""
     p = inst.pair(t, n)
-    return sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:]
+    out = sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:]
+    made = binding_made(inst, sigma, t, n) if inst.bindings else None
+    if made is not None:
+        out += (0,) * (inst.num_pairs + len(inst.bindings) - len(out))
+        q = inst.num_pairs + made[0]
+        out = out[:q] + (made[1] + 1,) + out[q + 1:]
+    return out
 
 
 def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
@@ -565,6 +627,21 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
     if query is not None and not query_holds(inst, query, sigma):
         raise ReplayError("the trace ends in a configuration that does not cover the target")
     return sigma
+
+
+def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
+    """Per step of a (replayable) trace, the claim its deployment binds (``binding_note``) or None."""
+    sigma = inst.initial_config()
+    out: list[Optional[str]] = []
+    for step in trace:
+        t, n = inst.type_index(step.pod), inst.node_index(step.node)
+        if step.op == DEPLOY:
+            out.append(binding_note(inst, sigma, t, n))
+            sigma = deploy(inst, sigma, t, n)
+        else:
+            out.append(None)
+            sigma = delete(inst, sigma, t, n)
+    return out
 
 
 def step_of(inst: Instance, op: str, t: int, n: int) -> Step:

@@ -50,7 +50,8 @@ def make_recorder(root: Path) -> Path:
     """Write ``root/kubectl`` for running exported scripts: it records every call (its arguments and
     what it read on stdin) in ``args.log`` and answers as a cluster would: ``config current-context``
     prints ``$FAKE_CONTEXT``, ``create -f - -o name`` names the pod from its generateName,
-    ``get ... -o jsonpath={.spec.replicas}`` prints 3, ``get configmap`` fails (then created)."""
+    ``get ... -o jsonpath={.spec.replicas}`` prints 3, ``get configmap`` fails (then created),
+    ``get pods`` lists one pod more at every call (a controller creating them)."""
     script = root / "kubectl"
     script.write_text(textwrap.dedent(f"""\
         #!{sys.executable}
@@ -74,8 +75,11 @@ def make_recorder(root: Path) -> Path:
         if "get" in args and any(a.startswith("jsonpath") or a.startswith("-o=jsonpath") for a in args) \\
                 or "jsonpath={{.spec.replicas}}" in args:
             print("3"); sys.exit(0)
-        if "get" in args and "pods" in args:
-            print("pod/initial-pod-0"); sys.exit(0)
+        if "get" in args and "pods" in args:   # one pod more at every look: a controller at work
+            seen = {str(root / 'pods.count')!r}
+            k = int(open(seen).read()) + 1 if os.path.exists(seen) else 1
+            open(seen, "w").write(str(k))
+            print("\\n".join(["pod/initial-pod-0"] + [f"pod/new-pod-{{i}}" for i in range(1, k)])); sys.exit(0)
         """))
     script.chmod(0o755)
     return root

@@ -106,9 +106,9 @@ def test_export_cli(tmp_path):
 
 
 def test_abc_absent_gives_unknown(monkeypatch):
-    import symreach.solvers.abc as abc
+    import symreach.solvers.abc_binary as abc_binary
 
-    monkeypatch.setattr(abc, "ABC_BINARY", "berkeley-abc-that-does-not-exist")
+    monkeypatch.setattr(abc_binary, "ABC_BINARY", "berkeley-abc-that-does-not-exist")
     res = AbcPdrEngine(fast_paths=False).check(pyramid_instance(2, 4))
     assert res.verdict is Verdict.UNKNOWN and "not installed" in res.reason
 

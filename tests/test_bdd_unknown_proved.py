@@ -69,3 +69,7 @@ def test_bdd_progress_text():
         "holding 1.235e+05 states, no target state; backward: 0 complete sweeps, 12 images, reached set 40 BDD "
         "nodes holding 7 states, no initial state)")
     assert bdd_progress({}) == ""
+    # auto's race keeps the last progress report of its bdd worker
+    reported = {"direction": "backward", "sweeps": 3, "images": 40, "reached_nodes": 900, "complete_sweeps": 2}
+    assert bdd_progress(reported) == ("no witness within 2 steps (BDD backward: 2 complete sweeps, 40 images, "
+                                      "reached set 900 BDD nodes, no initial state)")

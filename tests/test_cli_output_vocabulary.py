@@ -27,7 +27,8 @@ def run(*args: str):
 def test_every_command_has_o_as_its_format_and_one_vocabulary_for_limits():
     for command in COMMANDS:
         text = run(*command, "--help").output
-        assert re.search(r"-o, --output \[(text\|)?\w+(\|\w+)+\]", text), command
+        formats = re.search(r"-o, --output \[([\w|]+)\]", text)
+        assert formats and formats.group(1) in ("text|wide|json|yaml|csv", "yaml|json"), command
         if "--timeout" in text:
             assert "--timeout SECONDS" in text, command
         if "--memory" in text:
@@ -67,3 +68,14 @@ def test_bench_o_csv_prints_the_jobs():
     done = run("bench", EXAMPLE, "--engines", "explicit", "--no-progress", "-o", "csv")
     lines = done.stdout.splitlines()
     assert done.exit_code == 0 and lines[0].startswith("instance,family,size,engine") and len(lines) == 2
+
+
+def test_certify_and_export_take_every_format(tmp_path):
+    capacity1 = str(REPO / "examples" / "paper-2.6-capacity1.yaml")
+    cert = tmp_path / "c.txt"
+    assert run("check", capacity1, "--cert-out", str(cert)).exit_code == 1
+    rows = run("certify", capacity1, str(cert), "-o", "csv").stdout.splitlines()
+    assert rows[0] == "valid,kind,format,target,message,time_s" and rows[1].startswith("True,") and len(rows) == 2
+    assert run("certify", capacity1, str(cert), "-o", "wide").stdout.startswith("VALID: ")
+    rows = run("export", EXAMPLE, "--aiger", str(tmp_path / "m.aig"), "-o", "csv").stdout.splitlines()
+    assert rows[0] == "wrote,format,target,inputs,latches,ands,outputs" and len(rows) == 2

@@ -62,3 +62,21 @@ def test_witness_from_kept_images(direction):
     assert result.verdict is Verdict.DEPLOYABLE
     replay(inst, result.trace)  # raises if the trace does not replay
     assert result.stats["decided_direction"] in ("forward", "backward")
+
+
+def test_limit_during_trace_realisation_is_unknown_not_a_crash(monkeypatch):
+    """run_all (issue 31) saw LimitReached escape the BDD engine when the limit fell
+    while its witness was realised: that is an ``unknown`` answer with the limit's reason."""
+    import symreach.solvers.bdd as bdd_module
+    from symreach.errors import LimitReached
+    from symreach.result import Verdict as V
+    from symreach.solvers.registry import make_engine
+    from tests.sat_helpers import pyramid_instance
+
+    def late(*args, **kwargs):
+        raise LimitReached("timeout: the time limit of 10 s was reached during trace realisation")
+
+    monkeypatch.setattr(bdd_module, "realize_trace", late)
+    inst = pyramid_instance(3, 5)  # deployable: the witness must be realised
+    res = make_engine("bdd").check(inst, inst.query)
+    assert res.verdict is V.UNKNOWN and "trace realisation" in res.reason

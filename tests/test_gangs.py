@@ -167,8 +167,8 @@ def test_cli_sentence_json_and_other_engines():
     assert data["group"]["scheduler_blocked"] == ("first blocked: worker, 0/4 nodes are available: 1 node(s) didn't "
                                                   "match Pod's node affinity/selector, 3 node(s) didn't match pod "
                                                   "affinity rules")
-    refused = run("check", TRAINING, "--engine", "bdd")
-    assert refused.exit_code == 2 and "does not answer group targets yet" in refused.output
+    refused = run("check", TRAINING, "--engine", "abc-pdr")
+    assert refused.exit_code == 2 and "does not answer group targets" in refused.output
     assert run("check", TRAINING, "--group", "nope").exit_code == 2
 
 

@@ -40,6 +40,22 @@ def run_script(script: Path, kubectl: Path, context: str, *args: str) -> subproc
     return subprocess.run(["bash", str(script), *args], env=env, capture_output=True, text=True, timeout=60)
 
 
+def replayed(tmp_path: Path, kubectl: Path, text: str, trace) -> list[list[str]]:
+    """The script reads back as ``trace``, runs against context prod, and made these changes."""
+    from symreach.export.traces import parse_exported_trace
+
+    assert parse_exported_trace(text, "kubectl") == trace
+    script = tmp_path / "w.sh"
+    script.write_text(text)
+    proc = run_script(script, kubectl, "prod")
+    assert proc.returncode == 0, proc.stderr
+    return mutating(recorded(kubectl))
+
+
+def eviction(namespace: str, pod: str) -> list[str]:
+    return ["--context", "prod", "create", "--raw", f"/api/v1/namespaces/{namespace}/pods/{pod}/eviction", "-f", "-"]
+
+
 def mutating(calls: list[dict]) -> list[list[str]]:
     verbs = ("create", "delete", "scale", "apply", "annotate")
     return [c["args"] for c in calls if any(v in c["args"] for v in verbs)]
@@ -113,14 +129,8 @@ def test_a_controllers_pod_is_evicted_then_its_controller_scaled(tmp_path, kubec
     assert controllers["payments/payments-db"] == "statefulset/payments-db"
     text = kubectl_script(plan_trace(trace, loaded.instance, initial_pod_names=names), loaded.instance,
                           "affinity", "prod", True, controllers)
-    assert parse_exported_trace(text, "kubectl") == trace
-    script = tmp_path / "w.sh"
-    script.write_text(text)
-    proc = run_script(script, kubectl, "prod")
-    assert proc.returncode == 0, proc.stderr
-    changes = mutating(recorded(kubectl))
-    assert changes[0] == ["--context", "prod", "create", "--raw", f"/api/v1/namespaces/payments/pods/{pod}/eviction",
-                          "-f", "-"]
+    changes = replayed(tmp_path, kubectl, text, trace)
+    assert changes[0] == eviction("payments", pod)
     assert changes[1] == ["--context", "prod", "-n", "payments", "scale", "deployment/payments-api",
                           "--current-replicas=3", "--replicas=2"]
     assert len(changes) == 2
@@ -152,3 +162,60 @@ def test_paper_moves_delete_and_the_script_reads_back(tmp_path, kubectl):
     assert proc.returncode == 0, proc.stderr
     deletes = [c for c in mutating(recorded(kubectl)) if "delete" in c]
     assert deletes == [["--context", "c", "-n", "default", "delete", "pod", "a-symreach-x7k2p", "--wait=true"]]
+
+
+def test_operator_actions_scale_and_replace_through_the_controller(tmp_path, kubectl):
+    """The witness in operator terms: an eviction the controller replaces (no scale-down), a scale up
+    whose pod must land on the step's node, and a scale back down that removes that pod."""
+    from symreach.export.kubectl_script import kubectl_script
+    from symreach.export.traces import parse_exported_trace, plan_trace
+    from symreach.frontends.dispatch import load_inputs
+    from symreach.result import DELETE, DEPLOY, Step
+
+    loaded = load_inputs([DUMP])
+    names = loaded.context["initial_pod_names"]
+    api = "payments/payments-api"
+    node, pod = next((n, p[0]) for (t, n), p in names.items() if t == api)
+    trace = [Step(DELETE, api, node), Step(DEPLOY, api, node), Step(DEPLOY, api, "public-c"),
+             Step(DELETE, api, "public-c")]
+    planned = plan_trace(trace, loaded.instance, initial_pod_names=names)
+    owner = "Deployment payments/payments-api"
+    actions = [{"step": 1, "action": "evict", "pod": planned[0].qualified, "node": node, "controller": owner},
+               {"step": 2, "action": "replace", "pod": planned[1].qualified, "node": node, "controller": owner,
+                "replaces": planned[0].qualified},
+               {"step": 3, "action": "scale", "pod": planned[2].qualified, "node": "public-c", "controller": owner,
+                "replicas": {"from": 3, "to": 4}},
+               {"step": 4, "action": "scale", "pod": planned[3].qualified, "node": "public-c", "controller": owner,
+                "replicas": {"from": 4, "to": 3}}]
+    text = kubectl_script(planned, loaded.instance, "affinity", "prod", True,
+                          {api: "deployment/payments-api"}, actions)
+    changes = replayed(tmp_path, kubectl, text, trace)
+    assert changes[0] == eviction("payments", pod)
+    assert changes[1] == ["--context", "prod", "-n", "payments", "scale", "deployment/payments-api",
+                          "--current-replicas=3", "--replicas=4"]
+    # the pod the scale-up made (the controller's newest on public-c) goes first when scaling back down
+    assert changes[2] == ["--context", "prod", "-n", "payments", "annotate", "pod/new-pod-5",  # 6th look
+                          "controller.kubernetes.io/pod-deletion-cost=-2147483647", "--overwrite"]
+    assert changes[3] == ["--context", "prod", "-n", "payments", "scale", "deployment/payments-api",
+                          "--current-replicas=4", "--replicas=3"]
+    assert len(changes) == 4   # no pod created by hand, no scale-down after the replaced eviction
+
+
+def test_keep_replicas_witness_scales_the_deployment_up_then_down(tmp_path, kubectl):
+    """--keep-replicas (report.operator_steps): the web pod that must leave n1 goes by scaling web up by one
+    (the new pod checked on n2) and back down with that pod's lowest deletion cost, then batch is created."""
+    from tests.test_moves_replicas import doc
+
+    instance = tmp_path / "keep.yaml"
+    instance.write_text(yaml.safe_dump(doc()))
+    script = tmp_path / "w.sh"
+    code, out = export(str(instance), "--keep-replicas", "--kubectl", str(script), "--context", "prod")
+    assert code == 0, out
+    proc = run_script(script, kubectl, "prod")
+    assert proc.returncode == 0, proc.stderr
+    changes = mutating(recorded(kubectl))
+    scale = ["--context", "prod", "-n", "shop", "scale", "deployment/web"]
+    assert changes[0] == [*scale, "--current-replicas=2", "--replicas=3"]
+    assert changes[1][4] == "annotate" and changes[2] == [*scale, "--current-replicas=3", "--replicas=2"]
+    assert changes[3][2:6] == ["-n", "default", "create", "configmap"]   # batch's owner, then batch itself
+    assert changes[4][:3] == ["--context", "prod", "create"] and len(changes) == 5

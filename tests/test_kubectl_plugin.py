@@ -13,7 +13,7 @@ from tests.kubectl_stand_in import calls, make_stand_in
 REPO = Path(__file__).resolve().parent.parent
 DUMP = REPO / "examples" / "cluster-dump.yaml"
 KINDS = ("nodes,namespaces,pods,deployments,replicasets,statefulsets,daemonsets,jobs,cronjobs,"
-         "replicationcontrollers,persistentvolumes,persistentvolumeclaims,storageclasses")
+         "replicationcontrollers,persistentvolumes,persistentvolumeclaims,storageclasses,poddisruptionbudgets")
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +93,12 @@ def test_kubectl_failures_are_one_line_and_exit_2(plugin):
 def test_the_console_script_is_declared():
     text = (REPO / "pyproject.toml").read_text()
     assert 'kubectl-symreach = "symreach.cli.kubectl_plugin:main"' in text
+
+
+def test_export_writes_a_script_guarded_for_the_context_it_read(plugin, tmp_path):
+    script = tmp_path / "w.sh"
+    proc, calls = plugin("export", "--context", "prod", "--pod", "deploy/payments-api", "--node", "public-c",
+                         "--kubectl", str(script))
+    assert proc.returncode == 0, proc.stderr
+    assert calls == [["--context", "prod", "get", KINDS, "-A", "-o", "json"]]
+    assert "\nCONTEXT=prod\n" in script.read_text() and "for context prod" in proc.stdout

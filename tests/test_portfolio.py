@@ -112,12 +112,12 @@ def test_small_instances_are_answered_by_the_favourite_or_the_resident():
 
 
 def test_a_lone_resident_answers_without_any_fork(monkeypatch):
-    import symreach.solvers.portfolio as portfolio
+    import symreach.solvers.workers as workers
 
     def no_fork(*args, **kwargs):
         raise AssertionError("forked")
 
-    monkeypatch.setattr(portfolio, "spawn", no_fork)
+    monkeypatch.setattr(workers, "spawn", no_fork)  # the portfolio imports it on use
     inst = pyramid_instance(3, 5)
     res = AutoEngine(engines=("ic3", "bmc")).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and res.engine == "auto/ic3"
@@ -246,15 +246,16 @@ def test_workers_die_with_a_killed_parent():
     script = ("from tests.sat_helpers import pyramid_instance\n"
               "from symreach.solvers.portfolio import AutoEngine\n"
               "from symreach.solvers.base import Limits\n"
-              "AutoEngine().check(pyramid_instance(10, 11), run=Limits(timeout_s=600))\n")
+              "AutoEngine().check(pyramid_instance(13, 14), run=Limits(timeout_s=600))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         workers: list[int] = []
         # lazy declines the pebbling encoding (capacity binds) at once and stays out;
-        # on a system this small of one node BMC is out of the race and IC3 runs in
-        # the parent (``schedule``); nothing decides pyramid h = 10 within a minute
-        count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc", "ic3")])
+        # on a system this small of one node BMC is out of the race, and after IC3's
+        # trial the BDDs run alone in the parent (``schedule.SOLOS``), then IC3 and
+        # ABC's pdr fork; nothing decides pyramid h = 13 (not deployable) within a minute
+        count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc", "bdd")])
         for _ in range(600):  # generous: up to 60 s for the workers to start
             workers = _children(proc.pid)
             if len(workers) == count:
@@ -304,3 +305,33 @@ def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
     inst = pyramid_instance(2, 4)
     res = AutoEngine(engines=("bmc",), jobs=1).check(inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE and len(calls) == 1
+
+
+def test_solo_plan_by_kind_of_system():
+    from symreach.solvers.schedule import ABC_ENGINE, solo_engines, trial_s
+
+    engines = ["bdd", "ic3", "bmc", ABC_ENGINE]
+    assert solo_engines(20, engines, 1, "paper") == [("ic3", trial_s(20)), ("bdd", 1.5)]
+    assert solo_engines(20, engines, 5, "paper") == [("bmc", trial_s(20)), ("ic3", 1.5)]
+    assert solo_engines(20, engines, 5, "kubernetes") == [("ic3", 1.5)]
+    assert solo_engines(500, engines, 50, "paper") == [(ABC_ENGINE, 4.0)]
+    assert solo_engines(500, engines, 50, "kubernetes") == [("ic3", 4.0)]
+    assert solo_engines(500, engines, 1, "paper") == []  # encoded nets: the race as before
+    assert solo_engines(500, ["ic3", "bdd"], 50, "paper") == []  # without ABC, no plan for it
+
+
+def test_solo_engines_answer_small_pebblings_without_a_race():
+    """On a small one-node system IC3's trial, then the BDDs alone, decide both
+    answers before any race; every witness replays."""
+    checked = 0
+    for k, verdict in ((5, Verdict.NOT_DEPLOYABLE), (6, Verdict.DEPLOYABLE), (7, Verdict.DEPLOYABLE)):
+        inst = pyramid_instance(4, k)
+        res = AutoEngine(engines=("bdd", "ic3", "bmc", "lazy"), tiny_pairs=0).check(inst, run=Limits(timeout_s=120))
+        port = res.stats["portfolio"]
+        assert res.verdict is verdict and port["solos"] == ["ic3", "bdd"], port
+        assert port["answered_by"] in ("ic3", "bdd") and port["slices"] == 0, port
+        if verdict is Verdict.DEPLOYABLE:
+            semantics.replay(inst, res.trace, inst.query)
+        checked += 1
+    assert checked == 3
+    assert not mp.active_children()

@@ -45,6 +45,17 @@ def test_limits_are_a_plain_value_and_the_process_deadline_only_a_bridge():
     assert RunContext.for_process().deadline is None
 
 
+def test_only_the_supervisor_and_the_run_context_read_the_process_deadline():
+    """The process-wide deadline is the supervisor's bridge: every other module asks a RunContext."""
+    import re
+
+    package = Path(__file__).resolve().parent.parent / "symreach"
+    readers = sorted(str(p.relative_to(package.parent)) for p in package.rglob("*.py")
+                     if re.search(r"\b(current_deadline|set_deadline|clear_deadline)\b", p.read_text())
+                     and p.name != "errors.py")
+    assert readers == ["symreach/cli/process.py", "symreach/run.py"], readers
+
+
 @pytest.mark.parametrize("engine", ["explicit", "lazy", "bdd", "bmc", "ic3", "auto"])
 def test_every_engine_answers_unknown_on_a_spent_or_cancelled_run(engine):
     inst = pyramid_instance(4, 6)

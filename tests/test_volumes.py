@@ -65,9 +65,10 @@ def test_network_volume_and_wait_for_first_consumer_bind_anywhere():
                             with_claim("wy", "b"))
     assert allowed(instance, "default/wx") == ["n1", "n2"] == allowed(instance, "default/wy")
     assert "skipped kinds" not in groups
-    # settled as the PV controller would (kso does the same); b binds when its first pod is scheduled
+    # settled as the PV controller would (kso does the same); b binds when its first pod is scheduled,
+    # which is modelled (Instance.bindings), so no warning
     assert "claim default/a is bound to PersistentVolume 'nfs-1'" in groups["volume objects settled"].messages
-    assert [m for m in groups["volumes"].messages if "default/b bind when a pod using them is scheduled" in m]
+    assert [b.claim for b in instance.bindings] == ["default/b"] and "volumes" not in groups
 
 
 def reasons_of(instance, type_name):
@@ -139,13 +140,15 @@ def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_pa
     from symreach.cli import cli
 
     path = tmp_path / "zonal.yaml"
-    path.write_text(dump(node("n1"), node("n2"), ZONAL, claim("data", storage_class="gp3"), with_claim("db", "data"),
-                         deployment("web")))
+    db = with_claim("db", "data")   # two claims binding at the first consumer: their binding is not modelled
+    db["spec"]["template"]["spec"]["volumes"].append({"name": "logs", "persistentVolumeClaim": {"claimName": "logs"}})
+    path.write_text(dump(node("n1"), node("n2"), ZONAL, claim("data", storage_class="gp3"),
+                         claim("logs", storage_class="gp3"), db, deployment("web")))
     run = CliRunner().invoke
     matrix = run(cli, ["matrix", str(path), "-o", "wide"]).stdout.splitlines()  # one column per node
     assert [line.split() for line in matrix if line.startswith("default/")] == [
         ["default/db", ".*", "Y*"], ["default/web", "Y", "Y"]]
-    assert any(line.startswith("* default/db: claim(s) default/data bind when") for line in matrix)
+    assert any(line.startswith("* default/db: claim(s) default/data, default/logs bind when") for line in matrix)
     cells = json.loads(run(cli, ["matrix", str(path), "--format", "json"]).stdout)["cells"]
     assert [bool(c.get("caveats")) for c in cells] == [True, True, False, False]
     text = run(cli, ["check", str(path), "--pod", "default/db", "--node", "n2"]).stdout

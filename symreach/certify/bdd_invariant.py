@@ -127,13 +127,16 @@ def check_certificate(inst: Instance, query: Query, cert: dict) -> tuple[bool, s
     if problem:
         return False, f"vacuous target: {problem}"
     try:
-        _Checker(inst, query, cert).run()
+        InvariantChecker(inst, query, cert).run()
     except CertificateError as exc:
         return False, str(exc)
     return True, "certificate accepted: inductive invariant, contains sigma0, misses the target"
 
 
-class _Checker:
+class InvariantChecker:
+    """The checks of the module docstring; ``certify/gang_bdd.py`` replaces the target and
+    the transitions (``target``, ``induction``) for the gang question."""
+
     def __init__(self, inst: Instance, query: Query, cert: dict) -> None:
         try:
             import dd.cudd as backend
@@ -327,8 +330,15 @@ class _Checker:
                             raise CertificateError("a spread-counted pair is modelled without a counter")
 
     def run(self) -> None:
-        b, inst, inv = self.bdd, self.inst, self.inv
         self._cone_closed()
+        self.check_counters()
+        self.check_initial()
+        if self.inv & self.target() != self.bdd.false:
+            raise CertificateError("the invariant meets the target")
+        self.induction()
+
+    def check_counters(self) -> None:
+        b, inv = self.bdd, self.inv
         for (u, m), (bits, bound) in self.pairs.items():
             if u not in self.cone:
                 raise CertificateError("a modelled pair outside the cone")
@@ -338,7 +348,9 @@ class _Checker:
                     (self.present(u, m) & nonzero) | (~self.present(u, m) & ~nonzero)
                 if inv & ~ok != b.false:
                     raise CertificateError("the invariant breaks present == (count != 0)")
-        # 2. initial state
+
+    def check_initial(self) -> None:
+        b, inst, inv = self.bdd, self.inst, self.inv
         init = b.true
         for (u, m), (bits, bound) in self.pairs.items():
             c = inst.initial.get((u, m), 0)
@@ -350,7 +362,10 @@ class _Checker:
                 raise CertificateError("an initially present cone pair is not modelled")
         if init & ~inv != b.false:
             raise CertificateError("the initial state is not in the invariant")
-        # 4. target
+
+    def target(self):
+        """The query's target as a BDD."""
+        b = self.bdd
         target = b.false
         for alt in self.query.alternatives:
             conj = b.true
@@ -363,9 +378,11 @@ class _Checker:
                 if v >= ct.at_least:
                     reached |= f
             target &= reached
-        if inv & target != b.false:
-            raise CertificateError("the invariant meets the target")
-        # 3. induction
+        return target
+
+    def induction(self) -> None:
+        """Every deploy and delete of every cone type on every node stays in the invariant."""
+        b, inst, inv = self.bdd, self.inst, self.inv
         for t in sorted(self.cone):
             for n in range(len(inst.nodes)):
                 p = (t, n)
@@ -376,11 +393,12 @@ class _Checker:
                             raise CertificateError(f"deploy of unmodelled pair "
                                                    f"{inst.pod_types[t].name}@{inst.nodes[n].name} is possible")
                     else:
-                        self._step(p, g, +1)
+                        self.step(p, g, +1)
                 if p in self.pairs:
-                    self._step(p, inv, -1)
+                    self.step(p, inv, -1)
 
-    def _step(self, p, src, delta: int) -> None:
+    def step(self, p, src, delta: int) -> None:
+        """``src`` (states where the move is enabled) moved by one pod of ``p`` stays in the invariant."""
         b = self.bdd
         bits, bound = self.pairs[p]
         names = [self.vname[("present",) + p]] + [self.vname[("count",) + p + (j,)] for j in range(bits)]

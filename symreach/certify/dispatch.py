@@ -29,6 +29,7 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    gang_bdd,
     gang_states,
     lazy_closure,
     may_fixpoint,
@@ -74,7 +75,10 @@ KINDS: dict[str, Kind] = {
     bdd_invariant.FORMAT: Kind("BDD inductive invariant", _check_bdd),
     clause_invariant.FORMAT: Kind("IC3 clause invariant", clause_invariant.check_certificate),
     gang_states.FORMAT: Kind("gang: reachable set without a gang step", gang_states.check_certificate),
+    gang_bdd.FORMAT: Kind("gang: BDD inductive invariant of the background and the gang step",
+                          gang_bdd.check_certificate),
 }
+GROUP_FORMATS = (gang_states.FORMAT, gang_bdd.FORMAT)  # their target is a group, named in the certificate
 TEXT_FORMATS = (clause_invariant.FORMAT,)  # the others are JSON objects
 
 
@@ -124,7 +128,7 @@ class Certificate:
     @property
     def target(self) -> str:
         """The certified target as ``pod@node`` alternatives, for messages."""
-        if self.format == gang_states.FORMAT:
+        if self.format in GROUP_FORMATS:
             return f"group {self._field('group', '?')}"
         try:
             return target_text(self.named_target())
@@ -144,7 +148,7 @@ class Certificate:
     # ---- the check -----------------------------------------------------------------
     def check(self, instance: Instance, target: Optional[Query] = None) -> tuple[bool, str]:
         """(accepted, message): the refusals of the module docstring, then the checker."""
-        if self.format == gang_states.FORMAT:   # its target is a group, named in the certificate
+        if self.format in GROUP_FORMATS:
             if self.digest is not None and self.digest != instance_digest(instance):
                 return False, "refused: the certificate is for another instance (its digest differs)"
             try:

@@ -24,8 +24,13 @@ deployed up to desiredHealthy + 1 (``semantics.budget_cap``, the count analogue
 again). ``keepReplicas`` adds the final condition: a state covers the target
 only if every controller the checker re-derives from the input also keeps its
 replicas (``semantics.replicas_failure``), and a controller's pair is deployed
-up to its floor (``semantics.replica_cap``). Certificates grow with the state space, so engines write one
-only up to ``MAX_STATES`` states.
+up to its floor (``semantics.replica_cap``). Where a deployment binds a
+WaitForFirstConsumer claim (``Instance.bindings``), ``claims`` names those
+claims and ``bound`` gives each state's binding per claim (an outcome name,
+null while unbound); the checker reads them from the input it loaded, and a
+saturated pair is deployed again when that binds a claim, as the engine does.
+Certificates grow with the state space, so engines write one only up to
+``MAX_STATES`` states.
 """
 
 from __future__ import annotations
@@ -53,11 +58,16 @@ MAX_STATES = 200_000
 
 def make_certificate(inst: Instance, query: Query, states: Iterable[Config]) -> dict:
     states = list(states)
-    used = sorted({p for sigma in states for p, c in enumerate(sigma) if c})
+    width = inst.num_pairs
+    used = sorted({p for sigma in states for p, c in enumerate(sigma[:width]) if c})
     out = with_counts(inst, query, {
         "format": FORMAT, "profile": inst.profile, "query": query_json(inst, query),
         "pairs": [[inst.pod_types[t].name, inst.nodes[n].name] for t, n in map(inst.unpair, used)],
         "states": [[sigma[p] for p in used] for sigma in states]})
+    if inst.bindings:
+        out["claims"] = [claim.claim for claim in inst.bindings]
+        out["bound"] = [[claim.outcomes[k - 1] if k else None for claim, k in zip(inst.bindings, sigma[width:])]
+                        for sigma in states]
     if inst.moves.restricted:
         out["moves"] = {"name": inst.moves.name, "respectPdb": inst.moves.respect_pdb,
                         "protected": sorted(inst.pod_types[t].name for t in inst.moves.protected)}
@@ -125,15 +135,40 @@ def read_states(inst: Instance, cert: dict) -> set[Config]:
     raw = cert.get("states")
     if not isinstance(raw, list):
         raise CertificateError("field 'states' must be a list")
+    bound = _bound_rows(inst, cert, len(raw))
     out: set[Config] = set()
-    for row in raw:
+    for row, binding in zip(raw, bound):
         if not isinstance(row, list) or len(row) != len(pairs) or \
                 not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in row):
             raise CertificateError(f"a state must list {len(pairs)} non-negative counts")
         sigma = [0] * inst.num_pairs
         for p, c in zip(pairs, row):
             sigma[p] = c
-        out.add(tuple(sigma))
+        out.add(tuple(sigma) + binding)
+    return out
+
+
+def _bound_rows(inst: Instance, cert: dict, count: int) -> list[tuple[int, ...]]:
+    """Per state, each claim's binding (``claims``/``bound``: an outcome name or null) as
+    configuration entries; the claims must be the instance's (``Instance.bindings``)."""
+    if not inst.bindings:
+        if cert.get("claims") or cert.get("bound"):
+            raise CertificateError("the certificate binds claims the input has no binding for")
+        return [()] * count
+    names = [claim.claim for claim in inst.bindings]
+    if cert.get("claims") != names:
+        raise CertificateError(f"field 'claims' must list the input's bindable claims {names}")
+    raw = cert.get("bound")
+    if not isinstance(raw, list) or len(raw) != count:
+        raise CertificateError("field 'bound' must give one row per state")
+    out = []
+    for row in raw:
+        if not isinstance(row, list) or len(row) != len(names):
+            raise CertificateError(f"a 'bound' row must list {len(names)} outcomes (null: unbound)")
+        try:
+            out.append(tuple(0 if o is None else claim.outcomes.index(o) + 1 for claim, o in zip(inst.bindings, row)))
+        except ValueError:
+            raise CertificateError(f"unknown binding outcome in {row}") from None
     return out
 
 
@@ -161,12 +196,13 @@ def _check(inst: Instance, cert: dict) -> int:
     for sigma in states:
         if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")
-        for p, c in enumerate(sigma):
+        for p, c in enumerate(sigma[:inst.num_pairs]):
             if c and semantics.delete_failure(inst, sigma, *inst.unpair(p)) is None \
                     and semantics.delete(inst, sigma, *inst.unpair(p)) not in states:
                 raise CertificateError(f"not closed under deleting {_name(inst, p)}")
         for (t, n), cap in caps.items():
-            if sigma[inst.pair(t, n)] >= cap or semantics.deploy_failure(inst, t, n, sigma) is not None:
+            saturated = sigma[inst.pair(t, n)] >= cap and semantics.binding_made(inst, sigma, t, n) is None
+            if saturated or semantics.deploy_failure(inst, t, n, sigma) is not None:
                 continue
             if semantics.deploy(inst, sigma, t, n) not in states:
                 raise CertificateError(f"not closed under deploying {_name(inst, inst.pair(t, n))}")

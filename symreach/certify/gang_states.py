@@ -25,6 +25,7 @@ from typing import Optional
 from symreach import semantics
 from symreach.certify.explicit_states import read_states
 from symreach.certify.names import CertificateError, check_profile, checked
+from symreach.errors import LimitReached
 from symreach.model import GANG, Config, Group, Instance
 
 FORMAT = "symreach-gang-states/1"
@@ -81,7 +82,8 @@ def _met(groups: dict[str, Group], kids: dict[str, list[str]], name: str, have: 
 def step_exists(inst: Instance, root: str, sigma: Config, budget: Optional[list[int]] = None) -> bool:
     """Whether some gang step from sigma places the hierarchy ``root`` (brute force).
 
-    ``budget``: a one-item list of configurations left to visit; CertificateError when spent.
+    ``budget``: a one-item list of configurations left to visit; ``LimitReached`` when spent
+    (a limit of the checker, not a fault of the certificate: exit 3, not "INVALID").
     """
     groups, kids = _hierarchy(inst, root)
     leaves = [g for g in groups.values() if not g.composite]
@@ -114,7 +116,11 @@ def step_exists(inst: Instance, root: str, sigma: Config, budget: Optional[list[
             if budget is not None:
                 budget[0] -= 1
                 if budget[0] < 0:
-                    raise CertificateError("the gang step check ran out of its budget")
+                    raise LimitReached(
+                        "certify stopped at its budget: the plain gang-step search of this certificate "
+                        "(no node symmetry) visited its limit of configurations; the certificate is "
+                        "neither accepted nor refused. On large instances ask the bdd engine for the "
+                        "certificate (symreach-gang-bdd/1), which certify re-checks quickly")
             for t, limit in pending.items():
                 used = sum(config[inst.pair(t, n)] - sigma[inst.pair(t, n)] for n in range(len(inst.nodes)))
                 if used >= limit:
@@ -139,7 +145,15 @@ def background_types(inst: Instance, root: str) -> frozenset[int]:
 
 # ---- the checker -----------------------------------------------------------------------------------
 
-def check_certificate(inst: Instance, cert: dict, budget: int = 5_000_000) -> tuple[bool, str]:
+CHECK_CELLS = 5_000_000   # configurations visited x pairs: what the brute-force gang step may hold
+
+
+def check_certificate(inst: Instance, cert: dict, budget: Optional[int] = None) -> tuple[bool, str]:
+    """``budget``: configurations the gang-step searches may visit in all (default: 5,000,000,
+    fewer on a large instance, so that their configurations fit in memory: a 64-replica gang
+    on 500 nodes grew past 5 GB before this bound and ended only when killed)."""
+    if budget is None:
+        budget = min(5_000_000, CHECK_CELLS // max(1, inst.num_pairs))
     return checked(lambda: _check(inst, cert, budget), lambda count: (
         f"certificate accepted: {count} configurations contain sigma0, are closed under every "
         "deletion and background deployment, and no gang step places the group from any of them"))

@@ -34,6 +34,7 @@ from symreach.certify import (
     clause_invariant,
     counter_invariant,
     explicit_states,
+    gang_bdd,
     gang_states,
     lazy_closure,
     may_fixpoint,
@@ -580,4 +581,5 @@ LEMMAS: dict[str, Callable[[Instance, Certificate], tuple[list[str], str]]] = {
     lazy_closure.FORMAT: invariant_lemmas(_closure_function),
     gang_states.FORMAT: lambda inst, cert: (gang_lemmas(inst, cert.content),
                                             "the scheduler's cycle in the reachable configurations"),
+    gang_bdd.FORMAT: lambda inst, cert: (gang_bdd.lemmas(inst, cert.content), "what the BDD invariant proves"),
 }

@@ -20,7 +20,8 @@ from symreach.cli import group_check
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (format_options, limit_options, load_inputs_from_options, pod_hints,
                                   query_from_options, target_options)
-from symreach.cli.timing import command_clock, times_text
+from symreach.cli.timing import command_clock
+from symreach.report.verdict import times_text
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 
 
@@ -32,7 +33,7 @@ from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
 @click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
               help="Refuse an input file larger than this (MiB).")
-@format_options(("text", "json", "yaml"))
+@format_options()
 @limit_options
 def certify_command(file: str, cert: Path, pod, node, node_selector, with_items, quiet: bool, explain: bool,
                     max_input_mb: int, fmt: str) -> None:
@@ -64,15 +65,22 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
         ok, message = certificate.check(instance, target)
     clock = command_clock()
     clock.split()
-    if fmt in ("json", "yaml") and not quiet:
+    if fmt == "csv" and not quiet:
+        from symreach.cli.export import one_row_csv
+
+        click.echo(one_row_csv({"valid": ok, "kind": certificate.kind, "format": certificate.format,
+                                "target": str(certificate.target), "message": message,
+                                "time_s": clock.times()["total_s"]}))
+    elif fmt in ("json", "yaml") and not quiet:
         from symreach.report.schema import render_document
 
         click.echo(render_document("certify", {"valid": ok, "kind": certificate.kind, "format": certificate.format,
                                                "target": str(certificate.target), "message": message,
                                                "times": clock.times()}, fmt))
     elif not quiet:
-        click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}")
-        click.echo(f"  time: {times_text(clock.times())}")
+        # one line (a refusal is one line): the time split closes it
+        click.echo(("VALID: " if ok else "INVALID: ") + f"{certificate.kind} for {certificate.target}: {message}"
+                   f"; time: {times_text(clock.times())}")
         if ok and explain and group_check.is_group_certificate(certificate):
             click.echo(group_check.explain_certified_group(instance, certificate))
         elif ok and explain:

@@ -73,7 +73,6 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     INPUT: files, directories (every YAML/JSON file, recursively) or - for
     standard input; one symreach instance, or Kubernetes manifests and dumps.
     """
-    from symreach.errors import time_remaining
     from symreach.report.progress import Recorder, make_progress
     from symreach.run import RunContext
     from symreach.solvers.registry import make_engine
@@ -145,7 +144,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     elif aiger_witness_out is not None:
         click.echo(f"symreach: note: no AIGER witness ({result.verdict.value}); {aiger_witness_out} "
                    "not written", err=True)
-    why_text = not_deployable_evidence(instance, query, result, cert_out, why, time_remaining())
+    why_text = not_deployable_evidence(instance, query, result, cert_out, why, RunContext.for_process().remaining())
     if cert_out is not None and result.certificate is not None:
         outputs.append((cert_out, lambda: certificate_text(result)))
     elif cert_out is not None and result.verdict is not Verdict.NOT_DEPLOYABLE:
@@ -157,12 +156,18 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
 
 
 def trace_pod_names(result: Result, instance, context) -> list[str]:
-    """The pods the witness creates and deletes, named as ``--trace-out`` names them."""
+    """The pods the witness creates and deletes, named as ``--trace-out`` names them, each
+    followed by the claim its deployment binds (``semantics.binding_notes``)."""
     if not result.trace:
         return []
     from symreach.export.traces import step_names
 
-    return step_names(result.trace, instance, context.get("initial_pod_names"))
+    names = step_names(result.trace, instance, context.get("initial_pod_names"))
+    if instance.bindings and len(names) == len(result.trace):
+        from symreach.semantics import binding_notes
+
+        names = [f"{name}; {note}" if note else name for name, note in zip(names, binding_notes(instance, result.trace))]
+    return names
 
 
 _TRACE_SUFFIXES = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sh": "kubectl", ".txt": "text"}
@@ -172,7 +177,7 @@ def _limited(engine: str, reason: str, recorder, clock: Clock) -> Result:
     """The unknown verdict of a run a limit stopped: what the engines last reported, the time spent."""
     stats = recorder.last_stats(engine)
     return Result(Verdict.UNKNOWN, engine, reason=reason,
-                  time_s=time.perf_counter() - clock.start, stats=stats)
+                  time_s=time.monotonic() - clock.start, stats=stats)
 
 
 def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[list] = None,

@@ -13,7 +13,8 @@ from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (check_engine, current_namespace, engine_option, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, load_inputs_from_options,
                                   memory_option, pod_hints, timeout_option, warnings_json)
-from symreach.cli.timing import command_clock, minimise_seconds, times_text
+from symreach.cli.timing import command_clock, minimise_seconds
+from symreach.report.verdict import times_text
 from symreach.errors import InputError
 
 

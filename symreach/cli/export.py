@@ -49,7 +49,7 @@ from symreach.run import RunContext
 @list_targets_option
 @timeout_option(help="Seconds before giving up.")
 @memory_option
-@format_options(("text", "json", "yaml"))
+@format_options()
 def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_items, aiger_out, dimacs_out,
                    depth, kubectl_out, kube_context, engine, timeout, memory, fmt) -> None:
     """Export the compiled transition system for external model checkers, or a witness as a kubectl script."""
@@ -107,8 +107,11 @@ def export_command(inputs, strict, max_input_mb, pod, node, node_selector, with_
 
 def _report(fmt: str, path: str, kind: str, target: str, sizes: dict, text: str) -> None:
     """What was written: the text line, or the JSON contract's ``export`` document."""
-    if fmt == "text":
+    if fmt in ("text", "wide"):
         click.echo(text)
+        return
+    if fmt == "csv":
+        click.echo(one_row_csv({"wrote": path, "format": kind, "target": target, **sizes}))
         return
     from symreach.report.schema import render_document
 
@@ -151,8 +154,14 @@ def export_script(loaded, query, engine: str, out: Path, context: str, fmt: str)
         sys.exit(result.verdict.exit_code)
     planned = plan_trace(result.trace, instance, initial_pod_names=loaded.context.get("initial_pod_names"))
     workloads = getattr(loaded.report, "workloads", None) or {}
-    evict = instance.moves.restricted
-    write_or_fail(out, kubectl_script(planned, instance, "affinity", context, evict, controllers_of(workloads)))
+    evict = instance.moves.respect_pdb   # the Eviction API checks budgets: only when the witness did
+    actions = None
+    if instance.moves.restricted and instance.replica_targets:   # the witness in operator terms (issue 29)
+        from symreach.report.operator_steps import operator_steps
+
+        actions = [s.to_json() for s in operator_steps(instance, result.trace, [p.qualified for p in planned])]
+    write_or_fail(out, kubectl_script(planned, instance, "affinity", context, evict, controllers_of(workloads),
+                                      actions))
     out.chmod(out.stat().st_mode | 0o111)
     sizes = {"steps": len(planned), "evictions": sum(p.step.op != "deploy" for p in planned) if evict else 0,
              "context": context}
@@ -160,3 +169,15 @@ def export_script(loaded, query, engine: str, out: Path, context: str, fmt: str)
             f"wrote {out}: {len(planned)} steps for context {context} "
             f"({'evictions' if evict else 'deletions'} as the {'operator' if evict else 'paper'} moves say; "
             f"run it with --dry-run=server first)")
+
+
+def one_row_csv(row: dict) -> str:
+    """``-o csv`` of a command with one answer: a header and one row."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(row), lineterminator="\n")
+    writer.writeheader()
+    writer.writerow(row)
+    return out.getvalue().rstrip("\n")

@@ -1,8 +1,9 @@
 """``symreach check FILE --group NS/NAME``: the gang question (issue 28).
 
-Only the explicit engine answers group targets so far; ``auto`` uses it, any
-other engine is refused with exit 2 (the symbolic engines answer it once the
-engine contract carries group targets).
+``explicit``, ``bdd``, ``bmc`` and ``ic3`` answer group targets
+(``solvers/gang_explicit.py``, ``solvers/gang_symbolic.py``); ``auto`` races
+explicit against bdd (``solvers/gang_race.py``); ``lazy`` declines with one
+line, and any other engine is refused with exit 2.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import click
 from symreach.cli.moves_options import refuse_if_requested
 
 from symreach.cli.output import PendingOutput, emit_verdict
-from symreach.cli.timing import command_clock, minimise_seconds, times_text
+from symreach.cli.timing import command_clock, minimise_seconds
+from symreach.report.verdict import times_text
 from symreach.errors import InputError
+from symreach.run import RunContext
 
-GROUP_ENGINES = ("explicit", "auto")
+GROUP_ENGINES = ("explicit", "bdd", "bmc", "ic3", "auto")
 _META = "symreach.group"
 
 
@@ -28,7 +31,7 @@ def group_option(func):
         ctx.meta[_META] = value
 
     return click.option("--group", metavar="NS/NAME", expose_value=False, callback=keep,
-                        help="Target: can this PodGroup (gang) ever run? (--engine explicit or auto)")(func)
+                        help="Target: can this PodGroup (gang) ever run? (--engine explicit, bdd, bmc, ic3 or auto)")(func)
 
 
 def _wants_json(params: dict) -> bool:
@@ -52,7 +55,7 @@ def answer_if_asked(loaded) -> None:
     if group is not None or (pod is None and instance.query is None and instance.group_target):
         refuse_if_requested("group targets")
         run(loaded, group, params.get("engine", "auto"), params.get("max_states"), _wants_json(params),
-            params.get("trace_out"), params.get("cert_out"), bool(params.get("why")))
+            params.get("trace_out"), params.get("cert_out"), bool(params.get("why")), params.get("max_depth"))
 
 
 def group_name(instance, name: Optional[str]) -> str:
@@ -72,18 +75,39 @@ def group_name(instance, name: Optional[str]) -> str:
     raise InputError(f"unknown group '{name}' (known: {shown})", instance.source, field_path="--group")
 
 
+def group_answer(instance, group: str, engine: str, timeout_s: Optional[float], max_states: Optional[int],
+                 max_depth: Optional[int] = None):
+    """The gang answer of ``engine``; a one-line usage error for an engine that does not answer."""
+    from symreach.solvers import gang_symbolic
+
+    if engine in gang_symbolic.DECLINED:
+        raise click.UsageError(gang_symbolic.DECLINED[engine])
+    if engine not in GROUP_ENGINES:
+        raise click.UsageError(f"engine {engine} does not answer group targets; "
+                               f"use --engine {', '.join(GROUP_ENGINES)}")
+    if engine == "explicit":
+        from symreach.solvers.gang_explicit import answer
+
+        return answer(instance, group, timeout_s, max_states)
+    if engine == "auto":
+        from symreach.solvers.gang_race import race
+
+        return race(instance, group, timeout_s, max_states)
+    return gang_symbolic.answer(instance, group, engine, timeout_s, max_depth)
+
+
 def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
-        as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False) -> None:
-    from symreach.errors import time_remaining
+        as_json: bool, trace_out: Optional[Path], cert_out: Optional[Path], why: bool = False,
+        max_depth: Optional[int] = None) -> None:
     from symreach.report.gang import explain_group_text, gang_json, gang_text
     from symreach.cli.options import with_warnings
-    from symreach.solvers.gang_explicit import answer
 
-    if engine not in GROUP_ENGINES:
-        raise click.UsageError(f"engine {engine} does not answer group targets yet; use --engine explicit")
     instance = loaded.instance
+    if instance.bindings:   # the gang step and its certificate do not carry claim bindings yet
+        raise click.UsageError("group targets with WaitForFirstConsumer claims that a deployment binds "
+                               "are not answered yet (ask about single pods: check --pod)")
     group = group_name(instance, name)
-    result = answer(instance, group, time_remaining(), max_states)
+    result = group_answer(instance, group, engine, RunContext.for_process().remaining(), max_states, max_depth)
     clock = command_clock()
     clock.split(minimise_seconds(result.result.stats))
     target = f"group {result.root}"
@@ -123,12 +147,11 @@ def explain_if_asked(loaded) -> None:
     as_json = _wants_json(ctx.params)
     if name is None:
         return
-    from symreach.errors import time_remaining
     from symreach.report.gang import explain_group_text, gang_json
     from symreach.solvers.gang_explicit import answer
 
     instance = loaded.instance
-    result = answer(instance, group_name(instance, name), time_remaining())
+    result = answer(instance, group_name(instance, name), RunContext.for_process().remaining())
     clock = command_clock()
     clock.split(minimise_seconds(result.result.stats))
     if as_json:
@@ -164,6 +187,6 @@ def explain_certified_group(instance, certificate) -> str:
 
 def is_group_certificate(certificate) -> bool:
     """Whether a parsed certificate answers a gang question (``certify`` then needs no target)."""
-    from symreach.certify.gang_states import FORMAT
+    from symreach.certify.dispatch import GROUP_FORMATS
 
-    return certificate.format == FORMAT
+    return certificate.format in GROUP_FORMATS

@@ -18,8 +18,9 @@ from typing import NoReturn, Optional, Sequence
 
 # Every kind the Kubernetes front end reads (symreach.frontends.kubernetes.USED_KINDS), as kubectl names them.
 KINDS = ("nodes", "namespaces", "pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs",
-         "cronjobs", "replicationcontrollers", "persistentvolumes", "persistentvolumeclaims", "storageclasses")
-COMMANDS = ("check", "explain", "matrix", "where")
+         "cronjobs", "replicationcontrollers", "persistentvolumes", "persistentvolumeclaims", "storageclasses",
+         "poddisruptionbudgets")
+COMMANDS = ("check", "explain", "matrix", "where", "export")
 USAGE = f"""Usage: kubectl symreach COMMAND [OPTIONS]
 
   Ask symreach about the live cluster: COMMAND is one of {', '.join(COMMANDS)}
@@ -34,6 +35,7 @@ Examples:
   kubectl symreach where --pod deploy/web -n shop
   kubectl symreach check --pod sts/db -n data --node-selector pool=general
   kubectl symreach matrix --context prod --nodes pool=gpu
+  kubectl symreach export --context prod --pod deploy/web --node n1 --moves operator --kubectl witness.sh
 """
 
 
@@ -113,6 +115,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         sys.argv = ["kubectl symreach", command, "--help"]
         symreach_main()
     kubectl_options, rest, namespace = split_kubectl_options(options)
+    if command == "export" and "--context" in kubectl_options:   # the script guards the context read from
+        rest += ["--context", kubectl_options[kubectl_options.index("--context") + 1]]
     if namespace:
         print(f"kubectl-symreach: note: reading namespace {namespace} only; pods of other namespaces use "
               "node capacity too and are not in the input (-A reads every namespace)", file=sys.stderr)

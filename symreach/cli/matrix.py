@@ -13,7 +13,8 @@ from symreach.cli.executor_options import executor_from_options, executor_option
 from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
                                   list_targets_option, load_inputs_from_options, memory_option, timeout_option,
                                   warnings_json)
-from symreach.cli.timing import command_clock, times_text
+from symreach.cli.timing import command_clock
+from symreach.report.verdict import times_text
 
 
 def computation_options(func):

@@ -83,7 +83,6 @@ def explain_block(instance: Instance, query: Query, result, max_states: Optional
     is said) and its witness replayed under the rules."""
     from dataclasses import replace
 
-    from symreach.errors import time_remaining
     from symreach.model import MoveRules
     from symreach.report.moves import blocking_note
     from symreach.result import Verdict
@@ -96,7 +95,7 @@ def explain_block(instance: Instance, query: Query, result, max_states: Optional
         result.stats["paper_verdict"] = "not-deployable"
         return
     paper = replace(instance, moves=MoveRules())
-    left = time_remaining()
+    left = RunContext.for_process().remaining()
     run = RunContext.within(PAPER_SECONDS if left is None else min(PAPER_SECONDS, left), max_states=min(max_states or PAPER_STATES, PAPER_STATES))
     answer = make_engine("explicit").check(paper, query, run)
     if answer.verdict is Verdict.DEPLOYABLE:
@@ -121,13 +120,14 @@ def operator_terms(instance: Instance, result, names) -> str:
 
 def operator_matrix(m, inst: Instance, cell_timeout: float) -> dict:
     """``matrix --moves both``: the operator verdict of every cell (``solvers/operator_cells``)."""
-    from symreach.errors import time_remaining
     from symreach.loader import moves
     from symreach.solvers.operator_cells import operator_cells
 
     rules_inst = moves.with_moves(inst, moves.rules_for(inst, "operator"))
     pairs = [(t, n) for _, per_node in m.row_subjects() for n, t in enumerate(per_node) if t is not None]
-    left = time_remaining()
+    from symreach.run import RunContext
+
+    left = RunContext.for_process().remaining()
     return operator_cells(rules_inst, m.cells, pairs, cell_timeout if left is None else min(cell_timeout, left))
 
 
@@ -149,7 +149,6 @@ def operator_outcome(instance: Instance, t: int, n: int, paper: dict, context: d
     """``explain --moves both``: the same question under operator moves, as ``paper``'s keys
     plus ``forbidden`` (the paper's moves reach it, the operator rules do not) and the
     witness in operator terms."""
-    from symreach.errors import time_remaining
     from symreach.export.traces import step_names
     from symreach.loader import moves
     from symreach.model import Query
@@ -160,7 +159,7 @@ def operator_outcome(instance: Instance, t: int, n: int, paper: dict, context: d
 
     rules_inst = moves.with_moves(instance, moves.rules_for(instance, "operator"))
     query = Query((frozenset({(t, n)}),), paper["target"])
-    result = make_engine("auto").check(rules_inst, query, RunContext.within(time_remaining()))
+    result = make_engine("auto").check(rules_inst, query, RunContext.for_process())
     names = step_names(result.trace, rules_inst, context.get("initial_pod_names")) if result.trace else []
     out = {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
            "reason": result.reason, "narration": narrate(rules_inst, result.trace, names),

@@ -10,7 +10,6 @@ nothing is an input error with the closest names (did-you-mean) and, with
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -125,6 +124,8 @@ def _short(kind: str) -> str:
 
 def suggestion(name: str, known: Iterable[str]) -> str:
     """``; did you mean 'x'?`` for the closest known names, or nothing."""
+    import difflib  # imported on use: only a misspelt name needs it (start-up)
+
     close = difflib.get_close_matches(name, sorted(set(known)), n=3, cutoff=0.6)
     if not close:
         return ""

@@ -1,6 +1,8 @@
-"""The run's time split into load / decide / minimise, in every command that decides.
+"""The run's time split into start / load / decide / minimise, in every command that decides.
 
-One ``Clock`` per command invocation, kept in the click context: the input
+One ``Clock`` per command invocation, kept in the click context: ``start_s``
+is the process's start-up before the command (the supervisor's start time),
+the input
 loader laps ``load_s`` (``options.load_inputs_from_options``), the command
 laps ``decide_s`` when its answer is in, and a witness's minimisation (the
 engines' ``stats["minimise_s"]``) is taken out of the decide phase. Every
@@ -15,19 +17,21 @@ from typing import Optional
 import click
 
 _META = "symreach.clock"
-PHASES = ("load_s", "decide_s", "minimise_s")
+PHASES = ("start_s", "load_s", "decide_s", "minimise_s")
 
 
 class Clock:
     """Wall time of a run's phases (``times`` in the output)."""
 
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-        self.mark = self.start
-        self.laps: dict[str, float] = {}
+    def __init__(self, start: Optional[float] = None) -> None:
+        """``start``: when the run began (the process's start-up counts in ``total_s`` only);
+        the phases are counted from now, the command's start."""
+        self.mark = time.monotonic()
+        self.start = self.mark if start is None else min(start, self.mark)
+        self.laps: dict[str, float] = {"start_s": self.mark - self.start}
 
     def lap(self, name: str) -> None:
-        now = time.perf_counter()
+        now = time.monotonic()
         self.laps[name] = self.laps.get(name, 0.0) + now - self.mark
         self.mark = now
 
@@ -38,9 +42,10 @@ class Clock:
         self.laps["minimise_s"] = minimise_s
 
     def times(self) -> dict[str, float]:
-        """``load_s``, ``decide_s``, ``minimise_s`` and ``total_s``; the phase running now
+        """``start_s`` (the process's start-up before the command), ``load_s``, ``decide_s``,
+        ``minimise_s`` and ``total_s``; the phase running now
         (a limit stopped the run in it) counts up to now, a phase not reached is 0."""
-        now = time.perf_counter()
+        now = time.monotonic()
         out: dict[str, float] = {}
         running = True
         for k in PHASES:
@@ -61,17 +66,25 @@ def command_clock() -> Clock:
     root = ctx.find_root()
     clock = root.meta.get(_META)
     if clock is None:
-        clock = root.meta[_META] = Clock()
+        clock = root.meta[_META] = Clock(run_start())
     return clock
+
+
+def run_start() -> Optional[float]:
+    """When the supervisor started this run (``time.monotonic``), so ``total_s`` is the time the
+    user waited, start-up included; None in-process."""
+    import os
+
+    from symreach.cli import process
+
+    start = os.environ.get(process.START_ENV) if process.supervised() else None
+    try:
+        return float(start) if start else None
+    except ValueError:
+        return None
 
 
 def minimise_seconds(stats: Optional[dict]) -> float:
     """What the engines report minimising took (``stats["minimise_s"]``), else 0."""
     value = (stats or {}).get("minimise_s", 0.0)
     return float(value) if isinstance(value, (int, float)) else 0.0
-
-
-def times_text(times: dict[str, float]) -> str:
-    """``1.234 s (load 0.100, decide 1.134, minimise 0.000)``: the text outputs' time."""
-    parts = ", ".join(f"{k[:-2]} {v:.3f}" for k, v in times.items() if k != "total_s")
-    return f"{times.get('total_s', 0.0):.3f} s ({parts})"

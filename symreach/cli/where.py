@@ -15,7 +15,8 @@ from symreach.cli.options import (current_namespace, format_options, input_optio
                                   list_targets_option, load_inputs_from_options, memory_option, pod_hints,
                                   timeout_option, warnings_json)
 from symreach.cli.output import emit_verdict
-from symreach.cli.timing import command_clock, times_text
+from symreach.cli.timing import command_clock
+from symreach.report.verdict import times_text
 
 
 @click.command("where", cls=ErrorReportingCommand)
@@ -31,14 +32,15 @@ from symreach.cli.timing import command_clock, times_text
 def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout, memory) -> None:
     """Which node pools and nodes can ever host the pod (exit 0: some can, 1: none, 3: unknown left)."""
     from symreach.cli.names import resolve_pod
-    from symreach.model import daemonset_groups
-    from symreach.report.explain import explain_subject, subjects
-    from symreach.report.matrix_view import NOT_DEPLOYABLE, UNKNOWN, Row, where_data, where_text
-    from symreach.run import RunContext
-    from symreach.solvers.cells import solve_type
 
     process.begin(timeout, memory)
     loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    from symreach.model import daemonset_groups   # imported after loading: the decide phase's own cost
+    from symreach.report.explain import explain_subject, subjects
+    from symreach.report.matrix_view import UNKNOWN, Row, where_data
+    from symreach.run import RunContext
+    from symreach.solvers.cells import solve_type
+
     list_targets_if_asked(loaded, fmt)
     if pod is None:
         raise click.UsageError("give --pod (or --list-targets)")

@@ -311,7 +311,14 @@ class CnfLowering:
 
     # ---- the BMC step: deletions, then one deployment ----------------------------------
     def deletions(self, s: Step, m: Step) -> None:
-        """``m`` is ``s`` after any set of deletions."""
+        """``m`` is ``s`` after any set of deletions (none where the system's
+        ``deletion_guard`` is false at ``s``)."""
+        guard = self.system.deletion_guard
+        if guard != Circuit.TRUE:
+            g = self.lit(guard, s)
+            for v in self.system.state_vars:
+                self.clause([g, -self.var(v, m), self.var(v, s)])
+                self.clause([g, self.var(v, m), -self.var(v, s)])
         for pv in self.system.pairs.values():
             if not pv.counted:
                 self.clause([-self.var(pv.present, m), self.var(pv.present, s)])

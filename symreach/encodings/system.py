@@ -123,6 +123,10 @@ class TransitionSystem:
     extras: dict[Pair, int] = field(default_factory=dict)
     cone: tuple[int, ...] = ()  # type indices kept by the affinity cone of influence
     stats: dict[str, Any] = field(default_factory=dict)
+    # Where deletions are allowed (a circuit over the state; TRUE: always, as SPEC 2 says).
+    # The gang system (``gang_system.py``) forbids them once the gang step began; the macro
+    # steps of IC3 and BMC (``cnf.deletions``, ``ic3_lift``) read it.
+    deletion_guard: int = Circuit.TRUE
 
     # ---- decoding ---------------------------------------------------------
     def var_name(self, v: int):

@@ -10,7 +10,7 @@ What makes it safe to run (issue 29, item 2):
   ``DRY_RUN=server``) sends every change as a server-side dry run: the API
   server admits and validates each step, nothing is persisted, and the
   waits for scheduling are skipped.
-- **Evictions.** Under operator moves a deletion is an eviction through the
+- **Evictions.** When budgets are respected a deletion is an eviction through the
   Eviction API (``kubectl create --raw .../pods/NAME/eviction -f -`` with a
   ``policy/v1`` Eviction body), which the API server refuses while a
   PodDisruptionBudget would break, exactly the guard the witness was checked
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from typing import Sequence
+from typing import Optional, Sequence
 
 from symreach.export.traces import SCRIPT_MARKER as MARKER
 from symreach.export.traces import PlannedStep, dump_manifest, header_lines, step_comment
@@ -83,6 +83,28 @@ evict() {{  # NS NAME: the Eviction API, refused while a PodDisruptionBudget wou
   if [ -z "$DRY_RUN" ]; then "${{K[@]}}" -n "$1" wait --for=delete "pod/$2" --timeout=300s; fi
 }}
 
+scale_to() {{  # NS KIND/NAME FROM TO: the controller's count, as the witness changes it
+  "${{K[@]}}" -n "$1" scale "$2" --current-replicas="$3" --replicas="$4" ${{DRY_RUN:+--dry-run=server}}
+}}
+
+count_on() {{  # NS SELECTOR NODE: how many pods with these labels run on NODE
+  "${{K[@]}}" -n "$1" get pods -l "$2" --field-selector "spec.nodeName=$3" -o name | grep -c . || true
+}}
+
+newest_on() {{  # NS SELECTOR NODE BEFORE: wait for the controller's new pod on NODE; print its name
+  if [ -n "$DRY_RUN" ]; then echo "pod/dry-run"; return; fi
+  for _ in $(seq 60); do
+    if [ "$(count_on "$1" "$2" "$3")" -gt "$4" ]; then
+      "${{K[@]}}" -n "$1" get pods -l "$2" --field-selector "spec.nodeName=$3" \
+        --sort-by=.metadata.creationTimestamp -o name | tail -n 1
+      return
+    fi
+    sleep 2
+  done
+  echo "symreach: the controller's new pod did not land on $3 (the scheduler chose); the witness does not hold from here" >&2
+  exit 1
+}}
+
 scale_down() {{  # NS KIND/NAME: one replica fewer, so the controller does not replace the evicted pod
   local n
   n="$("${{K[@]}}" -n "$1" get "$2" -o jsonpath='{{.spec.replicas}}')"
@@ -107,8 +129,20 @@ def controllers_of(workloads: Mapping[str, str]) -> dict[str, str]:
 
 
 def kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str, context: str,
-                   evict: bool, controllers: Mapping[str, str]) -> str:
-    """The script (see the module docstring); ``evict``: deletions go through the Eviction API."""
+                   evict: bool, controllers: Mapping[str, str],
+                   actions: Optional[Sequence[Mapping]] = None) -> str:
+    """The script (see the module docstring); ``evict``: deletions go through the Eviction API.
+
+    ``actions``: the witness in operator terms, one per step (``report.operator_steps``'s JSON:
+    ``action`` evict | delete | replace | scale | create, ``controller`` "Kind ns/name",
+    ``replicas`` {from, to}, ``replaces``). A ``scale`` is ``kubectl scale`` (up: the controller
+    creates the pod and the script checks it landed on the step's node; down: the pod gets the
+    lowest pod-deletion-cost first), a ``replace`` waits for the controller's new pod on the
+    node, an eviction the witness later replaces is not followed by a scale-down."""
+    if actions is not None and len(actions) != len(planned):
+        raise ValueError(f"{len(actions)} operator actions for {len(planned)} steps")
+    by_step = {p.index: dict(a) for p, a in zip(planned, actions or ())}
+    replaced = {a.get("replaces") for a in by_step.values() if a.get("action") == "replace"}
     notes = []
     statefulsets = sorted({controllers[p.step.pod] for p in planned if p.step.op != DEPLOY and p.from_initial
                            and controllers.get(p.step.pod, "").startswith("statefulset/")})
@@ -127,7 +161,10 @@ def kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str,
     for p in planned:
         ns = shlex.quote(p.namespace)
         out.append(f"# {step_comment(p)}")
-        if p.step.op == DEPLOY:
+        action = by_step.get(p.index, {})
+        if action.get("action") in ("scale", "replace"):
+            out += _controller_step(p, ns, action, created)
+        elif p.step.op == DEPLOY:
             var = f"POD_{p.index}"
             created[str(p.pod_name)] = var
             out.append(f'uid="$(owner {ns})"')
@@ -140,9 +177,32 @@ def kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str,
                 out.append(f'if [ -z "$DRY_RUN" ]; then "${{K[@]}}" -n {ns} wait --for=condition=PodScheduled '
                            f'--timeout=120s "${var}"; fi')
         else:
-            out += _removal(p, ns, created, evict, controllers)
+            keep = p.qualified in replaced   # the controller's replacement is a later step
+            out += _removal(p, ns, created, evict, {} if keep or action.get("action") == "create" else controllers)
         out.append("")
     return "\n".join(out)
+
+
+def _controller_step(p: PlannedStep, ns: str, action: Mapping, created: dict[str, str]) -> list[str]:
+    """A step the controller carries out: its count scaled up or down, or its replacement of an evicted pod."""
+    kind, _, qualified = str(action.get("controller", "")).partition(" ")
+    ref = shlex.quote(f"{kind.lower()}/{qualified.split('/', 1)[-1]}")
+    labels = shlex.quote(",".join(f"{k}={v}" for k, v in sorted(p.labels.items())))
+    node = shlex.quote(p.step.node)
+    replicas = action.get("replicas") or {}
+    var = f"POD_{p.index}"
+    if p.step.op == DEPLOY:
+        created[str(p.pod_name)] = var
+        lines = [f"before=\"$(count_on {ns} {labels} {node})\""]
+        if action.get("action") == "scale":
+            lines.append(f"scale_to {ns} {ref} {int(replicas['from'])} {int(replicas['to'])}")
+        lines.append(f'{var}="$(newest_on {ns} {labels} {node} "$before")"')
+        return lines
+    name = f'"${{{created[str(p.pod_name)]}#pod/}}"' if str(p.pod_name) in created else shlex.quote(str(p.pod_name))
+    return [f'"${{K[@]}}" -n {ns} annotate pod/{name} controller.kubernetes.io/pod-deletion-cost=-2147483647 '
+            '--overwrite ${DRY_RUN:+--dry-run=server}',
+            f"scale_to {ns} {ref} {int(replicas['from'])} {int(replicas['to'])}",
+            f'if [ -z "$DRY_RUN" ]; then "${{K[@]}}" -n {ns} wait --for=delete pod/{name} --timeout=300s; fi']
 
 
 def _owned(p: PlannedStep) -> dict:

@@ -14,18 +14,21 @@ decide from the volume objects alone, in the scheduler's words:
   ReadWriteOncePod claims (VolumeRestrictions) and the CSI volumes per driver
   that count against a node's attach limit (NodeVolumeLimits).
 
-Static per-node verdicts are exact for the state as given; ``caveats`` say
-where a later step could change them (a WaitForFirstConsumer claim becomes
-bound to one volume once a pod using it is scheduled).
+Static per-node verdicts are exact for the state as given. A WaitForFirstConsumer
+claim becomes bound once a pod using it is scheduled: ``claim_binding`` gives the
+outcome per node and the verdicts after it (v1 ``binds``); ``caveats`` say where
+that is not modelled.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Optional
 
 from symreach import reasons
 from symreach.frontends.k8s_volumes import (
+    BIND_COMPLETED,
     NO_PROVISIONER,
     SELECTED_NODE,
     VolumeIndex,
@@ -72,6 +75,7 @@ class PodVolumes:
     attach_own: dict[str, int] = field(default_factory=dict)    # CSI driver -> the pod's own ephemeral volumes
     disks: list[dict] = field(default_factory=list)             # v1 ``disks`` entries (in-tree, inline)
     caveats: list[str] = field(default_factory=list)
+    binds: Optional[dict] = None                                # v1 ``binds`` (``claim_binding``)
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,10 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
         if len(shared) < len(names):
             out.attach_own[driver] = len(names) - len(shared)
     if out.prefilter is not None:
+        # such a pod never runs, so it binds nothing; its claims' binding is left unmodelled
+        # for every pod rather than have users that do not bind them (loader.resolve.claim_bindings)
+        index.unmodelled_claims.update((namespace, c.name) for c in claims if c.data is not None
+                                       and not c.ephemeral and not bound(c.data) and index.delayed(c.data))
         return out
     bound_claims = [c.data for c in claims if c.data is not None and bound(c.data)]
     delayed = [c for c in claims if c.data is not None and not bound(c.data)]
@@ -142,10 +150,126 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
         elif not _zone_ok(topologies, labels):
             out.filters[node["name"]] = (VOLUME_ZONE, (ZONE_CONFLICT,))
     if delayed:
-        out.caveats.append("claim(s) " + ", ".join(f"{namespace}/{c.name}" for c in delayed)
-                           + " bind when a pod using them is scheduled; later pods then follow the volume chosen "
-                           "(not modelled: each pod is checked as if the claim were still unbound)")
+        out.binds = claim_binding(index, spec, namespace, pod_name, nodes, delayed, out)
+        if out.binds is None:
+            index.unmodelled_claims.update((namespace, c.name) for c in delayed)
+            out.caveats.append(unbound_caveat(namespace, [c.name for c in delayed]))
     return out
+
+
+def unbound_caveat(namespace: str, claims: list[str]) -> str:
+    return ("claim(s) " + ", ".join(f"{namespace}/{c}" for c in claims)
+            + " bind when a pod using them is scheduled; later pods then follow the volume chosen "
+            "(not modelled: each pod is checked as if the claim were still unbound)")
+
+
+def claim_binding(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str], nodes: list[dict],
+                  delayed: list[_Claim], out: PodVolumes) -> Optional[dict]:
+    """The v1 ``binds`` of a pod whose one unbound claim waits for its first consumer: what
+    VolumeBinding's PreBind binds it to on each node the pod fits (``_binding_outcome``), and the
+    pod's volume verdicts once the claim is bound so (the plugins run again on the bound state).
+
+    None where that would not be exact: several such claims in the pod (the binder matches them
+    together), a generic ephemeral one, a PV another unbound claim of its class could take
+    (the first binding would change the other's choice), or a binding that changes what the
+    pod counts against a CSI attach limit.
+    """
+    if len(delayed) != 1 or delayed[0].ephemeral:
+        return None
+    c = delayed[0]
+    on = {node["name"]: _binding_outcome(index, c, node) for node in nodes
+          if not _binding_reasons(index, [], [c], node["name"], node.get("labels") or {})}
+    cls = index.claim_class(c.data or {})
+    if any(o.startswith("PV ") for o in on.values()) and any(
+            key != (c.namespace, c.name) and not bound(other) and index.delayed(other) and index.claim_class(other) == cls
+            for key, other in index.claims.items()):
+        return None
+    limited = {driver for node in nodes for driver in index.attach_limits(node["name"])}
+    attached = {name for node in nodes for names in index.attached(node["name"]).values() for name in names}
+
+    def counted(found: PodVolumes) -> dict:
+        return {d: (len(found.attach.get(d, ())), found.attach_own.get(d, 0)) for d in limited}
+
+    then = []
+    for outcome in sorted(set(on.values())):
+        found = pod_volumes(_bound_index(index, c, outcome), spec, namespace, pod_name, nodes)
+        if counted(found) != counted(out) \
+                or any(name in attached for names in found.attach.values() for name in names):
+            return None
+        entry: dict = {"to": outcome}
+        if found.prefilter is not None:
+            entry["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
+        if found.filters:
+            entry["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
+                               for node, (plugin, why) in found.filters.items()]
+        then.append(entry)
+    return {"claim": c.name, "nodes": on, "then": then}
+
+
+def _binding_outcome(index: VolumeIndex, c: _Claim, node: dict) -> str:
+    """What PreBind binds the claim to on this node: the PV ``findMatchingVolumes`` picks
+    (``PV <name>``), else a volume provisioned in the node's topology: the keys of the class's
+    allowedTopologies, or else the zone label (``provisioned:<key>=<value>,...``)."""
+    labels = node.get("labels") or {}
+    if SELECTED_NODE not in annotations(c.data or {}):
+        pv = _matching_volume(index, c, labels, set())
+        if pv is not None:
+            return f"PV {pv}"
+    return "provisioned:" + ",".join(f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
+
+
+def provision_keys(index: VolumeIndex, c: _Claim, labels: dict) -> list[str]:
+    storage_class = index.classes.get(index.claim_class(c.data or {})) or {}
+    keys = sorted({as_dict(e).get("key") for term in as_list(storage_class.get("allowedTopologies"))
+                   for e in as_list(as_dict(term).get("matchLabelExpressions"))} - {None})
+    keys = keys or ["topology.kubernetes.io/zone"]
+    return [key for key in keys if isinstance(key, str) and key in labels]
+
+
+def _bound_index(index: VolumeIndex, c: _Claim, outcome: str) -> VolumeIndex:
+    """The volume objects once the claim is bound to ``outcome`` (``bound_volume``)."""
+    claim, name, volume = bound_volume(c.data or {}, c.namespace, c.name, outcome, index.volumes,
+                                       index.classes.get(index.claim_class(c.data or {})))
+    out = copy.copy(index)
+    out.claims = dict(index.claims)
+    out.claims[(c.namespace, c.name)] = claim
+    out.volumes = dict(index.volumes)
+    out.volumes[name] = volume
+    out.kinds = index.kinds | {"PersistentVolume"}
+    return out
+
+
+def bound_volume(claim: dict, namespace: str, claim_name: str, outcome: str, volumes: dict[str, dict],
+                 storage_class: Optional[dict]) -> tuple[dict, str, dict]:
+    """(claim, PV name, PV) once the claim is bound to ``outcome``, as the PV controller completes
+    the binding; for provisioning, a PV with node affinity to the outcome's topology and the CSI
+    volume NodeVolumeLimits counted while unbound (``csi_volume``). Copies; the inputs are kept."""
+    claim = copy.deepcopy(claim)
+    spec = as_dict(claim.get("spec"))
+    if outcome.startswith("PV "):
+        name = outcome[3:]
+        volume = copy.deepcopy(volumes[name])
+    else:
+        name = f"provisioned-{namespace}-{claim_name}"
+        terms = [{"key": k, "operator": "In", "values": [v]} for k, v in
+                 (pair.split("=", 1) for pair in outcome.partition(":")[2].split(",") if pair)]
+        volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name}, "spec": {
+            "capacity": {"storage": as_dict(as_dict(spec.get("resources")).get("requests")).get("storage", "0")},
+            "accessModes": as_list(spec.get("accessModes")),
+            "storageClassName": as_dict(as_dict(storage_class).get("metadata")).get("name", "")}}
+        provisioner = as_dict(storage_class).get("provisioner")
+        if provisioner:
+            volume["spec"]["csi"] = {"driver": provisioner, "volumeHandle": f"<unbound>-{namespace}/{claim_name}"}
+        if terms:
+            volume["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": terms}]}}
+    volume.setdefault("spec", {})["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": namespace,
+                                                 "name": claim_name}
+    volume["status"] = dict(as_dict(volume.get("status")), phase="Bound")
+    claim["spec"] = dict(spec, volumeName=name)
+    meta = claim.setdefault("metadata", {})
+    meta["annotations"] = dict(annotations(claim), **{BIND_COMPLETED: "yes"})
+    meta["annotations"].pop(SELECTED_NODE, None)
+    return claim, name, volume
 
 
 def _unknown(index: VolumeIndex, claims: list[_Claim]) -> str:

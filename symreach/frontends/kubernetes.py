@@ -62,7 +62,7 @@ from symreach.frontends.k8s_controllers import (
 )
 from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
-from symreach.frontends.k8s_volume_filters import own_volumes, pod_volumes
+from symreach.frontends.k8s_volume_filters import own_volumes, pod_volumes, unbound_caveat
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
 from symreach.frontends.replica_targets import ReplicaTargets
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
@@ -368,6 +368,7 @@ class _Converter:
             if obj.kind == "Pod":
                 self.context.check("loading")
                 self.pod(obj)
+        self.unmodelled_bindings()
         self.attach_capacities()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
@@ -626,6 +627,8 @@ class _Converter:
             volumes["attachOwn"] = dict(sorted(found.attach_own.items()))
         if found.disks:
             volumes["disks"] = found.disks
+        if found.binds is not None:
+            volumes["binds"] = found.binds
         self.attach_drivers.update(found.attach, found.attach_own)
         if volumes:
             body["volumes"] = volumes
@@ -634,6 +637,15 @@ class _Converter:
                 self.warn_once("volumes", f"{obj.where}: {caveat}")
         if found.caveats:
             body[_CAVEATS] = list(found.caveats)
+
+    def unmodelled_bindings(self) -> None:
+        """A claim some pod binds in a way not modelled is modelled for none of its pods
+        (the claim's binding would depend on which pod came first): their binds go, the caveat comes."""
+        for name, body in self.types.items():
+            binds = (body.get("volumes") or {}).get("binds")
+            if binds is not None and (body.get("namespace"), binds["claim"]) in self.volumes.unmodelled_claims:
+                del body["volumes"]["binds"]
+                self.report.caveats.setdefault(name, []).append(unbound_caveat(body["namespace"], [binds["claim"]]))
 
     def attach_capacities(self) -> None:
         """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode) as capacity,

@@ -41,6 +41,7 @@ from symreach.model import (
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
+    ClaimBinding,
     FrozenDict,
     Instance,
     Node,
@@ -313,8 +314,8 @@ def build_instance(doc: Document, source: str) -> Instance:
     ctx = _Context(doc)
     if not ctx.kube:
         _check_paper_keys(doc)
-    static_block = tuple(ctx.static_row(p.placement) for p in doc.pod_types)
-    static_block, volume_failures = volume_rows(doc, static_block)
+    base_block = tuple(ctx.static_row(p.placement) for p in doc.pod_types)
+    static_block, volume_failures = volume_rows(doc, base_block)
     pod_types = claim_terms(doc, tuple(_pod_type(ctx, spec) for spec in doc.pod_types))
     bounds = multiplicity_bounds(doc, pod_types, static_block)
     return Instance(
@@ -328,6 +329,7 @@ def build_instance(doc: Document, source: str) -> Instance:
         source=source,
         volume_failures=volume_failures,
         budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
+        bindings=claim_bindings(doc, base_block),
         replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
     )
 
@@ -346,21 +348,68 @@ def volume_rows(doc: Document, static_block: tuple[tuple[Optional[str], ...], ..
         volumes = spec.volumes
         if volumes.prefilter is None and not volumes.filters:
             continue
-        row = list(rows[t])
-        if volumes.prefilter is not None:
-            plugin, why = volumes.prefilter
-            for n in range(len(row)):
-                if row[n] != NODE_AFFINITY_CONFLICT:
-                    row[n] = why[0]
-                    failures[(t, n)] = (plugin, why, False)
-        else:
-            for node, plugin, why in volumes.filters:
-                n = index[node]
-                if row[n] is None:
-                    row[n] = why[0]
-                    failures[(t, n)] = (plugin, why, True)
-        rows[t] = tuple(row)
+        rows[t] = _fold(rows[t], t, volumes.prefilter, volumes.filters, index, failures)
     return tuple(rows), FrozenDict(failures)
+
+
+def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dict[str, int],
+          failures: dict[Pair, tuple[str, tuple[str, ...], bool]]) -> tuple[Optional[str], ...]:
+    """One type's row with its volume verdicts folded in (``volume_rows``); records them in ``failures``."""
+    out = list(row)
+    if prefilter is not None:
+        plugin, why = prefilter
+        for n in range(len(out)):
+            if out[n] != NODE_AFFINITY_CONFLICT:
+                out[n] = why[0]
+                failures[(t, n)] = (plugin, why, False)
+    else:
+        for node, plugin, why in filters:
+            n = index[node]
+            if out[n] is None:
+                out[n] = why[0]
+                failures[(t, n)] = (plugin, why, True)
+    return tuple(out)
+
+
+def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], ...]) -> tuple[ClaimBinding, ...]:
+    """The claims pod types' ``volumes.binds`` name, one ``ClaimBinding`` each (users agree on ``nodes``;
+    every type using the claim must bind it, else the binding would depend on which pod came first)."""
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    users: dict[tuple[str, str], list[int]] = {}
+    for t, spec in enumerate(doc.pod_types):
+        if spec.volumes.binds is not None:
+            users.setdefault((spec.namespace, spec.volumes.binds.claim), []).append(t)
+    out = []
+    for (namespace, claim), types in users.items():
+        first = doc.pod_types[types[0]].volumes.binds
+        for u, spec in enumerate(doc.pod_types):
+            binds = spec.volumes.binds
+            if spec.namespace != namespace or claim not in spec.volumes.claims:
+                continue
+            if binds is None or binds.claim != claim:
+                raise FieldError(spec.path + ("volumes", "binds"), f"claim {namespace}/{claim} is bound by "
+                                 f"{doc.pod_types[types[0]].name}'s deployment: every pod type using it needs its binds")
+            if dict(binds.on) != dict(first.on):
+                raise FieldError(spec.path + ("volumes", "binds", "nodes"),
+                                 f"differs from {doc.pod_types[types[0]].name}'s for claim {namespace}/{claim}")
+        outcomes = tuple(sorted({o for t in types for o, _, _ in doc.pod_types[t].volumes.binds.then}))
+        on = dict(first.on)
+        choice = tuple(outcomes.index(on[node.name]) if node.name in on else -1 for node in doc.nodes)
+        rows, failures = [], []
+        for outcome in outcomes:
+            bound: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
+            row_of = {}
+            for t in types:
+                then = {o: (pre, fil) for o, pre, fil in doc.pod_types[t].volumes.binds.then}
+                if outcome not in then:
+                    raise FieldError(doc.pod_types[t].path + ("volumes", "binds", "then"),
+                                     f"no entry for outcome '{outcome}'")
+                row_of[t] = _fold(base_block[t], t, *then[outcome], index, bound)
+            rows.append(FrozenDict(row_of))
+            failures.append(FrozenDict(bound))
+        out.append(ClaimBinding(f"{namespace}/{claim}", frozenset(types), outcomes, choice, tuple(rows),
+                                tuple(failures)))
+    return tuple(out)
 
 
 def claim_terms(doc: Document, pod_types: tuple[PodType, ...]) -> tuple[PodType, ...]:

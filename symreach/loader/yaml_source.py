@@ -31,7 +31,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
 from symreach.errors import InputError
-from symreach.loader import yaml_fast, yaml_scalars
+from symreach.loader import yaml_scalars
 from symreach.loader.shapes import Path
 
 # Default input size limit: far above real clusters (a 10,000-pod dump with
@@ -230,6 +230,8 @@ def read_documents_text(
             except InputError:
                 return [(data, {})]
     if not lines and kubectl:  # big dumps: rapidyaml when it can vouch for the result, else libyaml below
+        from symreach.loader import yaml_fast  # imported on use: rapidyaml's library costs start-up
+
         fast = yaml_fast.read_documents(text)
         if fast is not None and (at_most is None or len(fast) <= at_most):
             return [(doc, {}) for doc in fast]

@@ -101,7 +101,7 @@ def _distinguishing_keys(inst: Instance, groups: list[list[int]]) -> list[str]:
     keys: dict[str, None] = {}
     for group in groups:
         for k in inst.nodes[group[0]].labels:
-            if k != HOSTNAME:
+            if k != HOSTNAME and k not in ZONE_KEYS:   # the zones are shown beside the name
                 keys.setdefault(k, None)
     seen_values: dict[str, set] = {}
     for k in keys:

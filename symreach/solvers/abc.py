@@ -18,7 +18,6 @@ verdict is ABC's. Without the binary, ``check`` returns ``unknown``.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import tempfile
 import time
@@ -30,18 +29,15 @@ from symreach.encodings.realize import realize_trace
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
+from symreach.solvers import abc_binary
+from symreach.solvers.abc_binary import abc_available  # noqa: F401 - this module's API
 from symreach.solvers.fast_paths import PreprocessingEngine
 from symreach.solvers.processes import die_with_parent
 
 if TYPE_CHECKING:
     from symreach.encodings.aiger import AigerModel
 
-ABC_BINARY = "berkeley-abc"
 DEFAULT_TIMEOUT_S = 600.0
-
-
-def abc_available() -> bool:
-    return shutil.which(ABC_BINARY) is not None
 
 
 class _AbcEngine(PreprocessingEngine):
@@ -55,9 +51,10 @@ class _AbcEngine(PreprocessingEngine):
 
     def decide(self, instance: Instance, query: Query, pre, run: RunContext) -> Result:
         start = time.perf_counter()
-        if not abc_available():
+        binary = abc_binary.ABC_BINARY   # read at call time: tests point it elsewhere
+        if not abc_binary.abc_available():
             return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment,
-                          reason=f"{ABC_BINARY} is not installed (apt-get install berkeley-abc)",
+                          reason=f"{binary} is not installed (apt-get install berkeley-abc)",
                           time_s=time.perf_counter() - start)
         from symreach.encodings.aiger import AigerModel  # python-sat: only when ABC runs (start-up)
 
@@ -76,7 +73,7 @@ class _AbcEngine(PreprocessingEngine):
             script = f"read_aiger m.aig; {self.command(max(1, int(left)))}; write_status st.txt"
             stats["abc_command"] = script
             try:
-                proc = subprocess.run([ABC_BINARY, "-q", script], cwd=tmp, capture_output=True,
+                proc = subprocess.run([binary, "-q", script], cwd=tmp, capture_output=True,
                                       text=True, timeout=left + 0.5, preexec_fn=die_with_parent)
                 out = proc.stdout
             except subprocess.TimeoutExpired:

@@ -53,6 +53,7 @@ from typing import Any, Optional
 from symreach.encodings.compile import compile_system
 from symreach.encodings.counters import AUTO_SWEEPS, CounterSystem, build_system
 from symreach.encodings.realize import realize_trace
+from symreach.errors import LimitReached
 from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.run import RunContext
@@ -211,7 +212,8 @@ class Reachability:
         self.stats["image_calls"] += 1
         if self.stats["image_calls"] % 32 == 0:
             self.run_context.report("bdd", direction="forward" if self.forward else "backward", sweeps=self.stats["iterations"],
-                        images=self.stats["image_calls"], reached_nodes=self.size)
+                        images=self.stats["image_calls"], reached_nodes=self.size,
+                        complete_sweeps=self.sweeps_done)
         key = "time_deploy_images_s" if self._is_deploy[i] else "time_delete_images_s"
         self.stats[key] += dt
         if not grown:
@@ -455,7 +457,16 @@ class BddEngine(PreprocessingEngine):
         assert res is not None
         return res
 
-    def _decide(self, instance, query, pre, system, run: RunContext, budget: Optional[int]) -> Optional[Result]:
+    def decide_system(self, system, run: RunContext, fragment: str, finish) -> Result:
+        """Search a system compiled for another question than a pod target (the gang
+        system, ``solvers/gang_symbolic.py``): ``finish(sym, witness actions or None,
+        invariant BDD or None, stats)`` turns the outcome into the Result."""
+        res = self._decide(None, None, _Fragment(fragment), system, run, None, finish)
+        assert res is not None
+        return res
+
+    def _decide(self, instance, query, pre, system, run: RunContext, budget: Optional[int],
+                finish=None) -> Optional[Result]:
         """Search ``system``; None when ``budget`` sweeps did not decide."""
         t0 = time.perf_counter()
         stats: dict[str, Any] = dict(system.stats)
@@ -496,6 +507,11 @@ class BddEngine(PreprocessingEngine):
         stats["fixpoint_s"] = time.perf_counter() - t0
         stats.update({f"{k}": v for k, v in reach.stats.items()})
         _finish_stats(stats, sym, reach)
+        if finish is not None:
+            if found is not None:
+                return finish(sym, reach.witness(found.ring, found.hit), None, stats)
+            forward = stats["decided_direction"] == "forward"
+            return finish(sym, None, reach.R if forward else ~reach.R & sym.consistent, stats)
         if found is not None:
             actions = reach.witness(found.ring, found.hit)
             if isinstance(system, CounterSystem):
@@ -503,7 +519,11 @@ class BddEngine(PreprocessingEngine):
             else:
                 steps = [(system.actions[i].op, system.actions[i].type_index, system.actions[i].node_index)
                          for i in actions]
-                trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
+                try:
+                    trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
+                except LimitReached as stop:  # the limit fell while the witness was realised
+                    return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
+                                  reason=stop.reason)
             if trace is None:
                 raise AssertionError("BDD witness does not replay: an encoding bug")
             return Result(Verdict.DEPLOYABLE, self.name, fragment=fragment, trace=trace,
@@ -596,6 +616,13 @@ class BddEngine(PreprocessingEngine):
             stats["side_images"] = {x: runs[x].stats["image_calls"] for x in directions}
             stats["side_nodes"] = {x: runs[x].size for x in directions}
             return runs[d], found
+
+
+@dataclass(frozen=True)
+class _Fragment:
+    """What ``_decide`` reads of a ``Preprocessed`` when ``decide_system`` has none."""
+
+    fragment: str
 
 
 def record_progress(stats: dict, runs: dict[str, "Reachability"]) -> None:

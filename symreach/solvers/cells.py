@@ -102,6 +102,8 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
     if run.past():  # not even the cone: the matrix is over
         return TypeAnswer(t, (), [ClassAnswer(tuple(range(len(inst.nodes))), UNKNOWN, "deadline")],
                           {"cone_types": 0, "classes": 0, "by": {"deadline": 1}, "pid": os.getpid(), "time_s": 0.0})
+    if inst.bindings:
+        return _solve_bound(inst, t, cell_timeout, run, start)
     cone = tuple(sorted(affinity_cone(inst, Query((frozenset({(t, 0)}),)))))
     sub, old = restrict_types(inst, cone)
     tt = old.index(t)
@@ -129,6 +131,50 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
     stats = {"cone_types": len(cone), "classes": len(classes), "by": counts, "pid": os.getpid(),
              "time_s": time.perf_counter() - start}
     return TypeAnswer(t, cone, answers, stats)
+
+
+def _solve_bound(inst: Instance, t: int, cell_timeout: Optional[float], run: RunContext,
+                 start: float) -> TypeAnswer:
+    """Claim bindings (``Instance.bindings``) are state only the explicit engine keeps, and the
+    cone, node classes and fixpoint read the unbound rows: each cell asks explicit on the
+    whole instance."""
+    from symreach.solvers.registry import make_engine
+
+    answers = []
+    for n in range(len(inst.nodes)):
+        if run.past():
+            answers.append(ClassAnswer((n,), UNKNOWN, "deadline"))
+            continue
+        if inst.initial.get((t, n), 0) > 0:
+            answers.append(ClassAnswer((n,), DEPLOYABLE, "initial", ()))
+            continue
+        if not inst.pod_types[t].creatable or not semantics.ever_static_ok(inst, t, n):
+            answers.append(ClassAnswer((n,), NOT_DEPLOYABLE, "static"))
+            continue
+        alone = _from_empty(inst, t, n)
+        if alone is not None:
+            answers.append(ClassAnswer((n,), DEPLOYABLE, "theorem-5", alone))
+            continue
+        result = make_engine("explicit").check(inst, Query((frozenset({(t, n)}),)), Limits(timeout_s=cell_timeout))
+        trace = result.trace if result.verdict is Verdict.DEPLOYABLE else None
+        answers.append(ClassAnswer((n,), result.verdict.value, "engine/explicit", trace))
+    stats = {"cone_types": len(inst.pod_types), "classes": len(inst.nodes), "by": {"engine/explicit": len(answers)},
+             "pid": os.getpid(), "time_s": time.perf_counter() - start}
+    return TypeAnswer(t, tuple(range(len(inst.pod_types))), answers, stats)
+
+
+def _from_empty(inst: Instance, t: int, n: int) -> Optional[tuple[Step, ...]]:
+    """Theorem 5 under paper moves: an affinity-free t that fits n alone is deployed there after
+    every pod is deleted (deletions bind nothing, and sigma0 has nothing bound); replayed."""
+    if inst.pod_types[t].affinity or inst.moves.restricted:
+        return None
+    steps = [semantics.step_of(inst, DELETE, u, m) for (u, m), c in sorted(inst.initial.items()) for _ in range(c)]
+    steps.append(semantics.step_of(inst, DEPLOY, t, n))
+    try:
+        semantics.replay(inst, steps, Query((frozenset({(t, n)}),)))
+    except semantics.ReplayError:
+        return None
+    return tuple(steps)
 
 
 def solve_types(inst: Instance, types: tuple[int, ...], **options: Any) -> list[TypeAnswer]:

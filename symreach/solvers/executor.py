@@ -201,9 +201,9 @@ class DaskExecutor:
         return self._client
 
     def _connect(self, client_class):
-        from symreach.errors import time_remaining
+        from symreach.run import RunContext
 
-        left = time_remaining()
+        left = RunContext.for_process().remaining()
         timeout = self.connect_s if left is None else max(0.5, min(self.connect_s, left))
         try:
             return client_class(self.address, timeout=timeout)
@@ -273,7 +273,7 @@ class DaskExecutor:
 
         from distributed import wait
 
-        from symreach.errors import time_remaining
+        from symreach.run import RunContext
 
         pending = set(futures)
         # computed, but the fetch failed (its worker died): once the scheduler
@@ -287,7 +287,7 @@ class DaskExecutor:
                 if fut.status not in ("finished", "lost") or now - since > FETCH_S:
                     del doubtful[fut]
                     pending.add(fut)
-            remaining = time_remaining()
+            remaining = RunContext.for_process().remaining()
             poll = POLL_S if remaining is None else max(0.05, min(POLL_S, remaining - DEADLINE_MARGIN_S))
             try:
                 if pending:
@@ -325,7 +325,7 @@ class DaskExecutor:
             if not (pending or doubtful):
                 return
             left = pending | set(doubtful)
-            remaining = time_remaining()
+            remaining = RunContext.for_process().remaining()
             if remaining is not None and remaining <= DEADLINE_MARGIN_S:
                 # print what is done before the supervisor's backstop
                 yield from _give_up(futures, left, "timeout: the time limit was reached", on_error)

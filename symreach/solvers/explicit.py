@@ -30,6 +30,16 @@ nodes name nodes, so those nodes are fixed (``_Orbits``) and the orbit
 argument holds for the permutations that remain. A witness's StatefulSet
 steps are put in an order an operator can follow (``replica_order``: same
 length, replayed under every rule).
+
+Claim bindings (``Instance.bindings``): a configuration carries, after its pair
+counts, the outcome each WaitForFirstConsumer claim was bound to, so the state
+is exact for them. Saturation stays exact: a deployment of a present
+(saturated) pair is taken too when it binds a claim (``semantics.binding_made``)
+-- the only thing it can change besides capacity -- which happens at most
+once per claim on a path. Candidates are the pairs statically feasible unbound
+or under some outcome (``semantics.ever_static_ok``). Orbit reduction is off
+(an outcome is tied to its node's topology); the other engines decline such
+instances (``registry.Checked``) and ``auto`` sends them here.
 The fast paths are not used under operator moves (Theorem 5 and the empty-
 node argument assume any pod may be deleted): only this engine answers then,
 and ``auto`` sends the question here (``cli/moves_options.py``).
@@ -81,7 +91,7 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
         if not pod_type.creatable:
             continue
         for n in range(len(inst.nodes)):
-            if inst.static_block[t][n] is None:
+            if semantics.ever_static_ok(inst, t, n):
                 cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)), semantics.budget_cap(inst, t),
                           semantics.replica_cap(inst, t))
                 out.append((t, n, inst.pair(t, n), cap))
@@ -96,7 +106,7 @@ def _search(inst: Instance, query: Query, run: RunContext, uncounted_cap: int,
         return Result(Verdict.DEPLOYABLE, "explicit", reason="the target is initially present",
                       stats=stats)
     candidates = _deploy_candidates(inst, query, uncounted_cap)
-    orbit = _Orbits(inst, query) if symmetry else None
+    orbit = _Orbits(inst, query) if symmetry and not inst.bindings else None
     if orbit is not None:
         stats["node_classes"] = len(orbit.classes)
         sigma0 = orbit.canonical(sigma0)
@@ -182,11 +192,13 @@ class _Orbits:
 
 
 def _successors(inst: Instance, sigma: Config, candidates):
+    binding = bool(inst.bindings)
     for t, n, p, cap in candidates:
-        if sigma[p] < cap and semantics.deploy_failure(inst, t, n, sigma) is None:
+        if (sigma[p] < cap or (binding and semantics.binding_made(inst, sigma, t, n) is not None)) \
+                and semantics.deploy_failure(inst, t, n, sigma) is None:
             yield semantics.deploy(inst, sigma, t, n), semantics.step_of(inst, DEPLOY, t, n)
     guarded = inst.moves.restricted
-    for p, c in enumerate(sigma):
+    for p, c in enumerate(sigma[:inst.num_pairs] if binding else sigma):
         if c:
             t, n = inst.unpair(p)
             if guarded and semantics.delete_failure(inst, sigma, t, n) is not None:

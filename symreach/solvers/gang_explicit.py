@@ -43,14 +43,20 @@ class GangAnswer:
     notes: list[str] = field(default_factory=list)
 
 
+def start_answer(inst: Instance, name: str, engine: str) -> tuple[gangs.Gang, GangAnswer]:
+    """The hierarchy of group ``name`` and an undecided answer about its root (every engine's start)."""
+    gang = gangs.gang_of(inst, name)
+    root = gang.root
+    out = GangAnswer(Result(Verdict.UNKNOWN, engine), root.name, root.min_count, sum(gang.pending.values()))
+    if root.name != name:
+        out.notes.append(f"group {name} is scheduled as part of {root.name}; the answer is about {root.name}")
+    return gang, out
+
+
 def answer(inst: Instance, name: str, timeout_s: Optional[float] = None, max_states: Optional[int] = None) -> GangAnswer:
     start = time.monotonic()
     deadline = None if timeout_s is None else start + timeout_s
-    gang = gangs.gang_of(inst, name)
-    root = gang.root
-    out = GangAnswer(Result(Verdict.UNKNOWN, ENGINE), root.name, root.min_count, sum(gang.pending.values()))
-    if root.name != name:
-        out.notes.append(f"group {name} is scheduled as part of {root.name}; the answer is about {root.name}")
+    gang, out = start_answer(inst, name, ENGINE)
     stats: dict = {"states": 0}
     sigma0 = inst.initial_config()
     refused = gangs.rejection(gang)

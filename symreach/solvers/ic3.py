@@ -183,6 +183,30 @@ class Ic3Engine(PreprocessingEngine):
     def decide(self, instance: Instance, query: Query, pre, run: RunContext) -> Result:
         start = time.perf_counter()
         system = compile_system(instance, query, pre)
+        outcome, stats, frame = self.search_system(system, run)
+        stats["time_s"] = time.perf_counter() - start
+        if outcome is None:
+            return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
+                          reason=run.timeout_reason(f"at frame {frame}"))
+        kind, payload = outcome
+        if kind == "cex":
+            steps = payload
+            trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
+            if trace is None:
+                raise AssertionError("IC3 counterexample does not replay: an encoding bug")
+            stats["cex_length"] = len(payload)
+            return Result(Verdict.DEPLOYABLE, self.name, fragment=pre.fragment, trace=trace, stats=stats,
+                          reason=f"IC3 counterexample of {len(payload)} actions (frame {frame}; macro "
+                                 "steps: deletions, then one deploy)")
+        cert = InvariantCertificate.from_system(instance, query, system, payload)
+        stats["invariant_clauses"] = len(payload)
+        return Result(Verdict.NOT_DEPLOYABLE, self.name, fragment=pre.fragment, stats=stats,
+                      certificate=cert,
+                      reason=f"IC3 inductive invariant of {len(payload)} clauses (frame {frame})")
+
+    def search_system(self, system: TransitionSystem, run: RunContext) -> tuple[Optional[tuple], dict, int]:
+        """IC3's phases on a compiled system (also the gang system, ``solvers/gang_symbolic.py``):
+        (("cex", abstract steps) | ("proof", clauses) | None when stopped, stats, last frame)."""
         stats: dict[str, Any] = dict(system.stats)
         phases = [Search(self.order, self.ctg_chain_limit)]
         if self.first_phase_queries > 0:
@@ -203,25 +227,7 @@ class Ic3Engine(PreprocessingEngine):
         stats.update(ic3.stats)
         stats["phase"], stats["first_phase_spent"] = phase, spent
         stats["queries"] += spent
-        stats["time_s"] = time.perf_counter() - start
-        if outcome is None:
-            return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
-                          reason=run.timeout_reason(f"at frame {ic3.k}"))
-        kind, payload = outcome
-        if kind == "cex":
-            steps = payload
-            trace = realize_trace(instance, pre.abstract_initial, steps, query, run)
-            if trace is None:
-                raise AssertionError("IC3 counterexample does not replay: an encoding bug")
-            stats["cex_length"] = len(payload)
-            return Result(Verdict.DEPLOYABLE, self.name, fragment=pre.fragment, trace=trace, stats=stats,
-                          reason=f"IC3 counterexample of {len(payload)} actions (frame {ic3.k}; macro "
-                                 "steps: deletions, then one deploy)")
-        cert = InvariantCertificate.from_system(instance, query, system, payload)
-        stats["invariant_clauses"] = len(payload)
-        return Result(Verdict.NOT_DEPLOYABLE, self.name, fragment=pre.fragment, stats=stats,
-                      certificate=cert,
-                      reason=f"IC3 inductive invariant of {len(payload)} clauses (frame {ic3.k})")
+        return outcome, stats, ic3.k
 
 
 class Ic3:

@@ -16,7 +16,10 @@ predecessor cube is read off the system's structure:
    bit, so a saturated pair contributes only its *true* literals of ``M``
    (a false literal is reached by deleting); a counted pair that ``M``
    mentions contributes its exact value in ``s`` (from which the model's
-   deletions reach its value in ``m``).
+   deletions reach its value in ``m``). Where the system guards deletions
+   (``TransitionSystem.deletion_guard``, the gang system), ``P`` also holds
+   a justification of that guard at ``s``, and a model that deleted nothing
+   lifts to ``M`` itself (no deletion is then needed).
 
 Hence from every state of ``P`` the deletions recorded in the ``Hop`` (clear
 the false saturated literals of ``M``, lower the counted pairs to their ``m``
@@ -32,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
-from symreach.encodings.circuit import AND, CONST, NOT, OR, VAR
+from symreach.encodings.circuit import AND, CONST, NOT, OR, VAR, Circuit
 from symreach.encodings.system import PairVars, TransitionSystem
 from symreach.model import Pair
 from symreach.result import DELETE, DEPLOY
@@ -81,6 +84,11 @@ class Lifter:
         for v, b in succ.items():
             if v not in written:
                 mid[v] = b
+        guard = self.system.deletion_guard
+        if guard != Circuit.TRUE:
+            if all(s[v] == m[v] for v in self.pair_of):   # no deletion: the mid cube itself
+                return mid, Hop((), (), act)
+            deleting = self.justify(guard, s)   # the deletions need their guard at s
         pred: dict[int, bool] = {}
         clear: list[int] = []
         counted: dict[Pair, PairVars] = {}
@@ -98,6 +106,8 @@ class Lifter:
             for v in (pv.present,) + pv.count_bits:
                 pred[v] = s[v]
             lower.append((p, self.count(pv, m)))
+        if guard != Circuit.TRUE:
+            pred.update(deleting)
         return pred, Hop(tuple(sorted(clear)), tuple(lower), act)
 
     @staticmethod

@@ -61,13 +61,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from symreach.errors import LimitReached
 from symreach.semantics import unencoded_volume_checks
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
+from symreach.solvers.abc_binary import abc_available
 from symreach.solvers.base import RunLike, as_context
 from symreach.solvers.schedule import (
     ABC_ENGINE,
@@ -80,13 +81,16 @@ from symreach.solvers.schedule import (
     race_engines,
     resident_engine,
     second_engine,
+    solo_engines,
 )
-from symreach.solvers.workers import ProcessWorker, ResidentWorker, spawn
+
+if TYPE_CHECKING:  # imported on use (pickle, multiprocessing): small checks end before any race
+    from symreach.solvers.workers import ProcessWorker, ResidentWorker
 
 DEFAULT_RACE = OUR_ENGINES  # plus ABC's pdr when berkeley-abc is installed (``default_engines``)
 DEFAULT_SLICE_S = 0.1
 # how long the lazy search runs alone before the race (``_lazy_alone``)
-LAZY_ALONE_S = 0.5
+LAZY_ALONE_S = 1.5
 # on small systems the engines beyond the favourite and the resident start this
 # much later (``schedule.late_engines``): most small instances are decided by one
 # of those two within it (results.csv), which a third engine's set-up would slow;
@@ -96,16 +100,16 @@ LATE_AFTER_S = 0.1
 # systems this small are first searched explicitly, in this process (``AutoEngine._tiny``)
 TINY_PAIRS = 12
 TINY_STATES = 5000
+# the engines that may run in ``auto``'s own process (ABC's pdr runs a program of its own)
+IN_PROCESS = frozenset(OUR_ENGINES)
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
-Worker = Union[ProcessWorker, ResidentWorker]
+Worker = Union["ProcessWorker", "ResidentWorker"]
 
 
 def default_engines() -> tuple[str, ...]:
     """bdd, ic3, bmc, lazy, and ABC's pdr when the binary is installed."""
-    from symreach.solvers.abc import abc_available
-
     return OUR_ENGINES + ((ABC_ENGINE,) if abc_available() else ())
 
 
@@ -122,10 +126,12 @@ class _Race:
     workers: dict[str, Worker] = field(default_factory=dict)
     unknown: list[Result] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    solos: list[tuple[str, float]] = field(default_factory=list)  # alone first (``_solos``)
 
     def record(self) -> dict:
         return {"engines": list(self.engines), "favourite": self.first, "second": self.second,
-                "resident": self.resident, "late": self.late or None}
+                "resident": self.resident, "late": self.late or None,
+                "solos": [name for name, _ in self.solos] or None}
 
 
 class AutoEngine:
@@ -158,6 +164,11 @@ class AutoEngine:
         from symreach.solvers.fast_paths import Prologue, begin_check
 
         ctx = as_context(run)
+        if instance.bindings:
+            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows.
+            from symreach.solvers.explicit import ExplicitEngine
+
+            return ExplicitEngine().check(instance, query, ctx)
         try:
             begun = begin_check(instance, query, ctx, "auto/preprocess", fast_paths=True)
         except LimitReached as stop:  # the run ended during preprocessing
@@ -242,12 +253,17 @@ class AutoEngine:
                 engines = race_engines(may_pairs, engines, nodes)
                 engines.sort(key=lambda name: name != first)
                 resident = resident_engine(may_pairs, engines, first, lazy_running)
+                solos = [] if lazy_running or self.jobs < 2 else \
+                    solo_engines(may_pairs, engines, nodes, instance.profile)
+                if solos and resident is None and solos[0][0] in IN_PROCESS:
+                    resident = solos[0][0]  # it starts alone in this process and stays there
                 race = _Race(engines, first, second_engine(may_pairs, engines, nodes, lazy_running)
                              if first else None, resident,
                              late_engines(may_pairs, engines, first, resident),
                              {name: str(Path(tmp) / f"{name}.pickle") for name in engines},
-                             workers, unknown=gave_up)
-                return self._race(race, instance, query, run)
+                             workers, unknown=gave_up, solos=solos)
+                answer = self._solos(race, instance, query, run)
+                return answer if answer is not None else self._race(race, instance, query, run)
             finally:
                 for worker in workers.values():
                     worker.stop()
@@ -264,10 +280,11 @@ class AutoEngine:
             return None, False
         from multiprocessing.connection import wait  # imported on use: start-up of small checks
 
+        from symreach.solvers.workers import ResidentWorker
+
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
-        left = run.remaining()
-        wait([lazy.sentinel], timeout=self.lazy_alone_s if left is None else min(self.lazy_alone_s, left))
+        _alone(lazy, self.lazy_alone_s, run)
         if lazy.alive():
             return None, True
         result, error = lazy.outcome()
@@ -287,12 +304,51 @@ class AutoEngine:
                                      "answered_by": name, **more}
         return result
 
+    def _solos(self, race: _Race, instance, query, run: RunContext) -> Optional[Result]:
+        """The solo engines, each alone for its CPU seconds (``schedule.solo_engines``),
+        ours in this process (the resident; a later one replaces an earlier one, which
+        restarts forked in the race), ABC's forked. The first decided answer, or None: every solo
+        engine stays in ``race.workers``, paused, and goes on in the race."""
+        from symreach.solvers.workers import ResidentWorker
+
+        for name, seconds in race.solos:
+            if run.remaining() is not None and run.remaining() <= 0:
+                return None
+            if name in IN_PROCESS and name not in race.workers:
+                # the previous solo resident is stopped (it had a short trial; it restarts
+                # forked in the race): a fork of this process costs more than that trial
+                if race.resident in race.workers and race.resident != name:
+                    race.workers.pop(race.resident).stop()
+                race.resident = name
+                race.workers[name] = ResidentWorker(name, instance, query, run)
+            elif name not in race.workers:
+                self._fork([name], race, instance, query, run)  # parks the resident first
+            worker = race.workers[name]
+            worker.resume()
+            _alone(worker, seconds, run)
+            if not worker.alive():
+                result, error = worker.outcome()
+                del race.workers[name]
+                if error is not None:
+                    race.errors.append(f"{name}: {error}")
+                elif result.verdict is not Verdict.UNKNOWN:
+                    return self._label(result, name, race.record(), slices=0)
+                else:
+                    race.unknown.append(result)
+                race.engines = [e for e in race.engines if e != name]
+                race.late = [e for e in race.late if e != name]
+            else:
+                worker.pause()
+        return None
+
     def _fork(self, names: list[str], race: _Race, instance, query, run: RunContext) -> None:
         """A worker process per name; the resident waits at a check meanwhile, so the
         children copy no thread in the middle of anything (the race's next share-out
         of the cores resumes it)."""
         if not names:
             return
+        from symreach.solvers.workers import ResidentWorker, spawn
+
         resident = race.workers.get(race.resident) if race.resident else None
         if isinstance(resident, ResidentWorker) and resident.alive():
             resident.park()
@@ -306,6 +362,8 @@ class AutoEngine:
         """The favourite and the others forked (the late ones later), the resident in
         this process, all scheduled by slices until one answers."""
         from multiprocessing.connection import wait
+
+        from symreach.solvers.workers import ResidentWorker
 
         self._fork([e for e in race.engines if e not in race.late and e != race.resident
                     and e not in race.workers], race, instance, query, run)
@@ -378,3 +436,20 @@ def _import_engines(names: Sequence[str]) -> list[str]:
         if hasattr(module, ENGINES[name][1]):
             out.append(name)
     return out or ["explicit"]
+
+
+def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
+    """Wait until ``worker`` is done, or has used ``seconds`` of CPU (its time alone must
+    not shrink on a loaded machine; wall seconds where its CPU cannot be read), or the
+    run's time is up."""
+    from multiprocessing.connection import wait
+
+    cpu0, wall0 = worker.cpu_s(), time.perf_counter()
+    while worker.alive():
+        cpu = worker.cpu_s()
+        used = cpu - cpu0 if cpu is not None and cpu0 is not None else time.perf_counter() - wall0
+        left = run.remaining()
+        timeout = seconds - used if left is None else min(seconds - used, left)
+        if timeout <= 0 or (left is not None and left <= 0):
+            return
+        wait([worker.sentinel], timeout=max(timeout, 0.01))

@@ -95,3 +95,25 @@ def physical_memory_mb() -> Optional[int]:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def process_tree_cpu_s(pid: int) -> Optional[float]:
+    """CPU seconds (user + system) of process ``pid`` and its live descendants, and of
+    the children they reaped, from ``/proc`` (Linux); None where it cannot be read.
+    Follows ``/proc/PID/task/TID/children``, so it costs a few file reads per process,
+    not a scan of every process on the machine."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo, seen = 0, [pid], 0
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+            seen += 1
+            for tid in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{tid}/children") as handle:
+                    todo += [int(child) for child in handle.read().split()]
+        except (OSError, IndexError, ValueError):
+            continue  # it ended meanwhile (or no /proc here)
+    return total / tick if seen else None

@@ -44,6 +44,18 @@ ABC's pdr start that much later on those systems, where they are rarely the
 best engine. On large clusters ABC's pdr is the second, alone for
 ``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances.
 
+Before the race (with two cores or more, once the lazy search is out), *solo*
+engines run alone, one after the other, each for its CPU seconds (``SOLOS``):
+where one engine answers nearly every instance of a kind, engines racing
+beside it only cost CPU (issue 31: ``auto`` against the best single engine in
+CPU seconds). On small one-node systems IC3 has a short trial (its deployable
+pebblings take 0.01-0.05 s) and the BDDs then run alone for 1.5 s (the
+not-deployable ones); on small clusters of the paper profile BMC has the
+trial and IC3 follows, on Kubernetes-profile ones IC3 runs first; on large
+clusters ABC's pdr (paper) or IC3 (Kubernetes) runs alone for 4 s. Ours run
+in ``auto``'s process (a later one replaces an earlier one, which restarts
+forked in the race: a fork costs more than the trial), ABC's pdr forked.
+
 Beside the favourite, the other ``jobs - 1`` cores rotate round robin among
 the other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a
 core; a second gets half of that rotation once its time alone is over.
@@ -62,6 +74,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from symreach.model import KUBERNETES, PAPER
+
 OUR_ENGINES = ("bdd", "ic3", "bmc", "lazy")
 LAZY_ENGINE = "lazy"
 ABC_ENGINE = "abc-pdr"
@@ -71,6 +85,39 @@ FAVOURITES = {(True, True): "bdd", (True, False): "bmc", (False, True): "bmc", (
 SMALL_RESIDENT = "ic3"  # the resident of a small system once the lazy search is out (docstring)
 # how long the second engine holds a core alone (docstring)
 SECOND_ALONE_S = {LAZY_ENGINE: 30.0, ABC_ENGINE: 4.0}
+
+
+# engines that run alone before the race, in order, each for its CPU seconds, by (small, one
+# node, profile); None: any profile; TRIAL: IC3's short trial, which grows with the system
+# (``trial_s``). ``solo_engines``; figures in benchmarks/results/auto_schedule.md
+TRIAL = -1.0
+SOLOS: dict[tuple[bool, bool, str | None], tuple[tuple[str, float], ...]] = {
+    (True, True, None): ((SMALL_RESIDENT, TRIAL), ("bdd", 1.5)),
+    (True, False, PAPER): (("bmc", TRIAL), ("ic3", 1.5)),
+    (True, False, KUBERNETES): (("ic3", 1.5),),
+    (False, False, PAPER): ((ABC_ENGINE, 4.0),),
+    (False, False, KUBERNETES): (("ic3", 4.0),),
+}
+TRIAL_BASE_S = 0.03
+TRIAL_PER_PAIR_S = 0.001
+
+
+def trial_s(may_pairs: int) -> float:
+    """A short trial of the engine that answers most instances of a kind quickly
+    (IC3 the deployable pebblings: 0.01-0.05 s of CPU; BMC the paper clusters'
+    witnesses: 0.04-0.08 s), growing with the state bits; the engine after it
+    loses only this much where the trial fails."""
+    return TRIAL_BASE_S + TRIAL_PER_PAIR_S * may_pairs
+
+
+def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: str) -> list[tuple[str, float]]:
+    """The engines that run alone, one after the other, before the race (``SOLOS``):
+    where one engine is the best on nearly every instance of a kind, a race beside
+    it only costs CPU. An engine not in ``engines`` is left out of the plan."""
+    small, one = is_small(may_pairs), nodes <= 1
+    plan = SOLOS.get((small, one, profile), SOLOS.get((small, one, None), ()))
+    return [(name, trial_s(may_pairs) if seconds == TRIAL else seconds)
+            for name, seconds in plan if name in engines]
 
 
 def is_small(may_pairs: int) -> bool:

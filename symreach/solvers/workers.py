@@ -31,6 +31,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 from typing import Optional
 
 from symreach.model import Instance, Query
@@ -131,6 +132,10 @@ class ResidentWorker:
         """False from the moment its answer is ready (the thread may still be ending)."""
         return not self.gate.finished
 
+    def cpu_s(self) -> Optional[float]:
+        """CPU seconds of this process: the resident's while it runs alone here."""
+        return time.process_time()
+
     def pause(self) -> None:
         self.gate.close()
 
@@ -172,6 +177,12 @@ class ProcessWorker:
 
     def alive(self) -> bool:
         return self.proc.is_alive()
+
+    def cpu_s(self) -> Optional[float]:
+        """CPU seconds of the worker and its processes (ABC); None where not measurable."""
+        from symreach.solvers.processes import process_tree_cpu_s
+
+        return process_tree_cpu_s(self.proc.pid)
 
     def pause(self) -> None:
         """SIGSTOP to the worker's group (ABC runs as its child), once it is detached

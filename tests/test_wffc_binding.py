@@ -1,0 +1,266 @@
+"""A WaitForFirstConsumer claim becomes bound when a pod using it is deployed (VolumeBinding's
+PreBind) and stays bound: later steps see it (``Instance.bindings``, ``semantics.deploy``).
+
+Two pods a and b share the claim ``data``; na is in zone-a, nb in zone-b (the states of
+``test_kso_wffc_binding``, where kso gives each step's answer). The answers are written in.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from dataclasses import replace
+from collections import deque
+
+import pytest
+import yaml
+
+from benchmarks.kso_harness import find_kso, kso_verdicts_single
+from benchmarks.kso_replay import Witness, step_states
+from symreach import semantics
+from symreach.certify.explicit_states import check_certificate
+from symreach.frontends.kubernetes import load_kubernetes_documents
+from symreach.model import Query
+from symreach.result import DEPLOY, Verdict
+from symreach.solvers.explicit import ExplicitEngine
+from symreach.solvers.registry import make_engine
+from tests.test_kso_wffc_binding import CLASSES, NA, NB, SC_PROVISION, SC_STATIC, zonal
+from tests.test_kso_classes import C, pod
+from tests.test_kso_classes_27 import pvc, uses
+
+NODE_AFFINITY = ("VolumeBinding", ("node(s) didn't match PersistentVolume's node affinity",))
+
+
+def objects(*docs: str) -> list[dict]:
+    return [yaml.safe_load(d) for d in docs]
+
+
+def two_pods(storage: list[str]) -> list[dict]:
+    return objects(NA, NB, *storage, pvc("data", ", storageClassName: zonal"),
+                   pod("a", C + uses("data")), pod("b", C + uses("data")))
+
+
+PROVISION = [SC_PROVISION]
+STATIC = [SC_STATIC, zonal("pv-a", "zone-a"), zonal("pv-b", "zone-b")]
+
+
+def load(objs):
+    inst, report = load_kubernetes_documents(copy.deepcopy(objs), "<test>")
+    return inst, report
+
+
+@pytest.mark.parametrize("storage", [PROVISION, STATIC], ids=["provisioning", "static-pvs"])
+def test_a_pod_that_ran_in_zone_a_cannot_come_back_in_zone_b(storage):
+    inst, report = load(two_pods(storage))
+    assert report.caveats == {} and len(inst.bindings) == 1
+    a, b = inst.type_index("default/a"), inst.type_index("default/b")
+    na, nb = inst.node_index("na"), inst.node_index("nb")
+    sigma0 = inst.initial_config()
+    assert semantics.deploy_failure(inst, a, nb, sigma0) is None          # it never ran: any zone
+    sigma = semantics.delete(inst, semantics.deploy(inst, sigma0, a, na), a, na)
+    assert sigma[:inst.num_pairs] == sigma0[:inst.num_pairs] and sigma != sigma0   # deleted, claim still bound
+    failure = semantics.node_failure(inst, a, nb, sigma)
+    assert (failure.plugin, failure.reasons) == NODE_AFFINITY
+    assert semantics.node_failure(inst, b, nb, sigma) == failure          # the other pod follows the claim
+    assert semantics.deploy_failure(inst, b, na, sigma) is None
+
+
+@pytest.mark.parametrize("storage", [PROVISION, STATIC], ids=["provisioning", "static-pvs"])
+@pytest.mark.parametrize("engine", ["explicit", "auto"])
+def test_two_pods_sharing_the_claim_stay_in_one_zone(storage, engine):
+    inst, _ = load(two_pods(storage))
+    a, b = inst.type_index("default/a"), inst.type_index("default/b")
+    na, nb = inst.node_index("na"), inst.node_index("nb")
+    split = Query((frozenset({(a, na), (b, nb)}),))
+    result = make_engine(engine).check(inst, split)
+    assert result.verdict is Verdict.NOT_DEPLOYABLE
+    ok, why = check_certificate(inst, json.loads(result.certificate.dumps()))
+    assert ok, why
+    together = make_engine(engine).check(inst, Query((frozenset({(a, na), (b, na)}),)))
+    assert together.verdict is Verdict.DEPLOYABLE
+    semantics.replay(inst, together.trace)
+    notes = semantics.binding_notes(inst, together.trace)
+    assert notes[0] in ("binds claim default/data to PV pv-a",
+                        "binds claim default/data to a volume it provisions in topology.kubernetes.io/zone=zone-a")
+    assert notes[1:] == [None]
+
+
+def test_other_engines_decline_in_one_line():
+    inst, _ = load(two_pods(PROVISION))
+    result = make_engine("bdd").check(inst, Query((frozenset({(0, 0)}),)))
+    assert result.verdict is Verdict.UNKNOWN and "WaitForFirstConsumer" in result.reason
+    assert "\n" not in result.reason
+
+
+def test_a_claim_some_pod_binds_unmodelled_stays_caveated_for_all():
+    """A pod with two unbound claims: the binder matches them together (not modelled), so the
+    claim it shares with a one-claim pod is not modelled for that pod either."""
+    objs = objects(NA, NB, SC_PROVISION, pvc("data", ", storageClassName: zonal"),
+                   pvc("logs", ", storageClassName: zonal"),
+                   pod("a", C + uses("data", "logs")), pod("b", C + uses("data")))
+    inst, report = load(objs)
+    assert inst.bindings == () and sorted(report.caveats) == ["default/a", "default/b"]
+
+
+KSO = find_kso()
+
+
+@pytest.mark.skipif(KSO is None, reason="kso (shared/tools/kso) not available")
+@pytest.mark.parametrize("storage", [PROVISION, STATIC], ids=["provisioning", "static-pvs"])
+def test_kso_replays_the_witness_with_the_claim_bound(storage):
+    """Deploy a on na (binds), delete it, deploy b on na: each step's state, with the claim bound
+    after step 1, is asked of kso; it accepts each step and refuses nb once the claim is bound."""
+    objs = two_pods(storage)
+    inst, report = load(objs)
+    a, b = inst.type_index("default/a"), inst.type_index("default/b")
+    na = inst.node_index("na")
+    trace = (semantics.step_of(inst, DEPLOY, a, na), semantics.step_of(inst, "delete", a, na),
+             semantics.step_of(inst, DEPLOY, b, na))
+    semantics.replay(inst, trace)
+    pods = {f"default/{o['metadata']['name']}": o for o in objs if o["kind"] == "Pod"}
+    w = Witness(0, [o for o in objs if o["kind"] != "Pod"] + list(pods.values()), "default/b", "na", trace, pods,
+                {}, inst)
+    states = step_states(w)
+    assert len(states) == 2
+    first, second = (kso_verdicts_single(state, KSO) for state, _ in states)
+    assert first == {"na": None, "nb": None}
+    assert second["na"] is None and second["nb"] == NODE_AFFINITY
+    assert any(o["kind"] == "PersistentVolume" and (o["spec"].get("claimRef") or {}).get("name") == "data"
+               for o in states[1][0].objects)
+
+
+# ---- differential: explicit against a plain BFS over the semantics ---------------------------
+
+def random_volume_instance(rng: random.Random) -> list[str]:
+    zones = ["zone-a", "zone-b"]
+    docs = [node(f"n{i}", rng.choice(zones), rng.choice(("1", "2"))) for i in range(rng.choice((2, 3)))]
+    static = rng.random() < 0.4
+    docs.append(SC_STATIC if static else SC_PROVISION.replace(
+        "volumeBindingMode", "allowedTopologies: [{matchLabelExpressions: [{key: topology.kubernetes.io/zone, "
+        "values: [zone-a]}]}]\nvolumeBindingMode") if rng.random() < 0.3 else SC_PROVISION)
+    if static:
+        docs += [zonal(f"pv-{i}", rng.choice(zones)) for i in range(rng.choice((1, 2)))]
+    claims = ["data"] if static else ["data", "logs"][:rng.choice((1, 2))]
+    docs += [pvc(c, ", storageClassName: zonal") for c in claims]
+    for i in range(rng.choice((2, 3))):
+        cpu = "  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n"
+        docs.append(pod(f"p{i}", cpu + uses(rng.choice(claims))))
+    return docs
+
+
+def node(name: str, zone: str, cpu: str) -> str:
+    return (f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}, "
+            f"topology.kubernetes.io/zone: {zone}}}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '110'}}}}\n")
+
+
+def plain_bfs(inst, query) -> bool:
+    """Every deployment and deletion the semantics allows, no saturation, no symmetry."""
+    start = inst.initial_config()
+    seen, frontier = {start}, deque([start])
+    while frontier:
+        sigma = frontier.popleft()
+        if semantics.query_holds(inst, query, sigma):
+            return True
+        succ = [semantics.deploy(inst, sigma, t, n) for t in range(len(inst.pod_types))
+                for n in range(len(inst.nodes)) if semantics.deploy_failure(inst, t, n, sigma) is None]
+        succ += [semantics.delete(inst, sigma, *inst.unpair(p)) for p, c in enumerate(sigma[:inst.num_pairs]) if c]
+        for s in succ:
+            if s not in seen:
+                seen.add(s)
+                frontier.append(s)
+    return False
+
+
+COUNTS = (56, 64, 15)
+
+
+def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
+    rng = random.Random(27)
+    checked = {True: 0, False: 0}
+    changed = 0
+    while sum(checked.values()) < 120:
+        inst, _ = load(objects(*random_volume_instance(rng)))
+        if not inst.bindings:
+            continue
+        types, nodes = len(inst.pod_types), len(inst.nodes)
+        pairs = [(t, n) for t in range(types) for n in range(nodes)]
+        query = Query((frozenset(rng.sample(pairs, 2)),))
+        want = plain_bfs(inst, query)
+        result = ExplicitEngine().check(inst, query)
+        assert result.verdict is (Verdict.DEPLOYABLE if want else Verdict.NOT_DEPLOYABLE)
+        if want:
+            semantics.replay(inst, result.trace, query)
+        else:
+            ok, why = check_certificate(inst, json.loads(result.certificate.dumps()))
+            assert ok, why
+        changed += plain_bfs(replace(inst, bindings=()), query) != want
+        checked[want] += 1
+    # 120 instances with a binding: how many of each answer, and how many the binding decides
+    assert (checked[True], checked[False], changed) == COUNTS
+
+
+# ---- the v1 field and the commands -----------------------------------------------------------
+
+def v1_document(binds_b: object) -> dict:
+    """Two types sharing claim data, as the front end writes them; ``binds_b`` is b's ``binds``."""
+    node = lambda name, zone: {"name": name, "labels": {"kubernetes.io/hostname": name,  # noqa: E731
+                                                        "topology.kubernetes.io/zone": zone}, "capacity": {"cpu": "4"}}
+    binds = {"claim": "data", "nodes": {"na": "PV pv-a"},
+             "then": [{"to": "PV pv-a", "filter": [{"node": "nb", "plugin": "VolumeBinding",
+                                                    "reasons": ["node(s) didn't match PersistentVolume's node affinity"]}]}]}
+    types = [{"name": "a", "volumes": {"claims": ["data"], "binds": binds}},
+             {"name": "b", "volumes": {"claims": ["data"], **({"binds": binds_b} if binds_b is not None else {})}}]
+    return {"version": 1, "semantics": "kubernetes", "nodes": [node("na", "zone-a"), node("nb", "zone-b")],
+            "podTypes": types}
+
+
+def test_v1_binds_field_is_read_and_checked():
+    from symreach.errors import InputError
+    from symreach.loader import load_document
+
+    good = v1_document(v1_document(None)["podTypes"][0]["volumes"]["binds"])
+    inst = load_document(good, "<v1>")
+    assert [(b.claim, b.outcomes, b.choice) for b in inst.bindings] == [("default/data", ("PV pv-a",), (0, -1))]
+    bad = {
+        "a type using the claim without binds": v1_document(None),
+        "an outcome without verdicts": v1_document({"claim": "data", "nodes": {"na": "PV x"}, "then": []}),
+        "a claim the type does not use": v1_document({"claim": "logs", "nodes": {}, "then": []}),
+        "an unknown node": v1_document({"claim": "data", "nodes": {"nz": "PV pv-a"}, "then": [{"to": "PV pv-a"}]}),
+    }
+    for what, doc in bad.items():
+        with pytest.raises(InputError) as err:
+            load_document(doc, "<v1>")
+        assert "binds" in str(err.value), what
+
+
+def test_check_and_matrix_commands(tmp_path):
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "wffc.yaml"
+    path.write_text(yaml.safe_dump_all(two_pods(PROVISION)))
+    run = CliRunner().invoke
+    split = run(cli, ["check", str(path), "--pod", "default/b", "--node", "nb", "--with", "default/a@na"])
+    assert split.exit_code == 1 and split.stdout.splitlines()[0] == "not-deployable"
+    together = run(cli, ["check", str(path), "--pod", "default/b", "--node", "na", "--with", "default/a@na"]).stdout
+    assert "binds claim default/data to a volume it provisions in topology.kubernetes.io/zone=zone-a" in together
+    assert "caveats" not in together
+    matrix = run(cli, ["matrix", str(path), "-o", "wide"]).stdout.splitlines()
+    assert [line.split() for line in matrix if line.startswith("default/")] == [
+        ["default/a", "Y", "Y"], ["default/b", "Y", "Y"]]
+
+
+def test_random_volume_states_load_with_their_bindings():
+    """The volume-dense random states (ephemeral volumes under attach limits included: state 23)."""
+    from symreach.generators.k8s_states import random_states
+
+    bound = 0
+    for state in random_states(30, 301, True):
+        inst, _ = load(state.objects)
+        bound += bool(inst.bindings)
+    assert bound == BOUND_STATES
+
+
+BOUND_STATES = 11   # of the 30
