@@ -51,19 +51,3 @@ def test_shared_minimum_agrees_with_explicit(profile, monkeypatch):
     assert checked >= 15, checked
     assert used >= 15, used
 
-
-def test_shared_polar_support_equals_the_plain_walk():
-    """``witness_cyclic``'s memoised walk reads the same (variable, polarity) pairs."""
-    from symreach.encodings.compile import compile_system
-    from symreach.solvers.bdd_sweep_order import polar_support, shared_polar_support
-
-    compared = 0
-    for seed in range(60):
-        for profile in ("paper", "kubernetes"):
-            system = compile_system(load_document(random_doc(seed, profile)))
-            memo: dict = {}
-            for action in system.actions:
-                assert shared_polar_support(system.circuit, action.guard, memo) == \
-                    set(polar_support(system.circuit, action.guard))
-                compared += 1
-    assert compared >= 200, compared

@@ -262,7 +262,11 @@ class Reachability:
 
     def _interleaved(self) -> list[int]:
         """The sweep order (``bdd_sweep_order.interleaved``)."""
-        return interleaved(self.sym.system, self.forward, self.config.deploy_order, self.config.reverse_backward)
+        try:
+            return interleaved(self.sym.system, self.forward, self.config.deploy_order,
+                               self.config.reverse_backward, self.run_context)
+        except TimeoutError:
+            raise SearchTimeout() from None
 
     def _groups(self, max_groups: int = 48) -> list[list[int]]:
         levels = sorted({self.sym.top_level[i] for i in range(len(self.sym.system.actions))}, reverse=True)
@@ -477,10 +481,14 @@ class BddEngine(PreprocessingEngine):
         t0 = time.perf_counter()
         try:
             t1 = time.perf_counter()
-            use_force = self.var_order == "force" or (self.var_order == "auto" and witness_cyclic(system))
+            use_force = self.var_order == "force" or (self.var_order == "auto" and witness_cyclic(system, run))
             stats["var_order"] = "force" if use_force else "compiled"
-            order = force_order(system) if use_force else None
+            order = force_order(system, run=run) if use_force else None
             stats["order_s"] = time.perf_counter() - t1
+        except TimeoutError:
+            return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,
+                          reason="timeout while choosing the BDD variable order")
+        try:
             sym = SymbolicSystem(system, run=run, order=order)
         except TimeoutError:
             return Result(Verdict.UNKNOWN, self.name, fragment=fragment, stats=stats,

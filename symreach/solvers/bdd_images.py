@@ -22,6 +22,7 @@ from typing import Any, Sequence
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR, Circuit
 from symreach.encodings.system import Action, TransitionSystem
 from symreach.run import RunContext
+from symreach.solvers.bdd_sweep_order import poll
 from symreach.solvers.cudd_memory import cap_manager
 
 try:  # pragma: no cover - depends on the installed wheel
@@ -283,7 +284,7 @@ class SymbolicSystem:
         return self.bdd.cube({self.names[v]: b for v, b in state.items()})
 
 
-def force_order(system: TransitionSystem, iterations: int = 40) -> list[int]:
+def force_order(system: TransitionSystem, iterations: int = 40, run=None) -> list[int]:
     """A static BDD variable order by the FORCE heuristic (Aloul, Markov,
     Sakallah, GLSVLSI 2003) over the "guard reads" hypergraph.
 
@@ -297,7 +298,7 @@ def force_order(system: TransitionSystem, iterations: int = 40) -> list[int]:
     the order with the smallest total hyperedge span is kept. Starts from
     ``state_vars``; deterministic. Nothing here is specific to one reduction;
     on the Appendix B nets it groups each place's token types with the
-    control types of the transitions around it."""
+    control types of the transitions around it. Polls ``run`` (``TimeoutError``)."""
     import math
 
     c = system.circuit
@@ -324,6 +325,7 @@ def force_order(system: TransitionSystem, iterations: int = 40) -> list[int]:
     for a in system.actions:
         if a.op != "deploy" or a.guard <= 1:
             continue
+        poll(run, "choosing the BDD variable order")
         me = unit_of[a.writes[0]]
         node = c.node(a.guard)
         for conj in (node.children if node.kind == AND else (a.guard,)):
@@ -350,6 +352,7 @@ def force_order(system: TransitionSystem, iterations: int = 40) -> list[int]:
 
     best, best_span = list(rank), span(pos)
     for _ in range(iterations):
+        poll(run, "choosing the BDD variable order")
         cog = [sum(pos[u] for u in e) / len(e) for e in edge_list]
         new = [sum(cog[k] for k in incident[u]) / len(incident[u]) if incident[u] else pos[u]
                for u in range(n)]

@@ -7,31 +7,101 @@ static variable order), and the sweep order itself (``interleaved``). Pure funct
 
 from __future__ import annotations
 
-from graphlib import CycleError, TopologicalSorter
-
 from symreach.encodings.circuit import AND, CONST, NOT, OR, PB, VAR
 from symreach.result import DEPLOY
 
 
-def witness_cyclic(system) -> bool:
+POLL_EVERY = 1024  # graph vertices or deploys between two looks at the deadline
+
+
+def poll(run, phase: str) -> None:
+    """``TimeoutError`` once ``run`` (a ``RunContext`` or None) is past its
+    deadline or cancelled: the order steps are linear but on 20,000 nodes still
+    seconds long, and a matrix cell must end at its ``--cell-timeout``."""
+    if run is not None and run.past():
+        raise TimeoutError(f"deadline reached while {phase}")
+
+
+def witness_cyclic(system, run=None) -> bool:
     """Whether some deploy reads (positively, outside PB nodes) a pair whose
     deploy reads it back, transitively: a cycle in the witness graph between
-    modelled pairs (``graphlib`` finds it)."""
+    modelled pairs.
+
+    The graph is not built pair to pair: where thousands of deploys read the
+    presence of one type on thousands of nodes (a spread's shared minimum) that
+    is nodes^2 edges. Instead its vertices are the written pairs and the
+    guards' (circuit node, polarity) keys: pair -> its deploys' guards, a node
+    -> its children (NOT flips the polarity, PB nodes end), a positive variable
+    -> its pair. A path between two pairs there is exactly a chain of positive
+    reads, so the witness graph has a cycle iff a strongly connected component
+    holds two distinct pairs (one pair alone is only a deploy reading its own
+    pair, which does not count). Linear in the circuit; polls ``run``."""
     c = system.circuit
-    writer = {a.writes[0] for a in system.actions if a.op == DEPLOY}
-    readers: dict[int, set[int]] = {v: set() for v in writer}  # deploy -> the pairs its guard reads
-    memo: dict[tuple[int, bool], frozenset[tuple[int, bool]]] = {}
+    guards: dict[int, list[int]] = {}
     for a in system.actions:
-        if a.op != DEPLOY:
+        if a.op == DEPLOY:
+            guards.setdefault(a.writes[0], []).append(a.guard)
+
+    def succ(u: tuple[int, int]) -> list[tuple[int, int]]:
+        i, pol = u   # pol: 1 / 0 the polarity of circuit node i; 2: the pair of variable i
+        if pol == 2:
+            return [(g, 1) for g in guards[i]]
+        node = c.node(i)
+        if node.kind == VAR:
+            return [(i, 2)] if pol and i in guards else []
+        if node.kind == NOT:
+            return [(node.children[0], 1 - pol)]
+        if node.kind == PB:
+            return []
+        return [(ch, pol) for ch in node.children]
+
+    return any(sum(1 for _, pol in comp if pol == 2) >= 2
+               for comp in strong_components([(v, 2) for v in guards], succ, run))
+
+
+def strong_components(roots, succ, run=None):
+    """Tarjan's strongly connected components of the graph below ``roots``
+    (iterative; ``succ`` gives a vertex's successors). Yields each component
+    as a list; polls ``run``."""
+    index: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    for root in roots:
+        if root in index:
             continue
-        me = a.writes[0]
-        readers[me] |= {v for v, positive in shared_polar_support(c, a.guard, memo)
-                        if positive and v in writer and v != me}
-    try:
-        TopologicalSorter(readers).prepare()
-    except CycleError:
-        return True
-    return False
+        poll(run, "choosing the BDD variable order")
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(succ(root)))]
+        while work:
+            u, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    if len(index) % POLL_EVERY == 0:
+                        poll(run, "choosing the BDD variable order")
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(succ(w))))
+                elif w in on_stack:
+                    low[u] = min(low[u], index[w])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[u])
+            if low[u] == index[u]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == u:
+                        break
+                yield comp
 
 
 def polar_support(c, root: int) -> set[tuple[int, bool]]:
@@ -56,46 +126,20 @@ def polar_support(c, root: int) -> set[tuple[int, bool]]:
     return out
 
 
-def shared_polar_support(c, root: int, memo: dict) -> frozenset[tuple[int, bool]]:
-    """``polar_support`` with each (node, polarity)'s answer kept in ``memo`` across
-    guards: guards share large subcircuits (a spread's minimum over every domain),
-    and walking them again for every deploy was quadratic in nodes."""
-    stack = [((root, True), False)]
-    while stack:
-        key, expanded = stack.pop()
-        if key in memo:
-            continue
-        i, pol = key
-        node = c.node(i)
-        if node.kind == VAR:
-            memo[key] = frozenset((key,))
-            continue
-        if node.kind == PB:
-            memo[key] = frozenset()
-            continue
-        kids = [(node.children[0], not pol)] if node.kind == NOT else [(ch, pol) for ch in node.children]
-        if expanded:
-            out: set[tuple[int, bool]] = set()
-            for k in kids:
-                out |= memo[k]
-            memo[key] = frozenset(out)
-        else:
-            stack.append((key, True))
-            stack.extend((k, False) for k in kids if k not in memo)
-    return memo[(root, True)]
-
-
-def earliest(system) -> list[float]:
+def earliest(system, run=None) -> list[float]:
     """Per action, a lower bound on the sweep depth at which it can first
     fire, ignoring deletes and negative reads: a least fixpoint of
     ``d(deploy) = 1 + d(guard)`` with ``d`` of a variable the least ``d`` of
     its deploys (0 when initially true), AND -> max, OR -> min, and 0 for a
-    negated or PB node. Deletes get 0; unreachable deploys ``inf``."""
+    negated or PB node. Deletes get 0; unreachable deploys ``inf``. Polls ``run``."""
     c = system.circuit
     INF = float("inf")
     dvar: dict[int, float] = {v: (0.0 if b else INF) for v, b in system.initial.items()}
     deploys = [(i, a) for i, a in enumerate(system.actions) if a.op == DEPLOY]
-    topo = {i: c.topological([a.guard]) for i, a in deploys}
+    topo = {}
+    for i, a in deploys:
+        poll(run, "ordering the BDD sweep")
+        topo[i] = c.topological([a.guard])
     out = [0.0] * len(system.actions)
     for i, _ in deploys:
         out[i] = INF
@@ -104,6 +148,7 @@ def earliest(system) -> list[float]:
         changed = False
         memo: dict[int, float] = {}
         for i, a in deploys:
+            poll(run, "ordering the BDD sweep")
             for n in topo[i]:
                 if n in memo:
                     continue
@@ -135,7 +180,7 @@ def non_pb_support(c, root: int) -> set[int]:
 
 
 def interleaved(system, forward: bool, deploy_order: str = "auto",
-                reverse_backward: bool = True) -> list[int]:
+                reverse_backward: bool = True, run=None) -> list[int]:
     """Deploys in forward (witness) order, each delete placed where it
     helps most; backward runs use the reverse order.
 
@@ -150,23 +195,24 @@ def interleaved(system, forward: bool, deploy_order: str = "auto",
     it *negatively* (an anti-affinity that the delete unblocks) after the
     last deploy that reads it positively (a witness still needed), else
     right after the last deploy that reads it (the moment a pebble stops
-    being useful). On pebbling pyramids it needs far fewer sweeps than a
+    being useful); every step polls ``run`` (``TimeoutError``). On pebbling pyramids it needs far fewer sweeps than a
     plain order (``benchmarks/results/design_measurements.md``); on the Appendix B nets one transition firing
     (S, E, P, F, R with the deletes between) fits in one sweep."""
     # the position in the compiled (witness-level) order, not the BDD level:
     # the BDD order may be a different static order (``force_order``)
     pos = {v: k for k, v in enumerate(system.state_vars)}
     lvl = {i: pos[a.writes[0]] for i, a in enumerate(system.actions)}
-    depth = earliest(system)
+    depth = earliest(system, run)
     deps = sorted((i for i, a in enumerate(system.actions) if a.op == DEPLOY),
                   key=lambda i: (depth[i], -lvl[i], i))
-    if deploy_order == "postorder" or (deploy_order == "auto" and tree_like(system, deps)):
-        deps = postorder(system, deps)
+    if deploy_order == "postorder" or (deploy_order == "auto" and tree_like(system, deps, run)):
+        deps = postorder(system, deps, run)
     dels = [i for i, a in enumerate(system.actions) if a.op != DEPLOY]
     last: dict[int, int] = {}
     last_pos: dict[int, int] = {}
     negs: dict[int, list[int]] = {}
     for j, i in enumerate(deps):
+        poll(run, "ordering the BDD sweep")
         for v, positive in polar_support(system.circuit, system.actions[i].guard):
             last[v] = j
             if positive:
@@ -195,29 +241,33 @@ def interleaved(system, forward: bool, deploy_order: str = "auto",
         order.reverse()
     return order
 
-def tree_like(system, deps: list[int]) -> bool:
+def tree_like(system, deps: list[int], run=None) -> bool:
     """At most a third of the deployable pairs are read by two or more deploys."""
     c = system.circuit
     written = {system.actions[i].writes[0] for i in deps}
     readers: dict[int, int] = {}
     for i in deps:
+        poll(run, "ordering the BDD sweep")
         for v in non_pb_support(c, system.actions[i].guard):
             if v in written and v != system.actions[i].writes[0]:
                 readers[v] = readers.get(v, 0) + 1
     shared = sum(1 for n in readers.values() if n >= 2)
     return 3 * shared <= len(written)
 
-def postorder(system, deps: list[int]) -> list[int]:
+def postorder(system, deps: list[int], run=None) -> list[int]:
     """Deploys in DFS post-order of the witness graph from the target: a
     deploy comes after the deploys of the pairs its guard reads
     positively, subtree by subtree (the recursive pebbling strategy:
     binary trees need it, level order needs many sweeps there)."""
     c = system.circuit
     by_var = {system.actions[i].writes[0]: i for i in deps}
-    reads = {i: sorted((by_var[v] for v in non_pb_support(c, system.actions[i].guard)
-                        if v in by_var and by_var[v] != i), key=deps.index)
-             for i in deps}
-    roots = sorted((by_var[v] for v in c.support(system.target) if v in by_var), key=deps.index)
+    rank = {i: k for k, i in enumerate(deps)}.__getitem__   # deps.index was linear per call
+    reads = {}
+    for i in deps:
+        poll(run, "ordering the BDD sweep")
+        reads[i] = sorted((by_var[v] for v in non_pb_support(c, system.actions[i].guard)
+                           if v in by_var and by_var[v] != i), key=rank)
+    roots = sorted((by_var[v] for v in c.support(system.target) if v in by_var), key=rank)
     seen: set[int] = set()
     post: list[int] = []
     for r in roots:
