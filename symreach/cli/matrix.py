@@ -38,8 +38,9 @@ def computation_options(func):
 
 
 def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, executor: str, scheduler,
-                   workers: int, worker_memory, jobs, memory):
-    """The matrix of ``inst`` as the options say (``--memory`` also bounds Dask's local workers)."""
+                   workers: int, worker_memory, jobs, memory, into=None, on_types=None):
+    """The matrix of ``inst`` as the options say (``--memory`` also bounds Dask's local workers);
+    ``into``/``on_types``: see ``cells_matrix`` (``--stream``)."""
     from symreach.errors import LimitReached
     from symreach.run import RunContext
     from symreach.solvers.matrix import empty_matrix, matrix_table, stop_matrix
@@ -49,12 +50,13 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
     workers = jobs or workers
     worker_memory = worker_memory or (f"{memory}MB" if memory else None)
     # Filled as pod types finish: a memory limit keeps every cell decided before it.
-    m = empty_matrix(inst)
+    m = into if into is not None else empty_matrix(inst)
     stopped = None
     try:
         with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
             matrix_table(inst, symmetry=symmetry, cell_timeout=cell_timeout, executor=ex,
-                         progress=task_progress("matrix", "pod types"), into=m, run=RunContext.for_process())
+                         progress=task_progress("matrix", "pod types"), into=m, run=RunContext.for_process(),
+                         on_types=on_types)
     except MemoryError:
         stopped = process.memory_reason()
     except LimitReached as exc:
@@ -75,12 +77,16 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
 @click.option("--moves", "moves", type=click.Choice(["paper", "both"]), default="paper", show_default=True,
               help="both: also ask every cell the paper's moves reach under operator moves, and mark "
                    "with ! those the operator rules forbid.")
+@click.option("--stream", is_flag=True,
+              help="-o csv|json: write each pod type's row as soon as its cells are decided (json: JSON "
+                   "Lines, docs/json.md), in the order types finish. Other formats, filters and --moves "
+                   "both need every row: written at the end.")
 @list_targets_option
 @timeout_option(help="Seconds before the remaining cells are unknown.")
 @memory_option
 @computation_options
 def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_filter, node_filter, moves: str,
-                   timeout, memory, method: str, symmetry: bool, cell_timeout: float, jobs, executor: str, scheduler,
+                   stream: bool, timeout, memory, method: str, symmetry: bool, cell_timeout: float, jobs, executor: str, scheduler,
                    workers: int, worker_memory) -> None:
     """Decide which pod types can ever run on which nodes, by node pool.
 
@@ -117,6 +123,10 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         else:
             out.write(render(m) + "\n")
 
+    if stream and method == "cells" and fmt in ("json", "csv") and not (
+            pod_filter or node_filter or namespace or moves == "both"):
+        _streamed(inst, loaded, fmt, clock, (method, symmetry, cell_timeout, executor, scheduler, workers,
+                                             worker_memory, jobs, memory))
     process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory)
@@ -138,6 +148,53 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(code)
+
+
+def _streamed(inst, loaded, fmt: str, clock, how: tuple) -> None:
+    """``--stream``: rows written as their types finish, the undecided ones (``?``) last; exits."""
+    from symreach.report.caveats import type_caveats
+    from symreach.report.schema import document
+    from symreach.solvers.matrix import empty_matrix
+    from symreach.solvers.matrix_stream import RowStream
+
+    m = empty_matrix(inst)
+    m.caveats = type_caveats(loaded.context.get("report"), inst)
+    rows = RowStream(m, fmt, sys.stdout, document("matrix", {}))
+    # A limit that kills the run prints the rows not written yet (supervised: as of the last refresh).
+    process.set_fallback(lambda reason: _rest_text(rows, reason))
+    try:
+        compute_matrix(inst, *how, into=m, on_types=rows.types_done)
+        clock.split()
+        code = 0 if m.stats.get("complete") else 3
+        process.printing(code)
+        trailer = {"times": clock.times(), "warnings": list(warnings_json(loaded))}
+        if fmt == "json":
+            from symreach.report.matrix_view import view, view_json
+
+            trailer = {**view_json(m, inst, view(m, inst, True, None, None, None)), **trailer}
+        rows.finish(trailer)
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
+
+
+def _rest_text(rows, reason: str) -> str:
+    """What ``rows`` has not written, as the run stands, ``reason`` in the JSON trailer."""
+    from symreach.solvers.matrix import stop_matrix
+
+    out = io.StringIO()
+    saved, rows.out = rows.out, out
+    written = set(rows.written)
+    stats = dict(rows.m.stats)
+    try:
+        stop_matrix(rows.m, reason)
+        rows.finish()
+    finally:
+        rows.out, rows.written, rows.m.stats = saved, written, stats
+    return out.getvalue().rstrip("\n")
 
 
 # Past this many cells the supervisor's copy of the fallback (printed only if the

@@ -141,7 +141,8 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
                  symmetry: bool = True, cell_timeout: Optional[float] = None,
                  executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
-                 into: Optional[Matrix] = None, run: Optional[RunContext] = None) -> Matrix:
+                 into: Optional[Matrix] = None, run: Optional[RunContext] = None,
+                 on_types: Optional[Callable[[list[int]], None]] = None) -> Matrix:
     """The matrix by ``method``: ``cells`` (one task per pod type, one answer per
     class of interchangeable nodes, see ``symreach.solvers.cells``) or
     ``fixpoint`` (one BDD fixpoint of the whole system). ``run`` (default: one
@@ -150,7 +151,7 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
         return fixpoint_matrix(instance, timeout_s, run)
     if method != "cells":
         raise ValueError(f"unknown matrix method {method!r}")
-    return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress, into, run)
+    return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress, into, run, on_types)
 
 
 NOT_RUN = "limit"   # how a cell no task decided is marked
@@ -175,9 +176,11 @@ def stop_matrix(m: Matrix, reason: str) -> Matrix:
 def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
                  cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
-                 into: Optional[Matrix] = None, run: Optional[RunContext] = None) -> Matrix:
+                 into: Optional[Matrix] = None, run: Optional[RunContext] = None,
+                 on_types: Optional[Callable[[list[int]], None]] = None) -> Matrix:
     """Every pod type is an independent task; results arrive in any order and are
-    written into ``into`` (default: a new ``empty_matrix``) as they arrive.
+    written into ``into`` (default: a new ``empty_matrix``) as they arrive;
+    ``on_types`` is told the types of each batch once their cells are in (``--stream``).
     The tasks get ``run``'s deadline as ``wall_deadline()`` (they may run on
     other machines); a cancelled ``run`` stops taking results (the rest unknown)."""
     run = run if run is not None else RunContext.within(timeout_s)
@@ -210,6 +213,8 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
             for cls in answer.classes:
                 cells.set(answer.t, cls.nodes, cls.verdict)
                 hows.set(answer.t, cls.nodes, cls.how)
+        if on_types is not None:
+            on_types([answer.t for answer in batch])
         m.stats["classes"] = m.stats["cells_solved"] = classes
         if progress is not None:
             progress(len(done), ntypes)
@@ -359,21 +364,10 @@ def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None,
     out.write("{" + "".join(f"{json.dumps(k)}: {json.dumps(v, default=str)}, " for k, v in (head or {}).items())
               + '"pods": ' + json.dumps(list(m.types)) + ', "nodes": ' + json.dumps(list(m.nodes))
               + ', "cells": [')
-    nodes = [json.dumps(node) for node in m.nodes]
-    quoted: dict[str, str] = {}
-
-    def q(value: str) -> str:
-        hit = quoted.get(value)
-        if hit is None:
-            hit = quoted[value] = json.dumps(value)
-        return hit
-
-    marks = {t: ', "caveats": ' + json.dumps(list(c)) for t, c in m.caveats.items()}
+    cell_objects = json_cell_writer(m)
     first = True
     for name, per_node in m.row_subjects():
-        pod = q(name)
-        parts = [f'{{"pod": {pod}, "node": {nodes[n]}, "verdict": {q(m.cells[(t, n)])}, '
-                 f'"by": {q(m.how[(t, n)])}{marks.get(t, NO_CAVEATS)}}}' for n, t in enumerate(per_node) if t is not None]
+        parts = cell_objects(name, per_node)
         if parts:
             out.write(("" if first else ", ") + ", ".join(parts))
             first = False
@@ -384,14 +378,46 @@ def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None,
     out.write("}")
 
 
+def json_cell_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], list[str]]:
+    """``(row name, per-node types) -> one JSON object per cell`` (docs/json.md),
+    each distinct value quoted once."""
+    nodes = [json.dumps(node) for node in m.nodes]
+    quoted: dict[str, str] = {}
+
+    def q(value: str) -> str:
+        hit = quoted.get(value)
+        if hit is None:
+            hit = quoted[value] = json.dumps(value)
+        return hit
+
+    marks = {t: ', "caveats": ' + json.dumps(list(c)) for t, c in m.caveats.items()}
+
+    def cells(name: str, per_node: tuple[Optional[int], ...]) -> list[str]:
+        pod = q(name)
+        return [f'{{"pod": {pod}, "node": {nodes[n]}, "verdict": {q(m.cells[(t, n)])}, '
+                f'"by": {q(m.how[(t, n)])}{marks.get(t, NO_CAVEATS)}}}' for n, t in enumerate(per_node) if t is not None]
+    return cells
+
+
 def render_csv(m: Matrix) -> str:
     out = io.StringIO()
     write_csv(m, out)
     return out.getvalue()
 
 
+CSV_HEADER = "pod,node,verdict,by\r\n"
+
+
 def write_csv(m: Matrix, out: TextIO) -> None:
-    """What ``csv.DictWriter`` writes, a row per cell, with each distinct value
+    """What ``csv.DictWriter`` writes, a row per cell."""
+    out.write(CSV_HEADER)
+    lines = csv_line_writer(m)
+    for name, per_node in m.row_subjects():
+        out.write(lines(name, per_node))
+
+
+def csv_line_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], str]:
+    """``(row name, per-node types) -> its CSV lines``, with each distinct value
     quoted once (a writer call per cell was most of the time on large matrices)."""
     quoted: dict[str, str] = {}
 
@@ -403,13 +429,13 @@ def write_csv(m: Matrix, out: TextIO) -> None:
             hit = quoted[value] = buf.getvalue()[:-3]
         return hit
 
-    out.write("pod,node,verdict,by\r\n")
     nodes = [q(node) for node in m.nodes]
-    for name, per_node in m.row_subjects():
+
+    def lines(name: str, per_node: tuple[Optional[int], ...]) -> str:
         pod = q(name)
-        lines = [f"{pod},{nodes[n]},{q(m.cells[(t, n)])},{q(m.how[(t, n)])}\r\n"
-                 for n, t in enumerate(per_node) if t is not None]
-        out.write("".join(lines))
+        return "".join([f"{pod},{nodes[n]},{q(m.cells[(t, n)])},{q(m.how[(t, n)])}\r\n"
+                        for n, t in enumerate(per_node) if t is not None])
+    return lines
 
 
 def write_matrix(m: Matrix, fmt: str, out: TextIO, extra: Optional[dict[str, Any]] = None,
