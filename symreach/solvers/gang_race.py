@@ -61,6 +61,18 @@ def _child(conn, engine: str, inst: Instance, name: str, timeout_s: Optional[flo
         conn.close()
 
 
+def _receive(conn, engine: str, proc) -> tuple[str, object]:
+    """A child's message, the child joined; an engine bug (AssertionError) or a dead child raises."""
+    try:
+        kind, payload = conn.recv()
+    except EOFError:
+        kind, payload = "error", f"the {engine} child died (exit code {proc.exitcode})"
+    proc.join()
+    if kind == "error" and payload.startswith(("AssertionError", "the ")):
+        raise AssertionError(f"auto/{engine}: {payload}")
+    return kind, payload
+
+
 def _checkable_never(pending: dict, grace_s: float, timeout_s: Optional[float],
                      start: float) -> Optional[GangAnswer]:
     """The bdd child's answer if it says "never" within ``grace_s`` (and the time limit)."""
@@ -72,11 +84,8 @@ def _checkable_never(pending: dict, grace_s: float, timeout_s: Optional[float],
             return None
         del pending[conn]
         try:
-            kind, payload = conn.recv()
-        except EOFError:
-            return None
+            kind, payload = _receive(conn, engine, proc)
         finally:
-            proc.join()
             conn.close()
         if kind == "ok" and payload.result.verdict.value == "not-deployable":
             return payload
@@ -101,14 +110,8 @@ def race(inst: Instance, name: str, timeout_s: Optional[float] = None,
         while pending:
             for conn in wait(list(pending)):
                 engine, proc = pending.pop(conn)
-                try:
-                    kind, payload = conn.recv()
-                except EOFError:
-                    kind, payload = "error", f"the {engine} child died (exit code {proc.exitcode})"
-                proc.join()
+                kind, payload = _receive(conn, engine, proc)
                 if kind == "error":
-                    if payload.startswith(("AssertionError", "the ")):
-                        raise AssertionError(f"auto/{engine}: {payload}")
                     stopped.append(f"{engine}: {payload}")
                     continue   # a limit (memory) in one child: the other may still decide
                 if payload.result.verdict.value != "unknown":
