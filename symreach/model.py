@@ -11,9 +11,11 @@ counts indexed by ``Instance.pair(t, n) = t * len(nodes) + n``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Iterator, Mapping, Optional, TypeVar
+
+from symreach.records import record
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -90,14 +92,14 @@ class FrozenDict(Mapping[K, V]):
         return f"FrozenDict({self._items!r})"
 
 
-@dataclass(frozen=True)
+@record
 class Taint:
     key: str
     value: str
     effect: str  # NoSchedule | PreferNoSchedule | NoExecute
 
 
-@dataclass(frozen=True)
+@record
 class Node:
     """A node. ``capacity`` lists allocatable resources; an unlisted one is 0.
 
@@ -115,7 +117,7 @@ class Node:
     attached: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
 
 
-@dataclass(frozen=True)
+@record
 class Topology:
     """A topology key resolved over the nodes.
 
@@ -134,7 +136,7 @@ class Topology:
         return frozenset() if d is None else self.members[d]
 
 
-@dataclass(frozen=True)
+@record
 class AffinityTerm:
     """A required (anti-)affinity term: the pod types it matches and its topology.
 
@@ -159,7 +161,7 @@ class AffinityTerm:
         return self.selects if self.existing_selects is None else self.existing_selects
 
 
-@dataclass(frozen=True)
+@record
 class SpreadConstraint:
     """A hard (DoNotSchedule) topology-spread constraint of one pod type.
 
@@ -179,7 +181,7 @@ class SpreadConstraint:
 ANY_HOST_IP = "0.0.0.0"
 
 
-@dataclass(frozen=True)
+@record
 class HostPort:
     """A host port; ``host_ip`` 0.0.0.0 (the default) binds every address."""
 
@@ -203,7 +205,7 @@ EBS_DISK = "awsElasticBlockStore"
 RBD_DISK = "rbd"
 
 
-@dataclass(frozen=True)
+@record
 class Disk:
     """An in-tree disk written into the pod (gcePersistentDisk ``pdName``,
     awsElasticBlockStore ``volumeID``, iscsi ``iqn``, rbd ``pool/image`` with its
@@ -224,7 +226,7 @@ class Disk:
         return self.kind == EBS_DISK or not (self.read_only and other.read_only)
 
 
-@dataclass(frozen=True)
+@record
 class PodType:
     """A pod type. ``requests`` excludes the implicit ``pods`` unit (semantics adds it)."""
 
@@ -252,7 +254,7 @@ class PodType:
     disks: tuple[Disk, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class CountTarget:
     """At least ``at_least`` pods on ``pairs`` at the same time (the sum of their
     counts): "K pods of T on N", on a node-selector pool, or in a topology domain."""
@@ -261,7 +263,7 @@ class CountTarget:
     at_least: int
 
 
-@dataclass(frozen=True)
+@record
 class Query:
     """Coverability target: a DNF of presence, conjoined with count targets.
 
@@ -301,7 +303,7 @@ GANG = "gang"
 BASIC = "basic"
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     """A pod group (PodGroup, a Workload's pod group or one podGroupReplicaKey
     slice of it, or a CompositePodGroup), SPEC 5.1.
@@ -324,7 +326,7 @@ class Group:
         return frozenset(t for t, _ in self.members)
 
 
-@dataclass(frozen=True)
+@record
 class DisruptionBudget:
     """A PodDisruptionBudget resolved to pod types (SPEC 5.2).
 
@@ -344,7 +346,7 @@ class DisruptionBudget:
         return max(0, present - self.desired_healthy)
 
 
-@dataclass(frozen=True)
+@record
 class ReplicaTarget:
     """A controller's replica floor for ``--keep-replicas`` (SPEC 5.2).
 
@@ -363,7 +365,7 @@ class ReplicaTarget:
     members: tuple[tuple[str, frozenset[int]], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class MoveRules:
     """Which deletions a witness may make: the paper's (any) or an operator's;
     ``keep_replicas`` adds the final condition of ``Instance.replica_targets``."""
@@ -378,7 +380,7 @@ class MoveRules:
         return self.respect_pdb or bool(self.protected) or self.keep_replicas
 
 
-@dataclass(frozen=True)
+@record
 class ClaimBinding:
     """A WaitForFirstConsumer claim that the first deployment of a pod using it binds
     (VolumeBinding's PreBind): the claim stays bound from then on, deletions included.
@@ -397,7 +399,7 @@ class ClaimBinding:
     failures: tuple[FrozenDict[Pair, tuple[str, tuple[str, ...], bool]], ...]
 
 
-@dataclass(frozen=True)
+@record
 class Instance:
     """One cluster, its pod types, the initial configuration and an optional query.
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import Any, Optional
+
+from symreach.records import record
 
 
 class Verdict(str, Enum):
@@ -22,7 +24,7 @@ DEPLOY = "deploy"
 DELETE = "delete"
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One transition of a witness: deploy or delete one pod of a type on a node."""
 
@@ -34,7 +36,7 @@ class Step:
         return {"op": self.op, "pod": self.pod, "node": self.node}
 
 
-@dataclass
+@record(frozen=False)
 class Result:
     """What an engine found.
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 import os
 import resource
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Callable, Optional, Protocol
 
 from symreach.errors import LimitReached, current_deadline
 from symreach.model import Instance, Query
+from symreach.records import record
 
 COUNTER_MODES = ("auto", "on", "off")
 
@@ -57,7 +58,7 @@ class Prepared(Protocol):
     def matches(self, instance: Instance, query: Query) -> bool: ...
 
 
-@dataclass(frozen=True)
+@record
 class RunContext:
     """What every phase of one run shares (module docstring).
 

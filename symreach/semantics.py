@@ -12,7 +12,6 @@ PodTopologySpread, InterPodAffinity), or None when the deployment is legal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from symreach import reasons
@@ -28,6 +27,7 @@ from symreach.model import (
     SpreadConstraint,
     ports_conflict,
 )
+from symreach.records import record
 from symreach.result import DELETE, DEPLOY, Step
 
 REASON_PORTS = reasons.NODE_PORTS
@@ -44,7 +44,7 @@ insufficient = reasons.insufficient
 FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
 
 
-@dataclass(frozen=True)
+@record
 class Failure:
     """Why a deployment is refused: the first failing plugin and all its reasons.
 

@@ -10,11 +10,12 @@ nothing is an input error with the closest names (did-you-mean) and, with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterable, Optional
 
 from symreach.errors import InputError
 from symreach.model import Instance, daemonset_groups
+from symreach.records import record
 
 KINDS = {
     "deploy": "Deployment", "deployment": "Deployment", "deployments": "Deployment",
@@ -28,7 +29,7 @@ KINDS = {
 SHOWN = 10  # candidates named in an error without --list-targets
 
 
-@dataclass
+@record(frozen=False)
 class Targets:
     """Every name ``--pod`` accepts, and what each resolves to."""
 

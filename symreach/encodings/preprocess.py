@@ -80,13 +80,14 @@ Steps, in order (each reported in ``Preprocessed.stats``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Optional
 
 from symreach import semantics
 from symreach.certify import may_fixpoint as may_certificate
 from symreach.certify import static_filter, theorem5
 from symreach.model import KUBERNETES, PODS_RESOURCE, Instance, Pair, Query
+from symreach.records import record
 from symreach.result import DEPLOY, Result, Step, Verdict
 from symreach.run import RunContext
 from symreach.encodings.coexist import clash
@@ -97,7 +98,7 @@ MONOTONE = "monotone"
 PSPACE_HARD = "pspace-hard"
 
 
-@dataclass
+@record(frozen=False)
 class Preprocessed:
     instance: Instance
     query: Query

@@ -42,11 +42,11 @@ import json
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 import yaml
 
+from symreach.records import record
 from symreach.report.narrate import affinity_witnesses
 from symreach.model import ANY_HOST_IP, Instance, PodType
 from symreach.result import DELETE, DEPLOY, Step
@@ -68,7 +68,7 @@ _STEP_COMMENT = re.compile(r"#\s*step\s+(\d+):\s*(deploy|delete)\s+(\S+)\s+on\s+
 _DNS_LABEL = re.compile(r"[^a-z0-9.-]+")
 
 
-@dataclass(frozen=True)
+@record
 class PlannedStep:
     """One step with the concrete pod it creates or deletes."""
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional, Sequence, Union
 
@@ -34,6 +34,7 @@ from symreach.errors import InputError
 from symreach.loader import yaml_source
 from symreach.loader.collector import collector_paused
 from symreach.model import Instance
+from symreach.records import record
 from symreach.run import RunContext
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -43,7 +44,7 @@ STDIN = "-"
 PathArg = Union[str, os.PathLike]
 
 
-@dataclass
+@record(frozen=False)
 class Source:
     """One input read into memory: its name (a path or ``<stdin>``) and its text."""
 
@@ -51,7 +52,7 @@ class Source:
     text: str
 
 
-@dataclass
+@record(frozen=False)
 class Loaded:
     """An instance with what its front end knows beyond the model."""
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
 from symreach.loader.labels import LabelSelector, parse_label_selector
 from symreach.loader.shapes import FieldError, Path, choice, integer, mapping, sequence, string
 from symreach.model import DisruptionBudget, FrozenDict, Pair, PodType
+from symreach.records import record
 
 SECTIONS = ("disruptionBudgets", "pdbs")
 FIELDS = ("name", "namespace", "selector", "minAvailable", "maxUnavailable", "unhealthyPodEvictionPolicy")
@@ -26,7 +26,7 @@ _PERCENT = re.compile(r"^([0-9]+)%$")
 IntOrPercent = Union[int, str]
 
 
-@dataclass(frozen=True)
+@record
 class BudgetSpec:
     name: str
     namespace: str

@@ -11,18 +11,18 @@ The Kubernetes front end writes this section from the workloads it reads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from symreach.loader.shapes import FieldError, Path, choice, integer, mapping, sequence, string, string_list
 from symreach.model import FrozenDict, Node, Pair, PodType, ReplicaTarget
+from symreach.records import record
 
 SECTION = "controllers"
 KINDS = ("Deployment", "ReplicaSet", "StatefulSet")
 FIELDS = ("kind", "name", "namespace", "replicas", "podTypes", "pods")
 
 
-@dataclass(frozen=True)
+@record
 class ControllerSpec:
     kind: str
     name: str

@@ -9,7 +9,6 @@ The results are still label-level specs; ``resolve`` turns them into index sets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from symreach.loader.labels import (
@@ -22,6 +21,7 @@ from symreach.loader.labels import (
     parse_toleration,
 )
 from symreach.loader.shapes import FieldError, Path, choice, integer, mapping, sequence, string, string_list
+from symreach.records import record
 
 DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 HONOR, IGNORE = "Honor", "Ignore"
@@ -35,7 +35,7 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
-@dataclass(frozen=True)
+@record
 class TermSpec:
     """A required PodAffinityTerm, still in label form. ``path`` locates it for errors."""
 
@@ -48,7 +48,7 @@ class TermSpec:
     path: Path
 
 
-@dataclass(frozen=True)
+@record
 class SpreadSpec:
     """A DoNotSchedule TopologySpreadConstraint, still in label form."""
 
@@ -62,7 +62,7 @@ class SpreadSpec:
     path: Path
 
 
-@dataclass(frozen=True)
+@record
 class AffinitySpec:
     node_affinity: Optional[NodeSelector] = None
     pod_affinity: tuple[TermSpec, ...] = ()

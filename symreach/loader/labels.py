@@ -10,13 +10,14 @@ Semantics follow ``k8s.io/apimachinery/pkg/labels`` and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Mapping, Optional, Sequence
 
 from symreach import reasons
 from symreach.model import FrozenDict, Node, Taint
 from symreach.loader.shapes import FieldError, Path, choice, integer, mapping, sequence, string, string_list, string_map
+from symreach.records import record
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
 SELECTOR_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
@@ -39,7 +40,7 @@ NODE_AFFINITY = reasons.NODE_AFFINITY
 
 # ---- requirements and label selectors -------------------------------------
 
-@dataclass(frozen=True)
+@record
 class Requirement:
     """``key operator values``; Gt/Lt compare integers (node selectors only)."""
 
@@ -79,7 +80,7 @@ def go_int(text: str) -> Optional[int]:
     return value if -_INT64 <= value < _INT64 else None
 
 
-@dataclass(frozen=True)
+@record
 class LabelSelector:
     """A metav1.LabelSelector: AND of requirements; ``nothing`` is the null selector."""
 
@@ -148,7 +149,7 @@ def _parse_requirement(raw: object, path: Path, operators: Sequence[str]) -> Req
 
 # ---- node selector terms ----------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class NodeSelectorTerm:
     """AND of label and field requirements; a term with no requirement matches nothing."""
 
@@ -164,7 +165,7 @@ class NodeSelectorTerm:
         )
 
 
-@dataclass(frozen=True)
+@record
 class NodeSelector:
     """OR of terms; an empty list of terms matches nothing."""
 
@@ -201,7 +202,7 @@ def parse_node_selector_term(raw: object, path: Path = ()) -> NodeSelectorTerm:
 
 # ---- taints and tolerations -------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class Toleration:
     """A v1.Toleration. Empty key with Exists tolerates every key; empty effect every effect."""
 
@@ -270,7 +271,7 @@ def _opt_str(raw: object, path: Path) -> str:
 
 # ---- the static filters of kube-scheduler -----------------------------------
 
-@dataclass(frozen=True)
+@record
 class Placement:
     """The parts of a pod spec that the static filters read.
 

@@ -7,7 +7,6 @@ job; queries are ``query``'s. Every problem is a ``FieldError`` with a path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from symreach.loader.budgets import SECTIONS as BUDGET_SECTIONS, BudgetSpec, parse_budgets
@@ -18,6 +17,7 @@ from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFIL
 from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
 from symreach.loader.volumes import VolumeSpec, parse_attached, parse_volumes
 from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
+from symreach.records import record
 
 VERSION = 1
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -33,7 +33,7 @@ POD_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class PodTypeSpec:
     """A pod type before label resolution; ``path`` locates it for errors."""
 
@@ -55,7 +55,7 @@ class PodTypeSpec:
     static_pod: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Document:
     """A checked v1 document; ``query`` is left raw (it needs the resolved instance)."""
 

@@ -31,11 +31,11 @@ limit is its ``attachable-volumes-csi-<driver>`` capacity, and its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list, string_map
 from symreach.model import Disk, FrozenDict
+from symreach.records import record
 
 VOLUME_RESTRICTIONS = "VolumeRestrictions"
 VOLUME_FIELDS = ("preFilter", "filter", "claims", "readWriteOncePod", "attach", "attachOwn", "disks", "binds")
@@ -43,7 +43,7 @@ DISK_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
 PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
 
 
-@dataclass(frozen=True)
+@record
 class VolumeSpec:
     prefilter: Optional[tuple[str, tuple[str, ...]]] = None
     filters: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # (node, plugin, reasons)
@@ -55,7 +55,7 @@ class VolumeSpec:
     binds: Optional["BindSpec"] = None
 
 
-@dataclass(frozen=True)
+@record
 class BindSpec:
     """The claim a pod type's deployment binds: the outcome per node, the verdicts per outcome."""
 

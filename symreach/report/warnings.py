@@ -9,8 +9,10 @@ turns any warning into an input error (exit 2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional, Sequence
+
+from symreach.records import record
 
 
 # API groups served by Kubernetes itself; any other group is a custom resource.
@@ -35,7 +37,7 @@ UNMODELLED_KINDS = {
 SHOWN_PER_LINE = 3
 
 
-@dataclass
+@record(frozen=False)
 class WarningGroup:
     """Warnings of one category: shown as one line, listed in full in JSON."""
 

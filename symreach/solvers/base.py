@@ -10,15 +10,15 @@ normalises every certificate, so an engine only decides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Protocol, Union
 
 from symreach.model import Instance, Query
+from symreach.records import record
 from symreach.result import Result
 from symreach.run import RunContext
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Resource limits as plain numbers; reaching one yields ``unknown``, never a crash."""
 

@@ -9,19 +9,19 @@ present" answer, so that benchmarks and tests can exercise the engine itself.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Optional
 
 from symreach import semantics
 from symreach.errors import LimitReached
 from symreach.encodings.preprocess import Preprocessed, preprocess
 from symreach.model import Instance, Query
+from symreach.records import record
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
 from symreach.solvers.base import RunLike, as_context, resolve_query
 
 
-@dataclass
+@record(frozen=False)
 class CheckStart:
     """What every engine's ``check`` knows after the prologue."""
 
@@ -31,7 +31,7 @@ class CheckStart:
     decided: Optional[Result]
 
 
-@dataclass(frozen=True)
+@record
 class Prologue:
     """A prologue that decided nothing, handed to engines through ``RunContext.prepared``
     so that they skip preprocessing (``auto`` runs it once before forking its

@@ -59,11 +59,12 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from symreach.errors import LimitReached
+from symreach.records import record
 from symreach.semantics import unencoded_volume_checks
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
@@ -113,7 +114,7 @@ def default_engines() -> tuple[str, ...]:
     return OUR_ENGINES + ((ABC_ENGINE,) if abc_available() else ())
 
 
-@dataclass
+@record(frozen=False)
 class _Race:
     """One run's race: its plan and what became of it."""
 

@@ -31,11 +31,12 @@ SPEC 2.2), which is then left as is.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Optional, Sequence
 
 from symreach import semantics
 from symreach.model import Instance, Query, daemonset_member
+from symreach.records import record
 from symreach.result import DELETE, Result, Step, Verdict
 from symreach.solvers.base import RunLike, as_context
 
@@ -61,7 +62,7 @@ def pod_kind(inst: Instance, t: int) -> int:
     return ORDINARY if daemonset_member(inst, t) is None else DAEMON
 
 
-@dataclass
+@record(frozen=False)
 class Budget:
     """Replays and time left; ``clock`` is injectable so tests never read the wall clock."""
 
