@@ -15,10 +15,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("dd", "pysat", "networkx", "dask", "numpy")
-# not heavy, but not needed by a small check either: rapidyaml reads only big Kubernetes dumps,
+# not heavy, but not needed by a small check either: rapidyaml reads only big Kubernetes dumps, PyYAML
+# only what yaml_simple declines,
 # ABC and the race's worker processes run only when the tiny explicit search does not decide
 NOT_FOR_SMALL = ("ryml", "symreach.loader.yaml_fast", "symreach.solvers.abc", "symreach.encodings.compile",
-                 "symreach.solvers.workers")
+                 "symreach.solvers.workers", "yaml", "symreach.loader.yaml_libyaml")
 
 
 def _loaded_after(code: str, modules: tuple[str, ...] = HEAVY) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import functools
 import os
 import stat
 import sys
@@ -20,7 +21,6 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Optional, Sequence, Union
 
 import click
-import yaml
 
 from symreach.cli import process
 from symreach.errors import InputError
@@ -30,16 +30,23 @@ Data = Union[str, bytes]
 PendingOutput = tuple[Path, Callable[[], Data]]
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Safe dumper that never writes anchors or aliases."""
+@functools.cache
+def _dumper() -> type:
+    import yaml  # imported on use: PyYAML costs more start-up than a small check
 
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        """Safe dumper that never writes anchors or aliases."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+    return Dumper
 
 
 def dump_yaml(doc: Any) -> str:
     """Deterministic YAML (key order kept, no anchors/aliases)."""
-    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+    import yaml
+
+    return yaml.dump(doc, Dumper=_dumper(), sort_keys=False, default_flow_style=False,
                      allow_unicode=True)
 
 

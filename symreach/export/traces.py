@@ -38,13 +38,12 @@ back into steps, so round trips can be checked.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
 from collections.abc import Mapping
 from typing import Iterable, Optional, Sequence
-
-import yaml
 
 from symreach.records import record
 from symreach.report.narrate import affinity_witnesses
@@ -332,15 +331,22 @@ def header_lines(planned: Sequence[PlannedStep], instance: Instance, pin: str,
     return lines
 
 
-class _NoAliasDumper(yaml.SafeDumper):
-    """Manifests share label dicts; anchors (``&id001``) would confuse readers and tools."""
+@functools.cache
+def _no_alias_dumper() -> type:
+    import yaml  # imported on use: PyYAML costs more start-up than a small check
 
-    def ignore_aliases(self, data: object) -> bool:
-        return True
+    class NoAliasDumper(yaml.SafeDumper):
+        """Manifests share label dicts; anchors (``&id001``) would confuse readers and tools."""
+
+        def ignore_aliases(self, data: object) -> bool:
+            return True
+    return NoAliasDumper
 
 
 def dump_manifest(data: object) -> str:
-    return yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False)
+    import yaml
+
+    return yaml.dump(data, Dumper=_no_alias_dumper(), sort_keys=False, default_flow_style=False)
 
 
 def _delete_command(p: PlannedStep) -> str:
@@ -507,6 +513,8 @@ def pinned_node(manifest: dict) -> Optional[str]:
 def _parse_yaml(text: str) -> list[Step]:
     """Pod documents are deployments; a comment-only document whose step
     comment says ``delete`` is a deletion (older files: ``PodDeletion`` objects)."""
+    import yaml  # imported on use: PyYAML costs more start-up than a small check
+
     steps = []
     for chunk in re.split(r"^---[ \t]*$", text, flags=re.MULTILINE):
         doc = yaml.safe_load(chunk)
@@ -528,6 +536,8 @@ def _parse_kubectl(text: str) -> list[Step]:
     lines = text.splitlines()
     if len(lines) > 1 and SCRIPT_MARKER in lines[1]:   # the guarded script: its step comments say it all
         return [Step(m.group(2), m.group(3), m.group(4)) for m in map(_STEP_COMMENT.fullmatch, lines) if m]
+    import yaml  # imported on use: PyYAML costs more start-up than a small check
+
     steps: list[Step] = []
     created: dict[tuple[str, str], Step] = {}
     declared: Optional[Step] = None
