@@ -13,7 +13,6 @@ import functools
 import gc
 import os
 import sys
-import traceback
 from typing import Any, Callable, Optional
 
 import click
@@ -59,6 +58,8 @@ def _run_until_limit(invoke: Any, ctx: click.Context) -> tuple[Any, Optional[str
         raise
     except Exception as exc:  # a bug: one line, a distinct status, never exit 1 ("not deployable")
         if os.environ.get("SYMREACH_DEBUG"):
+            import traceback  # only for an internal error: not at start-up
+
             traceback.print_exc()
         click.echo(f"symreach: internal error: {type(exc).__name__}: {exc} "
                    "(please report it; SYMREACH_DEBUG=1 shows the traceback)", err=True)
