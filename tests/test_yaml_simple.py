@@ -88,7 +88,17 @@ def test_tricky_scalars_in_every_position() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "a: &x {b: 1}\nc: *x\n", "a: !!str 1\n", "%YAML 1.1\n---\na: 1\n", "---\na: 1\n", "a: 1\n---\nb: 2\n",
+    "a:\n  x\nb: 1\n", "a:\n    - x\n    - y\nb: 1\n", "- a:\n  - b\n- c\n", "- {a: 1}\n- [x, {y: z}]\n",
+    "a: {b : 1, c: [1, 2, []], d: {}}\n", "a:   x   \n", "a: x  y # c\n", "k: 'it''s'\n", "- - a\n  - b\n- c\n",
+    "a:\n  b:\n    c: 1\n  d: 2\ne: 3\n", "a: -1\nb: +2\nc: -bar\n", "name: a\n# c\n\n  # indented\nx: y\n",
+    "a: 'x # y'\n", 'a: "x # y" # z\n', "a:\n- 1\n- 2\n", "a: 1 \n", "a:\n\n  b: 1\n",
+])
+def test_hand_written_shapes_are_read(text: str) -> None:
+    assert agree(text)
+
+
+@pytest.mark.parametrize("text", [
+    "- \n", "a: &x {b: 1}\nc: *x\n", "a: !!str 1\n", "%YAML 1.1\n---\na: 1\n", "---\na: 1\n", "a: 1\n---\nb: 2\n",
     "a:\tb\n", "a: 1\na: 2\n", "1: a\n1: b\n", "a: |\n  x\n", "a: >\n  x\n", "a: b\n  c\n", "a: 'x\n  y'\n",
     'a: "x\\ny"\n', "'a': 1\n", "? a\n: 1\n", "a: [1, 2\n", "a: b: c\n", "<<: {a: 1}\n", "a: é\n",
     "a: 1\r\nb: 2\r\n", "  a: 1\n", "a:\n  b: 1\n c: 2\n", "- a\n -b\n", "a: [x, ]\n", "a: {x}\n", "a: {x:1}\n",
