@@ -113,7 +113,7 @@ def report(data: dict, checkouts: list[tuple[str, Path]], repeats: int, pyc: boo
     base = statistics.median(c for c, _ in data[("", "python -c pass")])
     lines = [f"# Start-up: `symreach` against `python -c pass` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
              "", f"`python -m benchmarks.startup {' '.join(f'--checkout {l}={p}' for l, p in checkouts)} "
-             f"--repeats {repeats}{'' if pyc else ' --no-pyc'}`: medians of {repeats} runs, checkouts "
+             f"--repeats {repeats}{'' if pyc else ' --no-pyc'}{' --instructions' if counts else ''}`: medians of {repeats} runs, checkouts "
              f"interleaved; CPU = user + system of the whole process tree; bytecode "
              f"{'cached' if pyc else 'not cached'}. {os.cpu_count()} cores; load average "
              f"{loads[0]:.2f} at start, {loads[1]:.2f} at the end.", "",

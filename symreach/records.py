@@ -21,11 +21,18 @@ from operator import attrgetter
 from reprlib import recursive_repr
 from typing import Any, Callable, Optional, TypeVar
 
+try:  # type checkers then read ``@record`` classes as dataclasses (Python >= 3.11)
+    from typing import dataclass_transform
+except ImportError:  # pragma: no cover - Python 3.10
+    def dataclass_transform(**_: Any) -> Callable[[Callable], Callable]:
+        return lambda f: f
+
 T = TypeVar("T", bound=type)
 
 _MISSING = dataclasses.MISSING
 
 
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
 def record(cls: Optional[T] = None, /, *, frozen: bool = True) -> Any:
     """``@record`` is ``@dataclass(frozen=True)``; ``@record(frozen=False)`` is ``@dataclass``."""
     def wrap(c: T) -> T:
