@@ -59,7 +59,7 @@ def test_small_check_loads_no_backend() -> None:
 # costs start-up (about 1 ms of CPU each, ``benchmarks/startup.py``): a new one on this path must be
 # needed there, not merely imported at the top of a module for a rare branch.
 SMALL_CHECK_MODULES = frozenset("symreach." + m if m else "symreach" for m in """
-    certify certify.explicit_states certify.may_fixpoint certify.names certify.never_deployable
+    certify certify.may_fixpoint certify.names certify.never_deployable
     certify.node_filters certify.static_filter certify.theorem5 cli cli.check cli.errors cli.evidence
     cli.executor_options cli.group_check cli.main cli.moves_options cli.names cli.options cli.output cli.process
     cli.timing encodings encodings.coexist encodings.preprocess encodings.realize encodings.replay_state
@@ -68,7 +68,7 @@ SMALL_CHECK_MODULES = frozenset("symreach." + m if m else "symreach" for m in ""
     loader.moves loader.quantities loader.query loader.resolve loader.shapes loader.v1 loader.volumes
     loader.yaml_simple loader.yaml_source model reasons records report report.caveats report.moves
     report.narrate report.progress report.verdict report.warnings result run semantics solvers
-    solvers.abc_binary solvers.base solvers.executor solvers.explicit solvers.fast_paths solvers.portfolio
+    solvers.abc_binary solvers.base solvers.explicit solvers.fast_paths solvers.portfolio
     solvers.processes solvers.registry solvers.replica_order solvers.schedule solvers.witness
 """.split()) | {"symreach"}
 

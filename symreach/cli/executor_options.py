@@ -7,13 +7,15 @@ The options only choose where independent tasks run
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import click
 
 from symreach.report.progress import make_progress
 from symreach.errors import InputError
-from symreach.solvers.executor import DaskUnavailable, Executor, SchedulerUnreachable, make_executor
+
+if TYPE_CHECKING:
+    from symreach.solvers.executor import Executor
 
 
 def executor_options(fn: Callable) -> Callable:
@@ -37,6 +39,9 @@ def executor_options(fn: Callable) -> Callable:
 @contextlib.contextmanager
 def executor_from_options(name: str, scheduler: Optional[str], workers: int,
                           worker_memory: Optional[str]) -> Iterator[Executor]:
+    # imported on use: ``check`` takes these options but runs locally unless told otherwise (start-up)
+    from symreach.solvers.executor import DaskUnavailable, SchedulerUnreachable, make_executor
+
     if scheduler is not None and name != "dask":
         raise click.UsageError("--scheduler needs --executor dask")
     try:

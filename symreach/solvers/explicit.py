@@ -51,7 +51,6 @@ from collections import deque
 from typing import Optional
 
 from symreach import semantics
-from symreach.certify import explicit_states
 from symreach.encodings.symmetry import canonical, node_classes
 from symreach.model import Config, Instance, Query
 from symreach.result import DELETE, DEPLOY, Result, Step, Verdict
@@ -138,6 +137,8 @@ def _search(inst: Instance, query: Query, run: RunContext, uncounted_cap: int,
             if run.max_states is not None and stats["states"] >= run.max_states:
                 return _unknown(f"state limit {run.max_states} reached", stats)
             frontier.append(succ)
+    from symreach.certify import explicit_states  # a not-deployable answer's certificate only (start-up)
+
     cert = None
     if orbit is not None:
         # One configuration per orbit is not closed under the transitions, so it
