@@ -86,3 +86,31 @@ def test_rounding_is_ceiling_not_nearest():
     assert parse_quantity("1001u", "cpu") == 2
     assert parse_quantity("1.0001", "memory") == 2
     assert not math.isnan(parse_quantity(0.25, "cpu"))
+
+
+def test_whole_numbers_take_the_integer_path_with_the_same_results(monkeypatch) -> None:
+    """Whole numbers skip ``decimal`` (start-up); on every input both paths agree, errors included."""
+    import random
+
+    from symreach.loader import quantities
+
+    def outcome(fn, *args):
+        try:
+            return ("ok", fn(*args))
+        except QuantityError as err:
+            return ("error", str(err))
+
+    rnd = random.Random(7)
+    suffixes = ["", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "e3", "x"]
+    values: list = [0, 1, 999, 1000, 1001, 2**63 - 1, 2**63, 9223372036854775, 9223372036854776, -1, True, None,
+                    1.5, "9" * 70]
+    for _ in range(1500):
+        digits = str(rnd.choice([0, 1, 500, 999, 1001, 10 ** rnd.randint(0, 20), rnd.randint(0, 10 ** rnd.randint(1, 20))]))
+        values.append(rnd.choice(["", "", "", "0", "+", "-"]) + digits + rnd.choice(suffixes))
+    fast = [outcome(parse_quantity, v, r) for v in values for r in ("cpu", "memory")] + \
+        [outcome(parse_count, v) for v in values]
+    monkeypatch.setattr(quantities, "_whole", lambda *args, **kwargs: None)
+    slow = [outcome(parse_quantity, v, r) for v in values for r in ("cpu", "memory")] + \
+        [outcome(parse_count, v) for v in values]
+    assert len(fast) == 3 * len(values) > 4000 and fast == slow
+    assert sum(kind == "ok" for kind, _ in fast) > 1000

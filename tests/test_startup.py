@@ -89,4 +89,4 @@ def test_small_check_imports_only_its_modules() -> None:
     assert sorted(ours - SMALL_CHECK_MODULES) == []
     others = {m.split(".")[0] for m in loaded} - {"symreach", "click"} - set(sys.stdlib_module_names)
     assert sorted(others) == []
-    assert not {"yaml", "traceback", "csv", "difflib", "pickle", "multiprocessing"} & set(loaded)
+    assert not {"yaml", "traceback", "decimal", "csv", "difflib", "pickle", "multiprocessing"} & set(loaded)
