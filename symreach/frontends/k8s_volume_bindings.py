@@ -1,0 +1,177 @@
+"""What deployments bind: WaitForFirstConsumer claims grouped and their joint bindings explored.
+
+A pod whose unbound WaitForFirstConsumer claims pass VolumeBinding's Filter on a
+node binds them all when it is scheduled there (``k8s_volume_filters.pod_outcomes``:
+``FindPodVolumes``, then PreBind): each to the PV chosen or to a volume
+provisioned in the node's topology. A bound PV is no longer Available to any
+other claim, so claims that could take the same PV (same class, some Available
+PV of it) depend on each other, and so do the claims of one pod. Each such
+group's joint bindings are explored from the input's (all unbound): in every
+joint binding each pod type using the group's claims is evaluated again on the
+volume objects as bound then (verdicts, CSI volumes for NodeVolumeLimits), and
+where its deployment moves the group. The result is each type's v1 ``binds``
+(``loader.volumes``).
+
+Not modelled, and marked with a caveat instead: a claim that may take one of
+several different PVs of the same size (the scheduler takes whichever its
+informer lists first, which is random), a new pod's generic ephemeral claim that
+could take an Available PV (each pod makes its own claim), a pod's existing
+ephemeral claim (deleting the pod deletes it, a new pod gets a new one), and a
+group with more than ``MAX_STATES`` joint bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from symreach.frontends.k8s_volume_filters import (
+    bound_index,
+    candidate_volumes,
+    pod_outcomes,
+    pod_volumes,
+    verdict_fields,
+)
+from symreach.frontends.k8s_volumes import VolumeIndex
+
+MAX_STATES = 256
+Key = tuple[str, str]   # (namespace, claim)
+
+
+@dataclass
+class Binder:
+    """A pod type whose deployment binds claims: its spec as the volume plugins read it."""
+
+    spec: dict
+    namespace: str
+    pod_name: Optional[str]
+    pod_uid: Optional[str]
+    creatable: bool = True
+    claims: list[Key] = field(default_factory=list)
+
+
+def binder(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str], pod_uid: Optional[str],
+           delayed: list) -> tuple[Optional[Binder], list[str]]:
+    """The ``Binder`` of a pod with unbound WaitForFirstConsumer claims (``delayed``), or None
+    when it binds nothing later pods see; and the caveats for what is not modelled."""
+    caveats = []
+    keys = []
+    for c in delayed:
+        if c.ephemeral and pod_name is None:
+            # each new pod gets its own claim: binding it only matters if it can take a PV
+            if candidate_volumes(index, c):
+                caveats.append(f"each new pod's ephemeral claim {namespace}/{c.name} may take an Available PV "
+                               "other claims could bind (not modelled: PVs stay Available to them)")
+            continue
+        keys.append((c.namespace, c.name))
+    if not keys:
+        return None, caveats
+    return Binder(spec, namespace, pod_name, pod_uid, claims=keys), caveats
+
+
+def groups(index: VolumeIndex, binders: dict[str, Binder]) -> list[tuple[list[Key], list[str]]]:
+    """Claims that depend on each other (one pod binds them, or one PV could take either), with
+    the types binding them, in input order."""
+    parent: dict[Key, Key] = {}
+
+    def find(k: Key) -> Key:
+        while parent.setdefault(k, k) != k:
+            k = parent[k]
+        return k
+
+    def union(a: Key, b: Key) -> None:
+        parent[find(a)] = find(b)
+
+    by_class: dict[str, list[Key]] = {}
+    for b in binders.values():
+        for k in b.claims:
+            find(k)
+            union(k, b.claims[0])
+            by_class.setdefault(index.claim_class(index.claims[k]), []).append(k)
+    for cls, keys in by_class.items():
+        if any(_available(pv, cls) for pv in index.volumes.values()):
+            for k in keys:
+                union(k, keys[0])
+    out: dict[Key, tuple[list[Key], list[str]]] = {}
+    for k in parent:
+        out.setdefault(find(k), ([], []))[0].append(k)
+    for name, b in binders.items():
+        out[find(b.claims[0])][1].append(name)
+    return list(out.values())
+
+
+def _available(pv: dict, cls: str) -> bool:
+    spec = pv.get("spec") if isinstance(pv.get("spec"), dict) else {}
+    status = pv.get("status") if isinstance(pv.get("status"), dict) else {}
+    return (spec.get("storageClassName") or "") == cls and not spec.get("claimRef") and status.get("phase") == "Available"
+
+
+def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nodes: list[dict]
+            ) -> tuple[Optional[dict[str, dict]], list[str]]:
+    """Each user's v1 ``binds`` for the group (None when not modelled), and the caveats."""
+    start: tuple[Optional[str], ...] = (None,) * len(claims)
+    states = [start]
+    ids = {start: 0}
+    position = {k: i for i, k in enumerate(claims)}
+    entries: dict[str, list[dict]] = {name: [] for name in users}
+    tied = False
+    s = 0
+    while s < len(states):
+        if len(states) > MAX_STATES:
+            return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
+        joint = states[s]
+        bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None})
+        for name, b in users.items():
+            found = pod_volumes(bound, b.spec, b.namespace, b.pod_name, nodes, b.pod_uid)
+            entry: dict = {"bound": list(joint), **(verdict_fields(found) if s else {})}
+            on = {}
+            if found.prefilter is None and found.delayed:
+                for node in nodes:
+                    if node["name"] in found.filters:
+                        continue
+                    outcomes, alike = pod_outcomes(bound, found.delayed, node.get("labels") or {})
+                    tied |= alike
+                    following = list(joint)
+                    for key, outcome in outcomes.items():
+                        if key in position:
+                            following[position[key]] = outcome
+                    nxt = tuple(following)
+                    if nxt != joint:
+                        if nxt not in ids:
+                            ids[nxt] = len(states)
+                            states.append(nxt)
+                        on[node["name"]] = ids[nxt]
+            entry["nodes"] = on
+            entries[name].append(entry)
+        s += 1
+    caveats = []
+    if tied:
+        caveats.append(_caveat(claims, "may bind to one of several Available PVs of the same size that differ, "
+                                       "which the scheduler picks at random (modelled: the first in the input)"))
+    ephemeral = [b for b in users.values() if b.pod_name is not None and b.creatable
+                 and any(k[1].startswith(f"{b.pod_name}-") for k in b.claims)]
+    if ephemeral:
+        caveats.append(_caveat(claims, "include a pod's generic ephemeral claim, which is deleted with the pod "
+                                       "(modelled: it stays bound)"))
+    names = [f"{ns}/{c}" for ns, c in claims]
+    return {name: {"claims": names, "states": entries[name]} for name in users}, caveats
+
+
+def _caveat(claims: list[Key], what: str) -> str:
+    return "claim(s) " + ", ".join(f"{ns}/{c}" for ns, c in claims) + " " + what
+
+
+def bind_all(index: VolumeIndex, binders: dict[str, Binder], nodes: list[dict]
+             ) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """Every type's v1 ``binds`` and the caveats per type (``explore`` per group)."""
+    binds: dict[str, dict] = {}
+    caveats: dict[str, list[str]] = {}
+    for claims, names in groups(index, binders):
+        users = {name: binders[name] for name in names}
+        found, notes = explore(index, claims, users, nodes)
+        for name in names:
+            if found is not None:
+                binds[name] = found[name]
+            if notes:
+                caveats.setdefault(name, []).extend(notes)
+    return binds, caveats
