@@ -181,3 +181,22 @@ def test_no_caveat_where_the_bindings_are_modelled():
         if any(c.startswith("claim(s)") for cs in report.caveats.values() for c in cs):
             marked.append(name)
     assert marked == ["ephemeral_claim_of_the_pod_binds_like_any"]
+
+
+@pytest.mark.skipif(KSO is None, reason="kso (shared/tools/kso) not available")
+def test_walks_of_binding_deployments_agree_with_kso():
+    """Random volume-dense states: after each of two deployments (binding claims where one can),
+    every binding pod type's verdicts on every node equal kso's on the state reached."""
+    import random
+
+    from benchmarks.kso_binding_steps import compare_walks, walk
+    from symreach.generators.k8s_states import random_states
+
+    rng = random.Random(301)
+    questions = [q for i, s in enumerate(random_states(40, 301, True)) for q in walk(i, s, rng)]
+    tally, wrong = compare_walks(questions, KSO)
+    assert not wrong, wrong[:3]
+    assert (tally.questions, tally.binding_steps, tally.verdicts) == WALKED
+
+
+WALKED = (16, 5, 106)   # steps, steps that bound claims, probe verdicts compared
