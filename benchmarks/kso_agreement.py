@@ -37,7 +37,7 @@ from benchmarks.kso_harness import (
     state_yaml,
     symreach_verdicts,
 )
-from benchmarks.kso_binding_steps import compare_walks, walk
+from benchmarks.kso_binding_steps import binding_caveats, compare_walks, walk
 from benchmarks.kso_replay import replay, witnesses
 from symreach.generators.k8s_states import random_states
 
@@ -123,6 +123,9 @@ def binding_steps(states_n: int, seed: int, kso: Path, steps: int, volumes: bool
     rng = random.Random(seed)
     questions = [q for i, state in enumerate(random_states(states_n, seed, volumes)) for q in walk(i, state, rng, steps)]
     tally, wrong = compare_walks(questions, kso)
+    bound, marked, kinds = binding_caveats(random_states(states_n, seed, volumes))
+    print(f"claim bindings: {bound} of {states_n} states bind claims; {marked} carry a claim-binding caveat "
+          f"({', '.join(f'{k}: {n}' for k, n in kinds.most_common()) or 'none'})")
     walked = len({q.state for q in questions})
     print(f"binding walks: {walked} states with claim bindings, {tally.questions} steps ({tally.binding_steps} binding "
           f"claims); probe verdicts after them: {tally.verdicts}; fit {_pct(tally.fit_same, tally.verdicts)}, "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -107,6 +108,29 @@ def _pod_copy(pod: dict, name: str, node: Optional[str]) -> dict:
     if node is not None:
         out["spec"]["nodeName"] = node
     return out
+
+
+BINDING_CAVEATS = ("claim(s) ", "each new pod's ephemeral claim")
+
+
+def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
+    """(states whose pods bind claims, states with a claim-binding caveat, caveats by kind)."""
+    bound = marked = 0
+    kinds: Counter = Counter()
+    for state in states:
+        inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+        bound += bool(inst.binding_groups)
+        notes = {c for cs in report.caveats.values() for c in cs if c.startswith(BINDING_CAVEATS)}
+        marked += bool(notes)
+        kinds.update({_kind(c) for c in notes})
+    return bound, marked, kinds
+
+
+def _kind(caveat: str) -> str:
+    for key in ("same size", "deleted with the pod", "joint bindings", "Available PV other claims"):
+        if key in caveat:
+            return key
+    return caveat
 
 
 @dataclass
