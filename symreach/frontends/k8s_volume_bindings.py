@@ -12,12 +12,16 @@ volume objects as bound then (verdicts, CSI volumes for NodeVolumeLimits), and
 where its deployment moves the group. The result is each type's v1 ``binds``
 (``loader.volumes``).
 
+A generic ephemeral claim (``<pod>-<volume>``, controlled by the pod) is no
+group's: it is the pod's alone, deleted with it, and a new pod of the type gets
+a new one from the template, so binding it changes nothing later steps see,
+unless it takes an Available PV another claim could have had.
+
 Not modelled, and marked with a caveat instead: a claim that may take one of
 several different PVs of the same size (the scheduler takes whichever its
-informer lists first, which is random), a new pod's generic ephemeral claim that
-could take an Available PV (each pod makes its own claim), a pod's existing
-ephemeral claim (deleting the pod deletes it, a new pod gets a new one), and a
-group with more than ``MAX_STATES`` joint bindings.
+informer lists first, which is random), an ephemeral claim that could take an
+Available PV of its class (each pod makes its own claim), and a group with more
+than ``MAX_STATES`` joint bindings.
 """
 
 from __future__ import annotations
@@ -46,7 +50,6 @@ class Binder:
     namespace: str
     pod_name: Optional[str]
     pod_uid: Optional[str]
-    creatable: bool = True
     claims: list[Key] = field(default_factory=list)
 
 
@@ -57,8 +60,10 @@ def binder(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[st
     caveats = []
     keys = []
     for c in delayed:
-        if c.ephemeral and pod_name is None:
-            # each new pod gets its own claim: binding it only matters if it can take a PV
+        if c.ephemeral:
+            # A generic ephemeral claim is its pod's alone and goes with it (garbage collection); a
+            # new pod of the type gets a new one from the template: binding it matters to later
+            # steps only through a PV it takes from the other claims.
             if candidate_volumes(index, c):
                 caveats.append(f"each new pod's ephemeral claim {namespace}/{c.name} may take an Available PV "
                                "other claims could bind (not modelled: PVs stay Available to them)")
@@ -148,11 +153,6 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     if tied:
         caveats.append(_caveat(claims, "may bind to one of several Available PVs of the same size that differ, "
                                        "which the scheduler picks at random (modelled: the first in the input)"))
-    ephemeral = [b for b in users.values() if b.pod_name is not None and b.creatable
-                 and any(k[1].startswith(f"{b.pod_name}-") for k in b.claims)]
-    if ephemeral:
-        caveats.append(_caveat(claims, "include a pod's generic ephemeral claim, which is deleted with the pod "
-                                       "(modelled: it stays bound)"))
     names = [f"{ns}/{c}" for ns, c in claims]
     return {name: {"claims": names, "states": entries[name]} for name in users}, caveats
 

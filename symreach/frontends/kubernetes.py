@@ -641,8 +641,6 @@ class _Converter:
     def claim_bindings(self) -> None:
         """The claims deployments bind, grouped, with their joint bindings (``k8s_volume_bindings``):
         each binding type's v1 ``binds``, the caveats where that is not modelled."""
-        for name, b in self.binders.items():
-            b.creatable = self.types[name].get("creatable", True)
         binds, caveats = bind_all(self.volumes, self.binders, self.nodes)
         for name, found in binds.items():
             self.types[name].setdefault("volumes", {})["binds"] = found
