@@ -110,7 +110,7 @@ def _pod_copy(pod: dict, name: str, node: Optional[str]) -> dict:
     return out
 
 
-BINDING_CAVEATS = ("claim(s) ", "each new pod's ephemeral claim")
+BINDING_CAVEATS = ("claim(s) ",)
 
 
 def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
@@ -127,7 +127,7 @@ def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
 
 
 def _kind(caveat: str) -> str:
-    for key in ("same size", "deleted with the pod", "joint bindings", "Available PV other claims"):
+    for key in ("same size", "another CSI driver", "joint bindings"):
         if key in caveat:
             return key
     return caveat

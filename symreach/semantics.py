@@ -469,7 +469,10 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]
             continue
         claim = inst.bindings[b]
         outcome = claim.outcomes[new - 1]
-        if outcome.startswith("PV "):
+        if outcome.startswith("taken:"):   # a class's PVs generic ephemeral claims took
+            added = set(outcome[6:].split(",")) - (set(claim.outcomes[old - 1][6:].split(",")) if old else set())
+            notes.append(f"its ephemeral claim takes PV {', '.join(sorted(added))} (class {claim.claim.partition('/')[2]})")
+        elif outcome.startswith("PV "):
             notes.append(f"binds claim {claim.claim} to PV {outcome[3:]}")
         else:
             where = outcome.partition(":")[2]

@@ -180,9 +180,14 @@ def random_volume_instance(rng: random.Random) -> list[str]:
     claims = ["data", "logs", "tmp"][:rng.choice((1, 2, 2, 3))]
     docs += [pvc(c, ", storageClassName: zonal").replace("storage: 10Gi", f"storage: {rng.choice(SIZES[:2])}")
              for c in claims]
+    cpu = "  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n"
     for i in range(rng.choice((2, 3))):
-        cpu = "  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n"
         docs.append(pod(f"p{i}", cpu + uses(*rng.sample(claims, rng.choice((1, 1, 2)) if len(claims) > 1 else 1))))
+    if rng.random() < 0.3:   # a pod with its own generic ephemeral claim, which may take a PV
+        docs.append(pvc("e-scratch", ", storageClassName: zonal", ", ownerReferences: [{apiVersion: v1, kind: Pod, "
+                                                               "name: e, uid: uid-default-e, controller: true}]"))
+        docs.append(pod("e", cpu + "  volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: "
+                                   "[ReadWriteOnce], storageClassName: zonal, resources: {requests: {storage: 5Gi}}}}}}]\n"))
     return docs
 
 
@@ -212,13 +217,13 @@ def plain_bfs(inst, query) -> bool:
     return False
 
 
-COUNTS = (38, 82, 23, 66)
+COUNTS = (35, 85, 24, 85, 33)
 
 
 def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
     rng = random.Random(27)
     checked = {True: 0, False: 0}
-    changed = multi = 0
+    changed = multi = ephemeral = 0
     while sum(checked.values()) < 120:
         inst, _ = load(objects(*random_volume_instance(rng)))
         if not inst.bindings:
@@ -236,10 +241,12 @@ def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
             assert ok, why
         changed += plain_bfs(replace(inst, bindings=(), binding_groups=()), query) != want
         multi += any(len(g.claims) > 1 for g in inst.binding_groups)
+        ephemeral += any(b.claim.startswith("(ephemeral)/") for b in inst.bindings)
         checked[want] += 1
-    # 120 instances with a binding: how many of each answer, how many the binding decides, and in
-    # how many claims depend on each other (a multi-claim pod, or a PV two claims could take)
-    assert (checked[True], checked[False], changed, multi) == COUNTS
+    # 120 instances with a binding: how many of each answer, how many the binding decides, in how
+    # many claims depend on each other (a multi-claim pod, or a PV two claims could take), and in
+    # how many an ephemeral claim may take a PV
+    assert (checked[True], checked[False], changed, multi, ephemeral) == COUNTS
 
 
 # ---- the v1 field and the commands -----------------------------------------------------------

@@ -12,16 +12,20 @@ volume objects as bound then (verdicts, CSI volumes for NodeVolumeLimits), and
 where its deployment moves the group. The result is each type's v1 ``binds``
 (``loader.volumes``).
 
-A generic ephemeral claim (``<pod>-<volume>``, controlled by the pod) is no
-group's: it is the pod's alone, deleted with it, and a new pod of the type gets
-a new one from the template, so binding it changes nothing later steps see,
-unless it takes an Available PV another claim could have had.
+A generic ephemeral claim (``<pod>-<volume>``, controlled by the pod) is the pod's
+alone, deleted with it, and a new pod of the type gets a new one from the
+template: each deployment binds a fresh claim, so the claim itself is no state.
+What outlives it is a PV it took (Released or deleted, never Available again):
+where its class has Available PVs, the group has a ``taken`` entry per class
+(key ``(TAKEN, class)``, outcome ``taken:<pv>,...``) listing the PVs ephemeral
+claims took.
 
 Not modelled, and marked with a caveat instead: a claim that may take one of
 several different PVs of the same size (the scheduler takes whichever its
-informer lists first, which is random), an ephemeral claim that could take an
-Available PV of its class (each pod makes its own claim), and a group with more
-than ``MAX_STATES`` joint bindings.
+informer lists first, which is random), an ephemeral claim whose PV would be
+counted under another CSI driver than its class's provisioner where a node
+limits one of them (each pod of the type is counted alike), and a group with
+more than ``MAX_STATES`` joint bindings.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Optional
 from symreach.frontends.k8s_volume_filters import (
     bound_index,
     candidate_volumes,
+    csi_volume,
     pod_outcomes,
     pod_volumes,
     verdict_fields,
@@ -40,6 +45,11 @@ from symreach.frontends.k8s_volumes import VolumeIndex
 
 MAX_STATES = 256
 Key = tuple[str, str]   # (namespace, claim)
+TAKEN = "(ephemeral)"   # a class's PVs that ephemeral claims took: key (TAKEN, class), outcome ``taken:<pv>,...``
+
+
+def taken_key(cls: str) -> Key:
+    return (TAKEN, cls)
 
 
 @dataclass
@@ -63,10 +73,10 @@ def binder(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[st
         if c.ephemeral:
             # A generic ephemeral claim is its pod's alone and goes with it (garbage collection); a
             # new pod of the type gets a new one from the template: binding it matters to later
-            # steps only through a PV it takes from the other claims.
+            # steps only through a PV it takes, which no claim gets back (Released or deleted):
+            # its class's ``taken`` entry records those.
             if candidate_volumes(index, c):
-                caveats.append(f"each new pod's ephemeral claim {namespace}/{c.name} may take an Available PV "
-                               "other claims could bind (not modelled: PVs stay Available to them)")
+                keys.append(taken_key(index.claim_class(c.data or {})))
             continue
         keys.append((c.namespace, c.name))
     if not keys:
@@ -92,7 +102,7 @@ def groups(index: VolumeIndex, binders: dict[str, Binder]) -> list[tuple[list[Ke
         for k in b.claims:
             find(k)
             union(k, b.claims[0])
-            by_class.setdefault(index.claim_class(index.claims[k]), []).append(k)
+            by_class.setdefault(k[1] if k[0] == TAKEN else index.claim_class(index.claims[k]), []).append(k)
     for cls, keys in by_class.items():
         if any(_available(pv, cls) for pv in index.volumes.values()):
             for k in keys:
@@ -119,7 +129,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     ids = {start: 0}
     position = {k: i for i, k in enumerate(claims)}
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = False
+    tied = drift = False
     s = 0
     while s < len(states):
         if len(states) > MAX_STATES:
@@ -137,9 +147,17 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                     outcomes, alike = pod_outcomes(bound, found.delayed, node.get("labels") or {})
                     tied |= alike
                     following = list(joint)
-                    for key, outcome in outcomes.items():
-                        if key in position:
-                            following[position[key]] = outcome
+                    for c in found.delayed:
+                        outcome = outcomes[(c.namespace, c.name)]
+                        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
+                        if key not in position:
+                            continue
+                        if c.ephemeral:
+                            if not outcome.startswith("PV "):
+                                continue
+                            drift |= _counted_apart(bound, c, outcome[3:], nodes)
+                            outcome = taken_outcome(following[position[key]], outcome[3:])
+                        following[position[key]] = outcome
                     nxt = tuple(following)
                     if nxt != joint:
                         if nxt not in ids:
@@ -153,8 +171,27 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     if tied:
         caveats.append(_caveat(claims, "may bind to one of several Available PVs of the same size that differ, "
                                        "which the scheduler picks at random (modelled: the first in the input)"))
+    if drift:
+        caveats.append(_caveat(claims, "include an ephemeral claim that may take a PV counted under another CSI "
+                                       "driver than its class's provisioner (modelled: counted under the provisioner)"))
     names = [f"{ns}/{c}" for ns, c in claims]
     return {name: {"claims": names, "states": entries[name]} for name in users}, caveats
+
+
+def taken_outcome(before: Optional[str], pv: str) -> str:
+    """A class's ``taken`` outcome once an ephemeral claim has taken ``pv`` too."""
+    names = set(before.partition(":")[2].split(",")) - {""} if before else set()
+    return "taken:" + ",".join(sorted(names | {pv}))
+
+
+def _counted_apart(index: VolumeIndex, c, pv: str, nodes: list[dict]) -> bool:
+    """Whether NodeVolumeLimits would count the claim bound to ``pv`` under another driver than
+    unbound, one some node limits."""
+    before = csi_volume(index, c.namespace, c.name, c.data or {})[0]
+    after = csi_volume(index, c.namespace, c.name,
+                       dict(c.data or {}, spec=dict((c.data or {}).get("spec") or {}, volumeName=pv)))[0]
+    limited = {driver for node in nodes for driver in index.attach_limits(node["name"])}
+    return before != after and bool({before, after} & limited)
 
 
 def _caveat(claims: list[Key], what: str) -> str:

@@ -219,12 +219,25 @@ def bound_index(index: VolumeIndex, joint: dict[tuple[str, str], str]) -> Volume
     out.claims = dict(index.claims)
     out.volumes = dict(index.volumes)
     for (namespace, name), outcome in joint.items():
+        if outcome.startswith("taken:"):   # PVs generic ephemeral claims took (``k8s_volume_bindings``)
+            for pv in outcome[6:].split(","):
+                out.volumes[pv] = taken_volume(out.volumes[pv])
+            continue
         data = index.claims[(namespace, name)]
         claim, pv_name, volume = bound_volume(data, namespace, name, outcome, out.volumes,
                                               index.classes.get(index.claim_class(data)))
         out.claims[(namespace, name)] = claim
         out.volumes[pv_name] = volume
     out.kinds = index.kinds | {"PersistentVolume"}
+    return out
+
+
+def taken_volume(volume: dict) -> dict:
+    """A PV an ephemeral claim took, once the claim went with its pod: Released, still claimed."""
+    out = copy.deepcopy(volume)
+    out.setdefault("spec", {})["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "(ephemeral)",
+                                              "name": "(deleted with its pod)"}
+    out["status"] = dict(as_dict(out.get("status")), phase="Released")
     return out
 
 
