@@ -3,6 +3,7 @@
     python -m benchmarks.kso_agreement --states 5000 --seed 1 --traces 500
     python -m benchmarks.kso_agreement --states 1000 --seed 101 --results benchmarks/results/kso_agreement.md
     python -m benchmarks.kso_agreement --volumes --states 1000 --seed 301 --traces 40
+    python -m benchmarks.kso_agreement --volumes --states 1000 --seed 301 --binding-steps 2
 
 Generates seeded random cluster states (``symreach.generators.k8s_states``),
 asks kso and symreach for every node's verdict and first failing plugin, and
@@ -11,8 +12,10 @@ disagreements per class (with one example state each, written to
 ``--examples DIR`` as YAML); ``--results FILE`` appends one table row per run
 (seed, states, states with volumes / DaemonSet pods / resize status /
 terminating pods, node verdicts, fit and plugin+reason agreement, load). Then replays ``--traces`` witness traces of
-symreach's explicit engine step by step on kso. Exit status 0 when everything
-agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
+symreach's explicit engine step by step on kso; ``--binding-steps K`` walks K
+deployments from every state whose pods bind claims and asks kso about the
+binding pod types after each (``benchmarks.kso_binding_steps``). Exit status 0
+when everything agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from benchmarks.kso_harness import (
     state_yaml,
     symreach_verdicts,
 )
+from benchmarks.kso_binding_steps import binding_caveats, compare_walks, walk
 from benchmarks.kso_replay import replay, witnesses
 from symreach.generators.k8s_states import random_states
 
@@ -110,6 +114,27 @@ def _append_row(path: Path, seed: int, states: list, verdicts: int, fit: int, pl
                   f"| {fit} | {plugin} | {same} | {refused} | {load:.1f} | {seconds:.0f} |\n")
 
 
+def binding_steps(states_n: int, seed: int, kso: Path, steps: int, volumes: bool) -> bool:
+    """Walks of ``steps`` deployments from the seed's states that bind claims, each step asked of kso."""
+    import random
+
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    rng = random.Random(seed)
+    questions = [q for i, state in enumerate(random_states(states_n, seed, volumes)) for q in walk(i, state, rng, steps)]
+    tally, wrong = compare_walks(questions, kso)
+    bound, marked, kinds = binding_caveats(random_states(states_n, seed, volumes))
+    print(f"claim bindings: {bound} of {states_n} states bind claims; {marked} carry a claim-binding caveat "
+          f"({', '.join(f'{k}: {n}' for k, n in kinds.most_common()) or 'none'})")
+    walked = len({q.state for q in questions})
+    print(f"binding walks: {walked} states with claim bindings, {tally.questions} steps ({tally.binding_steps} binding "
+          f"claims); probe verdicts after them: {tally.verdicts}; fit {_pct(tally.fit_same, tally.verdicts)}, "
+          f"plugin+reason {_pct(tally.same, tally.verdicts)}; load {load:.1f}, {time.perf_counter() - t0:.0f} s")
+    for q, probe, node, theirs, ours in wrong[:10]:
+        print(f"  state {q.state} step {q.step}: {probe} ({q.probes[probe]}) on {node}: kso {theirs} vs symreach {ours}")
+    return not wrong
+
+
 def check_batching(count: int, seed: int, kso: Path) -> bool:
     states = random_states(count, seed)
     same = kso_verdicts(states, kso) == [kso_verdicts_single(s, kso) for s in states]
@@ -147,11 +172,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="also compare batched and single kso runs on N states")
     parser.add_argument("--examples", type=Path, help="write one example state per disagreement class here")
     parser.add_argument("--results", type=Path, help="append this run's figures as a table row to this file")
+    parser.add_argument("--binding-steps", type=int, default=0, metavar="K",
+                        help="walk K claim-binding deployments from each state and ask kso after each")
     parser.add_argument("--volumes", action="store_true",
                         help="volume-dense states and witness scenarios (generators.k8s_states.volume_state)")
     args = parser.parse_args(argv)
-    if args.states < 0 or args.traces < 0 or args.workers < 1:
-        print("error: --states and --traces must be >= 0, --workers >= 1", file=sys.stderr)
+    if args.states < 0 or args.traces < 0 or args.workers < 1 or args.binding_steps < 0:
+        print("error: --states, --traces and --binding-steps must be >= 0, --workers >= 1", file=sys.stderr)
         return 2
     kso = find_kso()
     if kso is None:
@@ -162,6 +189,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         ok &= check_batching(args.check_batching, args.seed, kso)
     if args.states:
         ok &= differential(args.states, args.seed, kso, args.workers, args.examples, args.results, args.volumes)
+    if args.states and args.binding_steps:
+        ok &= binding_steps(args.states, args.seed, kso, args.binding_steps, args.volumes)
     if args.traces:
         ok &= witness_replay(args.traces, args.seed, kso, args.workers, args.volumes)
     return 0 if ok else 1

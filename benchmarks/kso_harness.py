@@ -237,6 +237,17 @@ def kso_verdicts_single(state: State, kso: Path) -> dict[str, Verdict]:
     return _per_node(results[state.pending], state.nodes, "")
 
 
+def kso_pending(objects: Sequence[list[dict]], pods: Sequence[list[str]], nodes: Sequence[list[str]], kso: Path,
+                workers: int = 3) -> list[dict[str, dict[str, Verdict]]]:
+    """kso on each object list alone: the verdicts of the named pending pods on the named nodes."""
+    def one(k: int) -> dict[str, dict[str, Verdict]]:
+        results = {r["pod"]: r for r in _run(kso, dump(objects[k]))}
+        return {pod: _per_node(results[pod], nodes[k], "") for pod in pods[k]}
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, range(len(objects))))
+
+
 def _per_node(result: dict, nodes: Sequence[str], prefix: str) -> dict[str, Verdict]:
     feasible = set(result.get("feasible") or [])
     reasons = result.get("reasons") or {}

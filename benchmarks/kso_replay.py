@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 from benchmarks.kso_harness import Verdict, kso_verdicts
 from symreach import semantics
-from symreach.frontends.k8s_volume_filters import bound_volume
+from symreach.frontends.k8s_volume_filters import bound_volume, taken_volume
 from symreach.frontends.kubernetes import load_kubernetes_documents
 from symreach.generators import k8s_states as gen
 from symreach.generators.k8s_volume_states import VolumeWorld
@@ -160,6 +160,12 @@ def with_bindings(base: list[dict], inst: Optional[Instance], sigma: tuple[int, 
                                                      .get("storageclass.kubernetes.io/is-default-class") == "true")), None)
     for claim, k in zip(inst.bindings, sigma[inst.num_pairs:]):
         if not k:
+            continue
+        if claim.outcomes[k - 1].startswith("taken:"):   # PVs ephemeral claims took, gone with their pods
+            for pv in claim.outcomes[k - 1][6:].split(","):
+                taken = taken_volume(volumes[pv])
+                out[out.index(volumes[pv])] = taken
+                volumes[pv] = taken
             continue
         key = tuple(claim.claim.split("/", 1))
         pvc = claims[key]

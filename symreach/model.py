@@ -382,21 +382,38 @@ class MoveRules:
 
 @record
 class ClaimBinding:
-    """A WaitForFirstConsumer claim that the first deployment of a pod using it binds
-    (VolumeBinding's PreBind): the claim stays bound from then on, deletions included.
-
-    ``outcomes`` names what it can bind to (``PV <name>`` or ``provisioned:<key=value,...>``);
-    ``choice[n]`` is the outcome a deployment on node n makes (-1 where none can). Once bound
-    to outcome k, each user type's static row is ``rows[k][t]`` and its volume verdicts
-    ``failures[k]`` (as ``Instance.static_block`` / ``volume_failures`` give them unbound).
-    """
+    """A WaitForFirstConsumer claim that a deployment binds (VolumeBinding's PreBind): the
+    claim stays bound from then on, deletions included. ``outcomes`` names what it can bind
+    to (``PV <name>`` or ``provisioned:<key=value,...>``); a configuration's entry for it is 0
+    while unbound, k + 1 once bound to outcome k (``BindingGroup`` says when)."""
 
     claim: str                                   # namespace/name
-    users: frozenset[int]
     outcomes: tuple[str, ...]
-    choice: tuple[int, ...]
+
+
+@record
+class BindingGroup:
+    """Claims whose bindings depend on each other (one pod binds them together, or they could
+    take the same PV), with every joint binding reachable from the input's.
+
+    ``states[s]`` gives the entry of each of ``claims`` (indices into ``Instance.bindings``);
+    state 0 is the input's (all unbound). In state s a user type t reads ``rows[s][t]``,
+    ``failures[s]`` (as ``Instance.static_block`` / ``volume_failures`` give them in state 0)
+    and ``attach[s][t]`` (its CSI volumes and own ephemeral ones); deploying it on node n
+    moves the group to state ``next[s][t][n]`` (-1: it binds nothing there).
+    """
+
+    claims: tuple[int, ...]
+    users: frozenset[int]
+    states: tuple[tuple[int, ...], ...]
     rows: tuple[FrozenDict[int, tuple[Optional[str], ...]], ...]
     failures: tuple[FrozenDict[Pair, tuple[str, tuple[str, ...], bool]], ...]
+    attach: tuple[FrozenDict[int, tuple[FrozenDict[str, frozenset[str]], FrozenDict[str, int]]], ...]
+    next: tuple[FrozenDict[int, tuple[int, ...]], ...]
+
+    @cached_property
+    def state_ids(self) -> dict[tuple[int, ...], int]:
+        return {state: s for s, state in enumerate(self.states)}
 
 
 @record
@@ -435,6 +452,7 @@ class Instance:
     # Claims a deployment binds: a configuration then carries one more entry per claim after
     # its pair counts (0 unbound, k + 1 bound to outcome k); none for every other instance.
     bindings: tuple[ClaimBinding, ...] = ()
+    binding_groups: tuple[BindingGroup, ...] = ()
     replica_targets: tuple[ReplicaTarget, ...] = ()  # Deployments, ReplicaSets, StatefulSets (SPEC 5.2)
 
     # ---- indexing helpers -------------------------------------------------
@@ -468,8 +486,8 @@ class Instance:
 
     @cached_property
     def binding_of(self) -> dict[int, int]:
-        """Pod type -> the index in ``bindings`` of the claim its deployment binds."""
-        return {t: b for b, claim in enumerate(self.bindings) for t in claim.users}
+        """Pod type -> the index in ``binding_groups`` of the group its deployment binds in."""
+        return {t: g for g, group in enumerate(self.binding_groups) for t in group.users}
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs

@@ -12,7 +12,7 @@ PodTopologySpread, InterPodAffinity), or None when the deployment is legal.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from symreach import reasons
 from symreach.model import (
@@ -155,26 +155,34 @@ def volume_limit_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
     is not a resource, and it is not anti-monotone (a pod sharing t's volume
     can make t fit), see ``attach_shared``.
     """
-    return attach_fits(inst, t, n, ((u, sigma[inst.pair(u, n)]) for u in range(len(inst.pod_types))))
+    present = ((u, sigma[inst.pair(u, n)]) for u in range(len(inst.pod_types)))
+    if not inst.binding_groups:
+        return attach_fits(inst, t, n, present)
+    return attach_fits(inst, t, n, present, lambda u: attach_view(inst, sigma, u))
 
 
-def attach_fits(inst: Instance, t: int, n: int, present: Iterable[tuple[int, int]]) -> bool:
-    """``volume_limit_ok`` given the (type, count) pairs present on n."""
-    pod, node = inst.pod_types[t], inst.nodes[n]
-    drivers = sorted(set(pod.attach) | set(pod.attach_own))
+def attach_fits(inst: Instance, t: int, n: int, present: Iterable[tuple[int, int]],
+                view: Optional[Callable[[int], tuple[Mapping[str, frozenset[str]], Mapping[str, int]]]] = None) -> bool:
+    """``volume_limit_ok`` given the (type, count) pairs present on n; ``view`` gives a type's
+    CSI volumes and own ephemeral ones (under claim bindings; default its ``PodType``'s)."""
+    if view is None:
+        view = lambda u: (inst.pod_types[u].attach, inst.pod_types[u].attach_own)  # noqa: E731
+    node = inst.nodes[n]
+    attach, attach_own = view(t)
+    drivers = sorted(set(attach) | set(attach_own))
     if not drivers:
         return True
-    here = [(inst.pod_types[u], c) for u, c in present if c]
+    here = [(view(u), c) for u, c in present if c]
     for driver in drivers:
         limit = node.capacity.get(ATTACH_PREFIX + driver)
         if limit is None:
             continue
         held: set[str] = set()
         own = 0
-        for other, c in here:
-            held |= other.attach.get(driver, frozenset())
-            own += c * other.attach_own.get(driver, 0)
-        new = len(pod.attach.get(driver, frozenset()) - held) + pod.attach_own.get(driver, 0)
+        for (other, other_own), c in here:
+            held |= other.get(driver, frozenset())
+            own += c * other_own.get(driver, 0)
+        new = len(attach.get(driver, frozenset()) - held) + attach_own.get(driver, 0)
         if new and len(held | node.attached.get(driver, frozenset())) + own + new > limit:
             return False
     return True
@@ -363,7 +371,7 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     Creatability and the user's ``maxPerNode`` bound are not part of Hard;
     see ``deploy_failure``.
     """
-    if inst.bindings:
+    if inst.binding_groups:
         static, volume = static_view(inst, t, n, sigma)
     else:
         static = inst.static_block[t][n]
@@ -399,38 +407,53 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
 def static_view(inst: Instance, t: int, n: int, sigma: Config
                 ) -> tuple[Optional[str], Optional[tuple[str, tuple[str, ...], bool]]]:
     """The static reason of (t, n) and its volume verdict, under sigma's claim bindings:
-    a type whose claim is bound reads the rows of the outcome it is bound to."""
-    b = inst.binding_of.get(t) if inst.bindings else None
-    k = bound_outcome(inst, sigma, b) if b is not None else 0
-    if k:
-        claim = inst.bindings[b]
-        static = claim.rows[k - 1][t][n]
-        return static, (claim.failures[k - 1].get((t, n)) if static is not None else None)
+    a user type reads the rows of its binding group's current state."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    s = group_state(inst, sigma, g) if g is not None else 0
+    if s:
+        group = inst.binding_groups[g]  # type: ignore[index]
+        static = group.rows[s][t][n]
+        return static, (group.failures[s].get((t, n)) if static is not None else None)
     static = inst.static_block[t][n]
     return static, (inst.volume_failures.get((t, n)) if static is not None else None)
 
 
-def bound_outcome(inst: Instance, sigma: Config, b: int) -> int:
-    """Claim b's entry in sigma (0: unbound); a configuration of pair counts only binds nothing."""
-    q = inst.num_pairs + b
-    return sigma[q] if q < len(sigma) else 0
+def group_state(inst: Instance, sigma: Config, g: int) -> int:
+    """Group g's state in sigma (0: as in the input); a configuration of pair counts only binds
+    nothing. A joint binding the group cannot reach raises ValueError."""
+    group = inst.binding_groups[g]
+    entries = tuple(sigma[q] if q < len(sigma) else 0 for q in (inst.num_pairs + b for b in group.claims))
+    s = group.state_ids.get(entries)
+    if s is None:
+        raise ValueError(f"claims {[inst.bindings[b].claim for b in group.claims]} cannot be bound as {entries}")
+    return s
+
+
+def attach_view(inst: Instance, sigma: Config, u: int) -> tuple[Mapping[str, frozenset[str]], Mapping[str, int]]:
+    """Type u's CSI volumes and own ephemeral ones under sigma's claim bindings."""
+    pod = inst.pod_types[u]
+    g = inst.binding_of.get(u) if inst.binding_groups else None
+    s = group_state(inst, sigma, g) if g is not None else 0
+    return inst.binding_groups[g].attach[s][u] if s else (pod.attach, pod.attach_own)  # type: ignore[index]
 
 
 def ever_static_ok(inst: Instance, t: int, n: int) -> bool:
-    """Whether (t, n) passes the static filters unbound or under some outcome of its claim."""
+    """Whether (t, n) passes the static filters unbound or in some state of its binding group."""
     if inst.static_block[t][n] is None:
         return True
-    b = inst.binding_of.get(t) if inst.bindings else None
-    return b is not None and any(rows[t][n] is None for rows in inst.bindings[b].rows)
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    return g is not None and any(t in rows and rows[t][n] is None for rows in inst.binding_groups[g].rows)
 
 
 def binding_made(inst: Instance, sigma: Config, t: int, n: int) -> Optional[tuple[int, int]]:
-    """(claim index, outcome) that deploying t on n binds in sigma, or None (no unbound claim)."""
-    b = inst.binding_of.get(t) if inst.bindings else None
-    if b is None or bound_outcome(inst, sigma, b):
+    """(group index, next state) that deploying t on n moves its binding group to, or None."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    if g is None:
         return None
-    k = inst.bindings[b].choice[n]
-    return None if k < 0 else (b, k)
+    s = group_state(inst, sigma, g)
+    following = inst.binding_groups[g].next[s].get(t)
+    k = following[n] if following is not None else -1
+    return None if k < 0 or k == s else (g, k)
 
 
 def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]:
@@ -438,12 +461,23 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]
     made = binding_made(inst, sigma, t, n)
     if made is None:
         return None
-    claim = inst.bindings[made[0]]
-    outcome = claim.outcomes[made[1]]
-    if outcome.startswith("PV "):
-        return f"binds claim {claim.claim} to PV {outcome[3:]}"
-    where = outcome.partition(":")[2]
-    return f"binds claim {claim.claim} to a volume it provisions in {where or 'the cluster (no topology)'}"
+    group = inst.binding_groups[made[0]]
+    before, after = group.states[group_state(inst, sigma, made[0])], group.states[made[1]]
+    notes = []
+    for b, old, new in zip(group.claims, before, after):
+        if old == new:
+            continue
+        claim = inst.bindings[b]
+        outcome = claim.outcomes[new - 1]
+        if outcome.startswith("taken:"):   # a class's PVs generic ephemeral claims took
+            added = set(outcome[6:].split(",")) - (set(claim.outcomes[old - 1][6:].split(",")) if old else set())
+            notes.append(f"its ephemeral claim takes PV {', '.join(sorted(added))} (class {claim.claim.partition('/')[2]})")
+        elif outcome.startswith("PV "):
+            notes.append(f"binds claim {claim.claim} to PV {outcome[3:]}")
+        else:
+            where = outcome.partition(":")[2]
+            notes.append(f"binds claim {claim.claim} to a volume it provisions in {where or 'the cluster (no topology)'}")
+    return "; ".join(notes) or None
 
 
 def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
@@ -470,11 +504,13 @@ def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     """One more pod of t on n; an unbound claim it uses becomes bound as VolumeBinding chose."""
     p = inst.pair(t, n)
     out = sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:]
-    made = binding_made(inst, sigma, t, n) if inst.bindings else None
+    made = binding_made(inst, sigma, t, n) if inst.binding_groups else None
     if made is not None:
-        out += (0,) * (inst.num_pairs + len(inst.bindings) - len(out))
-        q = inst.num_pairs + made[0]
-        out = out[:q] + (made[1] + 1,) + out[q + 1:]
+        group = inst.binding_groups[made[0]]
+        entries = list(out) + [0] * (inst.num_pairs + len(inst.bindings) - len(out))
+        for b, k in zip(group.claims, group.states[made[1]]):
+            entries[inst.num_pairs + b] = k
+        out = tuple(entries)
     return out
 
 

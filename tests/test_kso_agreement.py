@@ -45,7 +45,9 @@ def test_generator_is_deterministic_and_dense():
                    # the classes closed later: volumes shared under attach limits, VolumeAttachments, running
                    # pods' ephemeral claims, in-tree disks (inline and PV), StatefulSet replicas' own claims
                    "'VolumeAttachment'", "'pd.csi.storage.gke.io'", "'gcePersistentDisk'", "'rbd'", "'iscsi'",
-                   "'azureDisk'", "'cinder'", "'p0-scratch'", "volumeClaimTemplates", "'data-db-1'"):
+                   "'azureDisk'", "'cinder'", "'p0-scratch'", "volumeClaimTemplates", "'data-db-1'",
+                   # claim bindings: a pending pod's own generic ephemeral claim, created
+                   "'incoming-scratch'"):
         assert needle in text, needle
 
 

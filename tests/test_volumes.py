@@ -132,7 +132,9 @@ ZONAL = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": 
 
 
 def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_path):
-    """Issue 27 item 3: the mark is on the cell and on the verdict, not only in a file-level warning."""
+    """Issue 27 item 3: the mark is on the cell and on the verdict, not only in a file-level warning.
+    The claim may take either of two Available PVs of the same size that differ (one only on n2):
+    the scheduler picks at random, so what later pods see is not modelled."""
     import json
 
     from click.testing import CliRunner
@@ -140,15 +142,17 @@ def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_pa
     from symreach.cli import cli
 
     path = tmp_path / "zonal.yaml"
-    db = with_claim("db", "data")   # two claims binding at the first consumer: their binding is not modelled
-    db["spec"]["template"]["spec"]["volumes"].append({"name": "logs", "persistentVolumeClaim": {"claimName": "logs"}})
-    path.write_text(dump(node("n1"), node("n2"), ZONAL, claim("data", storage_class="gp3"),
-                         claim("logs", storage_class="gp3"), db, deployment("web")))
+    on_n2 = {**LOCAL_PV, "metadata": {"name": "pv-n2"}, "status": {"phase": "Available"},
+             "spec": {**LOCAL_PV["spec"], "storageClassName": "gp3"}}
+    anywhere = {**NETWORK_PV, "metadata": {"name": "pv-any"}, "status": {"phase": "Available"},
+                "spec": {**NETWORK_PV["spec"], "storageClassName": "gp3", "accessModes": ["ReadWriteOnce"]}}
+    path.write_text(dump(node("n1"), node("n2"), ZONAL, on_n2, anywhere, claim("data", storage_class="gp3"),
+                         with_claim("db", "data"), deployment("web")))
     run = CliRunner().invoke
     matrix = run(cli, ["matrix", str(path), "-o", "wide"]).stdout.splitlines()  # one column per node
     assert [line.split() for line in matrix if line.startswith("default/")] == [
-        ["default/db", ".*", "Y*"], ["default/web", "Y", "Y"]]
-    assert any(line.startswith("* default/db: claim(s) default/data, default/logs bind when") for line in matrix)
+        ["default/db", "Y*", "Y*"], ["default/web", "Y", "Y"]]
+    assert any(line.startswith("* default/db: claim(s) default/data may bind to one of several") for line in matrix)
     cells = json.loads(run(cli, ["matrix", str(path), "--format", "json"]).stdout)["cells"]
     assert [bool(c.get("caveats")) for c in cells] == [True, True, False, False]
     text = run(cli, ["check", str(path), "--pod", "default/db", "--node", "n2"]).stdout
@@ -156,4 +160,4 @@ def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_pa
     data = json.loads(run(cli, ["check", str(path), "--pod", "default/web", "--node", "n1", "--json"]).stdout)
     assert data["verdict"] == "deployable" and data["caveats"] == []  # docs/json.md: always present
     data = json.loads(run(cli, ["check", str(path), "--pod", "default/db", "--node", "n1", "--json"]).stdout)
-    assert data["verdict"] == "not-deployable" and data["caveats"][0].startswith("default/db: claim(s)")
+    assert data["verdict"] == "deployable" and data["caveats"][0].startswith("default/db: claim(s)")

@@ -93,14 +93,46 @@ def test_other_engines_decline_in_one_line():
     assert "\n" not in result.reason
 
 
-def test_a_claim_some_pod_binds_unmodelled_stays_caveated_for_all():
-    """A pod with two unbound claims: the binder matches them together (not modelled), so the
-    claim it shares with a one-claim pod is not modelled for that pod either."""
+def test_a_pod_with_two_claims_binds_both_and_the_sharer_follows():
+    """A pod with two unbound claims binds both where it is deployed (the binder matches them
+    together); a pod sharing one of them then follows it."""
     objs = objects(NA, NB, SC_PROVISION, pvc("data", ", storageClassName: zonal"),
                    pvc("logs", ", storageClassName: zonal"),
                    pod("a", C + uses("data", "logs")), pod("b", C + uses("data")))
     inst, report = load(objs)
-    assert inst.bindings == () and sorted(report.caveats) == ["default/a", "default/b"]
+    assert report.caveats == {} and [c.claim for c in inst.bindings] == ["default/data", "default/logs"]
+    assert len(inst.binding_groups) == 1 and len(inst.binding_groups[0].states) == 5   # unbound, a or b on each zone
+    a, b = inst.type_index("default/a"), inst.type_index("default/b")
+    na, nb = inst.node_index("na"), inst.node_index("nb")
+    sigma = semantics.deploy(inst, inst.initial_config(), a, na)
+    assert semantics.binding_note(inst, inst.initial_config(), a, na) == (
+        "binds claim default/data to a volume it provisions in topology.kubernetes.io/zone=zone-a; "
+        "binds claim default/logs to a volume it provisions in topology.kubernetes.io/zone=zone-a")
+    failure = semantics.node_failure(inst, b, nb, sigma)
+    assert (failure.plugin, failure.reasons) == NODE_AFFINITY
+    # b first binds data only; a then binds logs in b's zone only
+    sigma = semantics.deploy(inst, inst.initial_config(), b, nb)
+    assert semantics.node_failure(inst, a, na, sigma).plugin == "VolumeBinding"
+    assert semantics.binding_note(inst, sigma, a, nb) == (
+        "binds claim default/logs to a volume it provisions in topology.kubernetes.io/zone=zone-b")
+
+
+def test_a_forged_joint_binding_is_refused():
+    """A certificate state binding a claim to an outcome its group cannot reach with the others."""
+    objs = objects(NA, NB, SC_PROVISION, pvc("data", ", storageClassName: zonal"),
+                   pvc("logs", ", storageClassName: zonal"), pod("a", C + uses("data", "logs")))
+    inst, _ = load(objs)
+    a, na, nb = inst.type_index("default/a"), inst.node_index("na"), inst.node_index("nb")
+    result = ExplicitEngine().check(inst, Query((frozenset({(a, na)}), )))
+    assert result.verdict is Verdict.DEPLOYABLE
+    unreachable = ExplicitEngine().check(inst, Query((frozenset({(a, na), (a, nb)}),)))
+    cert = json.loads(unreachable.certificate.dumps())
+    assert check_certificate(inst, cert)[0]
+    zone_a = "provisioned:topology.kubernetes.io/zone=zone-a"
+    zone_b = "provisioned:topology.kubernetes.io/zone=zone-b"
+    cert["bound"][0] = [zone_a, zone_b]   # one pod binds both claims in one zone: never split
+    ok, why = check_certificate(inst, cert)
+    assert not ok and "cannot be bound together" in why
 
 
 KSO = find_kso()
@@ -133,20 +165,33 @@ def test_kso_replays_the_witness_with_the_claim_bound(storage):
 # ---- differential: explicit against a plain BFS over the semantics ---------------------------
 
 def random_volume_instance(rng: random.Random) -> list[str]:
+    """Nodes in two zones, a WaitForFirstConsumer class (static PVs, provisioning, or both), one to
+    three claims, pods using one or two of them: shared PVs, multi-claim pods, claims shared by pods."""
     zones = ["zone-a", "zone-b"]
     docs = [node(f"n{i}", rng.choice(zones), rng.choice(("1", "2"))) for i in range(rng.choice((2, 3)))]
-    static = rng.random() < 0.4
-    docs.append(SC_STATIC if static else SC_PROVISION.replace(
+    kind = rng.choice(("static", "static", "provision", "both"))
+    provision = SC_PROVISION.replace(
         "volumeBindingMode", "allowedTopologies: [{matchLabelExpressions: [{key: topology.kubernetes.io/zone, "
-        "values: [zone-a]}]}]\nvolumeBindingMode") if rng.random() < 0.3 else SC_PROVISION)
-    if static:
-        docs += [zonal(f"pv-{i}", rng.choice(zones)) for i in range(rng.choice((1, 2)))]
-    claims = ["data"] if static else ["data", "logs"][:rng.choice((1, 2))]
-    docs += [pvc(c, ", storageClassName: zonal") for c in claims]
+        "values: [zone-a]}]}]\nvolumeBindingMode") if rng.random() < 0.3 else SC_PROVISION
+    docs.append(SC_STATIC if kind == "static" else provision)
+    if kind != "provision":
+        docs += [zonal(f"pv-{i}", rng.choice(zones)).replace("storage: 10Gi", f"storage: {rng.choice(SIZES)}")
+                 for i in range(rng.choice((1, 2, 3)))]
+    claims = ["data", "logs", "tmp"][:rng.choice((1, 2, 2, 3))]
+    docs += [pvc(c, ", storageClassName: zonal").replace("storage: 10Gi", f"storage: {rng.choice(SIZES[:2])}")
+             for c in claims]
+    cpu = "  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n"
     for i in range(rng.choice((2, 3))):
-        cpu = "  containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]\n"
-        docs.append(pod(f"p{i}", cpu + uses(rng.choice(claims))))
+        docs.append(pod(f"p{i}", cpu + uses(*rng.sample(claims, rng.choice((1, 1, 2)) if len(claims) > 1 else 1))))
+    if rng.random() < 0.3:   # a pod with its own generic ephemeral claim, which may take a PV
+        docs.append(pvc("e-scratch", ", storageClassName: zonal", ", ownerReferences: [{apiVersion: v1, kind: Pod, "
+                                                               "name: e, uid: uid-default-e, controller: true}]"))
+        docs.append(pod("e", cpu + "  volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: "
+                                   "[ReadWriteOnce], storageClassName: zonal, resources: {requests: {storage: 5Gi}}}}}}]\n"))
     return docs
+
+
+SIZES = ("5Gi", "10Gi", "20Gi")
 
 
 def node(name: str, zone: str, cpu: str) -> str:
@@ -172,13 +217,13 @@ def plain_bfs(inst, query) -> bool:
     return False
 
 
-COUNTS = (56, 64, 15)
+COUNTS = (35, 85, 24, 85, 33)
 
 
 def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
     rng = random.Random(27)
     checked = {True: 0, False: 0}
-    changed = 0
+    changed = multi = ephemeral = 0
     while sum(checked.values()) < 120:
         inst, _ = load(objects(*random_volume_instance(rng)))
         if not inst.bindings:
@@ -194,10 +239,14 @@ def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
         else:
             ok, why = check_certificate(inst, json.loads(result.certificate.dumps()))
             assert ok, why
-        changed += plain_bfs(replace(inst, bindings=()), query) != want
+        changed += plain_bfs(replace(inst, bindings=(), binding_groups=()), query) != want
+        multi += any(len(g.claims) > 1 for g in inst.binding_groups)
+        ephemeral += any(b.claim.startswith("(ephemeral)/") for b in inst.bindings)
         checked[want] += 1
-    # 120 instances with a binding: how many of each answer, and how many the binding decides
-    assert (checked[True], checked[False], changed) == COUNTS
+    # 120 instances with a binding: how many of each answer, how many the binding decides, in how
+    # many claims depend on each other (a multi-claim pod, or a PV two claims could take), and in
+    # how many an ephemeral claim may take a PV
+    assert (checked[True], checked[False], changed, multi, ephemeral) == COUNTS
 
 
 # ---- the v1 field and the commands -----------------------------------------------------------
@@ -206,9 +255,10 @@ def v1_document(binds_b: object) -> dict:
     """Two types sharing claim data, as the front end writes them; ``binds_b`` is b's ``binds``."""
     node = lambda name, zone: {"name": name, "labels": {"kubernetes.io/hostname": name,  # noqa: E731
                                                         "topology.kubernetes.io/zone": zone}, "capacity": {"cpu": "4"}}
-    binds = {"claim": "data", "nodes": {"na": "PV pv-a"},
-             "then": [{"to": "PV pv-a", "filter": [{"node": "nb", "plugin": "VolumeBinding",
-                                                    "reasons": ["node(s) didn't match PersistentVolume's node affinity"]}]}]}
+    binds = {"claims": ["default/data"], "states": [
+        {"bound": [None], "nodes": {"na": 1}},
+        {"bound": ["PV pv-a"], "filter": [{"node": "nb", "plugin": "VolumeBinding",
+                                           "reasons": ["node(s) didn't match PersistentVolume's node affinity"]}]}]}
     types = [{"name": "a", "volumes": {"claims": ["data"], "binds": binds}},
              {"name": "b", "volumes": {"claims": ["data"], **({"binds": binds_b} if binds_b is not None else {})}}]
     return {"version": 1, "semantics": "kubernetes", "nodes": [node("na", "zone-a"), node("nb", "zone-b")],
@@ -221,12 +271,18 @@ def test_v1_binds_field_is_read_and_checked():
 
     good = v1_document(v1_document(None)["podTypes"][0]["volumes"]["binds"])
     inst = load_document(good, "<v1>")
-    assert [(b.claim, b.outcomes, b.choice) for b in inst.bindings] == [("default/data", ("PV pv-a",), (0, -1))]
+    assert [(b.claim, b.outcomes) for b in inst.bindings] == [("default/data", ("PV pv-a",))]
+    assert [(g.states, g.next[0][0]) for g in inst.binding_groups] == [(((0,), (1,)), (1, -1))]
+    state = lambda bound, **more: {"bound": bound, **more}  # noqa: E731
     bad = {
         "a type using the claim without binds": v1_document(None),
-        "an outcome without verdicts": v1_document({"claim": "data", "nodes": {"na": "PV x"}, "then": []}),
-        "a claim the type does not use": v1_document({"claim": "logs", "nodes": {}, "then": []}),
-        "an unknown node": v1_document({"claim": "data", "nodes": {"nz": "PV pv-a"}, "then": [{"to": "PV pv-a"}]}),
+        "a first state with a binding": v1_document({"claims": ["default/data"], "states": [state(["PV x"])]}),
+        "other joint bindings than a's": v1_document({"claims": ["default/data"], "states": [state([None])]}),
+        "a claim in two groups": v1_document({"claims": ["default/data", "default/logs"],
+                                              "states": [state([None, None])]}),
+        "an unknown node": v1_document({"claims": ["default/data"], "states": [state([None], nodes={"nz": 0})]}),
+        "a next state out of range": v1_document({"claims": ["default/data"], "states": [state([None], nodes={"na": 3})]}),
+        "a bound list of the wrong length": v1_document({"claims": ["default/data"], "states": [state([None, None])]}),
     }
     for what, doc in bad.items():
         with pytest.raises(InputError) as err:
@@ -263,4 +319,32 @@ def test_random_volume_states_load_with_their_bindings():
     assert bound == BOUND_STATES
 
 
-BOUND_STATES = 11   # of the 30
+BOUND_STATES = 16   # of the 30
+
+
+def test_certify_rechecks_the_joint_bindings(tmp_path):
+    """``symreach certify`` accepts the explicit certificate of a split that a shared claim forbids,
+    and refuses it once a state binds a's two claims in different zones, which no run reaches
+    (only a binds logs, together with data; the digest is kept)."""
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    objs = objects(NA, NB, SC_PROVISION, pvc("data", ", storageClassName: zonal"),
+                   pvc("logs", ", storageClassName: zonal"), pod("a", C + uses("data", "logs")),
+                   pod("b", C + uses("data")))
+    path, cert = tmp_path / "two.yaml", tmp_path / "cert.json"
+    path.write_text(yaml.safe_dump_all(objs))
+    target = ["--pod", "default/b", "--node", "nb", "--with", "default/a@na"]
+    run = CliRunner().invoke
+    checked = run(cli, ["check", str(path), *target, "--engine", "explicit", "--cert-out", str(cert)])
+    assert checked.exit_code == 1 and checked.stdout.splitlines()[0] == "not-deployable"
+    accepted = run(cli, ["certify", str(path), str(cert), *target])
+    assert accepted.exit_code == 0, accepted.stdout
+    data = json.loads(cert.read_text())
+    row = next(i for i, r in enumerate(data["bound"]) if all(r))
+    data["bound"][row] = [data["bound"][row][0], "provisioned:topology.kubernetes.io/zone=zone-b"
+                          if data["bound"][row][0].endswith("zone-a") else "provisioned:topology.kubernetes.io/zone=zone-a"]
+    cert.write_text(json.dumps(data))
+    refused = run(cli, ["certify", str(path), str(cert), *target])
+    assert refused.exit_code == 1 and "cannot be bound together" in refused.stdout

@@ -27,7 +27,8 @@ replicas (``semantics.replicas_failure``), and a controller's pair is deployed
 up to its floor (``semantics.replica_cap``). Where a deployment binds a
 WaitForFirstConsumer claim (``Instance.bindings``), ``claims`` names those
 claims and ``bound`` gives each state's binding per claim (an outcome name,
-null while unbound); the checker reads them from the input it loaded, and a
+null while unbound); the checker reads them from the input it loaded, refuses a
+joint binding the input's claims cannot reach (``Instance.binding_groups``), and a
 saturated pair is deployed again when that binds a claim, as the engine does.
 Certificates grow with the state space, so engines write one only up to
 ``MAX_STATES`` states.
@@ -166,9 +167,14 @@ def _bound_rows(inst: Instance, cert: dict, count: int) -> list[tuple[int, ...]]
         if not isinstance(row, list) or len(row) != len(names):
             raise CertificateError(f"a 'bound' row must list {len(names)} outcomes (null: unbound)")
         try:
-            out.append(tuple(0 if o is None else claim.outcomes.index(o) + 1 for claim, o in zip(inst.bindings, row)))
+            entries = tuple(0 if o is None else claim.outcomes.index(o) + 1 for claim, o in zip(inst.bindings, row))
         except ValueError:
             raise CertificateError(f"unknown binding outcome in {row}") from None
+        for group in inst.binding_groups:
+            if tuple(entries[b] for b in group.claims) not in group.state_ids:
+                raise CertificateError(f"claims {[names[b] for b in group.claims]} cannot be bound together "
+                                       f"as {[row[b] for b in group.claims]}")
+        out.append(entries)
     return out
 
 

@@ -15,14 +15,15 @@ decide from the volume objects alone, in the scheduler's words:
   that count against a node's attach limit (NodeVolumeLimits).
 
 Static per-node verdicts are exact for the state as given. A WaitForFirstConsumer
-claim becomes bound once a pod using it is scheduled: ``claim_binding`` gives the
-outcome per node and the verdicts after it (v1 ``binds``); ``caveats`` say where
-that is not modelled.
+claim becomes bound once a pod using it is scheduled: ``pod_outcomes`` gives what a
+deployment binds on a node, ``bound_index`` the volume objects then, and
+``k8s_volume_bindings`` explores the joint bindings (v1 ``binds``).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -75,7 +76,7 @@ class PodVolumes:
     attach_own: dict[str, int] = field(default_factory=dict)    # CSI driver -> the pod's own ephemeral volumes
     disks: list[dict] = field(default_factory=list)             # v1 ``disks`` entries (in-tree, inline)
     caveats: list[str] = field(default_factory=list)
-    binds: Optional[dict] = None                                # v1 ``binds`` (``claim_binding``)
+    delayed: list["_Claim"] = field(default_factory=list)       # its unbound WaitForFirstConsumer claims
 
 
 @dataclass(frozen=True)
@@ -84,12 +85,16 @@ class _Claim:
     data: Optional[dict]
     ephemeral: bool
     namespace: str = "default"
+    owned: bool = True          # an ephemeral claim controlled by the pod (``VolumeIsForPod``)
 
 
-def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str]) -> list[_Claim]:
+def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
+               pod_uid: Optional[str] = None) -> list[_Claim]:
     """The claims of a pod's volumes, in order: ``persistentVolumeClaim`` and generic ephemeral volumes.
 
-    A template's (``pod_name`` None) ephemeral claim is taken as created from its volumeClaimTemplate.
+    A template's (``pod_name`` None) ephemeral claim is taken as created from its volumeClaimTemplate;
+    a pod's is ``<pod>-<volume>``, which must be controlled by the pod (its uid; a pod without one
+    has ``uid-<namespace>-<name>``, as kso gives it).
     """
     out = []
     for volume in as_list(spec.get("volumes")):
@@ -105,17 +110,21 @@ def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optiona
                                   namespace))
             else:
                 name = f"{pod_name}-{volume.get('name')}"
-                out.append(_Claim(name, index.claims.get((namespace, name)), True, namespace))
+                data = index.claims.get((namespace, name))
+                uid = pod_uid or f"uid-{namespace}-{pod_name}"
+                owned = data is None or any(as_dict(ref).get("controller") is True and as_dict(ref).get("uid") == uid
+                                            for ref in as_list(as_dict(data.get("metadata")).get("ownerReferences")))
+                out.append(_Claim(name, data, True, namespace, owned))
     return out
 
 
 def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
-                nodes: list[dict]) -> PodVolumes:
+                nodes: list[dict], pod_uid: Optional[str] = None) -> PodVolumes:
     out = PodVolumes()
     out.disks = inline_disks(spec)
     for driver, name in inline_attachments(spec):
         out.attach.setdefault(driver, set()).add(name)
-    claims = pod_claims(index, spec, namespace, pod_name)
+    claims = pod_claims(index, spec, namespace, pod_name, pod_uid)
     if not claims:
         return out
     unknown = _unknown(index, claims)
@@ -123,7 +132,7 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
         # A dump without the volume objects (``kubectl get nodes,pods``) is taken as
         # it is (a claim it lacks is missing, as for the scheduler), with a caveat.
         out.caveats.append(unknown)
-    out.prefilter = _prefilter(index, claims)
+    out.prefilter = _prefilter(index, claims, f"{namespace}/{pod_name}")
     out.claims = [c.name for c in claims if not c.ephemeral]
     out.read_write_once_pod = [c.name for c in claims if c.data is not None and not c.ephemeral
                                and "ReadWriteOncePod" in as_list(as_dict(c.data.get("spec")).get("accessModes"))]
@@ -134,11 +143,7 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
         if len(shared) < len(names):
             out.attach_own[driver] = len(names) - len(shared)
     if out.prefilter is not None:
-        # such a pod never runs, so it binds nothing; its claims' binding is left unmodelled
-        # for every pod rather than have users that do not bind them (loader.resolve.claim_bindings)
-        index.unmodelled_claims.update((namespace, c.name) for c in claims if c.data is not None
-                                       and not c.ephemeral and not bound(c.data) and index.delayed(c.data))
-        return out
+        return out   # such a pod never runs, so it binds nothing
     bound_claims = [c.data for c in claims if c.data is not None and bound(c.data)]
     delayed = [c for c in claims if c.data is not None and not bound(c.data)]
     topologies = _pv_topologies(index, bound_claims)
@@ -149,73 +154,55 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
             out.filters[node["name"]] = (VOLUME_BINDING, reasons)
         elif not _zone_ok(topologies, labels):
             out.filters[node["name"]] = (VOLUME_ZONE, (ZONE_CONFLICT,))
-    if delayed:
-        out.binds = claim_binding(index, spec, namespace, pod_name, nodes, delayed, out)
-        if out.binds is None:
-            index.unmodelled_claims.update((namespace, c.name) for c in delayed)
-            out.caveats.append(unbound_caveat(namespace, [c.name for c in delayed]))
+    out.delayed = delayed
     return out
 
 
-def unbound_caveat(namespace: str, claims: list[str]) -> str:
-    return ("claim(s) " + ", ".join(f"{namespace}/{c}" for c in claims)
-            + " bind when a pod using them is scheduled; later pods then follow the volume chosen "
-            "(not modelled: each pod is checked as if the claim were still unbound)")
+def verdict_fields(found: PodVolumes) -> dict:
+    """A pod's volume verdicts and CSI volumes as v1 ``volumes`` fields (``preFilter``,
+    ``filter``, ``attach``, ``attachOwn``), those it has."""
+    out: dict = {}
+    if found.prefilter is not None:
+        out["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
+    if found.filters:
+        out["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
+                         for node, (plugin, why) in found.filters.items()]
+    if found.attach:
+        out["attach"] = {driver: sorted(names) for driver, names in sorted(found.attach.items())}
+    if found.attach_own:
+        out["attachOwn"] = dict(sorted(found.attach_own.items()))
+    return out
 
 
-def claim_binding(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str], nodes: list[dict],
-                  delayed: list[_Claim], out: PodVolumes) -> Optional[dict]:
-    """The v1 ``binds`` of a pod whose one unbound claim waits for its first consumer: what
-    VolumeBinding's PreBind binds it to on each node the pod fits (``_binding_outcome``), and the
-    pod's volume verdicts once the claim is bound so (the plugins run again on the bound state).
-
-    None where that would not be exact: several such claims in the pod (the binder matches them
-    together), a generic ephemeral one, a PV another unbound claim of its class could take
-    (the first binding would change the other's choice), or a binding that changes what the
-    pod counts against a CSI attach limit.
-    """
-    if len(delayed) != 1 or delayed[0].ephemeral:
-        return None
-    c = delayed[0]
-    on = {node["name"]: _binding_outcome(index, c, node) for node in nodes
-          if not _binding_reasons(index, [], [c], node["name"], node.get("labels") or {})}
-    cls = index.claim_class(c.data or {})
-    if any(o.startswith("PV ") for o in on.values()) and any(
-            key != (c.namespace, c.name) and not bound(other) and index.delayed(other) and index.claim_class(other) == cls
-            for key, other in index.claims.items()):
-        return None
-    limited = {driver for node in nodes for driver in index.attach_limits(node["name"])}
-    attached = {name for node in nodes for names in index.attached(node["name"]).values() for name in names}
-
-    def counted(found: PodVolumes) -> dict:
-        return {d: (len(found.attach.get(d, ())), found.attach_own.get(d, 0)) for d in limited}
-
-    then = []
-    for outcome in sorted(set(on.values())):
-        found = pod_volumes(_bound_index(index, c, outcome), spec, namespace, pod_name, nodes)
-        if counted(found) != counted(out) \
-                or any(name in attached for names in found.attach.values() for name in names):
-            return None
-        entry: dict = {"to": outcome}
-        if found.prefilter is not None:
-            entry["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
-        if found.filters:
-            entry["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
-                               for node, (plugin, why) in found.filters.items()]
-        then.append(entry)
-    return {"claim": c.name, "nodes": on, "then": then}
-
-
-def _binding_outcome(index: VolumeIndex, c: _Claim, node: dict) -> str:
-    """What PreBind binds the claim to on this node: the PV ``findMatchingVolumes`` picks
-    (``PV <name>``), else a volume provisioned in the node's topology: the keys of the class's
-    allowedTopologies, or else the zone label (``provisioned:<key>=<value>,...``)."""
-    labels = node.get("labels") or {}
-    if SELECTED_NODE not in annotations(c.data or {}):
-        pv = _matching_volume(index, c, labels, set())
+def pod_outcomes(index: VolumeIndex, claims: list["_Claim"], labels: dict) -> tuple[dict[tuple[str, str], str], bool]:
+    """What PreBind binds a pod's unbound claims to on a node its Filter passed (``FindPodVolumes``):
+    claims with a selected node are provisioned; the others, smallest first, each take the smallest
+    Available PV that fits and no earlier claim took (``PV <name>``), else are provisioned in the
+    node's topology (``provisioned:<key>=<value>,...``). Also whether some PV was chosen among
+    others of the same size that differ (the scheduler takes the one its informer lists first)."""
+    out: dict[tuple[str, str], str] = {}
+    chosen: set[str] = set()
+    tied = False
+    matching = [c for c in claims if SELECTED_NODE not in annotations(c.data or {})]
+    for c in sorted(matching, key=lambda c: _storage(c.data or {}, "resources", "requests", "storage")):
+        pv, alike = _volume_choice(index, c, labels, chosen)
         if pv is not None:
-            return f"PV {pv}"
-    return "provisioned:" + ",".join(f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
+            chosen.add(pv)
+            out[(c.namespace, c.name)] = f"PV {pv}"
+            tied |= alike
+    for c in claims:
+        if (c.namespace, c.name) not in out:
+            out[(c.namespace, c.name)] = "provisioned:" + ",".join(
+                f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
+    return out, tied
+
+
+def candidate_volumes(index: VolumeIndex, c: "_Claim") -> bool:
+    """Whether some Available PV without a claimRef is of the claim's class (one it could take)."""
+    cls = index.claim_class(c.data or {})
+    return any((as_dict(pv.get("spec")).get("storageClassName") or "") == cls
+               and not as_dict(pv.get("spec")).get("claimRef") and as_dict(pv.get("status")).get("phase") == "Available"
+               for pv in index.volumes.values())
 
 
 def provision_keys(index: VolumeIndex, c: _Claim, labels: dict) -> list[str]:
@@ -226,16 +213,31 @@ def provision_keys(index: VolumeIndex, c: _Claim, labels: dict) -> list[str]:
     return [key for key in keys if isinstance(key, str) and key in labels]
 
 
-def _bound_index(index: VolumeIndex, c: _Claim, outcome: str) -> VolumeIndex:
-    """The volume objects once the claim is bound to ``outcome`` (``bound_volume``)."""
-    claim, name, volume = bound_volume(c.data or {}, c.namespace, c.name, outcome, index.volumes,
-                                       index.classes.get(index.claim_class(c.data or {})))
+def bound_index(index: VolumeIndex, joint: dict[tuple[str, str], str]) -> VolumeIndex:
+    """The volume objects once each claim of ``joint`` is bound to its outcome (``bound_volume``)."""
     out = copy.copy(index)
     out.claims = dict(index.claims)
-    out.claims[(c.namespace, c.name)] = claim
     out.volumes = dict(index.volumes)
-    out.volumes[name] = volume
+    for (namespace, name), outcome in joint.items():
+        if outcome.startswith("taken:"):   # PVs generic ephemeral claims took (``k8s_volume_bindings``)
+            for pv in outcome[6:].split(","):
+                out.volumes[pv] = taken_volume(out.volumes[pv])
+            continue
+        data = index.claims[(namespace, name)]
+        claim, pv_name, volume = bound_volume(data, namespace, name, outcome, out.volumes,
+                                              index.classes.get(index.claim_class(data)))
+        out.claims[(namespace, name)] = claim
+        out.volumes[pv_name] = volume
     out.kinds = index.kinds | {"PersistentVolume"}
+    return out
+
+
+def taken_volume(volume: dict) -> dict:
+    """A PV an ephemeral claim took, once the claim went with its pod: Released, still claimed."""
+    out = copy.deepcopy(volume)
+    out.setdefault("spec", {})["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "(ephemeral)",
+                                              "name": "(deleted with its pod)"}
+    out["status"] = dict(as_dict(out.get("status")), phase="Released")
     return out
 
 
@@ -285,16 +287,22 @@ def _unknown(index: VolumeIndex, claims: list[_Claim]) -> str:
     return ""
 
 
-def _prefilter(index: VolumeIndex, claims: list[_Claim]) -> Optional[Verdict]:
-    """PreFilter rejections, in plugin order: VolumeRestrictions, VolumeBinding, VolumeZone."""
+def _prefilter(index: VolumeIndex, claims: list[_Claim], pod: str) -> Optional[Verdict]:
+    """PreFilter rejections, in plugin order: VolumeRestrictions, VolumeBinding (``podHasPVCs`` per
+    volume: not created, lost, being deleted, an ephemeral claim not the pod's), VolumeZone."""
     for c in claims:
         if c.data is None and not c.ephemeral:
             return VOLUME_RESTRICTIONS, (f'persistentvolumeclaim "{c.name}" not found',)
     for c in claims:
         if c.data is None:
             return VOLUME_BINDING, (f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{c.name}"',)
+        if as_dict(c.data.get("status")).get("phase") == "Lost":
+            volume = as_dict(c.data.get("spec")).get("volumeName") or ""
+            return VOLUME_BINDING, (f'persistentvolumeclaim "{c.name}" bound to non-existent persistentvolume "{volume}"',)
         if as_dict(c.data.get("metadata")).get("deletionTimestamp"):
             return VOLUME_BINDING, (f'persistentvolumeclaim "{c.name}" is being deleted',)
+        if not c.owned:
+            return VOLUME_BINDING, (f"PVC {c.namespace}/{c.name} was not created for pod {pod} (pod is not owner)",)
     for c in claims:
         assert c.data is not None
         if not bound(c.data) and (not index.delayed(c.data) or as_dict(c.data.get("spec")).get("volumeName")):
@@ -359,7 +367,7 @@ def _match_volumes(index: VolumeIndex, claims: list[_Claim], labels: dict) -> tu
     chosen: set[str] = set()
     unmatched = []
     for c in sorted(claims, key=lambda c: _storage(c.data or {}, "resources", "requests", "storage")):
-        pv = _matching_volume(index, c, labels, chosen)
+        pv, _ = _volume_choice(index, c, labels, chosen)
         if pv is None:
             unmatched.append(c)
         else:
@@ -367,7 +375,10 @@ def _match_volumes(index: VolumeIndex, claims: list[_Claim], labels: dict) -> tu
     return not unmatched, unmatched
 
 
-def _matching_volume(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]) -> Optional[str]:
+def _volume_choice(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]) -> tuple[Optional[str], bool]:
+    """``FindMatchingVolume`` on a node: the PV pre-bound to the claim, else the smallest Available
+    one that fits (the first in the input among equal sizes), and whether another PV of that size
+    fits as well and differs from it (``alike``): the scheduler's informer lists PVs in map order."""
     claim = c.data or {}
     spec = as_dict(claim.get("spec"))
     want = _storage(claim, "resources", "requests", "storage")
@@ -378,8 +389,9 @@ def _matching_volume(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[st
         try:
             selector = parse_label_selector(spec["selector"])
         except FieldError:
-            return None
+            return None, False
     best: Optional[tuple[int, str]] = None
+    ties: list[str] = []
     for name, pv in index.volumes.items():
         pv_spec = as_dict(pv.get("spec"))
         if name in chosen or (pv_spec.get("storageClassName") or "") != cls:
@@ -395,7 +407,7 @@ def _matching_volume(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[st
             continue
         affinity_ok = node_affinity_ok(pv, labels)
         if prebound:
-            return name if affinity_ok else None
+            return (name if affinity_ok else None), False
         if as_dict(pv.get("status")).get("phase") != "Available":
             continue
         if selector is not None and not selector.matches(as_dict(as_dict(pv.get("metadata")).get("labels"))):
@@ -403,8 +415,28 @@ def _matching_volume(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[st
         if not affinity_ok or not modes <= {m for m in as_list(pv_spec.get("accessModes")) if isinstance(m, str)}:
             continue
         if best is None or size < best[0]:
-            best = (size, name)
-    return None if best is None else best[1]
+            best, ties = (size, name), []
+        elif size == best[0]:
+            ties.append(name)
+    if best is None:
+        return None, False
+    return best[1], any(not _alike(index, best[1], other) for other in ties)
+
+
+def _alike(index: VolumeIndex, a: str, b: str) -> bool:
+    """Two PVs the scheduler cannot tell apart later: equal but for their names and volume
+    handles, and no VolumeAttachment names either (binding one or the other is the same up to names)."""
+    def shape(name: str) -> str:
+        pv = copy.deepcopy(index.volumes[name])
+        pv.pop("metadata", None)
+        pv["labels"] = as_dict(as_dict(index.volumes[name].get("metadata")).get("labels"))
+        spec = as_dict(pv.get("spec"))
+        for source, key in (("csi", "volumeHandle"), ("awsElasticBlockStore", "volumeID"), ("local", "path")):
+            as_dict(spec.get(source)).pop(key, None)
+        return json.dumps(pv, sort_keys=True, default=str)
+
+    named = {as_dict(as_dict(a_.get("spec")).get("source")).get("persistentVolumeName") for a_ in index.attachments}
+    return a not in named and b not in named and shape(a) == shape(b)
 
 
 def _provisions(index: VolumeIndex, claims: list[_Claim], labels: dict) -> tuple[bool, bool]:

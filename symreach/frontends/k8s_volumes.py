@@ -39,9 +39,6 @@ class VolumeIndex:
     attachments: list[dict] = field(default_factory=list)
     default_class: Optional[str] = None
     kinds: set[str] = field(default_factory=set)   # kinds the input has at all
-    # (namespace, claim) of unbound WaitForFirstConsumer claims some pod uses without a
-    # modelled binding (``k8s_volume_filters.claim_binding``): no pod's binds may name them.
-    unmodelled_claims: set[tuple[str, str]] = field(default_factory=set)
 
     def add(self, kind: str, data: dict, namespace: str, name: str) -> None:
         self.kinds.add(kind)

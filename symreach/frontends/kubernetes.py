@@ -62,7 +62,8 @@ from symreach.frontends.k8s_controllers import (
 )
 from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
-from symreach.frontends.k8s_volume_filters import own_volumes, pod_volumes, unbound_caveat
+from symreach.frontends.k8s_volume_bindings import Binder, bind_all, binder
+from symreach.frontends.k8s_volume_filters import own_volumes, pod_volumes, verdict_fields
 from symreach.frontends.k8s_volumes import VOLUME_KINDS, VolumeIndex, statefulset_claim
 from symreach.frontends.replica_targets import ReplicaTargets
 from symreach.frontends.k8s_source import Lines, is_kubernetes_document, read_documents, read_documents_text
@@ -84,6 +85,7 @@ MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
 _CAVEATS = "(caveats)"           # a pod body's caveats until the type is named
+_BINDER = "(binder)"             # a pod body's claim binder until the type is named
 
 
 # (path, type) of the volume objects' fields that decide placement (``k8s_volumes``).
@@ -285,6 +287,7 @@ class _Converter:
         self.volumes = VolumeIndex()
         self.replica_targets = ReplicaTargets()
         self.attach_drivers: set[str] = set()
+        self.binders: dict[str, Binder] = {}    # pod type -> what its deployment binds
         self.node_own: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> running pods' own volumes
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
@@ -368,7 +371,7 @@ class _Converter:
             if obj.kind == "Pod":
                 self.context.check("loading")
                 self.pod(obj)
-        self.unmodelled_bindings()
+        self.claim_bindings()
         self.attach_capacities()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
@@ -610,42 +613,43 @@ class _Converter:
         field, and its CSI volumes as attach-limit requests."""
         meta = self.get(obj, ("metadata",), dict) or {}
         owner = None if template else controller_ref(meta)
-        found = pod_volumes(self.volumes, spec, namespace, None if template else meta.get("name"), self.nodes)
-        volumes: dict = {}
-        if found.prefilter is not None:
-            volumes["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
-        if found.filters:
-            volumes["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
-                                 for node, (plugin, why) in found.filters.items()]
+        pod_name = None if template else meta.get("name")
+        uid = meta.get("uid") if isinstance(meta.get("uid"), str) else None
+        found = pod_volumes(self.volumes, spec, namespace, pod_name, self.nodes, uid)
+        volumes: dict = verdict_fields(found)
         if found.claims:
             volumes["claims"] = found.claims
         if found.read_write_once_pod:
             volumes["readWriteOncePod"] = found.read_write_once_pod
-        if found.attach:
-            volumes["attach"] = {driver: sorted(names) for driver, names in sorted(found.attach.items())}
-        if found.attach_own:
-            volumes["attachOwn"] = dict(sorted(found.attach_own.items()))
         if found.disks:
             volumes["disks"] = found.disks
-        if found.binds is not None:
-            volumes["binds"] = found.binds
+        caveats = list(found.caveats)
+        if found.delayed and found.prefilter is None:
+            claims_binder, binder_caveats = binder(self.volumes, spec, namespace, pod_name, uid, found.delayed)
+            caveats += binder_caveats
+            if claims_binder is not None:
+                body[_BINDER] = claims_binder
         self.attach_drivers.update(found.attach, found.attach_own)
         if volumes:
             body["volumes"] = volumes
         if template or owner is None:  # a controller's pods: its template warns once
-            for caveat in found.caveats:
+            for caveat in caveats:
                 self.warn_once("volumes", f"{obj.where}: {caveat}")
-        if found.caveats:
-            body[_CAVEATS] = list(found.caveats)
+        if caveats:
+            body[_CAVEATS] = caveats
 
-    def unmodelled_bindings(self) -> None:
-        """A claim some pod binds in a way not modelled is modelled for none of its pods
-        (the claim's binding would depend on which pod came first): their binds go, the caveat comes."""
-        for name, body in self.types.items():
-            binds = (body.get("volumes") or {}).get("binds")
-            if binds is not None and (body.get("namespace"), binds["claim"]) in self.volumes.unmodelled_claims:
-                del body["volumes"]["binds"]
-                self.report.caveats.setdefault(name, []).append(unbound_caveat(body["namespace"], [binds["claim"]]))
+    def claim_bindings(self) -> None:
+        """The claims deployments bind, grouped, with their joint bindings (``k8s_volume_bindings``):
+        each binding type's v1 ``binds``, the caveats where that is not modelled."""
+        binds, caveats = bind_all(self.volumes, self.binders, self.nodes)
+        for name, found in binds.items():
+            self.types[name].setdefault("volumes", {})["binds"] = found
+            for state in found["states"]:
+                self.attach_drivers.update(state.get("attach", ()), state.get("attachOwn", ()))
+        for name, notes in caveats.items():
+            for note in notes:
+                self.warn_once("volumes", note)
+            self.report.caveats.setdefault(name, []).extend(notes)
 
     def attach_capacities(self) -> None:
         """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode) as capacity,
@@ -717,6 +721,9 @@ class _Converter:
         caveats = body.pop(_CAVEATS, None)
         if caveats:
             self.report.caveats.setdefault(name, []).extend(caveats)
+        claims_binder = body.pop(_BINDER, None)
+        if claims_binder is not None:
+            self.binders[name] = claims_binder
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False

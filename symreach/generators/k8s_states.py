@@ -451,6 +451,8 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         relabel(rng, incoming)
     if world is not None:
         _add_volumes(incoming, world.volumes_for(namespace, pending=True))
+        objects += world.objects[made:]   # the claim the pending pod's ephemeral volume made, if any
+        made = len(world.objects)
     if world is not None and rng.random() < 0.15:
         pods, pending = world.statefulset(namespace, incoming["spec"], incoming["metadata"].get("labels") or {})
         return State(objects + world.objects[made:] + pods, f"{namespace}/{pending}", nodes)

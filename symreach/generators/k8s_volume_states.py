@@ -8,7 +8,8 @@ the volume plugins distinguish: bound volumes with node affinity or only zone
 labels, Available local and zonal PVs for WaitForFirstConsumer claims, classes
 with and without a provisioner, allowedTopologies and storage capacity, missing
 claims, unbound Immediate claims, ReadWriteOncePod claims in use, CSI attach limits (volumes
-shared between pods, VolumeAttachments, running pods' generic ephemeral volumes), in-tree EBS
+shared between pods, VolumeAttachments, running pods' generic ephemeral volumes), a pending pod's
+generic ephemeral claim (created or not, its pod's or another's, bound or not), in-tree EBS
 PVs and inline in-tree disks (disk conflicts, migrated attach limits).
 """
 
@@ -186,6 +187,8 @@ class VolumeWorld:
                 "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}})
             if not pending and "std" in self.classes:
                 self._ephemeral_claim(namespace, pod_name, f"{pod_name}-scratch")
+            elif pending and rng.random() < 0.6:
+                self._pending_ephemeral_claim(namespace, pod_name)
         if rng.random() < 0.2:
             out += inline_disks(rng)
         return out
@@ -209,6 +212,25 @@ class VolumeWorld:
                                       "volumeName": pv["metadata"]["name"], "resources": {"requests": {"storage": "1Gi"}}},
                              "status": {"phase": "Bound"}})
 
+
+    def _pending_ephemeral_claim(self, namespace: str, owner: str) -> None:
+        """The claim the ephemeral volume controller made for a pending pod: controlled by the pod
+        (``uid-<namespace>-<pod>``, the uid kso gives a pod without one) or by another pod, of one of
+        the classes (a WaitForFirstConsumer one binds when the pod is scheduled), rarely bound."""
+        rng = self.rng
+        uid = f"uid-{namespace}-{owner}" if rng.random() < 0.75 else "uid-other"
+        spec: Obj = {"accessModes": ["ReadWriteOnce"], "storageClassName": rng.choice(self.classes),
+                     "resources": {"requests": {"storage": "1Gi"}}}
+        meta: Obj = {"name": f"{owner}-scratch", "namespace": namespace,
+                     "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "controller": True, "name": owner,
+                                          "uid": uid}]}
+        if rng.random() < 0.2:
+            pv = self._pv(spec["storageClassName"], ["ReadWriteOnce"], size="1Gi")
+            pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": namespace, "name": meta["name"]}
+            pv["status"] = {"phase": "Bound"}
+            spec["volumeName"] = pv["metadata"]["name"]
+            meta["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+        self.objects.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec})
 
     def statefulset(self, namespace: str, template_spec: Obj, labels: dict[str, str]) -> tuple[list[Obj], str]:
         """A StatefulSet ``db`` with a volumeClaimTemplate ``data``: its object, each replica's own

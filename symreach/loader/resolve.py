@@ -41,6 +41,7 @@ from symreach.model import (
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
+    BindingGroup,
     ClaimBinding,
     FrozenDict,
     Instance,
@@ -318,6 +319,7 @@ def build_instance(doc: Document, source: str) -> Instance:
     static_block, volume_failures = volume_rows(doc, base_block)
     pod_types = claim_terms(doc, tuple(_pod_type(ctx, spec) for spec in doc.pod_types))
     bounds = multiplicity_bounds(doc, pod_types, static_block)
+    bindings, binding_groups = claim_bindings(doc, base_block, static_block, volume_failures)
     return Instance(
         profile=doc.profile,
         nodes=doc.nodes,
@@ -329,7 +331,8 @@ def build_instance(doc: Document, source: str) -> Instance:
         source=source,
         volume_failures=volume_failures,
         budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
-        bindings=claim_bindings(doc, base_block),
+        bindings=bindings,
+        binding_groups=binding_groups,
         replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
     )
 
@@ -371,45 +374,68 @@ def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dic
     return tuple(out)
 
 
-def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], ...]) -> tuple[ClaimBinding, ...]:
-    """The claims pod types' ``volumes.binds`` name, one ``ClaimBinding`` each (users agree on ``nodes``;
-    every type using the claim must bind it, else the binding would depend on which pod came first)."""
+def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], ...],
+                   static_block: tuple[tuple[Optional[str], ...], ...],
+                   volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]],
+                   ) -> tuple[tuple[ClaimBinding, ...], tuple[BindingGroup, ...]]:
+    """The claims pod types' ``volumes.binds`` name (one ``ClaimBinding`` each) and their groups:
+    the types naming the same claims agree on the joint states; every type using one of them
+    binds in the group too unless it never runs (a PreFilter rejection), else the binding would
+    depend on which pod came first."""
     index = {node.name: n for n, node in enumerate(doc.nodes)}
-    users: dict[tuple[str, str], list[int]] = {}
+    groups: dict[tuple[str, ...], list[int]] = {}
+    owner: dict[str, tuple[str, ...]] = {}
     for t, spec in enumerate(doc.pod_types):
-        if spec.volumes.binds is not None:
-            users.setdefault((spec.namespace, spec.volumes.binds.claim), []).append(t)
-    out = []
-    for (namespace, claim), types in users.items():
+        binds = spec.volumes.binds
+        if binds is None:
+            continue
+        for claim in binds.claims:
+            if owner.setdefault(claim, binds.claims) != binds.claims:
+                raise FieldError(spec.path + ("volumes", "binds", "claims"),
+                                 f"claim {claim} is in another group {list(owner[claim])}")
+        groups.setdefault(binds.claims, []).append(t)
+    for spec in doc.pod_types:
+        used = {f"{spec.namespace}/{c}" for c in spec.volumes.claims} & set(owner)
+        if used and spec.volumes.binds is None and spec.volumes.prefilter is None:
+            claim = sorted(used)[0]
+            raise FieldError(spec.path + ("volumes", "binds"), f"claim {claim} is bound by "
+                             f"{doc.pod_types[groups[owner[claim]][0]].name}'s deployment: every pod type using it needs its binds")
+    claims_out: list[ClaimBinding] = []
+    groups_out: list[BindingGroup] = []
+    for names, types in groups.items():
         first = doc.pod_types[types[0]].volumes.binds
-        for u, spec in enumerate(doc.pod_types):
-            binds = spec.volumes.binds
-            if spec.namespace != namespace or claim not in spec.volumes.claims:
-                continue
-            if binds is None or binds.claim != claim:
-                raise FieldError(spec.path + ("volumes", "binds"), f"claim {namespace}/{claim} is bound by "
-                                 f"{doc.pod_types[types[0]].name}'s deployment: every pod type using it needs its binds")
-            if dict(binds.on) != dict(first.on):
-                raise FieldError(spec.path + ("volumes", "binds", "nodes"),
-                                 f"differs from {doc.pod_types[types[0]].name}'s for claim {namespace}/{claim}")
-        outcomes = tuple(sorted({o for t in types for o, _, _ in doc.pod_types[t].volumes.binds.then}))
-        on = dict(first.on)
-        choice = tuple(outcomes.index(on[node.name]) if node.name in on else -1 for node in doc.nodes)
-        rows, failures = [], []
-        for outcome in outcomes:
+        bounds = [state.bound for state in first.states]
+        for t in types[1:]:
+            if [state.bound for state in doc.pod_types[t].volumes.binds.states] != bounds:
+                raise FieldError(doc.pod_types[t].path + ("volumes", "binds", "states"),
+                                 f"differs from {doc.pod_types[types[0]].name}'s joint bindings of {list(names)}")
+        base = len(claims_out)
+        outcomes = [tuple(sorted({b[k] for b in bounds if b[k] is not None})) for k in range(len(names))]
+        claims_out += [ClaimBinding(name, outs) for name, outs in zip(names, outcomes)]
+        states = tuple(tuple(0 if o is None else outcomes[k].index(o) + 1 for k, o in enumerate(b)) for b in bounds)
+        rows, failures, attach, following = [], [], [], []
+        for s in range(len(states)):
             bound: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
-            row_of = {}
+            row_of, attach_of, next_of = {}, {}, {}
             for t in types:
-                then = {o: (pre, fil) for o, pre, fil in doc.pod_types[t].volumes.binds.then}
-                if outcome not in then:
-                    raise FieldError(doc.pod_types[t].path + ("volumes", "binds", "then"),
-                                     f"no entry for outcome '{outcome}'")
-                row_of[t] = _fold(base_block[t], t, *then[outcome], index, bound)
+                spec = doc.pod_types[t]
+                state = spec.volumes.binds.states[s]
+                if s == 0:
+                    row_of[t] = static_block[t]
+                    bound.update({p: v for p, v in volume_failures.items() if p[0] == t})
+                    attach_of[t] = (spec.volumes.attach, spec.volumes.attach_own)
+                else:
+                    row_of[t] = _fold(base_block[t], t, state.prefilter, state.filters, index, bound)
+                    attach_of[t] = (state.attach, state.attach_own)
+                on = dict(state.on)
+                next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)
             rows.append(FrozenDict(row_of))
             failures.append(FrozenDict(bound))
-        out.append(ClaimBinding(f"{namespace}/{claim}", frozenset(types), outcomes, choice, tuple(rows),
-                                tuple(failures)))
-    return tuple(out)
+            attach.append(FrozenDict(attach_of))
+            following.append(FrozenDict(next_of))
+        groups_out.append(BindingGroup(tuple(range(base, len(claims_out))), frozenset(types), states, tuple(rows),
+                                       tuple(failures), tuple(attach), tuple(following)))
+    return tuple(claims_out), tuple(groups_out)
 
 
 def claim_terms(doc: Document, pod_types: tuple[PodType, ...]) -> tuple[PodType, ...]:

@@ -12,18 +12,26 @@ the outcome here, so that the model needs no notion of volumes:
       attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}   # CSI volumes, counted once per node
       attachOwn: {ebs.csi.aws.com: 1}                      # each pod's own (generic ephemeral) volumes
       disks: [{kind: gcePersistentDisk, name: pd-1, readOnly: true}]   # in-tree disks in the pod
-      binds:                      # its one unbound WaitForFirstConsumer claim, bound when it is deployed
-        claim: data
-        nodes: {n1: PV pv-1, n2: "provisioned:topology.kubernetes.io/zone=b"}   # node -> what it binds to there
-        then: [{to: PV pv-1, filter: [{node: n2, plugin: VolumeBinding, reasons: [...]}]}, ...]
+      binds:                      # its unbound WaitForFirstConsumer claims, bound when it is deployed
+        claims: [default/data, default/logs]   # the binding group's claims (namespace/name)
+        states:                   # the group's reachable joint bindings; the first is the input's
+          - bound: [null, null]
+            nodes: {n1: 1, n2: 2} # deploying the type there moves the group to that state
+          - bound: [PV pv-1, "provisioned:topology.kubernetes.io/zone=b"]
+            filter: [{node: n2, plugin: VolumeBinding, reasons: [...]}]
+            attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}
+            nodes: {}
 
 A PreFilter rejection blocks every node (only NodeAffinity's own PreFilter
 rejection comes before it); a Filter failure blocks its node, reported after
 NodePorts and NodeResourcesFit (``Instance.volume_failures``). A
 ReadWriteOncePod claim becomes an anti-affinity term over the whole cluster
 among the types that use the claim, reported by VolumeRestrictions. ``binds``
-gives, per outcome of the binding, the verdicts (``preFilter``/``filter``) once the
-claim is bound so (``model.ClaimBinding``, ``loader.resolve.claim_bindings``). The CSI
+gives, per joint binding of the claims that depend on each other (a pod binds them
+together, or they could take the same PV), the verdicts (``preFilter``/``filter``) and
+CSI volumes (``attach``/``attachOwn``) the type has then, and where its deployment moves
+the group (``model.BindingGroup``, ``loader.resolve.claim_bindings``); the first state's
+verdicts are the type's own. The CSI
 volumes go to NodeVolumeLimits (``semantics.volume_limit_ok``): a node's
 limit is its ``attachable-volumes-csi-<driver>`` capacity, and its
 ``attachedVolumes`` are the VolumeAttachments' volumes.
@@ -33,7 +41,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list, string_map
+from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list
 from symreach.model import Disk, FrozenDict
 from symreach.records import record
 
@@ -56,13 +64,24 @@ class VolumeSpec:
 
 
 @record
-class BindSpec:
-    """The claim a pod type's deployment binds: the outcome per node, the verdicts per outcome."""
+class BindState:
+    """One joint binding of a group: each claim's outcome (None unbound), the type's verdicts
+    and CSI volumes then, and the state its deployment on a node moves the group to."""
 
-    claim: str
-    on: tuple[tuple[str, str], ...]                     # ``nodes``: (node, outcome)
-    then: tuple[tuple[str, Optional[tuple[str, tuple[str, ...]]],
-                      tuple[tuple[str, str, tuple[str, ...]], ...]], ...]   # (outcome, preFilter, filters)
+    bound: tuple[Optional[str], ...]
+    prefilter: Optional[tuple[str, tuple[str, ...]]]
+    filters: tuple[tuple[str, str, tuple[str, ...]], ...]
+    attach: FrozenDict[str, frozenset[str]]
+    attach_own: FrozenDict[str, int]
+    on: tuple[tuple[str, int], ...]                     # ``nodes``: (node, next state)
+
+
+@record
+class BindSpec:
+    """The binding group a pod type's deployment binds in (v1 ``binds``)."""
+
+    claims: tuple[str, ...]                             # namespace/name
+    states: tuple[BindState, ...]
 
 
 def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
@@ -79,7 +98,7 @@ def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
     own = {driver: integer(count, path + ("attachOwn", driver), minimum=0)
            for driver, count in _by_driver(body.get("attachOwn"), path + ("attachOwn",)).items()}
     disks = tuple(_disk(item, path + ("disks", i)) for i, item in enumerate(sequence(body.get("disks"), path + ("disks",))))
-    binds = None if body.get("binds") is None else _binds(body["binds"], path + ("binds",), node_names, claims)
+    binds = None if body.get("binds") is None else _binds(body["binds"], path + ("binds",), node_names)
     return VolumeSpec(prefilter, tuple(filters), claims, rwop, attach, FrozenDict(own), disks, binds)
 
 
@@ -99,28 +118,40 @@ def _verdicts(body: dict, path: Path, node_names: set[str]):
     return prefilter, tuple(filters)
 
 
-def _binds(raw: object, path: Path, node_names: set[str], claims: tuple[str, ...]) -> BindSpec:
-    body = mapping(raw, path, ("claim", "nodes", "then"), required=("claim", "nodes", "then"))
-    claim = string(body["claim"], path + ("claim",))
-    if claim not in claims:
-        raise FieldError(path + ("claim",), f"claim '{claim}' is not in claims")
-    on = []
-    for node, outcome in string_map(body["nodes"], path + ("nodes",), empty_values=False).items():
-        if node not in node_names:
-            raise FieldError(path + ("nodes", node), f"unknown node '{node}'")
-        on.append((node, outcome))
-    then = []
-    for i, item in enumerate(sequence(body["then"], path + ("then",))):
-        where = path + ("then", i)
-        entry = mapping(item, where, ("to", "preFilter", "filter"), required=("to",))
-        then.append((string(entry["to"], where + ("to",)), *_verdicts(entry, where, node_names)))
-    known = {outcome for outcome, _, _ in then}
-    for node, outcome in on:
-        if outcome not in known:
-            raise FieldError(path + ("nodes", node), f"outcome '{outcome}' has no entry in then")
-    if len(known) != len(then):
-        raise FieldError(path + ("then",), "an outcome is listed twice")
-    return BindSpec(claim, tuple(on), tuple(then))
+def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
+    body = mapping(raw, path, ("claims", "states"), required=("claims", "states"))
+    claims = tuple(string_list(body["claims"], path + ("claims",)))
+    if not claims or len(set(claims)) != len(claims) or any("/" not in c for c in claims):
+        raise FieldError(path + ("claims",), "expected distinct claim names namespace/name")
+    raw_states = sequence(body["states"], path + ("states",))
+    states = []
+    for i, item in enumerate(raw_states):
+        where = path + ("states", i)
+        entry = mapping(item, where, ("bound", "nodes", "preFilter", "filter", "attach", "attachOwn"),
+                        required=("bound",))
+        bound = sequence(entry["bound"], where + ("bound",))
+        if len(bound) != len(claims):
+            raise FieldError(where + ("bound",), f"expected {len(claims)} entries (one per claim)")
+        for k, outcome in enumerate(bound):
+            if outcome is not None:
+                string(outcome, where + ("bound", k))
+        if i == 0 and any(o is not None for o in bound):
+            raise FieldError(where + ("bound",), "the first state is the input's: every claim unbound")
+        prefilter, filters = _verdicts(entry, where, node_names)
+        own = {driver: integer(count, where + ("attachOwn", driver), minimum=0)
+               for driver, count in _by_driver(entry.get("attachOwn"), where + ("attachOwn",)).items()}
+        on = []
+        for node, nxt in _by_driver(entry.get("nodes"), where + ("nodes",), "node names").items():
+            if node not in node_names:
+                raise FieldError(where + ("nodes", node), f"unknown node '{node}'")
+            on.append((node, integer(nxt, where + ("nodes", node), minimum=0, maximum=len(raw_states) - 1)))
+        states.append(BindState(tuple(bound), prefilter, filters, parse_attached(entry.get("attach"), where + ("attach",)),
+                                FrozenDict(own), tuple(on)))
+    if not states:
+        raise FieldError(path + ("states",), "at least the input's state is needed")
+    if len({s.bound for s in states}) != len(states):
+        raise FieldError(path + ("states",), "a joint binding is listed twice")
+    return BindSpec(claims, tuple(states))
 
 
 def _disk(raw: object, path: Path) -> Disk:
@@ -139,11 +170,11 @@ def parse_attached(raw: object, path: Path) -> FrozenDict[str, frozenset[str]]:
                        for driver, names in _by_driver(raw, path).items()})
 
 
-def _by_driver(raw: object, path: Path) -> dict:
+def _by_driver(raw: object, path: Path, keys: str = "CSI driver names") -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise FieldError(path, "expected a mapping from CSI driver names")
+        raise FieldError(path, f"expected a mapping from {keys}")
     for key in raw:
         string(key, path)
     return raw

@@ -1,0 +1,163 @@
+"""Claim bindings against the real kube-scheduler: verdicts after deployments that bind claims.
+
+kso answers one scheduling step. Where a state's pods bind WaitForFirstConsumer
+claims when deployed (``Instance.binding_groups``), symreach's answer after such a
+deployment depends on the binding it modelled; this walks a few deployments and
+asks kso each time. A walk from a random state: pick a deployment the semantics
+allows (one that binds claims where there is one), apply it (``semantics.deploy``),
+write the state kso must see (the claims bound as the trace bound them,
+``kso_replay.with_bindings``; the deployed pod running on its node), and ask kso
+about a fresh pending copy of every pod type that takes part in a binding
+(and the deployed one), on every node; symreach answers with
+``semantics.node_failure`` in the configuration reached. The pods copied have no
+generic ephemeral volume (a copy's claim name would differ), are not terminating
+and carry no resize status (``_copyable``).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from benchmarks.kso_harness import Verdict, admitted, kso_pending, normalized
+from benchmarks.kso_replay import with_bindings
+from symreach import semantics
+from symreach.frontends.kubernetes import load_kubernetes_documents
+from symreach.generators.k8s_states import State
+
+
+@dataclass
+class Question:
+    """One state of a walk: the objects kso reads, each probe pod's type, symreach's verdicts."""
+
+    state: int
+    step: int
+    objects: list[dict]
+    probes: dict[str, str]                          # "ns/probe-k" -> pod type
+    ours: dict[str, dict[str, Verdict]]             # probe -> node -> verdict
+    binds: bool                                     # the step's deployment bound claims
+
+
+def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Question]:
+    """Up to ``steps`` deployments from the state, with the questions after each."""
+    inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+    if not inst.binding_groups:
+        return []
+    pods = {f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}": o
+            for o in state.objects if o["kind"] == "Pod"}
+    first: dict[int, dict] = {}
+    for full, type_name in list(report.attachments.items()) + list(report.pending.items()):
+        pod = pods.get(full)
+        if pod is not None and _copyable(pod):
+            first.setdefault(inst.type_index(type_name), pod)
+    users = {t for g in inst.binding_groups for t in g.users}
+    pending_type = inst.type_index(report.pending.get(state.pending, state.pending))
+    probes = sorted(t for t in users | {pending_type} if t in first and inst.pod_types[t].creatable)
+    if not probes:
+        return []
+    base = [o for o in state.objects if o["kind"] != "Pod"]
+    running = [o for o in state.objects if o["kind"] == "Pod" and o["spec"].get("nodeName")]
+    sigma = inst.initial_config()
+    placed: list[dict] = []
+    out = []
+    for step in range(steps):
+        moves = [(t, n) for t in probes for n in range(len(inst.nodes))
+                 if semantics.deploy_failure(inst, t, n, sigma) is None]
+        binding = [m for m in moves if semantics.binding_made(inst, sigma, *m) is not None]
+        if not moves:
+            break
+        t, n = rng.choice(binding or moves)
+        sigma = semantics.deploy(inst, sigma, t, n)
+        placed.append(_pod_copy(first[t], f"placed-{step}", inst.nodes[n].name))
+        named = {}
+        probe_pods = []
+        for k, u in enumerate(probes):
+            pod = _pod_copy(first[u], f"probe-{k}", None)
+            named[f"{pod['metadata'].get('namespace', 'default')}/probe-{k}"] = inst.pod_types[u].name
+            probe_pods.append(pod)
+        ours = {name: {node.name: _verdict(inst, inst.type_index(type_name), m, sigma)
+                       for m, node in enumerate(inst.nodes)} for name, type_name in named.items()}
+        objects = with_bindings(base, inst, sigma) + running + placed + probe_pods
+        out.append(Question(index, step, objects, named, ours, bool(binding)))
+    return out
+
+
+def _verdict(inst, t: int, n: int, sigma) -> Verdict:
+    failure = semantics.node_failure(inst, t, n, sigma)
+    return None if failure is None else (failure.plugin, failure.reasons)
+
+
+def _copyable(pod: dict) -> bool:
+    """Not terminating, no generic ephemeral volume, no resize status (symreach gives a type built
+    from a resized pod what that pod holds, a new pod of it holds its spec: the resize class's, not
+    a binding's question)."""
+    volumes = pod["spec"].get("volumes") or []
+    return (not pod["metadata"].get("deletionTimestamp") and not any("ephemeral" in v for v in volumes)
+            and "containerStatuses" not in (pod.get("status") or {}))
+
+
+def _pod_copy(pod: dict, name: str, node: Optional[str]) -> dict:
+    out = copy.deepcopy(pod)
+    out["metadata"]["name"] = name
+    out["metadata"].pop("uid", None)
+    out.pop("status", None)
+    out["spec"].pop("nodeName", None)
+    if node is not None:
+        out["spec"]["nodeName"] = node
+    return out
+
+
+BINDING_CAVEATS = ("claim(s) ",)
+
+
+def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
+    """(states whose pods bind claims, states with a claim-binding caveat, caveats by kind)."""
+    bound = marked = 0
+    kinds: Counter = Counter()
+    for state in states:
+        inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+        bound += bool(inst.binding_groups)
+        notes = {c for cs in report.caveats.values() for c in cs if c.startswith(BINDING_CAVEATS)}
+        marked += bool(notes)
+        kinds.update({_kind(c) for c in notes})
+    return bound, marked, kinds
+
+
+def _kind(caveat: str) -> str:
+    for key in ("same size", "another CSI driver", "joint bindings"):
+        if key in caveat:
+            return key
+    return caveat
+
+
+@dataclass
+class Tally:
+    questions: int = 0
+    binding_steps: int = 0
+    verdicts: int = 0
+    fit_same: int = 0
+    same: int = 0
+
+
+def compare_walks(questions: Sequence[Question], kso) -> tuple[Tally, list[tuple[Question, str, str, Verdict, Verdict]]]:
+    """kso's verdicts on every probe of every question against symreach's."""
+    tally = Tally()
+    wrong = []
+    answers = kso_pending([admitted(q.objects) for q in questions], [list(q.probes) for q in questions],
+                          [list(next(iter(q.ours.values()))) for q in questions], kso)
+    for q, theirs in zip(questions, answers):
+        tally.questions += 1
+        tally.binding_steps += q.binds
+        for probe, nodes in q.ours.items():
+            for node, ours in nodes.items():
+                kso_v = theirs[probe][node]
+                tally.verdicts += 1
+                tally.fit_same += (kso_v is None) == (ours is None)
+                if normalized(kso_v) == normalized(ours):
+                    tally.same += 1
+                else:
+                    wrong.append((q, probe, node, kso_v, ours))
+    return tally, wrong

@@ -1,0 +1,214 @@
+"""What deployments bind: WaitForFirstConsumer claims grouped and their joint bindings explored.
+
+A pod whose unbound WaitForFirstConsumer claims pass VolumeBinding's Filter on a
+node binds them all when it is scheduled there (``k8s_volume_filters.pod_outcomes``:
+``FindPodVolumes``, then PreBind): each to the PV chosen or to a volume
+provisioned in the node's topology. A bound PV is no longer Available to any
+other claim, so claims that could take the same PV (same class, some Available
+PV of it) depend on each other, and so do the claims of one pod. Each such
+group's joint bindings are explored from the input's (all unbound): in every
+joint binding each pod type using the group's claims is evaluated again on the
+volume objects as bound then (verdicts, CSI volumes for NodeVolumeLimits), and
+where its deployment moves the group. The result is each type's v1 ``binds``
+(``loader.volumes``).
+
+A generic ephemeral claim (``<pod>-<volume>``, controlled by the pod) is the pod's
+alone, deleted with it, and a new pod of the type gets a new one from the
+template: each deployment binds a fresh claim, so the claim itself is no state.
+What outlives it is a PV it took (Released or deleted, never Available again):
+where its class has Available PVs, the group has a ``taken`` entry per class
+(key ``(TAKEN, class)``, outcome ``taken:<pv>,...``) listing the PVs ephemeral
+claims took.
+
+Not modelled, and marked with a caveat instead: a claim that may take one of
+several different PVs of the same size (the scheduler takes whichever its
+informer lists first, which is random), an ephemeral claim whose PV would be
+counted under another CSI driver than its class's provisioner where a node
+limits one of them (each pod of the type is counted alike), and a group with
+more than ``MAX_STATES`` joint bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from symreach.frontends.k8s_volume_filters import (
+    bound_index,
+    candidate_volumes,
+    csi_volume,
+    pod_outcomes,
+    pod_volumes,
+    verdict_fields,
+)
+from symreach.frontends.k8s_volumes import VolumeIndex
+
+MAX_STATES = 256
+Key = tuple[str, str]   # (namespace, claim)
+TAKEN = "(ephemeral)"   # a class's PVs that ephemeral claims took: key (TAKEN, class), outcome ``taken:<pv>,...``
+
+
+def taken_key(cls: str) -> Key:
+    return (TAKEN, cls)
+
+
+@dataclass
+class Binder:
+    """A pod type whose deployment binds claims: its spec as the volume plugins read it."""
+
+    spec: dict
+    namespace: str
+    pod_name: Optional[str]
+    pod_uid: Optional[str]
+    claims: list[Key] = field(default_factory=list)
+
+
+def binder(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str], pod_uid: Optional[str],
+           delayed: list) -> tuple[Optional[Binder], list[str]]:
+    """The ``Binder`` of a pod with unbound WaitForFirstConsumer claims (``delayed``), or None
+    when it binds nothing later pods see; and the caveats for what is not modelled."""
+    caveats = []
+    keys = []
+    for c in delayed:
+        if c.ephemeral:
+            # A generic ephemeral claim is its pod's alone and goes with it (garbage collection); a
+            # new pod of the type gets a new one from the template: binding it matters to later
+            # steps only through a PV it takes, which no claim gets back (Released or deleted):
+            # its class's ``taken`` entry records those.
+            if candidate_volumes(index, c):
+                keys.append(taken_key(index.claim_class(c.data or {})))
+            continue
+        keys.append((c.namespace, c.name))
+    if not keys:
+        return None, caveats
+    return Binder(spec, namespace, pod_name, pod_uid, claims=keys), caveats
+
+
+def groups(index: VolumeIndex, binders: dict[str, Binder]) -> list[tuple[list[Key], list[str]]]:
+    """Claims that depend on each other (one pod binds them, or one PV could take either), with
+    the types binding them, in input order."""
+    parent: dict[Key, Key] = {}
+
+    def find(k: Key) -> Key:
+        while parent.setdefault(k, k) != k:
+            k = parent[k]
+        return k
+
+    def union(a: Key, b: Key) -> None:
+        parent[find(a)] = find(b)
+
+    by_class: dict[str, list[Key]] = {}
+    for b in binders.values():
+        for k in b.claims:
+            find(k)
+            union(k, b.claims[0])
+            by_class.setdefault(k[1] if k[0] == TAKEN else index.claim_class(index.claims[k]), []).append(k)
+    for cls, keys in by_class.items():
+        if any(_available(pv, cls) for pv in index.volumes.values()):
+            for k in keys:
+                union(k, keys[0])
+    out: dict[Key, tuple[list[Key], list[str]]] = {}
+    for k in parent:
+        out.setdefault(find(k), ([], []))[0].append(k)
+    for name, b in binders.items():
+        out[find(b.claims[0])][1].append(name)
+    return list(out.values())
+
+
+def _available(pv: dict, cls: str) -> bool:
+    spec = pv.get("spec") if isinstance(pv.get("spec"), dict) else {}
+    status = pv.get("status") if isinstance(pv.get("status"), dict) else {}
+    return (spec.get("storageClassName") or "") == cls and not spec.get("claimRef") and status.get("phase") == "Available"
+
+
+def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nodes: list[dict]
+            ) -> tuple[Optional[dict[str, dict]], list[str]]:
+    """Each user's v1 ``binds`` for the group (None when not modelled), and the caveats."""
+    start: tuple[Optional[str], ...] = (None,) * len(claims)
+    states = [start]
+    ids = {start: 0}
+    position = {k: i for i, k in enumerate(claims)}
+    entries: dict[str, list[dict]] = {name: [] for name in users}
+    tied = drift = False
+    s = 0
+    while s < len(states):
+        if len(states) > MAX_STATES:
+            return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
+        joint = states[s]
+        bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None})
+        for name, b in users.items():
+            found = pod_volumes(bound, b.spec, b.namespace, b.pod_name, nodes, b.pod_uid)
+            entry: dict = {"bound": list(joint), **(verdict_fields(found) if s else {})}
+            on = {}
+            if found.prefilter is None and found.delayed:
+                for node in nodes:
+                    if node["name"] in found.filters:
+                        continue
+                    outcomes, alike = pod_outcomes(bound, found.delayed, node.get("labels") or {})
+                    tied |= alike
+                    following = list(joint)
+                    for c in found.delayed:
+                        outcome = outcomes[(c.namespace, c.name)]
+                        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
+                        if key not in position:
+                            continue
+                        if c.ephemeral:
+                            if not outcome.startswith("PV "):
+                                continue
+                            drift |= _counted_apart(bound, c, outcome[3:], nodes)
+                            outcome = taken_outcome(following[position[key]], outcome[3:])
+                        following[position[key]] = outcome
+                    nxt = tuple(following)
+                    if nxt != joint:
+                        if nxt not in ids:
+                            ids[nxt] = len(states)
+                            states.append(nxt)
+                        on[node["name"]] = ids[nxt]
+            entry["nodes"] = on
+            entries[name].append(entry)
+        s += 1
+    caveats = []
+    if tied:
+        caveats.append(_caveat(claims, "may bind to one of several Available PVs of the same size that differ, "
+                                       "which the scheduler picks at random (modelled: the first in the input)"))
+    if drift:
+        caveats.append(_caveat(claims, "include an ephemeral claim that may take a PV counted under another CSI "
+                                       "driver than its class's provisioner (modelled: counted under the provisioner)"))
+    names = [f"{ns}/{c}" for ns, c in claims]
+    return {name: {"claims": names, "states": entries[name]} for name in users}, caveats
+
+
+def taken_outcome(before: Optional[str], pv: str) -> str:
+    """A class's ``taken`` outcome once an ephemeral claim has taken ``pv`` too."""
+    names = set(before.partition(":")[2].split(",")) - {""} if before else set()
+    return "taken:" + ",".join(sorted(names | {pv}))
+
+
+def _counted_apart(index: VolumeIndex, c, pv: str, nodes: list[dict]) -> bool:
+    """Whether NodeVolumeLimits would count the claim bound to ``pv`` under another driver than
+    unbound, one some node limits."""
+    before = csi_volume(index, c.namespace, c.name, c.data or {})[0]
+    after = csi_volume(index, c.namespace, c.name,
+                       dict(c.data or {}, spec=dict((c.data or {}).get("spec") or {}, volumeName=pv)))[0]
+    limited = {driver for node in nodes for driver in index.attach_limits(node["name"])}
+    return before != after and bool({before, after} & limited)
+
+
+def _caveat(claims: list[Key], what: str) -> str:
+    return "claim(s) " + ", ".join(f"{ns}/{c}" for ns, c in claims) + " " + what
+
+
+def bind_all(index: VolumeIndex, binders: dict[str, Binder], nodes: list[dict]
+             ) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """Every type's v1 ``binds`` and the caveats per type (``explore`` per group)."""
+    binds: dict[str, dict] = {}
+    caveats: dict[str, list[str]] = {}
+    for claims, names in groups(index, binders):
+        users = {name: binders[name] for name in names}
+        found, notes = explore(index, claims, users, nodes)
+        for name in names:
+            if found is not None:
+                binds[name] = found[name]
+            if notes:
+                caveats.setdefault(name, []).extend(notes)
+    return binds, caveats
