@@ -38,6 +38,7 @@ from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
 from symreach.model import (
+    AFTER_ALL,
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
@@ -315,7 +316,7 @@ def build_instance(doc: Document, source: str) -> Instance:
     if not ctx.kube:
         _check_paper_keys(doc)
     base_block = tuple(ctx.static_row(p.placement) for p in doc.pod_types)
-    static_block, volume_failures = volume_rows(doc, base_block)
+    static_block, volume_failures = dra_rows(doc, *volume_rows(doc, base_block))
     pod_types = claim_terms(doc, tuple(_pod_type(ctx, spec) for spec in doc.pod_types))
     bounds = multiplicity_bounds(doc, pod_types, static_block)
     return Instance(
@@ -350,6 +351,33 @@ def volume_rows(doc: Document, static_block: tuple[tuple[Optional[str], ...], ..
             continue
         rows[t] = _fold(rows[t], t, volumes.prefilter, volumes.filters, index, failures)
     return tuple(rows), FrozenDict(failures)
+
+
+def dra_rows(doc: Document, rows: tuple[tuple[Optional[str], ...], ...],
+             failures: FrozenDict[Pair, tuple[str, tuple[str, ...], int]]) -> tuple[
+        tuple[tuple[Optional[str], ...], ...], FrozenDict[Pair, tuple[str, tuple[str, ...], int]]]:
+    """Fold DynamicResources' verdicts (``loader.dra``) into the rows after the volume plugins':
+    its PreFilter is the last one (an earlier PreFilter rejection stays), its Filter the last
+    filter (``AFTER_ALL``: reported only when every other plugin passes on the node)."""
+    out_rows, out = list(rows), dict(failures)
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    for t, spec in enumerate(doc.pod_types):
+        dra = spec.dra
+        row = list(out_rows[t])
+        if dra.prefilter is not None:
+            if any(why[2] == 0 for (u, _), why in failures.items() if u == t):
+                continue   # a volume plugin's PreFilter rejected the pod first
+            for n in range(len(row)):
+                if row[n] != NODE_AFFINITY_CONFLICT:
+                    row[n] = dra.prefilter[1][0]
+                    out[(t, n)] = (dra.prefilter[0], dra.prefilter[1], 0)
+        for node, plugin, why in dra.filters:
+            n = index[node]
+            if row[n] is None:
+                row[n] = why[0]
+                out[(t, n)] = (plugin, why, AFTER_ALL)
+        out_rows[t] = tuple(row)
+    return tuple(out_rows), FrozenDict(out)
 
 
 def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dict[str, int],
