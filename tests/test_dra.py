@@ -1,0 +1,156 @@
+"""DynamicResources (DRA): symreach's verdicts against a kso variant built with the plugin.
+
+The shared kso does not run DRA; ``/work/wt/dra-kso/kso`` (``docs/dra.md``) does.
+``EXPECTED`` holds that variant's answers for each pending pod of the two
+hand-made states in ``tests/data/dra`` (claims to allocate with CEL selectors,
+an allocated claim pinning its pods, a missing claim, a template claim not
+created yet, a missing DeviceClass, an ``All`` request beside an allocated
+claim); ``test_expectations_are_the_variant_answers`` re-asks the variant where
+it is installed. Also: the CEL subset, caveats, the v1 ``dra`` field's errors.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmarks.kso_harness import any_state, kso_verdicts_single, symreach_verdicts
+from symreach.errors import InputError
+from symreach.frontends import dra_cel
+from symreach.frontends.kubernetes import load_kubernetes_documents
+from symreach.loader import load_text
+
+DATA = Path(__file__).parent / "data" / "dra"
+VARIANT = Path("/work/wt/dra-kso/kso")
+DRA = "DynamicResources"
+ALLOC = (DRA, ("cannot allocate all claims",))
+AWAY = (DRA, ("resourceclaim not available on the node",))
+
+
+def every(why: str) -> dict:
+    return {n: (DRA, (why,)) for n in ("n1", "n2", "n3")}
+
+
+# pod -> node -> the variant's verdict (None: fits), from ``kso tests/data/dra/*.yaml``
+EXPECTED = {
+    "default/p1": {"n1": ALLOC, "n2": ALLOC, "n3": ALLOC},   # its a100 (g0 on n1) is c0's
+    "default/p2": {"n1": None, "n2": AWAY, "n3": AWAY},      # c0 allocated on n1
+    "default/p3": every('could not find ResourceClaim "default/nope"'),
+    "default/p4": every('pod "default/p4": ResourceClaim not created yet'),
+    "default/p5": every("request r: device class nosuch does not exist"),
+    "default/p6": {"n1": ALLOC, "n2": AWAY, "n3": ALLOC},    # All of n1's gpus (one taken) + c0
+}
+SLICES_ONLY = {"default/p1": {"n1": None, "n2": ALLOC, "n3": ALLOC}}
+
+
+def _objects(*names: str) -> list[dict]:
+    return [o for name in names for o in yaml.safe_load_all((DATA / name).read_text()) if o]
+
+
+def _state(objects: list[dict], pending: str):
+    def is_other_pending(o: dict) -> bool:
+        key = f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}"
+        return o["kind"] == "Pod" and not o["spec"].get("nodeName") and key != pending
+    return any_state([o for o in objects if not is_other_pending(o)], pending)
+
+
+CASES = [(("slices.yaml",), pod, want) for pod, want in SLICES_ONLY.items()] + \
+    [(("slices.yaml", "claims.yaml"), pod, want) for pod, want in EXPECTED.items()]
+
+
+@pytest.mark.parametrize("files,pod,want", CASES)
+def test_symreach_gives_the_variant_answer(files, pod, want):
+    assert symreach_verdicts(_state(_objects(*files), pod)) == want
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_expectations_are_the_variant_answers():
+    checked = 0
+    for files, pod, want in CASES:
+        assert kso_verdicts_single(_state(_objects(*files), pod), VARIANT) == want, pod
+        checked += 1
+    assert checked == len(CASES) == 7
+
+
+def test_cel_subset():
+    attrs = dra_cel.attribute_values("gpu.example.com", {"model": {"string": "a100"}, "mem": {"int": 40},
+                                                         "other.io/fast": {"bool": True}})
+    ev = lambda e: dra_cel.evaluate(e, "gpu.example.com", attrs)   # noqa: E731
+    assert ev('device.driver == "gpu.example.com"') is True
+    assert ev('device.driver != "gpu.example.com"') is False
+    assert ev('device.attributes["gpu.example.com"].model == "a100"') is True
+    assert ev('device.attributes["gpu.example.com"].mem >= 40 && device.attributes["gpu.example.com"].mem < 80') is True
+    assert ev('device.attributes["other.io"].fast == true') is True
+    assert ev('device.attributes["gpu.example.com"].size == 1') == dra_cel.ERROR       # no such key
+    assert ev('device.attributes["gpu.example.com"].model == 1') == dra_cel.ERROR      # no such overload
+    assert ev('device.driver == "x" && device.attributes["gpu.example.com"].size == 1') is False
+    assert ev('device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0') == dra_cel.UNKNOWN
+
+
+def test_unevaluated_selector_is_a_caveat_not_silent():
+    objects = _objects("slices.yaml")
+    for o in objects:
+        if o["kind"] == "DeviceClass":
+            o["spec"]["selectors"].append({"cel": {"expression": 'device.capacity["gpu.example.com"].mem.isGreaterThan(quantity("1"))'}})
+    _, report = load_kubernetes_documents(objects, "<dra>")
+    assert any("CEL selector not evaluated" in c for c in report.caveats["default/p1"])
+
+
+def test_witness_allocation_is_a_caveat():
+    """Two pending types that allocate devices: later steps of a witness are not modelled."""
+    _, report = load_kubernetes_documents(_objects("slices.yaml", "claims.yaml"), "<dra>")
+    marked = [name for name, caveats in report.caveats.items() if any("earlier steps of a witness" in c for c in caveats)]
+    assert "default/p1" in marked and "default/p6" in marked
+
+
+def test_dra_verdict_comes_after_every_other_plugin():
+    """A node failing NodeResourcesFit and DynamicResources reports NodeResourcesFit."""
+    objects = _objects("slices.yaml")
+    pod = next(o for o in objects if o["kind"] == "Pod")
+    pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "5"}}
+    got = symreach_verdicts(_state(objects, "default/p1"))
+    assert got["n2"] == ("NodeResourcesFit", ("Insufficient cpu",))
+
+
+BAD = [
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: 7\n",
+     "spec.driver", 5),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n"
+     "    requests:\n    - name: r\n      exactly: {deviceClassName: gpu, count: many}\n",
+     "spec.devices.requests[0].exactly.count", 8),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: []}}\n"
+     "status:\n  allocation:\n    nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.uid, operator: In, values: [x]}]}]}\n",
+     "status.allocation.nodeSelector", 7),
+]
+
+
+@pytest.mark.parametrize("text,field,line", BAD)
+def test_bad_dra_objects_name_file_field_line(text, field, line):
+    with pytest.raises(InputError) as err:
+        load_kubernetes_documents(list(yaml.safe_load_all(text)), "bad.yaml",
+                                  None)
+    assert field in str(err.value)
+
+
+V1 = """version: 1
+semantics: kubernetes
+nodes: [{name: n1, capacity: {cpu: 1, pods: 10}}]
+podTypes:
+- name: p
+  dra: %s
+"""
+
+
+@pytest.mark.parametrize("dra,problem", [
+    ("{filter: [{node: n9, plugin: DynamicResources, reasons: [x]}]}", "unknown node 'n9'"),
+    ("{preFilter: {plugin: VolumeBinding, reasons: [x]}}", "expected DynamicResources"),
+    ("{preFilter: {plugin: DynamicResources, reasons: []}}", "at least one reason"),
+    ("{devices: 1}", "devices"),
+])
+def test_bad_v1_dra_field(dra, problem):
+    with pytest.raises(InputError) as err:
+        load_text(V1 % dra, "bad.yaml")
+    assert problem in str(err.value) and "bad.yaml" in str(err.value) and "dra" in str(err.value)
