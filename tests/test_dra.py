@@ -44,6 +44,15 @@ EXPECTED = {
     "default/p6": {"n1": ALLOC, "n2": AWAY, "n3": ALLOC},    # All of n1's gpus (one taken) + c0
 }
 SLICES_ONLY = {"default/p1": {"n1": None, "n2": ALLOC, "n3": ALLOC}}
+# ``more.yaml``: a firstAvailable request (2 gpus of mem >= 40, else a nic of the zone-z1 pool, a
+# ResourceSlice with a nodeSelector), a claim being deleted, a generated claim the pod does not
+# own, and an All request beside an ExactCount one in a generated claim the pod owns.
+MORE = {
+    "default/q1": {"n1": None, "n2": ALLOC, "n3": None},
+    "default/q2": every('resourceclaim "gone" is being deleted'),
+    "default/q3": every("ResourceClaim default/q3-g was not created for pod default/q3 (pod is not owner)"),
+    "default/q4": {"n1": None, "n2": ALLOC, "n3": ALLOC},
+}
 
 
 def _objects(*names: str) -> list[dict]:
@@ -58,7 +67,8 @@ def _state(objects: list[dict], pending: str):
 
 
 CASES = [(("slices.yaml",), pod, want) for pod, want in SLICES_ONLY.items()] + \
-    [(("slices.yaml", "claims.yaml"), pod, want) for pod, want in EXPECTED.items()]
+    [(("slices.yaml", "claims.yaml"), pod, want) for pod, want in EXPECTED.items()] + \
+    [(("more.yaml",), pod, want) for pod, want in MORE.items()]
 
 
 @pytest.mark.parametrize("files,pod,want", CASES)
@@ -72,7 +82,7 @@ def test_expectations_are_the_variant_answers():
     for files, pod, want in CASES:
         assert kso_verdicts_single(_state(_objects(*files), pod), VARIANT) == want, pod
         checked += 1
-    assert checked == len(CASES) == 7
+    assert checked == len(CASES) == 11
 
 
 def test_cel_subset():
@@ -154,3 +164,38 @@ def test_bad_v1_dra_field(dra, problem):
     with pytest.raises(InputError) as err:
         load_text(V1 % dra, "bad.yaml")
     assert problem in str(err.value) and "bad.yaml" in str(err.value) and "dra" in str(err.value)
+
+
+def test_cli_bad_dra_object_is_exit_2_with_file_and_line(tmp_path):
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD[1][0] + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                    "status: {allocatable: {cpu: '1', pods: '5'}}\n")
+    run = CliRunner().invoke(cli, ["matrix", str(path)])
+    assert run.exit_code == 2
+    assert "bad.yaml:8" in run.output and "spec.devices.requests[0].exactly.count" in run.output
+
+
+def test_engines_agree_on_a_dra_instance():
+    """The DRA verdicts are static rows: explicit, bdd and ic3 give every cell the same answer,
+    each witness replays and each never is re-checked (static-filter / Theorem 5 evidence)."""
+    from symreach.model import Query
+    from symreach.result import Verdict
+    from symreach.semantics import replay
+    from symreach.solvers.registry import make_engine
+
+    inst, _ = load_kubernetes_documents(_objects("slices.yaml", "claims.yaml"), "<dra>")
+    answers = {}
+    for engine in ("explicit", "bdd", "ic3"):
+        for t in range(len(inst.pod_types)):
+            for n in range(len(inst.nodes)):
+                result = make_engine(engine).check(inst, Query((frozenset({(t, n)}),)))
+                if result.verdict is Verdict.DEPLOYABLE:
+                    replay(inst, result.trace)
+                answers.setdefault((t, n), set()).add(result.verdict)
+    assert len(answers) == 18 and all(len(v) == 1 for v in answers.values())
+    p2 = inst.type_index("default/p2")
+    assert [answers[(p2, n)] for n in range(3)] == [{Verdict.DEPLOYABLE}, {Verdict.NOT_DEPLOYABLE}, {Verdict.NOT_DEPLOYABLE}]

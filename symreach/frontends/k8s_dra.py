@@ -159,7 +159,7 @@ class PodDra:
     filters: dict[str, str] = field(default_factory=dict)    # node -> reason
     caveats: list[str] = field(default_factory=list)
     allocates: bool = False     # some claim gets devices when the pod is scheduled
-    claims: list[tuple[str, str]] = field(default_factory=list)   # (namespace, name) of named claims
+    claims: list[tuple[str, str]] = field(default_factory=list)   # (namespace, name) of the claims it names
 
 
 @dataclass
@@ -235,6 +235,7 @@ def _claim_of(index: DraIndex, entry: dict, status: Optional[dict], namespace: s
         if isinstance(s, dict) and s.get("name") == entry.get("name"):
             if s.get("resourceClaimName") is None:
                 return None
+            out.claims.append((namespace, str(s["resourceClaimName"])))
             return _existing(index, namespace, str(s["resourceClaimName"]), pod, pod_name)
     return f'pod "{namespace}/{pod_name}": ResourceClaim not created yet'
 
@@ -445,14 +446,17 @@ def dra_field(found: PodDra) -> dict:
 
 
 def dra_caveats(types: dict[str, dict], initial: dict) -> list[tuple[str, str]]:
-    """(type, caveat) for the types whose answers depend on device allocation across steps: when
-    some type's scheduling allocates devices, every type using DRA claims, if another such type
-    exists or one runs (a witness may allocate, or free by deleting, the devices it reads)."""
-    users = [name for name, body in types.items() if isinstance(body.get("dra"), dict)
-             and (body["dra"].get("allocates") or body["dra"].get("claims"))]
-    if not any(types[name]["dra"].get("allocates") for name in users):
-        return []
+    """(type, caveat) for the types whose verdicts read device allocation that a witness can change.
+
+    Writers change it: a type whose scheduling allocates devices, and a running type holding
+    claims (deleting its pods frees them). Readers depend on it: a type using claims that
+    DynamicResources' PreFilter does not reject. A reader is marked when some other writer
+    exists, or its own pods run."""
+    def dra(name: str) -> dict:
+        body = types[name].get("dra")
+        return body if isinstance(body, dict) else {}
+    users = [name for name in types if dra(name).get("allocates") or dra(name).get("claims")]
     running = {name for name, _ in initial}
-    if len(users) < 2 and not running & set(users):
-        return []
-    return [(name, DYNAMIC_CAVEAT) for name in users]
+    writers = {name for name in users if dra(name).get("allocates") or name in running}
+    readers = [name for name in users if not dra(name).get("preFilter")]
+    return [(name, DYNAMIC_CAVEAT) for name in readers if writers - {name} or name in running]

@@ -121,8 +121,8 @@ def _claim(name: str, ns: str, requests: list[Obj], *, allocation: Optional[tupl
 def dra_state(rng: random.Random, index: int = 0) -> State:
     """One random state with DRA objects; the pending pod uses resource claims."""
     base = random_state(rng, index) if rng.random() < 0.5 else None
-    if base is not None and _pending(base) is None:
-        base = None   # a DaemonSet's pending pod: the bare state instead
+    if base is not None and (_pending(base) is None or _pending(base)["metadata"].get("ownerReferences")):
+        base = None   # a controller's pod takes its claims from the template: the bare state instead
     if base is None:
         nodes = [f"n{i}" for i in range(rng.choice((1, 2, 3, 3, 4)))]
         objects: list[Obj] = []

@@ -8,7 +8,7 @@ so the model needs no notion of devices:
       preFilter: {plugin: DynamicResources, reasons: ['could not find ResourceClaim "default/gpu"']}
       filter: [{node: n2, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
       allocates: true          # scheduling the pod allocates devices to a claim
-      claims: [gpu]            # the named ResourceClaims it uses, in its namespace
+      claims: [gpu]            # the ResourceClaims it uses (named, or generated for it), in its namespace
 
 DynamicResources is the last Filter plugin of the v1.35 profile and its
 PreFilter the last PreFilter: a PreFilter rejection blocks every node but
