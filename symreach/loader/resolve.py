@@ -53,6 +53,7 @@ from symreach.model import (
     Topology,
 )
 from symreach.loader.shapes import FieldError
+from symreach.loader.dra import DraSpec
 from symreach.loader.volumes import VOLUME_RESTRICTIONS
 
 
@@ -362,22 +363,27 @@ def dra_rows(doc: Document, rows: tuple[tuple[Optional[str], ...], ...],
     out_rows, out = list(rows), dict(failures)
     index = {node.name: n for n, node in enumerate(doc.nodes)}
     for t, spec in enumerate(doc.pod_types):
-        dra = spec.dra
-        row = list(out_rows[t])
-        if dra.prefilter is not None:
-            if any(why[2] == 0 for (u, _), why in failures.items() if u == t):
-                continue   # a volume plugin's PreFilter rejected the pod first
-            for n in range(len(row)):
-                if row[n] != NODE_AFFINITY_CONFLICT:
-                    row[n] = dra.prefilter[1][0]
-                    out[(t, n)] = (dra.prefilter[0], dra.prefilter[1], 0)
-        for node, plugin, why in dra.filters:
-            n = index[node]
-            if row[n] is None:
-                row[n] = why[0]
-                out[(t, n)] = (plugin, why, AFTER_ALL)
-        out_rows[t] = tuple(row)
+        out_rows[t] = _fold_dra(out_rows[t], t, spec.dra, index, out)
     return tuple(out_rows), FrozenDict(out)
+
+
+def _fold_dra(row: tuple[Optional[str], ...], t: int, dra: DraSpec, index: dict[str, int],
+              failures: dict[Pair, tuple[str, tuple[str, ...], int]]) -> tuple[Optional[str], ...]:
+    """One type's row with DynamicResources' verdicts folded in after the volume plugins' (``dra_rows``)."""
+    out = list(row)
+    if dra.prefilter is not None:
+        if any(why[2] == 0 for (u, _), why in failures.items() if u == t):
+            return row   # a volume plugin's PreFilter rejected the pod first
+        for n in range(len(out)):
+            if out[n] != NODE_AFFINITY_CONFLICT:
+                out[n] = dra.prefilter[1][0]
+                failures[(t, n)] = (dra.prefilter[0], dra.prefilter[1], 0)
+    for node, plugin, why in dra.filters:
+        n = index[node]
+        if out[n] is None:
+            out[n] = why[0]
+            failures[(t, n)] = (plugin, why, AFTER_ALL)
+    return tuple(out)
 
 
 def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dict[str, int],
@@ -432,7 +438,8 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                 if outcome not in then:
                     raise FieldError(doc.pod_types[t].path + ("volumes", "binds", "then"),
                                      f"no entry for outcome '{outcome}'")
-                row_of[t] = _fold(base_block[t], t, *then[outcome], index, bound)
+                row_of[t] = _fold_dra(_fold(base_block[t], t, *then[outcome], index, bound), t,
+                                      doc.pod_types[t].dra, index, bound)
             rows.append(FrozenDict(row_of))
             failures.append(FrozenDict(bound))
         out.append(ClaimBinding(f"{namespace}/{claim}", frozenset(types), outcomes, choice, tuple(rows),
