@@ -199,3 +199,12 @@ def test_engines_agree_on_a_dra_instance():
     assert len(answers) == 18 and all(len(v) == 1 for v in answers.values())
     p2 = inst.type_index("default/p2")
     assert [answers[(p2, n)] for n in range(3)] == [{Verdict.DEPLOYABLE}, {Verdict.NOT_DEPLOYABLE}, {Verdict.NOT_DEPLOYABLE}]
+
+
+def test_dump_without_dra_objects_is_a_caveat():
+    """A dump of nodes and pods only: the claims are missing for the scheduler too, with a caveat."""
+    objects = [o for o in _objects("slices.yaml") if o["kind"] in ("Node", "Pod")]
+    inst, report = load_kubernetes_documents(objects, "<dra>")
+    t = inst.type_index("default/p1")
+    assert inst.static_block[t] == ('could not find ResourceClaim "default/c1"',) * 3
+    assert any("no resource.k8s.io objects" in c for c in report.caveats["default/p1"])

@@ -177,6 +177,9 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
         return out
     claims: list[dict] = []
     pod_name = str((pod or {}).get("name") or "")
+    if not index:
+        out.caveats.append("DRA: the input has no resource.k8s.io objects (a dump of nodes and pods only?): "
+                           "the pod's resource claims are taken as missing, as the scheduler would")
     for entry in entries:
         found = _claim_of(index, entry, status, namespace, pod, pod_name, out)
         if isinstance(found, str):
