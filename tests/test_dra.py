@@ -208,3 +208,27 @@ def test_dump_without_dra_objects_is_a_caveat():
     t = inst.type_index("default/p1")
     assert inst.static_block[t] == ('could not find ResourceClaim "default/c1"',) * 3
     assert any("no resource.k8s.io objects" in c for c in report.caveats["default/p1"])
+
+
+def test_two_pods_taking_one_device_is_marked_not_silent(tmp_path):
+    """Two pending pods each needing n1's one a100: both fit alone (exact); deploying both is
+    what the model cannot see (the first takes the device), so that verdict carries the caveat."""
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    objects = _objects("slices.yaml")
+    pod = next(o for o in objects if o["kind"] == "Pod")
+    claim = next(o for o in objects if o["kind"] == "ResourceClaim")
+    twin_pod, twin_claim = yaml.safe_load(yaml.safe_dump(pod)), yaml.safe_load(yaml.safe_dump(claim))
+    twin_pod["metadata"]["name"], twin_claim["metadata"]["name"] = "p1b", "c1b"
+    twin_pod["spec"]["resourceClaims"][0]["resourceClaimName"] = "c1b"
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump_all(objects + [twin_pod, twin_claim]))
+    run = CliRunner().invoke(cli, ["check", str(path), "--pod", "default/p1", "--node", "n1",
+                                   "--with", "default/p1b@n1", "-o", "json"])
+    assert run.exit_code == 0
+    import json
+    answer = json.loads(run.stdout)
+    assert answer["verdict"] == "deployable"
+    assert any("earlier steps of a witness" in c for c in answer["caveats"])
