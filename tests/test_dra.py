@@ -138,11 +138,14 @@ BAD = [
 
 
 @pytest.mark.parametrize("text,field,line", BAD)
-def test_bad_dra_objects_name_file_field_line(text, field, line):
+def test_bad_dra_objects_name_file_field_line(text, field, line, tmp_path):
+    from symreach.frontends.kubernetes import load_kubernetes
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
     with pytest.raises(InputError) as err:
-        load_kubernetes_documents(list(yaml.safe_load_all(text)), "bad.yaml",
-                                  None)
-    assert field in str(err.value)
+        load_kubernetes(path)
+    assert field in str(err.value) and f"bad.yaml:{line}:" in str(err.value)
 
 
 V1 = """version: 1
@@ -163,7 +166,7 @@ podTypes:
 def test_bad_v1_dra_field(dra, problem):
     with pytest.raises(InputError) as err:
         load_text(V1 % dra, "bad.yaml")
-    assert problem in str(err.value) and "bad.yaml" in str(err.value) and "dra" in str(err.value)
+    assert problem in str(err.value) and str(err.value).startswith("bad.yaml:6: podTypes[0].dra")
 
 
 def test_cli_bad_dra_object_is_exit_2_with_file_and_line(tmp_path):
