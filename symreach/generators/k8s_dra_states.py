@@ -6,7 +6,8 @@ labelled nodes (``nodeSelector``) or for all nodes; claims already allocated
 to running pods (named, or generated from a template and owned by the pod);
 and a pending pod whose ``resourceClaims`` reach every case DynamicResources
 distinguishes: a named claim to allocate (ExactCount 1-3, All, a
-``firstAvailable`` list, CEL selectors on driver and attributes), a claim
+``firstAvailable`` list, CEL selectors on driver and string, int and bool
+attributes, ``&&`` and ``||``, attribute names bare or qualified), a claim
 shared with running pods and pinned by its allocation, a template claim the
 controller created (or not yet), a missing claim, one being deleted, a
 request naming a DeviceClass that does not exist. Every device of a driver
@@ -25,7 +26,9 @@ GPU, NIC = "gpu.example.com", "nic.example.com"
 API = "resource.k8s.io/v1"
 SELECTORS = {
     GPU: ['device.attributes["gpu.example.com"].model == "a100"', 'device.attributes["gpu.example.com"].mem >= 40',
-          'device.attributes["gpu.example.com"].model != "t4" && device.attributes["gpu.example.com"].mem < 80'],
+          'device.attributes["gpu.example.com"].model != "t4" && device.attributes["gpu.example.com"].mem < 80',
+          'device.attributes["gpu.example.com"].model == "h100" || device.attributes["gpu.example.com"].mem <= 16',
+          'device.attributes["gpu.example.com"].ecc == true'],
     NIC: ['device.attributes["nic.example.com"].speed > 10'],
 }
 CLASSES = {"gpu": (GPU, None), "nic": (NIC, None), "a100": (GPU, 'device.attributes["gpu.example.com"].model == "a100"'),
@@ -51,7 +54,9 @@ def _classes(rng: random.Random) -> list[Obj]:
 
 def _device(rng: random.Random, driver: str, name: str) -> Obj:
     if driver == GPU:
-        attributes = {"model": {"string": rng.choice(("a100", "t4", "h100"))}, "mem": {"int": rng.choice((16, 40, 80))}}
+        attributes = {"model": {"string": rng.choice(("a100", "t4", "h100"))}, "mem": {"int": rng.choice((16, 40, 80))},
+                      # a qualified name is the same attribute as the driver's bare one
+                      rng.choice(("ecc", "gpu.example.com/ecc")): {"bool": rng.random() < 0.5}}
     else:
         attributes = {"speed": {"int": rng.choice((10, 25, 100))}}
     return {"name": name, "attributes": attributes}
