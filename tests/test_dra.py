@@ -258,3 +258,24 @@ podTypes:
     failure = semantics.node_failure(inst, b, 1, sigma)
     assert (failure.plugin, failure.reasons) == ALLOC
     assert semantics.node_failure(inst, b, 0, sigma) is None
+
+
+def test_a_workload_template_gets_the_claim_its_controller_would_create():
+    """A Deployment's pod type reads its ResourceClaimTemplate as the generated, unallocated claim:
+    the same row as a created pod owning that claim (the variant's answer: fits n1 only)."""
+    objects = _objects("deployment.yaml")
+    template = next(o for o in objects if o["kind"] == "ResourceClaimTemplate")
+    inst, _ = load_kubernetes_documents(objects, "<dra>")
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "train-x", "namespace": "default", "uid": "uid-train-x"},
+           "spec": {"containers": [{"name": "c", "image": "x"}],
+                    "resourceClaims": [{"name": "g", "resourceClaimTemplateName": "one-gpu"}]},
+           "status": {"resourceClaimStatuses": [{"name": "g", "resourceClaimName": "train-x-g"}]}}
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "train-x-g", "namespace": "default", "ownerReferences": [
+                 {"apiVersion": "v1", "kind": "Pod", "name": "train-x", "uid": "uid-train-x", "controller": True}]},
+             "spec": template["spec"]["spec"]}
+    state = any_state([o for o in objects if o["kind"] != "Deployment"] + [pod, claim], "default/train-x")
+    assert symreach_verdicts(state) == {"n1": None, "n2": ALLOC}
+    t = inst.type_index("default/train")
+    assert inst.static_block[t] == (None, "cannot allocate all claims")
