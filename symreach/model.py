@@ -31,6 +31,10 @@ PODS_RESOURCE = "pods"
 # is there (``PodType.attach``, ``Node.attached``); only a pod's own generic
 # ephemeral volumes count per pod (``PodType.attach_own``). See semantics.attach_failure.
 ATTACH_PREFIX = "attachable-volumes-csi-"
+# ``Instance.volume_failures`` position of DynamicResources' Filter failures: after every
+# other plugin (it is the last filter of the v1.35 profile); 0 is a PreFilter rejection, 1
+# (True) a volume Filter failure reported after NodePorts and NodeResourcesFit.
+AFTER_ALL = 2
 
 PAPER_MOVES = "paper"
 OPERATOR_MOVES = "operator"
@@ -445,8 +449,9 @@ class Instance:
     # (t, n) -> (plugin, reasons, after_fit) for pairs ``static_block`` blocks by a
     # volume plugin: a PreFilter rejection, or (after_fit) a Filter failure that
     # the kube-scheduler reports only after NodePorts, NodeResourcesFit and the
-    # dynamic volume checks pass.
-    volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], bool]] = field(default_factory=FrozenDict)
+    # dynamic volume checks pass; ``AFTER_ALL``: DynamicResources' Filter failure, reported
+    # only when every other plugin passes (``loader.dra``).
+    volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], int]] = field(default_factory=FrozenDict)
     budgets: tuple[DisruptionBudget, ...] = ()
     moves: MoveRules = field(default_factory=MoveRules)
     # Claims a deployment binds: a configuration then carries one more entry per claim after

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from symreach import reasons
 from symreach.model import (
+    AFTER_ALL,
     ATTACH_PREFIX,
     KUBERNETES,
     PODS_RESOURCE,
@@ -390,7 +391,7 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
         return _failure(reasons.READ_WRITE_ONCE_POD_CONFLICT)
     if kube and not volume_limit_ok(inst, t, n, sigma):
         return _failure(reasons.MAX_VOLUME_COUNT)
-    if volume is not None:
+    if volume is not None and volume[2] != AFTER_ALL:
         return Failure(volume[0], volume[1])
     reason = spread_failure(inst, t, n, sigma)
     if reason:
@@ -401,6 +402,8 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
         return _failure(REASON_ANTI_AFFINITY)
     if kube and not existing_anti_affinity_ok(inst, t, n, sigma):
         return _failure(REASON_EXISTING_ANTI_AFFINITY)
+    if volume is not None:   # DynamicResources, the last filter
+        return Failure(volume[0], volume[1])
     return None
 
 

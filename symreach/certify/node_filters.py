@@ -21,7 +21,8 @@ documents them, in plugin order:
 The volume plugins' verdicts are read as the Kubernetes front end recorded
 them in the spec's ``volumes`` field (this module has no volume objects): a
 PreFilter rejection fails every node (but a NodeAffinity conflict), a Filter
-failure a node no earlier filter fails.
+failure a node no earlier filter fails. DynamicResources' verdicts (the
+spec's ``dra`` field) come after the volume plugins' the same way.
 """
 
 from __future__ import annotations
@@ -43,17 +44,19 @@ def static_failure(manifest: Mapping[str, Any], node: Node, kube: bool = False) 
     outside the union of the terms' common names fails before any filter.
     """
     volumes = manifest.get("volumes") or {}
+    dra = manifest.get("dra") or {}
     if kube:
         names = _prefilter_names(manifest)
         if names is not None and not names:
             return reasons.NODE_AFFINITY_CONFLICT
-        if volumes.get("preFilter"):
-            return volumes["preFilter"]["reasons"][0]
+        for rejected in (volumes.get("preFilter"), dra.get("preFilter")):
+            if rejected:
+                return rejected["reasons"][0]
         if names is not None and node.name not in names:
             return reasons.PREFILTER_NODE_AFFINITY
     failure = _filters(manifest, node)
     if failure is None:
-        for entry in volumes.get("filter") or ():
+        for entry in (*(volumes.get("filter") or ()), *(dra.get("filter") or ())):
             if entry["node"] == node.name:
                 return entry["reasons"][0]
     return failure

@@ -80,7 +80,10 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
         click.echo(_explain_csv(explanations), nl=False)
         return
     blocks = []
-    for e, o in zip(explanations, outcomes):
+    from symreach.report.caveats import type_caveats, with_caveats
+
+    per_type = type_caveats(loaded.context.get("report"), instance)
+    for s, e, o in zip(about, explanations, outcomes):
         text = explanation_text(e)
         if o:
             text += f"\n  ever deployable on {node}? {o['verdict']} ({o['engine']}, {o['time_s']:.2f} s)"
@@ -100,7 +103,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
                 text += "".join(f"\n    {i}. {line}" for i, line in enumerate(more["narration"], 1))
                 if more["reason"] and not more["narration"]:
                     text += f"\n    {more['reason']}"
-        blocks.append(text)
+        types = sorted({t for t in s.per_node if t is not None} & set(per_type))
+        blocks.append(with_caveats(text, [f"{instance.pod_types[t].name}: {m}" for t in types for m in per_type[t]]))
     click.echo("\n\n".join(blocks) + f"\ntime: {times_text(clock.times())}")
 
 

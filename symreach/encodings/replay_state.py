@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Mapping, Optional, Sequence
 
 from symreach import reasons, semantics
-from symreach.model import ATTACH_PREFIX, KUBERNETES, PODS_RESOURCE, Instance, Pair, Query, SpreadConstraint, Topology, ports_conflict
+from symreach.model import AFTER_ALL, ATTACH_PREFIX, KUBERNETES, PODS_RESOURCE, Instance, Pair, Query, SpreadConstraint, Topology, ports_conflict
 from symreach.result import DELETE, DEPLOY, Step
 
 _CACHE_LIMIT = 64
@@ -241,7 +241,7 @@ class ReplayState:
         if self.kube and (pod.attach or pod.attach_own) and not semantics.attach_fits(
                 inst, t, n, self.on_node.get(n, {}).items()):
             return reasons.MAX_VOLUME_COUNT
-        if volume is not None:
+        if volume is not None and volume[2] != AFTER_ALL:
             return volume[1][0]
         for h in pod.spread:
             d = h.topology.domain_of[n]
@@ -261,6 +261,8 @@ class ReplayState:
             for u, topo in self.shared.blockers.get(t, ()):
                 if self.type_in_domain(u, topo, n):
                     return semantics.REASON_EXISTING_ANTI_AFFINITY
+        if volume is not None:   # DynamicResources, the last filter
+            return volume[1][0]
         return None
 
     def _capacity_failures(self, t: int, n: int) -> list[str]:

@@ -60,6 +60,8 @@ from symreach.frontends.k8s_controllers import (
     term_nonempty,
     without_controller_labels,
 )
+from symreach.frontends.k8s_dra import DRA_KINDS, DraIndex, dra_caveats, dra_field, pod_dra
+from symreach.frontends.k8s_dra import DRA_FIELD_TYPES, NODE_SELECTORS, POD_FIELDS, concrete_paths, node_selector_problem
 from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_volume_bindings import Binder, bind_all, binder
@@ -76,7 +78,7 @@ __all__ = [
     "load_kubernetes_with_report", "read_documents", "read_documents_text",
 ]
 
-USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod", "PodDisruptionBudget"} | VOLUME_KINDS | GROUP_KINDS
+USED_KINDS = frozenset(TEMPLATE_PATHS) | {"Node", "Namespace", "Pod", "PodDisruptionBudget"} | VOLUME_KINDS | GROUP_KINDS | DRA_KINDS
 CLUSTER_SCOPED = frozenset({"Node", "Namespace", "PersistentVolume", "StorageClass", "ClusterRole",
                             "ClusterRoleBinding", "PriorityClass", "RuntimeClass", "CustomResourceDefinition"})
 
@@ -285,6 +287,7 @@ class _Converter:
         self.bare_pods: set[tuple[str, str]] = set()
         self.groups = GroupIndex()
         self.volumes = VolumeIndex()
+        self.dra = DraIndex()
         self.replica_targets = ReplicaTargets()
         self.attach_drivers: set[str] = set()
         self.binders: dict[str, Binder] = {}    # pod type -> what its deployment binds
@@ -357,6 +360,10 @@ class _Converter:
                 self.volumes.add(obj.kind, obj.data, namespace, name)
             elif obj.kind == "PodDisruptionBudget":
                 self.budget(obj)
+            elif obj.kind in DRA_KINDS:
+                namespace, name, _ = self.metadata(obj, namespaced=obj.kind.startswith("ResourceClaim"))
+                self.check_fields(obj, DRA_FIELD_TYPES[obj.kind])
+                self.dra.add(obj.kind, obj.data, namespace, name)
         for change in self.volumes.settle():
             self.report.warn("volume objects settled", change)
         for obj in objects:
@@ -373,6 +380,8 @@ class _Converter:
                 self.pod(obj)
         self.claim_bindings()
         self.attach_capacities()
+        for name, caveat in dra_caveats(self.types, self.initial):
+            self.report.caveats.setdefault(name, []).append(caveat)
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
@@ -593,6 +602,7 @@ class _Converter:
             self.get(obj, spec_path + ("volumes", i, "ephemeral", "volumeClaimTemplate", "spec", "storageClassName"),
                      str)
         self.apply_volumes(obj, spec, namespace, body, template)
+        self.apply_dra(obj, spec, namespace, body, template)
         for warning in port_warnings:
             self.report.warn("host ports", f"{obj.where}: {warning}")
         scheduler = spec.get("schedulerName")
@@ -650,6 +660,32 @@ class _Converter:
             for note in notes:
                 self.warn_once("volumes", note)
             self.report.caveats.setdefault(name, []).extend(notes)
+
+    def check_fields(self, obj: _Object, fields: tuple) -> None:
+        """The fields a reader relies on, with the types the API server insists on ("*": each list item)."""
+        for sub, expect in fields:
+            for concrete in concrete_paths(obj.data, sub):
+                self.get(obj, concrete, expect)
+        where = NODE_SELECTORS.get(obj.kind)
+        raw = self.get(obj, where, dict) if where else None
+        err = node_selector_problem(raw) if raw is not None else None
+        if err is not None:
+            raise self.error(obj, where + tuple(err.path), err.problem)
+
+    def apply_dra(self, obj: _Object, spec: dict, namespace: str, body: dict, template: bool) -> None:
+        """What DynamicResources decides for this pod (``k8s_dra``), as the v1 ``dra`` field."""
+        if not spec.get("resourceClaims"):
+            return
+        if obj.kind == "Pod":
+            self.check_fields(obj, POD_FIELDS)
+        meta = None if template else (self.get(obj, ("metadata",), dict) or {})
+        status = None if template else self.get(obj, ("status",), dict)
+        found = pod_dra(self.dra, spec, status, namespace, meta, self.nodes)
+        field = dra_field(found)
+        if field:
+            body["dra"] = field
+        if found.caveats:
+            body.setdefault(_CAVEATS, []).extend(found.caveats)
 
     def attach_capacities(self) -> None:
         """NodeVolumeLimits: each node's attach limit per CSI driver (its CSINode) as capacity,

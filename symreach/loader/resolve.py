@@ -38,6 +38,7 @@ from symreach.loader.kube_objects import HONOR, SpreadSpec, TermSpec
 from symreach.reasons import NODE_AFFINITY_CONFLICT, PREFILTER_NODE_AFFINITY
 from symreach.loader.v1 import Document, PodTypeSpec
 from symreach.model import (
+    AFTER_ALL,
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
@@ -53,6 +54,7 @@ from symreach.model import (
     Topology,
 )
 from symreach.loader.shapes import FieldError
+from symreach.loader.dra import DraSpec
 from symreach.loader.volumes import VOLUME_RESTRICTIONS
 
 
@@ -316,7 +318,7 @@ def build_instance(doc: Document, source: str) -> Instance:
     if not ctx.kube:
         _check_paper_keys(doc)
     base_block = tuple(ctx.static_row(p.placement) for p in doc.pod_types)
-    static_block, volume_failures = volume_rows(doc, base_block)
+    static_block, volume_failures = dra_rows(doc, *volume_rows(doc, base_block))
     pod_types = claim_terms(doc, tuple(_pod_type(ctx, spec) for spec in doc.pod_types))
     bounds = multiplicity_bounds(doc, pod_types, static_block)
     bindings, binding_groups = claim_bindings(doc, base_block, static_block, volume_failures)
@@ -353,6 +355,38 @@ def volume_rows(doc: Document, static_block: tuple[tuple[Optional[str], ...], ..
             continue
         rows[t] = _fold(rows[t], t, volumes.prefilter, volumes.filters, index, failures)
     return tuple(rows), FrozenDict(failures)
+
+
+def dra_rows(doc: Document, rows: tuple[tuple[Optional[str], ...], ...],
+             failures: FrozenDict[Pair, tuple[str, tuple[str, ...], int]]) -> tuple[
+        tuple[tuple[Optional[str], ...], ...], FrozenDict[Pair, tuple[str, tuple[str, ...], int]]]:
+    """Fold DynamicResources' verdicts (``loader.dra``) into the rows after the volume plugins':
+    its PreFilter is the last one (an earlier PreFilter rejection stays), its Filter the last
+    filter (``AFTER_ALL``: reported only when every other plugin passes on the node)."""
+    out_rows, out = list(rows), dict(failures)
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    for t, spec in enumerate(doc.pod_types):
+        out_rows[t] = _fold_dra(out_rows[t], t, spec.dra, index, out)
+    return tuple(out_rows), FrozenDict(out)
+
+
+def _fold_dra(row: tuple[Optional[str], ...], t: int, dra: DraSpec, index: dict[str, int],
+              failures: dict[Pair, tuple[str, tuple[str, ...], int]]) -> tuple[Optional[str], ...]:
+    """One type's row with DynamicResources' verdicts folded in after the volume plugins' (``dra_rows``)."""
+    out = list(row)
+    if dra.prefilter is not None:
+        if any(why[2] == 0 for (u, _), why in failures.items() if u == t):
+            return row   # a volume plugin's PreFilter rejected the pod first
+        for n in range(len(out)):
+            if out[n] != NODE_AFFINITY_CONFLICT:
+                out[n] = dra.prefilter[1][0]
+                failures[(t, n)] = (dra.prefilter[0], dra.prefilter[1], 0)
+    for node, plugin, why in dra.filters:
+        n = index[node]
+        if out[n] is None:
+            out[n] = why[0]
+            failures[(t, n)] = (plugin, why, AFTER_ALL)
+    return tuple(out)
 
 
 def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dict[str, int],
@@ -425,7 +459,8 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                     bound.update({p: v for p, v in volume_failures.items() if p[0] == t})
                     attach_of[t] = (spec.volumes.attach, spec.volumes.attach_own)
                 else:
-                    row_of[t] = _fold(base_block[t], t, state.prefilter, state.filters, index, bound)
+                    row_of[t] = _fold_dra(_fold(base_block[t], t, state.prefilter, state.filters, index, bound), t,
+                                          spec.dra, index, bound)
                     attach_of[t] = (state.attach, state.attach_own)
                 on = dict(state.on)
                 next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)

@@ -15,6 +15,7 @@ from symreach.loader.labels import Placement, parse_taint
 from symreach.loader.kube_objects import AffinitySpec, SpreadSpec, parse_affinity, parse_spread_constraints, parse_tolerations
 from symreach.model import ANY_HOST_IP, KUBERNETES, PAPER, PODS_RESOURCE, PROFILES, FrozenDict, HostPort, Node, Pair
 from symreach.loader.quantities import QuantityError, parse_count, parse_quantity
+from symreach.loader.dra import DraSpec, parse_dra
 from symreach.loader.volumes import VolumeSpec, parse_attached, parse_volumes
 from symreach.loader.shapes import FieldError, Path, boolean, choice, integer, mapping, sequence, string, string_map, type_name
 from symreach.records import record
@@ -30,6 +31,7 @@ NODE_FIELDS = ("name", "labels", "capacity", "taints", "unschedulable", "attache
 POD_FIELDS = (
     "name", "namespace", "labels", "requests", "creatable", "nodeSelector", "nodeName", "tolerations",
     "affinity", "topologySpreadConstraints", "hostPorts", "maxPerNode", "terminating", "volumes", "staticPod",
+    "dra",
 )
 
 
@@ -53,6 +55,7 @@ class PodTypeSpec:
     terminating: bool = False
     volumes: VolumeSpec = VolumeSpec()
     static_pod: bool = False
+    dra: DraSpec = DraSpec()
 
 
 @record
@@ -201,6 +204,7 @@ def _pod_type(raw: object, path: Path, profile: str, node_names: set[str]) -> Po
         path=path,
         terminating=boolean(body.get("terminating"), path + ("terminating",), False),
         volumes=_volumes(body.get("volumes"), path + ("volumes",), profile, node_names),
+        dra=_dra(body.get("dra"), path + ("dra",), profile, node_names),
     )
 
 
@@ -208,6 +212,12 @@ def _volumes(raw: object, path: Path, profile: str, node_names: set[str]) -> Vol
     if raw is not None and profile == PAPER:
         raise FieldError(path, "volumes are not part of the paper semantics (use semantics: kubernetes)")
     return parse_volumes(raw, path, node_names)
+
+
+def _dra(raw: object, path: Path, profile: str, node_names: set[str]) -> DraSpec:
+    if raw is not None and profile == PAPER:
+        raise FieldError(path, "dra is not part of the paper semantics (use semantics: kubernetes)")
+    return parse_dra(raw, path, node_names)
 
 
 def _host_ports(raw: object, path: Path, profile: str) -> frozenset[HostPort]:

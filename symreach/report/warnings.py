@@ -29,10 +29,6 @@ UNMODELLED_KINDS = {
     "ResourceQuota": "a quota may refuse pods; not checked",
     "PriorityClass": "priority and preemption are out of scope",
     "RuntimeClass": "runtime class overhead and node selection are not applied",
-    "ResourceClaim": "dynamic resource allocation (DRA) is out of scope",
-    "ResourceClaimTemplate": "dynamic resource allocation (DRA) is out of scope",
-    "DeviceClass": "dynamic resource allocation (DRA) is out of scope",
-    "ResourceSlice": "dynamic resource allocation (DRA) is out of scope",
 }
 SHOWN_PER_LINE = 3
 

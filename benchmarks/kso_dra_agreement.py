@@ -1,0 +1,105 @@
+"""Does symreach's DynamicResources model agree with the real plugin? Differential run.
+
+    python -m benchmarks.kso_dra_agreement --states 1000 --seed 1 --results benchmarks/results/kso_dra_agreement.md
+
+The shared kso runs no DRA, so this asks a *variant* of it built with the
+DynamicResources plugin (``--kso``, default ``/work/wt/dra-kso/kso``; how it
+was built: ``docs/dra.md``). States come from
+``symreach.generators.k8s_dra_states``; each node's verdict and first failing
+plugin + reasons are compared (``benchmarks.kso_harness``). Prints states,
+node verdicts, fit and plugin+reason agreement, DynamicResources verdicts
+among them, disagreement classes with an example each (``--examples DIR``);
+``--results FILE`` appends a table row with the load. Exit 0 when all agree,
+1 otherwise, 2 when the variant is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+from benchmarks.kso_harness import compare, kso_verdicts_single, state_yaml, symreach_verdicts
+from symreach.generators.k8s_dra_states import random_dra_states
+
+DEFAULT_KSO = Path("/work/wt/dra-kso/kso")
+
+
+def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path], results: Optional[Path]) -> bool:
+    from concurrent.futures import ThreadPoolExecutor
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    states = random_dra_states(states_n, seed)
+
+    def ask(state):
+        try:
+            return kso_verdicts_single(state, kso)
+        except RuntimeError as exc:
+            return str(exc)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        answers = list(pool.map(ask, states))
+    t_kso = time.perf_counter() - t0
+    kso_errors: Counter[str] = Counter()
+    classes: Counter[str] = Counter()
+    example: dict[str, int] = {}
+    verdicts = fit_same = plugin_same = dra = 0
+    for i, (state, theirs) in enumerate(zip(states, answers)):
+        if isinstance(theirs, str):
+            kso_errors[theirs.splitlines()[-1][-120:]] += 1
+            continue
+        ours = symreach_verdicts(state)
+        found = {d.node: d for d in compare(i, theirs, ours)}
+        for node, verdict in theirs.items():
+            verdicts += 1
+            dra += verdict is not None and verdict[0] == "DynamicResources"
+            d = found.get(node)
+            fit_same += d is None or not d.fit
+            plugin_same += d is None
+            if d is not None:
+                classes[d.cls] += 1
+                example.setdefault(d.cls, i)
+    elapsed = time.perf_counter() - t0
+    print(f"states {states_n} (seed {seed}), node verdicts {verdicts}, DynamicResources verdicts {dra}")
+    print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
+    print(f"kso errors {sum(kso_errors.values())}: {dict(kso_errors)}")
+    print(f"time {elapsed:.1f} s wall (kso {t_kso:.1f} s), load {load:.1f} at start")
+    for cls, n in classes.most_common():
+        print(f"  {n:5d}  {cls}  (state {example[cls]})")
+        if examples is not None:
+            examples.mkdir(parents=True, exist_ok=True)
+            (examples / f"dra-{example[cls]}.yaml").write_text(state_yaml(states[example[cls]]))
+    ok = not classes and not kso_errors
+    if results is not None:
+        new = not results.exists()
+        with results.open("a") as out:
+            if new:
+                out.write("# symreach vs kso with DynamicResources (variant build, docs/dra.md)\n\n"
+                          "| seed | states | node verdicts | DynamicResources verdicts | fit agree | "
+                          "plugin+reason agree | kso errors | wall s | load (1 min) |\n"
+                          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+            out.write(f"| {seed} | {states_n} | {verdicts} | {dra} | {fit_same} | {plugin_same} | "
+                      f"{sum(kso_errors.values())} | {elapsed:.0f} | {load:.1f} -> {os.getloadavg()[0]:.1f} |\n")
+    return ok
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--states", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kso", type=Path, default=DEFAULT_KSO)
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--examples", type=Path)
+    ap.add_argument("--results", type=Path)
+    args = ap.parse_args(argv)
+    if not (args.kso.is_file() and os.access(args.kso, os.X_OK)):
+        print(f"kso variant with DynamicResources not found at {args.kso}", file=sys.stderr)
+        return 2
+    return 0 if run(args.states, args.seed, args.kso, args.workers, args.examples, args.results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Random cluster states with DRA objects: DeviceClasses, ResourceSlices, ResourceClaims.
+
+Each state is a ``k8s_states.random_state`` (or a bare one) plus a device
+world: per node GPU and NIC slices (``nodeName``), sometimes a pool for
+labelled nodes (``nodeSelector``) or for all nodes; claims already allocated
+to running pods (named, or generated from a template and owned by the pod);
+and a pending pod whose ``resourceClaims`` reach every case DynamicResources
+distinguishes: a named claim to allocate (ExactCount 1-3, All, a
+``firstAvailable`` list, CEL selectors on driver and string, int and bool
+attributes, ``&&`` and ``||``, attribute names bare or qualified), a claim
+shared with running pods and pinned by its allocation, a template claim the
+controller created (or not yet), a missing claim, one being deleted, a
+request naming a DeviceClass that does not exist. Every device of a driver
+carries the attributes its selectors read, so no selector fails at run time.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from symreach.generators.k8s_states import State, random_state
+
+Obj = dict
+GPU, NIC = "gpu.example.com", "nic.example.com"
+API = "resource.k8s.io/v1"
+SELECTORS = {
+    GPU: ['device.attributes["gpu.example.com"].model == "a100"', 'device.attributes["gpu.example.com"].mem >= 40',
+          'device.attributes["gpu.example.com"].model != "t4" && device.attributes["gpu.example.com"].mem < 80',
+          'device.attributes["gpu.example.com"].model == "h100" || device.attributes["gpu.example.com"].mem <= 16',
+          'device.attributes["gpu.example.com"].ecc == true'],
+    NIC: ['device.attributes["nic.example.com"].speed > 10'],
+}
+CLASSES = {"gpu": (GPU, None), "nic": (NIC, None), "a100": (GPU, 'device.attributes["gpu.example.com"].model == "a100"'),
+           "any": (None, None)}
+
+
+def _cel(expression: str) -> Obj:
+    return {"cel": {"expression": expression}}
+
+
+def _classes(rng: random.Random) -> list[Obj]:
+    out = []
+    for name, (driver, extra) in CLASSES.items():
+        if rng.random() < 0.1:
+            continue   # a request may then name a class that does not exist
+        selectors = [_cel(f'device.driver == "{driver}"')] if driver else []
+        if extra:
+            selectors.append(_cel(extra))
+        out.append({"apiVersion": API, "kind": "DeviceClass", "metadata": {"name": name},
+                    "spec": {"selectors": selectors} if selectors else {}})
+    return out
+
+
+def _device(rng: random.Random, driver: str, name: str) -> Obj:
+    if driver == GPU:
+        attributes = {"model": {"string": rng.choice(("a100", "t4", "h100"))}, "mem": {"int": rng.choice((16, 40, 80))},
+                      # a qualified name is the same attribute as the driver's bare one
+                      rng.choice(("ecc", "gpu.example.com/ecc")): {"bool": rng.random() < 0.5}}
+    else:
+        attributes = {"speed": {"int": rng.choice((10, 25, 100))}}
+    return {"name": name, "attributes": attributes}
+
+
+def _slice(name: str, driver: str, pool: str, devices: list[Obj], where: Obj) -> Obj:
+    return {"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": name},
+            "spec": {"driver": driver, "pool": {"name": pool, "generation": 1, "resourceSliceCount": 1},
+                     **where, "devices": devices}}
+
+
+def _slices(rng: random.Random, nodes: list[str], node_labels: dict[str, dict]) -> tuple[list[Obj], dict]:
+    """The slices, and per node the devices (driver, pool, name) it can use."""
+    out: list[Obj] = []
+    local: dict[str, list[tuple[str, str, str]]] = {n: [] for n in nodes}
+    for n in nodes:
+        for driver, p, most in ((GPU, 0.75, 3), (NIC, 0.35, 2)):
+            if rng.random() < p:
+                devices = [_device(rng, driver, f"d{i}") for i in range(rng.randint(0, most))]
+                out.append(_slice(f"{n}-{driver.split('.')[0]}", driver, n, devices, {"nodeName": n}))
+                local[n] += [(driver, n, d["name"]) for d in devices]
+    if rng.random() < 0.2:   # a pool for the nodes of one zone (or every node)
+        zone = rng.choice(("z1", "z2", None))
+        where = {"allNodes": True} if zone is None else {"nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]}]}}
+        devices = [_device(rng, GPU, f"s{i}") for i in range(rng.randint(1, 2))]
+        out.append(_slice("shared-gpu", GPU, "shared", devices, where))
+        for n in nodes:
+            if zone is None or node_labels.get(n, {}).get("topology.kubernetes.io/zone") == zone:
+                local[n] += [(GPU, "shared", d["name"]) for d in devices]
+    return out, local
+
+
+def _request(rng: random.Random, name: str = "r") -> Obj:
+    cls = rng.choice(("gpu", "gpu", "a100", "nic", "any", "missing"))
+    if rng.random() < 0.15:   # a prioritized list
+        return {"name": name, "firstAvailable": [
+            {"name": "big", "deviceClassName": "gpu", "count": 2},
+            {"name": "one", "deviceClassName": rng.choice(("gpu", "nic")), "count": 1}]}
+    body: Obj = {"deviceClassName": cls}
+    if rng.random() < 0.2:
+        body["allocationMode"] = "All"
+    else:
+        body["count"] = rng.choice((1, 1, 1, 2, 3))
+    driver = CLASSES.get(cls, (None, None))[0]
+    if driver and rng.random() < 0.3:
+        body["selectors"] = [_cel(rng.choice(SELECTORS[driver]))]
+    return {"name": name, "exactly": body}
+
+
+def _claim(name: str, ns: str, requests: list[Obj], *, allocation: Optional[tuple[str, list]] = None,
+           owner: Optional[Obj] = None) -> Obj:
+    meta: Obj = {"name": name, "namespace": ns, "uid": f"uid-claim-{ns}-{name}"}
+    if owner is not None:
+        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner["metadata"]["name"],
+                                    "uid": owner["metadata"]["uid"], "controller": True}]
+    claim: Obj = {"apiVersion": API, "kind": "ResourceClaim", "metadata": meta, "spec": {"devices": {"requests": requests}}}
+    if allocation is not None:
+        node, devices = allocation
+        claim["status"] = {"allocation": {
+            "devices": {"results": [{"request": "r", "driver": d, "pool": p, "device": x} for d, p, x in devices]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+    return claim
+
+
+def dra_state(rng: random.Random, index: int = 0) -> State:
+    """One random state with DRA objects; the pending pod uses resource claims."""
+    base = random_state(rng, index) if rng.random() < 0.5 else None
+    if base is not None and (_pending(base) is None or _pending(base)["metadata"].get("ownerReferences")):
+        base = None   # a controller's pod takes its claims from the template: the bare state instead
+    if base is None:
+        nodes = [f"n{i}" for i in range(rng.choice((1, 2, 3, 3, 4)))]
+        objects: list[Obj] = []
+        for n in nodes:
+            labels = {"topology.kubernetes.io/zone": rng.choice(("z1", "z2"))}
+            objects.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": labels},
+                            "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "20"}}})
+        incoming = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "incoming", "namespace": "default"},
+                    "spec": {"containers": [{"name": "c", "image": "x"}]}}
+        objects.append(incoming)
+        state = State(objects, "default/incoming", nodes)
+    else:
+        state = base
+    ns = state.pending.split("/", 1)[0]
+    pending = _pending(state)
+    node_labels = {o["metadata"]["name"]: o["metadata"].get("labels") or {} for o in state.objects if o["kind"] == "Node"}
+    extra = _classes(rng)
+    slices, local = _slices(rng, state.nodes, node_labels)
+    extra += slices
+    taken: set[tuple[str, str, str]] = set()
+    shared: list[str] = []
+    for i in range(rng.choice((0, 1, 2, 3))):   # running pods holding allocated claims
+        node = rng.choice(state.nodes)
+        free = [d for d in local[node] if d not in taken]
+        if not free:
+            continue
+        devices = rng.sample(free, rng.randint(1, min(2, len(free))))
+        taken.update(devices)
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"dra{i}", "namespace": ns, "uid": f"uid-dra{i}"},
+               "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]}}
+        request = {"name": "r", "exactly": {"deviceClassName": "any", "count": len(devices)}}
+        if rng.random() < 0.5:
+            claim = _claim(f"held{i}", ns, [request], allocation=(node, devices))
+            pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimName": f"held{i}"}]
+            shared.append(f"held{i}")
+        else:
+            claim = _claim(f"dra{i}-g", ns, [request], allocation=(node, devices), owner=pod)
+            pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "tmpl"}]
+            pod["status"] = {"resourceClaimStatuses": [{"name": "g", "resourceClaimName": f"dra{i}-g"}]}
+        claim["status"]["reservedFor"] = [{"resource": "pods", "name": pod["metadata"]["name"],
+                                           "uid": pod["metadata"]["uid"]}]
+        extra += [pod, claim]
+    pending["metadata"]["uid"] = "uid-incoming"
+    entries = []
+    for k in range(rng.choice((1, 1, 1, 2))):
+        kind = rng.random()
+        name = f"c{k}"
+        if kind < 0.5:
+            extra.append(_claim(name, ns, [_request(rng, f"r{j}") for j in range(rng.choice((1, 1, 2)))]))
+            entries.append({"name": f"g{k}", "resourceClaimName": name})
+        elif kind < 0.65 and shared:
+            entries.append({"name": f"g{k}", "resourceClaimName": rng.choice(shared)})
+        elif kind < 0.8:
+            extra.append(_claim(f"incoming-g{k}", ns, [_request(rng)], owner=pending))
+            entries.append({"name": f"g{k}", "resourceClaimTemplateName": "tmpl"})
+            pending.setdefault("status", {}).setdefault("resourceClaimStatuses", []).append(
+                {"name": f"g{k}", "resourceClaimName": f"incoming-g{k}"})
+        elif kind < 0.87:
+            entries.append({"name": f"g{k}", "resourceClaimTemplateName": "tmpl"})   # not created yet
+        elif kind < 0.93:
+            entries.append({"name": f"g{k}", "resourceClaimName": "absent"})
+        else:
+            claim = _claim(name, ns, [_request(rng)])
+            claim["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+            claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+            extra.append(claim)
+            entries.append({"name": f"g{k}", "resourceClaimName": name})
+    pending["spec"]["resourceClaims"] = entries
+    return State(state.objects + extra, state.pending, state.nodes)
+
+
+def _pending(state: State) -> Optional[Obj]:
+    ns, name = state.pending.split("/", 1)
+    return next((o for o in state.objects if o["kind"] == "Pod" and o["metadata"]["name"] == name
+                 and (o["metadata"].get("namespace") or "default") == ns and not o["spec"].get("nodeName")), None)
+
+
+def random_dra_states(count: int, seed: int) -> list[State]:
+    rng = random.Random(seed)
+    return [dra_state(rng, i) for i in range(count)]

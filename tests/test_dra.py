@@ -1,0 +1,281 @@
+"""DynamicResources (DRA): symreach's verdicts against a kso variant built with the plugin.
+
+The shared kso does not run DRA; ``/work/wt/dra-kso/kso`` (``docs/dra.md``) does.
+``EXPECTED`` holds that variant's answers for each pending pod of the two
+hand-made states in ``tests/data/dra`` (claims to allocate with CEL selectors,
+an allocated claim pinning its pods, a missing claim, a template claim not
+created yet, a missing DeviceClass, an ``All`` request beside an allocated
+claim); ``test_expectations_are_the_variant_answers`` re-asks the variant where
+it is installed. Also: the CEL subset, caveats, the v1 ``dra`` field's errors.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmarks.kso_harness import any_state, kso_verdicts_single, symreach_verdicts
+from symreach.errors import InputError
+from symreach.frontends import dra_cel
+from symreach.frontends.kubernetes import load_kubernetes_documents
+from symreach.loader import load_text
+
+DATA = Path(__file__).parent / "data" / "dra"
+VARIANT = Path("/work/wt/dra-kso/kso")
+DRA = "DynamicResources"
+ALLOC = (DRA, ("cannot allocate all claims",))
+AWAY = (DRA, ("resourceclaim not available on the node",))
+
+
+def every(why: str) -> dict:
+    return {n: (DRA, (why,)) for n in ("n1", "n2", "n3")}
+
+
+# pod -> node -> the variant's verdict (None: fits), from ``kso tests/data/dra/*.yaml``
+EXPECTED = {
+    "default/p1": {"n1": ALLOC, "n2": ALLOC, "n3": ALLOC},   # its a100 (g0 on n1) is c0's
+    "default/p2": {"n1": None, "n2": AWAY, "n3": AWAY},      # c0 allocated on n1
+    "default/p3": every('could not find ResourceClaim "default/nope"'),
+    "default/p4": every('pod "default/p4": ResourceClaim not created yet'),
+    "default/p5": every("request r: device class nosuch does not exist"),
+    "default/p6": {"n1": ALLOC, "n2": AWAY, "n3": ALLOC},    # All of n1's gpus (one taken) + c0
+}
+SLICES_ONLY = {"default/p1": {"n1": None, "n2": ALLOC, "n3": ALLOC}}
+# ``more.yaml``: a firstAvailable request (2 gpus of mem >= 40, else a nic of the zone-z1 pool, a
+# ResourceSlice with a nodeSelector), a claim being deleted, a generated claim the pod does not
+# own, and an All request beside an ExactCount one in a generated claim the pod owns.
+MORE = {
+    "default/q1": {"n1": None, "n2": ALLOC, "n3": None},
+    "default/q2": every('resourceclaim "gone" is being deleted'),
+    "default/q3": every("ResourceClaim default/q3-g was not created for pod default/q3 (pod is not owner)"),
+    "default/q4": {"n1": None, "n2": ALLOC, "n3": ALLOC},
+}
+
+
+def _objects(*names: str) -> list[dict]:
+    return [o for name in names for o in yaml.safe_load_all((DATA / name).read_text()) if o]
+
+
+def _state(objects: list[dict], pending: str):
+    def is_other_pending(o: dict) -> bool:
+        key = f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}"
+        return o["kind"] == "Pod" and not o["spec"].get("nodeName") and key != pending
+    return any_state([o for o in objects if not is_other_pending(o)], pending)
+
+
+CASES = [(("slices.yaml",), pod, want) for pod, want in SLICES_ONLY.items()] + \
+    [(("slices.yaml", "claims.yaml"), pod, want) for pod, want in EXPECTED.items()] + \
+    [(("more.yaml",), pod, want) for pod, want in MORE.items()]
+
+
+@pytest.mark.parametrize("files,pod,want", CASES)
+def test_symreach_gives_the_variant_answer(files, pod, want):
+    assert symreach_verdicts(_state(_objects(*files), pod)) == want
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_expectations_are_the_variant_answers():
+    checked = 0
+    for files, pod, want in CASES:
+        assert kso_verdicts_single(_state(_objects(*files), pod), VARIANT) == want, pod
+        checked += 1
+    assert checked == len(CASES) == 11
+
+
+def test_cel_subset():
+    attrs = dra_cel.attribute_values("gpu.example.com", {"model": {"string": "a100"}, "mem": {"int": 40},
+                                                         "other.io/fast": {"bool": True}})
+    ev = lambda e: dra_cel.evaluate(e, "gpu.example.com", attrs)   # noqa: E731
+    assert ev('device.driver == "gpu.example.com"') is True
+    assert ev('device.driver != "gpu.example.com"') is False
+    assert ev('device.attributes["gpu.example.com"].model == "a100"') is True
+    assert ev('device.attributes["gpu.example.com"].mem >= 40 && device.attributes["gpu.example.com"].mem < 80') is True
+    assert ev('device.attributes["other.io"].fast == true') is True
+    assert ev('device.attributes["gpu.example.com"].size == 1') == dra_cel.ERROR       # no such key
+    assert ev('device.attributes["gpu.example.com"].model == 1') == dra_cel.ERROR      # no such overload
+    assert ev('device.driver == "x" && device.attributes["gpu.example.com"].size == 1') is False
+    assert ev('device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0') == dra_cel.UNKNOWN
+
+
+def test_unevaluated_selector_is_a_caveat_not_silent():
+    objects = _objects("slices.yaml")
+    for o in objects:
+        if o["kind"] == "DeviceClass":
+            o["spec"]["selectors"].append({"cel": {"expression": 'device.capacity["gpu.example.com"].mem.isGreaterThan(quantity("1"))'}})
+    _, report = load_kubernetes_documents(objects, "<dra>")
+    assert any("CEL selector not evaluated" in c for c in report.caveats["default/p1"])
+
+
+def test_witness_allocation_is_a_caveat():
+    """Two pending types that allocate devices: later steps of a witness are not modelled."""
+    _, report = load_kubernetes_documents(_objects("slices.yaml", "claims.yaml"), "<dra>")
+    marked = [name for name, caveats in report.caveats.items() if any("earlier steps of a witness" in c for c in caveats)]
+    assert "default/p1" in marked and "default/p6" in marked
+
+
+def test_dra_verdict_comes_after_every_other_plugin():
+    """A node failing NodeResourcesFit and DynamicResources reports NodeResourcesFit."""
+    objects = _objects("slices.yaml")
+    pod = next(o for o in objects if o["kind"] == "Pod")
+    pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "5"}}
+    got = symreach_verdicts(_state(objects, "default/p1"))
+    assert got["n2"] == ("NodeResourcesFit", ("Insufficient cpu",))
+
+
+BAD = [
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: 7\n",
+     "spec.driver", 5),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n"
+     "    requests:\n    - name: r\n      exactly: {deviceClassName: gpu, count: many}\n",
+     "spec.devices.requests[0].exactly.count", 8),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: []}}\n"
+     "status:\n  allocation:\n    nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.uid, operator: In, values: [x]}]}]}\n",
+     "status.allocation.nodeSelector", 7),
+]
+
+
+@pytest.mark.parametrize("text,field,line", BAD)
+def test_bad_dra_objects_name_file_field_line(text, field, line, tmp_path):
+    from symreach.frontends.kubernetes import load_kubernetes
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_kubernetes(path)
+    assert field in str(err.value) and f"bad.yaml:{line}:" in str(err.value)
+
+
+V1 = """version: 1
+semantics: kubernetes
+nodes: [{name: n1, capacity: {cpu: 1, pods: 10}}]
+podTypes:
+- name: p
+  dra: %s
+"""
+
+
+@pytest.mark.parametrize("dra,problem", [
+    ("{filter: [{node: n9, plugin: DynamicResources, reasons: [x]}]}", "unknown node 'n9'"),
+    ("{preFilter: {plugin: VolumeBinding, reasons: [x]}}", "expected DynamicResources"),
+    ("{preFilter: {plugin: DynamicResources, reasons: []}}", "at least one reason"),
+    ("{devices: 1}", "devices"),
+])
+def test_bad_v1_dra_field(dra, problem):
+    with pytest.raises(InputError) as err:
+        load_text(V1 % dra, "bad.yaml")
+    assert problem in str(err.value) and str(err.value).startswith("bad.yaml:6: podTypes[0].dra")
+
+
+def test_cli_bad_dra_object_is_exit_2_with_file_and_line(tmp_path):
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD[1][0] + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                    "status: {allocatable: {cpu: '1', pods: '5'}}\n")
+    run = CliRunner().invoke(cli, ["matrix", str(path)])
+    assert run.exit_code == 2
+    assert "bad.yaml:8" in run.output and "spec.devices.requests[0].exactly.count" in run.output
+
+
+def test_engines_agree_on_a_dra_instance():
+    """The DRA verdicts are static rows: explicit, bdd and ic3 give every cell the same answer,
+    each witness replays and each never is re-checked (static-filter / Theorem 5 evidence)."""
+    from symreach.model import Query
+    from symreach.result import Verdict
+    from symreach.semantics import replay
+    from symreach.solvers.registry import make_engine
+
+    inst, _ = load_kubernetes_documents(_objects("slices.yaml", "claims.yaml"), "<dra>")
+    answers = {}
+    for engine in ("explicit", "bdd", "ic3"):
+        for t in range(len(inst.pod_types)):
+            for n in range(len(inst.nodes)):
+                result = make_engine(engine).check(inst, Query((frozenset({(t, n)}),)))
+                if result.verdict is Verdict.DEPLOYABLE:
+                    replay(inst, result.trace)
+                answers.setdefault((t, n), set()).add(result.verdict)
+    assert len(answers) == 18 and all(len(v) == 1 for v in answers.values())
+    p2 = inst.type_index("default/p2")
+    assert [answers[(p2, n)] for n in range(3)] == [{Verdict.DEPLOYABLE}, {Verdict.NOT_DEPLOYABLE}, {Verdict.NOT_DEPLOYABLE}]
+
+
+def test_dump_without_dra_objects_is_a_caveat():
+    """A dump of nodes and pods only: the claims are missing for the scheduler too, with a caveat."""
+    objects = [o for o in _objects("slices.yaml") if o["kind"] in ("Node", "Pod")]
+    inst, report = load_kubernetes_documents(objects, "<dra>")
+    t = inst.type_index("default/p1")
+    assert inst.static_block[t] == ('could not find ResourceClaim "default/c1"',) * 3
+    assert any("no resource.k8s.io objects" in c for c in report.caveats["default/p1"])
+
+
+def test_two_pods_taking_one_device_is_marked_not_silent(tmp_path):
+    """Two pending pods each needing n1's one a100: both fit alone (exact); deploying both is
+    what the model cannot see (the first takes the device), so that verdict carries the caveat."""
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    objects = _objects("slices.yaml")
+    pod = next(o for o in objects if o["kind"] == "Pod")
+    claim = next(o for o in objects if o["kind"] == "ResourceClaim")
+    twin_pod, twin_claim = yaml.safe_load(yaml.safe_dump(pod)), yaml.safe_load(yaml.safe_dump(claim))
+    twin_pod["metadata"]["name"], twin_claim["metadata"]["name"] = "p1b", "c1b"
+    twin_pod["spec"]["resourceClaims"][0]["resourceClaimName"] = "c1b"
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump_all(objects + [twin_pod, twin_claim]))
+    run = CliRunner().invoke(cli, ["check", str(path), "--pod", "default/p1", "--node", "n1",
+                                   "--with", "default/p1b@n1", "-o", "json"])
+    assert run.exit_code == 0
+    import json
+    answer = json.loads(run.stdout)
+    assert answer["verdict"] == "deployable"
+    assert any("earlier steps of a witness" in c for c in answer["caveats"])
+
+
+def test_dra_verdict_survives_a_claim_binding():
+    """A type whose WaitForFirstConsumer claim another deployment binds keeps its DRA row."""
+    from symreach import semantics
+
+    binds = "binds: {claim: data, nodes: {n1: PV pv-1, n2: PV pv-1}, then: [{to: PV pv-1}]}"
+    inst = load_text(f"""version: 1
+semantics: kubernetes
+nodes: [{{name: n1, capacity: {{cpu: 4, pods: 10}}}}, {{name: n2, capacity: {{cpu: 4, pods: 10}}}}]
+podTypes:
+- name: a
+  volumes: {{claims: [data], {binds}}}
+- name: b
+  volumes: {{claims: [data], {binds}}}
+  dra: {{filter: [{{node: n2, plugin: DynamicResources, reasons: [cannot allocate all claims]}}], allocates: true}}
+""", "<v1>")
+    a, b = inst.type_index("a"), inst.type_index("b")
+    sigma = semantics.deploy(inst, inst.initial_config(), a, 0)
+    assert inst.bindings and semantics.bound_outcome(inst, sigma, 0) == 1
+    failure = semantics.node_failure(inst, b, 1, sigma)
+    assert (failure.plugin, failure.reasons) == ALLOC
+    assert semantics.node_failure(inst, b, 0, sigma) is None
+
+
+def test_a_workload_template_gets_the_claim_its_controller_would_create():
+    """A Deployment's pod type reads its ResourceClaimTemplate as the generated, unallocated claim:
+    the same row as a created pod owning that claim (the variant's answer: fits n1 only)."""
+    objects = _objects("deployment.yaml")
+    template = next(o for o in objects if o["kind"] == "ResourceClaimTemplate")
+    inst, _ = load_kubernetes_documents(objects, "<dra>")
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "train-x", "namespace": "default", "uid": "uid-train-x"},
+           "spec": {"containers": [{"name": "c", "image": "x"}],
+                    "resourceClaims": [{"name": "g", "resourceClaimTemplateName": "one-gpu"}]},
+           "status": {"resourceClaimStatuses": [{"name": "g", "resourceClaimName": "train-x-g"}]}}
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "train-x-g", "namespace": "default", "ownerReferences": [
+                 {"apiVersion": "v1", "kind": "Pod", "name": "train-x", "uid": "uid-train-x", "controller": True}]},
+             "spec": template["spec"]["spec"]}
+    state = any_state([o for o in objects if o["kind"] != "Deployment"] + [pod, claim], "default/train-x")
+    assert symreach_verdicts(state) == {"n1": None, "n2": ALLOC}
+    t = inst.type_index("default/train")
+    assert inst.static_block[t] == (None, "cannot allocate all claims")
