@@ -241,7 +241,8 @@ def test_dra_verdict_survives_a_claim_binding():
     """A type whose WaitForFirstConsumer claim another deployment binds keeps its DRA row."""
     from symreach import semantics
 
-    binds = "binds: {claim: data, nodes: {n1: PV pv-1, n2: PV pv-1}, then: [{to: PV pv-1}]}"
+    binds = ("binds: {claims: [default/data], states: [{bound: [null], nodes: {n1: 1, n2: 1}}, "
+             "{bound: [PV pv-1]}]}")
     inst = load_text(f"""version: 1
 semantics: kubernetes
 nodes: [{{name: n1, capacity: {{cpu: 4, pods: 10}}}}, {{name: n2, capacity: {{cpu: 4, pods: 10}}}}]
@@ -254,7 +255,7 @@ podTypes:
 """, "<v1>")
     a, b = inst.type_index("a"), inst.type_index("b")
     sigma = semantics.deploy(inst, inst.initial_config(), a, 0)
-    assert inst.bindings and semantics.bound_outcome(inst, sigma, 0) == 1
+    assert inst.binding_groups and semantics.group_state(inst, sigma, 0) == 1
     failure = semantics.node_failure(inst, b, 1, sigma)
     assert (failure.plugin, failure.reasons) == ALLOC
     assert semantics.node_failure(inst, b, 0, sigma) is None

@@ -21,16 +21,16 @@ they say which types read device allocation (the front end's caveats).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from symreach.loader.shapes import FieldError, Path, boolean, mapping, sequence, string, string_list
+from symreach.records import record
 
 PLUGIN = "DynamicResources"
 DRA_FIELDS = ("preFilter", "filter", "allocates", "claims")
 
 
-@dataclass(frozen=True)
+@record
 class DraSpec:
     prefilter: Optional[tuple[str, tuple[str, ...]]] = None
     filters: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # (node, plugin, reasons)
