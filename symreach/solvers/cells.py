@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from symreach import semantics
 from symreach.encodings.preprocess import affinity_cone, fits_alone, greedy_witness, may_fixpoint
@@ -118,17 +118,7 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
                           {"cone_types": 0, "classes": 0, "by": {"deadline": 1}, "pid": os.getpid(), "time_s": 0.0})
     if inst.bindings:
         return _solve_bound(inst, t, cell_timeout, run, start)
-    cone = tuple(sorted(affinity_cone(inst, Query((frozenset({(t, 0)}),)))))
-    sub, old = restrict_types(inst, cone)
-    tt = old.index(t)
-    if symmetry:
-        classes = node_classes(sub)
-    else:
-        classes = [(n,) for n in range(len(inst.nodes))]
-    # fits_alone reads only what the signature fixes, so one call per class suffices.
-    candidates = {(u, n) for u in range(len(old)) if sub.pod_types[u].creatable
-                  for cls in classes if fits_alone(sub, u, cls[0]) for n in cls}
-    added, why = may_fixpoint(sub, frozenset(range(len(old))), candidates, frozenset(sub.initial))
+    cone, sub, tt, classes, added, why = cone_fixpoint(inst, t, symmetry)
     answers = []
     counts: dict[str, int] = {}
     for cls in classes:
@@ -145,6 +135,35 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
     stats = {"cone_types": len(cone), "classes": len(classes), "by": counts, "pid": os.getpid(),
              "time_s": time.perf_counter() - start}
     return TypeAnswer(t, cone, answers, stats)
+
+
+class ConeFixpoint(NamedTuple):
+    """What ``solve_type`` computes once per type: ``t``'s cone ``cone`` (old indices),
+    the instance restricted to it ``sub`` with ``t`` at index ``tt``, its node
+    ``classes``, and the may-be-present fixpoint there (``added``: round of each pair,
+    ``why``: the pairs that justify it)."""
+
+    cone: tuple[int, ...]
+    sub: Instance
+    tt: int
+    classes: list[NodeClass]
+    added: dict[Pair, int]
+    why: dict[Pair, tuple[Pair, ...]]
+
+
+def cone_fixpoint(inst: Instance, t: int, symmetry: bool = True) -> ConeFixpoint:
+    """``t``'s cone, its node classes and the fixpoint there (see ``ConeFixpoint``)."""
+    cone = tuple(sorted(affinity_cone(inst, Query((frozenset({(t, 0)}),)))))
+    sub, old = restrict_types(inst, cone)
+    if symmetry:
+        classes = node_classes(sub)
+    else:
+        classes = [(n,) for n in range(len(inst.nodes))]
+    # fits_alone reads only what the signature fixes, so one call per class suffices.
+    candidates = {(u, n) for u in range(len(old)) if sub.pod_types[u].creatable
+                  for cls in classes if fits_alone(sub, u, cls[0]) for n in cls}
+    added, why = may_fixpoint(sub, frozenset(range(len(old))), candidates, frozenset(sub.initial))
+    return ConeFixpoint(cone, sub, old.index(t), classes, added, why)
 
 
 def _solve_bound(inst: Instance, t: int, cell_timeout: Optional[float], run: RunContext,
