@@ -314,8 +314,10 @@ def reduced_witness(sub: Instance, target: Pair, classes: list[NodeClass],
             work.extend(why.get(p, ()))
     for cls in classes:
         keep.update(cls[:REPRESENTATIVES])
+    if len(keep) >= len(sub.nodes):   # nothing to cut (every node its own class)
+        return None
     small = restrict_nodes(sub, keep)
-    if small is None or len(small.nodes) >= len(sub.nodes):
+    if small is None:
         return None
     t, n = target
     query = Query((frozenset({(t, small.node_index(sub.nodes[n].name))}),))
