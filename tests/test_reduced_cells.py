@@ -134,3 +134,19 @@ def test_ceiling_caps_every_manager_made_inside_it():
         with ceiling(2 * MIN_CAP_BYTES):
             assert new_manager().configure()["max_memory"] <= 2 * MIN_CAP_BYTES
         assert 2 * MIN_CAP_BYTES < new_manager().configure()["max_memory"] <= 3 * MIN_CAP_BYTES
+
+
+def test_a_variable_past_the_ceiling_is_out_of_memory():
+    """dd's 'failed to add var' under the cap is memory: the BDD engine turns it into
+    MemoryError (a whole-cone cell of 20,000 nodes met it while declaring variables)."""
+    from symreach.solvers.bdd_images import BACKEND, new_manager
+    from symreach.solvers.cudd_memory import is_out_of_memory
+
+    if BACKEND != "cudd":
+        pytest.skip("dd.cudd not installed")
+    with ceiling(MIN_CAP_BYTES):
+        bdd = new_manager()
+        with pytest.raises(RuntimeError) as caught:
+            for i in range(1_000_000):
+                bdd.declare(f"x{i}")
+    assert is_out_of_memory(caught.value), caught.value

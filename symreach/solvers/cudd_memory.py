@@ -71,4 +71,7 @@ def is_out_of_memory(err: BaseException) -> bool:
     text = str(err)
     if isinstance(err, ValueError):  # dd wrapping a NULL result
         return "NULL" in text and "DdNode" in text
-    return isinstance(err, RuntimeError) and ("run out of memory" in text or text.endswith(" failed"))
+    # dd's ``add_var`` says 'failed to add var "x"' when CUDD returns NULL for a new variable:
+    # its tables grow with every variable, so under the cap that is memory too.
+    return isinstance(err, RuntimeError) and ("run out of memory" in text or text.endswith(" failed")
+                                              or text.startswith("failed to add var"))
