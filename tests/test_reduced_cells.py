@@ -124,6 +124,20 @@ def test_a_cell_out_of_memory_is_unknown_and_the_matrix_goes_on(monkeypatch):
                 assert m.cells[t, n] == "unknown"
 
 
+def test_an_engine_unknown_names_its_limit_in_the_cell(monkeypatch):
+    from symreach.result import Result
+
+    _force_engine(monkeypatch, lambda instance, query: Result(
+        Verdict.UNKNOWN, "bdd", reason="timeout while building the guard BDDs"))
+    for seed in range(50):
+        inst = load_document(random_doc(seed + 900, replicas=3))
+        m = matrix_table(inst)
+        hows = {m.how[t, n] for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))}
+        if "engine/bdd: timeout" in hows:
+            break
+    assert "engine/bdd: timeout" in hows
+
+
 def test_ceiling_caps_every_manager_made_inside_it():
     from symreach.solvers.bdd_images import BACKEND, new_manager
 

@@ -58,6 +58,8 @@ CELL_BDD_BYTES = 1024 * 1024 * 1024
 # this many nodes of every class of interchangeable nodes.
 REDUCE_ABOVE = 200
 REPRESENTATIVES = 2
+# What an engine's unknown answer names in the cell's ``how``.
+UNKNOWN_TAGS = ("timeout", "memory limit", "state limit")
 
 
 @dataclass
@@ -288,6 +290,10 @@ def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Opt
     how = f"engine/{result.engine}"
     if result.verdict is Verdict.DEPLOYABLE:
         return ClassAnswer(cls, DEPLOYABLE, how, result.trace)
+    if result.verdict is Verdict.UNKNOWN:
+        # the kind of limit only: a matrix holds at most 256 distinct ``how`` values
+        tag = next((k for k in UNKNOWN_TAGS if k in (result.reason or "")), None)
+        how = how if tag is None else f"{how}: {tag}"
     return ClassAnswer(cls, result.verdict.value, how)
 
 
