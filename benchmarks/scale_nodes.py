@@ -18,7 +18,9 @@ output format for peak memory. ``--base DIR`` runs chosen
 sizes on another checkout too (e.g. ``git archive`` of the commit before),
 one after the other in this invocation. Every row gives the 1-minute load
 average before and after it (the machine is shared). Writes
-``benchmarks/results/scale_nodes.md``.
+``benchmarks/results/scale_nodes.md`` (``--out FILE`` elsewhere: that file keeps
+the sessions' sections). Session 9's curve:
+``--pooled 20000,500,1000,2000,5000,10000 --heterogeneous "" --formats "" --limit 4000``.
 """
 
 from __future__ import annotations

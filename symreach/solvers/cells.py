@@ -12,8 +12,12 @@
    (its part on ``C`` equals the fixpoint a single query would compute);
 4. decide the representative of each class: initially present; outside the
    fixpoint (``pruned``); Theorem 5 for an affinity-free ``t``; the
-   fixpoint's justified deployment order; else the BDD engine (with its own
-   fast paths and certificate checks) under a per-cell time limit;
+   fixpoint's justified deployment order; on a large cone, the engine on a
+   few nodes (``reduced_witness``: a witness proposed there, realised and
+   replayed on the cone); else the BDD engine (with its own fast paths and
+   certificate checks) under a per-cell time limit and memory bound
+   (``CELL_BDD_BYTES``: a cell that does not fit is ``unknown``, the matrix
+   goes on);
 5. the answer holds for every node of the class (``symmetry`` theorem).
 
 Witnesses are kept for representatives as traces of the restricted instance
@@ -31,19 +35,31 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from symreach import semantics
 from symreach.encodings.preprocess import affinity_cone, fits_alone, greedy_witness, may_fixpoint
 from symreach.encodings.realize import realize_trace
 from symreach.encodings.restrict import restrict_types
+from symreach.encodings.restrict_nodes import restrict_nodes
 from symreach.encodings.symmetry import NodeClass, node_classes, rename_trace
 from symreach.model import Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Step, Verdict
 from symreach.run import RunContext
 from symreach.solvers.base import Limits
+from symreach.solvers.cudd_memory import ceiling
 
 DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
+
+# A cell's BDD run may use at most this much CUDD memory (besides the
+# address-space cap of ``cudd_memory``): past it the cell is ``unknown``.
+CELL_BDD_BYTES = 1024 * 1024 * 1024
+# ``reduced_witness`` is tried on cones with more nodes than this, keeping
+# this many nodes of every class of interchangeable nodes.
+REDUCE_ABOVE = 200
+REPRESENTATIVES = 2
+# What an engine's unknown answer names in the cell's ``how``.
+UNKNOWN_TAGS = ("timeout", "memory limit", "state limit")
 
 
 @dataclass
@@ -104,17 +120,7 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
                           {"cone_types": 0, "classes": 0, "by": {"deadline": 1}, "pid": os.getpid(), "time_s": 0.0})
     if inst.bindings:
         return _solve_bound(inst, t, cell_timeout, run, start)
-    cone = tuple(sorted(affinity_cone(inst, Query((frozenset({(t, 0)}),)))))
-    sub, old = restrict_types(inst, cone)
-    tt = old.index(t)
-    if symmetry:
-        classes = node_classes(sub)
-    else:
-        classes = [(n,) for n in range(len(inst.nodes))]
-    # fits_alone reads only what the signature fixes, so one call per class suffices.
-    candidates = {(u, n) for u in range(len(old)) if sub.pod_types[u].creatable
-                  for cls in classes if fits_alone(sub, u, cls[0]) for n in cls}
-    added, why = may_fixpoint(sub, frozenset(range(len(old))), candidates, frozenset(sub.initial))
+    cone, sub, tt, classes, added, why = cone_fixpoint(inst, t, symmetry)
     answers = []
     counts: dict[str, int] = {}
     for cls in classes:
@@ -125,12 +131,41 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
             if run.deadline is not None:
                 left = max(0.1, run.remaining() or 0.0)
                 limit = left if limit is None else min(limit, left)
-            ans = _decide(sub, tt, cls, added, why, limit, engine)
+            ans = _decide(sub, tt, cls, added, why, limit, engine, classes)
         answers.append(ans)
         counts[ans.how] = counts.get(ans.how, 0) + 1
     stats = {"cone_types": len(cone), "classes": len(classes), "by": counts, "pid": os.getpid(),
              "time_s": time.perf_counter() - start}
     return TypeAnswer(t, cone, answers, stats)
+
+
+class ConeFixpoint(NamedTuple):
+    """What ``solve_type`` computes once per type: ``t``'s cone ``cone`` (old indices),
+    the instance restricted to it ``sub`` with ``t`` at index ``tt``, its node
+    ``classes``, and the may-be-present fixpoint there (``added``: round of each pair,
+    ``why``: the pairs that justify it)."""
+
+    cone: tuple[int, ...]
+    sub: Instance
+    tt: int
+    classes: list[NodeClass]
+    added: dict[Pair, int]
+    why: dict[Pair, tuple[Pair, ...]]
+
+
+def cone_fixpoint(inst: Instance, t: int, symmetry: bool = True) -> ConeFixpoint:
+    """``t``'s cone, its node classes and the fixpoint there (see ``ConeFixpoint``)."""
+    cone = tuple(sorted(affinity_cone(inst, Query((frozenset({(t, 0)}),)))))
+    sub, old = restrict_types(inst, cone)
+    if symmetry:
+        classes = node_classes(sub)
+    else:
+        classes = [(n,) for n in range(len(inst.nodes))]
+    # fits_alone reads only what the signature fixes, so one call per class suffices.
+    candidates = {(u, n) for u in range(len(old)) if sub.pod_types[u].creatable
+                  for cls in classes if fits_alone(sub, u, cls[0]) for n in cls}
+    added, why = may_fixpoint(sub, frozenset(range(len(old))), candidates, frozenset(sub.initial))
+    return ConeFixpoint(cone, sub, old.index(t), classes, added, why)
 
 
 def _solve_bound(inst: Instance, t: int, cell_timeout: Optional[float], run: RunContext,
@@ -220,7 +255,7 @@ def short_lived_witness(sub: Instance, target: Pair, added: dict[Pair, int],
 
 
 def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Optional[float],
-            engine: str) -> ClassAnswer:
+            engine: str, classes: Optional[list[NodeClass]] = None) -> ClassAnswer:
     r = cls[0]
     query = Query((frozenset({(t, r)}),))
     if sub.initial.get((t, r), 0) > 0:
@@ -243,8 +278,62 @@ def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Opt
 
     if semantics.unencoded_volume_checks(sub) is not None:
         engine = "explicit"   # the only engine evaluating them (registry.DECLINED)
-    result = make_engine(engine).check(sub, query, Limits(timeout_s=cell_timeout))
+    if classes is not None and len(sub.nodes) > REDUCE_ABOVE and engine != "explicit":
+        found = reduced_witness(sub, (t, r), classes, why, cell_timeout, engine)
+        if found is not None:
+            return ClassAnswer(cls, DEPLOYABLE, f"reduced/{engine}", found)
+    try:
+        with ceiling(CELL_BDD_BYTES):
+            result = make_engine(engine).check(sub, query, Limits(timeout_s=cell_timeout))
+    except MemoryError:
+        return ClassAnswer(cls, UNKNOWN, f"engine/{engine}: memory limit of the cell")
     how = f"engine/{result.engine}"
     if result.verdict is Verdict.DEPLOYABLE:
         return ClassAnswer(cls, DEPLOYABLE, how, result.trace)
+    if result.verdict is Verdict.UNKNOWN:
+        # the kind of limit only: a matrix holds at most 256 distinct ``how`` values
+        tag = next((k for k in UNKNOWN_TAGS if k in (result.reason or "")), None)
+        how = how if tag is None else f"{how}: {tag}"
     return ClassAnswer(cls, result.verdict.value, how)
+
+
+def reduced_witness(sub: Instance, target: Pair, classes: list[NodeClass],
+                    why: dict[Pair, tuple[Pair, ...]], timeout: Optional[float],
+                    engine: str) -> Optional[tuple[Step, ...]]:
+    """A witness for ``target`` on the cone ``sub`` found by ``engine`` on a few of its
+    nodes: the target's node, the nodes of the fixpoint's justification of the target,
+    and ``REPRESENTATIVES`` nodes of every class. Pooled nodes are interchangeable, so a
+    run rarely needs more of a pool than a few nodes. The cut instance only proposes:
+    its trace (node names are the cone's) is realised on ``sub`` by ``realize_trace``
+    (pods on the dropped nodes are extras, deleted where they block) and replayed
+    there; None when the engine finds none, runs out of its limits, or the trace does
+    not replay. Half the cell's time limit and memory bound."""
+    from symreach.solvers.registry import make_engine
+
+    keep = {target[1]}
+    work, seen = [target], set()
+    while work:
+        p = work.pop()
+        if p not in seen:
+            seen.add(p)
+            keep.add(p[1])
+            work.extend(why.get(p, ()))
+    for cls in classes:
+        keep.update(cls[:REPRESENTATIVES])
+    if len(keep) >= len(sub.nodes):   # nothing to cut (every node its own class)
+        return None
+    small = restrict_nodes(sub, keep)
+    if small is None:
+        return None
+    t, n = target
+    query = Query((frozenset({(t, small.node_index(sub.nodes[n].name))}),))
+    try:
+        with ceiling(CELL_BDD_BYTES // 2):
+            result = make_engine(engine).check(small, query, Limits(timeout_s=None if timeout is None else timeout / 2))
+    except MemoryError:
+        return None
+    if result.verdict is not Verdict.DEPLOYABLE or result.trace is None:
+        return None
+    abstract = {(u, m): c for (u, m), c in sub.initial.items() if small.node_ids.get(sub.nodes[m].name) is not None}
+    raw = [(s.op, sub.type_index(s.pod), sub.node_index(s.node)) for s in result.trace]
+    return realize_trace(sub, abstract, raw, Query((frozenset({target}),)))
