@@ -15,7 +15,7 @@ from symreach.loader import load_document  # noqa: E402
 from symreach.solvers import executor as executor_module  # noqa: E402
 from symreach.solvers.executor import DaskExecutor  # noqa: E402
 from symreach.solvers.matrix import matrix_table  # noqa: E402
-from tests.dask_cluster import Cluster, die_once, free_port, slow  # noqa: E402
+from tests.dask_cluster import Cluster, die_once, free_port, running, slow  # noqa: E402
 
 
 
@@ -29,11 +29,8 @@ def heterogeneous(nodes: int, types: int) -> dict:
 
 @pytest.fixture(scope="module")
 def cluster():
-    c = Cluster()
-    try:
+    with running() as c:
         yield c
-    finally:
-        c.close()
 
 
 def _errors(results):
