@@ -71,19 +71,18 @@ class WorkerLoaded:
             self.fault = f"the Dask scheduler was lost ({type(exc).__name__})"
 
     def plan(self, instance: Instance) -> list[tuple[int, ...]]:
-        local = matrix_chunks(instance, self.slots)
         if self.plan_future is None or self.fault is not None:
-            return local
+            return matrix_chunks(instance, self.slots)
         outcome: Any = None
         for outcome in self.executor.results({self.plan_future: "plan"}, on_error=lambda _, message: message):
             pass
         if isinstance(outcome, str):
             if cluster_fault(outcome):
                 self.fault = outcome
-            return local
+            return matrix_chunks(instance, self.slots)
         mark, chunks = outcome
         self.remote = mark == fingerprint(instance)
-        return chunks if self.remote else local
+        return chunks if self.remote else matrix_chunks(instance, self.slots)
 
     def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
             on_error: Optional[OnError] = None) -> Iterator[Any]:
