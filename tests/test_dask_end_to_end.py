@@ -1,7 +1,9 @@
 """``matrix --executor dask`` end to end on real ``dask scheduler``/``dask worker`` processes:
 the workers parse the input and plan the chunks themselves (``solvers.dask_source``), and
 every fault has its test, each worker or scheduler killed by pid at a point the test
-observes (the input shipped, a build started, the first results in), never after a sleep."""
+observes (the input shipped, a build started, the first results in), never after a sleep.
+The command-line variants of a worker lost mid-run and of the scheduler lost are ``slow``
+(about 5 s each on an idle machine); ``test_dask_faults`` has them on the executor in CI."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ def cluster():
 @pytest.fixture(scope="module")
 def instance_file(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("e2e") / "c.yaml"
-    path.write_text(yaml.safe_dump(heterogeneous(200, 30), sort_keys=False))
+    path.write_text(yaml.safe_dump(heterogeneous(80, 16), sort_keys=False))
     return str(path)
 
 
@@ -98,6 +100,7 @@ def test_workers_load_the_input_and_the_output_is_the_local_one(cluster, instanc
     assert seen == [True, True]
 
 
+@pytest.mark.slow   # the executor-level case runs in CI (test_dask_faults)
 def test_a_worker_lost_while_the_input_is_parsed_or_mid_run_changes_no_cell(cluster, instance_file, local_csv,
                                                                             monkeypatch):
     cluster.add_workers(3)
@@ -128,6 +131,7 @@ def test_every_worker_lost_mid_run_keeps_what_was_done_exit_3(cluster, instance_
     assert out.stderr.count("\n") == 1 and "every Dask worker was lost (none for 1 s)" in out.stderr, out.stderr
 
 
+@pytest.mark.slow   # the executor-level case runs in CI (test_dask_faults)
 def test_the_scheduler_lost_is_one_line_exit_3_and_keeps_what_was_done(cluster, instance_file, local_csv,
                                                                        monkeypatch, capfd):
     cluster.add_workers(2)
