@@ -3,7 +3,7 @@ the workers parse the input and plan the chunks themselves (``solvers.dask_sourc
 every fault has its test, each worker or scheduler killed by pid at a point the test
 observes (the input shipped, a build started, the first results in), never after a sleep.
 The command-line variants of a worker lost mid-run and of the scheduler lost are ``slow``
-(13 and 23 s at load 20); ``test_dask_faults`` has them on the executor in CI."""
+(8-12 s each at load 18); ``test_dask_faults`` has them on the executor in CI."""
 
 from __future__ import annotations
 

@@ -127,7 +127,8 @@ CONNECT_S = 5.0         # connecting to --scheduler, at most (and at most the ru
 WORKERLESS_S = 10.0     # no worker at all for this long: the tasks left are given up
 POLL_S = 0.5            # how often the result loop looks at the cluster
 FETCH_S = 10.0          # fetching one result from a worker, at most
-REFETCHES = 3           # a result whose worker died before it was fetched: computed again
+REFETCH_S = 0.5         # a result whose worker died before it was fetched: asked again after this
+REFETCHES = 20          # (the scheduler computes it again) at most this many times
 DEADLINE_MARGIN_S = 0.25  # tasks still out this close to --timeout are given up
 
 def _quiet_distributed() -> None:
@@ -251,9 +252,12 @@ class DaskExecutor:
         return OnWorkers(key)
 
     def unshare(self, on: "OnWorkers") -> None:
+        client = self.client()
+        if client.status != "running":   # the scheduler is gone, and the plugin with it
+            return                       # (asking would wait seconds for it)
         try:
-            self.client().unregister_worker_plugin(on.key)
-        except Exception:  # the scheduler is gone, and the plugin with it
+            client.unregister_worker_plugin(on.key)
+        except Exception:  # it went meanwhile
             pass
 
     def submit(self, fn: Task, on: "OnWorkers", item: Any, options: dict[str, Any]):
@@ -317,7 +321,7 @@ class DaskExecutor:
         while pending or doubtful:
             now = time.monotonic()
             for fut, since in list(doubtful.items()):
-                if fut.status not in ("finished", "lost") or now - since > FETCH_S:
+                if fut.status not in ("finished", "lost") or now - since > REFETCH_S:
                     del doubtful[fut]
                     pending.add(fut)
             remaining = RunContext.for_process().remaining()
