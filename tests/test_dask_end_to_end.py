@@ -7,6 +7,7 @@ The command-line variants of a worker lost mid-run and of the scheduler lost are
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -97,7 +98,14 @@ def test_workers_load_the_input_and_the_output_is_the_local_one(cluster, instanc
     assert streamed.exit_code == 0, streamed.output
     rows = streamed.stdout.splitlines()
     assert rows[0] == local_csv.splitlines()[0] and sorted(rows) == sorted(local_csv.splitlines())
-    assert seen == [True, True]
+    # Kubernetes objects from two files, read as one cluster
+    inputs = [str(EXAMPLES / "cluster-dump.yaml"), str(EXAMPLES / "custom-resource.yaml")]
+    here = CliRunner().invoke(cli, ["matrix", *inputs, "-o", "json"])
+    there = _dask(cluster, *inputs, "-o", "json")
+    assert here.exit_code == there.exit_code == 0, (here.output, there.output)
+    cells = json.loads(here.stdout)["cells"]
+    assert len(cells) > 50 and json.loads(there.stdout)["cells"] == cells
+    assert seen == [True, True, True]
 
 
 @pytest.mark.slow   # the executor-level case runs in CI (test_dask_faults)
@@ -166,8 +174,6 @@ def test_the_shared_object_reaches_a_worker_lost_mid_build_and_one_that_joins(cl
 
 
 def test_check_completes_when_the_worker_running_the_race_is_killed(cluster, tmp_path, monkeypatch):
-    import json
-
     marker = tmp_path / "gate"
     monkeypatch.setitem(registry.ENGINES, "gate", ("tests.dask_cluster", "GateEngine"))
     cluster.add_workers(2, env={GATE_ENV: str(marker)})
