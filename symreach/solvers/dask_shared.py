@@ -9,8 +9,8 @@ task that the scheduler retries on another worker finds it there, and a
 worker started after the loss of all the others gets it too.
 
 The payload is bytes and a module-level ``build`` that makes the object of
-them (``pickle.loads``, or ``dask_source.load_payload``: the input files'
-text, parsed by the worker itself). ``setup`` starts the build on a thread
+them (``pickle.loads``, or for ``matrix`` the input files' text parsed by
+the worker itself, ``dask_source``). ``setup`` starts the build on a thread
 and returns (the scheduler waits for every worker's ``setup``), so workers
 build while the client goes on (loading the same input for its own output);
 a task waits for the build on its worker. Imported only with

@@ -51,7 +51,8 @@ class WorkerLoaded:
 
     name = "dask"
 
-    def __init__(self, executor: DaskExecutor, load: Callable[[bytes], Instance], namespace: str = "default") -> None:
+    def __init__(self, executor: DaskExecutor, load: Callable[[bytes], Instance],
+                 namespace: str = "default") -> None:
         self.executor = executor
         self.load = load             # on a worker: pickled (sources, namespace) -> the instance
         self.namespace = namespace   # of Kubernetes objects that name none (the loader's)
