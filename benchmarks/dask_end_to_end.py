@@ -1,7 +1,7 @@
 """``symreach matrix`` through the CLI on a real Dask cluster against the local executor.
 
-    python -m benchmarks.dask_end_to_end [--nodes 2000] [--types 1000] [--workers 2] [--repeat 2]
-                                          [--format csv] [--heterogeneous]
+    python -m benchmarks.dask_end_to_end [--nodes 2000] [--types 1000] [--workers 2] [--repeat 3]
+                                          [--format csv] [--stream] [--heterogeneous] [--append]
 
 Starts ``dask scheduler`` and ``--workers`` ``dask worker --nthreads 1`` processes on
 127.0.0.1 (a free port), waits until the workers have joined, then runs the
@@ -10,10 +10,18 @@ command as a user does, alternating ``--executor local`` and ``--executor dask
 clock, the command's own CPU (``os.wait4``: the client, which loads the file,
 plans the tasks, ships the instance once and writes the output) and the
 workers' CPU during the run (``/proc/PID/stat``). Outputs of all runs must be
-byte-identical. Every row states the 1-minute load average before and after
-(the machine is shared: the target of 1.6x is for two otherwise idle cores).
-The cluster's start-up is not in the figures (a cluster is started once for
-many runs). Writes ``benchmarks/results/dask_end_to_end.md``.
+byte-identical (``--stream``: the same lines, in the order types finished).
+Every row states the 1-minute load average before and after (the machine is
+shared: the target of 1.6x is for two otherwise idle cores); the ratio is
+given per interleaved pair and as the median of the pairs. The cluster's
+start-up is not in the figures (a cluster is started once for many runs).
+The scheduler and each worker run in a session of their own (as when a user
+starts them from their own shells or units; ``--same-session``: in this
+one). It matters on a loaded Linux machine: with ``sched_autogroup`` every
+session gets an equal share of the CPUs, so workers in the benchmark's own
+session share the one share the local run has.
+Writes ``benchmarks/results/dask_end_to_end.md`` (``--append``: adds the run
+as a section).
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from benchmarks.scale_nodes import instance
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "dask_end_to_end.md"
 TICK = os.sysconf("SC_CLK_TCK")
+SESSION = {False: "each in a session of its own", True: "in the benchmark's session"}
 
 
 def _load() -> str:
@@ -69,7 +78,7 @@ def run(cmd: list[str], env: dict, out: Path, workers: list[int]) -> dict:
     return {"exit": os.waitstatus_to_exitcode(status), "wall": wall,
             "client": usage.ru_utime + usage.ru_stime,
             "workers": sum(_cpu(p) for p in workers) - w0, "load": f"{before} -> {_load()}",
-            "sha": hashlib.sha256(out.read_bytes()).hexdigest()[:12]}
+            "sha": hashlib.sha256(b"\n".join(sorted(out.read_bytes().splitlines()))).hexdigest()[:12]}
 
 
 def main() -> None:
@@ -77,8 +86,11 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=2000)
     ap.add_argument("--types", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--format", default="csv")
+    ap.add_argument("--stream", action="store_true")
+    ap.add_argument("--append", action="store_true")
+    ap.add_argument("--same-session", action="store_true")
     ap.add_argument("--heterogeneous", action="store_true")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
@@ -94,15 +106,18 @@ def main() -> None:
         try:
             procs.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                            "--dashboard-address", ":0", "--no-show"], env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          start_new_session=not args.same_session))
             for i in range(args.workers):
                 procs.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny",
                                                "--dashboard-address", ":0", "--name", f"w{i}"], env=env,
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                              start_new_session=not args.same_session))
             time.sleep(1)
             _wait_workers(address, args.workers, env)
             workers = [p.pid for p in procs[1:]]
             base = [sys.executable, "-m", "symreach", "matrix", str(path), "--format", args.format]
+            base += ["--stream"] if args.stream else []
             for i in range(args.repeat):
                 for label, extra in (("local", []), ("dask", ["--executor", "dask", "--scheduler", address])):
                     r = run(base + extra, env, Path(work) / f"{label}-{i}.out", workers)
@@ -116,22 +131,30 @@ def main() -> None:
                     p.wait()
     local = [r["wall"] for r in rows if r["label"] == "local"]
     remote = [r["wall"] for r in rows if r["label"] == "dask"]
+    pairs = sorted(a / b for a, b in zip(local, remote))
     same = len({r["sha"] for r in rows}) == 1
-    lines = ["# `symreach matrix` end to end: a Dask cluster against the local executor\n",
+    flags = f"`--format {args.format}{' --stream' if args.stream else ''}`"
+    lines = [f"## {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {args.nodes} x {args.types}, {flags}\n",
              f"Produced by `python -m benchmarks.dask_end_to_end` (see its docstring): "
              f"{args.nodes} nodes ({'heterogeneous' if args.heterogeneous else 'pooled'}), {args.types} "
-             f"workloads, `--format {args.format}`, a `dask scheduler` and {args.workers} `dask worker "
-             "--nthreads 1` processes on this 2-core machine, runs alternated in one invocation.\n",
+             f"workloads, {flags} (sha256 of the sorted lines), a `dask scheduler` and {args.workers} `dask "
+             "worker --nthreads 1` processes on this 2-core machine ("
+             f"{SESSION[args.same_session]}), "
+             "runs interleaved in one invocation.\n",
              "| run | executor | exit | wall | client CPU | workers' CPU | output sha256 | load (1 min) |",
              "|---:|---|---:|---:|---:|---:|---|---|"]
     for i, r in enumerate(rows):
         lines.append(f"| {i + 1} | {r['label']} | {r['exit']} | {r['wall']:.1f} s | {r['client']:.1f} s | "
                      f"{r['workers']:.1f} s | {r['sha']} | {r['load']} |")
-    lines += ["", f"Identical output in every run: {same}. Speed-up (best local wall over best Dask "
-              f"wall): {min(local) / min(remote):.2f}x; mean {sum(local) / len(local):.1f} s local, "
-              f"{sum(remote) / len(remote):.1f} s Dask.", ""]
-    args.out.write_text("\n".join(lines) + "\n")
-    print(args.out.read_text())
+    lines += ["", f"Identical output in every run: {same}. Local wall over Dask wall per pair: "
+              f"{', '.join(f'{x:.2f}x' for x in pairs)} (median {pairs[len(pairs) // 2]:.2f}x); "
+              f"mean {sum(local) / len(local):.1f} s local, {sum(remote) / len(remote):.1f} s Dask.", ""]
+    text = "\n".join(lines) + "\n"
+    if args.append and args.out.exists():
+        args.out.write_text(args.out.read_text().rstrip("\n") + "\n\n" + text)
+    else:
+        args.out.write_text("# `symreach matrix` end to end: a Dask cluster against the local executor\n\n" + text)
+    print(text)
 
 
 if __name__ == "__main__":

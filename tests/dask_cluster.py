@@ -3,6 +3,7 @@ and task functions the workers import (this package is on their PYTHONPATH)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -10,7 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 START_S = 60.0
@@ -40,21 +41,27 @@ class Cluster:
         with socket.socket() as s:
             return s.connect_ex(("127.0.0.1", self.port)) == 0
 
-    def _start(self, args: list[str]) -> subprocess.Popen:
+    def _start(self, args: list[str], env: Optional[dict] = None) -> subprocess.Popen:
         exe = str(Path(sys.executable).with_name("dask"))
         cmd = [exe] if os.path.exists(exe) else ["dask"]
-        return subprocess.Popen(cmd + args, env=self.env, stdout=subprocess.DEVNULL,
+        return subprocess.Popen(cmd + args, env={**self.env, **(env or {})}, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, cwd=str(ROOT))
 
-    def add_workers(self, n: int) -> list[subprocess.Popen]:
+    def add_workers(self, n: int, env: Optional[dict] = None) -> list[subprocess.Popen]:
         new = [self._start(["worker", self.address, "--nthreads", "1", "--no-nanny",
-                            "--dashboard-address", ":0", "--name", f"w{len(self.workers) + i}"])
+                            "--dashboard-address", ":0", "--name", f"w{len(self.workers) + i}"], env)
                for i in range(n)]
         self.workers += new
         return new
 
     def wait_for(self, workers: int, client) -> None:
         client.wait_for_workers(workers, timeout=START_S)
+
+    def live(self) -> list[subprocess.Popen]:
+        return [w for w in self.workers if w.poll() is None]
+
+    def kill_pid(self, pid: int) -> None:
+        self.kill(next(w for w in self.workers if w.pid == pid))
 
     @staticmethod
     def kill(proc: subprocess.Popen) -> None:
@@ -65,6 +72,16 @@ class Cluster:
     def close(self) -> None:
         for proc in self.workers + [self.scheduler]:
             self.kill(proc)
+
+
+@contextlib.contextmanager
+def running() -> Iterator[Cluster]:
+    """A new cluster (a scheduler, no worker yet), every process killed at the end."""
+    c = Cluster()
+    try:
+        yield c
+    finally:
+        c.close()
 
 
 def add(shared: int, item: int) -> int:
@@ -92,3 +109,35 @@ def wait_until(cond, timeout_s: float = START_S) -> Optional[bool]:
 def slow(shared: float, item: int) -> int:
     time.sleep(shared)
     return item
+
+
+def gated_build(payload: bytes) -> int:
+    """A shared object whose build waits: ``payload`` is ``b"DIR|VALUE"``; the worker writes
+    ``DIR/building-PID`` and waits for ``DIR/go`` (so a test kills a worker mid-build)."""
+    folder, value = payload.decode().split("|")
+    Path(folder, f"building-{os.getpid()}").write_text("")
+    end = time.monotonic() + START_S
+    while not Path(folder, "go").exists() and time.monotonic() < end:
+        time.sleep(0.02)
+    return int(value)
+
+
+GATE_ENV = "SYMREACH_TEST_GATE"   # a marker file the gate engine writes its worker's pid to
+
+
+class GateEngine:
+    """The explicit engine, except that its first run (no marker file yet) writes its
+    worker's pid to the marker and waits to be killed: a worker lost mid-race."""
+
+    name = "gate"
+
+    def check(self, instance, query=None, run=None):
+        from symreach.solvers.explicit import ExplicitEngine
+
+        marker = Path(os.environ[GATE_ENV])
+        if not marker.exists():
+            marker.write_text(str(os.getpid()))
+            time.sleep(START_S)
+        result = ExplicitEngine().check(instance, query, run)
+        result.engine = self.name
+        return result

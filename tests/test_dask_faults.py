@@ -15,7 +15,7 @@ from symreach.loader import load_document  # noqa: E402
 from symreach.solvers import executor as executor_module  # noqa: E402
 from symreach.solvers.executor import DaskExecutor  # noqa: E402
 from symreach.solvers.matrix import matrix_table  # noqa: E402
-from tests.dask_cluster import Cluster, die_once, free_port, slow  # noqa: E402
+from tests.dask_cluster import Cluster, die_once, free_port, running, slow  # noqa: E402
 
 
 
@@ -29,11 +29,8 @@ def heterogeneous(nodes: int, types: int) -> dict:
 
 @pytest.fixture(scope="module")
 def cluster():
-    c = Cluster()
-    try:
+    with running() as c:
         yield c
-    finally:
-        c.close()
 
 
 def _errors(results):
@@ -143,3 +140,16 @@ def test_tasks_still_out_at_the_time_limit_are_given_up_in_time(cluster):
     lost = _errors(got)
     assert len(got) == 20 and lost and len(lost) < 20
     assert all(m == "timeout: the time limit was reached" for _, m in lost)
+
+
+def test_an_unreachable_scheduler_is_given_at_most_what_is_left_of_the_timeout(tmp_path):
+    import re
+
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(generate_cluster(4, 3, seed=1), sort_keys=False))
+    address = f"tcp://127.0.0.1:{free_port()}"
+    out = CliRunner().invoke(matrix_command, [str(path), "--executor", "dask", "--scheduler", address,
+                                              "--timeout", "1.5"])
+    assert out.exit_code == 2, out.output
+    waited = re.search(r"within ([0-9.]+) s", out.output)
+    assert waited and float(waited.group(1)) <= 1.5 < executor_module.CONNECT_S, out.output

@@ -62,6 +62,32 @@ def executor_from_options(name: str, scheduler: Optional[str], workers: int,
             close()
 
 
+def workers_loading(name: str, scheduler: Optional[str], workers: int, worker_memory: Optional[str],
+                    namespace: Optional[str]):
+    """``--executor dask`` for the matrix: the executor opened now, closed with the command, so
+    that the workers parse the input while this process does (``dask_source.WorkerLoaded``;
+    its ``ship_sources`` is the loader's ``on_sources``). None for the local executor."""
+    if name != "dask":
+        return None
+    from symreach.solvers.dask_source import WorkerLoaded
+
+    ctx = click.get_current_context()
+    loaded = WorkerLoaded(ctx.with_resource(executor_from_options(name, scheduler, workers, worker_memory)),
+                          load_shipped_sources, namespace or "default")
+    ctx.call_on_close(loaded.close)   # before the executor's own close (last in, first out)
+    return loaded
+
+
+def load_shipped_sources(payload: bytes):
+    """On a Dask worker: the instance of the pickled ``(sources, namespace)``, loaded as here."""
+    import pickle
+
+    from symreach.frontends.dispatch import load_sources
+
+    sources, namespace = pickle.loads(payload)
+    return load_sources(sources, namespace).instance
+
+
 def task_progress(command: str, unit: str) -> Optional[Callable[[int, int], None]]:
     """``progress(done, total)`` on stderr when it is a terminal, else None."""
     line = make_progress(quiet=False)

@@ -9,7 +9,7 @@ import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.executor_options import executor_from_options, executor_options, task_progress
+from symreach.cli.executor_options import executor_from_options, executor_options, task_progress, workers_loading
 from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
                                   list_targets_option, load_inputs_from_options, memory_option, timeout_option,
                                   warnings_json)
@@ -38,9 +38,12 @@ def computation_options(func):
 
 
 def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, executor: str, scheduler,
-                   workers: int, worker_memory, jobs, memory, into=None, on_types=None):
+                   workers: int, worker_memory, jobs, memory, into=None, on_types=None, opened=None):
     """The matrix of ``inst`` as the options say (``--memory`` also bounds Dask's local workers);
-    ``into``/``on_types``: see ``cells_matrix`` (``--stream``)."""
+    ``into``/``on_types``: see ``cells_matrix`` (``--stream``); ``opened``: the executor, already
+    open (``executor_options.workers_loading``)."""
+    import contextlib
+
     from symreach.errors import LimitReached
     from symreach.run import RunContext
     from symreach.solvers.matrix import empty_matrix, matrix_table, stop_matrix
@@ -53,7 +56,8 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
     m = into if into is not None else empty_matrix(inst)
     stopped = None
     try:
-        with executor_from_options(executor, scheduler, workers, worker_memory) as ex:
+        with (contextlib.nullcontext(opened) if opened is not None else
+              executor_from_options(executor, scheduler, workers, worker_memory)) as ex:
             matrix_table(inst, symmetry=symmetry, cell_timeout=cell_timeout, executor=ex,
                          progress=task_progress("matrix", "pod types"), into=m, run=RunContext.for_process(),
                          on_types=on_types)
@@ -63,6 +67,8 @@ def compute_matrix(inst, method: str, symmetry: bool, cell_timeout: float, execu
         stopped = exc.reason
     if stopped is not None:   # outside the handler: its frames (what filled memory) are gone
         stop_matrix(m, stopped)
+    if m.stats.get("task_errors"):   # a lost cluster, a failed task: said once, whatever the format
+        click.echo(f"symreach: warning: {m.stats['reason']}", err=True)
     return m
 
 
@@ -95,10 +101,14 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     json|yaml|csv have every cell.
     """
     process.begin(timeout, memory)
-    loaded = load_inputs_from_options(inputs, strict, max_input_mb)
+    namespace = current_namespace()
+    # --executor dask: the workers parse the input as this process does
+    opened = workers_loading(executor, scheduler, jobs or workers,
+                             worker_memory or (f"{memory}MB" if memory else None), namespace) \
+        if method == "cells" else None
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb, opened.ship_sources if opened else None)
     list_targets_if_asked(loaded, fmt)
     inst = loaded.instance
-    namespace = current_namespace()
 
     clock = command_clock()
 
@@ -126,10 +136,10 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     if stream and method == "cells" and fmt in ("json", "csv") and not (
             pod_filter or node_filter or namespace or moves == "both"):
         _streamed(inst, loaded, fmt, clock, (method, symmetry, cell_timeout, executor, scheduler, workers,
-                                             worker_memory, jobs, memory))
+                                             worker_memory, jobs, memory), opened)
     process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
-                       memory)
+                       memory, opened=opened)
     from symreach.report.caveats import type_caveats
 
     m.caveats = type_caveats(loaded.context.get("report"), inst)
@@ -150,7 +160,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     sys.exit(code)
 
 
-def _streamed(inst, loaded, fmt: str, clock, how: tuple) -> None:
+def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
     """``--stream``: rows written as their types finish, the undecided ones (``?``) last; exits."""
     from symreach.report.caveats import type_caveats
     from symreach.report.schema import document
@@ -163,7 +173,7 @@ def _streamed(inst, loaded, fmt: str, clock, how: tuple) -> None:
     # A limit that kills the run prints the rows not written yet (supervised: as of the last refresh).
     process.set_fallback(lambda reason: _rest_text(rows, reason))
     try:
-        compute_matrix(inst, *how, into=m, on_types=rows.types_done)
+        compute_matrix(inst, *how, into=m, on_types=rows.types_done, opened=opened)
         clock.split()
         code = 0 if m.stats.get("complete") else 3
         process.printing(code)

@@ -239,8 +239,9 @@ def input_options(func):
     return wrapper
 
 
-def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
+def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources=None):
     """Load the inputs as one instance; print its warnings on stderr (``--strict``: refuse them).
+    ``on_sources``: see ``dispatch.load_inputs``.
 
     The returned ``Loaded`` carries the warning groups in ``context["warnings"]``
     and every name ``--pod`` accepts in ``context["targets"]``.
@@ -257,6 +258,7 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int):
     try:
         with loading(", ".join(inputs)):
             loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB, run=loading_context(),
+                                 on_sources=on_sources,
                                  **({"namespace": namespace} if namespace else {}))
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None

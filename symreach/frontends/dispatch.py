@@ -28,7 +28,7 @@ import re
 import sys
 from dataclasses import field
 from pathlib import Path
-from typing import BinaryIO, Iterator, Optional, Sequence, Union
+from typing import BinaryIO, Callable, Iterator, Optional, Sequence, Union
 
 from symreach.errors import InputError
 from symreach.loader import yaml_source
@@ -234,14 +234,24 @@ def _json_skip(text: str, at: int) -> int:
 
 def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_source.MAX_FILE_BYTES,
                 stdin: Optional[BinaryIO] = None, namespace: str = "default",
-                run: Optional[RunContext] = None) -> Loaded:
+                run: Optional[RunContext] = None,
+                on_sources: Optional[Callable[[list[Source]], None]] = None) -> Loaded:
     """Read every input once and load them as one instance; ``namespace`` is the
-    namespace of Kubernetes objects that name none (``kubectl apply -n``)."""
+    namespace of Kubernetes objects that name none (``kubectl apply -n``).
+    ``on_sources`` is given the text read before it is parsed (Dask workers parse it too)."""
     if isinstance(args, (str, os.PathLike)):
         args = [args]
     run = run if run is not None else RunContext()
     run.check(PHASE)
     sources = read_sources(args, max_bytes, stdin, run)
+    if on_sources is not None:
+        on_sources(sources)
+    return load_sources(sources, namespace, run)
+
+
+def load_sources(sources: list[Source], namespace: str = "default", run: Optional[RunContext] = None) -> Loaded:
+    """The inputs' text (``read_sources``) as one instance."""
+    run = run if run is not None else RunContext()
     kinds = [source_kind(s) for s in sources]
     names = [s.name for s in sources]
     v1 = [s for s, k in zip(sources, kinds) if k == "v1"]

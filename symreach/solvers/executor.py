@@ -34,6 +34,7 @@ version) on every worker machine.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
 Task = Callable[..., Any]
@@ -126,7 +127,8 @@ CONNECT_S = 5.0         # connecting to --scheduler, at most (and at most the ru
 WORKERLESS_S = 10.0     # no worker at all for this long: the tasks left are given up
 POLL_S = 0.5            # how often the result loop looks at the cluster
 FETCH_S = 10.0          # fetching one result from a worker, at most
-REFETCHES = 3           # a result whose worker died before it was fetched: computed again
+REFETCH_S = 0.5         # a result whose worker died before it was fetched: asked again after this
+REFETCHES = 20          # (the scheduler computes it again) at most this many times
 DEADLINE_MARGIN_S = 0.25  # tasks still out this close to --timeout are given up
 
 def _quiet_distributed() -> None:
@@ -237,22 +239,50 @@ class DaskExecutor:
             self._cluster.close()
             self._cluster = None
 
-    def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
-            on_error: Optional[OnError] = None) -> Iterator[Any]:
-        import pickle
+    def share(self, payload: bytes, build: Optional[Callable[[bytes], Any]] = None) -> "OnWorkers":
+        """``build(payload)`` (default: unpickle) made on every worker, now and as workers
+        join, until ``unshare`` (``dask_shared``)."""
         import uuid
 
-        from symreach.solvers.dask_shared import SharedPayload, call_keyed
+        from symreach.solvers.dask_shared import SharedPayload
+
+        key = f"symreach-shared-{uuid.uuid4().hex}"
+        plugin = SharedPayload(key, payload) if build is None else SharedPayload(key, payload, build)
+        self.client().register_plugin(plugin, name=key)
+        return OnWorkers(key)
+
+    def unshare(self, on: "OnWorkers") -> None:
+        client = self.client()
+        if client.status != "running":   # the scheduler is gone, and the plugin with it
+            return                       # (asking would wait seconds for it)
+        try:
+            client.unregister_worker_plugin(on.key)
+        except Exception:  # it went meanwhile
+            pass
+
+    def submit(self, fn: Task, on: "OnWorkers", item: Any, options: dict[str, Any]):
+        """One task ``fn(shared object, item, **options)`` now; its future (see ``results``)."""
+        from symreach.solvers.dask_shared import call_keyed
+
+        return self.client().submit(call_keyed, fn, on.key, item, options, pure=False)
+
+    def map(self, fn: Task, shared: Any, items: Iterable[Any], options: dict[str, Any],
+            on_error: Optional[OnError] = None) -> Iterator[Any]:
+        """``shared``: the object itself (pickled once, shipped to every worker for this
+        map) or ``OnWorkers`` (already there, see ``share``)."""
+        import pickle
 
         client = self.client()
-        key = f"symreach-shared-{uuid.uuid4().hex}"
         futures: dict[Any, Any] = {}
         items = list(items)
+        own = None
         try:
-            payload = SharedPayload(key, pickle.dumps(shared, pickle.HIGHEST_PROTOCOL))
-            client.register_plugin(payload, name=key)
+            if isinstance(shared, OnWorkers):
+                on = shared
+            else:
+                on = own = self.share(pickle.dumps(shared, pickle.HIGHEST_PROTOCOL))
             for item in items:
-                futures[client.submit(call_keyed, fn, key, item, options, pure=False)] = item
+                futures[self.submit(fn, on, item, options)] = item
         except Exception as exc:   # the scheduler is gone before every task was submitted
             message = _lost_scheduler(exc)
             done = set(futures.values())
@@ -262,25 +292,26 @@ class DaskExecutor:
             if not futures:
                 return
         try:
-            yield from self._results(client, futures, on_error)
+            yield from self.results(futures, on_error)
         finally:
             try:   # the caller stopped early (check's race): the tasks still out are not wanted
                 client.cancel([fut for fut in futures if not fut.done()])
             except Exception:
                 pass
-            try:
-                client.unregister_worker_plugin(key)
-            except Exception:
-                pass
+            if own is not None:
+                self.unshare(own)
 
-    def _results(self, client, futures: dict[Any, Any], on_error: Optional[OnError]) -> Iterator[Any]:
-        """Results as tasks finish; tasks the cluster can no longer run, through ``on_error``."""
+    def results(self, futures: dict[Any, Any], on_error: Optional[OnError]) -> Iterator[Any]:
+        """Results of ``futures`` (future -> item) as tasks finish; tasks the cluster can
+        no longer run, through ``on_error`` (a worker lost: retried; every worker or the
+        scheduler lost, or the time limit: given up)."""
         import time
 
         from distributed import wait
 
         from symreach.run import RunContext
 
+        client = self.client()
         pending = set(futures)
         # computed, but the fetch failed (its worker died): once the scheduler
         # has noticed, the future is pending again and the task runs again
@@ -290,7 +321,7 @@ class DaskExecutor:
         while pending or doubtful:
             now = time.monotonic()
             for fut, since in list(doubtful.items()):
-                if fut.status not in ("finished", "lost") or now - since > FETCH_S:
+                if fut.status not in ("finished", "lost") or now - since > REFETCH_S:
                     del doubtful[fut]
                     pending.add(fut)
             remaining = RunContext.for_process().remaining()
@@ -353,6 +384,22 @@ class DaskExecutor:
                 yield from _give_up(futures, left, f"every Dask worker was lost (none for "
                                     f"{self.workerless_s:g} s)", on_error)
                 return
+
+
+@dataclass(frozen=True)
+class OnWorkers:
+    """An object already on every worker of a ``DaskExecutor`` (``share``), by its plugin's key."""
+
+    key: str
+
+
+FAULTS = ("the Dask scheduler was lost", "every Dask worker was lost", "timeout: ")
+
+
+def cluster_fault(message: str) -> bool:
+    """Whether ``message`` (an ``on_error`` reason) is the cluster's loss or the time limit,
+    not an error of the task itself."""
+    return message.startswith(FAULTS)
 
 
 def _lost_scheduler(exc: BaseException) -> str:

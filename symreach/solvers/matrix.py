@@ -203,7 +203,8 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
         return [TypeAnswer(t, (), [ClassAnswer(tuple(range(width)), UNKNOWN, "task-failed")],
                            {"classes": 0}) for t in chunk]
 
-    chunks = matrix_chunks(instance, executor.slots)
+    plan = getattr(executor, "plan", None)   # workers that loaded the input plan the chunks (dask_source)
+    chunks = plan(instance) if plan is not None else matrix_chunks(instance, executor.slots)
     m.stats["tasks"] = len(chunks)
     batches = () if run.cancel.cancelled else executor.map(solve_types, instance, chunks, options, on_error=failed)
     for batch in batches:
