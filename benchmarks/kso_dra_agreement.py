@@ -26,7 +26,7 @@ from typing import Optional
 from benchmarks.kso_harness import compare, kso_verdicts_single, state_yaml, symreach_verdicts
 from symreach.generators.k8s_dra_states import random_dra_states
 
-DEFAULT_KSO = Path("/work/wt/dra-kso/kso")
+DEFAULT_KSO = Path(os.environ.get("KSO_DRA", "/work/wt/dra-kso/kso"))
 
 
 def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path], results: Optional[Path]) -> bool:

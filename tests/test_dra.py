@@ -24,7 +24,7 @@ from symreach.frontends.kubernetes import load_kubernetes_documents
 from symreach.loader import load_text
 
 DATA = Path(__file__).parent / "data" / "dra"
-VARIANT = Path("/work/wt/dra-kso/kso")
+VARIANT = Path(os.environ.get("KSO_DRA", "/work/wt/dra-kso/kso"))
 DRA = "DynamicResources"
 ALLOC = (DRA, ("cannot allocate all claims",))
 AWAY = (DRA, ("resourceclaim not available on the node",))
