@@ -100,6 +100,9 @@ LATE_AFTER_S = 0.1
 # systems this small are first searched explicitly, in this process (``AutoEngine._tiny``)
 TINY_PAIRS = 12
 TINY_STATES = 5000
+# goal regression (``_plan``) is tried on systems up to this many (pod type, node) pairs:
+# each of its steps copies the configuration
+PLAN_PAIRS = 20_000
 # the engines that may run in ``auto``'s own process (ABC's pdr runs a program of its own)
 IN_PROCESS = frozenset(OUR_ENGINES)
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
@@ -140,17 +143,21 @@ class AutoEngine:
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
                  slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S,
-                 tiny_pairs: Optional[int] = None, preload: bool = True) -> None:
+                 tiny_pairs: Optional[int] = None, preload: bool = True,
+                 goal_plan: Optional[bool] = None) -> None:
         """``lazy_alone_s``: how long the lazy search runs alone before the race;
         ``tiny_pairs``: systems up to this many may-pairs are first searched
         explicitly (``_tiny``; default ``TINY_PAIRS`` with the default engines,
         0 when the caller names the engines: they race exactly those);
+        ``goal_plan``: try goal regression's witness first (``_plan``; default: with the
+        default engines only);
         ``preload``: import the engines' modules now (CUDD, python-sat), outside
         ``check``'s time, as every other engine is imported before its check;
         the command line passes False, and a race imports them before it forks."""
         if slice_s <= 0:
             raise ValueError("slice_s must be positive")
         self.tiny_pairs = (TINY_PAIRS if engines is None else 0) if tiny_pairs is None else tiny_pairs
+        self.goal_plan = (engines is None) if goal_plan is None else goal_plan
         engines = default_engines() if engines is None else engines
         self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
@@ -183,14 +190,17 @@ class AutoEngine:
             # calls the semantics itself, so its answer is exact (its certificate re-checked).
             engines = ["explicit"]
         tiny = self._tiny(pre, instance, query, run)
-        if tiny is not None:
+        if tiny is None:
+            tiny = self._plan(pre, instance, query, run)
+        if isinstance(tiny, Result):
             tiny.stats.setdefault("preprocess", pre.stats)
+            tiny.time_s = time.perf_counter() - start
             return tiny
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, run)
         else:
             result = self._schedule(engines, len(pre.may), len(instance.nodes), instance, query,
-                                    run)
+                                    run, planned=tiny)
         result.stats.setdefault("preprocess", pre.stats)
         result.time_s = time.perf_counter() - start
         return result
@@ -221,6 +231,21 @@ class AutoEngine:
         return self._label(result, "explicit", {"engines": ["explicit"], "favourite": None,
                                                 "resident": "explicit", "tiny": True})
 
+    def _plan(self, pre, instance, query, run: RunContext) -> Optional[bool]:
+        """Goal regression's witness (``goal_plan``) as a decided result; else False when
+        it was tried and gave up (a feature of the schedule: ``schedule.solo_engines``),
+        None when it was not tried (the named engines only, or a system too large)."""
+        if not self.goal_plan or instance.num_pairs > PLAN_PAIRS:
+            return None
+        from symreach.solvers.goal_plan import plan_witness
+
+        trace = plan_witness(instance, query, run)
+        if trace is None:
+            return False
+        result = Result(Verdict.DEPLOYABLE, "goal-plan", fragment=pre.fragment, trace=trace)
+        return self._label(result, "goal-plan", {"engines": ["goal-plan"], "favourite": None,
+                                                 "resident": "goal-plan"})
+
     def _single(self, name, instance, query, run: RunContext) -> Result:
         from symreach.solvers.registry import make_engine
 
@@ -229,7 +254,7 @@ class AutoEngine:
         return result
 
     def _schedule(self, engines: list[str], may_pairs: int, nodes: int, instance, query,
-                  run: RunContext) -> Result:
+                  run: RunContext, planned: Optional[bool] = None) -> Result:
         """The lazy search alone, then the race (module docstring)."""
         first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
         switch_s = sys.getswitchinterval()
@@ -254,7 +279,8 @@ class AutoEngine:
                 engines.sort(key=lambda name: name != first)
                 resident = resident_engine(may_pairs, engines, first, lazy_running)
                 solos = [] if lazy_running or self.jobs < 2 else \
-                    solo_engines(may_pairs, engines, nodes, instance.profile)
+                    solo_engines(may_pairs, engines, nodes, instance.profile,
+                                 regression_failed=planned is False)
                 if solos and resident is None and solos[0][0] in IN_PROCESS:
                     resident = solos[0][0]  # it starts alone in this process and stays there
                 race = _Race(engines, first, second_engine(may_pairs, engines, nodes, lazy_running)
