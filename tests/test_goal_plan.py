@@ -13,7 +13,7 @@ from symreach.generators.dags import binary_tree, pyramid
 from symreach.loader import load_document
 from symreach.result import Verdict
 from symreach.solvers.base import Limits
-from symreach.solvers.goal_plan import plan_witness
+from symreach.solvers.goal_plan import CAPACITY, OTHER, attempt, plan_witness
 from symreach.solvers.portfolio import AutoEngine
 from symreach.solvers.schedule import solo_engines
 
@@ -31,7 +31,7 @@ def test_pebbles_trees_and_pyramids_at_their_price_and_gives_up_below():
             assert trace is not None
             semantics.replay(inst, trace, inst.query)
             below = _pebbling(make(h), h + 1)
-            assert plan_witness(below, below.query) is None
+            assert attempt(below, below.query).gave_up == CAPACITY  # the schedule's feature
             checked += 1
     assert checked == 10
 
@@ -39,7 +39,7 @@ def test_pebbles_trees_and_pyramids_at_their_price_and_gives_up_below():
 def test_a_step_cap_makes_it_give_up():
     inst = _pebbling(binary_tree(4), 6)
     assert len(plan_witness(inst, inst.query)) == 61
-    assert plan_witness(inst, inst.query, max_steps=60) is None
+    assert attempt(inst, inst.query, max_steps=60).gave_up == OTHER
 
 
 def test_refused_for_another_reason_than_affinity_it_gives_up():
@@ -63,6 +63,6 @@ def test_auto_answers_a_deployable_tree_by_goal_regression_without_a_race():
 def test_without_a_plan_the_bdds_go_first_on_small_one_node_systems():
     engines = ["bdd", "ic3", "bmc", "abc-pdr"]
     assert solo_engines(45, engines, 1, "paper")[0][0] == "ic3"
-    assert solo_engines(45, engines, 1, "paper", regression_failed=True) == [("bdd", 30.0)]
+    assert solo_engines(45, engines, 1, "paper", regression_full=True) == [("bdd", 30.0)]
     # clusters keep their plan
-    assert solo_engines(45, engines, 20, "paper", regression_failed=True)[0][0] == "bmc"
+    assert solo_engines(45, engines, 20, "paper", regression_full=True)[0][0] == "bmc"

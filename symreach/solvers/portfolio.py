@@ -70,6 +70,7 @@ from symreach.result import Result, Verdict
 from symreach.run import RunContext
 from symreach.solvers.abc_binary import abc_available
 from symreach.solvers.base import RunLike, as_context
+from symreach.solvers.goal_plan import CAPACITY
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
@@ -231,18 +232,18 @@ class AutoEngine:
         return self._label(result, "explicit", {"engines": ["explicit"], "favourite": None,
                                                 "resident": "explicit", "tiny": True})
 
-    def _plan(self, pre, instance, query, run: RunContext) -> Optional[bool]:
-        """Goal regression's witness (``goal_plan``) as a decided result; else False when
-        it was tried and gave up (a feature of the schedule: ``schedule.solo_engines``),
-        None when it was not tried (the named engines only, or a system too large)."""
+    def _plan(self, pre, instance, query, run: RunContext) -> Union[Result, str, None]:
+        """Goal regression's witness (``goal_plan``) as a decided result; else why it gave
+        up (a feature of the schedule: ``schedule.solo_engines``), None when it was not
+        tried (the named engines only, or a system too large)."""
         if not self.goal_plan or instance.num_pairs > PLAN_PAIRS:
             return None
-        from symreach.solvers.goal_plan import plan_witness
+        from symreach.solvers.goal_plan import attempt
 
-        trace = plan_witness(instance, query, run)
-        if trace is None:
-            return False
-        result = Result(Verdict.DEPLOYABLE, "goal-plan", fragment=pre.fragment, trace=trace)
+        tried = attempt(instance, query, run)
+        if tried.trace is None:
+            return tried.gave_up
+        result = Result(Verdict.DEPLOYABLE, "goal-plan", fragment=pre.fragment, trace=tried.trace)
         return self._label(result, "goal-plan", {"engines": ["goal-plan"], "favourite": None,
                                                  "resident": "goal-plan"})
 
@@ -254,7 +255,7 @@ class AutoEngine:
         return result
 
     def _schedule(self, engines: list[str], may_pairs: int, nodes: int, instance, query,
-                  run: RunContext, planned: Optional[bool] = None) -> Result:
+                  run: RunContext, planned: Optional[str] = None) -> Result:
         """The lazy search alone, then the race (module docstring)."""
         first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
         switch_s = sys.getswitchinterval()
@@ -280,7 +281,7 @@ class AutoEngine:
                 resident = resident_engine(may_pairs, engines, first, lazy_running)
                 solos = [] if lazy_running or self.jobs < 2 else \
                     solo_engines(may_pairs, engines, nodes, instance.profile,
-                                 regression_failed=planned is False)
+                                 regression_full=planned == CAPACITY)
                 if solos and resident is None and solos[0][0] in IN_PROCESS:
                     resident = solos[0][0]  # it starts alone in this process and stays there
                 race = _Race(engines, first, second_engine(may_pairs, engines, nodes, lazy_running)

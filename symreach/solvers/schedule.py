@@ -98,8 +98,8 @@ SOLOS: dict[tuple[bool, bool, str | None], tuple[tuple[str, float], ...]] = {
     (False, False, PAPER): ((ABC_ENGINE, 4.0),),
     (False, False, KUBERNETES): (("ic3", 4.0),),
 }
-# the plan instead when goal regression found no witness: on small one-node systems those
-# left are (in run_all) the not-deployable pebblings, where the BDDs are the best from
+# the plan instead when goal regression gave up because a step did not fit on its node:
+# on small one-node systems those (in run_all) the not-deployable pebblings, where the BDDs are the best from
 # 0.06 s on (up to pyramid h = 13, 37-66 s, which nothing else decides) and IC3's trial
 # only delayed them; a race beside them would take the BDDs' core (auto_schedule.md)
 SOLOS_NO_PLAN: dict[tuple[bool, bool], tuple[tuple[str, float], ...]] = {
@@ -118,15 +118,15 @@ def trial_s(may_pairs: int) -> float:
 
 
 def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: str,
-                 regression_failed: bool = False) -> list[tuple[str, float]]:
+                 regression_full: bool = False) -> list[tuple[str, float]]:
     """The engines that run alone, one after the other, before the race (``SOLOS``):
     where one engine is the best on nearly every instance of a kind, a race beside
-    it only costs CPU. ``regression_failed``: goal regression (``goal_plan``) found no
-    witness, so on a small one-node system the BDDs go first (``SOLOS_NO_PLAN``). An
-    engine not in ``engines`` is left out of the plan."""
+    it only costs CPU. ``regression_full``: goal regression (``goal_plan``) gave up
+    because a step did not fit on its node, so on a small one-node system the BDDs go
+    first (``SOLOS_NO_PLAN``). An engine not in ``engines`` is left out of the plan."""
     small, one = is_small(may_pairs), nodes <= 1
     plan = SOLOS.get((small, one, profile), SOLOS.get((small, one, None), ()))
-    if regression_failed:
+    if regression_full:
         plan = SOLOS_NO_PLAN.get((small, one), plan)
     return [(name, trial_s(may_pairs) if seconds == TRIAL else seconds)
             for name, seconds in plan if name in engines]
