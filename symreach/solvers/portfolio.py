@@ -101,9 +101,10 @@ LATE_AFTER_S = 0.1
 # systems this small are first searched explicitly, in this process (``AutoEngine._tiny``)
 TINY_PAIRS = 12
 TINY_STATES = 5000
-# goal regression (``_plan``) is tried on systems up to this many (pod type, node) pairs:
-# each of its steps copies the configuration
+# goal regression (``_plan``) is tried on systems up to this many (pod type, node) pairs,
+# for at most PLAN_WORK / pairs steps: each of its steps copies the configuration
 PLAN_PAIRS = 20_000
+PLAN_WORK = 20_000_000
 # the engines that may run in ``auto``'s own process (ABC's pdr runs a program of its own)
 IN_PROCESS = frozenset(OUR_ENGINES)
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
@@ -238,9 +239,10 @@ class AutoEngine:
         tried (the named engines only, or a system too large)."""
         if not self.goal_plan or instance.num_pairs > PLAN_PAIRS:
             return None
-        from symreach.solvers.goal_plan import attempt
+        from symreach.solvers.goal_plan import MAX_STEPS, attempt
 
-        tried = attempt(instance, query, run)
+        tried = attempt(instance, query, run,
+                        max_steps=min(MAX_STEPS, PLAN_WORK // max(1, instance.num_pairs)))
         if tried.trace is None:
             return tried.gave_up
         result = Result(Verdict.DEPLOYABLE, "goal-plan", fragment=pre.fragment, trace=tried.trace)
