@@ -74,8 +74,13 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
                   memory_mb: Optional[int], parallel: int = 2, budget_s: Optional[float] = None,
                   noise_repeats: int = 0, crashes_fail: bool = True, log=print,
                   extra_meta: Optional[dict] = None,
-                  family_timeout_s: Optional[dict] = None) -> Run:
+                  family_timeout_s: Optional[dict] = None,
+                  cpu_wall_factor: Optional[float] = None) -> Run:
     """``timeout_s`` per job, or ``family_timeout_s[family]`` when given.
+
+    ``cpu_wall_factor``: that limit is in CPU seconds of the job's process tree
+    instead, and the wall-clock limit (the engines' own deadline too) this many
+    times longer: on a loaded machine a wall-clock limit measures the load.
 
     Jobs of ``EXCLUSIVE_ENGINES`` run in a second phase, one at a time, with
     a budget of their own (``budget_s`` again)."""
@@ -84,13 +89,19 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
         log(f"note: engine {name} skipped: {why}")
     limits = {f: t for f, t in (family_timeout_s or {}).items()
               if any(i.family == f for i in instances)}
-    jobs = [Job(inst, engine, limits.get(inst.family, timeout_s))
-            for inst in instances for engine in usable]
+    if cpu_wall_factor:
+        jobs = [Job(inst, engine, limits.get(inst.family, timeout_s) * cpu_wall_factor,
+                    cpu_limit_s=limits.get(inst.family, timeout_s))
+                for inst in instances for engine in usable]
+    else:
+        jobs = [Job(inst, engine, limits.get(inst.family, timeout_s))
+                for inst in instances for engine in usable]
     per_family = ", ".join(f"{f} {t:g} s" for f, t in limits.items())
     shared = [j for j in jobs if j.engine not in EXCLUSIVE_ENGINES]
     alone = [j for j in jobs if j.engine in EXCLUSIVE_ENGINES]
     log(f"{len(instances)} instances x {len(usable)} engines = {len(jobs)} jobs "
         f"(limit {timeout_s:g} s" + (f"; {per_family}" if per_family else "")
+        + (f" of CPU, wall {cpu_wall_factor:g}x that" if cpu_wall_factor else "")
         + f", {memory_mb or 'no'} MB, {parallel} at a time"
         + (f", then {', '.join(sorted({j.engine for j in alone}))} alone" if alone else "")
         + (f", budget {budget_s:g} s" + (" per phase" if alone else "") if budget_s else "") + ")")
@@ -115,12 +126,13 @@ def run_benchmark(instances: Sequence[BenchInstance], engines: Sequence[str], ti
     found = bench.failures(results, crashes_fail=crashes_fail)
     meta = {**started, "engines": usable, "skipped_engines": notes,
             "timeout_s": timeout_s, "family_timeout_s": limits, "memory_mb": memory_mb,
-            "parallel": parallel,
+            "parallel": parallel, "cpu_wall_factor": cpu_wall_factor,
             "budget_s": budget_s, "jobs": len(jobs), "instances": len(instances),
             "wall_s": round(wall, 1), "total_wall_s": round(time.perf_counter() - t0, 1),
             "load_end": round(os.getloadavg()[0], 2)}
     meta["engine_options"] = {k: meta[k] for k in ("engines", "timeout_s", "family_timeout_s",
-                                                  "memory_mb", "parallel", "budget_s")}
+                                                  "memory_mb", "parallel", "budget_s",
+                                                  "cpu_wall_factor")}
     meta.update(extra_meta or {})
     return Run(results, found, meta, notes, noise)
 
@@ -136,7 +148,8 @@ def measure_noise(results: Sequence[JobResult], instances: Sequence[BenchInstanc
                 and r.engine not in EXCLUSIVE_ENGINES:
             picks.append(r)
             seen_engines[r.engine] = seen_engines.get(r.engine, 0) + 1
-    jobs = [Job(by_id[r.instance], r.engine, r.limit_s) for r in picks for _ in range(repeats)]
+    jobs = [Job(by_id[r.instance], r.engine, r.limit_s, cpu_limit_s=r.cpu_limit_s)
+            for r in picks for _ in range(repeats)]
     if not jobs:
         return []
     log(f"noise: re-running {len(picks)} jobs {repeats} more times")
@@ -312,6 +325,9 @@ def _limits(meta: dict) -> str:
     text = f"{meta['timeout_s']:g} s"
     if special:
         text += " (" + ", ".join(f"{f}: {t:g} s" for f, t in special.items()) + ")"
+    if meta.get("cpu_wall_factor"):
+        text += (f" of CPU (the job's process tree), wall-clock {meta['cpu_wall_factor']:g}x "
+                 f"that")
     return text
 
 

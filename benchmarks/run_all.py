@@ -58,11 +58,14 @@ FULL_BUDGET = 25 * 60.0
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 @click.option("--tolerate-crashes", is_flag=True, help="Engine crashes are reported but do not "
                                                        "fail the run.")
+@click.option("--cpu-limits", "cpu_wall_factor", type=click.FloatRange(min=1), default=None,
+              metavar="FACTOR", help="Each job's limit is CPU seconds of its process tree, and its "
+                                     "wall-clock limit FACTOR times that (a loaded machine).")
 @click.option("--shallow/--no-shallow", default=False, show_default=True,
               help="Also run the shallow-net section (benchmarks/shallow_nets.py: auto and every "
                    "engine per goal, one job at a time) into <out>/shallow_nets.md.")
 def main(quick, engines, family_names, timeout, memory_mb, parallel, budget, noise, out, readme,
-         no_plots, tolerate_crashes, shallow) -> None:
+         no_plots, tolerate_crashes, cpu_wall_factor, shallow) -> None:
     """Every engine on every benchmark family; CSV, JSON, plots and README."""
     start = time.perf_counter()
     plan = families.QUICK if quick else families.FULL
@@ -79,12 +82,13 @@ def main(quick, engines, family_names, timeout, memory_mb, parallel, budget, noi
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--families")
     click.echo(f"built {len(instances)} instances in {time.perf_counter() - start:.1f} s")
-    command = "python -m benchmarks.run_all" + (" --quick" if quick else "")
+    command = "python -m benchmarks.run_all" + (" --quick" if quick else "") + \
+        (f" --cpu-limits {cpu_wall_factor:g}" if cpu_wall_factor else "")
     run = run_benchmark(instances, [e.strip() for e in engines.split(",") if e.strip()], timeout,
                         memory_mb, parallel=parallel, budget_s=budget, noise_repeats=noise,
                         crashes_fail=not tolerate_crashes, log=lambda s: click.echo(s),
                         extra_meta={"command": command, "plan": "quick" if quick else "full"},
-                        family_timeout_s=family_timeouts)
+                        family_timeout_s=family_timeouts, cpu_wall_factor=cpu_wall_factor)
     run.meta["total_wall_s"] = round(time.perf_counter() - start, 1)
     files = write_outputs(run, out, plots=not no_plots)
     if readme:

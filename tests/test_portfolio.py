@@ -100,13 +100,15 @@ def test_late_engines_on_small_systems_only_abc_pdr_first():
 
 
 def test_small_instances_are_answered_by_the_favourite_or_the_resident():
-    """Pyramid h = 3: the BDDs (forked) or IC3 (in this process) prove k = 4 not
-    deployable and find the k = 5 witness; nothing is left running."""
+    """Pyramid h = 3: IC3's trial, then the BDDs, each alone in this process (the
+    resident is the one that ran last), prove k = 4 not deployable and find the
+    k = 5 witness; nothing is left running."""
     for k, verdict in ((4, Verdict.NOT_DEPLOYABLE), (5, Verdict.DEPLOYABLE)):
         res = AutoEngine(engines=("bdd", "ic3", "bmc")).check(pyramid_instance(3, k),
                                                               run=Limits(timeout_s=120))
         port = res.stats["portfolio"]
-        assert res.verdict is verdict and port["favourite"] == "bdd" and port["resident"] == "ic3"
+        assert res.verdict is verdict and port["favourite"] == "bdd"
+        assert port["solos"] == ["ic3", "bdd"] and port["resident"] == port["answered_by"]
         assert port["answered_by"] in ("ic3", "bdd") and "bmc" not in port["engines"]
         assert not mp.active_children()
 
@@ -175,7 +177,8 @@ def test_bmc_is_in_the_default_race():
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_deployable_answer_names_its_engine(jobs):
     inst = pyramid_instance(2, 4)   # price 4: deployable, not decided by preprocessing
-    res = AutoEngine(jobs=jobs, slice_s=0.2, tiny_pairs=0).check(inst, run=Limits(timeout_s=120))
+    res = AutoEngine(jobs=jobs, slice_s=0.2, tiny_pairs=0, goal_plan=False).check(
+        inst, run=Limits(timeout_s=120))
     assert res.verdict is Verdict.DEPLOYABLE
     semantics.replay(inst, res.trace, inst.query)
     port = res.stats["portfolio"]
@@ -246,14 +249,15 @@ def test_workers_die_with_a_killed_parent():
     script = ("from tests.sat_helpers import pyramid_instance\n"
               "from symreach.solvers.portfolio import AutoEngine\n"
               "from symreach.solvers.base import Limits\n"
-              "AutoEngine().check(pyramid_instance(13, 14), run=Limits(timeout_s=600))\n")
+              "AutoEngine(goal_plan=False).check(pyramid_instance(13, 14), run=Limits(timeout_s=600))\n")
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=str(ROOT),
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
         workers: list[int] = []
         # lazy declines the pebbling encoding (capacity binds) at once and stays out;
         # on a system this small of one node BMC is out of the race, and after IC3's
-        # trial the BDDs run alone in the parent (``schedule.SOLOS``), then IC3 and
+        # trial the BDDs run alone in the parent (``schedule.SOLOS``; without goal
+        # regression, which would leave them alone for longer), then IC3 and
         # ABC's pdr fork; nothing decides pyramid h = 13 (not deployable) within a minute
         count = len([e for e in AutoEngine().available if e not in ("lazy", "bmc", "bdd")])
         for _ in range(600):  # generous: up to 60 s for the workers to start

@@ -71,6 +71,7 @@ from symreach.result import Result, Verdict
 from symreach.run import RunContext
 from symreach.solvers.abc_binary import abc_available
 from symreach.solvers.base import RunLike, as_context
+from symreach.solvers.goal_plan import CAPACITY
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
@@ -101,6 +102,10 @@ LATE_AFTER_S = 0.1
 # systems this small are first searched explicitly, in this process (``AutoEngine._tiny``)
 TINY_PAIRS = 12
 TINY_STATES = 5000
+# goal regression (``_plan``) is tried on systems up to this many (pod type, node) pairs,
+# for at most PLAN_WORK / pairs steps: each of its steps copies the configuration
+PLAN_PAIRS = 20_000
+PLAN_WORK = 20_000_000
 # the engines that may run in ``auto``'s own process (ABC's pdr runs a program of its own)
 IN_PROCESS = frozenset(OUR_ENGINES)
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
@@ -141,17 +146,21 @@ class AutoEngine:
 
     def __init__(self, engines: Optional[Sequence[str]] = None, jobs: int = 2,
                  slice_s: float = DEFAULT_SLICE_S, lazy_alone_s: float = LAZY_ALONE_S,
-                 tiny_pairs: Optional[int] = None, preload: bool = True) -> None:
+                 tiny_pairs: Optional[int] = None, preload: bool = True,
+                 goal_plan: Optional[bool] = None) -> None:
         """``lazy_alone_s``: how long the lazy search runs alone before the race;
         ``tiny_pairs``: systems up to this many may-pairs are first searched
         explicitly (``_tiny``; default ``TINY_PAIRS`` with the default engines,
         0 when the caller names the engines: they race exactly those);
+        ``goal_plan``: try goal regression's witness first (``_plan``; default: with the
+        default engines only);
         ``preload``: import the engines' modules now (CUDD, python-sat), outside
         ``check``'s time, as every other engine is imported before its check;
         the command line passes False, and a race imports them before it forks."""
         if slice_s <= 0:
             raise ValueError("slice_s must be positive")
         self.tiny_pairs = (TINY_PAIRS if engines is None else 0) if tiny_pairs is None else tiny_pairs
+        self.goal_plan = (engines is None) if goal_plan is None else goal_plan
         engines = default_engines() if engines is None else engines
         self.engines = tuple(dict.fromkeys(engines))  # one worker per engine name
         self.jobs = max(1, jobs)
@@ -184,14 +193,17 @@ class AutoEngine:
             # calls the semantics itself, so its answer is exact (its certificate re-checked).
             engines = ["explicit"]
         tiny = self._tiny(pre, instance, query, run)
-        if tiny is not None:
+        if tiny is None:
+            tiny = self._plan(pre, instance, query, run)
+        if isinstance(tiny, Result):
             tiny.stats.setdefault("preprocess", pre.stats)
+            tiny.time_s = time.perf_counter() - start
             return tiny
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, run)
         else:
             result = self._schedule(engines, len(pre.may), len(instance.nodes), instance, query,
-                                    run)
+                                    run, planned=tiny)
         result.stats.setdefault("preprocess", pre.stats)
         result.time_s = time.perf_counter() - start
         return result
@@ -222,6 +234,22 @@ class AutoEngine:
         return self._label(result, "explicit", {"engines": ["explicit"], "favourite": None,
                                                 "resident": "explicit", "tiny": True})
 
+    def _plan(self, pre, instance, query, run: RunContext) -> Union[Result, str, None]:
+        """Goal regression's witness (``goal_plan``) as a decided result; else why it gave
+        up (a feature of the schedule: ``schedule.solo_engines``), None when it was not
+        tried (the named engines only, or a system too large)."""
+        if not self.goal_plan or instance.num_pairs > PLAN_PAIRS:
+            return None
+        from symreach.solvers.goal_plan import MAX_STEPS, attempt
+
+        tried = attempt(instance, query, run,
+                        max_steps=min(MAX_STEPS, PLAN_WORK // max(1, instance.num_pairs)))
+        if tried.trace is None:
+            return tried.gave_up
+        result = Result(Verdict.DEPLOYABLE, "goal-plan", fragment=pre.fragment, trace=tried.trace)
+        return self._label(result, "goal-plan", {"engines": ["goal-plan"], "favourite": None,
+                                                 "resident": "goal-plan"})
+
     def _single(self, name, instance, query, run: RunContext) -> Result:
         from symreach.solvers.registry import make_engine
 
@@ -230,7 +258,7 @@ class AutoEngine:
         return result
 
     def _schedule(self, engines: list[str], may_pairs: int, nodes: int, instance, query,
-                  run: RunContext) -> Result:
+                  run: RunContext, planned: Optional[str] = None) -> Result:
         """The lazy search alone, then the race (module docstring)."""
         first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
         switch_s = sys.getswitchinterval()
@@ -255,7 +283,8 @@ class AutoEngine:
                 engines.sort(key=lambda name: name != first)
                 resident = resident_engine(may_pairs, engines, first, lazy_running)
                 solos = [] if lazy_running or self.jobs < 2 else \
-                    solo_engines(may_pairs, engines, nodes, instance.profile)
+                    solo_engines(may_pairs, engines, nodes, instance.profile,
+                                 regression_full=planned == CAPACITY)
                 if solos and resident is None and solos[0][0] in IN_PROCESS:
                     resident = solos[0][0]  # it starts alone in this process and stays there
                 race = _Race(engines, first, second_engine(may_pairs, engines, nodes, lazy_running)

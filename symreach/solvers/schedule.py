@@ -44,6 +44,13 @@ ABC's pdr start that much later on those systems, where they are rarely the
 best engine. On large clusters ABC's pdr is the second, alone for
 ``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances.
 
+Before all of this, goal regression (``goal_plan``) tries a witness in ``auto``'s
+process: required affinity placed first, in Sethi-Ullman order, no backtracking.
+It decides the deployable pebblings in milliseconds (ABC's pdr, the best single
+engine on the deployable trees, needs 0.2-1.3 s). When it gives up because a step
+did not fit on its node, that is the feature of the next rule: on a small one-node
+system the BDDs then run alone first, for up to 60 s (``SOLOS_NO_PLAN``).
+
 Before the race (with two cores or more, once the lazy search is out), *solo*
 engines run alone, one after the other, each for its CPU seconds (``SOLOS``):
 where one engine answers nearly every instance of a kind, engines racing
@@ -98,6 +105,14 @@ SOLOS: dict[tuple[bool, bool, str | None], tuple[tuple[str, float], ...]] = {
     (False, False, PAPER): ((ABC_ENGINE, 4.0),),
     (False, False, KUBERNETES): (("ic3", 4.0),),
 }
+# the plan instead when goal regression gave up because a step did not fit on its node:
+# on small one-node systems these are (in run_all) exactly the not-deployable pebblings,
+# where the BDDs are the best from 0.06 s on (up to pyramid h = 13, 37-66 s, which nothing
+# else decides) and IC3's trial only delayed them; a race beside them takes CPU and, once
+# all engines share the cores, a third of the BDDs' core (auto_schedule.md)
+SOLOS_NO_PLAN: dict[tuple[bool, bool], tuple[tuple[str, float], ...]] = {
+    (True, True): (("bdd", 60.0),),
+}
 TRIAL_BASE_S = 0.03
 TRIAL_PER_PAIR_S = 0.001
 
@@ -110,12 +125,17 @@ def trial_s(may_pairs: int) -> float:
     return TRIAL_BASE_S + TRIAL_PER_PAIR_S * may_pairs
 
 
-def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: str) -> list[tuple[str, float]]:
+def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: str,
+                 regression_full: bool = False) -> list[tuple[str, float]]:
     """The engines that run alone, one after the other, before the race (``SOLOS``):
     where one engine is the best on nearly every instance of a kind, a race beside
-    it only costs CPU. An engine not in ``engines`` is left out of the plan."""
+    it only costs CPU. ``regression_full``: goal regression (``goal_plan``) gave up
+    because a step did not fit on its node, so on a small one-node system the BDDs go
+    first (``SOLOS_NO_PLAN``). An engine not in ``engines`` is left out of the plan."""
     small, one = is_small(may_pairs), nodes <= 1
     plan = SOLOS.get((small, one, profile), SOLOS.get((small, one, None), ()))
+    if regression_full:
+        plan = SOLOS_NO_PLAN.get((small, one), plan)
     return [(name, trial_s(may_pairs) if seconds == TRIAL else seconds)
             for name, seconds in plan if name in engines]
 

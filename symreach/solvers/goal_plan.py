@@ -1,0 +1,180 @@
+"""A cheap witness attempt by goal regression, which ``auto`` runs before any engine.
+
+To place a pod of type t on node n whose required affinity is not met yet,
+place a witness of every unmet term on n first (recursively), the witness
+that needs the most pods at once first (Sethi-Ullman order), then t, then
+delete the witnesses this step created. On dependency structures where
+required affinity is the only obstacle this is the classic register-saving
+order: on pebbling DAGs it pebbles a binary tree of height h with h + 2
+pebbles and a pyramid with h + 2 (recomputing shared vertices). Where a step
+is refused for another reason (capacity, anti-affinity, spread, a budget)
+the attempt gives up at once; it never backtracks, so it also gives up where a
+term leaves more than ``MAX_CHOICES`` types to choose from. Every step is checked by
+the executable semantics as it is taken and the whole trace is replayed
+before it is returned, so a returned trace is a witness; ``None`` proves
+nothing. Its cost is bounded by ``max_steps``.
+
+Measured (benchmarks/results/auto_schedule.md): the deployable binary trees
+of run_all, where ABC's pdr is the best single engine (h = 5, 6: 0.2-1.3 CPU
+s, IC3 1.4-3.4 s), are decided here in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from symreach import semantics
+from symreach.model import KUBERNETES, Instance, Query
+from symreach.result import DELETE, DEPLOY, Step
+from symreach.run import RunContext
+
+MAX_STEPS = 20_000  # steps of one attempt; 2^(h+2) for a pyramid of height h
+_POLL = 256  # steps between two looks at the run's deadline
+# a term that more types than this can witness is a guess the attempt (which never
+# backtracks) does not take: on the encoded nets exploring those choices cost 10-30 ms
+MAX_CHOICES = 4
+
+
+CAPACITY = "capacity"  # ``Attempt.gave_up``: a step did not fit on its node
+OTHER = "other"  # anything else: another filter, a choice not taken, the step cap, the time
+
+
+class _GiveUp(Exception):
+    """The attempt met a step it cannot take, or ran out of steps or time."""
+
+
+@dataclass
+class Attempt:
+    """What goal regression found: a replayed witness, or why it gave up (``CAPACITY``
+    or ``OTHER``; nothing is proved either way)."""
+
+    trace: Optional[tuple[Step, ...]]
+    gave_up: Optional[str] = None
+
+
+def plan_witness(inst: Instance, query: Query, run: Optional[RunContext] = None,
+                 max_steps: int = MAX_STEPS) -> Optional[tuple[Step, ...]]:
+    """A replayed witness for ``query``, or None (nothing is proved by None)."""
+    return attempt(inst, query, run, max_steps).trace
+
+
+def attempt(inst: Instance, query: Query, run: Optional[RunContext] = None,
+            max_steps: int = MAX_STEPS) -> Attempt:
+    """Goal regression on each alternative of ``query`` until one gives a witness."""
+    if inst.bindings or query.counts or inst.moves.keep_replicas:
+        return Attempt(None, OTHER)
+    why = OTHER
+    for alternative in query.alternatives:
+        planner = _Planner(inst, run, max_steps)
+        try:
+            pairs = sorted(alternative)
+            if len(pairs) > 1:
+                pairs.sort(key=lambda p: -planner.need(p[0], frozenset()))
+            for t, n in pairs:
+                planner.achieve(t, n, frozenset())
+        except _GiveUp as stop:
+            why = str(stop) or OTHER
+            continue
+        except RecursionError:
+            why = OTHER
+            continue
+        if semantics.query_holds(inst, query, planner.sigma):
+            trace = tuple(planner.steps)
+            semantics.replay(inst, trace, query)
+            return Attempt(trace)
+    return Attempt(None, why)
+
+
+class _Planner:
+    """One attempt: the configuration so far, the steps taken, the needs computed."""
+
+    def __init__(self, inst: Instance, run: Optional[RunContext], max_steps: int) -> None:
+        self.inst, self.run, self.max_steps = inst, run, max_steps
+        self.sigma = inst.initial_config()
+        self.steps: list[Step] = []
+        self.needs: dict[int, int] = {}
+
+    def _step(self, op: str, t: int, n: int) -> None:
+        if len(self.steps) >= self.max_steps:
+            raise _GiveUp
+        if self.run is not None and len(self.steps) % _POLL == 0 and self.run.past():
+            raise _GiveUp
+        if op == DEPLOY:
+            self.sigma = semantics.deploy(self.inst, self.sigma, t, n)
+        else:
+            self.sigma = semantics.delete(self.inst, self.sigma, t, n)
+        self.steps.append(semantics.step_of(self.inst, op, t, n))
+
+    def _why(self, t: int, n: int) -> str:
+        return CAPACITY if semantics.capacity_failure(self.inst, t, n, self.sigma) else OTHER
+
+    def _terms(self, t: int) -> list[frozenset[int]]:
+        """The types that can witness each of t's terms (kubernetes: one pod must match
+        every term, so every term reads the intersection)."""
+        terms = self.inst.pod_types[t].affinity
+        if self.inst.profile == KUBERNETES and terms:
+            both = semantics.affinity_witness_types(self.inst, t)
+            return [both for _ in terms]
+        return [term.selects for term in terms]
+
+    def need(self, t: int, stack: frozenset[int]) -> int:
+        """Pods present at once while t is placed from nothing (Sethi-Ullman)."""
+        if t in self.needs:
+            return self.needs[t]
+        subs = []
+        for selects in self._terms(t):
+            if len(selects) > MAX_CHOICES:
+                subs.append(1)  # ``achieve`` gives up there: not worth exploring
+                continue
+            options = [self.need(u, stack | {t}) for u in selects if u not in stack and u != t]
+            if options:
+                subs.append(min(options))
+        subs.sort(reverse=True)
+        need = max([len(subs) + 1] + [x + i for i, x in enumerate(subs)])
+        self.needs[t] = need
+        return need
+
+    def _witness(self, t: int, n: int, selects: frozenset[int], stack: frozenset[int]) -> Optional[int]:
+        """The type to place for one unmet term of t on n: creatable, not on the stack,
+        the least need."""
+        options = [u for u in selects if u != t and u not in stack and self.inst.pod_types[u].creatable]
+        if len(options) > MAX_CHOICES:
+            return None
+        if len(options) < 2:
+            return options[0] if options else None
+        return min(options, key=lambda u: (self.need(u, stack), u))
+
+    def achieve(self, t: int, n: int, stack: frozenset[int]) -> None:
+        """A pod of t on n, with the pods it needed on the way removed again."""
+        inst = self.inst
+        if self.sigma[inst.pair(t, n)] > 0:
+            return
+        if semantics.deploy_failure(inst, t, n, self.sigma) is None:
+            self._step(DEPLOY, t, n)
+            return
+        term_nodes = [term.topology.domain_nodes(n) for term in inst.pod_types[t].affinity]
+        wanted: list[int] = []
+        for selects, nodes in zip(self._terms(t), term_nodes):
+            if n not in nodes or semantics.present_on(inst, self.sigma, selects, nodes):
+                continue
+            u = self._witness(t, n, selects, stack)
+            if u is None:
+                raise _GiveUp
+            if u not in wanted:
+                wanted.append(u)
+        if not wanted:  # refused for another reason than affinity
+            raise _GiveUp(self._why(t, n))
+        if len(wanted) > 1:
+            wanted.sort(key=lambda u: -self.need(u, stack | {t}))
+        created = []
+        for u in wanted:
+            if self.sigma[inst.pair(u, n)] == 0:
+                self.achieve(u, n, stack | {t})
+                created.append(u)
+        if semantics.deploy_failure(inst, t, n, self.sigma) is not None:
+            raise _GiveUp(self._why(t, n))
+        self._step(DEPLOY, t, n)
+        for u in reversed(created):
+            if semantics.delete_failure(inst, self.sigma, u, n) is None:
+                self._step(DELETE, u, n)
