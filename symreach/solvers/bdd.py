@@ -176,6 +176,9 @@ class Reachability:
         self._closure = closure_order(sym, closure_actions(sym.system))
         self._domain: Optional[ReadDomain] = None  # built on first use
         self._domain_on = False
+        # closed by the pass and grown by nothing since: at most one more cycle
+        # of idle images, unless one grows (``BddEngine._alternate``)
+        self.settling = False
 
     @property
     def sweeps_done(self) -> int:
@@ -320,7 +323,7 @@ class Reachability:
         if n == 0:
             return
         closing = set(self._closure) if self.config.closure_pass else set()
-        closed = False
+        closed = self.settling = False
         idle = 0
         while True:
             self.stats["iterations"] += 1
@@ -334,6 +337,7 @@ class Reachability:
                     grew = self._apply(i, self.R) != self.bdd.false
                     if grew:
                         idle, closed = 0, False
+                        self.settling = False
                     else:
                         idle += 1
                     if self.config.fine_steps:
@@ -348,7 +352,7 @@ class Reachability:
                 if self.config.fine_steps:
                     yield self._step_work(True)
                 self.stats["closure_passes"] += 1
-                closed = True
+                closed = self.settling = True
             elif closing and self.stats["closure_passes"] == 0:
                 for i in self._closure:
                     grew = self._apply(i, self.R) != self.bdd.false
@@ -357,7 +361,7 @@ class Reachability:
                     if self.config.fine_steps:
                         yield self._step_work(grew)
                 self.stats["closure_passes"] += 1
-                closed = True
+                closed = self.settling = True
 
     def _closure_walk(self) -> bool:
         """The closure pass as one walk of R's DAG (``bdd_closure.close_set``)
@@ -663,7 +667,12 @@ class BddEngine(PreprocessingEngine):
 
     @staticmethod
     def _alternate(stats, directions, runs, gens, budget: Optional[int] = None):
-        """Step the side ``pick_side`` names until one decides (or ``budget`` steps pass)."""
+        """Step the side ``pick_side`` names until one decides (or ``budget`` steps pass).
+        A *settling* side (closed by its pass, nothing grown since) goes first: it
+        ends within one cycle of images on its current R unless one grows, while the
+        other side's remaining work is unbounded (pyramid h = 14: the forward side
+        took a third of the CPU beside the backward side's closing sweep;
+        benchmarks/results/bdd_pyramids.md)."""
         work = {d: 0 for d in directions}
         side_s = {d: 0.0 for d in directions}
         stats["side_time_s"] = side_s
@@ -673,7 +682,8 @@ class BddEngine(PreprocessingEngine):
             if budget is not None and steps >= budget:
                 raise _OutOfSweeps()
             steps += 1
-            d = pick_side(directions, work)
+            settling = [x for x in directions if runs[x].settling]
+            d = settling[0] if settling else pick_side(directions, work)
             t0 = time.perf_counter()
             try:
                 work[d] += next(gens[d]) or 0
