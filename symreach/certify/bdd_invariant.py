@@ -146,6 +146,7 @@ class InvariantChecker:
             raise CertificateError("unknown certificate format")
         self.inst, self.query, self.cert = inst, query, cert
         self.bdd = backend.BDD()
+        self._dists: dict[tuple, dict[int, Any]] = {}
         self.t = {p.name: i for i, p in enumerate(inst.pod_types)}
         self.n = {x.name: i for i, x in enumerate(inst.nodes)}
         try:
@@ -209,7 +210,16 @@ class InvariantChecker:
         return 0 if (u, m) not in self.pairs else (1 if bits == 0 else (1 << bits) - 1)
 
     def dist(self, weighted):
-        """{value: BDD of 'sum == value'} for a list of (weight, u, m)."""
+        """{value: BDD of 'sum == value'} for a list of (weight, u, m); memoised
+        (read-only tables): every deploy on a node asks for the same capacity sum
+        (pebbling pyramid h = 11: 15 of 21 CPU s of the check before)."""
+        key = tuple(weighted)
+        table = self._dists.get(key)
+        if table is None:
+            table = self._dists[key] = self._dist(key)
+        return table
+
+    def _dist(self, weighted):
         table = {0: self.bdd.true}
         for w, u, m in weighted:
             if w == 0 or (u, m) not in self.pairs:

@@ -9,11 +9,12 @@ cofactors, no primed variables) -> a fixpoint. Strategies:
   frontier). Sweep order (``bdd_sweep_order.interleaved``): deploys in witness
   (topological) order, the delete of a pair right after the last deploy that
   reads it; backward runs use the reverse order. Pyramid h = 9 backward: 3
-  sweeps instead of 25. After the first sweep, one *closure pass* applies
-  the unguarded bit deletes bottom-first (``bdd_closure``: the backward
-  set is upward closed in their variables, the forward set downward
-  closed), and they are skipped while R stays closed: several times faster
-  backward on large pyramids.
+  sweeps instead of 25. After the first sweep, one *closure pass* closes R
+  under the unguarded bit deletes (``bdd_closure``: the backward set is
+  upward closed in their variables, the forward set downward closed), as
+  one walk of R's DAG (``close_set``; its states form one ring that
+  ``witness`` traces back by deletes), and they are skipped while R stays
+  closed: several times faster backward on large pyramids.
 - ``saturation``: the set-level form of Ciardo et al. (TACAS 2001): actions
   grouped by top variable, closed bottom-up. Measured worse here: capacity
   guards read every pair of a node, so all deploys share one top variable.
@@ -58,7 +59,7 @@ from symreach.model import Instance, Query
 from symreach.result import DEPLOY, Result, Verdict
 from symreach.run import RunContext
 from symreach.solvers.fast_paths import PreprocessingEngine
-from symreach.solvers.bdd_closure import ReadDomain, closure_actions, closure_order
+from symreach.solvers.bdd_closure import ReadDomain, close_set, closure_actions, closure_order
 from symreach.solvers.bdd_images import BACKEND, SymbolicSystem, force_order, manager_nodes, reorder
 from symreach.solvers.counter_evidence import counter_verdict
 from symreach.solvers.bdd_sweep_order import interleaved, witness_cyclic
@@ -78,6 +79,8 @@ VAR_ORDERS = ("auto", "force", "compiled")
 # from h = 11 exceed it in their second sweep; a side past it that then hits
 # the goal pays a rerun for its witness
 RING_LIMIT = 50_000
+# the action tag of the ring a closure walk adds (``Reachability._closure_walk``)
+WALK = -1
 
 
 class SearchTimeout(Exception):
@@ -138,6 +141,7 @@ class ReachConfig:
     closure_pass: bool = True
     read_domain: str = "closed"
     to_fixpoint: bool = False
+    closure_walk: bool = True
 
 
 class Reachability:
@@ -172,6 +176,9 @@ class Reachability:
         self._closure = closure_order(sym, closure_actions(sym.system))
         self._domain: Optional[ReadDomain] = None  # built on first use
         self._domain_on = False
+        # closed by the pass and grown by nothing since: at most one more cycle
+        # of idle images, unless one grows (``BddEngine._alternate``)
+        self.settling = False
 
     @property
     def sweeps_done(self) -> int:
@@ -218,12 +225,7 @@ class Reachability:
         self.stats[key] += dt
         if not grown:
             return self.bdd.false
-        if self.record_rings or self.keep_images:
-            self.rings.append((new, i))
-        self.stats["rings"] += 1
-        hit = new & self.goal
-        if hit != self.bdd.false:
-            raise _Found(len(self.rings) - 1, hit)
+        self._ring(new, i)
         if self.config.dynamic_reorder and len(self.rings) % 16 == 0:
             size = manager_nodes(self.bdd)
             if size > 2 * self._last_reorder_size:
@@ -321,7 +323,7 @@ class Reachability:
         if n == 0:
             return
         closing = set(self._closure) if self.config.closure_pass else set()
-        closed = False
+        closed = self.settling = False
         idle = 0
         while True:
             self.stats["iterations"] += 1
@@ -335,6 +337,7 @@ class Reachability:
                     grew = self._apply(i, self.R) != self.bdd.false
                     if grew:
                         idle, closed = 0, False
+                        self.settling = False
                     else:
                         idle += 1
                     if self.config.fine_steps:
@@ -344,7 +347,13 @@ class Reachability:
             self._sweeps_done += 1
             if not self.config.fine_steps:
                 yield None
-            if closing and self.stats["closure_passes"] == 0:
+            if closing and self.stats["closure_passes"] == 0 and self._closure_walk():
+                idle = 0
+                if self.config.fine_steps:
+                    yield self._step_work(True)
+                self.stats["closure_passes"] += 1
+                closed = self.settling = True
+            elif closing and self.stats["closure_passes"] == 0:
                 for i in self._closure:
                     grew = self._apply(i, self.R) != self.bdd.false
                     if grew:
@@ -352,7 +361,68 @@ class Reachability:
                     if self.config.fine_steps:
                         yield self._step_work(grew)
                 self.stats["closure_passes"] += 1
-                closed = True
+                closed = self.settling = True
+
+    def _closure_walk(self) -> bool:
+        """The closure pass as one walk of R's DAG (``bdd_closure.close_set``)
+        instead of one delete image per variable (pyramid h = 13 backward:
+        figures in benchmarks/results/bdd_pyramids.md). The states it adds
+        form one ring tagged ``WALK``: each lies within closure-variable
+        deletes of a state of R (``witness`` finds which). False (nothing
+        done) when ``closure_walk`` is off."""
+        if not self.config.closure_walk:
+            return False
+        t0 = time.perf_counter()
+        before = self.R
+        self.R = close_set(self.bdd, self.R, set(self._closure_names), upward=not self.forward)
+        self.stats["closure_walk_s"] = time.perf_counter() - t0
+        self.stats["closure_walks"] = self.stats.get("closure_walks", 0) + 1
+        if self.R == before:
+            return True
+        self._ring(self.R & ~before, WALK)
+        return True
+
+    def _ring(self, new, tag: int) -> None:
+        """Record states that grew R as a ring tagged ``tag`` (kept when the
+        run keeps rings); raise _Found when they meet the goal."""
+        if self.record_rings or self.keep_images:
+            self.rings.append((new, tag))
+        self.stats["rings"] += 1
+        hit = new & self.goal
+        if hit != self.bdd.false:
+            raise _Found(len(self.rings) - 1, hit)
+
+    @property
+    def _closure_names(self) -> dict[str, int]:
+        """BDD name of each closure variable -> its delete's action index."""
+        names = getattr(self, "_closure_names_cache", None)
+        if names is None:
+            names = self._closure_names_cache = {
+                self.sym.names[self.sym.system.actions[i].writes[0]]: i for i in self._closure}
+        return names
+
+    def _walk_back(self, state: dict[int, bool], ring: int):
+        """A state of ``state``'s ``WALK`` ring traced back to an earlier ring:
+        (the earliest ring j < ``ring`` holding a state t that differs from
+        ``state`` only in closure variables, in the closed direction (t below
+        it backward, above it forward), t as a BDD, the deletes between them)."""
+        sym, bdd = self.sym, self.bdd
+        closure = self._closure_names
+        fixed = {}
+        for v, b in state.items():
+            name = sym.names[v]
+            if name not in closure:
+                fixed[name] = b
+            elif b == self.forward:  # forward: t keeps s's pebbles; backward: t adds none
+                fixed[name] = b
+        around = bdd.cube(fixed)
+        for j in range(ring):
+            u = around & self.rings[j][0]
+            if u != bdd.false:
+                other = sym.state_of(u)
+                deletes = [closure[sym.names[v]] for v in sym.system.state_vars if other[v] != state[v]]
+                return j, u, deletes
+        raise AssertionError("no state below the walk's in earlier rings")  # pragma: no cover
 
     def _step_work(self, grew: bool) -> int:
         """The work of an image, |R|^2, from |R| measured after every image
@@ -401,6 +471,12 @@ class Reachability:
         back = sym.pre if self.forward else sym.post
         while ring > 0:
             _, a = self.rings[ring]
+            if a == WALK:
+                ring, u, deletes = self._walk_back(state, ring)
+                actions.extend(deletes)
+                state = sym.state_of(u)
+                cube = sym.cube_of(state)
+                continue
             prev = back(a, cube)
             for j in range(ring):
                 u = prev & self.rings[j][0]
@@ -409,7 +485,8 @@ class Reachability:
             else:  # pragma: no cover - the ring invariant makes this impossible
                 raise AssertionError("no predecessor in earlier rings")
             actions.append(a)
-            cube = sym.cube_of(sym.state_of(u))
+            state = sym.state_of(u)
+            cube = sym.cube_of(state)
             ring = j
         return actions[::-1] if self.forward else actions
 
@@ -590,7 +667,12 @@ class BddEngine(PreprocessingEngine):
 
     @staticmethod
     def _alternate(stats, directions, runs, gens, budget: Optional[int] = None):
-        """Step the side ``pick_side`` names until one decides (or ``budget`` steps pass)."""
+        """Step the side ``pick_side`` names until one decides (or ``budget`` steps pass).
+        A *settling* side (closed by its pass, nothing grown since) goes first: it
+        ends within one cycle of images on its current R unless one grows, while the
+        other side's remaining work is unbounded (pyramid h = 14: the forward side
+        took a third of the CPU beside the backward side's closing sweep;
+        benchmarks/results/bdd_pyramids.md)."""
         work = {d: 0 for d in directions}
         side_s = {d: 0.0 for d in directions}
         stats["side_time_s"] = side_s
@@ -600,7 +682,8 @@ class BddEngine(PreprocessingEngine):
             if budget is not None and steps >= budget:
                 raise _OutOfSweeps()
             steps += 1
-            d = pick_side(directions, work)
+            settling = [x for x in directions if runs[x].settling]
+            d = settling[0] if settling else pick_side(directions, work)
             t0 = time.perf_counter()
             try:
                 work[d] += next(gens[d]) or 0
