@@ -59,7 +59,7 @@ def test_small_check_loads_no_backend() -> None:
 # costs start-up (about 1 ms of CPU each, ``benchmarks/startup.py``): a new one on this path must be
 # needed there, not merely imported at the top of a module for a rare branch.
 SMALL_CHECK_MODULES = frozenset("symreach." + m if m else "symreach" for m in """
-    loader.dra
+    loader.dra solvers.goal_plan
     certify certify.may_fixpoint certify.names certify.never_deployable
     certify.node_filters certify.static_filter certify.theorem5 cli cli.check cli.errors cli.evidence
     cli.executor_options cli.group_check cli.main cli.moves_options cli.names cli.options cli.output cli.process
