@@ -128,6 +128,7 @@ def test_the_fast_reader_reads_kubernetes_scalars_as_kubectl():
     "a: ]x\n", "- @x\n", "`b: 1\n",       # indicators libyaml refuses at the start of a plain scalar
     "---\r=\r\n",                        # a lone CR: a line break to libyaml only
     "a:\n  - {}  - =\n",                  # an entry after a flow collection on the same line
+    "[:", "a: {b: 1, : 2}\n",             # an empty key in a flow collection
 ])
 def test_declines(text):
     assert yaml_fast.read_documents(text) is None

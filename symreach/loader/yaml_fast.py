@@ -55,6 +55,9 @@ _UNUSUAL_CHAR = re.compile("[^\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe
 # After a flow collection, ryml reads ``- {}  - x`` as two entries; libyaml refuses it.
 _AFTER_FLOW = re.compile(r"[\]}][ ]+[-?:](?:[ \r\n]|\Z)")
 _ASCII_USUAL = bytes(range(0x20, 0x7F)) + b"\n\r"
+# An empty key in a flow collection (``[:``, ``{a: 1, : 2}``): ryml reads an empty mapping, libyaml
+# refuses some of these (found by tests/test_yaml_fast.py). One C-level search; dumps rarely have it.
+_FLOW_EMPTY_KEY = re.compile(r"[\[{,] *:")
 # Node properties (anchor ``&``, alias ``*``, tag ``!``) only start a node: at a line start or after an
 # indicator (``: ? , [ {`` or ``-`` and a space). Found as characters first (rare in dumps), then judged.
 _PROPERTY_CHARS = "&*!"
@@ -83,6 +86,8 @@ def unusual(text: str) -> bool:
         if text.encode("ascii").translate(None, _ASCII_USUAL):  # what is left is unusual
             return True
     elif _UNUSUAL_CHAR.search(text):
+        return True
+    if _FLOW_EMPTY_KEY.search(text):
         return True
     for closer in ("] ", "} "):  # where _AFTER_FLOW can match: found by str.find, much faster than re on big texts
         at = text.find(closer)
