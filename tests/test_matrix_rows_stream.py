@@ -97,3 +97,25 @@ def test_a_memory_limit_writes_the_undecided_rows_last_with_the_reason(tmp_path,
     # the undecided rows come after every decided one
     order = [c["by"] == "limit" for c in cells]
     assert order == sorted(order)
+
+
+def test_the_supervisors_copy_lists_no_rows(tmp_path, monkeypatch):
+    """Made before any row is written, it must stay true later: the trailer alone (rendering
+    every row as ? again was most of the --stream slowdown and hundreds of MB at scale)."""
+    from symreach.cli import process
+
+    path = _cluster(tmp_path)
+    sent: list[dict] = []
+    monkeypatch.setattr(process, "tell_supervisor", sent.append)
+    for fmt in ("csv", "json"):
+        sent.clear()
+        out = CliRunner().invoke(matrix_command, [str(path), "-o", fmt, "--stream"], catch_exceptions=False)
+        assert out.exit_code == 0 and len(out.output.splitlines()) > 3
+        copies = [m["fallback"] for m in sent if "fallback" in m]
+        assert len(copies) == 1, sent
+        if fmt == "csv":
+            assert copies[0] == ""
+        else:
+            (tail,) = [json.loads(line) for line in copies[0].splitlines()]
+            assert "pod" not in tail and tail["stats"]["complete"] is False
+            assert tail["stats"]["reason"].startswith(process.REASON + " (rows not written")

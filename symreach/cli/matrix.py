@@ -170,8 +170,11 @@ def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
     m = empty_matrix(inst)
     m.caveats = type_caveats(loaded.context.get("report"), inst)
     rows = RowStream(m, fmt, sys.stdout, document("matrix", {}))
-    # A limit that kills the run prints the rows not written yet (supervised: as of the last refresh).
-    process.set_fallback(lambda reason: _rest_text(rows, reason))
+    # A limit this process sees prints the rows not written yet, as they stand; the supervisor's
+    # copy (printed if it has to kill the run) is made now, so it lists no rows: by then some are
+    # written, and every row as ? is the whole matrix again (seconds and hundreds of MB at scale).
+    process.set_fallback(lambda reason: _rest_text(rows, reason),
+                         lambda reason: _rest_text(rows, reason, listed=False))
     try:
         compute_matrix(inst, *how, into=m, on_types=rows.types_done, opened=opened)
         clock.split()
@@ -191,8 +194,9 @@ def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
     sys.exit(code)
 
 
-def _rest_text(rows, reason: str) -> str:
-    """What ``rows`` has not written, as the run stands, ``reason`` in the JSON trailer."""
+def _rest_text(rows, reason: str, listed: bool = True) -> str:
+    """What ``rows`` has not written, as the run stands, ``reason`` in the JSON trailer;
+    ``listed=False``: the trailer alone (the rows not written are not printed)."""
     from symreach.solvers.matrix import stop_matrix
 
     out = io.StringIO()
@@ -200,6 +204,9 @@ def _rest_text(rows, reason: str) -> str:
     written = set(rows.written)
     stats = dict(rows.m.stats)
     try:
+        if not listed:
+            rows.written = set(range(len(rows.subjects)))
+            reason = f"{reason} (rows not written by then are not listed: the run was stopped)"
         stop_matrix(rows.m, reason)
         rows.finish()
     finally:

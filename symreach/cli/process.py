@@ -104,11 +104,13 @@ def begin(timeout_s: Optional[float], memory_mb: Optional[int] = None) -> None:
         tell_supervisor({"memory": mb})
 
 
-def set_fallback(render: Callable[[str], str]) -> None:
+def set_fallback(render: Callable[[str], str], supervisor_copy: Optional[Callable[[str], str]] = None) -> None:
     """``render(reason)`` is the text of an ``unknown`` verdict for this command:
-    printed by ``limit_reached`` here, or by the supervisor if it has to kill us."""
+    printed by ``limit_reached`` here, or by the supervisor if it has to kill us
+    (``supervisor_copy(reason)`` when given: a copy made now that must still
+    be true later, e.g. not listing rows a stream may have written by then)."""
     _run.fallback = render
-    tell_supervisor({"fallback": render(REASON)})
+    tell_supervisor({"fallback": (supervisor_copy or render)(REASON)})
 
 
 def refresh_fallback(min_interval_s: float = 1.0) -> None:
