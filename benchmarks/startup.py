@@ -29,8 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = "examples/paper-2.6.yaml"
@@ -71,14 +72,22 @@ def instructions(checkout: Path, args: list[str], env: dict) -> float:
     return int(found.group(1)) / 1e6
 
 
-def count_instructions(checkouts: list[tuple[str, Path]], pyc: bool) -> dict:
-    """{(label, command): millions of instructions}, bytecode compiled beforehand as in ``measure``."""
+@contextmanager
+def startup_env(pyc: bool) -> Iterator[dict]:
+    """The environment every measured run gets: bytecode cached in a fresh folder (``pyc``) or not
+    written at all, and no PYTHONPATH of the caller's."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
     with tempfile.TemporaryDirectory(prefix="symreach-startup-") as cache:
         if pyc:
             env["PYTHONPYCACHEPREFIX"] = cache
         else:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
+        yield env
+
+
+def count_instructions(checkouts: list[tuple[str, Path]], pyc: bool) -> dict:
+    """{(label, command): millions of instructions}, bytecode compiled beforehand as in ``measure``."""
+    with startup_env(pyc) as env:
         run_once(ROOT, COMMANDS["python -c pass"], env)  # bytecode of the standard library
         out = {("", "python -c pass"): instructions(ROOT, COMMANDS["python -c pass"], env)}
         for label, checkout in checkouts:
@@ -90,12 +99,7 @@ def count_instructions(checkouts: list[tuple[str, Path]], pyc: bool) -> dict:
 
 def measure(checkouts: list[tuple[str, Path]], repeats: int, pyc: bool) -> dict:
     """{(label, command): [(cpu, wall), ...]}; ``python -c pass`` once per round."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
-    with tempfile.TemporaryDirectory(prefix="symreach-startup-") as cache:
-        if pyc:
-            env["PYTHONPYCACHEPREFIX"] = cache
-        else:
-            env["PYTHONDONTWRITEBYTECODE"] = "1"
+    with startup_env(pyc) as env:
         out: dict = {}
         for label, checkout in checkouts:  # warm-up: bytecode, page cache
             for args in COMMANDS.values():
