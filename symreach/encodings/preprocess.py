@@ -81,7 +81,7 @@ Steps, in order (each reported in ``Preprocessed.stats``):
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from symreach import semantics
 from symreach.certify import may_fixpoint as may_certificate
@@ -321,7 +321,8 @@ def _is_monotone(inst: Instance, cone: frozenset[int], may) -> bool:
     return not _capacity_binds(inst, may) and not semantics.attach_binds(inst)
 
 
-def _needed(why: dict[Pair, tuple[Pair, ...]], goal: frozenset[Pair]) -> set[Pair]:
+def justification_closure(why: dict[Pair, tuple[Pair, ...]], goal: Iterable[Pair]) -> set[Pair]:
+    """The pairs ``goal`` needs by the fixpoint's justification ``why``, ``goal`` included."""
     out: set[Pair] = set()
     work = list(goal)
     while work:
@@ -340,7 +341,7 @@ def greedy_witness(inst: Instance, query: Query, added: dict[Pair, int],
     for alt in sorted(query.alternatives, key=lambda a: sorted(a)):
         if not all(p in added for p in alt):
             continue
-        need = _needed(why, alt)
+        need = justification_closure(why, alt)
         init = {p: 1 for p in need if added[p] == 0}
         steps = [(DEPLOY, t, n) for (t, n) in sorted((p for p in need if p not in init),
                                                       key=lambda p: (added[p], p))]

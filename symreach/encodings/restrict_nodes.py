@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Collection, Optional
 
-from symreach.model import AffinityTerm, FrozenDict, Instance, Pair, SpreadConstraint, Topology
+from symreach.model import AffinityTerm, FrozenDict, Instance, SpreadConstraint, Topology
 
 
 def restrict_nodes(inst: Instance, keep: Collection[int]) -> Optional[Instance]:
@@ -68,8 +68,3 @@ def _cut_topology(tp: Topology, old: list[int]) -> Topology:
             members[d].add(i)
     return Topology(tp.key, domain_of, tuple(frozenset(s) for s in members),
                     tuple(tp.values[d] for d in order))
-
-
-def nodes_of(pairs: Collection[Pair]) -> set[int]:
-    """The nodes a set of pairs names."""
-    return {m for _, m in pairs}

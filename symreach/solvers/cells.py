@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Optional
 
 from symreach import semantics
-from symreach.encodings.preprocess import affinity_cone, fits_alone, greedy_witness, may_fixpoint
+from symreach.encodings.preprocess import affinity_cone, fits_alone, greedy_witness, justification_closure, \
+    may_fixpoint
 from symreach.encodings.realize import realize_trace
 from symreach.encodings.restrict import restrict_types
 from symreach.encodings.restrict_nodes import restrict_nodes
@@ -231,13 +232,7 @@ def short_lived_witness(sub: Instance, target: Pair, added: dict[Pair, int],
     soon as every pair it justifies is deployed (a witness that is no longer
     needed can only block: ports, capacity, anti-affinity, spread). Replayed
     by ``realize_trace``; None when it does not replay."""
-    need: set[Pair] = set()
-    work = [target]
-    while work:
-        p = work.pop()
-        if p not in need:
-            need.add(p)
-            work.extend(why.get(p, ()))
+    need = justification_closure(why, (target,))
     init = {p: 1 for p in need if added[p] == 0}
     order = sorted(need - set(init), key=lambda p: (added[p], p))
     remaining: dict[Pair, int] = {}
@@ -310,14 +305,7 @@ def reduced_witness(sub: Instance, target: Pair, classes: list[NodeClass],
     not replay. Half the cell's time limit and memory bound."""
     from symreach.solvers.registry import make_engine
 
-    keep = {target[1]}
-    work, seen = [target], set()
-    while work:
-        p = work.pop()
-        if p not in seen:
-            seen.add(p)
-            keep.add(p[1])
-            work.extend(why.get(p, ()))
+    keep = {m for _, m in justification_closure(why, (target,))}
     for cls in classes:
         keep.update(cls[:REPRESENTATIVES])
     if len(keep) >= len(sub.nodes):   # nothing to cut (every node its own class)
