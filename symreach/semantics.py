@@ -247,6 +247,8 @@ def unencoded_volume_checks(inst: Instance) -> Optional[str]:
     something: claim bindings (``Instance.bindings``), CSI attach limits that can be reached
     (``attach_binds``), in-tree disk conflicts (``disks_free``); None when none. Engines with their own encoding of
     Hard decline such instances (``registry.Checked``)."""
+    if any(group.holders for group in inst.binding_groups):
+        return "DRA devices that deployments allocate and deletions free (DynamicResources)"
     if inst.bindings:
         return "WaitForFirstConsumer claims that a deployment binds (VolumeBinding's PreBind)"
     if attach_binds(inst):
@@ -472,7 +474,9 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]
             continue
         claim = inst.bindings[b]
         outcome = claim.outcomes[new - 1]
-        if outcome.startswith("taken:"):   # a class's PVs generic ephemeral claims took
+        if group.holders:   # DRA devices (``loader.dra``): a claim's allocation, or a pod slot's holdings
+            notes.append(_allocation_note(claim, old, outcome))
+        elif outcome.startswith("taken:"):   # a class's PVs generic ephemeral claims took
             added = set(outcome[6:].split(",")) - (set(claim.outcomes[old - 1][6:].split(",")) if old else set())
             notes.append(f"its ephemeral claim takes PV {', '.join(sorted(added))} (class {claim.claim.partition('/')[2]})")
         elif outcome.startswith("PV "):
@@ -481,6 +485,14 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]
             where = outcome.partition(":")[2]
             notes.append(f"binds claim {claim.claim} to a volume it provisions in {where or 'the cluster (no topology)'}")
     return "; ".join(notes) or None
+
+
+def _allocation_note(claim, old: int, outcome: str) -> str:
+    if not claim.claim.startswith("pods of "):
+        return f"allocates claim {claim.claim}: {outcome}"
+    before = set(claim.outcomes[old - 1].split(" | ")) if old else set()
+    added = [e for e in outcome.split(" | ") if e not in before] or [outcome]
+    return f"its claims get {added[0]}"
 
 
 def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
@@ -518,10 +530,28 @@ def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
 
 
 def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
+    """One pod of t on n less; DRA devices it held are freed (``model.BindingGroup.frees``,
+    ``holders``: a claim no pod reserves any more is deallocated by the resourceclaim controller)."""
     p = inst.pair(t, n)
     if sigma[p] <= 0:
         raise ValueError("delete of an absent pod")
-    return sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
+    out = sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    group = inst.binding_groups[g] if g is not None else None
+    if group is None or not group.holders:
+        return out
+    following = group.frees[group_state(inst, sigma, g)].get(t)
+    k = following[n] if following is not None else -1
+    entries = list(group.states[k]) if k >= 0 else \
+        [sigma[q] if q < len(sigma) else 0 for q in (inst.num_pairs + b for b in group.claims)]
+    for i, holders in enumerate(group.holders):
+        if t in holders and group.released[i] >= 0 and not any(
+                out[inst.pair(u, m)] for u in holders for m in range(len(inst.nodes))):
+            entries[i] = group.released[i]
+    padded = list(out) + [0] * (inst.num_pairs + len(inst.bindings) - len(out))
+    for b, e in zip(group.claims, entries):
+        padded[inst.num_pairs + b] = e
+    return tuple(padded)
 
 
 def budget_present(inst: Instance, sigma: Config, types: Iterable[int]) -> int:
