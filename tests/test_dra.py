@@ -408,3 +408,16 @@ def test_certify_rechecks_the_allocation_states():
     cert["bound"][0] = [g0, g0]
     ok, why = check_certificate(inst, cert)
     assert not ok and "cannot be bound" in why
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_allocation_walks_agree_with_the_variant():
+    """A few allocation walks (``benchmarks.kso_dra_walks``): every state reached, every claim user
+    that could go next, node by node, as the variant says (the full run: ``kso_dra_agreement --walks``)."""
+    import random
+
+    from benchmarks.kso_dra_walks import walk_verdicts
+
+    states, rows = walk_verdicts(random.Random(3), 4, 3, VARIANT, 2)
+    assert [(r.pod, r.node, r.kso) for r in rows] == [(r.pod, r.node, r.symreach) for r in rows]
+    assert len(states) >= 4 and len(rows) >= 20
