@@ -26,7 +26,7 @@ from typing import Optional
 from benchmarks.kso_harness import admitted, kso_pending
 from symreach import semantics
 from symreach.frontends.kubernetes import load_kubernetes_documents
-from symreach.generators.k8s_dra_states import API, _claim, _request, dra_state
+from symreach.generators.k8s_dra_states import API, SELECTORS, dra_state
 from symreach.model import Config, Instance
 
 WORK = "work"          # the Deployment whose pods take claims from a template
@@ -53,7 +53,8 @@ def walk_input(rng: random.Random, index: int) -> tuple[list[dict], list[str]]:
     for j in range(rng.choice((1, 2))):
         name = f"extra{j}"
         entries = [{"name": "g", "resourceClaimName": f"{name}-c"}]
-        objects.append(_claim(f"{name}-c", ns, [_simple(rng)]))
+        objects.append({"apiVersion": API, "kind": "ResourceClaim", "metadata": {"name": f"{name}-c", "namespace": ns},
+                        "spec": {"devices": {"requests": [_simple(rng)]}}})
         if shared and rng.random() < 0.3:
             entries.append({"name": "s", "resourceClaimName": rng.choice(shared)})
         objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}"},
@@ -70,15 +71,20 @@ def walk_input(rng: random.Random, index: int) -> tuple[list[dict], list[str]]:
 
 
 def _simple(rng: random.Random) -> dict:
-    """A request that allocates often: one or two devices of an existing class, sometimes All."""
-    request = _request(rng)
-    if "exactly" in request:
-        request["exactly"]["deviceClassName"] = rng.choice(("gpu", "gpu", "nic", "any"))
-        if request["exactly"]["deviceClassName"] != "gpu" or "nic.example.com" in str(request["exactly"]):
-            request["exactly"].pop("selectors", None)   # another driver's attributes: a CEL runtime error
-        if request["exactly"].get("count"):
-            request["exactly"]["count"] = rng.choice((1, 1, 2))
-    return request
+    """A request that allocates often: one or two devices of an existing class, sometimes All,
+    sometimes a GPU selector or a prioritized list."""
+    if rng.random() < 0.1:
+        return {"name": "r", "firstAvailable": [{"name": "big", "deviceClassName": "gpu", "count": 2},
+                                                 {"name": "one", "deviceClassName": "nic", "count": 1}]}
+    cls = rng.choice(("gpu", "gpu", "nic", "any"))
+    body: dict = {"deviceClassName": cls}
+    if rng.random() < 0.15:
+        body["allocationMode"] = "All"
+    else:
+        body["count"] = rng.choice((1, 1, 2))
+    if cls == "gpu" and rng.random() < 0.3:
+        body["selectors"] = [{"cel": {"expression": rng.choice(SELECTORS["gpu.example.com"])}}]
+    return {"name": "r", "exactly": body}
 
 
 def walk(objects: list[dict], nodes: list[str], rng: random.Random, steps: int) -> Walk:
