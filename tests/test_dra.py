@@ -421,3 +421,22 @@ def test_allocation_walks_agree_with_the_variant():
     states, rows = walk_verdicts(random.Random(3), 4, 3, VARIANT, 2)
     assert [(r.pod, r.node, r.kso) for r in rows] == [(r.pod, r.node, r.symreach) for r in rows]
     assert len(states) >= 4 and len(rows) >= 20
+
+
+@pytest.mark.parametrize("models,marked", [(("a100", "a100"), False), (("a100", "t4"), True)])
+def test_deleting_one_of_several_pods_is_exact_for_devices_of_one_kind(models, marked):
+    """Two pods of the Deployment on n1 hold its two gpus; a deletion frees one of them. Devices
+    of one kind (driver, pool, attributes) are interchangeable, so that is exact; devices that
+    differ keep the caveat (the model frees the first by name, not any pod's)."""
+    from symreach import semantics
+
+    objects = _objects("deployment.yaml")
+    pool = next(o for o in objects if o["kind"] == "ResourceSlice")
+    pool["spec"]["devices"] = [{"name": f"g{i}", "attributes": {"model": {"string": m}}} for i, m in enumerate(models)]
+    inst, report = load_kubernetes_documents(objects, "<dra>")
+    t = inst.type_index("default/train")
+    sigma = semantics.deploy(inst, semantics.deploy(inst, inst.initial_config(), t, 0), t, 0)
+    assert semantics.node_failure(inst, t, 0, sigma).reasons == ("cannot allocate all claims",)
+    assert semantics.node_failure(inst, t, 0, semantics.delete(inst, sigma, t, 0)) is None
+    caveats = report.caveats.get("default/train", [])
+    assert any("may hold different devices" in c for c in caveats) is marked

@@ -29,8 +29,10 @@ and the state a deletion there moves to. The result is each type's v1
 Not exact, and marked with a caveat instead: devices of several pools a request
 could take (the scheduler's pool order is a Go map's, so random; modelled: pools
 by driver and name, slices in input order), pods of one type on one node that
-hold different devices (a deletion frees those of one pod the model picks: the
-first by device name), and more than ``MAX_STATES`` joint states.
+hold devices of different kinds (driver, pool, attributes: a deletion frees
+those of one pod the model picks, the first by device name; devices of one kind
+are interchangeable, so that case is exact), and more than ``MAX_STATES``
+joint states.
 """
 
 from __future__ import annotations
@@ -122,6 +124,8 @@ class _States:
     def __init__(self, index: DraIndex, keys: list[Key], slots: list[str], owned: set[Key]) -> None:
         self.index, self.keys, self.slots, self.owned = index, keys, slots, owned
         self.allocation: dict[str, dict] = {}
+        self.kinds: dict[str, tuple] = {}
+        self.nodes: list[dict] = []
         self.states: list[tuple] = []
         self.ids: dict[tuple, int] = {}
 
@@ -129,6 +133,16 @@ class _States:
         out = f"{where or _where(allocation)}: {', '.join(_devices(allocation))}"
         self.allocation.setdefault(out, allocation)
         return out
+
+    def kind(self, entry: str) -> tuple:
+        """What selectors and pools can tell of a holding's devices: their driver, pool and
+        attributes. Holdings of one kind are interchangeable: every verdict counts only free
+        devices of each kind, so which of them a deletion frees changes no answer."""
+        if not self.kinds:
+            for node in self.nodes:
+                for d in self.index.devices(node)[0]:
+                    self.kinds[f"{d.driver}/{d.pool}/{d.name}"] = (d.driver, d.pool, repr(sorted(d.attributes.items())))
+        return tuple(sorted(self.kinds.get(d, (d,)) for d in entry.partition(": ")[2].split(", ")))
 
     def add(self, state: tuple) -> int:
         if state not in self.ids:
@@ -161,6 +175,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     if not keys and not per_pod:
         return {}, []   # every claim is missing: PreFilter rejects the pods whatever is allocated
     found = _States(index, keys, per_pod, owned)
+    found.nodes = nodes
     start = []
     for k in keys:
         allocation = (index.claims[k].get("status") or {}).get("allocation")
@@ -196,7 +211,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
                         on[node["name"]] = found.add(nxt)
                 if name in per_pod:
                     nxt, choices = _free(state, len(keys) + per_pod.index(name), node["name"])
-                    several |= choices > 1
+                    several |= len({found.kind(e) for e in choices}) > 1
                     if nxt is not None:
                         frees[node["name"]] = found.add(nxt)
             entry["nodes"] = on
@@ -212,8 +227,9 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
         caveats.append("DRA: a request may take devices of several pools, which the scheduler tries in random "
                        "order (modelled: pools by driver and name)")
     if several:
-        caveats.append("DRA: pods of one type on one node may hold different devices; a deletion frees those of "
-                       "one of them (modelled: the first by node and device name), not any pod's")
+        caveats.append("DRA: pods of one type on one node may hold different devices (of another driver, pool or "
+                       "attributes); a deletion frees those of one of them (modelled: the first by device name), "
+                       "not any pod's")
     slots = [f"{ns}/{c}" for ns, c in keys] + [PODS + name for name in per_pod]
     return {name: {"slots": slots, "states": entries[name]} for name in users}, caveats
 
@@ -255,11 +271,11 @@ def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser,
     return tuple(out), alike
 
 
-def _free(state: tuple, slot: int, node: str) -> tuple[Optional[tuple], int]:
-    """The state after a pod of a pod slot's type on node is deleted, and how many distinct holdings it could free."""
+def _free(state: tuple, slot: int, node: str) -> tuple[Optional[tuple], list[str]]:
+    """The state after a pod of a pod slot's type on node is deleted, and the distinct holdings it could free."""
     here = sorted({e for e in state[slot] if e.partition(": ")[0] == node})
     if not here:
-        return None, 0
+        return None, []
     held = list(state[slot])
     held.remove(here[0])
-    return state[:slot] + (tuple(held),) + state[slot + 1:], len(here)
+    return state[:slot] + (tuple(held),) + state[slot + 1:], here
