@@ -147,23 +147,25 @@ class _World:
         s = semantics.group_state(self.inst, sigma, self.inst.binding_of[next(iter(self.group.users))])
         out = []
         for b, e in zip(self.group.claims, self.group.states[s]):
-            out.append(None if e == 0 else self.inst.bindings[b].outcomes[e - 1])
+            binding = self.inst.bindings[b]
+            value = binding.initial if e == 0 else binding.outcomes[e - 1]
+            out.append(None if value == "(unallocated)" else value)
         return out
 
     def step(self, op: str, t: int, n: int, before: Config, after: Config) -> None:
         name, node = self.type_name(t), self.inst.nodes[n].name
-        old, new = self._values(before), self._values(after)
+        new = self._values(after)
         if name.endswith("/" + WORK):
             slot = self.slots.index(PODS + name)
-            was, now = _entries(old[slot]), _entries(new[slot])
+            now = _entries(new[slot])
             if op == "deploy":
-                added = _minus(now, was)
                 self.made += 1
-                self.work[f"{WORK}-{self.made}"] = (node, added[0] if added else f"{node}: ")
+                self.work[f"{WORK}-{self.made}"] = (node, "")
             else:
-                removed = _minus(was, now)
-                victim = next(p for p, (m, e) in self.work.items() if m == node and (not removed or e == removed[0]))
-                del self.work[victim]
+                del self.work[next(p for p, (m, _) in self.work.items() if m == node)]
+            left = {m: [e for e in now if e.partition(": ")[0] == m] for m in {m for m, _ in self.work.values()}}
+            for p, (m, _) in sorted(self.work.items()):   # holdings are canonical: hand them out again
+                self.work[p] = (m, left[m].pop(0) if left[m] else f"{m}: ")
             return
         pod = next(p for p, tn in self.type_of_pod.items() if tn == name)
         if op == "deploy":
@@ -207,13 +209,12 @@ class _World:
             key = _key(o)
             if key in gone_claims:
                 continue   # a deleted pod's own claim goes with it
-            if key in self.slots:
+            if key in self.slots:   # devices of a kind are renamed canonically: every slot as the state says
                 value = values[self.slots.index(key)]
-                if value is not None:   # entry 0 keeps the input's status
-                    status = o.setdefault("status", {})
-                    status.pop("allocation", None)
-                    if value != "(unallocated)":
-                        status["allocation"] = self._allocation(value, o)
+                status = o.setdefault("status", {})
+                status.pop("allocation", None)
+                if value is not None:
+                    status["allocation"] = self._allocation(value, o)
             reserved = running.get(key, [])
             if (o.get("status") or {}).get("allocation") is not None or reserved:
                 o.setdefault("status", {})["reservedFor"] = [
@@ -292,17 +293,6 @@ def _request_name(request: dict) -> str:
 
 def _entries(value: Optional[str]) -> list[str]:
     return value.split(" | ") if value and value != "(unallocated)" else []
-
-
-def _minus(a: list[str], b: list[str]) -> list[str]:
-    left = list(b)
-    out = []
-    for x in a:
-        if x in left:
-            left.remove(x)
-        else:
-            out.append(x)
-    return out
 
 
 def _key(o: dict) -> str:

@@ -393,6 +393,7 @@ class ClaimBinding:
 
     claim: str                                   # namespace/name
     outcomes: tuple[str, ...]
+    initial: Optional[str] = None                # DRA slots: what entry 0 holds (the input's allocation)
 
 
 @record
@@ -408,8 +409,8 @@ class BindingGroup:
 
     DRA devices (``loader.dra`` ``allocations``) are such a group too, whose slots a deletion
     changes: deleting a pod of t on n moves it to ``frees[s][t][n]`` (-1: nothing), then
-    every slot k some type of ``holders[k]`` reserves goes to entry ``released[k]``
-    (unallocated) when no pod of those types is left (``semantics.delete``). State 0 is the
+    every slot k some type of ``holders[k]`` reserves is deallocated when no pod of those
+    types is left: state s moves to ``releases[s][k]`` (``semantics.delete``). State 0 is the
     input's allocation. Empty for claim bindings, which a deletion never changes.
     """
 
@@ -422,7 +423,7 @@ class BindingGroup:
     next: tuple[FrozenDict[int, tuple[int, ...]], ...]
     frees: tuple[FrozenDict[int, tuple[int, ...]], ...] = ()
     holders: tuple[frozenset[int], ...] = ()
-    released: tuple[int, ...] = ()
+    releases: tuple[tuple[int, ...], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:

@@ -540,16 +540,15 @@ def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     group = inst.binding_groups[g] if g is not None else None
     if group is None or not group.holders:
         return out
-    following = group.frees[group_state(inst, sigma, g)].get(t)
-    k = following[n] if following is not None else -1
-    entries = list(group.states[k]) if k >= 0 else \
-        [sigma[q] if q < len(sigma) else 0 for q in (inst.num_pairs + b for b in group.claims)]
+    s = group_state(inst, sigma, g)
+    following = group.frees[s].get(t)
+    s = following[n] if following is not None and following[n] >= 0 else s
     for i, holders in enumerate(group.holders):
-        if t in holders and group.released[i] >= 0 and not any(
+        if t in holders and group.releases[s][i] >= 0 and not any(
                 out[inst.pair(u, m)] for u in holders for m in range(len(inst.nodes))):
-            entries[i] = group.released[i]
+            s = group.releases[s][i]
     padded = list(out) + [0] * (inst.num_pairs + len(inst.bindings) - len(out))
-    for b, e in zip(group.claims, entries):
+    for b, e in zip(group.claims, group.states[s]):
         padded[inst.num_pairs + b] = e
     return tuple(padded)
 

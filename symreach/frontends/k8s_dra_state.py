@@ -31,19 +31,22 @@ could take (the scheduler's pool order is a Go map's, so random; modelled: pools
 by driver and name, slices in input order), pods of one type on one node that
 hold devices of different kinds (driver, pool, attributes: a deletion frees
 those of one pod the model picks, the first by device name; devices of one kind
-are interchangeable, so that case is exact), and more than ``MAX_STATES``
-joint states.
+are interchangeable, so that case is exact), and more joint states than
+``MAX_STATES`` (or ``MAX_WORK`` evaluations). States are kept up to renaming
+devices within a kind (``_States.canonical``), so a trace names one device of
+the kind the scheduler takes, not necessarily the one it takes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import permutations
 from typing import Optional, Union
 
 from symreach.frontends.k8s_dra import DraIndex, allocation_status, dra_field, first_allocation, pod_dra
 
-MAX_STATES = 256
+MAX_STATES = 1024
+MAX_WORK = 20_000             # states x users x nodes evaluated before giving up (load time stays seconds)
 MAX_POOL_ORDERS = 24          # pool orders tried to see whether the first assignment depends on it
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
 Key = tuple[str, str]         # (namespace, claim)
@@ -125,6 +128,7 @@ class _States:
         self.index, self.keys, self.slots, self.owned = index, keys, slots, owned
         self.allocation: dict[str, dict] = {}
         self.kinds: dict[str, tuple] = {}
+        self.order: Optional[dict[tuple, list[str]]] = None
         self.nodes: list[dict] = []
         self.states: list[tuple] = []
         self.ids: dict[tuple, int] = {}
@@ -135,16 +139,70 @@ class _States:
         return out
 
     def kind(self, entry: str) -> tuple:
-        """What selectors and pools can tell of a holding's devices: their driver, pool and
-        attributes. Holdings of one kind are interchangeable: every verdict counts only free
-        devices of each kind, so which of them a deletion frees changes no answer."""
-        if not self.kinds:
-            for node in self.nodes:
-                for d in self.index.devices(node)[0]:
-                    self.kinds[f"{d.driver}/{d.pool}/{d.name}"] = (d.driver, d.pool, repr(sorted(d.attributes.items())))
+        """What selectors and pools can tell of a holding's devices (``_catalogue``)."""
+        self._catalogue()
         return tuple(sorted(self.kinds.get(d, (d,)) for d in entry.partition(": ")[2].split(", ")))
 
+    def _catalogue(self) -> None:
+        """Each device's kind: its driver, pool, where its slice puts it and every other field
+        but its name (attributes...). Devices of one kind are interchangeable: selectors and
+        pools cannot tell them apart, so every verdict counts only the free devices of each
+        kind. ``order``: per kind, its devices in the allocator's order, less those that claims
+        outside the slots hold (they stay held in every state)."""
+        if self.order is not None:
+            return
+        self.order = {}
+        fixed = self._fixed()
+        for node in self.nodes:
+            for d in self.index.devices(node)[0]:
+                key = f"{d.driver}/{d.pool}/{d.name}"
+                if key in self.kinds:
+                    continue
+                rest = [(f.name, repr(getattr(d, f.name))) for f in fields(d) if f.name not in ("name", "attributes")]
+                where = allocation_status(self.index, node, [("", d)]).get("nodeSelector")
+                self.kinds[key] = (d.driver, d.pool, repr(sorted(d.attributes.items())), repr(rest), repr(where))
+                if (d.driver, d.pool, d.name) not in fixed:
+                    self.order.setdefault(self.kinds[key], []).append(key)
+
+    def _fixed(self) -> set:
+        claims = {k: c for k, c in self.index.claims.items() if k not in self.owned and k not in self.keys}
+        return self.index.with_claims(claims).allocated()
+
+    def canonical(self, state: tuple) -> tuple:
+        """``state`` with the devices of each kind renamed in a canonical order: claim slots
+        first, then each pod slot's holdings ordered by node and kinds; the i-th device of a
+        kind met gets the kind's i-th device name. States that differ only by which devices of
+        a kind are held become one (the verdicts of both are the same)."""
+        self._catalogue()
+        used: dict[tuple, int] = {}
+
+        def rename(value: str) -> str:
+            where, _, devices = value.partition(": ")
+            out = []
+            for d in devices.split(", ") if devices else []:
+                kind = self.kinds.get(d)
+                names = self.order.get(kind, []) if kind is not None else []
+                k = used.get(kind, 0)   # type: ignore[arg-type]
+                if k < len(names):
+                    used[kind] = k + 1  # type: ignore[index]
+                    d = names[k]
+                out.append(d)
+            new = f"{where}: {', '.join(out)}"
+            if new not in self.allocation:
+                old = self.allocation[value]
+                results = [dict(r, device=n.split("/", 2)[2]) for r, n in
+                           zip(((old.get("devices") or {}).get("results")) or [], out)]
+                self.allocation[new] = dict(old, devices=dict(old.get("devices") or {}, results=results))
+            return new
+
+        n = len(self.keys)
+        claims = tuple(None if v is None else rename(v) for v in state[:n])
+        pods = tuple(tuple(sorted(rename(e) for e in sorted(held, key=lambda e: (e.partition(": ")[0], self.kind(e)))))
+                     for held in state[n:])
+        return claims + pods
+
     def add(self, state: tuple) -> int:
+        state = self.canonical(state)
         if state not in self.ids:
             self.ids[state] = len(self.states)
             self.states.append(state)
@@ -193,8 +251,8 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     tied = several = False
     s = 0
     while s < len(found.states):
-        if len(found.states) > MAX_STATES:
-            return None, [f"DRA: more than {MAX_STATES} joint device allocations (not modelled)"]
+        if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
+            return None, [f"DRA: more than {len(found.states) - 1} joint device allocations (not modelled)"]
         state = found.states[s]
         view = found.view(state)
         for name, u in users.items():
@@ -207,8 +265,9 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
                 if verdict.prefilter is None and node["name"] not in verdict.filters:
                     nxt, alike = _deploy(found, view, state, name, u, node)
                     tied |= not alike
-                    if nxt is not None and nxt != state:
-                        on[node["name"]] = found.add(nxt)
+                    k = found.add(nxt) if nxt is not None else s
+                    if k != s:
+                        on[node["name"]] = k
                 if name in per_pod:
                     nxt, choices = _free(state, len(keys) + per_pod.index(name), node["name"])
                     several |= len({found.kind(e) for e in choices}) > 1
@@ -218,9 +277,13 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             if frees:
                 entry["frees"] = frees
             entries[name].append(entry)
+        releases = {}
         for i, value in enumerate(state[:len(keys)]):   # the controller's release of a claim nobody reserves
             if value is not None:
-                found.add(state[:i] + (None,) + state[i + 1:])
+                releases[f"{keys[i][0]}/{keys[i][1]}"] = found.add(state[:i] + (None,) + state[i + 1:])
+        for name in users:
+            if releases:
+                entries[name][-1]["releases"] = releases
         s += 1
     caveats = []
     if tied:

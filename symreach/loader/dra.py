@@ -17,6 +17,7 @@ so the model needs no notion of devices:
           - held: ["n1: gpu.example.com/n1/g0", null]
             filter: [{node: n1, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
             frees: {n1: 0}     # deleting one of its pods there (a pod slot's type)
+            releases: {default/gpu: 0}   # the claim deallocated (its last pod gone)
 
 DynamicResources is the last Filter plugin of the v1.35 profile and its
 PreFilter the last PreFilter: a PreFilter rejection blocks every node but
@@ -62,6 +63,7 @@ class AllocState:
     filters: tuple[tuple[str, str, tuple[str, ...]], ...]
     on: tuple[tuple[str, int], ...]
     frees: tuple[tuple[str, int], ...]
+    releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
 
 
 @record
@@ -101,7 +103,7 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("held", "preFilter", "filter", "nodes", "frees"), required=("held",))
+        entry = mapping(item, where, ("held", "preFilter", "filter", "nodes", "frees", "releases"), required=("held",))
         held = sequence(entry["held"], where + ("held",))
         if len(held) != len(slots):
             raise FieldError(where + ("held",), f"expected {len(slots)} entries (one per slot)")
@@ -109,7 +111,8 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
             if value is not None:
                 string(value, where + ("held", k))
         sub = parse_dra({k: entry[k] for k in ("preFilter", "filter") if k in entry}, where, node_names)
-        moves = [_moves(entry.get(key), where + (key,), node_names, len(raw_states)) for key in ("nodes", "frees")]
+        moves = [_moves(entry.get(key), where + (key,), names, len(raw_states))
+                 for key, names in (("nodes", node_names), ("frees", node_names), ("releases", set(slots)))]
         states.append(AllocState(tuple(held), sub.prefilter, sub.filters, *moves))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
@@ -118,16 +121,16 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
     return AllocSpec(slots, tuple(states))
 
 
-def _moves(raw: object, path: Path, node_names: set[str], count: int) -> tuple[tuple[str, int], ...]:
-    """``{node: state}``: where a move on each node leads."""
+def _moves(raw: object, path: Path, names: set[str], count: int) -> tuple[tuple[str, int], ...]:
+    """``{node or slot: state}``: where a move on each node (a release of each slot) leads."""
     if raw is None:
         return ()
     if not isinstance(raw, dict):
-        raise FieldError(path, "expected a mapping from node names to states")
+        raise FieldError(path, "expected a mapping from names to states")
     out = []
     for node, nxt in raw.items():
-        if string(node, path) not in node_names:
-            raise FieldError(path + (node,), f"unknown node '{node}'")
+        if string(node, path) not in names:
+            raise FieldError(path + (node,), f"unknown name '{node}'")
         out.append((node, integer(nxt, path + (node,), minimum=0, maximum=count - 1)))
     return tuple(out)
 

@@ -502,15 +502,14 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
     unallocated = "(unallocated)"
     outcomes = [tuple(sorted({unallocated if h[k] is None else h[k] for h in helds} -
                              {unallocated if helds[0][k] is None else helds[0][k]})) for k in range(len(first.slots))]
-    claims = tuple(ClaimBinding(name, outs) for name, outs in zip(first.slots, outcomes))
+    claims = tuple(ClaimBinding(name, outs, helds[0][k]) for k, (name, outs) in enumerate(zip(first.slots, outcomes)))
     states = tuple(tuple(0 if h[k] == helds[0][k] else outcomes[k].index(unallocated if h[k] is None else h[k]) + 1
                          for k in range(len(h))) for h in helds)
-    holders, released = [], []
-    for k, slot in enumerate(first.slots):
+    holders = []
+    for slot in first.slots:
         ns, _, name = slot.partition("/")
         holders.append(frozenset(t for t, spec in enumerate(doc.pod_types) if spec.namespace == ns and name in spec.dra.claims))
-        released.append(0 if helds[0][k] is None else
-                        (outcomes[k].index(unallocated) + 1 if unallocated in outcomes[k] else -1))
+    releases = tuple(tuple(dict(state.releases).get(slot, -1) for slot in first.slots) for state in first.states)
     index = {node.name: n for n, node in enumerate(doc.nodes)}
     rows, failures, following, frees = [], [], [], []
     for s in range(len(states)):
@@ -534,7 +533,7 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
     attach = tuple(FrozenDict({t: (doc.pod_types[t].volumes.attach, doc.pod_types[t].volumes.attach_own)
                                for t in types}) for _ in states)
     group = BindingGroup(tuple(range(base, base + len(claims))), frozenset(types), states, tuple(rows),
-                         tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), tuple(released))
+                         tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases)
     return claims, (group,)
 
 
