@@ -440,3 +440,51 @@ def test_deleting_one_of_several_pods_is_exact_for_devices_of_one_kind(models, m
     assert semantics.node_failure(inst, t, 0, semantics.delete(inst, sigma, t, 0)) is None
     caveats = report.caveats.get("default/train", [])
     assert any("may hold different devices" in c for c in caveats) is marked
+
+
+def _gpu_cluster(nodes: int, gpus: int, claims: int) -> list[dict]:
+    """``nodes`` nodes with ``gpus`` identical gpus each, a Deployment taking one gpu per pod from a
+    template, and ``claims`` bare pods with a one-gpu claim each."""
+    objects = [o for o in _objects("deployment.yaml") if o["kind"] in ("DeviceClass", "ResourceClaimTemplate", "Deployment")]
+    for i in range(nodes):
+        objects.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
+                        "status": {"allocatable": {"cpu": "4", "pods": "10"}}})
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"s{i}"},
+                        "spec": {"driver": "gpu.example.com", "nodeName": f"n{i}",
+                                 "pool": {"name": f"n{i}", "generation": 1, "resourceSliceCount": 1},
+                                 "devices": [{"name": f"g{k}"} for k in range(gpus)]}})
+    for j in range(claims):
+        objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                        "metadata": {"name": f"c{j}", "namespace": "default"},
+                        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}})
+        objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{j}", "namespace": "default"},
+                        "spec": {"containers": [{"name": "c", "image": "x"}],
+                                 "resourceClaims": [{"name": "g", "resourceClaimName": f"c{j}"}]}})
+    return objects
+
+
+def test_devices_of_one_kind_make_one_state():
+    """2 nodes x 2 identical gpus, the Deployment and one bare pod: states are kept up to which gpu
+    of a node a claim holds, so few are listed and none is caveated; the Deployment can run 4
+    pods, but not 4 beside p0 (each takes a gpu), and p0 runs beside 3."""
+    from symreach.model import CountTarget, Query
+    from symreach.result import Verdict
+    from symreach.semantics import replay
+    from symreach.solvers.explicit import ExplicitEngine
+
+    inst, report = load_kubernetes_documents(_gpu_cluster(2, 2, 1), "<dra>")
+    assert not report.caveats
+    group = next(g for g in inst.binding_groups if g.holders)
+    # c0 unallocated (9 ways to run 0-2 pods per node) or on n0 or n1 (6 each): without the
+    # renaming, which gpu each holds would multiply these
+    assert len(group.states) == 9 + 6 + 6
+    w, p0 = inst.type_index("default/train"), inst.type_index("default/p0")
+    every = frozenset((w, n) for n in range(2))
+    answers = []
+    for pods, with_p0 in ((4, False), (4, True), (3, True)):
+        alternatives = (frozenset({(p0, 0)}), frozenset({(p0, 1)})) if with_p0 else (frozenset(),)
+        result = ExplicitEngine().check(inst, Query(alternatives, counts=(CountTarget(every, pods),)))
+        if result.verdict is Verdict.DEPLOYABLE:
+            replay(inst, result.trace)
+        answers.append(result.verdict)
+    assert answers == [Verdict.DEPLOYABLE, Verdict.NOT_DEPLOYABLE, Verdict.DEPLOYABLE]
