@@ -707,9 +707,28 @@ def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
             out.append(binding_note(inst, sigma, t, n))
             sigma = deploy(inst, sigma, t, n)
         else:
-            out.append(None)
-            sigma = delete(inst, sigma, t, n)
+            after = delete(inst, sigma, t, n)
+            out.append(freed_note(inst, sigma, after))
+            sigma = after
     return out
+
+
+def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
+    """What a deletion from ``before`` to ``after`` frees of DRA devices, in the trace's words."""
+    notes = []
+    for b, claim in enumerate(inst.bindings):
+        q = inst.num_pairs + b
+        old, new = (before[q] if q < len(before) else 0), (after[q] if q < len(after) else 0)
+        if old == new:
+            continue
+        value = claim.outcomes[new - 1] if new else claim.initial
+        if not claim.claim.startswith("pods of "):
+            notes.append(f"claim {claim.claim} is deallocated (no pod reserves it)")
+            continue
+        was = (claim.outcomes[old - 1] if old else claim.initial) or ""
+        gone = [e for e in was.split(" | ") if e not in (value or "").split(" | ")]
+        notes.append(f"frees {gone[0]}" if gone else "frees its pod's devices")
+    return "; ".join(notes) or None
 
 
 def step_of(inst: Instance, op: str, t: int, n: int) -> Step:

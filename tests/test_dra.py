@@ -367,6 +367,9 @@ def test_a_workloads_pods_each_take_their_own_device():
     assert {n.name: semantics.node_failure(inst, t, k, sigma) for k, n in enumerate(inst.nodes)} == want
     assert semantics.binding_note(inst, inst.initial_config(), t, 0) == "its claims get n1: gpu.example.com/n1/g0"
     assert semantics.delete(inst, sigma, t, 0) == inst.initial_config()
+    steps = [semantics.step_of(inst, op, t, 0) for op in ("deploy", "delete")]
+    assert semantics.binding_notes(inst, steps) == ["its claims get n1: gpu.example.com/n1/g0",
+                                                    "frees n1: gpu.example.com/n1/g0"]
 
 
 def test_a_released_claim_is_allocated_again_elsewhere():
@@ -385,6 +388,8 @@ def test_a_released_claim_is_allocated_again_elsewhere():
     result = make_engine("explicit").check(inst, Query((frozenset({(p2, 1)}),)))
     assert result.verdict is Verdict.DEPLOYABLE and [s.op for s in result.trace] == ["deploy", "delete", "deploy"]
     semantics.replay(inst, result.trace)
+    assert semantics.binding_notes(inst, result.trace) == [
+        None, "claim default/c0 is deallocated (no pod reserves it)", "allocates claim default/c0: n2: gpu.example.com/n2/g0"]
 
 
 def test_certify_rechecks_the_allocation_states():
