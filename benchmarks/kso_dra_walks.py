@@ -363,6 +363,8 @@ def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int
     for i in range(walks):
         w = walk(*walk_input(rng, i), rng, steps)
         for state, pending, sigma in w.states:
+            if not pending:
+                continue
             ns = next((p.split("/")[0] for p in pending if p.endswith(f"/{WORK}-next")), None)
             asked.append((w, admitted(with_next_work_pod(state, ns) if ns else state), pending, sigma))
     answers = kso_pending([a[1] for a in asked], [list(a[2]) for a in asked], [a[0].nodes for a in asked], kso, workers)
