@@ -154,26 +154,26 @@ class _World:
 
     def step(self, op: str, t: int, n: int, before: Config, after: Config) -> None:
         name, node = self.type_name(t), self.inst.nodes[n].name
-        new = self._values(after)
         if name.endswith("/" + WORK):
-            slot = self.slots.index(PODS + name)
-            now = _entries(new[slot])
             if op == "deploy":
                 self.made += 1
                 self.work[f"{WORK}-{self.made}"] = (node, "")
             else:
                 del self.work[next(p for p, (m, _) in self.work.items() if m == node)]
-            left = {m: [e for e in now if e.partition(": ")[0] == m] for m in {m for m, _ in self.work.values()}}
-            for p, (m, _) in sorted(self.work.items()):   # holdings are canonical: hand them out again
-                self.work[p] = (m, left[m].pop(0) if left[m] else f"{m}: ")
-            return
-        pod = next(p for p, tn in self.type_of_pod.items() if tn == name)
-        if op == "deploy":
-            self.placed[pod] = node
-            self.gone.discard(pod)
         else:
-            self.gone.add(pod)
-            self.placed.pop(pod, None)
+            pod = next(p for p, tn in self.type_of_pod.items() if tn == name)
+            if op == "deploy":
+                self.placed[pod] = node
+                self.gone.discard(pod)
+            else:
+                self.gone.add(pod)
+                self.placed.pop(pod, None)
+        work = PODS + f"{self.ns}/{WORK}"
+        if work in self.slots:   # holdings are canonical, any step may rename them: hand them out again
+            now = _entries(self._values(after)[self.slots.index(work)])
+            left = {m: [e for e in now if e.partition(": ")[0] == m] for m in {m for m, _ in self.work.values()}}
+            for p, (m, _) in sorted(self.work.items()):
+                self.work[p] = (m, left[m].pop(0) if left[m] else f"{m}: ")
 
     def objects(self, sigma: Config) -> list[dict]:
         values = self._values(sigma)
