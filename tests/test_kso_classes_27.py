@@ -37,6 +37,21 @@ def status(i: int, fields: str) -> str:
     return f"{{name: c{i}, ready: true, restartCount: 0, image: pause, imageID: '', {fields}}}"
 
 
+def cpu_pod(name: str, cpu: str) -> str:
+    return pod(name, f"  containers: [{{name: c0, image: pause, resources: {{requests: {{cpu: '{cpu}'}}}}}}]\n")
+
+
+RESIZED_TO_3 = "status: {phase: Running, containerStatuses: [" + status(0, "resources: {requests: {cpu: '3'}}") + "]}\n"
+
+
+def rs_pod(name: str, cpu: str, bound: str = "", state: str = "") -> str:
+    """A pod of ReplicaSet web-7c9f (not in the input) requesting ``cpu``."""
+    meta = (", labels: {app: web, pod-template-hash: 7c9f}, ownerReferences: [{apiVersion: apps/v1, "
+            "kind: ReplicaSet, name: web-7c9f, uid: u-rs, controller: true}]")
+    return pod(name, bound + f"  containers: [{{name: c0, image: pause, resources: {{requests: {{cpu: '{cpu}'}}}}}}]\n",
+               meta=meta) + state
+
+
 def ds_pod(name: str, pin: str, bound: bool) -> str:
     """A pod the DaemonSet controller made for node ``pin``, its DaemonSet not in the input."""
     meta = (", labels: {app: ds1}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ds1, "
@@ -128,6 +143,25 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
                              ", conditions: [{type: PodResizePending, status: 'True', reason: Infeasible}]"),
          pod("incoming", "  containers: [{name: c, image: pause, resources: {requests: {cpu: '3'}}}]\n")],
         "default/incoming", {"n1": None}),
+    # ... while a new pod of the resized pod's spec holds its spec: a copy of ``big`` (cpu 1 where
+    # the running one holds 3) fits beside it; ``test_new_pods_of_a_resized_pods_type_hold_the_spec``
+    # asks symreach the same about the type new ``big`` pods get.
+    "resize_new_pod_of_the_spec_holds_the_spec": (
+        [node("n1"), resized("1", status(0, "resources: {requests: {cpu: '3'}}")), cpu_pod("big-copy", "1")],
+        "default/big-copy", {"n1": None}),
+    # A pending pod of a ReplicaSet not in the input, its running sibling resized (spec 1, holds 3) ...
+    "resize_sibling_of_absent_replicaset_holds_the_spec": (
+        [node("n1"), rs_pod("web-a", "1", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1")],
+        "default/web-b", {"n1": None}),
+    # ... or its spec resized too (a resize patches the spec): the pending pod is asked with its own.
+    "resize_patched_spec_of_absent_replicaset_sibling": (
+        [node("n1"), rs_pod("web-a", "3", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1")],
+        "default/web-b", {"n1": None}),
+    # The running sibling still holds 3: a pod of cpu 2 does not fit beside it.
+    "resize_sibling_still_holds_the_resize": (
+        [node("n1"), rs_pod("web-a", "1", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1"),
+         cpu_pod("two", "2")],
+        "default/two", {"n1": CPU}),
     # PodTopologySpread skips terminating pods (deletionTimestamp) ...
     "terminating_pods_not_spread_counted": (
         [node("n1"), node("n2"), pod("old-1", "  nodeName: n1\n" + C, meta=TERMINATING),
@@ -318,6 +352,40 @@ def test_daemonset_pods_without_daemonset_are_one_type_per_node():
     inst, _ = load_kubernetes_documents(_state("daemonset_pods_without_daemonset").objects, "<state>")
     assert sorted(p.name for p in inst.pod_types) == ["default/ds1@n1", "default/ds1@n2"]
     assert set(daemonset_groups(inst)["default/ds1"]) == {0, 1}
+
+
+def type_verdicts(name: str, type_name: str) -> dict:
+    """symreach's verdict for a new pod of ``type_name`` on every node, in the class's σ0."""
+    from symreach import semantics
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    state = _state(name)
+    inst, _ = load_kubernetes_documents(state.objects, "<state>")
+    t, sigma = inst.type_index(type_name), inst.initial_config()
+    out = {}
+    for n, node_ in enumerate(inst.nodes):
+        failure = semantics.node_failure(inst, t, n, sigma)
+        out[node_.name] = None if failure is None else (failure.plugin, failure.reasons)
+    return out
+
+
+def test_new_pods_of_a_resized_pods_type_hold_the_spec():
+    """A resized running pod is a non-creatable type of its own (what it holds); the type new pods
+    of its spec get holds the spec: kso's answer for a pending copy (was Insufficient cpu)."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    name = "resize_new_pod_of_the_spec_holds_the_spec"
+    inst, report = load_kubernetes_documents(_state(name).objects, "<state>")
+    assert report.attachments["default/big"] == "default/resized/big"
+    assert report.resized == {"default/big": "default/big"}
+    assert [(p.name, p.creatable) for p in inst.pod_types] == [
+        ("default/big", True), ("default/resized/big", False), ("default/big-copy", True)]
+    assert type_verdicts(name, "default/big") == CLASSES[name][2] == {"n1": None}
+    # The ReplicaSet's pods: new ones (the pending pod's type) hold the spec; the resized one holds 3.
+    sibling = "resize_sibling_of_absent_replicaset_holds_the_spec"
+    inst, report = load_kubernetes_documents(_state(sibling).objects, "<state>")
+    assert report.pending["default/web-b"] == report.resized["default/web-a"] == "default/web"
+    assert type_verdicts(sibling, "default/web") == CLASSES[sibling][2]
 
 
 CASES = sorted(p for p in (Path(__file__).parent / "data" / "kso_cases").glob("*.yaml"))
