@@ -127,7 +127,7 @@ def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
 
 
 def _kind(caveat: str) -> str:
-    for key in ("same size", "another CSI driver", "joint bindings"):
+    for key in ("same size", "another CSI driver", "joint bindings", "provisioned", "Filter verdict"):
         if key in caveat:
             return key
     return caveat

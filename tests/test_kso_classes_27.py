@@ -315,6 +315,20 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
              ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}"),
          replica("web-0", "n1"), replica("web-1", None)],
         "default/web-1", {"n1": (VB, ("node(s) didn't match PersistentVolume's node affinity",)), "n2": None}),
+    # VolumeZone reads ``persistentVolumeClaim`` volumes only: a generic ephemeral volume's claim bound
+    # to a PV of another zone does not stop the pod there (VolumeBinding checks the PV's node affinity).
+    "volume_zone_skips_ephemeral_claims": (
+        [node("n1", labels="{kubernetes.io/hostname: n1, topology.kubernetes.io/zone: z1}"), SC_EBS,
+         pv("pv-e", ", storageClassName: ebs, csi: {driver: ebs.csi.aws.com, volumeHandle: pv-e}, claimRef: "
+                    "{namespace: default, name: incoming-scratch}", meta=", labels: {topology.kubernetes.io/zone: z2}",
+            phase="Bound"),
+         pvc("incoming-scratch", ", storageClassName: ebs, volumeName: pv-e",
+             ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}, ownerReferences: [{apiVersion: v1, kind: Pod, "
+             "name: incoming, uid: u-in, controller: true}]"),
+         pod("incoming", C + "  volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: "
+             "[ReadWriteOnce], storageClassName: ebs, resources: {requests: {storage: 10Gi}}}}}}]\n",
+             meta=", uid: u-in")],
+        "default/incoming", {"n1": None}),
     # ... and a terminating pod still holds its ReadWriteOncePod claim.
     "volume_rwop_held_by_terminating_pod": (
         [node("n1"), SC_EBS, csi_pv("pv-a", "a"),
@@ -419,4 +433,25 @@ def test_shared_volume_under_an_attach_limit_carries_no_caveat():
     from symreach.frontends.kubernetes import load_kubernetes_documents
 
     _, report = load_kubernetes_documents(_state("volume_limit_shared_volume_adds_none").objects, "<state>")
+    assert report.caveats == {}
+
+
+def test_filter_verdict_that_depends_on_the_informer_order_is_marked():
+    """Claims a (ReadWriteOnce) and b (ReadWriteMany), PVs pv-a (both modes) and pv-b (ReadWriteOnce) of
+    equal size: ``findMatchingVolumes`` gives a the first of the two its informer lists (Go map order),
+    and b finds a PV only if a took pv-b. kso, asked 16 times about this state, said "node(s) didn't
+    find available persistent volumes to bind" 15 times and fit once: the scheduler's own Filter verdict
+    is random here. symreach answers in input order (a takes pv-a) and marks the answer."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    docs = [node("n1"), SC_WFFC, pv("pv-a", LOCAL_N1).replace("[ReadWriteOnce]", "[ReadWriteOnce, ReadWriteMany]"),
+            pv("pv-b", LOCAL_N1), pvc("a"), pvc("b").replace("[ReadWriteOnce]", "[ReadWriteMany]"),
+            pod("incoming", C + uses("a", "b"))]
+    state = any_state([yaml.safe_load(d) for d in docs], "default/incoming")
+    assert symreach_verdicts(state) == {"n1": (VB, ("node(s) didn't find available persistent volumes to bind",))}
+    _, report = load_kubernetes_documents(state.objects, "<state>")
+    [caveat] = report.caveats["default/incoming"]
+    assert "Filter verdict on n1 depends on which of several equal-size Available PVs" in caveat
+    # pv-b alone of that shape: no tie, no mark.
+    _, report = load_kubernetes_documents([o for o in state.objects if o["metadata"]["name"] != "pv-b"], "<s>")
     assert report.caveats == {}
