@@ -455,3 +455,25 @@ def test_filter_verdict_that_depends_on_the_informer_order_is_marked():
     # pv-b alone of that shape: no tie, no mark.
     _, report = load_kubernetes_documents([o for o in state.objects if o["metadata"]["name"] != "pv-b"], "<s>")
     assert report.caveats == {}
+
+
+def test_ephemeral_claim_taking_another_drivers_pv_is_marked():
+    """An ephemeral claim of class ebs (provisioner ebs.csi.aws.com) that may take an Available PV of
+    another CSI driver, n1 limiting ebs: a deployed pod's volume then counts under the PV's driver
+    (``getCSIDriverInfo``), which a count of pods per type and node cannot hold per pod (README):
+    the types' answers carry the mark; a class without such a PV carries none."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    sc = SC_EBS.replace("provisioner: ebs.csi.aws.com\n", "provisioner: ebs.csi.aws.com\n"
+                        "volumeBindingMode: WaitForFirstConsumer\n")
+    other = pv("pv-o", ", storageClassName: ebs, csi: {driver: other.csi.example.com, volumeHandle: pv-o}")
+    scratch = ("  volumes: [{name: s, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], "
+               "storageClassName: ebs, resources: {requests: {storage: 10Gi}}}}}}]\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+           "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n"
+           + "".join("    " + line + "\n" for line in (C + scratch).splitlines()))
+    docs = [yaml.safe_load(d) for d in (node("n1"), node("n2"), sc, CSINODE_N1, other, web)]
+    _, report = load_kubernetes_documents(docs, "<state>")
+    assert [c for c in report.caveats["default/web"] if "another CSI driver" in c]
+    _, report = load_kubernetes_documents([d for d in docs if d["metadata"]["name"] != "pv-o"], "<state>")
+    assert not any("another CSI driver" in c for cs in report.caveats.values() for c in cs)
