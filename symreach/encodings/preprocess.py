@@ -376,6 +376,7 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
     run.check("preprocessing")
     may = frozenset(added)
     stats["pairs_may"] = len(may)
+    stats["may_rounds"] = max(added.values(), default=0)
     counted = _counted_pairs(inst, cone, may)
     add_count_targets(inst, query, may, counted)
     abstract_initial = {p: (c if p in counted else 1) for p, c in sigma0.items() if p in may}
@@ -427,6 +428,9 @@ def preprocess(inst: Instance, query: Query, engine: str = "preprocess",
              f"({len(may)} pairs over {len(cone)} cone types; docs/semantics.md, over-approximation)",
              cert=may_certificate.make_certificate(inst, query, cone, may), how="may-fixpoint")
         return pre
+    # the may-fixpoint round by which the target can first be present: how deep the goal
+    # lies (``solvers.schedule``: BMC's depth grows with it, the lazy search wins deep goals)
+    stats["goal_round"] = min(max((added[p] for p in alt), default=0) for alt in alive)
     if query.counts:
         # Theorem 5 and the fixpoint's exactness speak of presence only: with
         # K pods, capacity and anti-affinity between the target's own pods
