@@ -79,10 +79,12 @@ def _median(rows: list[dict]) -> Optional[float]:
 @click.option("--cpu-limit", default=4.0, show_default=True, type=float)
 @click.option("--before", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Another tree of the project, run side by side with this one.")
+@click.option("--after", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The tree measured as 'after' [this one].")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--one", default=None, hidden=True)
 def main(instances: str, engines: str, repeats: int, cpu_limit: float, before: Optional[Path],
-         out: Optional[Path], one: Optional[str]) -> None:
+         after: Optional[Path], out: Optional[Path], one: Optional[str]) -> None:
     if one is not None:
         print(json.dumps(_one(one, engines, cpu_limit)))
         return
@@ -92,7 +94,7 @@ def main(instances: str, engines: str, repeats: int, cpu_limit: float, before: O
     families = sorted({p.split("/", 1)[0] for p in prefixes})
     ids = [i.id for i in build(FULL, families) if any(i.id.startswith(p) for p in prefixes)]
     names = [e for e in engines.split(",") if e]
-    trees = ([("before", before.resolve())] if before else []) + [("after", AFTER)]
+    trees = ([("before", before.resolve())] if before else []) + [("after", (after or AFTER).resolve())]
     load0, t0 = os.getloadavg()[0], time.time()
     runs: dict[tuple[str, str, str], list[dict]] = {}
     for rep in range(repeats):
