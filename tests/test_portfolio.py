@@ -367,3 +367,13 @@ def test_after_the_lazy_search_alone_by_the_goals_depth_and_the_nets_width():
     for args, plan in cases:
         assert after_lazy(*args) == plan, args
     assert len(cases) == 10
+
+
+def test_the_lazy_search_alone_is_shorter_before_bmc_on_its_kind():
+    from symreach.solvers.schedule import WIDE_LAZY_ALONE_S, bmc_goal, lazy_alone_for
+
+    assert bmc_goal(2234, 1, 10, 19) and not bmc_goal(1427, 1, 154, 157)
+    assert lazy_alone_for(1.5, 2234, 1, 10, 19) == WIDE_LAZY_ALONE_S < 1.5
+    assert lazy_alone_for(0.0, 2234, 1, 10, 19) == 0.0        # a shorter choice stays
+    assert lazy_alone_for(1.5, 1427, 1, 154, 157) == 1.5       # deep goal
+    assert lazy_alone_for(1.5, 2234, 1, None, None) == 1.5     # depth unknown

@@ -83,6 +83,7 @@ from symreach.solvers.schedule import (
     favourite,
     holders,
     late_engines,
+    lazy_alone_for,
     race_engines,
     resident_engine,
     second_engine,
@@ -283,8 +284,9 @@ class AutoEngine:
                 # answer, a large part of a small instance's run (design_measurements.md)
                 sys.setswitchinterval(RESIDENT_SWITCH_S)
                 gave_up: list[Result] = []
+                alone_s = lazy_alone_for(self.lazy_alone_s, may_pairs, nodes, *depth)
                 answer, lazy_running = self._lazy_alone(engines, first, instance, query, run,
-                                                        workers, gave_up)
+                                                        workers, gave_up, alone_s)
                 if answer is not None:
                     return answer
                 # every worker inherits the modules instead of importing them in its time
@@ -315,8 +317,9 @@ class AutoEngine:
                 sys.setswitchinterval(switch_s)
 
     def _lazy_alone(self, engines: list[str], first: Optional[str], instance, query, run: RunContext,
-                    workers: dict[str, Worker], gave_up: list[Result]) -> tuple[Optional[Result], bool]:
-        """The lazy search as the resident, alone for ``lazy_alone_s``: its decided
+                    workers: dict[str, Worker], gave_up: list[Result],
+                    seconds: float) -> tuple[Optional[Result], bool]:
+        """The lazy search as the resident, alone for ``seconds``: its decided
         answer, or whether it still runs (it then stays in ``workers`` and goes on
         in the race). When it stops without an answer (it declined, exhausted its
         space without a certificate, or failed) it leaves the race: running it
@@ -329,7 +332,7 @@ class AutoEngine:
 
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
-        _alone(lazy, self.lazy_alone_s, run)
+        _alone(lazy, seconds, run)
         if lazy.alive():
             return None, True
         result, error = lazy.outcome()
