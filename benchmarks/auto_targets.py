@@ -5,7 +5,8 @@
 
 Each job runs as in ``benchmarks.run_all --cpu-limits``: one process per job
 (``symreach.bench.runner``), killed when its process tree has used
-``--cpu-limit`` CPU seconds after its check began, wall limit 3x that; one
+``--cpu-limit`` CPU seconds after its check began, wall limit ``--wall-factor``
+times that; one
 job at a time. ``--instances`` are prefixes of ``run_all``'s instance ids
 (any family of the full plan). With ``--before DIR`` (another checkout of
 the project, e.g. ``git archive main | tar -x -C DIR``) every job runs
@@ -34,7 +35,7 @@ AFTER = THIS.parents[1]
 DECIDED = ("deployable", "not-deployable")
 
 
-def _one(instance_id: str, engine: str, cpu_limit: float) -> dict:
+def _one(instance_id: str, engine: str, cpu_limit: float, wall_factor: float) -> dict:
     """One job with the code of the tree this process imports."""
     from benchmarks.families import FAMILIES, FULL, build, mcc
     from symreach.bench.runner import Job, run_job
@@ -44,17 +45,18 @@ def _one(instance_id: str, engine: str, cpu_limit: float) -> dict:
         build(FULL, [family] if family in FAMILIES else FAMILIES)
     inst = next(i for i in candidates if i.id == instance_id)
     with tempfile.TemporaryDirectory() as tmp:
-        res = run_job(Job(inst, engine), 3.0 * cpu_limit, 2048, tmp, cpu_limit_s=cpu_limit)
+        res = run_job(Job(inst, engine), wall_factor * cpu_limit, 2048, tmp, cpu_limit_s=cpu_limit)
     portfolio = (res.stats or {}).get("portfolio") or {}
     return {"instance": inst.id, "engine": engine, "status": res.status, "verdict": res.verdict,
             "cpu_s": res.cpu_s, "wall_s": res.time_s, "answered_by": portfolio.get("answered_by"),
             "solos": portfolio.get("solos")}
 
 
-def _in_tree(tree: Path, instance_id: str, engine: str, cpu_limit: float) -> dict:
+def _in_tree(tree: Path, instance_id: str, engine: str, cpu_limit: float, wall_factor: float) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
     out = subprocess.run([sys.executable, str(THIS), "--one", instance_id, "--engines", engine,
-                          "--cpu-limit", str(cpu_limit)], cwd=tree, env=env, check=True,
+                          "--cpu-limit", str(cpu_limit), "--wall-factor", str(wall_factor)],
+                         cwd=tree, env=env, check=True,
                          capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -77,16 +79,20 @@ def _median(rows: list[dict]) -> Optional[float]:
 @click.option("--engines", default="lazy,bmc,auto", show_default=True)
 @click.option("--repeats", default=3, show_default=True, type=click.IntRange(1))
 @click.option("--cpu-limit", default=4.0, show_default=True, type=float)
+@click.option("--wall-factor", default=3.0, show_default=True, type=float,
+              help="Each job's wall-clock limit is this times its CPU limit (raise it on a busy "
+                   "machine, so that only CPU decides).")
 @click.option("--before", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Another tree of the project, run side by side with this one.")
 @click.option("--after", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The tree measured as 'after' [this one].")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--one", default=None, hidden=True)
-def main(instances: str, engines: str, repeats: int, cpu_limit: float, before: Optional[Path],
+def main(instances: str, engines: str, repeats: int, cpu_limit: float, wall_factor: float,
+         before: Optional[Path],
          after: Optional[Path], out: Optional[Path], one: Optional[str]) -> None:
     if one is not None:
-        print(json.dumps(_one(one, engines, cpu_limit)))
+        print(json.dumps(_one(one, engines, cpu_limit, wall_factor)))
         return
     from benchmarks.families import FULL, build
 
@@ -101,17 +107,18 @@ def main(instances: str, engines: str, repeats: int, cpu_limit: float, before: O
         for inst in ids:
             for engine in names:
                 for label, tree in trees:
-                    row = _in_tree(tree, inst, engine, cpu_limit)
+                    row = _in_tree(tree, inst, engine, cpu_limit, wall_factor)
                     runs.setdefault((inst, engine, label), []).append(row)
                     print(f"[{rep + 1}/{repeats}] {label:6s} {engine:6s} {row['status']:8s} "
                           f"cpu {row['cpu_s'] or 0:6.2f} by {row['answered_by']} {inst}",
                           file=sys.stderr, flush=True)
     lines = [f"`python -m benchmarks.auto_targets --instances {instances} --engines {engines} "
-             f"--repeats {repeats} --cpu-limit {cpu_limit:g}"
+             f"--repeats {repeats} --cpu-limit {cpu_limit:g} --wall-factor {wall_factor:g}"
              + (" --before DIR`" if before else "`"),
              "",
              f"CPU seconds of each job's process tree (median over the decided repeats; in "
-             f"brackets decided/run), limit {cpu_limit:g} CPU s; one job at a time; "
+             f"brackets decided/run), limit {cpu_limit:g} CPU s (wall {wall_factor:g}x that); one job "
+             f"at a time; "
              f"{time.time() - t0:.0f} s of wall time; 1-minute load average {load0:.1f} at the "
              f"start, {os.getloadavg()[0]:.1f} at the end. auto/best: auto's median over the "
              f"least median of the other engines (all repeats decided).", ""]
