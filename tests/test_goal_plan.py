@@ -64,8 +64,10 @@ def test_without_a_plan_the_bdds_go_first_on_small_one_node_systems():
     engines = ["bdd", "ic3", "bmc", "abc-pdr"]
     assert solo_engines(45, engines, 1, "paper")[0][0] == "ic3"
     assert solo_engines(45, engines, 1, "paper", regression_full=True) == [("bdd", 240.0)]
-    # clusters keep their plan
-    assert solo_engines(45, engines, 20, "paper", regression_full=True)[0][0] == "bmc"
+    # small clusters: IC3 without BMC's trial; large ones keep their plan
+    assert solo_engines(84, engines, 50, "paper")[0][0] == "bmc"
+    assert solo_engines(84, engines, 50, "paper", regression_full=True) == [("ic3", 1.5)]
+    assert solo_engines(300, engines, 100, "paper", regression_full=True) == [("abc-pdr", 4.0)]
 
 
 def _full_node_doc() -> dict:
@@ -127,3 +129,18 @@ def test_the_witness_is_chosen_by_the_chain_that_ends_at_running_pods():
         assert any(s.op == "delete" and s.pod.startswith("batch") for s in trace)
         found += 1
     assert found == 4
+
+
+def test_the_paper_hard_clusters_that_need_more_pods_on_the_node_than_fit():
+    """The feature behind ``SOLOS_NO_PLAN`` on clusters: the gateway's pyramid of
+    hostname-bound services needs h + 2 pods at once on the query node, which holds
+    h + 1 on one seed (not deployable: IC3 first) and h + 2 on the other (deployable:
+    BMC's trial first). Only the terms that the node alone can meet count (the data
+    layer's are met in the zone)."""
+    from symreach.generators.hard_clusters import generate_hard_cluster
+
+    outcomes = {}
+    for seed in (0, 1):
+        inst = load_document(generate_hard_cluster(50, 30, seed, "paper"))
+        outcomes[seed] = attempt(inst, inst.query, max_steps=1).gave_up
+    assert outcomes == {0: CAPACITY, 1: OTHER}

@@ -107,7 +107,7 @@ class _Planner:
         self.sigma = inst.initial_config()
         self.steps: list[Step] = []
         self.needs: dict[int, int] = {}
-        self.costs: dict[tuple[int, int], float] = {}  # ``_cost``
+        self.costs: dict[tuple[int, int, bool], float] = {}  # ``_cost``
 
     def _step(self, op: str, t: int, n: int) -> None:
         if len(self.steps) >= self.max_steps:
@@ -163,14 +163,16 @@ class _Planner:
             return options[0]
         return min(options, key=lambda u: (self._cost(u, n, stack), u))
 
-    def _cost(self, u: int, n: int, stack: frozenset[int]) -> float:
+    def _cost(self, u: int, n: int, stack: frozenset[int], local: bool = False) -> float:
         """Pods present at once while u is placed on n from the initial configuration
         (Sethi-Ullman, as ``need``, but a term met in its domain costs nothing and one
         without a creatable option is infinite): a witness is chosen by the whole chain
         below it, so the plan takes the branch that ends at pods already running (a
         self-affine StatefulSet's zone). Remembered for the attempt, as ``need`` is:
-        recomputed after every step, it cost the deep pebblings several times more."""
-        key = (u, n)
+        recomputed after every step, it cost the deep pebblings several times more.
+        ``local``: only the terms whose domain is n alone count (their witnesses must
+        stand on n itself; the others may be met elsewhere)."""
+        key = (u, n, local)
         if key in self.costs:
             return self.costs[key]
         if len(self.costs) >= COST_LOOKS:
@@ -179,12 +181,13 @@ class _Planner:
         inst, subs = self.inst, []
         for selects, term in zip(self._terms(u), inst.pod_types[u].affinity):
             nodes = term.topology.domain_nodes(n)
-            if n not in nodes or semantics.present_on(inst, self.sigma, selects, nodes):
+            if n not in nodes or (local and len(nodes) > 1) \
+                    or semantics.present_on(inst, self.sigma, selects, nodes):
                 continue
             options = [w for w in selects if w != u and w not in stack and inst.pod_types[w].creatable]
             if not options or len(options) > MAX_CHOICES:
                 return math.inf
-            subs.append(min(self._cost(w, n, stack | {u}) for w in options))
+            subs.append(min(self._cost(w, n, stack | {u}, local) for w in options))
         subs.sort(reverse=True)
         self.costs[key] = max([len(subs) + 1] + [x + i for i, x in enumerate(subs)])
         return self.costs[key]
@@ -226,15 +229,28 @@ class _Planner:
 
     def room_for(self, t: int, n: int) -> None:
         """Give up at once (``CAPACITY``) where the plan for t would hold more pods on n
-        at once (``_cost``) than n has room for, even with every other pod gone: on the
-        not-deployable pebblings the attempt otherwise found that out only at the last
-        of its 2^h steps (0.35 s of CPU at pyramid h = 12, past the step cap above)."""
+        at once than n has room for, even with every other pod gone: counting only the
+        terms that n alone can meet (``_cost(local=True)``: the pebbling part of the
+        plan). On the not-deployable pebblings the attempt otherwise found that out
+        only at the last of its 2^h steps (0.35 s of CPU at pyramid h = 12, past the
+        step cap above); on the paper profile's hard clusters it is the feature that
+        tells the not-deployable ones (``schedule.SOLOS_NO_PLAN``)."""
         inst = self.inst
-        least = {r: min(semantics.request(inst, u, r) for u in range(len(inst.pod_types)))
-                 for r in inst.nodes[n].capacity}  # every type's request, not just t's cone: cheap
-        if any(least.values()):  # the peak only where some resource bounds it (nets: none)
-            peak = self._cost(t, n, frozenset())
-            if peak < math.inf and any(peak * least[r] > room for r, room in inst.nodes[n].capacity.items()):
+        capacity = inst.nodes[n].capacity
+        if not capacity:  # the encoded nets: nothing to count
+            return
+        peak = self._cost(t, n, frozenset(), local=True)
+        if peak == math.inf or peak <= 1:
+            return
+        cone, todo = {t}, [t]  # every type those terms may place on n
+        while todo:
+            u = todo.pop()
+            for term in inst.pod_types[u].affinity:
+                if term.topology.domain_nodes(n) == frozenset((n,)):
+                    todo += [w for w in term.selects if w not in cone]
+                    cone |= term.selects
+        for resource, room in capacity.items():
+            if peak * min(semantics.request(inst, u, resource) for u in cone) > room:
                 raise _GiveUp(CAPACITY)
 
     def _make_room(self, t: int, n: int, stack: frozenset[int]) -> None:
