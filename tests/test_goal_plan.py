@@ -144,3 +144,26 @@ def test_the_paper_hard_clusters_that_need_more_pods_on_the_node_than_fit():
         inst = load_document(generate_hard_cluster(50, 30, seed, "paper"))
         outcomes[seed] = attempt(inst, inst.query, max_steps=1).gave_up
     assert outcomes == {0: CAPACITY, 1: OTHER}
+
+
+def test_when_the_plan_runs_out_of_room_the_lazy_search_is_not_started(monkeypatch):
+    """Capacity binds there, which the lazy search declines (after its start)."""
+    from symreach.solvers import workers
+
+    started: list[str] = []
+    original = workers.ResidentWorker.__init__
+
+    def record(self, name, *args, **kwargs):
+        started.append(name)
+        original(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(workers.ResidentWorker, "__init__", record)
+    inst = _pebbling(pyramid(4), 5)
+    assert attempt(inst, inst.query).gave_up == CAPACITY
+    res = AutoEngine().check(inst, run=Limits(timeout_s=60))
+    assert res.verdict is Verdict.NOT_DEPLOYABLE
+    assert started and "lazy" not in started
+    started.clear()  # without goal regression's answer the lazy search starts (and declines)
+    AutoEngine(goal_plan=False).check(inst, run=Limits(timeout_s=60))
+    assert "lazy" in started
+    assert not mp.active_children()
