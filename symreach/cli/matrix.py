@@ -133,10 +133,11 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         else:
             out.write(render(m) + "\n")
 
-    if stream and method == "cells" and fmt in ("json", "csv") and not (
-            pod_filter or node_filter or namespace or moves == "both"):
+    if method == "cells" and fmt in ("json", "csv") and not (pod_filter or node_filter or namespace
+                                                            or moves == "both"):
+        # rows written as they are decided: in input order (the plain output), or as types finish
         _streamed(inst, loaded, fmt, clock, (method, symmetry, cell_timeout, executor, scheduler, workers,
-                                             worker_memory, jobs, memory), opened)
+                                             worker_memory, jobs, memory), opened, ordered=not stream)
     process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory, opened=opened)
@@ -160,8 +161,9 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     sys.exit(code)
 
 
-def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
-    """``--stream``: rows written as their types finish, the undecided ones (``?``) last; exits."""
+def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None, ordered: bool = False) -> None:
+    """Rows written as they are decided (``matrix_stream``): ``ordered``, the plain output;
+    else ``--stream``'s, as types finish, the undecided ones (``?``) last. Exits."""
     from symreach.report.caveats import type_caveats
     from symreach.report.schema import document
     from symreach.solvers.matrix import empty_matrix
@@ -169,7 +171,16 @@ def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
 
     m = empty_matrix(inst)
     m.caveats = type_caveats(loaded.context.get("report"), inst)
-    rows = RowStream(m, fmt, sys.stdout, document("matrix", {}))
+    rows = RowStream(m, fmt, sys.stdout, document("matrix", {}), ordered=ordered)
+
+    def trailer() -> dict:
+        out = {"times": clock.times(), "warnings": list(warnings_json(loaded))}
+        if fmt == "json":
+            from symreach.report.matrix_view import view, view_json
+
+            out = {**view_json(m, inst, view(m, inst, True, None, None, None)), **out}
+        return out
+
     # A limit this process sees prints the rows not written yet, as they stand; the supervisor's
     # copy (printed if it has to kill the run) is made now, so it lists no rows: by then some are
     # written, and every row as ? is the whole matrix again (seconds and hundreds of MB at scale).
@@ -180,12 +191,7 @@ def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
         clock.split()
         code = 0 if m.stats.get("complete") else 3
         process.printing(code)
-        trailer = {"times": clock.times(), "warnings": list(warnings_json(loaded))}
-        if fmt == "json":
-            from symreach.report.matrix_view import view, view_json
-
-            trailer = {**view_json(m, inst, view(m, inst, True, None, None, None)), **trailer}
-        rows.finish(trailer)
+        rows.finish(trailer() if fmt == "json" else None)
     except BrokenPipeError:
         import os
 
@@ -199,19 +205,14 @@ def _rest_text(rows, reason: str, listed: bool = True) -> str:
     ``listed=False``: the trailer alone (the rows not written are not printed)."""
     from symreach.solvers.matrix import stop_matrix
 
-    out = io.StringIO()
-    saved, rows.out = rows.out, out
-    written = set(rows.written)
     stats = dict(rows.m.stats)
     try:
         if not listed:
-            rows.written = set(range(len(rows.subjects)))
             reason = f"{reason} (rows not written by then are not listed: the run was stopped)"
         stop_matrix(rows.m, reason)
-        rows.finish()
+        return rows.remainder(listed=listed).rstrip("\n")
     finally:
-        rows.out, rows.written, rows.m.stats = saved, written, stats
-    return out.getvalue().rstrip("\n")
+        rows.m.stats = stats
 
 
 # Past this many cells the supervisor's copy of the fallback (printed only if the
