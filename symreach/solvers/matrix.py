@@ -184,7 +184,7 @@ class Matrix:
         return answer.witness(instance, n)
 
 
-def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: str = "cells",
+def matrix_table(instance: Optional[Instance], timeout_s: Optional[float] = None, method: str = "cells",
                  symmetry: bool = True, cell_timeout: Optional[float] = None,
                  executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
@@ -195,6 +195,7 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
     ``fixpoint`` (one BDD fixpoint of the whole system). ``run`` (default: one
     of ``timeout_s`` from now) is the run's context: its deadline and cancel token."""
     if method == "fixpoint":
+        assert instance is not None, "the fixpoint method needs the instance here"
         return fixpoint_matrix(instance, timeout_s, run)
     if method != "cells":
         raise ValueError(f"unknown matrix method {method!r}")
@@ -207,10 +208,15 @@ NOT_RUN = "limit"   # how a cell no task decided is marked
 def empty_matrix(instance: Instance) -> Matrix:
     """Every cell unknown, not run: what ``cells_matrix`` fills in as types finish
     (a caller that keeps it has every decided cell if a limit stops the run)."""
-    width, ntypes = len(instance.nodes), len(instance.pod_types)
-    return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
-                  CellView.filled(ntypes, width, UNKNOWN), CellView.filled(ntypes, width, NOT_RUN),
-                  {"method": "cells", "complete": False}, groups=daemonset_groups(instance))
+    return named_matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
+                        daemonset_groups(instance))
+
+
+def named_matrix(types: tuple[str, ...], nodes: tuple[str, ...], groups: dict[str, dict[int, int]]) -> Matrix:
+    """``empty_matrix`` of an instance known by its names and DaemonSet rows alone."""
+    return Matrix(types, nodes, CellView.filled(len(types), len(nodes), UNKNOWN),
+                  CellView.filled(len(types), len(nodes), NOT_RUN), {"method": "cells", "complete": False},
+                  groups=groups)
 
 
 def stop_matrix(m: Matrix, reason: str) -> Matrix:
@@ -220,7 +226,7 @@ def stop_matrix(m: Matrix, reason: str) -> Matrix:
     return m
 
 
-def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
+def cells_matrix(instance: Optional[Instance], timeout_s: Optional[float] = None, symmetry: bool = True,
                  cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
                  into: Optional[Matrix] = None, run: Optional[RunContext] = None,
@@ -228,13 +234,14 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
     """Every pod type is an independent task; results arrive in any order and are
     written into ``into`` (default: a new ``empty_matrix``) as they arrive;
     ``on_types`` is told the types of each batch once their cells are in (``--stream``).
-    The tasks get ``run``'s deadline as ``wall_deadline()`` (they may run on
+    ``instance`` None: only the workers have it (``into`` is a ``named_matrix``, ``executor``
+    a ``dask_source.WorkerLoaded`` that gave its outline). The tasks get ``run``'s deadline as ``wall_deadline()`` (they may run on
     other machines); a cancelled ``run`` stops taking results (the rest unknown)."""
     run = run if run is not None else RunContext.within(timeout_s)
     start = time.perf_counter()
     executor = executor or LocalExecutor()
-    width, ntypes = len(instance.nodes), len(instance.pod_types)
     m = into if into is not None else empty_matrix(instance)
+    width, ntypes = len(m.nodes), len(m.types)
     cells, hows = m.cells, m.how
     assert isinstance(cells, CellView) and isinstance(hows, CellView)
     done: set[int] = set()
@@ -246,7 +253,7 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
 
     def failed(chunk: tuple[int, ...], message: str) -> list[TypeRow]:
         for t in chunk:
-            errors[instance.pod_types[t].name] = message
+            errors[m.types[t]] = message
         return [TypeRow(t, 0, (UNKNOWN,), bytes(width), ("task-failed",), bytes(width)) for t in chunk]
 
     plan = getattr(executor, "plan", None)   # workers that loaded the input plan the chunks (dask_source)
