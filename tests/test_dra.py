@@ -168,6 +168,10 @@ podTypes:
     ("{preFilter: {plugin: VolumeBinding, reasons: [x]}}", "expected DynamicResources"),
     ("{preFilter: {plugin: DynamicResources, reasons: []}}", "at least one reason"),
     ("{devices: 1}", "devices"),
+    ("{allocations: {slots: [], states: [{held: []}]}}", "expected distinct slot names"),
+    ("{allocations: {slots: [default/c], states: [{held: [null], nodes: {n9: 0}}]}}", "unknown name 'n9'"),
+    ("{allocations: {slots: [default/c], states: [{held: [null], releases: {default/c: 3}}]}}", "at most 0"),
+    ("{allocations: {slots: [default/c], states: [{held: [x, y]}]}}", "one per slot"),
 ])
 def test_bad_v1_dra_field(dra, problem):
     with pytest.raises(InputError) as err:
