@@ -124,12 +124,11 @@ def _where(allocation: dict) -> str:
 class _States:
     """The explored joint states and what each names (outcome -> ``status.allocation``)."""
 
-    def __init__(self, index: DraIndex, keys: list[Key], slots: list[str], owned: set[Key]) -> None:
-        self.index, self.keys, self.slots, self.owned = index, keys, slots, owned
+    def __init__(self, index: DraIndex, keys: list[Key], slots: list[str], owned: set[Key], nodes: list[dict]) -> None:
+        self.index, self.keys, self.slots, self.owned, self.nodes = index, keys, slots, owned, nodes
         self.allocation: dict[str, dict] = {}
         self.kinds: dict[str, tuple] = {}
         self.order: Optional[dict[tuple, list[str]]] = None
-        self.nodes: list[dict] = []
         self.states: list[tuple] = []
         self.ids: dict[tuple, int] = {}
 
@@ -232,8 +231,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     keys = [k for k in keys if k in index.claims]
     if not keys and not per_pod:
         return {}, []   # every claim is missing: PreFilter rejects the pods whatever is allocated
-    found = _States(index, keys, per_pod, owned)
-    found.nodes = nodes
+    found = _States(index, keys, per_pod, owned, nodes)
     start = []
     for k in keys:
         allocation = (index.claims[k].get("status") or {}).get("allocation")
