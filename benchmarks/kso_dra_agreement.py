@@ -118,7 +118,7 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
     _classes(classes, example, examples, lambda k: (f"walk-{k}.yaml", dump(states[k])))
     if results is not None:
         with results.open("a") as out:
-            out.write(f"| walks seed {seed} | {len(states)} walked states ({walks_n} walks, <= {steps} steps; "
+            out.write(f"| {seed} | {len(states)} walked states ({walks_n} walks, <= {steps} steps; "
                       f"{moved} verdicts differ from the input allocation's) | {verdicts} | {dra} | {fit_same} | "
                       f"{plugin_same} | 0 | {elapsed:.0f} | {load:.1f} -> {os.getloadavg()[0]:.1f} |\n")
     return not classes
