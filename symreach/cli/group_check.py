@@ -104,8 +104,8 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
 
     instance = loaded.instance
     if instance.bindings:   # the gang step and its certificate do not carry claim bindings yet
-        raise click.UsageError("group targets with WaitForFirstConsumer claims that a deployment binds "
-                               "are not answered yet (ask about single pods: check --pod)")
+        raise click.UsageError("group targets with WaitForFirstConsumer claims that a deployment binds, or DRA "
+                               "devices it allocates, are not answered yet (ask about single pods: check --pod)")
     group = group_name(instance, name)
     result = group_answer(instance, group, engine, RunContext.for_process().remaining(), max_states, max_depth)
     clock = command_clock()
