@@ -497,3 +497,16 @@ def test_devices_of_one_kind_make_one_state():
             replay(inst, result.trace)
         answers.append(result.verdict)
     assert answers == [Verdict.DEPLOYABLE, Verdict.NOT_DEPLOYABLE, Verdict.DEPLOYABLE]
+
+
+def test_a_pool_in_two_slices_is_a_tie():
+    """n1's pool split over two slices: the allocator meets them in the informer's order (random),
+    so which gpu a pod takes is not determined: the caveat, not a silent choice."""
+    objects = _objects("deployment.yaml")
+    pool = next(o for o in objects if o["kind"] == "ResourceSlice")
+    second = yaml.safe_load(yaml.safe_dump(pool))
+    second["metadata"]["name"], second["spec"]["devices"] = "n1-gpu-b", [{"name": "g1"}]
+    for s in (pool, second):
+        s["spec"]["pool"]["resourceSliceCount"] = 2
+    _, report = load_kubernetes_documents(objects + [second], "<dra>")
+    assert any("slices of one pool" in c for c in report.caveats.get("default/train", []))

@@ -101,6 +101,11 @@ class DraIndex:
                     out.add((str(r.get("driver")), str(r.get("pool")), str(r.get("device"))))
         return out
 
+    def slice_count(self, node: dict, driver: str, pool: str) -> int:
+        """How many slices of a pool are on node: their order is the informer's, so random."""
+        return sum(1 for s in self.slices if str(_d(s.get("spec")).get("driver")) == driver
+                   and str(_d(_d(s.get("spec")).get("pool")).get("name")) == pool and _slice_on(_d(s.get("spec")), node))
+
     def devices(self, node: dict) -> tuple[list[Device], list[str]]:
         """The devices of the pools on a node (``GatherPools``), and caveats about them."""
         name = node["name"]

@@ -285,8 +285,8 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
         s += 1
     caveats = []
     if tied:
-        caveats.append("DRA: a request may take devices of several pools, which the scheduler tries in random "
-                       "order (modelled: pools by driver and name)")
+        caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
+                       "scheduler tries in random order (modelled: pools by driver and name, slices in input order)")
     if several:
         caveats.append("DRA: pods of one type on one node may hold different devices (of another driver, pool or "
                        "attributes); a deletion frees those of one of them (modelled: the first by device name), "
@@ -318,6 +318,8 @@ def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser,
         orders = list(permutations(pools)) if len(pools) <= 4 else []
         alike = bool(orders) and all(first_allocation(view, [c for _, c in todo], node, allocated, list(o)) == first
                                      for o in orders[:MAX_POOL_ORDERS])
+    if any(view.slice_count(node, d.driver, d.pool) > 1 for results in first for _, d in results):
+        alike = False   # the slices of a pool come in the informer's order: conservatively a tie
     out = list(state)
     fresh = []
     for (e, _), results in zip(todo, first):
