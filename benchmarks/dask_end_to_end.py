@@ -67,8 +67,9 @@ def _free_port() -> int:
 
 
 def _wait_workers(address: str, n: int, env: dict) -> None:
+    # the first get_task_stream installs the scheduler's task stream (_workers_path reads it)
     code = (f"from distributed import Client; c = Client({address!r}, timeout=60); "
-            f"c.wait_for_workers({n}, timeout=120); c.close()")
+            f"c.wait_for_workers({n}, timeout=120); c.get_task_stream(); c.close()")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=180)
 
 
@@ -79,6 +80,7 @@ def run(cmd: list[str], env: dict, out: Path, workers: list[int], trace: Optiona
     cmd = [sys.executable, "-m", "symreach", *cmd] if trace is None else \
         [sys.executable, "-m", "benchmarks.dask_trace", str(trace), *cmd]
     before, w0 = _load(), sum(_cpu(p) for p in workers)
+    since = time.time()
     start = time.perf_counter()
     with out.open("wb") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.DEVNULL, env=env)
@@ -88,7 +90,7 @@ def run(cmd: list[str], env: dict, out: Path, workers: list[int], trace: Optiona
             "client": usage.ru_utime + usage.ru_stime,
             "workers": sum(_cpu(p) for p in workers) - w0, "load": f"{before} -> {_load()}",
             "sha": hashlib.sha256(b"\n".join(sorted(out.read_bytes().splitlines()))).hexdigest()[:12],
-            "path": _critical_path(trace) if trace is not None else None}
+            "path": _critical_path(trace) if trace is not None else None, "since": since}
 
 
 PHASES = (("start", "shipped"), ("shipped", "loaded"), ("start", "loaded"), ("loaded", "first_rows"),
@@ -102,6 +104,36 @@ def _critical_path(trace: Path) -> dict[str, float]:
         for name, at in json.loads(line)["events"].items():
             events[name] = max(at, events.get(name, at)) if name == "exit" else min(at, events.get(name, at))
     return {f"{a}-{b}": events[b] - events[a] for a, b in PHASES if a in events and b in events}
+
+
+STREAM_CODE = """
+import json, sys
+from distributed import Client
+with Client(sys.argv[1], timeout=30) as c:
+    print(json.dumps([[r["worker"], s["start"], s["stop"]] for r in c.get_task_stream(start=float(sys.argv[2]))
+                      for s in r["startstops"] if s["action"] == "compute"]))
+"""
+
+
+def _workers_path(address: str, since: float, env: dict, trace: Optional[dict[str, float]]) -> str:
+    """The workers' side of a Dask run, from the scheduler's task stream: the plan task (it
+    waits for the worker's parse) ends, chunks from the first start to the last stop, and how
+    long before the end the first worker ran out."""
+    out = subprocess.run([sys.executable, "-c", STREAM_CODE, address, repr(since)], env=env, capture_output=True,
+                         text=True, timeout=120)
+    if out.returncode != 0:
+        print(out.stderr, file=sys.stderr)
+        return ""
+    tasks = sorted((start, stop, worker) for worker, start, stop in json.loads(out.stdout))
+    if len(tasks) < 2:
+        return ""
+    plan, chunks = tasks[0], tasks[1:]
+    first, last = chunks[0][0], max(stop for _, stop, _ in chunks)
+    ends: dict[str, float] = {}
+    for _, stop, worker in chunks:
+        ends[worker] = max(stop, ends.get(worker, stop))
+    return (f"plan done {plan[1] - since:.2f}, chunks {first - since:.2f}-{last - since:.2f} "
+            f"({len(chunks)}), idle end {last - min(ends.values()):.2f}")
 
 
 def _path_text(path: Optional[dict[str, float]]) -> str:
@@ -160,6 +192,7 @@ def main() -> None:
                 for label, extra in (("local", []), ("dask", ["--executor", "dask", "--scheduler", address])):
                     r = run(base + extra, env, Path(work) / f"{label}-{i}.out", workers, trace)
                     r["label"] = label
+                    r["workers_path"] = _workers_path(address, r["since"], env, r["path"]) if extra else ""
                     rows.append(r)
                     print(r, flush=True)
         finally:
@@ -182,12 +215,16 @@ def main() -> None:
              "Critical path (seconds, the client's milestones, `benchmarks.dask_trace`): to the input "
              "loaded (Dask: connected and input shipped + the workers' parse and plan) / to the first "
              "results / first to last results / last results to exit.\n",
-             "| run | executor | exit | wall | client CPU | workers' CPU | critical path | output sha256 "
+             "Workers (Dask, the scheduler's task stream, seconds from the command's start): when the plan "
+             "task ended (it waits for the worker's parse), the chunks' span (how many), and how long "
+             "before the last chunk ended the first worker ran out of work.\n",
+             "| run | executor | exit | wall | client CPU | workers' CPU | critical path | workers | output sha256 "
              "| load (1 min) |",
-             "|---:|---|---:|---:|---:|---:|---|---|---|"]
+             "|---:|---|---:|---:|---:|---:|---|---|---|---|"]
     for i, r in enumerate(rows):
         lines.append(f"| {i + 1} | {r['label']} | {r['exit']} | {r['wall']:.1f} s | {r['client']:.1f} s | "
-                     f"{r['workers']:.1f} s | {_path_text(r['path'])} | {r['sha']} | {r['load']} |")
+                     f"{r['workers']:.1f} s | {_path_text(r['path'])} | {r['workers_path']} | {r['sha']} | "
+                     f"{r['load']} |")
     lines += ["", f"Identical output in every run: {same}. Local wall over Dask wall per pair: "
               f"{', '.join(f'{x:.2f}x' for x in pairs)} (median {pairs[len(pairs) // 2]:.2f}x); "
               f"mean {sum(local) / len(local):.1f} s local, {sum(remote) / len(remote):.1f} s Dask.", ""]

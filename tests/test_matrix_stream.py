@@ -83,3 +83,42 @@ def test_csv_is_what_the_csv_module_writes_even_for_odd_names():
     assert render_csv(m) == want.getvalue() and want.getvalue().count("\r\n") == 7
     data = json.loads(render_json(m))
     assert [c["pod"] for c in data["cells"]] == [n for n in names for _ in nodes]
+
+
+def test_rows_in_input_order_as_types_finish_are_the_plain_output_byte_for_byte(monkeypatch):
+    """Plain CSV/JSON (``RowStream(ordered=True)``) with types finishing in any order: the same
+    bytes as ``write_matrix``, a row out only once every row before it is; rows held for an
+    earlier one, or not held past ``HELD_CHARS``; a DaemonSet's row; caveats in JSON."""
+    import random
+
+    from symreach.frontends.dispatch import load_inputs
+    from symreach.report.caveats import type_caveats
+    from symreach.solvers import matrix_stream
+    from symreach.solvers.matrix import write_matrix
+
+    examples = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
+    checked = 0
+    for name in ("cluster-dump.yaml", "loki-cluster.yaml", "pools-3zones.yaml"):
+        loaded = load_inputs([str(examples / name)])
+        m = matrix_table(loaded.instance)
+        m.caveats = type_caveats(loaded.report, loaded.instance) or {0: ("a caveat",)}
+        for fmt in ("csv", "json"):
+            plain = io.StringIO()
+            write_matrix(m, fmt, plain, {"times": {}}, {"command": "matrix"})
+            for held in (matrix_stream.HELD_CHARS, 0):
+                monkeypatch.setattr(matrix_stream, "HELD_CHARS", held)
+                order = list(range(len(m.types)))
+                random.Random(len(order) + held).shuffle(order)
+                out = io.StringIO()
+                rows = matrix_stream.RowStream(m, fmt, out, {"command": "matrix"}, ordered=True)
+                for t in order:
+                    before = len(out.getvalue())
+                    rows.types_done([t])
+                    written = out.getvalue()[before:]
+                    assert not written or rows.next > 0
+                    assert len(rows.written) == rows.next   # a prefix of the rows, nothing after a gap
+                rows.finish({"times": {}} if fmt == "json" else None)
+                assert out.getvalue() == plain.getvalue(), (name, fmt, held)
+                checked += 1
+        assert m.groups or name == "pools-3zones.yaml"
+    assert checked == 12

@@ -91,6 +91,9 @@ def outline_from_workers(inputs, max_input_mb: int, opened):
     try:
         with loading(", ".join(inputs)):
             opened.ship_sources(read_sources(list(inputs), max_bytes=max_input_mb * MIB, run=loading_context()))
+            # What the tasks and the output need, imported while the workers parse (after
+            # the outline it would hold back the first task: the BDD engine's modules, tenths of a second).
+            import symreach.solvers.matrix_stream  # noqa: F401
             return opened.outline()
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None

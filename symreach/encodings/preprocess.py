@@ -114,9 +114,11 @@ class Preprocessed:
 
 # ---- step 1: cone ------------------------------------------------------------
 
-def affinity_cone(inst: Instance, query: Query) -> frozenset[int]:
+def affinity_cone(inst: Instance, query: Query,
+                  sharers: Optional[dict[int, set[int]]] = None) -> frozenset[int]:
+    """``sharers``: ``attach_sharers(inst)``, when the caller asks for many cones."""
     cone: set[int] = {t for t, _ in query.pairs()}
-    sharers = attach_sharers(inst)
+    sharers = attach_sharers(inst) if sharers is None else sharers
     work = list(cone)
     while work:
         t = work.pop()

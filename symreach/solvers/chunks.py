@@ -19,19 +19,20 @@ more than the static filters (affinity, anti-affinity, spread).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
-from symreach.encodings.preprocess import affinity_cone
+from symreach.encodings.preprocess import affinity_cone, attach_sharers
 from symreach.model import Instance, Query
 
 FACTOR = 2
 MIN_SHARE = 16   # no chunk below 1/(MIN_SHARE * slots) of the total: bounds the tail of tiny tasks
 
 
-def type_cost(inst: Instance, t: int) -> float:
-    """A rough cost of ``solve_type(inst, t)``: only the order of magnitude matters."""
+def type_cost(inst: Instance, t: int, sharers: Optional[dict[int, set[int]]] = None) -> float:
+    """A rough cost of ``solve_type(inst, t)``: only the order of magnitude matters.
+    ``sharers``: ``attach_sharers(inst)`` (computed once for every type: 0.2 ms each on 2,000 nodes)."""
     pod = inst.pod_types[t]
-    cone = len(affinity_cone(inst, Query((frozenset({(t, 0)}),))))
+    cone = len(affinity_cone(inst, Query((frozenset({(t, 0)}),)), sharers))
     weight = 1 + 4 * bool(pod.affinity) + 2 * bool(pod.anti_affinity) + 2 * bool(pod.spread)
     return 1.0 + weight * cone
 
@@ -62,4 +63,5 @@ def matrix_chunks(inst: Instance, slots: int) -> list[tuple[int, ...]]:
     ntypes = len(inst.pod_types)
     if slots <= 1:
         return [(t,) for t in range(ntypes)]
-    return plan_chunks([type_cost(inst, t) for t in range(ntypes)], slots)
+    sharers = attach_sharers(inst)
+    return plan_chunks([type_cost(inst, t, sharers) for t in range(ntypes)], slots)

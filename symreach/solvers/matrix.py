@@ -35,7 +35,7 @@ from symreach.result import Step
 from symreach.run import RunContext
 from symreach.solvers.bdd import ReachConfig, Reachability, SearchTimeout
 from symreach.solvers.bdd_images import SymbolicSystem
-from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, ClassAnswer, TypeAnswer,
+from symreach.solvers.cells import (DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN, TypeAnswer,
                                      solve_type, solve_types)
 from symreach.solvers.chunks import matrix_chunks
 from symreach.solvers.executor import Executor, LocalExecutor
