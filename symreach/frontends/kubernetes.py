@@ -62,6 +62,7 @@ from symreach.frontends.k8s_controllers import (
 )
 from symreach.frontends.k8s_dra import DRA_KINDS, DraIndex, dra_caveats, dra_field, pod_dra
 from symreach.frontends.k8s_dra import DRA_FIELD_TYPES, NODE_SELECTORS, POD_FIELDS, concrete_paths, node_selector_problem
+from symreach.frontends.k8s_dra_state import DraUser, dra_user, explore, owned_claims
 from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_volume_bindings import Binder, bind_all, binder
@@ -88,6 +89,7 @@ DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
 _CAVEATS = "(caveats)"           # a pod body's caveats until the type is named
 _BINDER = "(binder)"             # a pod body's claim binder until the type is named
+_DRA_USER = "(dra user)"         # a pod body's claims as DRA state reads them, until the type is named
 
 
 # (path, type) of the volume objects' fields that decide placement (``k8s_volumes``).
@@ -294,6 +296,8 @@ class _Converter:
         self.replica_targets = ReplicaTargets()
         self.attach_drivers: set[str] = set()
         self.binders: dict[str, Binder] = {}    # pod type -> what its deployment binds
+        self.dra_users: dict[str, DraUser] = {}  # pod type -> its claims (``k8s_dra_state``)
+        self.dra_running: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {}  # type -> (node, own claims)
         self.node_own: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> running pods' own volumes
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
@@ -383,8 +387,7 @@ class _Converter:
                 self.pod(obj)
         self.claim_bindings()
         self.attach_capacities()
-        for name, caveat in dra_caveats(self.types, self.initial):
-            self.report.caveats.setdefault(name, []).append(caveat)
+        self.device_allocations()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
@@ -664,6 +667,22 @@ class _Converter:
                 self.warn_once("volumes", note)
             self.report.caveats.setdefault(name, []).extend(notes)
 
+    def device_allocations(self) -> None:
+        """DRA devices as state (``k8s_dra_state``): each claim-using type's v1 ``dra.allocations``;
+        where that is not modelled (a type also binding volume claims, too many states), the
+        caveat on the types whose verdicts read allocation (``dra_caveats``)."""
+        users = {name: u for name, u in self.dra_users.items() if name in self.types}
+        found, notes = (None, []) if not users or set(users) & set(self.binders) else \
+            explore(self.dra, users, self.dra_running, self.nodes)
+        if found is None:
+            for name, caveat in dra_caveats(self.types, self.initial):
+                self.report.caveats.setdefault(name, []).extend([caveat] + notes)
+            return
+        for name, field in found.items():
+            self.types[name].setdefault("dra", {})["allocations"] = field
+            if notes:
+                self.report.caveats.setdefault(name, []).extend(notes)
+
     def check_fields(self, obj: _Object, fields: tuple) -> None:
         """The fields a reader relies on, with the types the API server insists on ("*": each list item)."""
         for sub, expect in fields:
@@ -687,6 +706,9 @@ class _Converter:
         field = dra_field(found)
         if field:
             body["dra"] = field
+        user = dra_user(self.dra, spec, status, namespace, meta)
+        if user is not None:
+            body[_DRA_USER] = user
         if found.caveats:
             body.setdefault(_CAVEATS, []).extend(found.caveats)
 
@@ -763,6 +785,9 @@ class _Converter:
         claims_binder = body.pop(_BINDER, None)
         if claims_binder is not None:
             self.binders[name] = claims_binder
+        user = body.pop(_DRA_USER, None)
+        if user is not None:
+            self.dra_users[name] = user
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
@@ -841,6 +866,10 @@ class _Converter:
         if created is not body:
             type_name = self.holding_type(obj, namespace, name, type_name, body)
         self.initial[(type_name, node)] += 1
+        spec = obj.data["spec"]
+        if spec.get("resourceClaims"):
+            self.dra_running.setdefault(type_name, []).append(
+                (node, owned_claims(namespace, spec, self.get(obj, ("status",), dict))))
         if owner is not None and not meta.get("deletionTimestamp"):
             self.replica_targets.running(self.top_workload(owner, namespace, body.get("labels") or {}), type_name,
                                          name, node, obj.data["spec"], self.volumes, self.nodes)
