@@ -157,6 +157,13 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
     "resize_patched_spec_of_absent_replicaset_sibling": (
         [node("n1"), rs_pod("web-a", "3", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1")],
         "default/web-b", {"n1": None}),
+    # A pending pod of a ReplicaSet not in the input joins no type of another spec's volumes: not the
+    # bare pod whose spec is identical but which holds a ReadWriteOncePod claim.
+    "absent_controller_pod_keeps_its_own_volumes": (
+        [node("n1"), SC_EBS, csi_pv("pv-a", "a"), bound_pvc("a", "pv-a").replace("[ReadWriteOnce]", "[ReadWriteOncePod]"),
+         pod("holder", "  nodeName: n1\n  containers: [{name: c0, image: pause, resources: {requests: {cpu: '1'}}}]\n"
+             + uses("a"), meta=", labels: {app: web}"), rs_pod("web-b", "1")],
+        "default/web-b", {"n1": None}),
     # The running sibling still holds 3: a pod of cpu 2 does not fit beside it.
     "resize_sibling_still_holds_the_resize": (
         [node("n1"), rs_pod("web-a", "1", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1"),

@@ -975,15 +975,19 @@ class _Converter:
                     f"given its own non-creatable pod type {type_name}")
             return self.extra_types[key]
         # The controller is not in the input: join an identical type, else name one after it.
+        # It joins only a type with its claims and CSI volumes (which other pods' verdicts read) and,
+        # pending, its own volume verdicts (it is asked about as it is).
         strict = signature(body, strict=True)
+        volumes = _volume_key(body, pending=not node)
         for type_name, sig in self.strict_sigs.items():
-            if sig == strict and self.types[type_name].get("creatable", True):
+            if sig == strict and self.types[type_name].get("creatable", True) and (
+                    volumes == _volume_key(self.types[type_name], pending=not node)):
                 return type_name
         # A DaemonSet's pods each carry their own node pin: one type per node,
         # named ``ns/name@node`` like those built from the DaemonSet itself. Pods whose
         # specs differ (a resize patches the spec) are not one type either.
         daemon_node = (node or pinned_node(body)) if owner_kind == "DaemonSet" else None
-        key = ("owner", namespace, owner_kind, owner_name, daemon_node, strict)
+        key = ("owner", namespace, owner_kind, owner_name, daemon_node, strict, volumes)
         if key not in self.extra_types:
             base = controller_base_name(owner_kind, owner_name, labels)
             if daemon_node:
@@ -1066,6 +1070,16 @@ class _Converter:
         if groups:
             doc["groups"] = groups
         return doc
+
+
+def _volume_key(body: dict, *, pending: bool) -> str:
+    """A type body's ``volumes`` as pods of one type must share them: all of it for a pending pod,
+    without the verdicts for a running one (it is placed; its claims and CSI volumes still count)."""
+    volumes = dict(body.get("volumes") or {})
+    if not pending:
+        volumes.pop("preFilter", None)
+        volumes.pop("filter", None)
+    return repr(sorted(volumes.items()))
 
 
 def _expect_name(expect: type) -> str:
