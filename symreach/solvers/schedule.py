@@ -52,7 +52,8 @@ process: required affinity placed first, in Sethi-Ullman order, no backtracking.
 It decides the deployable pebblings in milliseconds (ABC's pdr, the best single
 engine on the deployable trees, needs 0.2-1.3 s). When it gives up because a step
 did not fit on its node, that is the feature of the next rule: on a small one-node
-system the BDDs then run alone first, for up to 240 s (``SOLOS_NO_PLAN``).
+system the BDDs then run alone first, for up to 240 s (``SOLOS_NO_PLAN``); on a
+small cluster IC3 runs first, without BMC's trial.
 
 Before the race (with two cores or more, once the lazy search is out), *solo*
 engines run alone, one after the other, each for its CPU seconds (``SOLOS``):
@@ -118,6 +119,10 @@ SOLOS: dict[tuple[bool, bool, str | None], tuple[tuple[str, float], ...]] = {
 # under a 60 s budget
 SOLOS_NO_PLAN: dict[tuple[bool, bool], tuple[tuple[str, float], ...]] = {
     (True, True): (("bdd", 240.0),),
+    # small clusters whose goal needs more pods on its node at once than fit (the paper
+    # profile's hard clusters of one seed, not deployable): IC3 decides them, and the
+    # BMC trial before it was two thirds of auto's CPU (auto_targets/hard_and_pebbling.md)
+    (True, False): (("ic3", 1.5),),
 }
 # after the lazy search's time alone (``portfolio.LAZY_ALONE_S``) without an answer, on a
 # large one-node system (an encoded net): the solos before the race. Racing BMC beside the
@@ -152,7 +157,8 @@ def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: st
     where one engine is the best on nearly every instance of a kind, a race beside
     it only costs CPU. ``regression_full``: goal regression (``goal_plan``) gave up
     because a step did not fit on its node, so on a small one-node system the BDDs go
-    first (``SOLOS_NO_PLAN``). An engine not in ``engines`` is left out of the plan."""
+    first, on a small cluster IC3 (``SOLOS_NO_PLAN``). An engine not in ``engines`` is
+    left out of the plan."""
     small, one = is_small(may_pairs), nodes <= 1
     plan = SOLOS.get((small, one, profile), SOLOS.get((small, one, None), ()))
     if regression_full:
