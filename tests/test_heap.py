@@ -50,3 +50,15 @@ def test_an_earlier_freeze_is_kept():
     with CheckHeap() as heap:
         heap.settle()
     assert gc.get_freeze_count() >= frozen > 0
+
+
+def test_nested_checks_unfreeze_once_the_last_ends():
+    """Checks in threads of one process share the heap: the first to end must not thaw
+    what the other still relies on, the last one thaws everything."""
+    outer, inner = CheckHeap(), CheckHeap()
+    with outer:
+        outer.settle()
+        with inner:
+            inner.settle()
+        assert gc.get_freeze_count() > 0   # the outer check still runs
+    assert gc.get_freeze_count() == 0

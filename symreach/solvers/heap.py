@@ -11,16 +11,24 @@ what exists once preprocessing is done (modules, instance, its
 preprocessing) is frozen out of later collections: the engines' own
 collections scan only what they build, and a forked worker does not touch
 (and so copy) its parent's pages when it collects. The freeze ends with the
-check, so a long-lived caller's objects are collected again afterwards
-(unless the heap was frozen already: the command line freezes its start-up,
-and undoing that would undo its freeze too).
+check (the last one, when checks run in threads of one process), so a
+long-lived caller's objects are collected again afterwards (unless the heap
+was frozen already: the command line freezes its start-up, and undoing that
+would undo its freeze too).
 """
 
 from __future__ import annotations
 
 import gc
+import threading
 from types import TracebackType
 from typing import Optional
+
+# checks inside a ``CheckHeap`` now (threads of one process share the heap), and whether
+# the last of them to end unfreezes it (it was not frozen when the first began)
+_LOCK = threading.Lock()
+_open = 0
+_thaw = False
 
 
 class CheckHeap:
@@ -31,11 +39,14 @@ class CheckHeap:
     def __init__(self) -> None:
         self._was_enabled = False
         self._frozen = False
-        self._thaw = False  # the heap was not frozen on entry: unfreeze on exit
 
     def __enter__(self) -> "CheckHeap":
+        global _open, _thaw
+        with _LOCK:
+            if _open == 0:
+                _thaw = gc.get_freeze_count() == 0
+            _open += 1
         self._was_enabled = gc.isenabled()
-        self._thaw = gc.get_freeze_count() == 0
         gc.disable()
         return self
 
@@ -50,7 +61,10 @@ class CheckHeap:
 
     def __exit__(self, kind: Optional[type], error: Optional[BaseException],
                  trace: Optional[TracebackType]) -> None:
-        if self._frozen and self._thaw:
-            gc.unfreeze()
+        global _open
+        with _LOCK:
+            _open -= 1
+            if _open == 0 and _thaw:  # the last check to end: what every one froze
+                gc.unfreeze()
         if self._was_enabled:
             gc.enable()
