@@ -106,11 +106,13 @@ def test_a_plan_that_needs_more_pods_at_once_than_fit_gives_up_before_any_step()
     """Not-deployable pebblings: the peak (h + 2 pebbles) exceeds k = h + 1, which the
     attempt used to find only at the last of its 2^h steps (or never, past its cap)."""
     checked = 0
-    for h in (6, 12):
+    for h in (6, 12, 14):  # 14: issue 31's largest, which the BDDs now get first (240 s)
         inst = _pebbling(pyramid(h), h + 1)
         assert attempt(inst, inst.query, max_steps=1).gave_up == CAPACITY
+        assert solo_engines(len(inst.pod_types), ["bdd", "ic3"], 1, "paper",
+                            regression_full=True) == [("bdd", 240.0)]
         checked += 1
-    assert checked == 2
+    assert checked == 3
 
 
 def test_the_witness_is_chosen_by_the_chain_that_ends_at_running_pods():

@@ -321,7 +321,8 @@ def test_solo_plan_by_kind_of_system():
 
     engines = ["bdd", "ic3", "bmc", ABC_ENGINE]
     assert solo_engines(20, engines, 1, "paper") == [("ic3", trial_s(20)), ("bdd", 1.5)]
-    assert solo_engines(20, engines, 5, "paper") == [("bmc", trial_s(20)), ("ic3", 1.5)]
+    assert solo_engines(20, engines, 5, "paper") == [("bmc", trial_s(20, "bmc")), ("ic3", 1.5)]
+    assert trial_s(84, "bmc") == 1.5 * trial_s(84)  # BMC's trial: half as long again
     assert solo_engines(20, engines, 5, "kubernetes") == [("ic3", 1.5)]
     assert solo_engines(500, engines, 50, "paper") == [(ABC_ENGINE, 4.0)]
     assert solo_engines(500, engines, 50, "kubernetes") == [("ic3", 4.0)]
