@@ -1,0 +1,483 @@
+"""The structured allocator of kube-scheduler v1.35 (default feature gates) on one node.
+
+With v1.35's defaults (DRAAdminAccess and DRAPrioritizedList on; partitionable
+devices, device taints, binding conditions and consumable capacity off) the
+scheduler runs the "incubating" allocator of
+``k8s.io/dynamic-resource-allocation/structured``. This module follows it:
+
+- ``gather_pools``: a node's pools. Slices that set ``perDeviceNodeSelection``
+  or ``sharedCounters`` are skipped (the partitionable-devices gate is off);
+  the others reach the node by ``nodeName``, ``allNodes`` or ``nodeSelector``.
+  Per pool the newest generation counts; a pool with fewer slices than its
+  ``resourceSliceCount`` is *incomplete* (unless a newer generation exists
+  elsewhere: then it is ignored), one with duplicate device names *invalid*.
+  Neither gives devices; an ``All`` request meeting one is an error.
+- ``allocate``: the allocator's depth-first search (``allocateOne``), in its
+  order: claims, requests, ``firstAvailable`` subrequests, then pools, slices
+  and devices; a device is taken if it is not in use (an ``adminAccess``
+  request may share a device others hold, not one of its own claim), its
+  CEL selectors match (class, then request), it consumes no counters (gate
+  off) and it keeps every ``matchAttribute`` constraint of its claim. Taints
+  are not looked at (gate off); a device with binding conditions is not
+  selectable. The outcome is a fit, a failure with the plugin's reason, or an
+  error (a CEL runtime error, an ``All`` request over an incomplete pool, an
+  unsupported constraint such as ``distinctAttribute``, more than 32 results),
+  which aborts the pod's whole scheduling cycle.
+
+The scheduler visits pools in Go map order (random) and slices in informer
+order: where that order could decide between a fit and an error, the answer
+carries a caveat. Selectors outside ``dra_cel`` are taken as matching, with a
+caveat; a search over ``STEP_LIMIT`` steps falls back to a matching that
+ignores constraints, with a caveat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from symreach.frontends import dra_cel
+
+MAX_RESULTS = 32   # resourceapi.AllocationResultsMaxSize
+STEP_LIMIT = 50_000
+CANNOT_ALLOCATE = "cannot allocate all claims"
+INVALID_POOLS = "invalid resource pools were encountered"
+ERROR_PREFIX = 'running "DynamicResources" filter plugin: '
+
+
+def _d(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _l(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+@dataclass(frozen=True, eq=False)
+class Device:
+    """One device of a node's pools (identity is the device: built once per node)."""
+
+    driver: str
+    pool: str
+    name: str
+    attributes: dict
+    capacity: dict = field(default_factory=dict)
+    typed: dict = field(default_factory=dict)       # (domain, name) -> (type, value), for matchAttribute
+    consumes_counters: bool = False
+    binding_conditions: bool = False
+    slice_id: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.driver, self.pool, self.name)
+
+
+@dataclass
+class Pool:
+    driver: str
+    name: str
+    devices: list[Device] = field(default_factory=list)
+    incomplete: bool = False
+    invalid: bool = False
+    slices: int = 0
+
+
+def gather_pools(slices: list[dict], node: dict, node_matches: Callable[[dict, dict], bool]) -> list[Pool]:
+    """``GatherPools``: the pools of ``slices`` (ResourceSlice objects) that reach ``node``."""
+    found: dict[tuple[str, str], list[tuple[int, dict]]] = {}
+    for k, s in enumerate(slices):
+        spec = _d(s.get("spec"))
+        if spec.get("perDeviceNodeSelection") is not None or _l(spec.get("sharedCounters")):
+            continue
+        if not node_matches(spec, node):
+            continue
+        key = (str(spec.get("driver")), str(_d(spec.get("pool")).get("name")))
+        have = found.get(key)
+        if have is None or _generation(spec) > _generation(have[0][1]):
+            found[key] = [(k, spec)]
+        elif _generation(spec) == _generation(have[0][1]):
+            have.append((k, spec))
+    out: list[Pool] = []
+    for (driver, name), specs in sorted(found.items()):
+        want = int(_d(specs[0][1].get("pool")).get("resourceSliceCount") or 0)
+        if len(specs) != want:
+            same = [spec for spec in (_d(s.get("spec")) for s in slices)
+                    if str(spec.get("driver")) == driver and str(_d(spec.get("pool")).get("name")) == name]
+            if any(_generation(x) > _generation(specs[0][1]) for x in same):
+                continue   # obsolete: the driver is replacing this generation
+            if sum(1 for x in same if _generation(x) == _generation(specs[0][1])) != want:
+                out.append(Pool(driver, name, incomplete=True))
+                continue
+        names = [str(_d(d).get("name")) for _, spec in specs for d in _l(spec.get("devices"))]
+        if len(set(names)) != len(names):
+            out.append(Pool(driver, name, invalid=True))
+            continue
+        pool = Pool(driver, name, slices=len(specs))
+        for k, spec in specs:
+            pool.devices += [_device(driver, name, _d(d), k) for d in _l(spec.get("devices"))]
+        out.append(pool)
+    return out
+
+
+def _generation(spec: dict) -> int:
+    return int(_d(spec.get("pool")).get("generation") or 0)
+
+
+def _device(driver: str, pool: str, raw: dict, slice_id: int) -> Device:
+    attributes = _d(raw.get("attributes"))
+    typed = {}
+    for key, value in attributes.items():
+        domain, _, name = str(key).partition("/") if "/" in str(key) else (driver, "", str(key))
+        kinds = [k for k in ("string", "int", "bool", "version") if k in _d(value)]
+        typed[(domain, name)] = (kinds[0], _d(value)[kinds[0]]) if kinds else None
+    return Device(driver, pool, str(raw.get("name")), dra_cel.attribute_values(driver, attributes),
+                  dra_cel.capacity_values(driver, _d(raw.get("capacity"))), typed,
+                  bool(_l(raw.get("consumesCounters"))), bool(_l(raw.get("bindingConditions"))), slice_id)
+
+
+# ---- the search ---------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    """A fit (``reason`` None), a failure (its reason) or an error (``error``: the cycle aborts)."""
+
+    reason: Optional[str] = None
+    error: bool = False
+    caveats: list[str] = field(default_factory=list)
+    results: list[list[tuple[str, Device]]] = field(default_factory=list)   # per claim: (request, device)
+
+
+class _Error(Exception):
+    """A fatal allocation error (``statusError``): the scheduler aborts the pod's cycle."""
+
+
+class _TooMany(Exception):
+    """``errAllocationResultMaxSizeExceeded``."""
+
+
+class _Budget(Exception):
+    pass
+
+
+@dataclass
+class _Req:
+    """One request or subrequest (``requestData``)."""
+
+    body: dict
+    name: str            # the request's own name (a subrequest's without its parent)
+    parent: Optional[str]
+    class_name: str
+    admin: bool
+    count: int = 1
+    all_devices: Optional[list[Device]] = None
+
+
+class _MatchAttribute:
+    def __init__(self, requests: list[str], attribute: str) -> None:
+        self.requests = set(requests)
+        domain, _, name = attribute.partition("/")
+        self.key = (domain, name)
+        self.value: object = None
+        self.n = 0
+
+    def applies(self, base: str, sub: Optional[str]) -> bool:
+        return not self.requests or base in self.requests or (sub is not None and f"{base}/{sub}" in self.requests)
+
+    def add(self, base: str, sub: Optional[str], device: Device) -> bool:
+        if not self.applies(base, sub):
+            return True
+        value = device.typed.get(self.key)
+        if value is None:
+            return False
+        if self.n == 0:
+            self.value = value
+        elif value != self.value:
+            return False
+        self.n += 1
+        return True
+
+    def remove(self, base: str, sub: Optional[str]) -> None:
+        if self.applies(base, sub):
+            self.n -= 1
+
+
+class Allocator:
+    """One ``Allocate`` call: ``claims`` (ResourceClaim dicts) on the node's ``pools``."""
+
+    def __init__(self, claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
+                 errors_as_false: bool = False) -> None:
+        self.claims, self.pools, self.classes, self.allocated = claims, pools, classes, allocated
+        self.errors_as_false = errors_as_false
+        self.caveats: list[str] = []
+        self.cache: dict[tuple[int, int, int, int], bool] = {}
+        self.errored_pairs = 0
+        self.allocating: dict[Device, set[int]] = {}
+        self.results: list[list[tuple[str, Device]]] = [[] for _ in claims]
+        self.requests: list[list[list[_Req]]] = []
+        self.constraints: list[list[_MatchAttribute]] = []
+        self.steps = 0
+
+    # -- set-up (``Allocate`` before the search) --
+    def prepare(self) -> None:
+        for c, claim in enumerate(self.claims):
+            least, per_claim = 0, []
+            for request in _l(_d(_d(claim.get("spec")).get("devices")).get("requests")):
+                request = _d(request)
+                if request.get("firstAvailable"):
+                    subs = [self._req(c, _d(s), str(_d(s).get("name")), str(request.get("name")))
+                            for s in _l(request["firstAvailable"])]
+                    least += min(r.count for r in subs)
+                else:
+                    subs = [self._req(c, _d(request.get("exactly")), str(request.get("name")), None)]
+                    least += subs[0].count
+                per_claim.append(subs)
+            self.requests.append(per_claim)
+            if least > MAX_RESULTS:
+                raise _Error(f"claim {_ref(claim)}: number of requested devices {least} exceeds the claim limit of "
+                             f"{MAX_RESULTS}")
+            kept = []
+            for i, constraint in enumerate(_l(_d(_d(claim.get("spec")).get("devices")).get("constraints"))):
+                constraint = _d(constraint)
+                if constraint.get("matchAttribute") is None:
+                    raise _Error(f"claim {_ref(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
+                kept.append(_MatchAttribute([str(x) for x in _l(constraint.get("requests"))],
+                                            str(constraint["matchAttribute"])))
+            self.constraints.append(kept)
+
+    def _req(self, c: int, body: dict, name: str, parent: Optional[str]) -> _Req:
+        req = _Req(body, name, parent, str(body.get("deviceClassName") or ""),
+                   parent is None and bool(body.get("adminAccess")))
+        if not req.class_name:
+            raise _Error(f"claim {_ref(self.claims[c])}, request {name}: missing device class name "
+                         "(unsupported request type?)")
+        mode = body.get("allocationMode") or "ExactCount"
+        if mode == "ExactCount":
+            req.count = int(body.get("count") or 1)
+        elif mode == "All":
+            req.all_devices = []
+            for pool in self.pools:
+                if pool.incomplete or pool.invalid:
+                    state = "is currently being updated" if pool.incomplete else "is currently invalid"
+                    raise _Error(f"claim {_ref(self.claims[c])}, request {name}: asks for all devices, but resource "
+                                 f"pool {pool.driver}/{pool.name} {state}")
+                req.all_devices += [d for d in pool.devices if self.selectable(c, req, d)]
+            req.count = len(req.all_devices)
+        else:
+            raise _Error(f"claim {_ref(self.claims[c])}, request {name}: unsupported count mode {mode}")
+        return req
+
+    # -- device checks --
+    def selectable(self, c: int, req: _Req, device: Device) -> bool:
+        """``isSelectable``: class selectors, then the request's (cached per request and device)."""
+        if device.binding_conditions:
+            return False
+        key = (c, id(req), id(device), 0)
+        if key in self.cache:
+            return self.cache[key]
+        cls = self.classes.get(req.class_name)
+        sources = [(f"class {req.class_name}", _d(_d(cls).get("spec")).get("selectors"))] if cls is not None else []
+        sources.append((f"claim {_ref(self.claims[c])}", req.body.get("selectors")))
+        value = True
+        for where, selectors in sources:
+            for i, s in enumerate(_l(selectors)):
+                expr = str(_d(_d(s).get("cel")).get("expression") or "")
+                got = dra_cel.evaluate(expr, device.driver, device.attributes, device.capacity)
+                if got == dra_cel.UNKNOWN:
+                    self.caveats.append(f"DRA: CEL selector not evaluated (taken as matching): {expr}")
+                    continue
+                if isinstance(got, dra_cel.CelError):
+                    self.errored_pairs += 1
+                    if not self.errors_as_false:
+                        raise _Error(f"{where}: selector #{i}: CEL runtime error: {got.message}")
+                    got = False
+                if not got:
+                    value = False
+                    break
+            if not value:
+                break
+        self.cache[key] = value
+        return value
+
+    def in_use(self, device: Device, c: int, admin: bool) -> bool:
+        if admin:
+            return c in self.allocating.get(device, ())
+        return device.key in self.allocated or bool(self.allocating.get(device))
+
+    def take(self, c: int, req: _Req, device: Device, must: bool) -> Optional[Callable[[], None]]:
+        """``allocateDevice``: the undo of taking ``device``, or None when it cannot be taken."""
+        if self.in_use(device, c, req.admin) or device.consumes_counters:
+            return None
+        base, sub = (req.parent, req.name) if req.parent is not None else (req.name, None)
+        done: list[_MatchAttribute] = []
+        for constraint in self.constraints[c]:
+            if not constraint.add(base, sub, device):
+                if must:
+                    raise _Error(f"claim {_ref(self.claims[c])}, request {req.name}: cannot add device "
+                                 f"{device.driver}/{device.pool}/{device.name} because a claim constraint would "
+                                 "not be satisfied")
+                for x in done:
+                    x.remove(base, sub)
+                return None
+            done.append(constraint)
+        self.allocating.setdefault(device, set()).add(c)
+        label = f"{req.parent}/{req.name}" if req.parent is not None else req.name
+        self.results[c].append((label, device))
+
+        def undo() -> None:
+            for x in self.constraints[c]:
+                x.remove(base, sub)
+            self.allocating[device].discard(c)
+            self.results[c].pop()
+        return undo
+
+    # -- ``allocateOne`` --
+    def one(self, c: int, r: int, s: int, k: int, in_sub: bool) -> bool:
+        self.steps += 1
+        if self.steps > STEP_LIMIT:
+            raise _Budget()
+        if c == len(self.claims):
+            return True
+        if r == len(self.requests[c]):
+            try:
+                return self.one(c + 1, 0, 0, 0, False)
+            except _TooMany:
+                return False
+        subs = self.requests[c][r]
+        if not in_sub and subs[0].parent is not None:
+            all_too_many = True
+            for s2 in range(len(subs)):
+                try:
+                    if self.one(c, r, s2, k, True):
+                        return True
+                except _TooMany:
+                    continue
+                all_too_many = False
+            if all_too_many:
+                raise _TooMany()
+            return False
+        req = subs[s]
+        if req.all_devices is not None and not req.all_devices:
+            return False
+        if k >= req.count:
+            return self.one(c, r + 1, 0, 0, False)
+        if len(self.results[c]) + req.count - k > MAX_RESULTS:
+            raise _TooMany()
+        if req.all_devices is not None:
+            return bool(self.extend(c, r, s, k, in_sub, req, req.all_devices[k], True))
+        for pool in self.pools:
+            if pool.incomplete or pool.invalid:
+                continue
+            for device in pool.devices:
+                if self.in_use(device, c, req.admin) or not self.selectable(c, req, device):
+                    continue
+                if self.extend(c, r, s, k, in_sub, req, device, False):
+                    return True
+        return False
+
+    def extend(self, c: int, r: int, s: int, k: int, in_sub: bool, req: _Req, device: Device,
+               must: bool) -> Optional[bool]:
+        """Take ``device`` as the k-th of the request and search on (None: it cannot be taken)."""
+        undo = self.take(c, req, device, must)
+        if undo is None:
+            return None
+        try:
+            found = self.one(c, r, s, k + 1, in_sub)
+        except Exception:
+            undo()
+            raise
+        if not found:
+            undo()
+        return found
+
+
+def _ref(claim: dict) -> str:
+    meta = _d(claim.get("metadata"))
+    return f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+
+
+def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set) -> Outcome:
+    """What DynamicResources' Filter says on the node for the claims to allocate."""
+    run = Allocator(claims, pools, classes, allocated)
+    try:
+        run.prepare()
+        found = run.one(0, 0, 0, 0, False)
+    except _TooMany:
+        return Outcome(ERROR_PREFIX + "allocation max size exceeded", True, run.caveats)
+    except _Error as err:
+        out = Outcome(ERROR_PREFIX + str(err), True, run.caveats)
+        if _order_matters(pools) and _solvable(claims, pools, classes, allocated):
+            out.caveats.append("DRA: the scheduler visits pools and slices in a random order; on another order "
+                               "the allocator may find devices before it meets this error")
+        return out
+    except _Budget:
+        return _fallback(run, claims, pools, classes, allocated)
+    out = Outcome(None if found else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE,
+                  False, run.caveats, [list(r) for r in run.results] if found else [])
+    if found and _order_matters(pools) and _some_pair_fails(claims, pools, classes, allocated):
+        out.caveats.append("DRA: a CEL selector fails at run time on a device of this node; the scheduler visits "
+                           "pools and slices in a random order, and on another order it may meet that error "
+                           "(aborting the pod's cycle) before it finds devices")
+    return out
+
+
+def selects(body: dict, device: Device, classes: dict[str, dict]) -> tuple[bool, list[str]]:
+    """Whether a request's ``exactly`` body (or a subrequest) selects ``device`` (an error: False), and caveats."""
+    run = Allocator([{}], [], classes, set(), errors_as_false=True)
+    request = _Req(body, "r", None, str(body.get("deviceClassName") or ""), False)
+    return run.selectable(0, request, device), run.caveats
+
+
+def _order_matters(pools: list[Pool]) -> bool:
+    return sum(p.slices for p in pools if not p.incomplete and not p.invalid) > 1
+
+
+def _solvable(claims: list[dict], pools: list[Pool], classes: dict, allocated: set) -> bool:
+    run = Allocator(claims, pools, classes, allocated, errors_as_false=True)
+    try:
+        run.prepare()
+        return run.one(0, 0, 0, 0, False)
+    except (_Error, _TooMany, _Budget):
+        return False
+
+
+def _some_pair_fails(claims: list[dict], pools: list[Pool], classes: dict, allocated: set) -> bool:
+    run = Allocator(claims, pools, classes, allocated, errors_as_false=True)
+    try:
+        run.prepare()
+    except (_Error, _TooMany):
+        return True
+    for c, per_claim in enumerate(run.requests):
+        for subs in per_claim:
+            for req in subs:
+                for pool in pools:
+                    for device in pool.devices:
+                        if device.key not in allocated:
+                            run.selectable(c, req, device)
+    return run.errored_pairs > 0
+
+
+def _fallback(run: Allocator, claims: list[dict], pools: list[Pool], classes: dict, allocated: set) -> Outcome:
+    """Over ``STEP_LIMIT`` steps: whether distinct free matching devices exist (constraints ignored)."""
+    slots: list[list[Device]] = []
+    free = [d for p in pools if not p.incomplete and not p.invalid for d in p.devices
+            if d.key not in allocated and not d.consumes_counters]
+    check = Allocator(claims, pools, classes, allocated, errors_as_false=True)
+    check.requests = run.requests
+    for c, per_claim in enumerate(run.requests):
+        for subs in per_claim:
+            req = min(subs, key=lambda x: x.count)
+            slots += [[d for d in free if check.selectable(c, req, d)]] * req.count
+    owner: dict[Device, int] = {}
+
+    def place(slot: int, seen: set) -> bool:
+        for d in slots[slot]:
+            if d not in seen:
+                seen.add(d)
+                if d not in owner or place(owner[d], seen):
+                    owner[d] = slot
+                    return True
+        return False
+    fits = all(place(i, set()) for i in range(len(slots)))
+    caveat = (f"DRA: the allocator's search took over {STEP_LIMIT} steps on this node; the verdict counts distinct "
+              "matching devices (the cheapest subrequest, constraints and errors not checked)")
+    return Outcome(None if fits else CANNOT_ALLOCATE, False, run.caveats + check.caveats + [caveat])
