@@ -25,8 +25,9 @@ scheduler runs the "incubating" allocator of
   which aborts the pod's whole scheduling cycle.
 
 The scheduler visits pools in Go map order (random) and slices in informer
-order: where that order could decide between a fit and an error, the answer
-carries a caveat. Selectors outside ``dra_cel`` are taken as matching, with a
+order: where that order could change the outcome (only when an error is
+involved), every order is tried and the answer carries a caveat naming each
+possible outcome. Selectors outside ``dra_cel`` are taken as matching, with a
 caveat; a search over ``STEP_LIMIT`` steps falls back to a matching that
 ignores constraints, with a caveat.
 """
@@ -76,10 +77,13 @@ class Device:
 class Pool:
     driver: str
     name: str
-    devices: list[Device] = field(default_factory=list)
+    slices: list[list[Device]] = field(default_factory=list)   # each slice's devices, in informer order
     incomplete: bool = False
     invalid: bool = False
-    slices: int = 0
+
+    @property
+    def devices(self) -> list[Device]:
+        return [d for devices in self.slices for d in devices]
 
 
 def gather_pools(slices: list[dict], node: dict, node_matches: Callable[[dict, dict], bool]) -> list[Pool]:
@@ -112,10 +116,8 @@ def gather_pools(slices: list[dict], node: dict, node_matches: Callable[[dict, d
         if len(set(names)) != len(names):
             out.append(Pool(driver, name, invalid=True))
             continue
-        pool = Pool(driver, name, slices=len(specs))
-        for k, spec in specs:
-            pool.devices += [_device(driver, name, _d(d), k) for d in _l(spec.get("devices"))]
-        out.append(pool)
+        out.append(Pool(driver, name, [[_device(driver, name, _d(d), k) for d in _l(spec.get("devices"))]
+                                       for k, spec in specs]))
     return out
 
 
@@ -145,6 +147,7 @@ class Outcome:
     error: bool = False
     caveats: list[str] = field(default_factory=list)
     results: list[list[tuple[str, Device]]] = field(default_factory=list)   # per claim: (request, device)
+    met_error: bool = False   # a fit, but a selector fails at run time on some free device
 
 
 class _Error(Exception):
@@ -395,8 +398,55 @@ def _ref(claim: dict) -> str:
     return f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
 
 
-def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set) -> Outcome:
-    """What DynamicResources' Filter says on the node for the claims to allocate."""
+def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
+             where: str = "") -> Outcome:
+    """What DynamicResources' Filter says on the node for the claims to allocate.
+
+    Pools in sorted order, slices in input order. Where an error is involved and the scheduler's
+    random order of pools and slices could change the outcome, every order (up to ``ORDERS``) is
+    tried and the caveat names each possible outcome."""
+    first = _allocate_in_order(claims, pools, classes, allocated)
+    if not first.error and not (first.reason is None and first.met_error):
+        return first
+    outcomes = {(first.reason, first.error)}
+    orders = _orders(pools)
+    if orders is None:
+        first.caveats.append(f"DRA{where}: the scheduler visits pools and slices in a random order; on another order "
+                             "the allocator may meet an error at another point (too many orders to try)")
+        return first
+    for order in orders:
+        found = _allocate_in_order(claims, order, classes, allocated)
+        outcomes.add((found.reason, found.error))
+    if len(outcomes) > 1:
+        said = " | ".join("fits" if reason is None else reason for reason, _ in sorted(outcomes, key=str))
+        first.caveats.append(f"DRA{where}: the outcome depends on the scheduler's random order of pools and slices: "
+                             + said)
+    return first
+
+
+ORDERS = 120
+
+
+def _orders(pools: list[Pool]) -> Optional[list[list[Pool]]]:
+    """Every order of pools and, inside each, of slices (None when there are more than ``ORDERS``)."""
+    from itertools import permutations, product
+
+    count = 1
+    for k in range(2, len(pools) + 1):
+        count *= k
+    for pool in pools:
+        for k in range(2, len(pool.slices) + 1):
+            count *= k
+    if count > ORDERS:
+        return None
+    out = []
+    for order in permutations(pools):
+        for inner in product(*[list(permutations(p.slices)) for p in order]):
+            out.append([Pool(p.driver, p.name, list(slices), p.incomplete, p.invalid) for p, slices in zip(order, inner)])
+    return out
+
+
+def _allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set) -> Outcome:
     run = Allocator(claims, pools, classes, allocated)
     try:
         run.prepare()
@@ -404,48 +454,18 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
     except _TooMany:
         return Outcome(ERROR_PREFIX + "allocation max size exceeded", True, run.caveats)
     except _Error as err:
-        out = Outcome(ERROR_PREFIX + str(err), True, run.caveats)
-        if _order_matters(pools) and _solvable(claims, pools, classes, allocated):
-            out.caveats.append("DRA: the scheduler visits pools and slices in a random order; on another order "
-                               "the allocator may find devices before it meets this error")
-        return out
+        return Outcome(ERROR_PREFIX + str(err), True, run.caveats)
     except _Budget:
         return _fallback(run, claims, pools, classes, allocated)
     out = Outcome(None if found else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE,
                   False, run.caveats, [list(r) for r in run.results] if found else [])
-    if found and _order_matters(pools) and _some_pair_fails(claims, pools, classes, allocated):
-        out.caveats.append("DRA: a CEL selector fails at run time on a device of this node; the scheduler visits "
-                           "pools and slices in a random order, and on another order it may meet that error "
-                           "(aborting the pod's cycle) before it finds devices")
+    out.met_error = found and _some_pair_fails(run, pools, allocated)
     return out
 
 
-def selects(body: dict, device: Device, classes: dict[str, dict]) -> tuple[bool, list[str]]:
-    """Whether a request's ``exactly`` body (or a subrequest) selects ``device`` (an error: False), and caveats."""
-    run = Allocator([{}], [], classes, set(), errors_as_false=True)
-    request = _Req(body, "r", None, str(body.get("deviceClassName") or ""), False)
-    return run.selectable(0, request, device), run.caveats
-
-
-def _order_matters(pools: list[Pool]) -> bool:
-    return sum(p.slices for p in pools if not p.incomplete and not p.invalid) > 1
-
-
-def _solvable(claims: list[dict], pools: list[Pool], classes: dict, allocated: set) -> bool:
-    run = Allocator(claims, pools, classes, allocated, errors_as_false=True)
-    try:
-        run.prepare()
-        return run.one(0, 0, 0, 0, False)
-    except (_Error, _TooMany, _Budget):
-        return False
-
-
-def _some_pair_fails(claims: list[dict], pools: list[Pool], classes: dict, allocated: set) -> bool:
-    run = Allocator(claims, pools, classes, allocated, errors_as_false=True)
-    try:
-        run.prepare()
-    except (_Error, _TooMany):
-        return True
+def _some_pair_fails(run: Allocator, pools: list[Pool], allocated: set) -> bool:
+    """Whether a selector of these requests fails at run time on a free device of the node."""
+    run.errors_as_false = True
     for c, per_claim in enumerate(run.requests):
         for subs in per_claim:
             for req in subs:

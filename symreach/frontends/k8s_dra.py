@@ -179,7 +179,8 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
     errors: list[str] = []
     for node in nodes:
         if to_allocate:
-            found = dra_allocator.allocate(to_allocate, index.pools(node), index.classes, allocated)
+            found = dra_allocator.allocate(to_allocate, index.pools(node), index.classes, allocated,
+                                           f" on {node['name']}")
             out.caveats += found.caveats
             if found.reason is not None:
                 out.filters[node["name"]] = found.reason
