@@ -279,8 +279,15 @@ _REQ = (("name",), str), (("exactly",), dict), (("exactly", "deviceClassName"), 
     (("exactly", "selectors", "*"), dict), (("exactly", "selectors", "*", "cel"), dict), \
     (("exactly", "selectors", "*", "cel", "expression"), str), (("firstAvailable",), list), \
     (("firstAvailable", "*"), dict), (("firstAvailable", "*", "deviceClassName"), str), \
-    (("firstAvailable", "*", "allocationMode"), str), (("firstAvailable", "*", "count"), int)
-_CLAIM_SPEC = ((("devices",), dict), (("devices", "requests"), list), (("devices", "requests", "*"), dict)) + \
+    (("firstAvailable", "*", "allocationMode"), str), (("firstAvailable", "*", "count"), int), \
+    (("exactly", "adminAccess"), bool), (("firstAvailable", "*", "name"), str), \
+    (("firstAvailable", "*", "selectors"), list), (("firstAvailable", "*", "selectors", "*"), dict), \
+    (("firstAvailable", "*", "selectors", "*", "cel"), dict), \
+    (("firstAvailable", "*", "selectors", "*", "cel", "expression"), str)
+_CLAIM_SPEC = ((("devices",), dict), (("devices", "requests"), list), (("devices", "requests", "*"), dict),
+               (("devices", "constraints"), list), (("devices", "constraints", "*"), dict),
+               (("devices", "constraints", "*", "requests"), list), (("devices", "constraints", "*", "requests", "*"), str),
+               (("devices", "constraints", "*", "matchAttribute"), str)) + \
     tuple((("devices", "requests", "*") + p, t) for p, t in _REQ)
 _SEL = ((("selectors",), list), (("selectors", "*"), dict), (("selectors", "*", "cel"), dict),
         (("selectors", "*", "cel", "expression"), str))
@@ -298,7 +305,10 @@ DRA_FIELD_TYPES: dict[str, tuple[tuple[tuple, type], ...]] = {
                       (("spec", "pool", "resourceSliceCount"), int), (("spec", "nodeName"), str),
                       (("spec", "allNodes"), bool), (("spec", "nodeSelector"), dict), (("spec", "devices"), list),
                       (("spec", "devices", "*"), dict), (("spec", "devices", "*", "name"), str),
-                      (("spec", "devices", "*", "attributes"), dict)),
+                      (("spec", "devices", "*", "attributes"), dict), (("spec", "devices", "*", "capacity"), dict),
+                      (("spec", "devices", "*", "consumesCounters"), list),
+                      (("spec", "devices", "*", "bindingConditions"), list),
+                      (("spec", "perDeviceNodeSelection"), bool), (("spec", "sharedCounters"), list)),
 }
 NODE_SELECTORS = {"ResourceClaim": ("status", "allocation", "nodeSelector"), "ResourceSlice": ("spec", "nodeSelector")}
 POD_FIELDS = ((("spec", "resourceClaims"), list), (("spec", "resourceClaims", "*"), dict),
