@@ -103,3 +103,47 @@ def test_no_caveat_for_the_modelled_fields():
         assert not [c for c in report.caveats.get(pod, []) if any(o in c for o in old) and "witness" not in c], pod
         checked += 1
     assert checked == 13
+
+
+def _order_state():
+    """Two pools on n1: a's device has numa 0, b's none; the request reads numa unguarded."""
+    def gpu_slice(pool: str, attributes: dict) -> dict:
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": pool},
+                "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {"name": pool, "generation": 1,
+                                                                                "resourceSliceCount": 1},
+                         "devices": [{"name": "d0", "attributes": attributes}]}}
+    objects = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+         "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}},
+        gpu_slice("a", {"model": {"string": "a100"}, "numa": {"int": 0}}),
+        gpu_slice("b", {"model": {"string": "a100"}}),
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "order", "namespace": "default"},
+         "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu", "selectors": [
+             {"cel": {"expression": 'device.attributes["gpu.example.com"].numa == 0'}}]}}]}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "order", "namespace": "default"},
+         "spec": {"containers": [{"name": "c", "image": "x"}], "resourceClaims": [{"name": "g", "resourceClaimName": "order"}]}},
+    ]
+    return any_state(objects, "default/order")
+
+
+ORDER_ERROR = ERROR_PREFIX + "claim default/order: selector #0: CEL runtime error: no such key: numa"
+
+
+def test_an_outcome_the_random_pool_order_decides_names_each_outcome():
+    """Pool a first: a fit; pool b first: the runtime error. The scheduler's pool order is a Go map's."""
+    verdicts, caveats = symreach_dra_verdicts(_order_state())
+    assert verdicts == {"n1": None}
+    marked = [c for c in caveats if "random order" in c]
+    assert len(marked) == 1 and "fits" in marked[0] and ORDER_ERROR in marked[0]
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_the_variant_gives_one_of_the_named_outcomes():
+    seen = set()
+    for _ in range(4):
+        verdict = kso_dra_verdicts(_order_state(), VARIANT)["n1"]
+        assert verdict in (None, (DRA, (ORDER_ERROR,))), verdict
+        seen.add(verdict)
+    assert seen   # which ones: the variant's map order

@@ -271,7 +271,16 @@ class Allocator:
 
     # -- device checks --
     def selectable(self, c: int, req: _Req, device: Device) -> bool:
-        """``isSelectable``: class selectors, then the request's (cached per request and device)."""
+        """``isSelectable``: class selectors, then the request's; a CEL runtime error raises."""
+        found = self.probe(c, req, device)
+        if isinstance(found, str):
+            if not self.errors_as_false:
+                raise _Error(found)
+            return False
+        return found
+
+    def probe(self, c: int, req: _Req, device: Device) -> bool | str:
+        """``selectable`` without raising: True, False or the error's message (cached per request and device)."""
         if device.binding_conditions:
             return False
         key = (c, id(req), id(device), 0)
@@ -280,7 +289,7 @@ class Allocator:
         cls = self.classes.get(req.class_name)
         sources = [(f"class {req.class_name}", _d(_d(cls).get("spec")).get("selectors"))] if cls is not None else []
         sources.append((f"claim {_ref(self.claims[c])}", req.body.get("selectors")))
-        value = True
+        value: bool | str = True
         for where, selectors in sources:
             for i, s in enumerate(_l(selectors)):
                 expr = str(_d(_d(s).get("cel")).get("expression") or "")
@@ -290,13 +299,12 @@ class Allocator:
                     continue
                 if isinstance(got, dra_cel.CelError):
                     self.errored_pairs += 1
-                    if not self.errors_as_false:
-                        raise _Error(f"{where}: selector #{i}: CEL runtime error: {got.message}")
-                    got = False
-                if not got:
+                    value = f"{where}: selector #{i}: CEL runtime error: {got.message}"
+                elif not got:
                     value = False
+                if value is not True:
                     break
-            if not value:
+            if value is not True:
                 break
         self.cache[key] = value
         return value
@@ -367,6 +375,8 @@ class Allocator:
             raise _TooMany()
         if req.all_devices is not None:
             return bool(self.extend(c, r, s, k, in_sub, req, req.all_devices[k], True))
+        if self.too_few(c, req, req.count - k):
+            return False
         for pool in self.pools:
             if pool.incomplete or pool.invalid:
                 continue
@@ -376,6 +386,24 @@ class Allocator:
                 if self.extend(c, r, s, k, in_sub, req, device, False):
                     return True
         return False
+
+    def too_few(self, c: int, req: _Req, wanted: int) -> bool:
+        """Fewer free devices than ``wanted`` that could be selected: no solution below, where the
+        search would evaluate every free device's selectors before giving up, so it meets the first
+        error among them (raised here) or none: stopping is faithful."""
+        usable, first_error = 0, None
+        for pool in self.pools:
+            if not pool.incomplete and not pool.invalid:
+                for device in pool.devices:
+                    if not self.in_use(device, c, req.admin):
+                        found = self.probe(c, req, device)
+                        first_error = first_error or (found if isinstance(found, str) else None)
+                        usable += found is not False and not device.consumes_counters
+        if usable >= wanted:
+            return False
+        if first_error is not None and not self.errors_as_false:
+            raise _Error(first_error)
+        return True
 
     def extend(self, c: int, r: int, s: int, k: int, in_sub: bool, req: _Req, device: Device,
                must: bool) -> Optional[bool]:
