@@ -112,10 +112,17 @@ def test_cel_expressions():
         f'{gpu}.size == 1': dra_cel.CelError("no such key: size"),
         f'{gpu}.model < 1': dra_cel.CelError("no such overload"),
         'device.foo.bar()': dra_cel.UNKNOWN,
+        # the variant's runtime errors (``benchmarks/kso_dra_agreement`` shows them as each node's reason)
+        f'int({gpu}.model) == 1': dra_cel.CelError("type conversion error from 'string' to 'int'"),
+        f'9223372036854775807 + {gpu}.mem > 0': dra_cel.CelError("integer overflow"),
+        f'{gpu}.model[0] == "a"': dra_cel.CelError("no such key: 0"),
+        f'{gpu}.mem / 0 == 1': dra_cel.CelError("division by zero"),
+        f'{gpu}.mem > 16 ? {gpu}.zzz == 1 : true': dra_cel.CelError("no such key: zzz"),
+        f'["x", "a100"].exists(m, {gpu}.model == m) && !quantity("1500m").isInteger()': True,
     }
     for expression, want in cases.items():
         assert ev(expression) == want, expression
-    assert len(cases) == 17
+    assert len(cases) == 23
 
 
 def test_unevaluated_selector_is_a_caveat_not_silent():

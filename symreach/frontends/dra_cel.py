@@ -220,12 +220,13 @@ def evaluate(expression: str, driver: str, attributes: dict[tuple[str, str], obj
         return UNKNOWN
     try:
         value = _Eval(driver, attributes, capacity or {}).run(tree)
-    except Unsupported:
-        return UNKNOWN
     except CelFailure as err:
         return CelError(err.message)
+    except (Unsupported, ArithmeticError, ValueError, TypeError, RecursionError):
+        return UNKNOWN   # never a traceback: what is not modelled is a caveat
     if not isinstance(value, bool):
-        return CelError(f"CEL result of type {type_name(value)} could not be converted to bool")
+        return CelError(f"CEL result of type {type_name(value)} could not be converted to bool: unsupported type "
+                        f"conversion from '{type_name(value)}' to bool")
     return value
 
 
@@ -371,7 +372,7 @@ class _Eval:
             if not 0 <= key < len(target):   # type: ignore[operator]
                 raise CelFailure(f"index out of bounds: {key}")
             return target[key]   # type: ignore[index]
-        raise CelFailure("no such overload")
+        raise CelFailure(f"no such key: {key}" if isinstance(target, str) else "no such overload")
 
     def _call(self, node: Node) -> object:
         name, target, args = node[1], node[2], node[3]

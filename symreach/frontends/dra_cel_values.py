@@ -41,9 +41,11 @@ class Uint(int):
 
 @dataclass(frozen=True)
 class Quantity:
-    """A Kubernetes quantity, held exactly as a fraction."""
+    """A Kubernetes quantity, held exactly as a fraction; ``whole``: written without a fraction or a
+    sub-unit suffix (Kubernetes then holds it at scale >= 0, which ``isInteger`` and ``asInteger`` read)."""
 
     value: Any   # fractions.Fraction
+    whole: bool = True
 
 
 @dataclass(frozen=True)
@@ -103,9 +105,9 @@ def parse_quantity(text: str):
         return None
     number, suffix = Fraction(m.group(1)), m.group(2) or ""
     if suffix in _BINARY:
-        return Quantity(number * (1 << _BINARY[suffix]))
+        return Quantity(number * (1 << _BINARY[suffix]), "." not in m.group(1))
     exponent = _DECIMAL[suffix] if suffix in _DECIMAL else int(suffix[1:]) if suffix else 0
-    return Quantity(number * Fraction(10) ** exponent)
+    return Quantity(number * Fraction(10) ** exponent, "." not in m.group(1) and exponent >= 0)
 
 
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -178,8 +180,11 @@ def arith(op: str, a: object, b: object) -> object:
         return {"+": a + b, "-": a - b, "*": a * b}[op]
     if op in "/%" and b == 0:
         raise CelFailure("division by zero" if op == "/" else "modulus by zero")
-    quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)   # type: ignore[operator]
-    value = {"+": a + b, "-": a - b, "*": a * b, "/": quotient, "%": a - b * quotient}[op]   # type: ignore[operator]
+    if op in "/%":   # truncated towards zero, as Go
+        quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)   # type: ignore[operator]
+        value = quotient if op == "/" else a - b * quotient   # type: ignore[operator]
+    else:
+        value = {"+": a + b, "-": a - b, "*": a * b}[op]   # type: ignore[operator]
     return check_int(Uint(value) if isinstance(a, Uint) else value)
 
 
@@ -221,7 +226,7 @@ def _to_int(v: object) -> object:
         try:
             return check_int(int(v, 10))
         except ValueError:
-            raise CelFailure(f"cannot convert string '{v}' to int") from None
+            raise CelFailure("type conversion error from 'string' to 'int'") from None
     raise CelFailure("no such overload")
 
 
@@ -239,10 +244,18 @@ def _to_double(v: object) -> object:
     try:
         return float(v)
     except ValueError:
-        raise CelFailure(f"cannot convert string '{v}' to double") from None
+        raise CelFailure("type conversion error from 'string' to 'double'") from None
 
 
-_CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "string": _to_string, "double": _to_double}
+def _to_uint(v: object) -> object:
+    value = _to_int(v)
+    if value < 0:   # type: ignore[operator]
+        raise CelFailure("unsigned integer overflow")
+    return Uint(value)   # type: ignore[call-overload]
+
+
+_CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": _to_string,
+                                                       "double": _to_double}
 
 
 def call_method(name: str, receiver: object, args: list[object]) -> object:
@@ -285,28 +298,27 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
 
 def _quantity_method(name: str, q: Quantity, args: list[object]) -> object:
     if not args:
+        fits = q.value.denominator == 1 and INT_MIN <= q.value <= INT_MAX
+        if name in ("isInteger", "asInteger") and fits and not q.whole:
+            raise Unsupported(name)   # depends on the scale Kubernetes keeps (``2000m`` is not an integer)
         if name == "isInteger":
-            return q.value.denominator == 1 and INT_MIN <= q.value <= INT_MAX
+            return fits
         if name == "asInteger":
-            if q.value.denominator != 1 or not INT_MIN <= q.value <= INT_MAX:
+            if not fits:
                 raise CelFailure("cannot convert value to integer")
             return int(q.value)
         if name == "asApproximateFloat":
             return float(q.value)
-        if name == "sign":
-            return (q.value > 0) - (q.value < 0)
         raise Unsupported(name)
     other = args[0]
     if len(args) != 1:
         raise Unsupported(name)
     if name in ("add", "sub") and isinstance(other, int) and not isinstance(other, bool):
-        return Quantity(q.value + other if name == "add" else q.value - other)
+        return Quantity(q.value + other if name == "add" else q.value - other, q.whole)
     if not isinstance(other, Quantity):
         raise CelFailure("no such overload")
-    if name == "add":
-        return Quantity(q.value + other.value)
-    if name == "sub":
-        return Quantity(q.value - other.value)
+    if name in ("add", "sub"):
+        return Quantity(q.value + other.value if name == "add" else q.value - other.value, q.whole and other.whole)
     c = (q.value > other.value) - (q.value < other.value)
     return _ordering(name, c)
 
