@@ -147,3 +147,24 @@ def test_the_variant_gives_one_of_the_named_outcomes():
         assert verdict in (None, (DRA, (ORDER_ERROR,))), verdict
         seen.add(verdict)
     assert seen   # which ones: the variant's map order
+
+
+def test_a_long_search_is_spared_or_marked():
+    """Two requests of 6 among 11 devices: the scheduler's search tries 11!/5! ways of the first
+    before failing. Without constraints the assignment check decides at once; with one, the search
+    runs out of steps, and the failure is still exact (constraints only remove assignments)."""
+    from symreach.frontends import dra_allocator
+
+    slices = [{"spec": {"driver": "g", "nodeName": "n1", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": f"d{i}", "attributes": {"m": {"int": 1}}} for i in range(11)]}}]
+    pools = dra_allocator.gather_pools(slices, {"name": "n1"}, lambda spec, node: spec.get("nodeName") == node["name"])
+    classes = {"c": {"spec": {"selectors": [{"cel": {"expression": 'device.driver == "g"'}}]}}}
+    claim = {"metadata": {"name": "x", "namespace": "d"}, "spec": {"devices": {"requests": [
+        {"name": name, "exactly": {"deviceClassName": "c", "count": 6}} for name in ("a", "b")]}}}
+    for constraints in ([], [{"matchAttribute": "g/m"}]):
+        claim["spec"]["devices"]["constraints"] = constraints
+        found = dra_allocator.allocate([claim], pools, classes, set())
+        assert (found.reason, found.error, found.caveats) == ("cannot allocate all claims", False, [])
+    claim["spec"]["devices"]["requests"][1]["exactly"]["count"] = 5
+    found = dra_allocator.allocate([claim], pools, classes, set())
+    assert found.reason is None and [d.name for _, d in found.results[0]] == [f"d{i}" for i in range(11)]

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from symreach.frontends import dra_cel
+from symreach.frontends.dra_matching import assignable
 
 MAX_RESULTS = 32   # resourceapi.AllocationResultsMaxSize
 STEP_LIMIT = 50_000
@@ -213,7 +214,6 @@ class Allocator:
         self.errors_as_false = errors_as_false
         self.caveats: list[str] = []
         self.cache: dict[tuple[int, int, int, int], bool] = {}
-        self.errored_pairs = 0
         self.allocating: dict[Device, set[int]] = {}
         self.results: list[list[tuple[str, Device]]] = [[] for _ in claims]
         self.requests: list[list[list[_Req]]] = []
@@ -298,7 +298,6 @@ class Allocator:
                     self.caveats.append(f"DRA: CEL selector not evaluated (taken as matching): {expr}")
                     continue
                 if isinstance(got, dra_cel.CelError):
-                    self.errored_pairs += 1
                     value = f"{where}: selector #{i}: CEL runtime error: {got.message}"
                 elif not got:
                     value = False
@@ -478,54 +477,51 @@ def _allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str,
     run = Allocator(claims, pools, classes, allocated)
     try:
         run.prepare()
-        found = run.one(0, 0, 0, 0, False)
+        exact = _relaxation_exact(run)
+        found = False if exact and not _relaxed(run) else run.one(0, 0, 0, 0, False)
     except _TooMany:
         return Outcome(ERROR_PREFIX + "allocation max size exceeded", True, run.caveats)
     except _Error as err:
         return Outcome(ERROR_PREFIX + str(err), True, run.caveats)
     except _Budget:
-        return _fallback(run, claims, pools, classes, allocated)
+        fits = _relaxed(run)
+        out = Outcome(None if fits else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE, False,
+                      run.caveats)
+        if not exact and (fits or not _relaxation_exact(run, constraints=True)):   # constraints only remove fits
+            out.caveats.append(f"DRA: the allocator's search took over {STEP_LIMIT} steps on this node; the verdict "
+                               "is whether distinct matching devices exist (constraints and errors not checked)")
+        return out
     out = Outcome(None if found else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE,
                   False, run.caveats, [list(r) for r in run.results] if found else [])
-    out.met_error = found and _some_pair_fails(run, pools, allocated)
+    out.met_error = found and _some_pair_fails(run)
     return out
 
 
-def _some_pair_fails(run: Allocator, pools: list[Pool], allocated: set) -> bool:
-    """Whether a selector of these requests fails at run time on a free device of the node."""
-    run.errors_as_false = True
-    for c, per_claim in enumerate(run.requests):
-        for subs in per_claim:
-            for req in subs:
-                for pool in pools:
-                    for device in pool.devices:
-                        if device.key not in allocated:
-                            run.selectable(c, req, device)
-    return run.errored_pairs > 0
+def _relaxed(run: Allocator) -> bool:
+    """Whether distinct free devices exist for every request (``dra_matching``), errors as no match."""
+    saved, run.errors_as_false = run.errors_as_false, True
+    free = [d for p in run.pools if not p.incomplete and not p.invalid for d in p.devices
+            if d.key not in run.allocated and not d.consumes_counters]
+    requests = [[(req.all_devices, req.count, [d for d in free if run.selectable(c, req, d)]) for req in subs]
+                for c, per_claim in enumerate(run.requests) for subs in per_claim]
+    run.errors_as_false = saved
+    return assignable(requests)
 
 
-def _fallback(run: Allocator, claims: list[dict], pools: list[Pool], classes: dict, allocated: set) -> Outcome:
-    """Over ``STEP_LIMIT`` steps: whether distinct free matching devices exist (constraints ignored)."""
-    slots: list[list[Device]] = []
-    free = [d for p in pools if not p.incomplete and not p.invalid for d in p.devices
-            if d.key not in allocated and not d.consumes_counters]
-    check = Allocator(claims, pools, classes, allocated, errors_as_false=True)
-    check.requests = run.requests
-    for c, per_claim in enumerate(run.requests):
-        for subs in per_claim:
-            req = min(subs, key=lambda x: x.count)
-            slots += [[d for d in free if check.selectable(c, req, d)]] * req.count
-    owner: dict[Device, int] = {}
-
-    def place(slot: int, seen: set) -> bool:
-        for d in slots[slot]:
-            if d not in seen:
-                seen.add(d)
-                if d not in owner or place(owner[d], seen):
-                    owner[d] = slot
-                    return True
+def _relaxation_exact(run: Allocator, constraints: bool = False) -> bool:
+    """No constraint (unless ``constraints``: then only a failure is exact), admin access, claim that may
+    pass 32 devices, or selector failing on a free device: the search's fit is then exactly ``_relaxed``
+    (and a failure meets no error)."""
+    every = [req for per_claim in run.requests for subs in per_claim for req in subs]
+    if any(run.constraints) and (not constraints or any(req.all_devices is not None for req in every)):
+        return False   # an All request may break a constraint: an error
+    if any(req.admin for req in every) or any(sum(max(r.count for r in subs) for subs in per_claim) > MAX_RESULTS for per_claim in run.requests):
         return False
-    fits = all(place(i, set()) for i in range(len(slots)))
-    caveat = (f"DRA: the allocator's search took over {STEP_LIMIT} steps on this node; the verdict counts distinct "
-              "matching devices (the cheapest subrequest, constraints and errors not checked)")
-    return Outcome(None if fits else CANNOT_ALLOCATE, False, run.caveats + check.caveats + [caveat])
+    return not _some_pair_fails(run)
+
+
+def _some_pair_fails(run: Allocator) -> bool:
+    """Whether a selector of these requests fails at run time on a free device of the node."""
+    return any(isinstance(run.probe(c, req, device), str)
+               for c, per_claim in enumerate(run.requests) for subs in per_claim for req in subs
+               for pool in run.pools for device in pool.devices if device.key not in run.allocated)
