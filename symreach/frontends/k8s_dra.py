@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from symreach.frontends import dra_allocator
-from symreach.frontends.dra_allocator import ERROR_PREFIX, Device, Pool
+from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
 from symreach.loader.shapes import FieldError
 
