@@ -421,7 +421,10 @@ class Allocator:
 
 
 def _ref(claim: dict) -> str:
+    """``klog.KObj``: ns/name (a template's claim, not created yet, has no name: said so)."""
     meta = _d(claim.get("metadata"))
+    if meta.get("name") is None:
+        return "(not created yet, from a ResourceClaimTemplate)"
     return f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
 
 
@@ -432,8 +435,9 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
     Pools in sorted order, slices in input order. Where an error is involved and the scheduler's
     random order of pools and slices could change the outcome, every order (up to ``ORDERS``) is
     tried and the caveat names each possible outcome."""
-    first = _allocate_in_order(claims, pools, classes, allocated)
-    if not first.error and not (first.reason is None and first.met_error):
+    several = _order_count(pools) > 1
+    first = _allocate_in_order(claims, pools, classes, allocated, several)
+    if not several or (not first.error and not first.met_error):
         return first
     outcomes = {(first.reason, first.error)}
     orders = _orders(pools)
@@ -442,7 +446,7 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
                              "the allocator may meet an error at another point (too many orders to try)")
         return first
     for order in orders:
-        found = _allocate_in_order(claims, order, classes, allocated)
+        found = _allocate_in_order(claims, order, classes, allocated, False)
         outcomes.add((found.reason, found.error))
     if len(outcomes) > 1:
         said = " | ".join("fits" if reason is None else reason for reason, _ in sorted(outcomes, key=str))
@@ -454,17 +458,18 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
 ORDERS = 120
 
 
+def _order_count(pools: list[Pool]) -> int:
+    """How many orders of pools and, inside each, of slices the scheduler may take."""
+    from math import factorial, prod
+
+    return factorial(len(pools)) * prod(factorial(len(p.slices)) for p in pools)
+
+
 def _orders(pools: list[Pool]) -> Optional[list[list[Pool]]]:
     """Every order of pools and, inside each, of slices (None when there are more than ``ORDERS``)."""
     from itertools import permutations, product
 
-    count = 1
-    for k in range(2, len(pools) + 1):
-        count *= k
-    for pool in pools:
-        for k in range(2, len(pool.slices) + 1):
-            count *= k
-    if count > ORDERS:
+    if _order_count(pools) > ORDERS:
         return None
     out = []
     for order in permutations(pools):
@@ -473,12 +478,13 @@ def _orders(pools: list[Pool]) -> Optional[list[list[Pool]]]:
     return out
 
 
-def _allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set) -> Outcome:
+def _allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
+                       note_errors: bool) -> Outcome:
+    """The search in this order; ``note_errors``: on a fit, say whether a selector fails on a free device."""
     run = Allocator(claims, pools, classes, allocated)
     try:
         run.prepare()
-        exact = _relaxation_exact(run)
-        found = False if exact and not _relaxed(run) else run.one(0, 0, 0, 0, False)
+        found = run.one(0, 0, 0, 0, False)
     except _TooMany:
         return Outcome(ERROR_PREFIX + "allocation max size exceeded", True, run.caveats)
     except _Error as err:
@@ -487,13 +493,13 @@ def _allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str,
         fits = _relaxed(run)
         out = Outcome(None if fits else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE, False,
                       run.caveats)
-        if not exact and (fits or not _relaxation_exact(run, constraints=True)):   # constraints only remove fits
+        if not _relaxation_exact(run, constraints=not fits):   # constraints only remove fits
             out.caveats.append(f"DRA: the allocator's search took over {STEP_LIMIT} steps on this node; the verdict "
                                "is whether distinct matching devices exist (constraints and errors not checked)")
         return out
     out = Outcome(None if found else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE,
                   False, run.caveats, [list(r) for r in run.results] if found else [])
-    out.met_error = found and _some_pair_fails(run)
+    out.met_error = found and note_errors and _some_pair_fails(run)
     return out
 
 
