@@ -68,6 +68,12 @@ class Device:
     consumes_counters: bool = False
     binding_conditions: bool = False
     slice_id: int = 0
+    outcomes: dict = field(default_factory=dict)   # CEL expression -> its value on this device
+
+    def evaluate(self, expression: str) -> dra_cel.Outcome:
+        if expression not in self.outcomes:
+            self.outcomes[expression] = dra_cel.evaluate(expression, self.driver, self.attributes, self.capacity)
+        return self.outcomes[expression]
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -293,7 +299,7 @@ class Allocator:
         for where, selectors in sources:
             for i, s in enumerate(_l(selectors)):
                 expr = str(_d(_d(s).get("cel")).get("expression") or "")
-                got = dra_cel.evaluate(expr, device.driver, device.attributes, device.capacity)
+                got = device.evaluate(expr)
                 if got == dra_cel.UNKNOWN:
                     self.caveats.append(f"DRA: CEL selector not evaluated (taken as matching): {expr}")
                     continue
@@ -389,7 +395,7 @@ class Allocator:
     def too_few(self, c: int, req: _Req, wanted: int) -> bool:
         """Fewer free devices than ``wanted`` that could be selected: no solution below, where the
         search would evaluate every free device's selectors before giving up, so it meets the first
-        error among them (raised here) or none: stopping is faithful."""
+        error among them (raised here) or none: stopping is faithful. Counts no further than needed."""
         usable, first_error = 0, None
         for pool in self.pools:
             if not pool.incomplete and not pool.invalid:
@@ -398,8 +404,8 @@ class Allocator:
                         found = self.probe(c, req, device)
                         first_error = first_error or (found if isinstance(found, str) else None)
                         usable += found is not False and not device.consumes_counters
-        if usable >= wanted:
-            return False
+                        if usable >= wanted:
+                            return False
         if first_error is not None and not self.errors_as_false:
             raise _Error(first_error)
         return True
