@@ -119,10 +119,15 @@ def test_cel_expressions():
         f'{gpu}.mem / 0 == 1': dra_cel.CelError("division by zero"),
         f'{gpu}.mem > 16 ? {gpu}.zzz == 1 : true': dra_cel.CelError("no such key: zzz"),
         f'["x", "a100"].exists(m, {gpu}.model == m) && !quantity("1500m").isInteger()': True,
+        f'{gpu}.model.indexOf("10") == 1 && {gpu}.model.substring(1, 2) == "1" && {gpu}.model.split("0") == '
+        '["a1", "", ""] && ["a", "b"].join("-") == "a-b" && {gpu}.model.replace("a", "b") == "b100"'.replace(
+            "{gpu}", gpu): True,
+        f'{gpu}.model.charAt(5) == ""': dra_cel.CelError("index out of range: 5"),
+        f'{gpu}.model.substring(3, 1) == ""': dra_cel.CelError("invalid substring range. start: 3, end: 1"),
     }
     for expression, want in cases.items():
         assert ev(expression) == want, expression
-    assert len(cases) == 23
+    assert len(cases) == 26
 
 
 def test_unevaluated_selector_is_a_caveat_not_silent():

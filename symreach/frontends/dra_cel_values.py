@@ -263,6 +263,8 @@ def call_method(name: str, receiver: object, args: list[object]) -> object:
         return _string_method(name, receiver, args)
     if isinstance(receiver, (list, dict)) and name == "size" and not args:
         return len(receiver)
+    if isinstance(receiver, list) and name == "join" and len(args) <= 1 and all(isinstance(x, str) for x in receiver):
+        return "".join(receiver) if not args else _strings(args, 1)[0].join(receiver)   # type: ignore[arg-type]
     if isinstance(receiver, Quantity):
         return _quantity_method(name, receiver, args)
     if isinstance(receiver, Semver):
@@ -277,6 +279,8 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
         if name == "trim":
             return s.strip()
         return "".join((c.lower() if name == "lowerAscii" else c.upper()) if c.isascii() else c for c in s)
+    if name in _EXT_STRINGS:
+        return _EXT_STRINGS[name](s, args)
     if len(args) != 1 or not isinstance(args[0], str):
         raise CelFailure("no such overload") if name in ("startsWith", "endsWith", "contains", "matches") else Unsupported(name)
     arg = args[0]
@@ -294,6 +298,41 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
         except re.error:
             raise CelFailure(f"invalid regular expression: {arg}") from None
     raise Unsupported(name)
+
+
+def _position(s: str, i: object) -> int:
+    if not isinstance(i, int) or isinstance(i, bool):
+        raise Unsupported("index")
+    if not 0 <= i <= len(s):
+        raise CelFailure(f"index out of range: {i}")
+    return i
+
+
+def _substring(s: str, args: list[object]) -> object:
+    if len(args) not in (1, 2):
+        raise Unsupported("substring")
+    start = _position(s, args[0])
+    end = _position(s, args[1]) if len(args) == 2 else len(s)
+    if end < start:
+        raise CelFailure(f"invalid substring range. start: {start}, end: {end}")
+    return s[start:end]
+
+
+def _strings(args: list[object], count: int) -> list[str]:
+    if len(args) != count or not all(isinstance(a, str) for a in args):
+        raise Unsupported("string arguments")
+    return args   # type: ignore[return-value]
+
+
+# the cel-go ``ext.Strings`` functions Kubernetes' environment adds (code-point positions)
+_EXT_STRINGS: dict[str, Callable[[str, list[object]], object]] = {
+    "charAt": lambda s, a: s[_position(s, a[0] if len(a) == 1 else None):][:1],
+    "indexOf": lambda s, a: s.find(*_strings(a, 1)),
+    "lastIndexOf": lambda s, a: s.rfind(*_strings(a, 1)),
+    "substring": _substring,
+    "replace": lambda s, a: s.replace(*_strings(a, 2)),
+    "split": lambda s, a: list(s) if _strings(a, 1)[0] == "" else s.split(a[0]),   # type: ignore[arg-type]
+}
 
 
 def _quantity_method(name: str, q: Quantity, args: list[object]) -> object:
