@@ -124,10 +124,11 @@ def test_cel_expressions():
             "{gpu}", gpu): True,
         f'{gpu}.model.charAt(5) == ""': dra_cel.CelError("index out of range: 5"),
         f'{gpu}.model.substring(3, 1) == ""': dra_cel.CelError("invalid substring range. start: 3, end: 1"),
+        f'// a comment\n{gpu}.model == "a100" // "http://x"\n  && "http://x" != ""  // the end\n': True,
     }
     for expression, want in cases.items():
         assert ev(expression) == want, expression
-    assert len(cases) == 26
+    assert len(cases) == 27
 
 
 def test_unevaluated_selector_is_a_caveat_not_silent():

@@ -40,7 +40,8 @@ UNKNOWN = "unknown"
 Outcome = Union[bool, str, CelError]   # True, False, UNKNOWN or a CelError
 
 
-_TOKEN = re.compile(r"""\s*(?:
+_SPACE = re.compile(r"(?:\s|//[^\n]*)*")   # blanks and comments
+_TOKEN = re.compile(r"""(?:
     (?P<num>0[xX][0-9a-fA-F]+[uU]?|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+[uU]?)
   | (?P<str>[rR]?(?:\"\"\"(?:[^\\]|\\.)*?\"\"\"|'''(?:[^\\]|\\.)*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
@@ -49,15 +50,17 @@ _TOKEN = re.compile(r"""\s*(?:
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
-    out, pos, text = [], 0, text.rstrip()
-    while pos < len(text):
+    out, pos = [], 0
+    while True:
+        pos = _SPACE.match(text, pos).end()   # type: ignore[union-attr]
+        if pos == len(text):
+            return out
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
             raise Unsupported(text[pos:])
         pos = m.end()
         kind = m.lastgroup
         out.append((kind, m.group(kind)))
-    return out
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b", "f": "\f",
