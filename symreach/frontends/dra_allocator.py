@@ -68,12 +68,15 @@ class Device:
     consumes_counters: bool = False
     binding_conditions: bool = False
     slice_id: int = 0
-    outcomes: dict = field(default_factory=dict)   # CEL expression -> its value on this device
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_outcomes", {})   # CEL expression -> its value here (not a field: not compared)
 
     def evaluate(self, expression: str) -> dra_cel.Outcome:
-        if expression not in self.outcomes:
-            self.outcomes[expression] = dra_cel.evaluate(expression, self.driver, self.attributes, self.capacity)
-        return self.outcomes[expression]
+        outcomes: dict = getattr(self, "_outcomes")
+        if expression not in outcomes:
+            outcomes[expression] = dra_cel.evaluate(expression, self.driver, self.attributes, self.capacity)
+        return outcomes[expression]
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -537,3 +540,10 @@ def _some_pair_fails(run: Allocator) -> bool:
     return any(isinstance(run.probe(c, req, device), str)
                for c, per_claim in enumerate(run.requests) for subs in per_claim for req in subs
                for pool in run.pools for device in pool.devices if device.key not in run.allocated)
+
+
+def selects(body: dict, device: Device, classes: dict[str, dict]) -> tuple[bool, list[str]]:
+    """Whether a request's ``exactly`` body (or a subrequest) selects ``device`` (an error: False), and caveats."""
+    run = Allocator([{}], [], classes, set(), errors_as_false=True)
+    request = _Req(body, "r", None, str(body.get("deviceClassName") or ""), False)
+    return run.selectable(0, request, device), run.caveats
