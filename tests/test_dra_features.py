@@ -135,7 +135,7 @@ def test_an_outcome_the_random_pool_order_decides_names_each_outcome():
     """Pool a first: a fit; pool b first: the runtime error. The scheduler's pool order is a Go map's."""
     verdicts, caveats = symreach_dra_verdicts(_order_state())
     assert verdicts == {"n1": None}
-    marked = [c for c in caveats if "random order" in c]
+    marked = [c for c in caveats if "the outcome depends on the scheduler's random order" in c]
     assert len(marked) == 1 and "fits" in marked[0] and ORDER_ERROR in marked[0]
 
 

@@ -445,7 +445,7 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
     random order of pools and slices could change the outcome, every order (up to ``ORDERS``) is
     tried and the caveat names each possible outcome."""
     several = _order_count(pools) > 1
-    first = _allocate_in_order(claims, pools, classes, allocated, several)
+    first = allocate_in_order(claims, pools, classes, allocated, several)
     if not several or (not first.error and not first.met_error):
         return first
     outcomes = {(first.reason, first.error)}
@@ -455,7 +455,7 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
                              "the allocator may meet an error at another point (too many orders to try)")
         return first
     for order in orders:
-        found = _allocate_in_order(claims, order, classes, allocated, False)
+        found = allocate_in_order(claims, order, classes, allocated, False)
         outcomes.add((found.reason, found.error))
     if len(outcomes) > 1:
         said = " | ".join("fits" if reason is None else reason for reason, _ in sorted(outcomes, key=str))
@@ -487,8 +487,8 @@ def _orders(pools: list[Pool]) -> Optional[list[list[Pool]]]:
     return out
 
 
-def _allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
-                       note_errors: bool) -> Outcome:
+def allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
+                       note_errors: bool = False) -> Outcome:
     """The search in this order; ``note_errors``: on a fit, say whether a selector fails on a free device."""
     run = Allocator(claims, pools, classes, allocated)
     try:
@@ -541,9 +541,3 @@ def _some_pair_fails(run: Allocator) -> bool:
                for c, per_claim in enumerate(run.requests) for subs in per_claim for req in subs
                for pool in run.pools for device in pool.devices if device.key not in run.allocated)
 
-
-def selects(body: dict, device: Device, classes: dict[str, dict]) -> tuple[bool, list[str]]:
-    """Whether a request's ``exactly`` body (or a subrequest) selects ``device`` (an error: False), and caveats."""
-    run = Allocator([{}], [], classes, set(), errors_as_false=True)
-    request = _Req(body, "r", None, str(body.get("deviceClassName") or ""), False)
-    return run.selectable(0, request, device), run.caveats

@@ -84,7 +84,8 @@ class DraIndex:
 
     def with_claims(self, claims: dict[tuple[str, str], dict]) -> "DraIndex":
         """The same devices and classes with other claims (an allocation state, ``k8s_dra_state``)."""
-        return DraIndex(claims, self.templates, self.classes, self.slices, self._devices, self._pool_caveats)
+        return DraIndex(claims, self.templates, self.classes, self.slices, self._devices, self._pool_caveats,
+                        self._pools)
 
     def allocated(self) -> set[tuple[str, str, str]]:
         """(driver, pool, device) every claim's allocation holds (admin access holds none)."""
@@ -134,12 +135,6 @@ class PodDra:
     caveats: list[str] = field(default_factory=list)
     allocates: bool = False     # some claim gets devices when the pod is scheduled
     claims: list[tuple[str, str]] = field(default_factory=list)   # (namespace, name) of the claims it names
-
-
-@dataclass
-class _Request:
-    name: str
-    alternatives: list[dict]     # the ``exactly`` body, or each ``firstAvailable`` subrequest
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -247,15 +242,6 @@ def _controlled_by(meta: dict, pod: dict) -> bool:
     return False
 
 
-def _requests(claim: dict) -> list[_Request]:
-    out = []
-    for r in _l(_d(_d(claim.get("spec")).get("devices")).get("requests")):
-        r = _d(r)
-        alternatives = [_d(r["exactly"])] if r.get("exactly") is not None else [_d(s) for s in _l(r.get("firstAvailable"))]
-        out.append(_Request(str(r.get("name")), alternatives))
-    return out
-
-
 def _class_problem(index: DraIndex, request: dict, claim: dict, namespace: str) -> str:
     name = request.get("name")
     if request.get("exactly") is not None:
@@ -269,13 +255,6 @@ def _class_problem(index: DraIndex, request: dict, claim: dict, namespace: str) 
         if cls and cls not in index.classes:
             return f"request {label}: device class {cls} does not exist"
     return ""
-
-
-def _selectable(alt: dict, device: Device, index: DraIndex, caveats: list[str]) -> bool:
-    """Whether a request (``exactly`` body or subrequest) selects ``device``; a CEL runtime error is False."""
-    found, notes = dra_allocator.selects(alt, device, index.classes)
-    caveats += notes
-    return found
 
 
 _REQ = (("name",), str), (("exactly",), dict), (("exactly", "deviceClassName"), str), \
@@ -380,55 +359,16 @@ def dra_caveats(types: dict[str, dict], initial: dict) -> list[tuple[str, str]]:
 
 def first_allocation(index: DraIndex, claims: list[dict], node: dict, allocated: set,
                      pool_order: Optional[list[tuple[str, str]]] = None) -> Optional[list[list[tuple[str, Device]]]]:
-    """The structured allocator's first assignment on node (``allocateOne``): claims, requests and
-    ``firstAvailable`` subrequests in order, devices in pool, slice and device order, the first
-    free selectable ones, backtracking; per claim its (request name, device) results, or None.
-    ``pool_order`` (driver, pool) replaces the sorted pool order (the scheduler's is a Go map's)."""
-    devices, _ = index.devices(node)
+    """The structured allocator's first assignment on node (``dra_allocator``'s search in the scheduler's
+    order: claims, requests, subrequests, then pools, slices, devices); per claim its (request name,
+    device) results, or None (no fit, or an error). ``pool_order`` (driver, pool) replaces the sorted
+    pool order (the scheduler's is a Go map's)."""
+    pools = index.pools(node)
     if pool_order is not None:
         rank = {p: i for i, p in enumerate(pool_order)}
-        devices = sorted(devices, key=lambda d: rank.get((d.driver, d.pool), len(rank)))
-    caveats: list[str] = []
-    used = set(d for d in devices if (d.driver, d.pool, d.name) in allocated)
-    plan = [(c, r) for c, claim in enumerate(claims) for r in _requests(claim)]
-    out: list[list[tuple[str, Device]]] = [[] for _ in claims]
-
-    def request(i: int) -> bool:
-        if i == len(plan):
-            return True
-        c, r = plan[i]
-        for alt in r.alternatives:
-            label = r.name if alt.get("name") is None else f"{r.name}/{alt['name']}"
-            matching = [d for d in devices if _selectable(alt, d, index, caveats)]
-            if alt.get("allocationMode") == "All":
-                if matching and not any(d in used for d in matching) and len(out[c]) + len(matching) <= MAX_RESULTS:
-                    if take(i, c, label, matching, request):
-                        return True
-                continue
-            if pick(i, c, label, matching, int(alt.get("count") or 1)):
-                return True
-        return False
-
-    def take(i: int, c: int, label: str, chosen: list[Device], then) -> bool:
-        used.update(chosen)
-        out[c].extend((label, d) for d in chosen)
-        if then(i + 1):
-            return True
-        used.difference_update(chosen)
-        del out[c][len(out[c]) - len(chosen):]
-        return False
-
-    def pick(i: int, c: int, label: str, matching: list[Device], left: int) -> bool:
-        if left == 0:
-            return request(i + 1)
-        if len(out[c]) + left > MAX_RESULTS:
-            return False
-        for d in matching:
-            if d not in used and take(i, c, label, [d], lambda _: pick(i, c, label, matching, left - 1)):
-                return True
-        return False
-
-    return out if request(0) else None
+        pools = sorted(pools, key=lambda p: rank.get((p.driver, p.name), len(rank)))
+    found = dra_allocator.allocate_in_order(claims, pools, index.classes, allocated)
+    return found.results if found.reason is None else None
 
 
 def allocation_status(index: DraIndex, node: dict, results: list[tuple[str, Device]]) -> dict:
