@@ -213,8 +213,10 @@ def _claim(name: str, ns: str, requests: list[Obj], *, allocation: Optional[tupl
     return claim
 
 
-def dra_state(rng: random.Random, index: int = 0) -> State:
-    """One random state with DRA objects; the pending pod uses resource claims."""
+def dra_state(rng: random.Random, index: int = 0, plain: bool = False) -> State:
+    """One random state with DRA objects; the pending pod uses resource claims. ``plain``: no
+    allocator error can arise and no admin access is used (``plain_objects``), for walks that ask
+    kso several pods at once and write allocations back without the admin-access flag."""
     base = random_state(rng, index) if rng.random() < 0.5 else None
     if base is not None and (_pending(base) is None or _pending(base)["metadata"].get("ownerReferences")):
         base = None   # a controller's pod takes its claims from the template: the bare state instead
@@ -292,7 +294,36 @@ def dra_state(rng: random.Random, index: int = 0) -> State:
             extra.append(claim)
             entries.append({"name": f"g{k}", "resourceClaimName": name})
     pending["spec"]["resourceClaims"] = entries
-    return State(state.objects + extra, state.pending, state.nodes)
+    objects = state.objects + extra
+    return State(plain_objects(objects) if plain else objects, state.pending, state.nodes)
+
+
+def plain_objects(objects: list[Obj]) -> list[Obj]:
+    """The objects with nothing that makes the allocator fail with an error (every GPU has the
+    attributes selectors read, no claim has constraints, every pool is complete and valid) and
+    without admin access."""
+    pools: dict[tuple, list[Obj]] = {}
+    for o in objects:
+        if o["kind"] == "ResourceClaim":
+            o["spec"]["devices"].pop("constraints", None)
+            for r in o["spec"]["devices"]["requests"]:
+                r.get("exactly", {}).pop("adminAccess", None)
+            for r in (((o.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results", []):
+                r.pop("adminAccess", None)
+        if o["kind"] == "ResourceSlice":
+            spec = o["spec"]
+            pools.setdefault((spec["driver"], spec["pool"]["name"], spec["pool"].get("generation", 0)), []).append(spec)
+            for d in spec.get("devices", []):
+                if spec["driver"] == GPU:
+                    d["attributes"].setdefault("numa", {"int": 0})
+    for specs in pools.values():
+        seen: set[str] = set()
+        for spec in specs:
+            spec["pool"]["resourceSliceCount"] = len(specs)
+            for d in spec.get("devices", []):
+                d["name"] = d["name"] + "-b" if d["name"] in seen else d["name"]
+                seen.add(d["name"])
+    return objects
 
 
 def _pending(state: State) -> Optional[Obj]:
