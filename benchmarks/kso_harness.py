@@ -184,7 +184,7 @@ def _run(kso: Path, text: str) -> list[dict]:
     finally:
         os.unlink(name)
     if proc.returncode != 0:
-        raise RuntimeError(f"kso failed ({proc.returncode}): {proc.stderr.strip()[:500]}")
+        raise RuntimeError(f"kso failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")   # its error comes last
     data = json.loads(proc.stdout)
     return data if isinstance(data, list) else [data]
 
@@ -267,14 +267,20 @@ def _per_node(result: dict, nodes: Sequence[str], prefix: str) -> dict[str, Verd
 
 def symreach_verdicts(state: State) -> dict[str, Verdict]:
     """symreach's first failing plugin for the pending pod on every node, in the loaded σ0."""
+    return symreach_answer(state)[0]
+
+
+def symreach_answer(state: State) -> tuple[dict[str, Verdict], list[str]]:
+    """``symreach_verdicts`` and the caveats on the pending pod's type."""
     inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
-    t = inst.type_index(report.pending.get(state.pending, state.pending))
+    name = report.pending.get(state.pending, state.pending)
+    t = inst.type_index(name)
     sigma = inst.initial_config()
     out: dict[str, Verdict] = {}
     for node in state.nodes:
         failure = semantics.node_failure(inst, t, inst.node_index(node), sigma)
         out[node] = None if failure is None else (failure.plugin, failure.reasons)
-    return out
+    return out, list(report.caveats.get(name, []))
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,29 @@
-"""The CEL device selectors symreach evaluates exactly (DynamicResources' structured allocator).
+"""The CEL device selectors of DynamicResources, evaluated as the scheduler's CEL environment does.
 
 A DeviceClass or a claim's request selects devices with CEL expressions over
-``device.driver`` and ``device.attributes["<domain>"].<name>``. This module
-evaluates the common forms exactly, as the allocator's CEL environment does:
+``device.driver``, ``device.attributes["<domain>"].<name>`` and
+``device.capacity["<domain>"].<name>`` (``k8s.io/dynamic-resource-allocation/cel``).
+This module parses and evaluates the language that real selectors use:
 
-    device.driver == "gpu.example.com"            (also !=)
-    device.attributes["gpu.example.com"].model == "a100"   (==, !=, <, <=, >, >= on ints)
-    A && B && ...   or   A || B || ...            (one connective, no parentheses)
-    true, false
+- literals (int, uint, double, string, bool, null, lists, maps), ``!``, unary
+  ``-``, ``* / % + -``, ``== != < <= > >=``, ``in``, ``&&``, ``||``, ``? :``,
+  parentheses; CEL's heterogeneous ``==`` (a string never equals an int: false,
+  not an error) and its commutative ``&&``/``||`` (a decided operand wins over
+  an error);
+- ``has()``, ``size``, ``int``, ``uint``, ``double``, ``string``, the string
+  methods ``startsWith endsWith contains matches lowerAscii upperAscii trim``,
+  the list macros ``exists all exists_one``;
+- Kubernetes' ``quantity()`` / ``isQuantity()`` with ``compareTo isGreaterThan
+  isLessThan add sub asInteger asApproximateFloat isInteger sign``, and
+  ``semver()`` / ``isSemver()`` (version attributes) with ``compareTo
+  isGreaterThan isLessThan major minor patch``.
 
-Anything else (capacity, ``in``, functions, parentheses, mixed connectives)
-is ``UNKNOWN``: the front end then takes the device as matching and marks the
-answer with a caveat, never silently. A missing attribute or a comparison of
-mismatched types is a CEL runtime error in the scheduler (it aborts the
-pod's scheduling cycle); that is ``ERROR`` here, also a caveat.
+A domain with no attribute is an empty map (the scheduler's default); a
+missing name in it is the runtime error ``no such key: <name>``, as is an
+ordering of mismatched types (``no such overload``). ``evaluate`` returns
+True, False, a ``CelError`` (the scheduler then aborts the pod's cycle), or
+``UNKNOWN`` for a construct outside this module (the front end then takes the
+device as matching and marks the answer with a caveat, never silently).
 """
 
 from __future__ import annotations
@@ -21,91 +31,404 @@ from __future__ import annotations
 import re
 from typing import Union
 
+from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
+                                               attribute_values, call_global, call_method, capacity_values,
+                                               check_int, compare, equal, kind, type_name)
+
+__all__ = ["UNKNOWN", "CelError", "Outcome", "attribute_values", "capacity_values", "evaluate"]
 UNKNOWN = "unknown"
-ERROR = "error"
-Outcome = Union[bool, str]   # True, False, UNKNOWN or ERROR
-
-_STRING = r'"((?:[^"\\]|\\.)*)"'
-_VALUE = rf'(?:{_STRING}|(-?\d+)|(true|false))'
-_DRIVER = re.compile(rf'^device\.driver\s*(==|!=)\s*{_STRING}$')
-_ATTR = re.compile(rf'^device\.attributes\[{_STRING}\]\.([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=|<=|>=|<|>)\s*{_VALUE}$')
+Outcome = Union[bool, str, CelError]   # True, False, UNKNOWN or a CelError
 
 
-def attribute_values(driver: str, attributes: dict) -> dict[tuple[str, str], object]:
-    """A device's attributes as (domain, name) -> value; a name without a domain is the driver's."""
-    out: dict[tuple[str, str], object] = {}
-    for key, raw in (attributes or {}).items():
-        domain, _, name = str(key).rpartition("/")
-        value = raw.get("string", raw.get("int", raw.get("bool", raw.get("version")))) if isinstance(raw, dict) else None
-        if isinstance(raw, dict) and "version" in raw:
-            value = ("version", raw["version"])
-        out[(domain or driver, name)] = value
-    return out
+_SPACE = re.compile(r"(?:\s|//[^\n]*)*")   # blanks and comments
+_TOKEN = re.compile(r"""(?:
+    (?P<num>0[xX][0-9a-fA-F]+[uU]?|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+[uU]?)
+  | (?P<str>[rR]?(?:\"\"\"(?:[^\\]|\\.)*?\"\"\"|'''(?:[^\\]|\\.)*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
+  | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>&&|\|\||==|!=|<=|>=|[-+*/%!<>?:.,()\[\]{}])
+)""", re.VERBOSE | re.DOTALL)
 
 
-def evaluate(expression: str, driver: str, attributes: dict[tuple[str, str], object]) -> Outcome:
-    """The selector's value on one device (``attribute_values``), or UNKNOWN / ERROR."""
-    text = expression.strip()
-    if "(" in text or ")" in text:
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out, pos = [], 0
+    while True:
+        pos = _SPACE.match(text, pos).end()   # type: ignore[union-attr]
+        if pos == len(text):
+            return out
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise Unsupported(text[pos:])
+        pos = m.end()
+        kind = m.lastgroup
+        out.append((kind, m.group(kind)))
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b", "f": "\f",
+            "v": "\v", "`": "`", "?": "?"}
+
+
+def _string(token: str) -> str:
+    raw = token[0] in "rR"
+    body = token[1:] if raw else token
+    quote = 3 if body[:3] in ('"""', "'''") else 1
+    body = body[quote:-quote]
+    if raw:
+        return body
+
+    def one(m: re.Match) -> str:
+        e = m.group(1)
+        if e[0] in _ESCAPES:
+            return _ESCAPES[e[0]]
+        if e[0] in "xX":
+            return chr(int(e[1:], 16))
+        if e[0] in "uU":
+            return chr(int(e[1:], 16))
+        return chr(int(e, 8))
+    return re.sub(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2}|.)", one, body)
+
+
+Node = tuple   # (kind, ...) a small AST
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self, value: str) -> bool:
+        return self.i < len(self.toks) and self.toks[self.i][1] == value and self.toks[self.i][0] == "op"
+
+    def take(self, value: str) -> None:
+        if not self.peek(value):
+            raise Unsupported(value)
+        self.i += 1
+
+    def whole(self) -> Node:
+        node = self.expr()
+        if self.i != len(self.toks):
+            raise Unsupported("trailing input")
+        return node
+
+    def expr(self) -> Node:
+        cond = self.binary(0)
+        if self.peek("?"):
+            self.i += 1
+            yes = self.binary(0)
+            self.take(":")
+            return ("?", cond, yes, self.expr())
+        return cond
+
+    _LEVELS = (("||",), ("&&",), ("==", "!=", "<", "<=", ">", ">=", "in"), ("+", "-"), ("*", "/", "%"))
+
+    def binary(self, level: int) -> Node:
+        if level == len(self._LEVELS):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.i < len(self.toks) and self.toks[self.i][1] in self._LEVELS[level] and (
+                self.toks[self.i][0] == "op" or self.toks[self.i][1] == "in"):
+            op = self.toks[self.i][1]
+            self.i += 1
+            left = ("op", op, left, self.binary(level + 1))
+        return left
+
+    def unary(self) -> Node:
+        if self.peek("!") or self.peek("-"):
+            op = self.toks[self.i][1]
+            self.i += 1
+            inner = self.unary()
+            if op == "-" and inner[0] == "lit" and type(inner[1]) in (int, float):
+                return ("lit", -inner[1])
+            return ("neg" if op == "-" else "not", inner)
+        return self.member()
+
+    def member(self) -> Node:
+        node = self.primary()
+        while True:
+            if self.peek("."):
+                self.i += 1
+                kind, name = self.toks[self.i] if self.i < len(self.toks) else ("", "")
+                if kind != "id":
+                    raise Unsupported(name)
+                self.i += 1
+                if self.peek("("):
+                    node = ("call", name, node, self.args(")"))
+                else:
+                    node = ("field", node, name)
+            elif self.peek("["):
+                self.i += 1
+                index = self.expr()
+                self.take("]")
+                node = ("index", node, index)
+            else:
+                return node
+
+    def args(self, close: str) -> list[Node]:
+        self.i += 1
+        out: list[Node] = []
+        while not self.peek(close):
+            out.append(self.expr())
+            if not self.peek(close):
+                self.take(",")
+        self.i += 1
+        return out
+
+    def primary(self) -> Node:
+        if self.i >= len(self.toks):
+            raise Unsupported("end")
+        kind, text = self.toks[self.i]
+        if kind == "num":
+            self.i += 1
+            return ("lit", _number(text))
+        if kind == "str":
+            self.i += 1
+            return ("lit", _string(text))
+        if kind == "id":
+            self.i += 1
+            if text in ("true", "false"):
+                return ("lit", text == "true")
+            if text == "null":
+                return ("lit", None)
+            if self.peek("("):
+                return ("call", text, None, self.args(")"))
+            return ("id", text)
+        if text == "(":
+            self.i += 1
+            inner = self.expr()
+            self.take(")")
+            return inner
+        if text == "[":
+            return ("list", self.args("]"))
+        raise Unsupported(text)
+
+
+def _number(text: str):
+    if text[-1] in "uU":
+        return Uint(int(text[:-1], 0))
+    if any(c in text for c in ".eE") and not text.lower().startswith("0x"):
+        return float(text)
+    value = int(text, 0)
+    if value > INT_MAX:
+        raise Unsupported(text)
+    return value
+
+
+# ---- evaluation -----------------------------------------------------------------------
+
+def evaluate(expression: str, driver: str, attributes: dict[tuple[str, str], object],
+             capacity: dict[tuple[str, str], object] | None = None) -> Outcome:
+    """The selector's value on one device (``attribute_values``, ``capacity_values``)."""
+    try:
+        tree = _parse(expression)
+    except (Unsupported, RecursionError):
         return UNKNOWN
-    for connective, combine in (("&&", all), ("||", any)):
-        if connective in text:
-            other = "||" if connective == "&&" else "&&"
-            if other in text:
-                return UNKNOWN
-            parts = [evaluate(p, driver, attributes) for p in text.split(connective)]
-            return _combine(parts, connective == "&&")
-    if text in ("true", "false"):
-        return text == "true"
-    m = _DRIVER.match(text)
-    if m:
-        return (driver == _unquote(m.group(2))) == (m.group(1) == "==")
-    m = _ATTR.match(text)
-    if not m:
-        return UNKNOWN
-    domain, name, op = _unquote(m.group(1)), m.group(2), m.group(3)
-    if (domain, name) not in attributes:
-        return ERROR
-    have = attributes[(domain, name)]
-    if isinstance(have, tuple):   # a semver attribute: only its own functions compare it
-        return UNKNOWN
-    want: object
-    if m.group(4) is not None:
-        want = _unquote(m.group(4))
-    elif m.group(5) is not None:
-        want = int(m.group(5))
-    else:
-        want = m.group(6) == "true"
-    return _compare(have, op, want)
+    try:
+        value = _Eval(driver, attributes, capacity or {}).run(tree)
+    except CelFailure as err:
+        return CelError(err.message)
+    except (Unsupported, ArithmeticError, ValueError, TypeError, RecursionError):
+        return UNKNOWN   # never a traceback: what is not modelled is a caveat
+    if not isinstance(value, bool):
+        return CelError(f"CEL result of type {type_name(value)} could not be converted to bool: unsupported type "
+                        f"conversion from '{type_name(value)}' to bool")
+    return value
 
 
-def _compare(have: object, op: str, want: object) -> Outcome:
-    if type(have) is not type(want):   # CEL has no overload mixing string, int and bool
-        return ERROR
-    if op == "==":
-        return have == want
-    if op == "!=":
-        return have != want
-    if isinstance(have, bool) or not isinstance(have, int):
-        return ERROR if not isinstance(have, str) else _ordered(have, op, want)
-    return _ordered(have, op, want)
+_PARSED: dict[str, Node] = {}
 
 
-def _ordered(have, op: str, want) -> bool:
-    return {"<": have < want, "<=": have <= want, ">": have > want, ">=": have >= want}[op]
+def _parse(expression: str) -> Node:
+    if expression not in _PARSED:
+        _PARSED[expression] = _Parser(expression).whole()
+    return _PARSED[expression]
 
 
-def _combine(parts: list[Outcome], conjunction: bool) -> Outcome:
-    """CEL's commutative && and ||: a decided operand that settles it wins over errors."""
-    settle = not conjunction   # False settles &&, True settles ||
-    if any(p is settle for p in parts):
-        return settle
-    if any(p == ERROR for p in parts):
-        return ERROR
-    if any(p == UNKNOWN for p in parts):
-        return UNKNOWN
-    return conjunction
+class _Device:
+    """The ``device`` variable."""
 
 
-def _unquote(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
+class _Domains:
+    """``device.attributes`` or ``device.capacity``: a domain with nothing is an empty map."""
+
+    def __init__(self, values: dict[tuple[str, str], object]) -> None:
+        self.values = values
+
+    def get(self, domain: object) -> dict:
+        if not isinstance(domain, str):
+            raise CelFailure("no such overload")
+        return {name: v for (d, name), v in self.values.items() if d == domain}
+
+
+class _Eval:
+    def __init__(self, driver: str, attributes: dict, capacity: dict) -> None:
+        self.driver = driver
+        self.attributes = _Domains(attributes)
+        self.capacity = _Domains(capacity)
+        self.scope: dict[str, object] = {}
+
+    def run(self, node: Node) -> object:
+        value = getattr(self, "_" + {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident",
+                                      "field": "field", "index": "index", "call": "call", "list": "list_"}[node[0]])(node)
+        if isinstance(value, CelError):   # an unreadable attribute surfaces when it is read
+            raise CelFailure(value.message)
+        return value
+
+    def _lit(self, node: Node) -> object:
+        return node[1]
+
+    def _list_(self, node: Node) -> object:
+        return [self.run(x) for x in node[1]]
+
+    def _ident(self, node: Node) -> object:
+        if node[1] in self.scope:
+            return self.scope[node[1]]
+        if node[1] == "device":
+            return _Device()
+        raise Unsupported(node[1])
+
+    def _cond(self, node: Node) -> object:
+        cond = self.run(node[1])
+        if not isinstance(cond, bool):
+            raise CelFailure("no such overload")
+        return self.run(node[2] if cond else node[3])
+
+    def _not_(self, node: Node) -> object:
+        value = self.run(node[1])
+        if not isinstance(value, bool):
+            raise CelFailure("no such overload")
+        return not value
+
+    def _neg(self, node: Node) -> object:
+        value = self.run(node[1])
+        if kind(value) != "num" or isinstance(value, Uint):
+            raise CelFailure("no such overload")
+        return check_int(-value)   # type: ignore[operator]
+
+    def _logic(self, op: str, left: Node, right: Node) -> object:
+        settle = op == "||"
+        outcomes = []
+        for side in (left, right):
+            try:
+                value = self.run(side)
+                if not isinstance(value, bool):
+                    raise CelFailure("no such overload")
+            except CelFailure as err:
+                outcomes.append(err)
+                continue
+            if value is settle:
+                return settle
+            outcomes.append(value)
+        for o in outcomes:
+            if isinstance(o, CelFailure):
+                raise o
+        return not settle
+
+    def _op(self, node: Node) -> object:
+        op, left, right = node[1], node[2], node[3]
+        if op in ("&&", "||"):
+            return self._logic(op, left, right)
+        a, b = self.run(left), self.run(right)
+        if op == "==":
+            return equal(a, b)
+        if op == "!=":
+            return not equal(a, b)
+        if op == "in":
+            if isinstance(b, list):
+                return any(equal(a, x) for x in b)
+            if isinstance(b, dict):
+                return a in b if isinstance(a, str) else False
+            raise CelFailure("no such overload")
+        if op in ("<", "<=", ">", ">="):
+            c = compare(a, b)
+            return {"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
+        return arith(op, a, b)
+
+    def _field(self, node: Node) -> object:
+        target = self.run(node[1])
+        return self._select(target, node[2])
+
+    def _select(self, target: object, name: str) -> object:
+        if isinstance(target, _Device):
+            if name == "driver":
+                return self.driver
+            if name in ("attributes", "capacity"):
+                return getattr(self, name)
+            raise Unsupported(name)
+        if isinstance(target, dict):
+            if name not in target:
+                raise CelFailure(f"no such key: {name}")
+            return target[name]
+        raise CelFailure(f"no such key: {name}" if isinstance(target, _Domains) else "no such overload")
+
+    def _index(self, node: Node) -> object:
+        target, key = self.run(node[1]), self.run(node[2])
+        if isinstance(target, _Domains):
+            return target.get(key)
+        if isinstance(target, dict):
+            if not isinstance(key, str):
+                raise CelFailure("no such overload")
+            if key not in target:
+                raise CelFailure(f"no such key: {key}")
+            return target[key]
+        if isinstance(target, list):
+            if kind(key) != "num" or isinstance(key, float):
+                raise CelFailure("no such overload")
+            if not 0 <= key < len(target):   # type: ignore[operator]
+                raise CelFailure(f"index out of bounds: {key}")
+            return target[key]   # type: ignore[index]
+        raise CelFailure(f"no such key: {key}" if isinstance(target, str) else "no such overload")
+
+    def _call(self, node: Node) -> object:
+        name, target, args = node[1], node[2], node[3]
+        if name == "has" and target is None:
+            return self._has(args)
+        if name in ("exists", "all", "exists_one") and target is not None:
+            return self._macro(name, target, args)
+        receiver = self.run(target) if target is not None else None
+        values = [self.run(a) for a in args]
+        if target is None:
+            return call_global(name, values)
+        return call_method(name, receiver, values)
+
+    def _has(self, args: list[Node]) -> object:
+        if len(args) != 1 or args[0][0] != "field":
+            raise Unsupported("has")
+        target = self.run(args[0][1])
+        if isinstance(target, dict):
+            return args[0][2] in target
+        if isinstance(target, _Device):
+            return args[0][2] in ("driver", "attributes", "capacity")
+        raise CelFailure("no such overload")
+
+    def _macro(self, name: str, target: Node, args: list[Node]) -> object:
+        if len(args) != 2 or args[0][0] != "id":
+            raise Unsupported(name)
+        items = self.run(target)
+        if isinstance(items, dict):
+            items = list(items)
+        if not isinstance(items, list):
+            raise CelFailure("no such overload")
+        var, saved = args[0][1], dict(self.scope)
+        results: list[object] = []
+        try:
+            for item in items:
+                self.scope[var] = item
+                try:
+                    value = self.run(args[1])
+                    results.append(value if isinstance(value, bool) else CelFailure("no such overload"))
+                except CelFailure as err:
+                    results.append(err)
+        finally:
+            self.scope = saved
+        errors = [r for r in results if isinstance(r, CelFailure)]
+        if name == "exists_one":
+            if errors:
+                raise errors[0]
+            return sum(1 for r in results if r is True) == 1
+        settle = name == "exists"
+        if any(r is settle for r in results):
+            return settle
+        if errors:
+            raise errors[0]
+        return not settle
+
+

@@ -22,11 +22,14 @@ what the plugin says for a pod spec on each node, with its reason strings
 A device is free when no claim's ``status.allocation`` holds it. A pod
 template (a workload's pods not created yet) gets, for a
 ``resourceClaimTemplateName``, the claim the controller would generate: the
-template's spec, unallocated. What is left out is a caveat on the pod type,
-never silent: selectors ``dra_cel`` cannot evaluate (taken as matching), CEL
-runtime errors, admin access, per-device node selection, incomplete pools,
-constraints, and devices a witness's earlier steps would allocate or free
-(the verdicts are those of the input's allocation state).
+template's spec, unallocated. The allocation itself (pools, CEL selectors,
+constraints, admin access, which devices v1.35's default feature gates leave
+out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
+aborts the pod's whole scheduling cycle: the node shows it as its reason and
+the pod type carries a caveat when other nodes would fit. What is left out
+is a caveat on the pod type, never silent: selectors ``dra_cel`` cannot
+evaluate (taken as matching), and devices a witness's earlier steps would
+allocate or free (the verdicts are those of the input's allocation state).
 """
 
 from __future__ import annotations
@@ -34,15 +37,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from symreach.frontends import dra_cel
+from symreach.frontends import dra_allocator
+from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
 from symreach.loader.shapes import FieldError
 
 DRA_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass"})
 PLUGIN = "DynamicResources"
-CANNOT_ALLOCATE = "cannot allocate all claims"
+CANNOT_ALLOCATE = dra_allocator.CANNOT_ALLOCATE
 NOT_AVAILABLE = "resourceclaim not available on the node"
-MAX_RESULTS = 32   # resourceapi.AllocationResultsMaxSize
+MAX_RESULTS = dra_allocator.MAX_RESULTS
 DYNAMIC_CAVEAT = ("DRA: devices that earlier steps of a witness allocate (or free by deleting a pod) are not "
                   "modelled; the DynamicResources verdicts are those of the input's allocation state")
 
@@ -55,16 +59,6 @@ def _l(value: object) -> list:
     return value if isinstance(value, list) else []
 
 
-@dataclass(frozen=True, eq=False)
-class Device:
-    """One device of a node's pools (identity is the device: the index builds each once per node)."""
-
-    driver: str
-    pool: str
-    name: str
-    attributes: dict
-
-
 @dataclass
 class DraIndex:
     claims: dict[tuple[str, str], dict] = field(default_factory=dict)
@@ -73,6 +67,7 @@ class DraIndex:
     slices: list[dict] = field(default_factory=list)
     _devices: dict[str, list[Device]] = field(default_factory=dict)
     _pool_caveats: dict[str, list[str]] = field(default_factory=dict)
+    _pools: dict[str, list[Pool]] = field(default_factory=dict)
 
     def add(self, kind: str, data: dict, namespace: str, name: str) -> None:
         if kind == "ResourceClaim":
@@ -89,7 +84,8 @@ class DraIndex:
 
     def with_claims(self, claims: dict[tuple[str, str], dict]) -> "DraIndex":
         """The same devices and classes with other claims (an allocation state, ``k8s_dra_state``)."""
-        return DraIndex(claims, self.templates, self.classes, self.slices, self._devices, self._pool_caveats)
+        return DraIndex(claims, self.templates, self.classes, self.slices, self._devices, self._pool_caveats,
+                        self._pools)
 
     def allocated(self) -> set[tuple[str, str, str]]:
         """(driver, pool, device) every claim's allocation holds (admin access holds none)."""
@@ -107,46 +103,21 @@ class DraIndex:
                    and str(_d(_d(s.get("spec")).get("pool")).get("name")) == pool and _slice_on(_d(s.get("spec")), node))
 
     def devices(self, node: dict) -> tuple[list[Device], list[str]]:
-        """The devices of the pools on a node (``GatherPools``), and caveats about them."""
+        """The devices of the usable pools on a node (``GatherPools``), in the allocator's order."""
         name = node["name"]
         if name not in self._devices:
-            self._devices[name], self._pool_caveats[name] = self._gather(node)
+            self._devices[name] = [d for p in self.pools(node) for d in p.devices]
+            self._pool_caveats[name] = []
         return self._devices[name], self._pool_caveats[name]
 
-    def _gather(self, node: dict) -> tuple[list[Device], list[str]]:
-        pools: dict[tuple[str, str], list[dict]] = {}
-        caveats: list[str] = []
-        for s in self.slices:
-            spec = _d(s.get("spec"))
-            if spec.get("perDeviceNodeSelection"):
-                caveats.append("DRA: a ResourceSlice with perDeviceNodeSelection is not modelled")
-                continue
-            if not _slice_on(spec, node):
-                continue
-            pool = _d(spec.get("pool"))
-            pools.setdefault((str(spec.get("driver")), str(pool.get("name"))), []).append(spec)
-        out: list[Device] = []
-        for (driver, pool), specs in sorted(pools.items()):
-            top = max(int(_d(s.get("pool")).get("generation") or 0) for s in specs)
-            current = [s for s in specs if int(_d(s.get("pool")).get("generation") or 0) == top]
-            want = int(_d(current[0].get("pool")).get("resourceSliceCount") or 0)
-            if len(current) != want:
-                caveats.append(f"DRA: pool {driver}/{pool} is incomplete (its devices are taken as usable)")
-            names = [str(_d(d).get("name")) for s in current for d in _l(s.get("devices"))]
-            if len(set(names)) != len(names):
-                caveats.append(f"DRA: pool {driver}/{pool} has duplicate device names (an invalid pool)")
-            for s in current:
-                for d in _l(s.get("devices")):
-                    d = _d(d)
-                    if d.get("consumesCounters") or d.get("bindingConditions") or d.get("taints"):
-                        caveats.append(f"DRA: device {driver}/{pool}/{d.get('name')} uses fields not modelled")
-                    out.append(Device(driver, pool, str(d.get("name")),
-                                      dra_cel.attribute_values(driver, _d(d.get("attributes")))))
-        return out, caveats
+    def pools(self, node: dict) -> list[Pool]:
+        if node["name"] not in self._pools:
+            self._pools[node["name"]] = dra_allocator.gather_pools(self.slices, node, _slice_on)
+        return self._pools[node["name"]]
 
 
 def _slice_on(spec: dict, node: dict) -> bool:
-    if spec.get("nodeName") is not None:
+    if spec.get("nodeName"):
         return spec.get("nodeName") == node["name"]
     if spec.get("allNodes"):
         return True
@@ -169,12 +140,6 @@ class PodDra:
     caveats: list[str] = field(default_factory=list)
     allocates: bool = False     # some claim gets devices when the pod is scheduled
     claims: list[tuple[str, str]] = field(default_factory=list)   # (namespace, name) of the claims it names
-
-
-@dataclass
-class _Request:
-    name: str
-    alternatives: list[dict]     # the ``exactly`` body, or each ``firstAvailable`` subrequest
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -212,16 +177,25 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
             if why:
                 out.prefilter = why
                 return out
-        if _d(_d(claim.get("spec")).get("devices")).get("constraints"):
-            out.caveats.append("DRA: claim constraints (matchAttribute) are not modelled")
         to_allocate.append(claim)
     out.allocates = bool(to_allocate)
     allocated = index.allocated()
+    errors: list[str] = []
     for node in nodes:
-        if to_allocate and not _allocatable(index, to_allocate, node, allocated, out.caveats):
-            out.filters[node["name"]] = CANNOT_ALLOCATE
-        elif any(not _selector_matches(s, node) for s in selectors):
+        if to_allocate:
+            found = dra_allocator.allocate(to_allocate, index.pools(node), index.classes, allocated,
+                                           f" on {node['name']}")
+            out.caveats += found.caveats
+            if found.reason is not None:
+                out.filters[node["name"]] = found.reason
+                errors += [node["name"]] if found.error else []
+                continue
+        if any(not _selector_matches(s, node) for s in selectors):
             out.filters[node["name"]] = NOT_AVAILABLE
+    if errors and len(errors) < len(nodes):
+        out.caveats.append(f"DRA: the allocator fails with an error on {', '.join(errors)}: the scheduler then aborts "
+                           "the pod's whole scheduling cycle (no node is chosen) whenever such a node passes every "
+                           "other filter; the verdicts on the other nodes assume none does")
     out.caveats = list(dict.fromkeys(out.caveats))
     return out
 
@@ -273,15 +247,6 @@ def _controlled_by(meta: dict, pod: dict) -> bool:
     return False
 
 
-def _requests(claim: dict) -> list[_Request]:
-    out = []
-    for r in _l(_d(_d(claim.get("spec")).get("devices")).get("requests")):
-        r = _d(r)
-        alternatives = [_d(r["exactly"])] if r.get("exactly") is not None else [_d(s) for s in _l(r.get("firstAvailable"))]
-        out.append(_Request(str(r.get("name")), alternatives))
-    return out
-
-
 def _class_problem(index: DraIndex, request: dict, claim: dict, namespace: str) -> str:
     name = request.get("name")
     if request.get("exactly") is not None:
@@ -297,100 +262,20 @@ def _class_problem(index: DraIndex, request: dict, claim: dict, namespace: str) 
     return ""
 
 
-def _allocatable(index: DraIndex, claims: list[dict], node: dict, allocated: set, caveats: list[str]) -> bool:
-    """Whether the structured allocator finds devices on node for all claims at once."""
-    devices, pool_caveats = index.devices(node)
-    caveats.extend(pool_caveats)
-    free = [d for d in devices if (d.driver, d.pool, d.name) not in allocated]
-    requests = [r for claim in claims for r in _requests(claim)]
-    per_claim = [sum(_least(r, devices, index, caveats) for r in _requests(claim)) for claim in claims]
-    if any(n > MAX_RESULTS for n in per_claim):
-        caveats.append(f"DRA: a claim asks for more than {MAX_RESULTS} devices (the allocator refuses it)")
-    return _search(requests, 0, [], devices, free, index, caveats)
-
-
-def _least(request: _Request, devices: list[Device], index: DraIndex, caveats: list[str]) -> int:
-    counts = []
-    for alt in request.alternatives:
-        if alt.get("allocationMode") == "All":
-            counts.append(sum(1 for d in devices if _selectable(alt, d, index, caveats)))
-        else:
-            counts.append(int(alt.get("count") or 1))
-    return min(counts) if counts else 0
-
-
-def _search(requests: list[_Request], i: int, chosen: list[dict], devices: list[Device], free: list[Device],
-            index: DraIndex, caveats: list[str]) -> bool:
-    """Try every choice of subrequests, then check the assignment (``_assign``)."""
-    if i == len(requests):
-        return _assign(chosen, devices, free, index, caveats)
-    return any(_search(requests, i + 1, chosen + [alt], devices, free, index, caveats)
-               for alt in requests[i].alternatives)
-
-
-def _assign(chosen: list[dict], devices: list[Device], free: list[Device], index: DraIndex,
-            caveats: list[str]) -> bool:
-    """``All`` requests take every matching device (all free, none shared); ``ExactCount``
-    requests need distinct free devices: a bipartite matching with capacities."""
-    taken: set[Device] = set()
-    counted: list[tuple[int, list[Device]]] = []
-    for alt in chosen:
-        if alt.get("adminAccess"):
-            caveats.append("DRA: adminAccess requests are not modelled")
-        matching = [d for d in devices if _selectable(alt, d, index, caveats)]
-        if alt.get("allocationMode") == "All":
-            if not matching or any(d not in free or d in taken for d in matching):
-                return False
-            taken.update(matching)
-        else:
-            counted.append((int(alt.get("count") or 1), matching))
-    left = [d for d in free if d not in taken]
-    return _matching(counted, left)
-
-
-def _matching(counted: list[tuple[int, list[Device]]], left: list[Device]) -> bool:
-    slots = [k for k, (count, _) in enumerate(counted) for _ in range(count)]
-    owner: dict[Device, int] = {}
-    usable = set(left)
-
-    def place(slot: int, seen: set[Device]) -> bool:
-        for d in counted[slots[slot]][1]:
-            if d not in usable or d in seen:
-                continue
-            seen.add(d)
-            if d not in owner or place(owner[d], seen):
-                owner[d] = slot
-                return True
-        return False
-
-    return all(place(s, set()) for s in range(len(slots)))
-
-
-def _selectable(alt: dict, device: Device, index: DraIndex, caveats: list[str]) -> bool:
-    cls = index.classes.get(str(alt.get("deviceClassName")))
-    exprs = [_d(_d(s).get("cel")).get("expression") for s in _l(_d(_d(cls).get("spec")).get("selectors"))]
-    exprs += [_d(_d(s).get("cel")).get("expression") for s in _l(alt.get("selectors"))]
-    for expr in exprs:
-        value = dra_cel.evaluate(str(expr or ""), device.driver, device.attributes)
-        if value == dra_cel.UNKNOWN:
-            caveats.append(f"DRA: CEL selector not evaluated (taken as matching): {expr}")
-            continue
-        if value == dra_cel.ERROR:
-            caveats.append(f"DRA: CEL selector fails at run time on device {device.driver}/{device.pool}/"
-                           f"{device.name} (the scheduler aborts the pod's cycle): {expr}")
-            return False
-        if not value:
-            return False
-    return True
-
-
 _REQ = (("name",), str), (("exactly",), dict), (("exactly", "deviceClassName"), str), \
     (("exactly", "allocationMode"), str), (("exactly", "count"), int), (("exactly", "selectors"), list), \
     (("exactly", "selectors", "*"), dict), (("exactly", "selectors", "*", "cel"), dict), \
     (("exactly", "selectors", "*", "cel", "expression"), str), (("firstAvailable",), list), \
     (("firstAvailable", "*"), dict), (("firstAvailable", "*", "deviceClassName"), str), \
-    (("firstAvailable", "*", "allocationMode"), str), (("firstAvailable", "*", "count"), int)
-_CLAIM_SPEC = ((("devices",), dict), (("devices", "requests"), list), (("devices", "requests", "*"), dict)) + \
+    (("firstAvailable", "*", "allocationMode"), str), (("firstAvailable", "*", "count"), int), \
+    (("exactly", "adminAccess"), bool), (("firstAvailable", "*", "name"), str), \
+    (("firstAvailable", "*", "selectors"), list), (("firstAvailable", "*", "selectors", "*"), dict), \
+    (("firstAvailable", "*", "selectors", "*", "cel"), dict), \
+    (("firstAvailable", "*", "selectors", "*", "cel", "expression"), str)
+_CLAIM_SPEC = ((("devices",), dict), (("devices", "requests"), list), (("devices", "requests", "*"), dict),
+               (("devices", "constraints"), list), (("devices", "constraints", "*"), dict),
+               (("devices", "constraints", "*", "requests"), list), (("devices", "constraints", "*", "requests", "*"), str),
+               (("devices", "constraints", "*", "matchAttribute"), str)) + \
     tuple((("devices", "requests", "*") + p, t) for p, t in _REQ)
 _SEL = ((("selectors",), list), (("selectors", "*"), dict), (("selectors", "*", "cel"), dict),
         (("selectors", "*", "cel", "expression"), str))
@@ -408,7 +293,10 @@ DRA_FIELD_TYPES: dict[str, tuple[tuple[tuple, type], ...]] = {
                       (("spec", "pool", "resourceSliceCount"), int), (("spec", "nodeName"), str),
                       (("spec", "allNodes"), bool), (("spec", "nodeSelector"), dict), (("spec", "devices"), list),
                       (("spec", "devices", "*"), dict), (("spec", "devices", "*", "name"), str),
-                      (("spec", "devices", "*", "attributes"), dict)),
+                      (("spec", "devices", "*", "attributes"), dict), (("spec", "devices", "*", "capacity"), dict),
+                      (("spec", "devices", "*", "consumesCounters"), list),
+                      (("spec", "devices", "*", "bindingConditions"), list),
+                      (("spec", "perDeviceNodeSelection"), bool), (("spec", "sharedCounters"), list)),
 }
 NODE_SELECTORS = {"ResourceClaim": ("status", "allocation", "nodeSelector"), "ResourceSlice": ("spec", "nodeSelector")}
 POD_FIELDS = ((("spec", "resourceClaims"), list), (("spec", "resourceClaims", "*"), dict),
@@ -476,55 +364,16 @@ def dra_caveats(types: dict[str, dict], initial: dict) -> list[tuple[str, str]]:
 
 def first_allocation(index: DraIndex, claims: list[dict], node: dict, allocated: set,
                      pool_order: Optional[list[tuple[str, str]]] = None) -> Optional[list[list[tuple[str, Device]]]]:
-    """The structured allocator's first assignment on node (``allocateOne``): claims, requests and
-    ``firstAvailable`` subrequests in order, devices in pool, slice and device order, the first
-    free selectable ones, backtracking; per claim its (request name, device) results, or None.
-    ``pool_order`` (driver, pool) replaces the sorted pool order (the scheduler's is a Go map's)."""
-    devices, _ = index.devices(node)
+    """The structured allocator's first assignment on node (``dra_allocator``'s search in the scheduler's
+    order: claims, requests, subrequests, then pools, slices, devices); per claim its (request name,
+    device) results, or None (no fit, or an error). ``pool_order`` (driver, pool) replaces the sorted
+    pool order (the scheduler's is a Go map's)."""
+    pools = index.pools(node)
     if pool_order is not None:
         rank = {p: i for i, p in enumerate(pool_order)}
-        devices = sorted(devices, key=lambda d: rank.get((d.driver, d.pool), len(rank)))
-    caveats: list[str] = []
-    used = set(d for d in devices if (d.driver, d.pool, d.name) in allocated)
-    plan = [(c, r) for c, claim in enumerate(claims) for r in _requests(claim)]
-    out: list[list[tuple[str, Device]]] = [[] for _ in claims]
-
-    def request(i: int) -> bool:
-        if i == len(plan):
-            return True
-        c, r = plan[i]
-        for alt in r.alternatives:
-            label = r.name if alt.get("name") is None else f"{r.name}/{alt['name']}"
-            matching = [d for d in devices if _selectable(alt, d, index, caveats)]
-            if alt.get("allocationMode") == "All":
-                if matching and not any(d in used for d in matching) and len(out[c]) + len(matching) <= MAX_RESULTS:
-                    if take(i, c, label, matching, request):
-                        return True
-                continue
-            if pick(i, c, label, matching, int(alt.get("count") or 1)):
-                return True
-        return False
-
-    def take(i: int, c: int, label: str, chosen: list[Device], then) -> bool:
-        used.update(chosen)
-        out[c].extend((label, d) for d in chosen)
-        if then(i + 1):
-            return True
-        used.difference_update(chosen)
-        del out[c][len(out[c]) - len(chosen):]
-        return False
-
-    def pick(i: int, c: int, label: str, matching: list[Device], left: int) -> bool:
-        if left == 0:
-            return request(i + 1)
-        if len(out[c]) + left > MAX_RESULTS:
-            return False
-        for d in matching:
-            if d not in used and take(i, c, label, [d], lambda _: pick(i, c, label, matching, left - 1)):
-                return True
-        return False
-
-    return out if request(0) else None
+        pools = sorted(pools, key=lambda p: rank.get((p.driver, p.name), len(rank)))
+    found = dra_allocator.allocate_in_order(claims, pools, index.classes, allocated)
+    return found.results if found.reason is None else None
 
 
 def allocation_status(index: DraIndex, node: dict, results: list[tuple[str, Device]]) -> dict:

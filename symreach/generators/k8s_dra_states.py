@@ -10,8 +10,15 @@ distinguishes: a named claim to allocate (ExactCount 1-3, All, a
 attributes, ``&&`` and ``||``, attribute names bare or qualified), a claim
 shared with running pods and pinned by its allocation, a template claim the
 controller created (or not yet), a missing claim, one being deleted, a
-request naming a DeviceClass that does not exist. Every device of a driver
-carries the attributes its selectors read, so no selector fails at run time.
+request naming a DeviceClass that does not exist. Beyond that (``FEATURES``):
+selectors with parentheses, ``!``, ``in``, ``? :``, string functions, ``has``,
+capacity quantities and semver attributes, and ones reading an attribute
+some devices lack (a CEL runtime error); ``matchAttribute`` constraints (and
+``distinctAttribute``, an error for v1.35's allocator), ``adminAccess`` and
+tolerations in requests; devices with taints, counters or binding
+conditions, slices with ``perDeviceNodeSelection`` or ``sharedCounters``,
+pools split over two slices, incomplete, of an older generation or with a
+duplicate device name.
 """
 
 from __future__ import annotations
@@ -31,8 +38,19 @@ SELECTORS = {
           'device.attributes["gpu.example.com"].ecc == true'],
     NIC: ['device.attributes["nic.example.com"].speed > 10'],
 }
+_G = 'device.attributes["gpu.example.com"]'
+FEATURES = {   # selectors outside the first subset; the last two fail on a device without numa
+    GPU: [f'({_G}.model == "a100" || {_G}.model == "h100") && !({_G}.mem < 40)',
+          f'{_G}.model in ["a100", "h100"]', f'!({_G}.model in ["t4"])',
+          'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0',
+          'device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("20000Mi"))',
+          f'{_G}.model.startsWith("a") || {_G}.model.matches("^h[0-9]+$")',
+          f'has({_G}.numa) && {_G}.numa == 0', f'{_G}.driverVersion.isGreaterThan(semver("1.5.0"))',
+          f'{_G}.mem > 16 ? {_G}.ecc : true', f'{_G}.numa == 0', f'{_G}.numa != 1 || {_G}.mem >= 80'],
+    NIC: ['device.attributes["nic.example.com"].speed >= 25 && device.attributes["nic.example.com"].speed in [25, 100]'],
+}
 CLASSES = {"gpu": (GPU, None), "nic": (NIC, None), "a100": (GPU, 'device.attributes["gpu.example.com"].model == "a100"'),
-           "any": (None, None)}
+           "any": (None, None), "numa0": (GPU, f'{_G}.numa == 0')}
 
 
 def _cel(expression: str) -> Obj:
@@ -57,9 +75,23 @@ def _device(rng: random.Random, driver: str, name: str) -> Obj:
         attributes = {"model": {"string": rng.choice(("a100", "t4", "h100"))}, "mem": {"int": rng.choice((16, 40, 80))},
                       # a qualified name is the same attribute as the driver's bare one
                       rng.choice(("ecc", "gpu.example.com/ecc")): {"bool": rng.random() < 0.5}}
+        if rng.random() < 0.8:
+            attributes["numa"] = {"int": rng.choice((0, 1))}
+        attributes["driverVersion"] = {"version": rng.choice(("1.2.3", "2.0.0", "2.0.0-rc.1"))}
     else:
         attributes = {"speed": {"int": rng.choice((10, 25, 100))}}
-    return {"name": name, "attributes": attributes}
+    device: Obj = {"name": name, "attributes": attributes}
+    if driver == GPU:
+        device["capacity"] = {"memory": {"value": f"{attributes['mem']['int']}Gi"}}
+    roll = rng.random()
+    if roll < 0.06:   # v1.35's default gates: taints are not looked at
+        device["taints"] = [{"key": "broken", "value": "yes", "effect": rng.choice(("NoSchedule", "NoExecute"))}]
+    elif roll < 0.1:   # ... a device consuming counters is never allocated
+        device["consumesCounters"] = [{"counterSet": "cs", "counters": {"memory": {"value": "8Gi"}}}]
+    elif roll < 0.13:   # ... nor one with binding conditions
+        device["bindingConditions"] = ["ready"]
+        device["bindingFailureConditions"] = ["failed"]
+    return device
 
 
 def _slice(name: str, driver: str, pool: str, devices: list[Obj], where: Obj) -> Obj:
@@ -78,6 +110,8 @@ def _slices(rng: random.Random, nodes: list[str], node_labels: dict[str, dict]) 
                 devices = [_device(rng, driver, f"d{i}") for i in range(rng.randint(0, most))]
                 out.append(_slice(f"{n}-{driver.split('.')[0]}", driver, n, devices, {"nodeName": n}))
                 local[n] += [(driver, n, d["name"]) for d in devices]
+                if driver == GPU and rng.random() < 0.3:
+                    out += _pool_variant(rng, out[-1], n)
     if rng.random() < 0.2:   # a pool for the nodes of one zone (or every node)
         zone = rng.choice(("z1", "z2", None))
         where = {"allNodes": True} if zone is None else {"nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
@@ -90,21 +124,77 @@ def _slices(rng: random.Random, nodes: list[str], node_labels: dict[str, dict]) 
     return out, local
 
 
+def _pool_variant(rng: random.Random, first: Obj, node: str) -> list[Obj]:
+    """Another slice of ``first``'s pool, or ``first`` changed: how the allocator gathers pools."""
+    spec = first["spec"]
+    devices = spec["devices"]
+    kind = rng.choice(("split", "incomplete", "older", "obsolete", "duplicate", "per-device", "counters"))
+    extra = {"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": f"{first['metadata']['name']}-{kind}"},
+             "spec": {"driver": spec["driver"], "pool": dict(spec["pool"]), "nodeName": node, "devices": []}}
+    if kind == "per-device":   # skipped while the partitionable-devices gate is off
+        del spec["nodeName"]
+        spec["perDeviceNodeSelection"] = True
+        for d in devices:
+            d["nodeName"] = node
+        return []
+    spec["pool"]["resourceSliceCount"] = 2
+    extra["spec"]["pool"]["resourceSliceCount"] = 2
+    if kind == "incomplete":
+        return []
+    if kind == "split":
+        half = len(devices) // 2
+        extra["spec"]["devices"], spec["devices"] = devices[half:], devices[:half]
+    elif kind == "older":   # generation 0 of the pool: outdated, its devices are not used
+        spec["pool"]["resourceSliceCount"] = 1
+        extra["spec"]["pool"]["generation"] = 0
+        extra["spec"]["devices"] = [_device(rng, GPU, "old0")]
+    elif kind == "obsolete":   # a newer generation elsewhere: this node's slice is ignored
+        extra["spec"]["pool"].update(generation=2, resourceSliceCount=1)
+        extra["spec"]["nodeName"] = "elsewhere"
+    elif kind == "duplicate":   # an invalid pool
+        extra["spec"]["devices"] = [_device(rng, GPU, devices[0]["name"] if devices else "d0")]
+    else:   # a slice of shared counters: skipped, yet it completes the pool
+        del extra["spec"]["devices"]
+        extra["spec"]["sharedCounters"] = [{"name": "cs", "counters": {"memory": {"value": "80Gi"}}}]
+    return [extra]
+
+
 def _request(rng: random.Random, name: str = "r") -> Obj:
-    cls = rng.choice(("gpu", "gpu", "a100", "nic", "any", "missing"))
+    cls = rng.choice(("gpu", "gpu", "a100", "nic", "any", "missing", "gpu", "numa0"))
     if rng.random() < 0.15:   # a prioritized list
-        return {"name": name, "firstAvailable": [
+        out = {"name": name, "firstAvailable": [
             {"name": "big", "deviceClassName": "gpu", "count": 2},
             {"name": "one", "deviceClassName": rng.choice(("gpu", "nic")), "count": 1}]}
+        if rng.random() < 0.3:
+            out["firstAvailable"][0]["selectors"] = [_cel(rng.choice(FEATURES[GPU]))]
+        return out
     body: Obj = {"deviceClassName": cls}
     if rng.random() < 0.2:
         body["allocationMode"] = "All"
     else:
         body["count"] = rng.choice((1, 1, 1, 2, 3))
     driver = CLASSES.get(cls, (None, None))[0]
-    if driver and rng.random() < 0.3:
-        body["selectors"] = [_cel(rng.choice(SELECTORS[driver]))]
+    if driver and rng.random() < 0.45:
+        body["selectors"] = [_cel(rng.choice(rng.choice((SELECTORS, FEATURES))[driver]))]
+    if rng.random() < 0.1:   # may share devices other claims hold
+        body["adminAccess"] = True
+    if rng.random() < 0.1:   # not looked at while the device-taints gate is off
+        body["tolerations"] = [{"key": "broken", "operator": "Exists", "effect": "NoSchedule"}]
     return {"name": name, "exactly": body}
+
+
+def _constrain(rng: random.Random, claim: Obj) -> Obj:
+    """Sometimes a constraint across the claim's requests (``distinctAttribute``: an allocator error)."""
+    requests = claim["spec"]["devices"]["requests"]
+    if rng.random() < 0.3:
+        attribute = rng.choice(("gpu.example.com/model", "gpu.example.com/numa", "gpu.example.com/mem",
+                                "gpu.example.com/driverVersion", "nic.example.com/speed"))
+        constraint: Obj = {"distinctAttribute" if rng.random() < 0.08 else "matchAttribute": attribute}
+        if len(requests) > 1 and rng.random() < 0.5:
+            constraint["requests"] = [requests[0]["name"]] + (
+                [f"{requests[1]['name']}/big"] if requests[1].get("firstAvailable") else [requests[1]["name"]])
+        claim["spec"]["devices"]["constraints"] = [constraint]
+    return claim
 
 
 def _claim(name: str, ns: str, requests: list[Obj], *, allocation: Optional[tuple[str, list]] = None,
@@ -123,8 +213,10 @@ def _claim(name: str, ns: str, requests: list[Obj], *, allocation: Optional[tupl
     return claim
 
 
-def dra_state(rng: random.Random, index: int = 0) -> State:
-    """One random state with DRA objects; the pending pod uses resource claims."""
+def dra_state(rng: random.Random, index: int = 0, plain: bool = False) -> State:
+    """One random state with DRA objects; the pending pod uses resource claims. ``plain``: no
+    allocator error can arise and no admin access is used (``plain_objects``), for walks that ask
+    kso several pods at once and write allocations back without the admin-access flag."""
     base = random_state(rng, index) if rng.random() < 0.5 else None
     if base is not None and (_pending(base) is None or _pending(base)["metadata"].get("ownerReferences")):
         base = None   # a controller's pod takes its claims from the template: the bare state instead
@@ -159,6 +251,9 @@ def dra_state(rng: random.Random, index: int = 0) -> State:
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"dra{i}", "namespace": ns, "uid": f"uid-dra{i}"},
                "spec": {"nodeName": node, "containers": [{"name": "c", "image": "x"}]}}
         request = {"name": "r", "exactly": {"deviceClassName": "any", "count": len(devices)}}
+        admin = rng.random() < 0.1   # an admin-access allocation holds no device
+        if admin:
+            request["exactly"]["adminAccess"] = True
         if rng.random() < 0.5:
             claim = _claim(f"held{i}", ns, [request], allocation=(node, devices))
             pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimName": f"held{i}"}]
@@ -167,6 +262,9 @@ def dra_state(rng: random.Random, index: int = 0) -> State:
             claim = _claim(f"dra{i}-g", ns, [request], allocation=(node, devices), owner=pod)
             pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "tmpl"}]
             pod["status"] = {"resourceClaimStatuses": [{"name": "g", "resourceClaimName": f"dra{i}-g"}]}
+        if admin:
+            for result in claim["status"]["allocation"]["devices"]["results"]:
+                result["adminAccess"] = True
         claim["status"]["reservedFor"] = [{"resource": "pods", "name": pod["metadata"]["name"],
                                            "uid": pod["metadata"]["uid"]}]
         extra += [pod, claim]
@@ -176,12 +274,12 @@ def dra_state(rng: random.Random, index: int = 0) -> State:
         kind = rng.random()
         name = f"c{k}"
         if kind < 0.5:
-            extra.append(_claim(name, ns, [_request(rng, f"r{j}") for j in range(rng.choice((1, 1, 2)))]))
+            extra.append(_constrain(rng, _claim(name, ns, [_request(rng, f"r{j}") for j in range(rng.choice((1, 1, 2)))])))
             entries.append({"name": f"g{k}", "resourceClaimName": name})
         elif kind < 0.65 and shared:
             entries.append({"name": f"g{k}", "resourceClaimName": rng.choice(shared)})
         elif kind < 0.8:
-            extra.append(_claim(f"incoming-g{k}", ns, [_request(rng)], owner=pending))
+            extra.append(_constrain(rng, _claim(f"incoming-g{k}", ns, [_request(rng)], owner=pending)))
             entries.append({"name": f"g{k}", "resourceClaimTemplateName": "tmpl"})
             pending.setdefault("status", {}).setdefault("resourceClaimStatuses", []).append(
                 {"name": f"g{k}", "resourceClaimName": f"incoming-g{k}"})
@@ -196,7 +294,36 @@ def dra_state(rng: random.Random, index: int = 0) -> State:
             extra.append(claim)
             entries.append({"name": f"g{k}", "resourceClaimName": name})
     pending["spec"]["resourceClaims"] = entries
-    return State(state.objects + extra, state.pending, state.nodes)
+    objects = state.objects + extra
+    return State(plain_objects(objects) if plain else objects, state.pending, state.nodes)
+
+
+def plain_objects(objects: list[Obj]) -> list[Obj]:
+    """The objects with nothing that makes the allocator fail with an error (every GPU has the
+    attributes selectors read, no claim has constraints, every pool is complete and valid) and
+    without admin access."""
+    pools: dict[tuple, list[Obj]] = {}
+    for o in objects:
+        if o["kind"] == "ResourceClaim":
+            o["spec"]["devices"].pop("constraints", None)
+            for r in o["spec"]["devices"]["requests"]:
+                r.get("exactly", {}).pop("adminAccess", None)
+            for r in (((o.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results", []):
+                r.pop("adminAccess", None)
+        if o["kind"] == "ResourceSlice":
+            spec = o["spec"]
+            pools.setdefault((spec["driver"], spec["pool"]["name"], spec["pool"].get("generation", 0)), []).append(spec)
+            for d in spec.get("devices", []):
+                if spec["driver"] == GPU:
+                    d["attributes"].setdefault("numa", {"int": 0})
+    for specs in pools.values():
+        seen: set[str] = set()
+        for spec in specs:
+            spec["pool"]["resourceSliceCount"] = len(specs)
+            for d in spec.get("devices", []):
+                d["name"] = d["name"] + "-b" if d["name"] in seen else d["name"]
+                seen.add(d["name"])
+    return objects
 
 
 def _pending(state: State) -> Optional[Obj]:

@@ -1,0 +1,382 @@
+"""The values and functions of DRA's CEL environment (``dra_cel`` parses and evaluates).
+
+Kubernetes quantities (exact fractions) and semantic versions, a device's
+attributes and capacities as CEL sees them, CEL's equality and ordering across
+types, integer arithmetic with its overflow errors, and the functions and
+methods the environment provides (strings, quantities, semvers, conversions).
+``CelFailure`` is a runtime error with cel-go's message; ``Unsupported`` a
+construct this module does not evaluate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class CelError:
+    """A CEL runtime error, with cel-go's message."""
+
+    message: str
+
+
+class CelFailure(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Unsupported(Exception):
+    pass
+
+
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+
+
+class Uint(int):
+    """A CEL uint (only literals and ``uint()`` make one)."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A Kubernetes quantity, held exactly as a fraction; ``whole``: written without a fraction or a
+    sub-unit suffix (Kubernetes then holds it at scale >= 0, which ``isInteger`` and ``asInteger`` read)."""
+
+    value: Any   # fractions.Fraction
+    whole: bool = True
+
+
+@dataclass(frozen=True)
+class Semver:
+    major: int
+    minor: int
+    patch: int
+    pre: tuple
+
+    def key(self) -> tuple:
+        pre = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.pre)
+        return (self.major, self.minor, self.patch, 0 if self.pre else 1, pre)
+
+
+# ---- values of a device -------------------------------------------------------------
+
+def attribute_values(driver: str, attributes: dict) -> dict[tuple[str, str], object]:
+    """A device's attributes as (domain, name) -> value; a name without a domain is the driver's.
+
+    A version attribute becomes a ``Semver`` (a ``CelError`` when it does not parse)."""
+    out: dict[tuple[str, str], object] = {}
+    for key, raw in (attributes or {}).items():
+        domain, _, name = str(key).partition("/") if "/" in str(key) else ("", "", str(key))
+        value: object = None
+        if isinstance(raw, dict):
+            if "version" in raw:
+                parsed = parse_semver(str(raw["version"]))
+                value = parsed if parsed is not None else CelError(
+                    f"attribute {key}: parse semantic version: {raw['version']}")
+            else:
+                value = raw.get("string", raw.get("int", raw.get("bool")))
+        out[(domain or driver, name)] = value
+    return out
+
+
+def capacity_values(driver: str, capacity: dict) -> dict[tuple[str, str], object]:
+    """A device's capacities as (domain, name) -> ``Quantity`` (None when unreadable)."""
+    out: dict[tuple[str, str], object] = {}
+    for key, raw in (capacity or {}).items():
+        domain, _, name = str(key).partition("/") if "/" in str(key) else ("", "", str(key))
+        value = raw.get("value") if isinstance(raw, dict) else None
+        out[(domain or driver, name)] = parse_quantity(str(value)) if value is not None else None
+    return out
+
+
+_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+
+def parse_quantity(text: str):
+    """``resource.ParseQuantity``: the exact value, or None when the text is not a quantity."""
+    from fractions import Fraction
+
+    m = _QUANTITY.match(text.strip())
+    if not m:
+        return None
+    number, suffix = Fraction(m.group(1)), m.group(2) or ""
+    if suffix in _BINARY:
+        return Quantity(number * (1 << _BINARY[suffix]), "." not in m.group(1))
+    exponent = _DECIMAL[suffix] if suffix in _DECIMAL else int(suffix[1:]) if suffix else 0
+    return Quantity(number * Fraction(10) ** exponent, "." not in m.group(1) and exponent >= 0)
+
+
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+                     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
+                     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+
+
+def parse_semver(text: str):
+    m = _SEMVER.match(text)
+    if not m:
+        return None
+    return Semver(int(m.group(1)), int(m.group(2)), int(m.group(3)), tuple(m.group(4).split(".")) if m.group(4) else ())
+
+
+# ---- parsing --------------------------------------------------------------------------
+
+def type_name(value: object) -> str:
+    for t, name in ((bool, "bool"), (Uint, "uint"), (int, "int"), (float, "double"), (str, "string"),
+                    (list, "list"), (dict, "map"), (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver")):
+        if isinstance(value, t):
+            return name
+    return "null_type" if value is None else "object"
+
+
+def kind(value: object) -> str:
+    """The CEL type family for ordering and arithmetic."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "num"
+    return type_name(value)
+
+
+def equal(a: object, b: object) -> bool:
+    ka, kb = kind(a), kind(b)
+    if ka != kb:
+        return False
+    if ka == "list":
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))   # type: ignore[arg-type]
+    if ka == "kubernetes.Semver":
+        return a.key() == b.key()   # type: ignore[union-attr]
+    return a == b
+
+
+def compare(a: object, b: object) -> int:
+    ka, kb = kind(a), kind(b)
+    if ka != kb or ka not in ("num", "string", "bool"):
+        raise CelFailure("no such overload")
+    return (a > b) - (a < b)   # type: ignore[operator]
+
+
+def check_int(value: object) -> object:
+    if isinstance(value, int) and not isinstance(value, bool) and not INT_MIN <= value <= INT_MAX:
+        raise CelFailure("integer overflow")
+    return value
+
+
+def arith(op: str, a: object, b: object) -> object:
+    if op == "+" and isinstance(a, str) and isinstance(b, str):
+        return a + b
+    if op == "+" and isinstance(a, list) and isinstance(b, list):
+        return a + b
+    if kind(a) != "num" or kind(b) != "num" or type(a) is not type(b):
+        raise CelFailure("no such overload")
+    if isinstance(a, float):
+        if op == "%":
+            raise CelFailure("no such overload")
+        if op == "/":
+            return a / b if b else (float("nan") if a == 0 else float("inf") * (1 if a > 0 else -1))
+        return {"+": a + b, "-": a - b, "*": a * b}[op]
+    if op in "/%" and b == 0:
+        raise CelFailure("division by zero" if op == "/" else "modulus by zero")
+    if op in "/%":   # truncated towards zero, as Go
+        quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)   # type: ignore[operator]
+        value = quotient if op == "/" else a - b * quotient   # type: ignore[operator]
+    else:
+        value = {"+": a + b, "-": a - b, "*": a * b}[op]   # type: ignore[operator]
+    return check_int(Uint(value) if isinstance(a, Uint) else value)
+
+
+_PARSERS: dict[str, tuple[Callable[[str], object], str, str]] = {
+    "quantity": (lambda t: parse_quantity(t), "isQuantity",
+                 "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    "semver": (lambda t: parse_semver(t), "isSemver", "Could not parse semver: {}"),
+}
+_CHECKS = {is_name: name for name, (_, is_name, _) in _PARSERS.items()}
+
+
+def call_global(name: str, args: list[object]) -> object:
+    one = args[0] if len(args) == 1 else None
+    if name == "size" and len(args) == 1:
+        return call_method("size", one, [])
+    if name in _PARSERS and isinstance(one, str):
+        parse, is_name, problem = _PARSERS[name]
+        value = parse(one)
+        if value is None:
+            raise CelFailure(problem.format(one))
+        return value
+    if name in _CHECKS and isinstance(one, str):
+        return _PARSERS[_CHECKS[name]][0](one) is not None
+    if name == "matches" and len(args) == 2:
+        return call_method("matches", args[0], args[1:])
+    if name in _CONVERSIONS and len(args) == 1:
+        return _CONVERSIONS[name](one)
+    raise Unsupported(name)
+
+
+def _to_int(v: object) -> object:
+    if isinstance(v, bool):
+        raise CelFailure("no such overload")
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and not (-9.223372036854776e18 <= v < 9.223372036854776e18):
+            raise CelFailure("integer overflow")
+        return check_int(int(v))
+    if isinstance(v, str):
+        try:
+            return check_int(int(v, 10))
+        except ValueError:
+            raise CelFailure("type conversion error from 'string' to 'int'") from None
+    raise CelFailure("no such overload")
+
+
+def _to_string(v: object) -> object:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, str)):
+        return str(int(v)) if isinstance(v, int) else v
+    raise Unsupported("string")
+
+
+def _to_double(v: object) -> object:
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise CelFailure("no such overload")
+    try:
+        return float(v)
+    except ValueError:
+        raise CelFailure("type conversion error from 'string' to 'double'") from None
+
+
+def _to_uint(v: object) -> object:
+    value = _to_int(v)
+    if value < 0:   # type: ignore[operator]
+        raise CelFailure("unsigned integer overflow")
+    return Uint(value)   # type: ignore[call-overload]
+
+
+_CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": _to_string,
+                                                       "double": _to_double}
+
+
+def call_method(name: str, receiver: object, args: list[object]) -> object:
+    if isinstance(receiver, str):
+        return _string_method(name, receiver, args)
+    if isinstance(receiver, (list, dict)) and name == "size" and not args:
+        return len(receiver)
+    if isinstance(receiver, list) and name == "join" and len(args) <= 1 and all(isinstance(x, str) for x in receiver):
+        return "".join(receiver) if not args else _strings(args, 1)[0].join(receiver)   # type: ignore[arg-type]
+    if isinstance(receiver, Quantity):
+        return _quantity_method(name, receiver, args)
+    if isinstance(receiver, Semver):
+        return _semver_method(name, receiver, args)
+    raise CelFailure("no such overload")
+
+
+def _string_method(name: str, s: str, args: list[object]) -> object:
+    if name == "size" and not args:
+        return len(s)
+    if name in ("lowerAscii", "upperAscii", "trim") and not args:
+        if name == "trim":
+            return s.strip()
+        return "".join((c.lower() if name == "lowerAscii" else c.upper()) if c.isascii() else c for c in s)
+    if name in _EXT_STRINGS:
+        return _EXT_STRINGS[name](s, args)
+    if len(args) != 1 or not isinstance(args[0], str):
+        raise CelFailure("no such overload") if name in ("startsWith", "endsWith", "contains", "matches") else Unsupported(name)
+    arg = args[0]
+    if name == "startsWith":
+        return s.startswith(arg)
+    if name == "endsWith":
+        return s.endswith(arg)
+    if name == "contains":
+        return arg in s
+    if name == "matches":
+        if re.search(r"\\[pPCzQE]|\(\?[^:)]|\[\[:", arg):
+            raise Unsupported("RE2 syntax")
+        try:
+            return re.search(arg, s) is not None
+        except re.error:
+            raise CelFailure(f"invalid regular expression: {arg}") from None
+    raise Unsupported(name)
+
+
+def _position(s: str, i: object) -> int:
+    if not isinstance(i, int) or isinstance(i, bool):
+        raise Unsupported("index")
+    if not 0 <= i <= len(s):
+        raise CelFailure(f"index out of range: {i}")
+    return i
+
+
+def _substring(s: str, args: list[object]) -> object:
+    if len(args) not in (1, 2):
+        raise Unsupported("substring")
+    start = _position(s, args[0])
+    end = _position(s, args[1]) if len(args) == 2 else len(s)
+    if end < start:
+        raise CelFailure(f"invalid substring range. start: {start}, end: {end}")
+    return s[start:end]
+
+
+def _strings(args: list[object], count: int) -> list[str]:
+    if len(args) != count or not all(isinstance(a, str) for a in args):
+        raise Unsupported("string arguments")
+    return args   # type: ignore[return-value]
+
+
+# the cel-go ``ext.Strings`` functions Kubernetes' environment adds (code-point positions)
+_EXT_STRINGS: dict[str, Callable[[str, list[object]], object]] = {
+    "charAt": lambda s, a: s[_position(s, a[0] if len(a) == 1 else None):][:1],
+    "indexOf": lambda s, a: s.find(*_strings(a, 1)),
+    "lastIndexOf": lambda s, a: s.rfind(*_strings(a, 1)),
+    "substring": _substring,
+    "replace": lambda s, a: s.replace(*_strings(a, 2)),
+    "split": lambda s, a: list(s) if _strings(a, 1)[0] == "" else s.split(a[0]),   # type: ignore[arg-type]
+}
+
+
+def _quantity_method(name: str, q: Quantity, args: list[object]) -> object:
+    if not args:
+        fits = q.value.denominator == 1 and INT_MIN <= q.value <= INT_MAX
+        if name in ("isInteger", "asInteger") and fits and not q.whole:
+            raise Unsupported(name)   # depends on the scale Kubernetes keeps (``2000m`` is not an integer)
+        if name == "isInteger":
+            return fits
+        if name == "asInteger":
+            if not fits:
+                raise CelFailure("cannot convert value to integer")
+            return int(q.value)
+        if name == "asApproximateFloat":
+            return float(q.value)
+        raise Unsupported(name)
+    other = args[0]
+    if len(args) != 1:
+        raise Unsupported(name)
+    if name in ("add", "sub") and isinstance(other, int) and not isinstance(other, bool):
+        return Quantity(q.value + other if name == "add" else q.value - other, q.whole)
+    if not isinstance(other, Quantity):
+        raise CelFailure("no such overload")
+    if name in ("add", "sub"):
+        return Quantity(q.value + other.value if name == "add" else q.value - other.value, q.whole and other.whole)
+    c = (q.value > other.value) - (q.value < other.value)
+    return _ordering(name, c)
+
+
+def _semver_method(name: str, v: Semver, args: list[object]) -> object:
+    if not args and name in ("major", "minor", "patch"):
+        return getattr(v, name)
+    if len(args) != 1 or not isinstance(args[0], Semver):
+        raise CelFailure("no such overload") if len(args) == 1 else Unsupported(name)
+    a, b = v.key(), args[0].key()
+    return _ordering(name, (a > b) - (a < b))
+
+
+def _ordering(name: str, c: int) -> object:
+    if name == "compareTo":
+        return c
+    if name == "isGreaterThan":
+        return c > 0
+    if name == "isLessThan":
+        return c < 0
+    raise Unsupported(name)
+
