@@ -36,6 +36,7 @@ from symreach.result import DELETE, DEPLOY
 from symreach.encodings.circuit import Circuit, Term, counter_terms
 from symreach.encodings.preprocess import Preprocessed, preprocess
 from symreach.encodings.system import Action, Move, PairVars, TransitionSystem
+from symreach.encodings.system_size import refuse
 
 # Spread constraints over at least this many domains compare each count with a
 # shared minimum (``_Compiler._within_min``), not with every other domain.
@@ -51,6 +52,7 @@ def compile_system(inst: Instance, query: Optional[Query] = None,
         raise ValueError("no query given")
     if pre is None:
         pre = preprocess(inst, query, try_greedy=False)
+    refuse(inst, pre.cone, pre.may, pre.deployable_pairs, pre.counted)   # under a ceiling, before building
     return _Compiler(inst, query, pre, type_order).build()
 
 
