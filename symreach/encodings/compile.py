@@ -238,10 +238,13 @@ class _Compiler:
         return u
 
     def _within_min(self, h, doms: list[int], dn: int, slack: int) -> int:
-        """``count(dn) - min_d count(d) <= slack`` as ``OR_k (min >= k AND count(dn) <= slack + k)``,
-        with ``min >= k`` (an AND over every domain) built once per constraint and k. The
-        pairwise form (one comparison per domain in every pair's guard) is
-        quadratic in nodes for a hostname spread: hours at 20,000 nodes."""
+        """``count(dn) - min_d count(d) <= slack`` as ``AND_k (count(dn) <= slack + k OR min >= k + 1)``
+        for k up to the minimum's largest value (equivalent to ``OR_k (min >= k AND count(dn) <=
+        slack + k)``: take k = min), with ``min >= k`` (an AND over every domain) built once per
+        constraint and k. The pairwise form (one comparison per domain in every pair's guard) is
+        quadratic in nodes for a hostname spread: hours at 20,000 nodes; so was the OR form,
+        in memory: ``and_`` flattens ``min >= k``'s domains into each conjunction (331 MB of
+        circuit for one 2,000-node cone, ``benchmarks/system_size.py``), where an OR keeps it shared."""
         c = self.c
         memo = self._min_memo.get(id(h))
         if memo is None:
@@ -252,7 +255,8 @@ class _Compiler:
                         for k in range(top + 1)]
             memo = self._min_memo[id(h)] = (counts, at_least)
         counts, at_least = memo
-        return c.any_(c.and_(at_least[k], c.pb_le(counts[dn], slack + k)) for k in range(len(at_least)))
+        above = at_least[1:] + [Circuit.FALSE]   # min >= k + 1 (never past the largest value)
+        return c.all_(c.or_(c.pb_le(counts[dn], slack + k), above[k]) for k in range(len(at_least)))
 
     def affinity(self, t: int, n: int) -> int:
         c, inst = self.c, self.inst

@@ -93,12 +93,12 @@ def _spread(inst: Instance, cone: frozenset[int], bits: dict[Pair, int], counted
                         most[d] += (1 << k) - 1 if k else 1
             doms, total = len(terms), sum(terms.values())
             if doms >= max(h.min_domains, SHARED_MIN_DOMAINS):
-                # min >= k: an AND over the domains per k; then per domain and k an AND of
-                # that one's children (flattened) and the domain's own PB
+                # min >= k: an AND over the domains' PBs per k; then per domain an AND over
+                # k of (the domain's own PB OR min >= k + 1)
                 top = min(most.values(), default=0)
                 items["term"] += total
                 items["node"] += 3 * doms * top
-                items["child"] += top * doms * (doms + 2) + 4 * top * total
+                items["child"] += 4 * doms * top + 4 * top * total
             else:
                 items["node"] += doms * doms
                 items["child"] += 4 * doms * total
