@@ -1,11 +1,13 @@
 """``symreach matrix`` through the CLI on a real Dask cluster against the local executor.
 
     python -m benchmarks.dask_end_to_end [--nodes 2000] [--types 1000] [--workers 2] [--repeat 3]
-                                          [--format csv] [--stream] [--heterogeneous] [--append]
+                                          [--format csv] [--stream] [--heterogeneous] [--append] [--no-trace]
 
 Starts ``dask scheduler`` and ``--workers`` ``dask worker --nthreads 1`` processes on
 127.0.0.1 (a free port), waits until the workers have joined, then runs the
-command as a user does, alternating ``--executor local`` and ``--executor dask
+command as a user does (through ``benchmarks.dask_trace``, which stamps the
+client's milestones: the critical path, less sensitive to load than the wall
+clock; ``--no-trace``: ``python -m symreach`` itself), alternating ``--executor local`` and ``--executor dask
 --scheduler ADDRESS`` ``--repeat`` times each, output to a file. Per run: wall
 clock, the command's own CPU (``os.wait4``: the client, which loads the file,
 plans the tasks, ships the instance once and writes the output) and the
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import signal
 import socket
@@ -36,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -68,7 +72,12 @@ def _wait_workers(address: str, n: int, env: dict) -> None:
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=180)
 
 
-def run(cmd: list[str], env: dict, out: Path, workers: list[int]) -> dict:
+def run(cmd: list[str], env: dict, out: Path, workers: list[int], trace: Optional[Path] = None) -> dict:
+    """One run of ``cmd`` (``symreach``'s arguments; ``trace``: through ``benchmarks.dask_trace``)."""
+    if trace is not None:
+        trace.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "symreach", *cmd] if trace is None else \
+        [sys.executable, "-m", "benchmarks.dask_trace", str(trace), *cmd]
     before, w0 = _load(), sum(_cpu(p) for p in workers)
     start = time.perf_counter()
     with out.open("wb") as fh:
@@ -78,7 +87,33 @@ def run(cmd: list[str], env: dict, out: Path, workers: list[int]) -> dict:
     return {"exit": os.waitstatus_to_exitcode(status), "wall": wall,
             "client": usage.ru_utime + usage.ru_stime,
             "workers": sum(_cpu(p) for p in workers) - w0, "load": f"{before} -> {_load()}",
-            "sha": hashlib.sha256(b"\n".join(sorted(out.read_bytes().splitlines()))).hexdigest()[:12]}
+            "sha": hashlib.sha256(b"\n".join(sorted(out.read_bytes().splitlines()))).hexdigest()[:12],
+            "path": _critical_path(trace) if trace is not None else None}
+
+
+PHASES = (("start", "shipped"), ("shipped", "loaded"), ("start", "loaded"), ("loaded", "first_rows"),
+          ("first_rows", "last_rows"), ("last_rows", "exit"))
+
+
+def _critical_path(trace: Path) -> dict[str, float]:
+    """Seconds between the client's milestones (``benchmarks.dask_trace``), by phase."""
+    events: dict[str, float] = {}
+    for line in trace.read_text().splitlines():
+        for name, at in json.loads(line)["events"].items():
+            events[name] = max(at, events.get(name, at)) if name == "exit" else min(at, events.get(name, at))
+    return {f"{a}-{b}": events[b] - events[a] for a, b in PHASES if a in events and b in events}
+
+
+def _path_text(path: Optional[dict[str, float]]) -> str:
+    """start -> shipped (Dask: connected, input sent) -> loaded (here, or the workers' outline)
+    -> first rows -> last rows -> exit."""
+    if not path:
+        return ""
+    shipped = path.get("start-shipped")
+    head = (f"{shipped:.2f} + {path['shipped-loaded']:.2f}" if shipped is not None and "shipped-loaded" in path
+            else f"{path.get('start-loaded', float('nan')):.2f}")
+    return (f"{head} / {path.get('loaded-first_rows', float('nan')):.2f} / "
+            f"{path.get('first_rows-last_rows', float('nan')):.2f} / {path.get('last_rows-exit', float('nan')):.2f}")
 
 
 def main() -> None:
@@ -93,6 +128,8 @@ def main() -> None:
     ap.add_argument("--same-session", action="store_true")
     ap.add_argument("--heterogeneous", action="store_true")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--no-trace", action="store_true", help="run symreach itself, not through "
+                    "benchmarks.dask_trace (no critical-path column)")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT), DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED="False")
     dask = str(Path(sys.executable).with_name("dask"))
@@ -116,11 +153,12 @@ def main() -> None:
             time.sleep(1)
             _wait_workers(address, args.workers, env)
             workers = [p.pid for p in procs[1:]]
-            base = [sys.executable, "-m", "symreach", "matrix", str(path), "--format", args.format]
+            base = ["matrix", str(path), "--format", args.format]
             base += ["--stream"] if args.stream else []
+            trace = None if args.no_trace else Path(work) / "trace.jsonl"
             for i in range(args.repeat):
                 for label, extra in (("local", []), ("dask", ["--executor", "dask", "--scheduler", address])):
-                    r = run(base + extra, env, Path(work) / f"{label}-{i}.out", workers)
+                    r = run(base + extra, env, Path(work) / f"{label}-{i}.out", workers, trace)
                     r["label"] = label
                     rows.append(r)
                     print(r, flush=True)
@@ -141,11 +179,15 @@ def main() -> None:
              "worker --nthreads 1` processes on this 2-core machine ("
              f"{SESSION[args.same_session]}), "
              "runs interleaved in one invocation.\n",
-             "| run | executor | exit | wall | client CPU | workers' CPU | output sha256 | load (1 min) |",
-             "|---:|---|---:|---:|---:|---:|---|---|"]
+             "Critical path (seconds, the client's milestones, `benchmarks.dask_trace`): to the input "
+             "loaded (Dask: connected and input shipped + the workers' parse and plan) / to the first "
+             "results / first to last results / last results to exit.\n",
+             "| run | executor | exit | wall | client CPU | workers' CPU | critical path | output sha256 "
+             "| load (1 min) |",
+             "|---:|---|---:|---:|---:|---:|---|---|---|"]
     for i, r in enumerate(rows):
         lines.append(f"| {i + 1} | {r['label']} | {r['exit']} | {r['wall']:.1f} s | {r['client']:.1f} s | "
-                     f"{r['workers']:.1f} s | {r['sha']} | {r['load']} |")
+                     f"{r['workers']:.1f} s | {_path_text(r['path'])} | {r['sha']} | {r['load']} |")
     lines += ["", f"Identical output in every run: {same}. Local wall over Dask wall per pair: "
               f"{', '.join(f'{x:.2f}x' for x in pairs)} (median {pairs[len(pairs) // 2]:.2f}x); "
               f"mean {sum(local) / len(local):.1f} s local, {sum(remote) / len(remote):.1f} s Dask.", ""]

@@ -14,7 +14,8 @@ disagreements per class (with one example state each, written to
 terminating pods, node verdicts, fit and plugin+reason agreement, load). Then replays ``--traces`` witness traces of
 symreach's explicit engine step by step on kso; ``--binding-steps K`` walks K
 deployments from every state whose pods bind claims and asks kso about the
-binding pod types after each (``benchmarks.kso_binding_steps``). Exit status 0
+binding pod types after each (``benchmarks.kso_binding_steps``). Every run also asks kso about a
+new pod of each resized running pod's type (``benchmarks.kso_resize_probes``). Exit status 0
 when everything agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
 """
 
@@ -39,6 +40,7 @@ from benchmarks.kso_harness import (
 )
 from benchmarks.kso_binding_steps import binding_caveats, compare_walks, walk
 from benchmarks.kso_replay import replay, witnesses
+from benchmarks.kso_resize_probes import resize_probes
 from symreach.generators.k8s_states import random_states
 
 
@@ -87,7 +89,28 @@ def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Op
     if results is not None:
         _append_row(results, seed, states, verdicts, fit_same, plugin_same, same, sum(load_errors.values()), load,
                     time.perf_counter() - t0)
-    return not disagreements and not load_errors
+    probes_agree = resized_types(states, kso)
+    return not disagreements and not load_errors and probes_agree
+
+
+def resized_types(states: list, kso: Path) -> bool:
+    """New pods of the types of resized running pods (``benchmarks.kso_resize_probes``)."""
+    t0 = time.perf_counter()
+    asked, tally, wrong = resize_probes(states, kso)
+    print(f"resized pods: {asked} states with resized running pods; new pods of their types asked on every node: "
+          f"{tally.verdicts} verdicts; {_agreement(tally)}; {time.perf_counter() - t0:.0f} s")
+    return _no_probe_disagreement(wrong)
+
+
+def _agreement(tally) -> str:
+    return f"fit {_pct(tally.fit_same, tally.verdicts)}, plugin+reason {_pct(tally.same, tally.verdicts)}"
+
+
+def _no_probe_disagreement(wrong: list) -> bool:
+    """Prints the first disagreements of probe pods (``kso_binding_steps.compare_walks``)."""
+    for q, probe, node, theirs, ours in wrong[:10]:
+        print(f"  state {q.state} step {q.step}: {probe} ({q.probes[probe]}) on {node}: kso {theirs} vs symreach {ours}")
+    return not wrong
 
 
 _HEADER = ("| seed | states | with volumes | DaemonSet pods (without their DaemonSet) | resize status | terminating "
@@ -128,11 +151,9 @@ def binding_steps(states_n: int, seed: int, kso: Path, steps: int, volumes: bool
           f"({', '.join(f'{k}: {n}' for k, n in kinds.most_common()) or 'none'})")
     walked = len({q.state for q in questions})
     print(f"binding walks: {walked} states with claim bindings, {tally.questions} steps ({tally.binding_steps} binding "
-          f"claims); probe verdicts after them: {tally.verdicts}; fit {_pct(tally.fit_same, tally.verdicts)}, "
-          f"plugin+reason {_pct(tally.same, tally.verdicts)}; load {load:.1f}, {time.perf_counter() - t0:.0f} s")
-    for q, probe, node, theirs, ours in wrong[:10]:
-        print(f"  state {q.state} step {q.step}: {probe} ({q.probes[probe]}) on {node}: kso {theirs} vs symreach {ours}")
-    return not wrong
+          f"claims); probe verdicts after them: {tally.verdicts}; {_agreement(tally)}; load {load:.1f}, "
+          f"{time.perf_counter() - t0:.0f} s")
+    return _no_probe_disagreement(wrong)
 
 
 def check_batching(count: int, seed: int, kso: Path) -> bool:

@@ -10,8 +10,8 @@ write the state kso must see (the claims bound as the trace bound them,
 about a fresh pending copy of every pod type that takes part in a binding
 (and the deployed one), on every node; symreach answers with
 ``semantics.node_failure`` in the configuration reached. The pods copied have no
-generic ephemeral volume (a copy's claim name would differ), are not terminating
-and carry no resize status (``_copyable``).
+generic ephemeral volume (a copy's claim name would differ) and are not terminating
+(``_copyable``); a copy drops the status, so a resized pod's copy is a new pod of its spec.
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Q
     pods = {f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}": o
             for o in state.objects if o["kind"] == "Pod"}
     first: dict[int, dict] = {}
-    for full, type_name in list(report.attachments.items()) + list(report.pending.items()):
+    # A resized running pod's own type is not creatable; new pods of its spec get ``report.resized``'s.
+    for full, type_name in (list(report.attachments.items()) + list(report.pending.items())
+                            + list(report.resized.items())):
         pod = pods.get(full)
         if pod is not None and _copyable(pod):
             first.setdefault(inst.type_index(type_name), pod)
@@ -91,12 +93,10 @@ def _verdict(inst, t: int, n: int, sigma) -> Verdict:
 
 
 def _copyable(pod: dict) -> bool:
-    """Not terminating, no generic ephemeral volume, no resize status (symreach gives a type built
-    from a resized pod what that pod holds, a new pod of it holds its spec: the resize class's, not
-    a binding's question)."""
+    """Not terminating, no generic ephemeral volume (a copy drops the status: a resized pod's copy
+    is a new pod of its spec, as the type of new pods is)."""
     volumes = pod["spec"].get("volumes") or []
-    return (not pod["metadata"].get("deletionTimestamp") and not any("ephemeral" in v for v in volumes)
-            and "containerStatuses" not in (pod.get("status") or {}))
+    return not pod["metadata"].get("deletionTimestamp") and not any("ephemeral" in v for v in volumes)
 
 
 def _pod_copy(pod: dict, name: str, node: Optional[str]) -> dict:
@@ -127,7 +127,7 @@ def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
 
 
 def _kind(caveat: str) -> str:
-    for key in ("same size", "another CSI driver", "joint bindings"):
+    for key in ("same size", "another CSI driver", "joint bindings", "provisioned", "Filter verdict"):
         if key in caveat:
             return key
     return caveat

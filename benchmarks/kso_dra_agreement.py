@@ -1,6 +1,7 @@
 """Does symreach's DynamicResources model agree with the real plugin? Differential run.
 
     python -m benchmarks.kso_dra_agreement --states 1000 --seed 1 --results benchmarks/results/kso_dra_agreement.md
+    python -m benchmarks.kso_dra_agreement --walks 400 --steps 4 --seed 1 --results benchmarks/results/kso_dra_agreement.md
 
 The shared kso runs no DRA, so this asks a *variant* of it built with the
 DynamicResources plugin (``--kso``, default ``/work/wt/dra-kso/kso``; how it
@@ -11,6 +12,12 @@ node verdicts, fit and plugin+reason agreement, DynamicResources verdicts
 among them, disagreement classes with an example each (``--examples DIR``);
 ``--results FILE`` appends a table row with the load. Exit 0 when all agree,
 1 otherwise, 2 when the variant is missing.
+
+``--walks N`` runs allocation walks instead (``benchmarks.kso_dra_walks``):
+up to ``--steps`` moves per walk among the pods using claims, each state
+reached written with the claims' allocations as the scheduler leaves them, and
+every claim-using pod type that could be scheduled next asked of the variant
+and of ``semantics.node_failure`` on the configuration reached.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
-from benchmarks.kso_harness import compare, kso_verdicts_single, state_yaml, symreach_verdicts
+from benchmarks.kso_dra_walks import walk_verdicts
+from benchmarks.kso_harness import compare, dump, kso_verdicts_single, state_yaml, symreach_verdicts
 from symreach.generators.k8s_dra_states import random_dra_states
 
 DEFAULT_KSO = Path(os.environ.get("KSO_DRA", "/work/wt/dra-kso/kso"))
@@ -67,11 +75,7 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
     print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
     print(f"kso errors {sum(kso_errors.values())}: {dict(kso_errors)}")
     print(f"time {elapsed:.1f} s wall (kso {t_kso:.1f} s), load {load:.1f} at start")
-    for cls, n in classes.most_common():
-        print(f"  {n:5d}  {cls}  (state {example[cls]})")
-        if examples is not None:
-            examples.mkdir(parents=True, exist_ok=True)
-            (examples / f"dra-{example[cls]}.yaml").write_text(state_yaml(states[example[cls]]))
+    _classes(classes, example, examples, lambda k: (f"dra-{k}.yaml", state_yaml(states[k])))
     ok = not classes and not kso_errors
     if results is not None:
         new = not results.exists()
@@ -86,6 +90,50 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
     return ok
 
 
+def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, examples: Optional[Path],
+              results: Optional[Path]) -> bool:
+    """Allocation walks (``kso_dra_walks``): each state reached, every claim user that could go next."""
+    import random
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    states, rows = walk_verdicts(random.Random(seed), walks_n, steps, kso, workers)
+    classes: Counter[str] = Counter()
+    example: dict[str, int] = {}
+    for r in rows:
+        if r.kso != r.symreach:
+            cls = f"{r.pod.split('/')[1].rstrip('0123456789')}: kso {r.kso} vs symreach {r.symreach}"
+            classes[cls] += 1
+            example.setdefault(cls, r.state)
+    verdicts = len(rows)
+    dra = sum(r.kso is not None and r.kso[0] == "DynamicResources" for r in rows)
+    fit_same = sum((r.kso is None) == (r.symreach is None) for r in rows)
+    plugin_same = sum(r.kso == r.symreach for r in rows)
+    moved = sum(r.kso != r.static for r in rows)
+    elapsed = time.perf_counter() - t0
+    print(f"walks {walks_n} (seed {seed}, up to {steps} steps), walked states {len(states)}, node verdicts {verdicts}, "
+          f"DynamicResources verdicts {dra}")
+    print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
+    print(f"verdicts that differ from those of the input's allocation state (the model before): {moved}")
+    print(f"time {elapsed:.1f} s wall, load {load:.1f} at start")
+    _classes(classes, example, examples, lambda k: (f"walk-{k}.yaml", dump(states[k])))
+    if results is not None:
+        with results.open("a") as out:
+            out.write(f"| walks seed {seed} | {len(states)} walked states ({walks_n} walks, <= {steps} steps; "
+                      f"{moved} verdicts differ from the input allocation's) | {verdicts} | {dra} | {fit_same} | "
+                      f"{plugin_same} | 0 | {elapsed:.0f} | {load:.1f} -> {os.getloadavg()[0]:.1f} |\n")
+    return not classes
+
+
+def _classes(classes: Counter[str], example: dict[str, int], examples: Optional[Path], text) -> None:
+    """Print each disagreement class with its example; write the example's state under ``examples``."""
+    for cls, n in classes.most_common():
+        print(f"  {n:5d}  {cls}  (state {example[cls]})")
+        if examples is not None:
+            examples.mkdir(parents=True, exist_ok=True)
+            name, body = text(example[cls])
+            (examples / name).write_text(body)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--states", type=int, default=1000)
@@ -94,10 +142,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--examples", type=Path)
     ap.add_argument("--results", type=Path)
+    ap.add_argument("--walks", type=int, default=0, help="allocation walks instead of random states")
+    ap.add_argument("--steps", type=int, default=4)
     args = ap.parse_args(argv)
     if not (args.kso.is_file() and os.access(args.kso, os.X_OK)):
         print(f"kso variant with DynamicResources not found at {args.kso}", file=sys.stderr)
         return 2
+    if args.walks:
+        return 0 if run_walks(args.walks, args.steps, args.seed, args.kso, args.workers, args.examples,
+                              args.results) else 1
     return 0 if run(args.states, args.seed, args.kso, args.workers, args.examples, args.results) else 1
 
 

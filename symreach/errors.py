@@ -52,6 +52,10 @@ class InputError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self):
+        """Pickled with its parts (a Dask worker's error reaches the client as it was raised)."""
+        return (type(self), (self.problem, self.filename, self.line, self.field_path))
+
 
 class LimitReached(Exception):
     """A time or memory limit stopped the run; ``reason`` is user-facing."""

@@ -393,6 +393,7 @@ class ClaimBinding:
 
     claim: str                                   # namespace/name
     outcomes: tuple[str, ...]
+    initial: Optional[str] = None                # DRA slots: what entry 0 holds (the input's allocation)
 
 
 @record
@@ -405,6 +406,12 @@ class BindingGroup:
     ``failures[s]`` (as ``Instance.static_block`` / ``volume_failures`` give them in state 0)
     and ``attach[s][t]`` (its CSI volumes and own ephemeral ones); deploying it on node n
     moves the group to state ``next[s][t][n]`` (-1: it binds nothing there).
+
+    DRA devices (``loader.dra`` ``allocations``) are such a group too, whose slots a deletion
+    changes: deleting a pod of t on n moves it to ``frees[s][t][n]`` (-1: nothing), then
+    every slot k some type of ``holders[k]`` reserves is deallocated when no pod of those
+    types is left: state s moves to ``releases[s][k]`` (``semantics.delete``). State 0 is the
+    input's allocation. Empty for claim bindings, which a deletion never changes.
     """
 
     claims: tuple[int, ...]
@@ -414,6 +421,9 @@ class BindingGroup:
     failures: tuple[FrozenDict[Pair, tuple[str, tuple[str, ...], bool]], ...]
     attach: tuple[FrozenDict[int, tuple[FrozenDict[str, frozenset[str]], FrozenDict[str, int]]], ...]
     next: tuple[FrozenDict[int, tuple[int, ...]], ...]
+    frees: tuple[FrozenDict[int, tuple[int, ...]], ...] = ()
+    holders: tuple[frozenset[int], ...] = ()
+    releases: tuple[tuple[int, ...], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:

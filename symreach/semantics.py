@@ -247,6 +247,8 @@ def unencoded_volume_checks(inst: Instance) -> Optional[str]:
     something: claim bindings (``Instance.bindings``), CSI attach limits that can be reached
     (``attach_binds``), in-tree disk conflicts (``disks_free``); None when none. Engines with their own encoding of
     Hard decline such instances (``registry.Checked``)."""
+    if any(group.holders for group in inst.binding_groups):
+        return "DRA devices that deployments allocate and deletions free (DynamicResources)"
     if inst.bindings:
         return "WaitForFirstConsumer claims that a deployment binds (VolumeBinding's PreBind)"
     if attach_binds(inst):
@@ -472,7 +474,9 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]
             continue
         claim = inst.bindings[b]
         outcome = claim.outcomes[new - 1]
-        if outcome.startswith("taken:"):   # a class's PVs generic ephemeral claims took
+        if group.holders:   # DRA devices (``loader.dra``): a claim's allocation, or a pod slot's holdings
+            notes.append(_allocation_note(claim, old, outcome))
+        elif outcome.startswith("taken:"):   # a class's PVs generic ephemeral claims took
             added = set(outcome[6:].split(",")) - (set(claim.outcomes[old - 1][6:].split(",")) if old else set())
             notes.append(f"its ephemeral claim takes PV {', '.join(sorted(added))} (class {claim.claim.partition('/')[2]})")
         elif outcome.startswith("PV "):
@@ -481,6 +485,14 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]
             where = outcome.partition(":")[2]
             notes.append(f"binds claim {claim.claim} to a volume it provisions in {where or 'the cluster (no topology)'}")
     return "; ".join(notes) or None
+
+
+def _allocation_note(claim, old: int, outcome: str) -> str:
+    if not claim.claim.startswith("pods of "):
+        return f"allocates claim {claim.claim}: {outcome}"
+    before = set(claim.outcomes[old - 1].split(" | ")) if old else set()
+    added = [e for e in outcome.split(" | ") if e not in before] or [outcome]
+    return f"its claims get {added[0]}"
 
 
 def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
@@ -518,10 +530,27 @@ def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
 
 
 def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
+    """One pod of t on n less; DRA devices it held are freed (``model.BindingGroup.frees``,
+    ``holders``: a claim no pod reserves any more is deallocated by the resourceclaim controller)."""
     p = inst.pair(t, n)
     if sigma[p] <= 0:
         raise ValueError("delete of an absent pod")
-    return sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
+    out = sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    group = inst.binding_groups[g] if g is not None else None
+    if group is None or not group.holders:
+        return out
+    s = group_state(inst, sigma, g)
+    following = group.frees[s].get(t)
+    s = following[n] if following is not None and following[n] >= 0 else s
+    for i, holders in enumerate(group.holders):
+        if t in holders and group.releases[s][i] >= 0 and not any(
+                out[inst.pair(u, m)] for u in holders for m in range(len(inst.nodes))):
+            s = group.releases[s][i]
+    padded = list(out) + [0] * (inst.num_pairs + len(inst.bindings) - len(out))
+    for b, e in zip(group.claims, group.states[s]):
+        padded[inst.num_pairs + b] = e
+    return tuple(padded)
 
 
 def budget_present(inst: Instance, sigma: Config, types: Iterable[int]) -> int:
@@ -678,9 +707,28 @@ def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
             out.append(binding_note(inst, sigma, t, n))
             sigma = deploy(inst, sigma, t, n)
         else:
-            out.append(None)
-            sigma = delete(inst, sigma, t, n)
+            after = delete(inst, sigma, t, n)
+            out.append(freed_note(inst, sigma, after))
+            sigma = after
     return out
+
+
+def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
+    """What a deletion from ``before`` to ``after`` frees of DRA devices, in the trace's words."""
+    notes = []
+    for b, claim in enumerate(inst.bindings):
+        q = inst.num_pairs + b
+        old, new = (before[q] if q < len(before) else 0), (after[q] if q < len(after) else 0)
+        if old == new:
+            continue
+        value = claim.outcomes[new - 1] if new else claim.initial
+        if not claim.claim.startswith("pods of "):
+            notes.append(f"claim {claim.claim} is deallocated (no pod reserves it)")
+            continue
+        was = (claim.outcomes[old - 1] if old else claim.initial) or ""
+        gone = [e for e in was.split(" | ") if e not in (value or "").split(" | ")]
+        notes.append(f"frees {gone[0]}" if gone else "frees its pod's devices")
+    return "; ".join(notes) or None
 
 
 def step_of(inst: Instance, op: str, t: int, n: int) -> Step:

@@ -108,6 +108,38 @@ def test_workers_load_the_input_and_the_output_is_the_local_one(cluster, instanc
     assert seen == [True, True, True]
 
 
+def test_csv_is_loaded_and_checked_by_the_workers_alone(cluster, tmp_path, monkeypatch, capfd):
+    """-o csv needs names alone: this process parses nothing, a worker's InputError is the
+    user's one line (file:line: field), exit 2, and its warnings are printed here."""
+    cluster.add_workers(2)
+    _started(cluster, 2)
+    from symreach.frontends import dispatch
+
+    parsed: list[int] = []
+    real = dispatch.load_sources
+    monkeypatch.setattr(dispatch, "load_sources", lambda *a, **k: parsed.append(1) or real(*a, **k))
+    text = (EXAMPLES / "loki-cluster.yaml").read_text()
+    assert text.count("cpu: 3920m") > 1
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("cpu: 3920m", "cpu: lots", 1))
+    warned = str(EXAMPLES / "custom-resource.yaml")
+    runs = [(bad, (), 2, [f"symreach: error: {bad}:26: document 1, items[0] (Node worker-a1): "
+                          "nodes[0].capacity.cpu: invalid quantity 'lots'"]),
+            (warned, (), 0, ["symreach: warning: custom resources not modelled", "symreach: warning: volumes"]),
+            (warned, ("--strict",), 2, ["symreach: warning: custom", "symreach: error: --strict: the input raised"])]
+    for path, extra, code, lines in runs:
+        here = CliRunner().invoke(cli, ["matrix", str(path), "-o", "csv", *extra])
+        n = len(parsed)
+        there = _dask(cluster, str(path), "-o", "csv", *extra)
+        assert len(parsed) == n, f"{path} {extra}: parsed by the client"
+        assert (there.exit_code, there.stdout, there.stderr) == (code, here.stdout, here.stderr)
+        said = here.stderr.splitlines()
+        assert all(any(line.startswith(want) for line in said) for want in lines), said
+        assert said[-1].startswith(lines[-1]) and bool(here.stdout) == (code == 0)
+    assert len(parsed) == len(runs)   # the local runs, each once
+    assert "Traceback" not in capfd.readouterr().err
+
+
 @pytest.mark.slow   # the executor-level case runs in CI (test_dask_faults)
 def test_a_worker_lost_while_the_input_is_parsed_or_mid_run_changes_no_cell(cluster, instance_file, local_csv,
                                                                             monkeypatch):

@@ -64,5 +64,106 @@ def test_without_a_plan_the_bdds_go_first_on_small_one_node_systems():
     engines = ["bdd", "ic3", "bmc", "abc-pdr"]
     assert solo_engines(45, engines, 1, "paper")[0][0] == "ic3"
     assert solo_engines(45, engines, 1, "paper", regression_full=True) == [("bdd", 240.0)]
-    # clusters keep their plan
-    assert solo_engines(45, engines, 20, "paper", regression_full=True)[0][0] == "bmc"
+    # small clusters: IC3 without BMC's trial; large ones keep their plan
+    assert solo_engines(84, engines, 50, "paper")[0][0] == "bmc"
+    assert solo_engines(84, engines, 50, "paper", regression_full=True) == [("ic3", 1.5)]
+    assert solo_engines(300, engines, 100, "paper", regression_full=True) == [("abc-pdr", 4.0)]
+
+
+def _full_node_doc() -> dict:
+    """A chain a <- b on node n1, which four unrelated ``filler`` pods fill: b fits
+    only once some of them are gone (any pod may be deleted under paper moves)."""
+    doc = encode_pebbling(["a", "b"], [["a", "b"]], "b", 3)
+    doc["podTypes"].append({"name": "filler", "labels": {"app": "filler"}, "requests": {"pebbles": 1}})
+    doc["initial"] = [{"pod": "filler", "node": doc["nodes"][0]["name"], "count": 3}]
+    return doc
+
+
+def test_it_deletes_pods_the_plan_does_not_read_to_make_room():
+    doc = _full_node_doc()
+    a, b = (t["name"] for t in doc["podTypes"][:2])
+    inst = load_document(doc)
+    trace = plan_witness(inst, inst.query)
+    assert trace is not None
+    semantics.replay(inst, trace, inst.query)
+    pods = [(s.op, s.pod) for s in trace]
+    # two fillers make room for a and b (two pebbles at once); a itself, which b reads,
+    # is deleted only after b stands (the plan removes its own witnesses)
+    assert pods.count(("delete", "filler")) == 2 and pods.count(("delete", a)) == 1
+    assert pods.index(("delete", a)) > pods.index(("deploy", b))
+
+
+def test_it_never_deletes_a_witness_the_target_reads():
+    """The node is full of pods of the target's own witness type: deleting one would
+    only have to be undone, so the attempt gives up (capacity) instead."""
+    doc = encode_pebbling(["a", "b"], [["a", "b"]], "b", 2)
+    doc["initial"] = [{"pod": doc["podTypes"][0]["name"], "node": doc["nodes"][0]["name"], "count": 2}]
+    inst = load_document(doc)
+    assert attempt(inst, inst.query).gave_up == CAPACITY
+
+
+def test_a_plan_that_needs_more_pods_at_once_than_fit_gives_up_before_any_step():
+    """Not-deployable pebblings: the peak (h + 2 pebbles) exceeds k = h + 1, which the
+    attempt used to find only at the last of its 2^h steps (or never, past its cap)."""
+    checked = 0
+    for h in (6, 12):
+        inst = _pebbling(pyramid(h), h + 1)
+        assert attempt(inst, inst.query, max_steps=1).gave_up == CAPACITY
+        checked += 1
+    assert checked == 2
+
+
+def test_the_witness_is_chosen_by_the_chain_that_ends_at_running_pods():
+    """The Kubernetes-profile hard clusters: the query node is full of batch pods, and
+    of the services' two possible data-layer parents only the StatefulSet already
+    running in the node's zone can be reached (the other one's first replica is
+    elsewhere): goal regression finds each witness (IC3 needs 0.01-2.5 s of CPU)."""
+    from symreach.generators.hard_clusters import generate_hard_cluster
+
+    found = 0
+    for nodes, workloads, seed in ((20, 10, 0), (20, 10, 1), (50, 30, 0), (50, 30, 1)):
+        inst = load_document(generate_hard_cluster(nodes, workloads, seed, "kubernetes"))
+        trace = plan_witness(inst, inst.query)
+        assert trace is not None
+        semantics.replay(inst, trace, inst.query)
+        assert any(s.op == "delete" and s.pod.startswith("batch") for s in trace)
+        found += 1
+    assert found == 4
+
+
+def test_the_paper_hard_clusters_that_need_more_pods_on_the_node_than_fit():
+    """The feature behind ``SOLOS_NO_PLAN`` on clusters: the gateway's pyramid of
+    hostname-bound services needs h + 2 pods at once on the query node, which holds
+    h + 1 on one seed (not deployable: IC3 first) and h + 2 on the other (deployable:
+    BMC's trial first). Only the terms that the node alone can meet count (the data
+    layer's are met in the zone)."""
+    from symreach.generators.hard_clusters import generate_hard_cluster
+
+    outcomes = {}
+    for seed in (0, 1):
+        inst = load_document(generate_hard_cluster(50, 30, seed, "paper"))
+        outcomes[seed] = attempt(inst, inst.query, max_steps=1).gave_up
+    assert outcomes == {0: CAPACITY, 1: OTHER}
+
+
+def test_when_the_plan_runs_out_of_room_the_lazy_search_is_not_started(monkeypatch):
+    """Capacity binds there, which the lazy search declines (after its start)."""
+    from symreach.solvers import workers
+
+    started: list[str] = []
+    original = workers.ResidentWorker.__init__
+
+    def record(self, name, *args, **kwargs):
+        started.append(name)
+        original(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(workers.ResidentWorker, "__init__", record)
+    inst = _pebbling(pyramid(4), 5)
+    assert attempt(inst, inst.query).gave_up == CAPACITY
+    res = AutoEngine().check(inst, run=Limits(timeout_s=60))
+    assert res.verdict is Verdict.NOT_DEPLOYABLE
+    assert started and "lazy" not in started
+    started.clear()  # without goal regression's answer the lazy search starts (and declines)
+    AutoEngine(goal_plan=False).check(inst, run=Limits(timeout_s=60))
+    assert "lazy" in started
+    assert not mp.active_children()

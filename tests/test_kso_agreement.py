@@ -47,7 +47,9 @@ def test_generator_is_deterministic_and_dense():
                    "'VolumeAttachment'", "'pd.csi.storage.gke.io'", "'gcePersistentDisk'", "'rbd'", "'iscsi'",
                    "'azureDisk'", "'cinder'", "'p0-scratch'", "volumeClaimTemplates", "'data-db-1'",
                    # claim bindings: a pending pod's own generic ephemeral claim, created
-                   "'incoming-scratch'"):
+                   "'incoming-scratch'",
+                   # resized running pods of the pending pod's ReplicaSet (not in the input)
+                   "'incoming-sib'"):
         assert needle in text, needle
 
 
@@ -59,6 +61,20 @@ def test_kso_and_symreach_agree_on_random_states():
     assert sum(len(a) for a in answers) > 2 * STATES
     assert sum(has_volume_objects(s) for s in states) > STATES // 4   # the volume plugins are really asked
     assert not disagreements, "\n".join(f"state {d.state} node {d.node}: {d.cls}" for d in disagreements[:10])
+
+
+@needs_kso
+def test_new_pods_of_resized_pods_types_agree():
+    """A pending copy of every resized running pod (a new pod of its spec) against symreach's type
+    of new pods (``benchmarks.kso_resize_probes``): before, those types held what the resized pod holds."""
+    from benchmarks.kso_resize_probes import resize_probes
+
+    asked, tally, wrong = resize_probes(random_states(STATES, 11), KSO)
+    assert not wrong, wrong[:3]
+    assert (asked, tally.verdicts) == RESIZE_PROBES
+
+
+RESIZE_PROBES = (41, 173)   # states with resized running pods copied, verdicts compared
 
 
 @needs_kso

@@ -37,6 +37,21 @@ def status(i: int, fields: str) -> str:
     return f"{{name: c{i}, ready: true, restartCount: 0, image: pause, imageID: '', {fields}}}"
 
 
+def cpu_pod(name: str, cpu: str) -> str:
+    return pod(name, f"  containers: [{{name: c0, image: pause, resources: {{requests: {{cpu: '{cpu}'}}}}}}]\n")
+
+
+RESIZED_TO_3 = "status: {phase: Running, containerStatuses: [" + status(0, "resources: {requests: {cpu: '3'}}") + "]}\n"
+
+
+def rs_pod(name: str, cpu: str, bound: str = "", state: str = "") -> str:
+    """A pod of ReplicaSet web-7c9f (not in the input) requesting ``cpu``."""
+    meta = (", labels: {app: web, pod-template-hash: 7c9f}, ownerReferences: [{apiVersion: apps/v1, "
+            "kind: ReplicaSet, name: web-7c9f, uid: u-rs, controller: true}]")
+    return pod(name, bound + f"  containers: [{{name: c0, image: pause, resources: {{requests: {{cpu: '{cpu}'}}}}}}]\n",
+               meta=meta) + state
+
+
 def ds_pod(name: str, pin: str, bound: bool) -> str:
     """A pod the DaemonSet controller made for node ``pin``, its DaemonSet not in the input."""
     meta = (", labels: {app: ds1}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ds1, "
@@ -128,6 +143,25 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
                              ", conditions: [{type: PodResizePending, status: 'True', reason: Infeasible}]"),
          pod("incoming", "  containers: [{name: c, image: pause, resources: {requests: {cpu: '3'}}}]\n")],
         "default/incoming", {"n1": None}),
+    # ... while a new pod of the resized pod's spec holds its spec: a copy of ``big`` (cpu 1 where
+    # the running one holds 3) fits beside it; ``test_new_pods_of_a_resized_pods_type_hold_the_spec``
+    # asks symreach the same about the type new ``big`` pods get.
+    "resize_new_pod_of_the_spec_holds_the_spec": (
+        [node("n1"), resized("1", status(0, "resources: {requests: {cpu: '3'}}")), cpu_pod("big-copy", "1")],
+        "default/big-copy", {"n1": None}),
+    # A pending pod of a ReplicaSet not in the input, its running sibling resized (spec 1, holds 3) ...
+    "resize_sibling_of_absent_replicaset_holds_the_spec": (
+        [node("n1"), rs_pod("web-a", "1", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1")],
+        "default/web-b", {"n1": None}),
+    # ... or its spec resized too (a resize patches the spec): the pending pod is asked with its own.
+    "resize_patched_spec_of_absent_replicaset_sibling": (
+        [node("n1"), rs_pod("web-a", "3", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1")],
+        "default/web-b", {"n1": None}),
+    # The running sibling still holds 3: a pod of cpu 2 does not fit beside it.
+    "resize_sibling_still_holds_the_resize": (
+        [node("n1"), rs_pod("web-a", "1", "  nodeName: n1\n", RESIZED_TO_3), rs_pod("web-b", "1"),
+         cpu_pod("two", "2")],
+        "default/two", {"n1": CPU}),
     # PodTopologySpread skips terminating pods (deletionTimestamp) ...
     "terminating_pods_not_spread_counted": (
         [node("n1"), node("n2"), pod("old-1", "  nodeName: n1\n" + C, meta=TERMINATING),
@@ -281,6 +315,20 @@ CLASSES: dict[str, tuple[list[str], str, dict]] = {
              ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}"),
          replica("web-0", "n1"), replica("web-1", None)],
         "default/web-1", {"n1": (VB, ("node(s) didn't match PersistentVolume's node affinity",)), "n2": None}),
+    # VolumeZone reads ``persistentVolumeClaim`` volumes only: a generic ephemeral volume's claim bound
+    # to a PV of another zone does not stop the pod there (VolumeBinding checks the PV's node affinity).
+    "volume_zone_skips_ephemeral_claims": (
+        [node("n1", labels="{kubernetes.io/hostname: n1, topology.kubernetes.io/zone: z1}"), SC_EBS,
+         pv("pv-e", ", storageClassName: ebs, csi: {driver: ebs.csi.aws.com, volumeHandle: pv-e}, claimRef: "
+                    "{namespace: default, name: incoming-scratch}", meta=", labels: {topology.kubernetes.io/zone: z2}",
+            phase="Bound"),
+         pvc("incoming-scratch", ", storageClassName: ebs, volumeName: pv-e",
+             ", annotations: {pv.kubernetes.io/bind-completed: 'yes'}, ownerReferences: [{apiVersion: v1, kind: Pod, "
+             "name: incoming, uid: u-in, controller: true}]"),
+         pod("incoming", C + "  volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: "
+             "[ReadWriteOnce], storageClassName: ebs, resources: {requests: {storage: 10Gi}}}}}}]\n",
+             meta=", uid: u-in")],
+        "default/incoming", {"n1": None}),
     # ... and a terminating pod still holds its ReadWriteOncePod claim.
     "volume_rwop_held_by_terminating_pod": (
         [node("n1"), SC_EBS, csi_pv("pv-a", "a"),
@@ -320,6 +368,40 @@ def test_daemonset_pods_without_daemonset_are_one_type_per_node():
     assert set(daemonset_groups(inst)["default/ds1"]) == {0, 1}
 
 
+def type_verdicts(name: str, type_name: str) -> dict:
+    """symreach's verdict for a new pod of ``type_name`` on every node, in the class's σ0."""
+    from symreach import semantics
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    state = _state(name)
+    inst, _ = load_kubernetes_documents(state.objects, "<state>")
+    t, sigma = inst.type_index(type_name), inst.initial_config()
+    out = {}
+    for n, node_ in enumerate(inst.nodes):
+        failure = semantics.node_failure(inst, t, n, sigma)
+        out[node_.name] = None if failure is None else (failure.plugin, failure.reasons)
+    return out
+
+
+def test_new_pods_of_a_resized_pods_type_hold_the_spec():
+    """A resized running pod is a non-creatable type of its own (what it holds); the type new pods
+    of its spec get holds the spec: kso's answer for a pending copy (was Insufficient cpu)."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    name = "resize_new_pod_of_the_spec_holds_the_spec"
+    inst, report = load_kubernetes_documents(_state(name).objects, "<state>")
+    assert report.attachments["default/big"] == "default/resized/big"
+    assert report.resized == {"default/big": "default/big"}
+    assert [(p.name, p.creatable) for p in inst.pod_types] == [
+        ("default/big", True), ("default/resized/big", False), ("default/big-copy", True)]
+    assert type_verdicts(name, "default/big") == CLASSES[name][2] == {"n1": None}
+    # The ReplicaSet's pods: new ones (the pending pod's type) hold the spec; the resized one holds 3.
+    sibling = "resize_sibling_of_absent_replicaset_holds_the_spec"
+    inst, report = load_kubernetes_documents(_state(sibling).objects, "<state>")
+    assert report.pending["default/web-b"] == report.resized["default/web-a"] == "default/web"
+    assert type_verdicts(sibling, "default/web") == CLASSES[sibling][2]
+
+
 CASES = sorted(p for p in (Path(__file__).parent / "data" / "kso_cases").glob("*.yaml"))
 
 
@@ -352,3 +434,46 @@ def test_shared_volume_under_an_attach_limit_carries_no_caveat():
 
     _, report = load_kubernetes_documents(_state("volume_limit_shared_volume_adds_none").objects, "<state>")
     assert report.caveats == {}
+
+
+def test_filter_verdict_that_depends_on_the_informer_order_is_marked():
+    """Claims a (ReadWriteOnce) and b (ReadWriteMany), PVs pv-a (both modes) and pv-b (ReadWriteOnce) of
+    equal size: ``findMatchingVolumes`` gives a the first of the two its informer lists (Go map order),
+    and b finds a PV only if a took pv-b. kso, asked 16 times about this state, said "node(s) didn't
+    find available persistent volumes to bind" 15 times and fit once: the scheduler's own Filter verdict
+    is random here. symreach answers in input order (a takes pv-a) and marks the answer."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    docs = [node("n1"), SC_WFFC, pv("pv-a", LOCAL_N1).replace("[ReadWriteOnce]", "[ReadWriteOnce, ReadWriteMany]"),
+            pv("pv-b", LOCAL_N1), pvc("a"), pvc("b").replace("[ReadWriteOnce]", "[ReadWriteMany]"),
+            pod("incoming", C + uses("a", "b"))]
+    state = any_state([yaml.safe_load(d) for d in docs], "default/incoming")
+    assert symreach_verdicts(state) == {"n1": (VB, ("node(s) didn't find available persistent volumes to bind",))}
+    _, report = load_kubernetes_documents(state.objects, "<state>")
+    [caveat] = report.caveats["default/incoming"]
+    assert "Filter verdict on n1 depends on which of several equal-size Available PVs" in caveat
+    # pv-b alone of that shape: no tie, no mark.
+    _, report = load_kubernetes_documents([o for o in state.objects if o["metadata"]["name"] != "pv-b"], "<s>")
+    assert report.caveats == {}
+
+
+def test_ephemeral_claim_taking_another_drivers_pv_is_marked():
+    """An ephemeral claim of class ebs (provisioner ebs.csi.aws.com) that may take an Available PV of
+    another CSI driver, n1 limiting ebs: a deployed pod's volume then counts under the PV's driver
+    (``getCSIDriverInfo``), which a count of pods per type and node cannot hold per pod (README):
+    the types' answers carry the mark; a class without such a PV carries none."""
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    sc = SC_EBS.replace("provisioner: ebs.csi.aws.com\n", "provisioner: ebs.csi.aws.com\n"
+                        "volumeBindingMode: WaitForFirstConsumer\n")
+    other = pv("pv-o", ", storageClassName: ebs, csi: {driver: other.csi.example.com, volumeHandle: pv-o}")
+    scratch = ("  volumes: [{name: s, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], "
+               "storageClassName: ebs, resources: {requests: {storage: 10Gi}}}}}}]\n")
+    web = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n"
+           "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n"
+           + "".join("    " + line + "\n" for line in (C + scratch).splitlines()))
+    docs = [yaml.safe_load(d) for d in (node("n1"), node("n2"), sc, CSINODE_N1, other, web)]
+    _, report = load_kubernetes_documents(docs, "<state>")
+    assert [c for c in report.caveats["default/web"] if "another CSI driver" in c]
+    _, report = load_kubernetes_documents([d for d in docs if d["metadata"]["name"] != "pv-o"], "<state>")
+    assert not any("another CSI driver" in c for cs in report.caveats.values() for c in cs)

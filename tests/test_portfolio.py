@@ -144,13 +144,18 @@ def test_a_late_engine_answers_where_the_resident_cannot(monkeypatch):
 
 def test_the_lazy_search_goes_on_into_the_race_without_restarting(monkeypatch):
     """The violation of 8 philosophers (more than 128 pairs): the lazy search
-    proves it in seconds, BMC never; with no time alone the race forks BMC
-    beside the lazy search, which keeps its search: one run of it, whose
-    answer ``auto`` reports."""
+    proves it in seconds, BMC never; with no time alone, and the net taken for
+    a wide one (``schedule.after_lazy``), BMC runs alone (forked) with the lazy
+    search paused, then the race runs both; the lazy search keeps its search:
+    one run of it, whose answer ``auto`` reports."""
     from symreach.frontends.reduction_petri import encode_petri
     from symreach.generators.nets import philosophers
     from symreach.loader import load_document
+    from symreach.solvers import schedule
     from symreach.solvers.lazy_search import LazySearchEngine
+
+    monkeypatch.setattr(schedule, "WIDE_PAIRS_PER_ROUND", 1)
+    monkeypatch.setattr(schedule, "BMC_AFTER_LAZY", (("bmc", 0.3),))
 
     runs = []
     real = LazySearchEngine.check
@@ -166,7 +171,7 @@ def test_the_lazy_search_goes_on_into_the_race_without_restarting(monkeypatch):
     port = res.stats["portfolio"]
     assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/lazy"
     assert port["favourite"] == "bmc" and port["resident"] == port["second"] == "lazy"
-    assert "slices" in port and runs == [1]   # answered in the race, by the one run
+    assert port["solos"] == ["bmc"] and port["slices"] > 0 and runs == [1]   # the race, one run
     assert not mp.active_children()
 
 
@@ -339,3 +344,36 @@ def test_solo_engines_answer_small_pebblings_without_a_race():
         checked += 1
     assert checked == 3
     assert not mp.active_children()
+
+
+def test_after_the_lazy_search_alone_by_the_goals_depth_and_the_nets_width():
+    """Large one-node systems only: BMC alone next on a shallow goal of a wide net
+    (BART: 2,234 may-pairs over 20 rounds, goal in round 10), else the lazy search
+    goes on alone (IBM703's deep goal, Lamport's shallow one of a narrow net, the
+    philosophers' violation)."""
+    from symreach.solvers.schedule import BMC_AFTER_LAZY, LAZY_AFTER_LAZY, after_lazy
+
+    engines = ["bdd", "ic3", "bmc", "lazy"]
+    cases = [((2234, engines, 1, 10, 19), list(BMC_AFTER_LAZY)),    # BART TrainState_1_1_3
+             ((2234, engines, 1, 16, 19), list(BMC_AFTER_LAZY)),    # BART TrainState_1_1_1
+             ((1427, engines, 1, 154, 157), list(LAZY_AFTER_LAZY)),  # IBM703 task_s00000745
+             ((2234, engines, 1, 17, 19), list(LAZY_AFTER_LAZY)),   # deep in a wide net
+             ((992, engines, 1, 19, 31), list(LAZY_AFTER_LAZY)),    # Lamport fordo: narrow
+             ((159, engines, 1, 10, 11), list(LAZY_AFTER_LAZY)),    # philosophers n8 violation
+             ((2234, ["lazy", "ic3"], 1, 10, 19), []),              # no BMC: no plan for it
+             ((2234, engines, 2, 10, 19), []),                      # several nodes
+             ((100, engines, 1, 10, 0), []),                        # small systems
+             ((2234, engines, 1, None, None), [])]                  # depth unknown
+    for args, plan in cases:
+        assert after_lazy(*args) == plan, args
+    assert len(cases) == 10
+
+
+def test_the_lazy_search_alone_is_shorter_before_bmc_on_its_kind():
+    from symreach.solvers.schedule import WIDE_LAZY_ALONE_S, bmc_goal, lazy_alone_for
+
+    assert bmc_goal(2234, 1, 10, 19) and not bmc_goal(1427, 1, 154, 157)
+    assert lazy_alone_for(1.5, 2234, 1, 10, 19) == WIDE_LAZY_ALONE_S < 1.5
+    assert lazy_alone_for(0.0, 2234, 1, 10, 19) == 0.0        # a shorter choice stays
+    assert lazy_alone_for(1.5, 1427, 1, 154, 157) == 1.5       # deep goal
+    assert lazy_alone_for(1.5, 2234, 1, None, None) == 1.5     # depth unknown

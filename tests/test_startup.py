@@ -69,7 +69,7 @@ SMALL_CHECK_MODULES = frozenset("symreach." + m if m else "symreach" for m in ""
     loader.moves loader.quantities loader.query loader.resolve loader.shapes loader.v1 loader.volumes
     loader.yaml_simple loader.yaml_source model reasons records report report.caveats report.moves
     report.narrate report.progress report.verdict report.warnings result run semantics solvers
-    solvers.abc_binary solvers.base solvers.explicit solvers.fast_paths solvers.portfolio
+    solvers.abc_binary solvers.base solvers.explicit solvers.fast_paths solvers.heap solvers.portfolio
     solvers.processes solvers.registry solvers.replica_order solvers.schedule solvers.witness
 """.split()) | {"symreach"}
 

@@ -7,6 +7,7 @@ The options only choose where independent tasks run
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import click
@@ -78,14 +79,48 @@ def workers_loading(name: str, scheduler: Optional[str], workers: int, worker_me
     return loaded
 
 
+def outline_from_workers(inputs, max_input_mb: int, opened):
+    """``--executor dask`` when the output needs only names: the inputs read and shipped, the
+    workers load, check and plan them (``WorkerLoaded.outline``), this process parses nothing.
+    Raises their ``InputError``; None when the cluster gave no outline (load here then)."""
+    from symreach.cli.options import MIB, loading_context
+    from symreach.frontends.dispatch import read_sources
+    from symreach.loader.yaml_source import InputTooLarge
+    from symreach.report.progress import loading
+
+    try:
+        with loading(", ".join(inputs)):
+            opened.ship_sources(read_sources(list(inputs), max_bytes=max_input_mb * MIB, run=loading_context()))
+            return opened.outline()
+    except InputTooLarge as err:
+        raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
+
+
 def load_shipped_sources(payload: bytes):
-    """On a Dask worker: the instance of the pickled ``(sources, namespace)``, loaded as here."""
+    """On a Dask worker: the pickled ``(sources, namespace)`` loaded as here, with what the
+    client prints of it (``InputSummary``), or the ``InputError`` that refused it."""
     import pickle
 
     from symreach.frontends.dispatch import load_sources
+    from symreach.report.caveats import type_caveats
+    from symreach.report.warnings import warning_groups
+    from symreach.solvers.dask_source import Shipped
 
     sources, namespace = pickle.loads(payload)
-    return load_sources(sources, namespace).instance
+    try:
+        loaded = load_sources(sources, namespace)
+    except InputError as exc:
+        return Shipped(None, error=exc)
+    return Shipped(loaded.instance, InputSummary(warning_groups(loaded.report),
+                                                 type_caveats(loaded.report, loaded.instance)))
+
+
+@dataclass(frozen=True)
+class InputSummary:
+    """What ``matrix`` prints of its input beyond names, made by the worker that loaded it."""
+
+    warnings: list          # report.warnings.WarningGroup
+    caveats: dict           # pod type index -> its caveats (report.caveats.type_caveats)
 
 
 def task_progress(command: str, unit: str) -> Optional[Callable[[int, int], None]]:

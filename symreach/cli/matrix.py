@@ -9,10 +9,11 @@ import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.executor_options import executor_from_options, executor_options, task_progress, workers_loading
-from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
-                                  list_targets_option, load_inputs_from_options, memory_option, timeout_option,
-                                  warnings_json)
+from symreach.cli.executor_options import (executor_from_options, executor_options, outline_from_workers,
+                                          task_progress, workers_loading)
+from symreach.cli.options import (announce_warnings, current_namespace, format_options, input_options,
+                                  list_targets_if_asked, list_targets_option, listing_targets,
+                                  load_inputs_from_options, memory_option, timeout_option, warnings_json)
 from symreach.cli.timing import command_clock
 from symreach.report.verdict import times_text
 
@@ -102,11 +103,29 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     """
     process.begin(timeout, memory)
     namespace = current_namespace()
-    # --executor dask: the workers parse the input as this process does
+    # --executor dask: the workers parse the input (as this process does, unless it needs only names)
     opened = workers_loading(executor, scheduler, jobs or workers,
                              worker_memory or (f"{memory}MB" if memory else None), namespace) \
         if method == "cells" else None
-    loaded = load_inputs_from_options(inputs, strict, max_input_mb, opened.ship_sources if opened else None)
+    how = (method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs, memory)
+    # rows written as they are decided (matrix_stream): in input order (the plain output), or as types finish
+    as_decided = method == "cells" and fmt in ("json", "csv") and not (pod_filter or node_filter or namespace
+                                                                        or moves == "both")
+    shipped = False
+    if opened is not None and as_decided and fmt == "csv" and not listing_targets():
+        # CSV needs names alone: the workers load and check the input, this process parses none of it
+        outline = outline_from_workers(inputs, max_input_mb, opened)
+        shipped = True
+        if outline is not None:
+            from symreach.solvers.matrix import named_matrix
+
+            announce_warnings(outline.summary.warnings, strict)
+            command_clock().lap("load_s")
+            m = named_matrix(outline.types, outline.nodes, outline.groups)
+            m.caveats = outline.summary.caveats
+            _streamed(None, m, fmt, command_clock(), how, opened, ordered=not stream)
+    loaded = load_inputs_from_options(inputs, strict, max_input_mb,
+                                      opened.ship_sources if opened and not shipped else None)
     list_targets_if_asked(loaded, fmt)
     inst = loaded.instance
 
@@ -116,7 +135,8 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         return render_matrix(m, inst, fmt, transpose, pod_filter, node_filter, namespace, warnings_json(loaded),
                              clock.times())
 
-    from symreach.solvers.matrix import write_matrix
+    from symreach.report.caveats import type_caveats
+    from symreach.solvers.matrix import empty_matrix, write_matrix
 
     def write(m, out) -> None:
         """JSON, YAML and CSV of every cell, streamed (millions of cells); the rest rendered."""
@@ -138,15 +158,22 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         else:
             out.write(render(m) + "\n")
 
-    if stream and method == "cells" and fmt in ("json", "csv") and not (
-            pod_filter or node_filter or namespace or moves == "both"):
-        _streamed(inst, loaded, fmt, clock, (method, symmetry, cell_timeout, executor, scheduler, workers,
-                                             worker_memory, jobs, memory), opened)
+    if as_decided:
+        m = empty_matrix(inst)
+        m.caveats = type_caveats(loaded.context.get("report"), inst)
+
+        def trailer() -> dict:
+            out = {"times": clock.times(), "warnings": list(warnings_json(loaded))}
+            if fmt == "json":
+                from symreach.report.matrix_view import view, view_json
+
+                out = {**view_json(m, inst, view(m, inst, True, None, None, None)), **out}
+            return out
+
+        _streamed(inst, m, fmt, clock, how, opened, ordered=not stream, trailer=trailer)
     process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory, opened=opened)
-    from symreach.report.caveats import type_caveats
-
     m.caveats = type_caveats(loaded.context.get("report"), inst)
     if moves == "both":
         from symreach.cli.moves_options import operator_matrix
@@ -165,16 +192,16 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     sys.exit(code)
 
 
-def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
-    """``--stream``: rows written as their types finish, the undecided ones (``?``) last; exits."""
-    from symreach.report.caveats import type_caveats
+def _streamed(inst, m, fmt: str, clock, how: tuple, opened=None, ordered: bool = False,
+              trailer=None) -> None:
+    """``m`` (an empty matrix of ``inst``; None: only the workers have it) computed, its rows
+    written as they are decided (``matrix_stream``): ``ordered``, the plain output; else
+    ``--stream``'s, as types finish, the undecided ones (``?``) last. ``trailer()``: the JSON
+    trailer's own keys. Exits."""
     from symreach.report.schema import document
-    from symreach.solvers.matrix import empty_matrix
     from symreach.solvers.matrix_stream import RowStream
 
-    m = empty_matrix(inst)
-    m.caveats = type_caveats(loaded.context.get("report"), inst)
-    rows = RowStream(m, fmt, sys.stdout, document("matrix", {}))
+    rows = RowStream(m, fmt, sys.stdout, document("matrix", {}), ordered=ordered)
     # A limit this process sees prints the rows not written yet, as they stand; the supervisor's
     # copy (printed if it has to kill the run) is made now, so it lists no rows: by then some are
     # written, and every row as ? is the whole matrix again (seconds and hundreds of MB at scale).
@@ -185,12 +212,7 @@ def _streamed(inst, loaded, fmt: str, clock, how: tuple, opened=None) -> None:
         clock.split()
         code = 0 if m.stats.get("complete") else 3
         process.printing(code)
-        trailer = {"times": clock.times(), "warnings": list(warnings_json(loaded))}
-        if fmt == "json":
-            from symreach.report.matrix_view import view, view_json
-
-            trailer = {**view_json(m, inst, view(m, inst, True, None, None, None)), **trailer}
-        rows.finish(trailer)
+        rows.finish(trailer() if trailer is not None and fmt == "json" else None)
     except BrokenPipeError:
         import os
 
@@ -204,19 +226,14 @@ def _rest_text(rows, reason: str, listed: bool = True) -> str:
     ``listed=False``: the trailer alone (the rows not written are not printed)."""
     from symreach.solvers.matrix import stop_matrix
 
-    out = io.StringIO()
-    saved, rows.out = rows.out, out
-    written = set(rows.written)
     stats = dict(rows.m.stats)
     try:
         if not listed:
-            rows.written = set(range(len(rows.subjects)))
             reason = f"{reason} (rows not written by then are not listed: the run was stopped)"
         stop_matrix(rows.m, reason)
-        rows.finish()
+        return rows.remainder(listed=listed).rstrip("\n")
     finally:
-        rows.out, rows.written, rows.m.stats = saved, written, stats
-    return out.getvalue().rstrip("\n")
+        rows.m.stats = stats
 
 
 # Past this many cells the supervisor's copy of the fallback (printed only if the

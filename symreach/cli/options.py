@@ -251,7 +251,7 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources
     from symreach.frontends.dispatch import load_inputs
     from symreach.loader.yaml_source import InputTooLarge
     from symreach.report.progress import loading
-    from symreach.report.warnings import SHOWN_PER_LINE, warning_groups
+    from symreach.report.warnings import warning_groups
 
     namespace = current_namespace()
     clock = command_clock()
@@ -263,12 +263,7 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
     groups = warning_groups(loaded.report)
-    for group in groups:
-        more = " (-o json lists all)" if group.count > SHOWN_PER_LINE else ""
-        click.echo(f"symreach: warning: {group.line()}{more}", err=True)
-    if strict and groups:
-        total = sum(g.count for g in groups)
-        raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
+    announce_warnings(groups, strict)
     loaded.context["warnings"] = groups
     loaded.context["targets"] = targets_of(loaded.instance, loaded.report)
     clock.lap("load_s")
@@ -276,6 +271,18 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources
     if ctx is not None:
         ctx.meta[_TARGETS] = (loaded.instance, loaded.context["targets"])
     return loaded
+
+
+def announce_warnings(groups: list, strict: bool) -> None:
+    """The input's warning groups on stderr, one line each (``--strict``: refused, exit 2)."""
+    from symreach.report.warnings import SHOWN_PER_LINE
+
+    for group in groups:
+        more = " (-o json lists all)" if group.count > SHOWN_PER_LINE else ""
+        click.echo(f"symreach: warning: {group.line()}{more}", err=True)
+    if strict and groups:
+        total = sum(g.count for g in groups)
+        raise InputError(f"--strict: the input raised {total} warning(s), first: {groups[0].line()}")
 
 
 def loading_context():

@@ -87,6 +87,10 @@ class DraIndex:
     def __bool__(self) -> bool:
         return bool(self.claims or self.templates or self.classes or self.slices)
 
+    def with_claims(self, claims: dict[tuple[str, str], dict]) -> "DraIndex":
+        """The same devices and classes with other claims (an allocation state, ``k8s_dra_state``)."""
+        return DraIndex(claims, self.templates, self.classes, self.slices, self._devices, self._pool_caveats)
+
     def allocated(self) -> set[tuple[str, str, str]]:
         """(driver, pool, device) every claim's allocation holds (admin access holds none)."""
         out = set()
@@ -463,3 +467,92 @@ def dra_caveats(types: dict[str, dict], initial: dict) -> list[tuple[str, str]]:
     writers = {name for name in users if dra(name).get("allocates") or name in running}
     readers = [name for name in users if not dra(name).get("preFilter")]
     return [(name, DYNAMIC_CAVEAT) for name in readers if writers - {name} or name in running]
+
+
+def first_allocation(index: DraIndex, claims: list[dict], node: dict, allocated: set,
+                     pool_order: Optional[list[tuple[str, str]]] = None) -> Optional[list[list[tuple[str, Device]]]]:
+    """The structured allocator's first assignment on node (``allocateOne``): claims, requests and
+    ``firstAvailable`` subrequests in order, devices in pool, slice and device order, the first
+    free selectable ones, backtracking; per claim its (request name, device) results, or None.
+    ``pool_order`` (driver, pool) replaces the sorted pool order (the scheduler's is a Go map's)."""
+    devices, _ = index.devices(node)
+    if pool_order is not None:
+        rank = {p: i for i, p in enumerate(pool_order)}
+        devices = sorted(devices, key=lambda d: rank.get((d.driver, d.pool), len(rank)))
+    caveats: list[str] = []
+    used = set(d for d in devices if (d.driver, d.pool, d.name) in allocated)
+    plan = [(c, r) for c, claim in enumerate(claims) for r in _requests(claim)]
+    out: list[list[tuple[str, Device]]] = [[] for _ in claims]
+
+    def request(i: int) -> bool:
+        if i == len(plan):
+            return True
+        c, r = plan[i]
+        for alt in r.alternatives:
+            label = r.name if alt.get("name") is None else f"{r.name}/{alt['name']}"
+            matching = [d for d in devices if _selectable(alt, d, index, caveats)]
+            if alt.get("allocationMode") == "All":
+                if matching and not any(d in used for d in matching) and len(out[c]) + len(matching) <= MAX_RESULTS:
+                    if take(i, c, label, matching, request):
+                        return True
+                continue
+            if pick(i, c, label, matching, int(alt.get("count") or 1)):
+                return True
+        return False
+
+    def take(i: int, c: int, label: str, chosen: list[Device], then) -> bool:
+        used.update(chosen)
+        out[c].extend((label, d) for d in chosen)
+        if then(i + 1):
+            return True
+        used.difference_update(chosen)
+        del out[c][len(out[c]) - len(chosen):]
+        return False
+
+    def pick(i: int, c: int, label: str, matching: list[Device], left: int) -> bool:
+        if left == 0:
+            return request(i + 1)
+        if len(out[c]) + left > MAX_RESULTS:
+            return False
+        for d in matching:
+            if d not in used and take(i, c, label, [d], lambda _: pick(i, c, label, matching, left - 1)):
+                return True
+        return False
+
+    return out if request(0) else None
+
+
+def allocation_status(index: DraIndex, node: dict, results: list[tuple[str, Device]]) -> dict:
+    """A claim's ``status.allocation`` as the allocator writes it (``createNodeSelector``): a device
+    of a node-local slice pins the node; otherwise the slices' one-term selectors are merged, and
+    devices available everywhere give no selector."""
+    fields: list[dict] = []
+    expressions: list[dict] = []
+    pinned = False
+    for _, d in results:
+        spec = _slice_of(index, node, d)
+        if spec.get("nodeName") is not None:
+            pinned = True
+            break
+        terms = _l(_d(spec.get("nodeSelector")).get("nodeSelectorTerms"))
+        if len(terms) == 1:
+            fields += [r for r in _l(_d(terms[0]).get("matchFields")) if r not in fields]
+            expressions += [r for r in _l(_d(terms[0]).get("matchExpressions")) if r not in expressions]
+    out: dict = {"devices": {"results": [{"request": label, "driver": d.driver, "pool": d.pool, "device": d.name}
+                                         for label, d in results]}}
+    if pinned:
+        out["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node["name"]]}]}]}
+    elif fields or expressions:
+        term = {k: v for k, v in (("matchFields", fields), ("matchExpressions", expressions)) if v}
+        out["nodeSelector"] = {"nodeSelectorTerms": [term]}
+    return out
+
+
+def _slice_of(index: DraIndex, node: dict, device: Device) -> dict:
+    for s in index.slices:
+        spec = _d(s.get("spec"))
+        if str(spec.get("driver")) == device.driver and str(_d(spec.get("pool")).get("name")) == device.pool \
+                and _slice_on(spec, node) and any(str(_d(x).get("name")) == device.name for x in _l(spec.get("devices"))):
+            return spec
+    return {}

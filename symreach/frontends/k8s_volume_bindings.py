@@ -24,8 +24,9 @@ Not modelled, and marked with a caveat instead: a claim that may take one of
 several different PVs of the same size (the scheduler takes whichever its
 informer lists first, which is random), an ephemeral claim whose PV would be
 counted under another CSI driver than its class's provisioner where a node
-limits one of them (each pod of the type is counted alike), and a group with
-more than ``MAX_STATES`` joint bindings.
+limits one of them (each pod of the type is counted alike), the topology of a
+volume a deployment provisions for a claim other pods can use (the CSI driver
+decides it), and a group with more than ``MAX_STATES`` joint bindings.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ from symreach.frontends.k8s_volumes import VolumeIndex
 MAX_STATES = 256
 Key = tuple[str, str]   # (namespace, claim)
 TAKEN = "(ephemeral)"   # a class's PVs that ephemeral claims took: key (TAKEN, class), outcome ``taken:<pv>,...``
+PROVISIONED_TOPOLOGY = ("may be provisioned by a deployment: the new volume's topology is modelled as the node's "
+                        "labels under the class's allowedTopologies keys, else its zone (the external provisioner "
+                        "and the CSI driver decide it in a cluster)")
 
 
 def taken_key(cls: str) -> Key:
@@ -129,7 +133,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     ids = {start: 0}
     position = {k: i for i, k in enumerate(claims)}
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = drift = False
+    tied = drift = provisioned = False
+    later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
         if len(states) > MAX_STATES:
@@ -138,6 +143,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
         bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None})
         for name, b in users.items():
             found = pod_volumes(bound, b.spec, b.namespace, b.pod_name, nodes, b.pod_uid)
+            later += [c for c in found.caveats if s and c not in later]
             entry: dict = {"bound": list(joint), **(verdict_fields(found) if s else {})}
             on = {}
             if found.prefilter is None and found.delayed:
@@ -152,6 +158,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                         key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
                         if key not in position:
                             continue
+                        provisioned |= not c.ephemeral and outcome.startswith("provisioned:") and len(nodes) > 1
                         if c.ephemeral:
                             if not outcome.startswith("PV "):
                                 continue
@@ -174,8 +181,10 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     if drift:
         caveats.append(_caveat(claims, "include an ephemeral claim that may take a PV counted under another CSI "
                                        "driver than its class's provisioner (modelled: counted under the provisioner)"))
+    if provisioned:
+        caveats.append(_caveat(claims, PROVISIONED_TOPOLOGY))
     names = [f"{ns}/{c}" for ns, c in claims]
-    return {name: {"claims": names, "states": entries[name]} for name in users}, caveats
+    return {name: {"claims": names, "states": entries[name]} for name in users}, caveats + later
 
 
 def taken_outcome(before: Optional[str], pv: str) -> str:

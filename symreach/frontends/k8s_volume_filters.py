@@ -146,14 +146,25 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
         return out   # such a pod never runs, so it binds nothing
     bound_claims = [c.data for c in claims if c.data is not None and bound(c.data)]
     delayed = [c for c in claims if c.data is not None and not bound(c.data)]
-    topologies = _pv_topologies(index, bound_claims)
+    # VolumeZone reads ``persistentVolumeClaim`` volumes only (``getPersistentVolumeClaimNameFromPod``),
+    # not a generic ephemeral volume's claim.
+    topologies = _pv_topologies(index, [c.data for c in claims if c.data is not None and bound(c.data)
+                                        and not c.ephemeral])
+    random_on = []
     for node in nodes:
         labels = node.get("labels") or {}
+        if order_dependent(index, delayed, labels):
+            random_on.append(node["name"])
         reasons = _binding_reasons(index, bound_claims, delayed, node["name"], labels)
         if reasons:
             out.filters[node["name"]] = (VOLUME_BINDING, reasons)
         elif not _zone_ok(topologies, labels):
             out.filters[node["name"]] = (VOLUME_ZONE, (ZONE_CONFLICT,))
+    if random_on:
+        out.caveats.append("claim(s) " + ", ".join(f"{c.namespace}/{c.name}" for c in delayed) + ": VolumeBinding's "
+                           f"Filter verdict on {', '.join(random_on)} depends on which of several equal-size Available "
+                           "PVs the scheduler's informer lists first (Go map order: random per attempt; modelled: "
+                           "input order)")
     out.delayed = delayed
     return out
 
@@ -379,6 +390,45 @@ def _volume_choice(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]
     """``FindMatchingVolume`` on a node: the PV pre-bound to the claim, else the smallest Available
     one that fits (the first in the input among equal sizes), and whether another PV of that size
     fits as well and differs from it (``alike``): the scheduler's informer lists PVs in map order."""
+    candidates = _volume_candidates(index, c, labels, chosen)
+    if not candidates:
+        return None, False
+    return candidates[0], any(not _alike(index, candidates[0], other) for other in candidates[1:])
+
+
+MAX_ORDERS = 256   # tie-breaking paths ``order_dependent`` follows before it gives up (and says yes)
+
+
+def order_dependent(index: VolumeIndex, claims: list[_Claim], labels: dict) -> bool:
+    """Whether ``findMatchingVolumes`` can leave other claims unmatched on this node depending on
+    which of several equal-size Available PVs ``FindMatchingVolume`` takes for an earlier claim:
+    the scheduler's informer lists them in Go map order, so its Filter verdict is then random."""
+    matching = sorted((c for c in claims if SELECTED_NODE not in annotations(c.data or {})),
+                      key=lambda c: _storage(c.data or {}, "resources", "requests", "storage"))
+    if len(matching) < 2:
+        return False
+    outcomes: set[frozenset[str]] = set()
+    paths = [0]
+
+    def follow(k: int, chosen: frozenset[str], unmatched: frozenset[str]) -> None:
+        paths[0] += 1
+        if k == len(matching):
+            outcomes.add(unmatched)
+            return
+        candidates = _volume_candidates(index, matching[k], labels, set(chosen))
+        if not candidates:
+            follow(k + 1, chosen, unmatched | {matching[k].name})
+        for pv in candidates:
+            if paths[0] <= MAX_ORDERS:
+                follow(k + 1, chosen | {pv}, unmatched)
+
+    follow(0, frozenset(), frozenset())
+    return len(outcomes) > 1 or paths[0] > MAX_ORDERS
+
+
+def _volume_candidates(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]) -> list[str]:
+    """The PVs ``FindMatchingVolume`` may return for the claim on a node: the one pre-bound to it,
+    else every smallest Available one that fits (input order first)."""
     claim = c.data or {}
     spec = as_dict(claim.get("spec"))
     want = _storage(claim, "resources", "requests", "storage")
@@ -389,7 +439,7 @@ def _volume_choice(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]
         try:
             selector = parse_label_selector(spec["selector"])
         except FieldError:
-            return None, False
+            return []
     best: Optional[tuple[int, str]] = None
     ties: list[str] = []
     for name, pv in index.volumes.items():
@@ -407,7 +457,7 @@ def _volume_choice(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]
             continue
         affinity_ok = node_affinity_ok(pv, labels)
         if prebound:
-            return (name if affinity_ok else None), False
+            return [name] if affinity_ok else []
         if as_dict(pv.get("status")).get("phase") != "Available":
             continue
         if selector is not None and not selector.matches(as_dict(as_dict(pv.get("metadata")).get("labels"))):
@@ -418,9 +468,7 @@ def _volume_choice(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]
             best, ties = (size, name), []
         elif size == best[0]:
             ties.append(name)
-    if best is None:
-        return None, False
-    return best[1], any(not _alike(index, best[1], other) for other in ties)
+    return [] if best is None else [best[1]] + ties
 
 
 def _alike(index: VolumeIndex, a: str, b: str) -> bool:

@@ -62,6 +62,7 @@ from symreach.frontends.k8s_controllers import (
 )
 from symreach.frontends.k8s_dra import DRA_KINDS, DraIndex, dra_caveats, dra_field, pod_dra
 from symreach.frontends.k8s_dra import DRA_FIELD_TYPES, NODE_SELECTORS, POD_FIELDS, concrete_paths, node_selector_problem
+from symreach.frontends.k8s_dra_state import DraUser, dra_user, explore, owned_claims
 from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_volume_bindings import Binder, bind_all, binder
@@ -88,6 +89,7 @@ DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
 _CAVEATS = "(caveats)"           # a pod body's caveats until the type is named
 _BINDER = "(binder)"             # a pod body's claim binder until the type is named
+_DRA_USER = "(dra user)"         # a pod body's claims as DRA state reads them, until the type is named
 
 
 # (path, type) of the volume objects' fields that decide placement (``k8s_volumes``).
@@ -112,6 +114,9 @@ class Report:
     pods_not_counted: dict[str, int] = field(default_factory=dict)  # reason -> count
     attachments: dict[str, str] = field(default_factory=dict)  # "ns/pod" -> pod type
     pending: dict[str, str] = field(default_factory=dict)      # pending "ns/pod" -> pod type
+    # running "ns/pod" holding other requests than its spec (in-place resize; ``attachments`` has its
+    # own non-creatable type) -> the pod type of new pods of its spec
+    resized: dict[str, str] = field(default_factory=dict)
     # (pod type, node) -> names of the running pods, for trace export.
     initial_pod_names: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -291,6 +296,8 @@ class _Converter:
         self.replica_targets = ReplicaTargets()
         self.attach_drivers: set[str] = set()
         self.binders: dict[str, Binder] = {}    # pod type -> what its deployment binds
+        self.dra_users: dict[str, DraUser] = {}  # pod type -> its claims (``k8s_dra_state``)
+        self.dra_running: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {}  # type -> (node, own claims)
         self.node_own: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> running pods' own volumes
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
@@ -380,8 +387,7 @@ class _Converter:
                 self.pod(obj)
         self.claim_bindings()
         self.attach_capacities()
-        for name, caveat in dra_caveats(self.types, self.initial):
-            self.report.caveats.setdefault(name, []).append(caveat)
+        self.device_allocations()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
@@ -661,6 +667,22 @@ class _Converter:
                 self.warn_once("volumes", note)
             self.report.caveats.setdefault(name, []).extend(notes)
 
+    def device_allocations(self) -> None:
+        """DRA devices as state (``k8s_dra_state``): each claim-using type's v1 ``dra.allocations``;
+        where that is not modelled (a type also binding volume claims, too many states), the
+        caveat on the types whose verdicts read allocation (``dra_caveats``)."""
+        users = {name: u for name, u in self.dra_users.items() if name in self.types}
+        found, notes = (None, []) if not users or set(users) & set(self.binders) else \
+            explore(self.dra, users, self.dra_running, self.nodes)
+        if found is None:
+            for name, caveat in dra_caveats(self.types, self.initial):
+                self.report.caveats.setdefault(name, []).extend([caveat] + notes)
+            return
+        for name, field in found.items():
+            self.types[name].setdefault("dra", {})["allocations"] = field
+            if notes:
+                self.report.caveats.setdefault(name, []).extend(notes)
+
     def check_fields(self, obj: _Object, fields: tuple) -> None:
         """The fields a reader relies on, with the types the API server insists on ("*": each list item)."""
         for sub, expect in fields:
@@ -684,6 +706,9 @@ class _Converter:
         field = dra_field(found)
         if field:
             body["dra"] = field
+        user = dra_user(self.dra, spec, status, namespace, meta)
+        if user is not None:
+            body[_DRA_USER] = user
         if found.caveats:
             body.setdefault(_CAVEATS, []).extend(found.caveats)
 
@@ -760,6 +785,9 @@ class _Converter:
         claims_binder = body.pop(_BINDER, None)
         if claims_binder is not None:
             self.binders[name] = claims_binder
+        user = body.pop(_DRA_USER, None)
+        if user is not None:
+            self.dra_users[name] = user
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
@@ -804,7 +832,8 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) controller pods")
             return
         body = self.type_body(obj, namespace, ("metadata",), ("spec",), template=False)
-        member = None if finished else self.groups.member(self, obj, namespace, name, body, not node,
+        created = self.as_created(obj, body)
+        member = None if finished else self.groups.member(self, obj, namespace, name, created, not node,
                                                           self.get(obj, ("spec",), dict))
         if member == "":
             self.count_not_counted("pods of pod groups not in the input")
@@ -818,9 +847,9 @@ class _Converter:
                                       ("spec",), origin=f"static pod {namespace}/{name}", template=False,
                                       creatable=False, body=body)["name"]
         elif owner is not None:
-            type_name = self.owned_pod_type(obj, namespace, name, owner, node, body)
+            type_name = self.owned_pod_type(obj, namespace, name, owner, node, created, held=body)
         else:
-            type_name = self.bare_pod_type(obj, namespace, name, meta, body)
+            type_name = self.bare_pod_type(obj, namespace, name, meta, created)
         if finished:
             self.count_not_counted(f"finished ({phase}) pods")
             return
@@ -834,7 +863,13 @@ class _Converter:
                              f"{obj.where}: runs on node {node!r}, which is not in the input; "
                                         "left out of the initial configuration")
             return
+        if created is not body:
+            type_name = self.holding_type(obj, namespace, name, type_name, body)
         self.initial[(type_name, node)] += 1
+        spec = obj.data["spec"]
+        if spec.get("resourceClaims"):
+            self.dra_running.setdefault(type_name, []).append(
+                (node, owned_claims(namespace, spec, self.get(obj, ("status",), dict))))
         if owner is not None and not meta.get("deletionTimestamp"):
             self.replica_targets.running(self.top_workload(owner, namespace, body.get("labels") or {}), type_name,
                                          name, node, obj.data["spec"], self.volumes, self.nodes)
@@ -843,6 +878,36 @@ class _Converter:
         self.report.pods_attached += 1
         self.report.attachments[f"{namespace}/{name}"] = type_name
         self.report.initial_pod_names.setdefault((type_name, node), []).append(name)
+
+    def as_created(self, obj: _Object, body: dict) -> dict:
+        """``body`` as a new pod of this spec holds it: requests from the spec alone. A bound pod's
+        own body counts its resize status (``pod_requests``); new pods of its type are created from
+        the spec and hold what it requests. ``body`` itself when the two agree."""
+        spec = obj.data["spec"]
+        if not spec.get("nodeName") or not isinstance(obj.data.get("status"), dict):
+            return body
+        requests = format_requests(pod_requests(spec, ("spec",)))  # shapes checked by type_body
+        if requests == (body.get("requests") or {}):
+            return body
+        created = {k: v for k, v in body.items() if k != "requests"}
+        if requests:
+            created["requests"] = requests
+        return created
+
+    def holding_type(self, obj: _Object, namespace: str, name: str, type_name: str, body: dict) -> str:
+        """A running pod that holds more or less than new pods of its type (an in-place resize):
+        a non-creatable type of its own with what it holds, beside ``type_name``."""
+        if (self.types[type_name].get("requests") or {}) == (body.get("requests") or {}):
+            return type_name
+        key = ("resized", type_name, signature(body, strict=True))
+        if key not in self.extra_types:
+            resized = self.unique(type_name, "Resized")
+            self.add_type(resized, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"resized pods like {namespace}/{name} (new pods: {type_name})", template=False,
+                          creatable=False, body=dict(body))
+            self.extra_types[key] = resized
+        self.report.resized[f"{namespace}/{name}"] = type_name
+        return self.extra_types[key]
 
     def terminating_type(self, obj: _Object, namespace: str, name: str, owner: Optional[dict], body: dict) -> str:
         """A pod being deleted still holds its node's resources, ports and (anti-)affinity
@@ -880,7 +945,9 @@ class _Converter:
         return self.extra_types[key]
 
     def owned_pod_type(self, obj: _Object, namespace: str, name: str, owner: dict, node: Optional[str],
-                       body: dict) -> str:
+                       body: dict, held: dict) -> str:
+        """``body``: the pod as created from its spec; ``held``: what it holds (an older revision's
+        type, which nobody creates, is built from it)."""
         owner_kind = str(owner.get("kind"))
         owner_name = str(owner.get("name"))
         labels = body.get("labels") or {}
@@ -896,12 +963,12 @@ class _Converter:
                 return target
             # The pod differs from its workload's current template: an older
             # revision. It keeps its own spec; the controller would not create more.
-            key = ("drift", namespace, owner_kind, owner_name, signature(body, strict=True))
+            key = ("drift", namespace, owner_kind, owner_name, signature(held, strict=True))
             if key not in self.extra_types:
                 type_name = self.unique(f"{namespace}/{owner_name}", owner_kind)
                 self.add_type(type_name, obj, namespace, ("metadata",), ("spec",),
                               origin=f"pods of {owner_kind} {namespace}/{owner_name} (older revision of {target})",
-                              template=False, creatable=False, body=body)
+                              template=False, creatable=False, body=held)
                 self.extra_types[key] = type_name
                 self.report.warn(
                     "pods of older revisions", f"{obj.where}: its spec differs from the template of {target} (older revision?); "
@@ -913,9 +980,10 @@ class _Converter:
             if sig == strict and self.types[type_name].get("creatable", True):
                 return type_name
         # A DaemonSet's pods each carry their own node pin: one type per node,
-        # named ``ns/name@node`` like those built from the DaemonSet itself.
+        # named ``ns/name@node`` like those built from the DaemonSet itself. Pods whose
+        # specs differ (a resize patches the spec) are not one type either.
         daemon_node = (node or pinned_node(body)) if owner_kind == "DaemonSet" else None
-        key = ("owner", namespace, owner_kind, owner_name, daemon_node)
+        key = ("owner", namespace, owner_kind, owner_name, daemon_node, strict)
         if key not in self.extra_types:
             base = controller_base_name(owner_kind, owner_name, labels)
             if daemon_node:

@@ -13,7 +13,8 @@ they shape the choice), in their *stored* form: ``matchLabelKeys`` and
 
 Volumes (``k8s_volume_states``: claims, PersistentVolumes, StorageClasses,
 CSINodes, CSIDrivers, CSIStorageCapacities, VolumeAttachments), DaemonSet pods with and without
-their DaemonSet, in-place resize status and terminating pods are included.
+their DaemonSet, in-place resize status (also on a running pod of the pending pod's ReplicaSet,
+which is not in the input) and terminating pods are included.
 Deliberate omissions, each something symreach leaves out of scope (README,
 semantics): DRA claims, nominated pods and priorities, and inline (non-claim)
 volumes. Some pods are relabelled after the API server
@@ -29,7 +30,8 @@ from typing import Any, Optional
 
 from symreach.export.traces import PAUSE_IMAGE as PAUSE
 from symreach.generators.clusters import HOSTNAME, ZONE
-from symreach.generators.k8s_volume_states import VolumeWorld, daemonset_pods, resize_status, terminating
+from symreach.generators.k8s_volume_states import (VolumeWorld, daemonset_pods, replicaset_sibling, resize_status,
+                                                   terminating)
 from symreach.loader.v1 import NAMESPACE_NAME_LABEL as METADATA_NAME
 
 Obj = dict[str, Any]
@@ -462,6 +464,8 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         objects += pods + ([daemonset] if daemonset else [])
     else:
         objects.append(incoming)
+        if rng.random() < 0.08 and not any("ephemeral" in v for v in incoming["spec"].get("volumes", ())):
+            objects.append(replicaset_sibling(rng, incoming, nodes))
     return State(objects, f"{namespace}/incoming", nodes)
 
 

@@ -10,7 +10,8 @@ with and without a provisioner, allowedTopologies and storage capacity, missing
 claims, unbound Immediate claims, ReadWriteOncePod claims in use, CSI attach limits (volumes
 shared between pods, VolumeAttachments, running pods' generic ephemeral volumes), a pending pod's
 generic ephemeral claim (created or not, its pod's or another's, bound or not), in-tree EBS
-PVs and inline in-tree disks (disk conflicts, migrated attach limits).
+PVs and inline in-tree disks (disk conflicts, migrated attach limits); a pending pod's running
+sibling of a ReplicaSet not in the input, resized.
 """
 
 from __future__ import annotations
@@ -324,6 +325,8 @@ def daemonset_pods(rng: random.Random, template_spec: Obj, labels: dict[str, str
             pods.append({"apiVersion": "v1", "kind": "Pod",
                          "metadata": {"name": name, "namespace": namespace, "labels": dict(labels),
                                       "ownerReferences": owner}, "spec": body})
+            if node != pending_node and rng.random() < 0.2:
+                resize_status(rng, pods[-1])
     daemonset = None
     if rng.random() < 0.5:
         daemonset = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds", "namespace": namespace},
@@ -347,6 +350,22 @@ def resize_status(rng: random.Random, pod: Obj) -> None:
     if rng.random() < 0.25:
         pod["status"]["conditions"] = [{"type": "PodResizePending", "status": "True",
                                         "reason": rng.choice(("Infeasible", "Deferred"))}]
+
+
+def replicaset_sibling(rng: random.Random, pending: Obj, nodes: list[str]) -> Obj:
+    """``pending`` made a pod of a ReplicaSet not in the input, and a running pod of the same
+    ReplicaSet and spec on some node, mostly resized in place (new pods of the ReplicaSet hold
+    their spec, the running one what its status says)."""
+    owner = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs-7c9f", "uid": "rs-uid", "controller": True}]
+    pending["metadata"]["ownerReferences"] = owner
+    sibling: Obj = copy_plain(pending)  # type: ignore[assignment]
+    sibling["metadata"]["name"] = pending["metadata"]["name"] + "-sib"
+    if "uid" in sibling["metadata"]:
+        sibling["metadata"]["uid"] += "-sib"
+    sibling["spec"]["nodeName"] = rng.choice(nodes)
+    if rng.random() < 0.8:
+        resize_status(rng, sibling)
+    return sibling
 
 
 def terminating(pod: Obj) -> None:

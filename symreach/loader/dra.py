@@ -9,6 +9,15 @@ so the model needs no notion of devices:
       filter: [{node: n2, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
       allocates: true          # scheduling the pod allocates devices to a claim
       claims: [gpu]            # the ResourceClaims it uses (named, or generated for it), in its namespace
+      allocations:             # DRA devices as state (``frontends.k8s_dra_state``)
+        slots: [default/gpu, pods of default/train]   # claims, and a workload's pods' own claims
+        states:                # the joint allocations reachable from the input's (the first)
+          - held: [null, null]
+            nodes: {n1: 1}     # deploying the type there moves to that state
+          - held: ["n1: gpu.example.com/n1/g0", null]
+            filter: [{node: n1, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
+            frees: {n1: 0}     # deleting one of its pods there (a pod slot's type)
+            releases: {default/gpu: 0}   # the claim deallocated (its last pod gone)
 
 DynamicResources is the last Filter plugin of the v1.35 profile and its
 PreFilter the last PreFilter: a PreFilter rejection blocks every node but
@@ -17,17 +26,22 @@ already blocks; a Filter failure blocks its node and is reported only when
 every other plugin passes there (``Instance.volume_failures`` with
 ``AFTER_ALL``). ``allocates`` and ``claims`` do not change the verdicts;
 they say which types read device allocation (the front end's caveats).
+``allocations`` makes the allocation state: per joint state, the verdicts
+the type has then (the first state's are its own) and where its deployment
+and deletion move the state; ``loader.resolve.device_groups`` turns it into
+a ``model.BindingGroup`` whose claim slots go back to unallocated when no
+pod of a type naming the claim is left (``semantics.delete``).
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from symreach.loader.shapes import FieldError, Path, boolean, mapping, sequence, string, string_list
+from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list
 from symreach.records import record
 
 PLUGIN = "DynamicResources"
-DRA_FIELDS = ("preFilter", "filter", "allocates", "claims")
+DRA_FIELDS = ("preFilter", "filter", "allocates", "claims", "allocations")
 
 
 @record
@@ -36,6 +50,26 @@ class DraSpec:
     filters: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # (node, plugin, reasons)
     allocates: bool = False
     claims: tuple[str, ...] = ()
+    allocations: Optional["AllocSpec"] = None
+
+
+@record
+class AllocState:
+    """One joint allocation: each slot's value (None: unallocated, or no pod holding devices),
+    the type's verdicts then, and the states its deployment / deletion on a node moves to."""
+
+    held: tuple[Optional[str], ...]
+    prefilter: Optional[tuple[str, tuple[str, ...]]]
+    filters: tuple[tuple[str, str, tuple[str, ...]], ...]
+    on: tuple[tuple[str, int], ...]
+    frees: tuple[tuple[str, int], ...]
+    releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
+
+
+@record
+class AllocSpec:
+    slots: tuple[str, ...]
+    states: tuple[AllocState, ...]
 
 
 def parse_dra(raw: object, path: Path, node_names: set[str]) -> DraSpec:
@@ -54,8 +88,51 @@ def parse_dra(raw: object, path: Path, node_names: set[str]) -> DraSpec:
         raise FieldError(path + ("filter",), "a node is listed twice")
     if prefilter is not None and filters:
         raise FieldError(path + ("filter",), "a PreFilter rejection leaves no Filter verdicts")
+    allocations = None if body.get("allocations") is None else \
+        _allocations(body["allocations"], path + ("allocations",), node_names)
     return DraSpec(prefilter, filters, boolean(body.get("allocates"), path + ("allocates",), False),
-                   tuple(string_list(body.get("claims"), path + ("claims",))))
+                   tuple(string_list(body.get("claims"), path + ("claims",))), allocations)
+
+
+def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
+    body = mapping(raw, path, ("slots", "states"), required=("slots", "states"))
+    slots = tuple(string_list(body["slots"], path + ("slots",)))
+    if not slots or len(set(slots)) != len(slots):
+        raise FieldError(path + ("slots",), "expected distinct slot names")
+    raw_states = sequence(body["states"], path + ("states",))
+    states = []
+    for i, item in enumerate(raw_states):
+        where = path + ("states", i)
+        entry = mapping(item, where, ("held", "preFilter", "filter", "nodes", "frees", "releases"), required=("held",))
+        held = sequence(entry["held"], where + ("held",))
+        if len(held) != len(slots):
+            raise FieldError(where + ("held",), f"expected {len(slots)} entries (one per slot)")
+        for k, value in enumerate(held):
+            if value is not None:
+                string(value, where + ("held", k))
+        sub = parse_dra({k: entry[k] for k in ("preFilter", "filter") if k in entry}, where, node_names)
+        moves = [_moves(entry.get(key), where + (key,), names, len(raw_states))
+                 for key, names in (("nodes", node_names), ("frees", node_names), ("releases", set(slots)))]
+        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, *moves))
+    if not states:
+        raise FieldError(path + ("states",), "at least the input's state is needed")
+    if len({s.held for s in states}) != len(states):
+        raise FieldError(path + ("states",), "a joint allocation is listed twice")
+    return AllocSpec(slots, tuple(states))
+
+
+def _moves(raw: object, path: Path, names: set[str], count: int) -> tuple[tuple[str, int], ...]:
+    """``{node or slot: state}``: where a move on each node (a release of each slot) leads."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise FieldError(path, "expected a mapping from names to states")
+    out = []
+    for node, nxt in raw.items():
+        if string(node, path) not in names:
+            raise FieldError(path + (node,), f"unknown name '{node}'")
+        out.append((node, integer(nxt, path + (node,), minimum=0, maximum=count - 1)))
+    return tuple(out)
 
 
 def _entry(raw: object, where: Path, node_names: set[str]) -> tuple[str, str, tuple[str, ...]]:

@@ -318,10 +318,14 @@ def build_instance(doc: Document, source: str) -> Instance:
     if not ctx.kube:
         _check_paper_keys(doc)
     base_block = tuple(ctx.static_row(p.placement) for p in doc.pod_types)
-    static_block, volume_failures = dra_rows(doc, *volume_rows(doc, base_block))
+    volume_block, volume_only = volume_rows(doc, base_block)
+    static_block, volume_failures = dra_rows(doc, volume_block, volume_only)
     pod_types = claim_terms(doc, tuple(_pod_type(ctx, spec) for spec in doc.pod_types))
     bounds = multiplicity_bounds(doc, pod_types, static_block)
     bindings, binding_groups = claim_bindings(doc, base_block, static_block, volume_failures)
+    devices, device_groups_out = device_groups(doc, volume_block, volume_only, static_block, volume_failures,
+                                               len(bindings))
+    bindings, binding_groups = bindings + devices, binding_groups + device_groups_out
     return Instance(
         profile=doc.profile,
         nodes=doc.nodes,
@@ -471,6 +475,66 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
         groups_out.append(BindingGroup(tuple(range(base, len(claims_out))), frozenset(types), states, tuple(rows),
                                        tuple(failures), tuple(attach), tuple(following)))
     return tuple(claims_out), tuple(groups_out)
+
+
+def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], ...],
+                  volume_only: FrozenDict[Pair, tuple[str, tuple[str, ...], int]],
+                  static_block: tuple[tuple[Optional[str], ...], ...],
+                  volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], int]], base: int,
+                  ) -> tuple[tuple[ClaimBinding, ...], tuple[BindingGroup, ...]]:
+    """DRA devices as state (``loader.dra`` ``allocations``): one ``BindingGroup`` over the slots
+    the types name (they must agree on the joint states), its slots numbered from ``base`` in
+    ``Instance.bindings``. Entry 0 is the input's value; a claim slot's holders are the types
+    naming the claim (``dra.claims``), and it is released to its unallocated entry."""
+    types = [t for t, spec in enumerate(doc.pod_types) if spec.dra.allocations is not None]
+    if not types:
+        return (), ()
+    first = doc.pod_types[types[0]].dra.allocations
+    helds = [state.held for state in first.states]
+    for t in types[1:]:
+        spec = doc.pod_types[t]
+        if spec.dra.allocations.slots != first.slots or [s.held for s in spec.dra.allocations.states] != helds:
+            raise FieldError(spec.path + ("dra", "allocations"),
+                             f"differs from {doc.pod_types[types[0]].name}'s joint allocations")
+    if any(doc.pod_types[t].volumes.binds is not None for t in types):
+        raise FieldError(doc.pod_types[types[0]].path + ("dra", "allocations"),
+                         "a type with DRA allocations cannot also bind volume claims")
+    unallocated = "(unallocated)"
+    outcomes = [tuple(sorted({unallocated if h[k] is None else h[k] for h in helds} -
+                             {unallocated if helds[0][k] is None else helds[0][k]})) for k in range(len(first.slots))]
+    claims = tuple(ClaimBinding(name, outs, helds[0][k]) for k, (name, outs) in enumerate(zip(first.slots, outcomes)))
+    states = tuple(tuple(0 if h[k] == helds[0][k] else outcomes[k].index(unallocated if h[k] is None else h[k]) + 1
+                         for k in range(len(h))) for h in helds)
+    holders = []
+    for slot in first.slots:
+        ns, _, name = slot.partition("/")
+        holders.append(frozenset(t for t, spec in enumerate(doc.pod_types) if spec.namespace == ns and name in spec.dra.claims))
+    releases = tuple(tuple(dict(state.releases).get(slot, -1) for slot in first.slots) for state in first.states)
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    rows, failures, following, frees = [], [], [], []
+    for s in range(len(states)):
+        found: dict[Pair, tuple[str, tuple[str, ...], int]] = {}
+        row_of, next_of, free_of = {}, {}, {}
+        for t in types:
+            state = doc.pod_types[t].dra.allocations.states[s]
+            if s == 0:
+                row_of[t] = static_block[t]
+                found.update({p: v for p, v in volume_failures.items() if p[0] == t})
+            else:
+                found.update({p: v for p, v in volume_only.items() if p[0] == t})
+                row_of[t] = _fold_dra(volume_block[t], t, DraSpec(state.prefilter, state.filters), index, found)
+            on, off = dict(state.on), dict(state.frees)
+            next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)
+            free_of[t] = tuple(off.get(node.name, -1) for node in doc.nodes)
+        rows.append(FrozenDict(row_of))
+        failures.append(FrozenDict(found))
+        following.append(FrozenDict(next_of))
+        frees.append(FrozenDict(free_of))
+    attach = tuple(FrozenDict({t: (doc.pod_types[t].volumes.attach, doc.pod_types[t].volumes.attach_own)
+                               for t in types}) for _ in states)
+    group = BindingGroup(tuple(range(base, base + len(claims))), frozenset(types), states, tuple(rows),
+                         tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases)
+    return claims, (group,)
 
 
 def claim_terms(doc: Document, pod_types: tuple[PodType, ...]) -> tuple[PodType, ...]:

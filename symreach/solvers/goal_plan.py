@@ -7,25 +7,33 @@ delete the witnesses this step created. On dependency structures where
 required affinity is the only obstacle this is the classic register-saving
 order: on pebbling DAGs it pebbles a binary tree of height h with h + 2
 pebbles and a pyramid with h + 2 (recomputing shared vertices). Where a step
-is refused for another reason (capacity, anti-affinity, spread, a budget)
-the attempt gives up at once; it never backtracks, so it also gives up where a
-term leaves more than ``MAX_CHOICES`` types to choose from. Every step is checked by
+does not fit on its node, pods there that the plan does not read are deleted
+first (``_make_room``); where it is refused for another reason (anti-affinity,
+spread, a budget) the attempt gives up at once. Of several witness types the
+one whose chain down ends at pods already running is taken (``_cost``). It
+never backtracks, so it also gives up where a term leaves more than
+``MAX_CHOICES`` types to choose from, and at once where its plan would hold
+more pods on the node than fit (``room_for``). Every step is checked by
 the executable semantics as it is taken and the whole trace is replayed
 before it is returned, so a returned trace is a witness; ``None`` proves
 nothing. Its cost is bounded by ``max_steps``.
 
 Measured (benchmarks/results/auto_schedule.md): the deployable binary trees
 of run_all, where ABC's pdr is the best single engine (h = 5, 6: 0.2-1.3 CPU
-s, IC3 1.4-3.4 s), are decided here in milliseconds.
+s, IC3 1.4-3.4 s), are decided here in milliseconds; so are 9 of the 10
+Kubernetes-profile hard clusters (IC3 or ABC's pdr: up to 2.5 s on 500 x 200;
+benchmarks/results/auto_targets/hard_and_pebbling.md).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
 from symreach import semantics
 from symreach.model import KUBERNETES, Instance, Query
+from symreach.reasons import insufficient
 from symreach.result import DELETE, DEPLOY, Step
 from symreach.run import RunContext
 
@@ -35,6 +43,10 @@ _POLL = 256  # steps between two looks at the run's deadline
 # backtracks) does not take: on the encoded nets exploring those choices cost 10-30 ms
 MAX_CHOICES = 4
 
+
+# ``_cost`` evaluations in one attempt: the hard clusters' chains (500 nodes) take at most
+# 44; on the large encoded nets an unbounded look-ahead cost 0.1 s of CPU per attempt
+COST_LOOKS = 128
 
 CAPACITY = "capacity"  # ``Attempt.gave_up``: a step did not fit on its node
 OTHER = "other"  # anything else: another filter, a choice not taken, the step cap, the time
@@ -72,6 +84,7 @@ def attempt(inst: Instance, query: Query, run: Optional[RunContext] = None,
             if len(pairs) > 1:
                 pairs.sort(key=lambda p: -planner.need(p[0], frozenset()))
             for t, n in pairs:
+                planner.room_for(t, n)
                 planner.achieve(t, n, frozenset())
         except _GiveUp as stop:
             why = str(stop) or OTHER
@@ -94,6 +107,7 @@ class _Planner:
         self.sigma = inst.initial_config()
         self.steps: list[Step] = []
         self.needs: dict[int, int] = {}
+        self.costs: dict[tuple[int, int, bool], float] = {}  # ``_cost``
 
     def _step(self, op: str, t: int, n: int) -> None:
         if len(self.steps) >= self.max_steps:
@@ -143,7 +157,40 @@ class _Planner:
             return None
         if len(options) < 2:
             return options[0] if options else None
-        return min(options, key=lambda u: (self.need(u, stack), u))
+        least = min(self.need(u, stack) for u in options)
+        options = [u for u in options if self.need(u, stack) == least]
+        if len(options) < 2:
+            return options[0]
+        return min(options, key=lambda u: (self._cost(u, n, stack), u))
+
+    def _cost(self, u: int, n: int, stack: frozenset[int], local: bool = False) -> float:
+        """Pods present at once while u is placed on n from the initial configuration
+        (Sethi-Ullman, as ``need``, but a term met in its domain costs nothing and one
+        without a creatable option is infinite): a witness is chosen by the whole chain
+        below it, so the plan takes the branch that ends at pods already running (a
+        self-affine StatefulSet's zone). Remembered for the attempt, as ``need`` is:
+        recomputed after every step, it cost the deep pebblings several times more.
+        ``local``: only the terms whose domain is n alone count (their witnesses must
+        stand on n itself; the others may be met elsewhere)."""
+        key = (u, n, local)
+        if key in self.costs:
+            return self.costs[key]
+        if len(self.costs) >= COST_LOOKS:
+            return 0  # looked far enough: the remaining choices fall back to the type order
+        self.costs[key] = math.inf  # a cycle back to u is no way to place it
+        inst, subs = self.inst, []
+        for selects, term in zip(self._terms(u), inst.pod_types[u].affinity):
+            nodes = term.topology.domain_nodes(n)
+            if n not in nodes or (local and len(nodes) > 1) \
+                    or semantics.present_on(inst, self.sigma, selects, nodes):
+                continue
+            options = [w for w in selects if w != u and w not in stack and inst.pod_types[w].creatable]
+            if not options or len(options) > MAX_CHOICES:
+                return math.inf
+            subs.append(min(self._cost(w, n, stack | {u}, local) for w in options))
+        subs.sort(reverse=True)
+        self.costs[key] = max([len(subs) + 1] + [x + i for i, x in enumerate(subs)])
+        return self.costs[key]
 
     def achieve(self, t: int, n: int, stack: frozenset[int]) -> None:
         """A pod of t on n, with the pods it needed on the way removed again."""
@@ -164,7 +211,9 @@ class _Planner:
             if u not in wanted:
                 wanted.append(u)
         if not wanted:  # refused for another reason than affinity
-            raise _GiveUp(self._why(t, n))
+            self._make_room(t, n, stack)
+            self._step(DEPLOY, t, n)
+            return
         if len(wanted) > 1:
             wanted.sort(key=lambda u: -self.need(u, stack | {t}))
         created = []
@@ -172,9 +221,57 @@ class _Planner:
             if self.sigma[inst.pair(u, n)] == 0:
                 self.achieve(u, n, stack | {t})
                 created.append(u)
-        if semantics.deploy_failure(inst, t, n, self.sigma) is not None:
-            raise _GiveUp(self._why(t, n))
+        self._make_room(t, n, stack)
         self._step(DEPLOY, t, n)
         for u in reversed(created):
             if semantics.delete_failure(inst, self.sigma, u, n) is None:
                 self._step(DELETE, u, n)
+
+    def room_for(self, t: int, n: int) -> None:
+        """Give up at once (``CAPACITY``) where the plan for t would hold more pods on n
+        at once than n has room for, even with every other pod gone: counting only the
+        terms that n alone can meet (``_cost(local=True)``: the pebbling part of the
+        plan). On the not-deployable pebblings the attempt otherwise found that out
+        only at the last of its 2^h steps (0.35 s of CPU at pyramid h = 12, past the
+        step cap above); on the paper profile's hard clusters it is the feature that
+        tells the not-deployable ones (``schedule.SOLOS_NO_PLAN``)."""
+        inst = self.inst
+        capacity = inst.nodes[n].capacity
+        if not capacity:  # the encoded nets: nothing to count
+            return
+        peak = self._cost(t, n, frozenset(), local=True)
+        if peak == math.inf or peak <= 1:
+            return
+        cone, todo = {t}, [t]  # every type those terms may place on n
+        while todo:
+            u = todo.pop()
+            for term in inst.pod_types[u].affinity:
+                if term.topology.domain_nodes(n) == frozenset((n,)):
+                    todo += [w for w in term.selects if w not in cone]
+                    cone |= term.selects
+        for resource, room in capacity.items():
+            if peak * min(semantics.request(inst, u, resource) for u in cone) > room:
+                raise _GiveUp(CAPACITY)
+
+    def _make_room(self, t: int, n: int, stack: frozenset[int]) -> None:
+        """Delete pods from n until t fits its capacity, or give up: only pods the plan
+        does not read (no witness type of t or of a type it is placing, not t itself),
+        the largest request of the missing resource first; t must then deploy."""
+        inst = self.inst
+        if semantics.deploy_failure(inst, t, n, self.sigma) is None:
+            return
+        if semantics.capacity_failure(inst, t, n, self.sigma) is None:
+            raise _GiveUp(OTHER)
+        kept = {t}.union(*(semantics.affinity_witness_types(inst, x) for x in stack | {t}))
+        resources = {insufficient(r): r for r in (*inst.nodes[n].capacity, *inst.pod_types[t].requests)}
+        while failing := semantics.capacity_failures(inst, t, n, self.sigma):
+            short = [resources[f] for f in failing if f in resources]
+            spare = [u for u in range(len(inst.pod_types)) if u not in kept
+                     and self.sigma[inst.pair(u, n)] > 0
+                     and any(semantics.request(inst, u, r) > 0 for r in short)
+                     and semantics.delete_failure(inst, self.sigma, u, n) is None]
+            if not spare:
+                raise _GiveUp(CAPACITY)
+            self._step(DELETE, max(spare, key=lambda u: (sum(semantics.request(inst, u, r) for r in short), -u)), n)
+        if semantics.deploy_failure(inst, t, n, self.sigma) is not None:
+            raise _GiveUp(self._why(t, n))

@@ -23,9 +23,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, TextIO
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TextIO
 
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
@@ -92,6 +93,52 @@ class CellView(Mapping):
         names = self._names
         return [names[c] for c in self._rows[t]]
 
+    def codes(self, t: int) -> bytes:
+        """Type ``t``'s row as one code per node (``value_of`` names them)."""
+        return bytes(self._rows[t])
+
+    def value_of(self, code: int) -> str:
+        return self._names[code]
+
+    def put_row(self, t: int, codes: bytes, names: Sequence[str]) -> None:
+        """Type ``t``'s whole row: node ``n`` gets ``names[codes[n]]`` (``TypeRow``)."""
+        table = bytes([self.code(name) for name in names]) + bytes(256 - len(names))
+        self._rows[t] = bytearray(codes.translate(table))
+
+
+@dataclass
+class TypeRow:
+    """A pod type's cells as one byte per node: a matrix task's result. Compact on the
+    wire (a class's tuple of node indices costs the client more to unpickle than its
+    share of the rest of the run) and put into the matrix as one row."""
+
+    t: int
+    classes: int
+    verdicts: tuple[str, ...]   # code -> verdict
+    cells: bytes
+    hows: tuple[str, ...]       # code -> how it was decided
+    how: bytes
+
+
+def type_row(answer: TypeAnswer, width: int) -> TypeRow:
+    """``answer``'s classes as one row; a node no class names stays unknown, not run."""
+    rows, names = (bytearray(width), bytearray(width)), ([UNKNOWN], [NOT_RUN])
+    for cls in answer.classes:
+        for row, table, value in zip(rows, names, (cls.verdict, cls.how)):
+            if value not in table:
+                table.append(value)
+            code = table.index(value)
+            for n in cls.nodes:
+                row[n] = code
+    return TypeRow(answer.t, answer.stats.get("classes", 0), tuple(names[0]), bytes(rows[0]),
+                   tuple(names[1]), bytes(rows[1]))
+
+
+def solve_rows(inst: Instance, types: tuple[int, ...], **options: Any) -> list[TypeRow]:
+    """A matrix task: ``solve_types`` as one ``TypeRow`` per type."""
+    width = len(inst.nodes)
+    return [type_row(answer, width) for answer in solve_types(inst, types, **options)]
+
 
 @dataclass
 class Matrix:
@@ -137,7 +184,7 @@ class Matrix:
         return answer.witness(instance, n)
 
 
-def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: str = "cells",
+def matrix_table(instance: Optional[Instance], timeout_s: Optional[float] = None, method: str = "cells",
                  symmetry: bool = True, cell_timeout: Optional[float] = None,
                  executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
@@ -148,6 +195,7 @@ def matrix_table(instance: Instance, timeout_s: Optional[float] = None, method: 
     ``fixpoint`` (one BDD fixpoint of the whole system). ``run`` (default: one
     of ``timeout_s`` from now) is the run's context: its deadline and cancel token."""
     if method == "fixpoint":
+        assert instance is not None, "the fixpoint method needs the instance here"
         return fixpoint_matrix(instance, timeout_s, run)
     if method != "cells":
         raise ValueError(f"unknown matrix method {method!r}")
@@ -160,10 +208,15 @@ NOT_RUN = "limit"   # how a cell no task decided is marked
 def empty_matrix(instance: Instance) -> Matrix:
     """Every cell unknown, not run: what ``cells_matrix`` fills in as types finish
     (a caller that keeps it has every decided cell if a limit stops the run)."""
-    width, ntypes = len(instance.nodes), len(instance.pod_types)
-    return Matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
-                  CellView.filled(ntypes, width, UNKNOWN), CellView.filled(ntypes, width, NOT_RUN),
-                  {"method": "cells", "complete": False}, groups=daemonset_groups(instance))
+    return named_matrix(tuple(t.name for t in instance.pod_types), tuple(n.name for n in instance.nodes),
+                        daemonset_groups(instance))
+
+
+def named_matrix(types: tuple[str, ...], nodes: tuple[str, ...], groups: dict[str, dict[int, int]]) -> Matrix:
+    """``empty_matrix`` of an instance known by its names and DaemonSet rows alone."""
+    return Matrix(types, nodes, CellView.filled(len(types), len(nodes), UNKNOWN),
+                  CellView.filled(len(types), len(nodes), NOT_RUN), {"method": "cells", "complete": False},
+                  groups=groups)
 
 
 def stop_matrix(m: Matrix, reason: str) -> Matrix:
@@ -173,7 +226,7 @@ def stop_matrix(m: Matrix, reason: str) -> Matrix:
     return m
 
 
-def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry: bool = True,
+def cells_matrix(instance: Optional[Instance], timeout_s: Optional[float] = None, symmetry: bool = True,
                  cell_timeout: Optional[float] = None, executor: Optional[Executor] = None,
                  progress: Optional[Callable[[int, int], None]] = None,
                  into: Optional[Matrix] = None, run: Optional[RunContext] = None,
@@ -181,13 +234,14 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
     """Every pod type is an independent task; results arrive in any order and are
     written into ``into`` (default: a new ``empty_matrix``) as they arrive;
     ``on_types`` is told the types of each batch once their cells are in (``--stream``).
-    The tasks get ``run``'s deadline as ``wall_deadline()`` (they may run on
+    ``instance`` None: only the workers have it (``into`` is a ``named_matrix``, ``executor``
+    a ``dask_source.WorkerLoaded`` that gave its outline). The tasks get ``run``'s deadline as ``wall_deadline()`` (they may run on
     other machines); a cancelled ``run`` stops taking results (the rest unknown)."""
     run = run if run is not None else RunContext.within(timeout_s)
     start = time.perf_counter()
     executor = executor or LocalExecutor()
-    width, ntypes = len(instance.nodes), len(instance.pod_types)
     m = into if into is not None else empty_matrix(instance)
+    width, ntypes = len(m.nodes), len(m.types)
     cells, hows = m.cells, m.how
     assert isinstance(cells, CellView) and isinstance(hows, CellView)
     done: set[int] = set()
@@ -197,23 +251,21 @@ def cells_matrix(instance: Instance, timeout_s: Optional[float] = None, symmetry
     m.stats.update({"method": "cells", "symmetry": symmetry, "cell_timeout": cell_timeout,
                     "executor": executor.name, "cells": ntypes * width})
 
-    def failed(chunk: tuple[int, ...], message: str) -> list[TypeAnswer]:
+    def failed(chunk: tuple[int, ...], message: str) -> list[TypeRow]:
         for t in chunk:
-            errors[instance.pod_types[t].name] = message
-        return [TypeAnswer(t, (), [ClassAnswer(tuple(range(width)), UNKNOWN, "task-failed")],
-                           {"classes": 0}) for t in chunk]
+            errors[m.types[t]] = message
+        return [TypeRow(t, 0, (UNKNOWN,), bytes(width), ("task-failed",), bytes(width)) for t in chunk]
 
     plan = getattr(executor, "plan", None)   # workers that loaded the input plan the chunks (dask_source)
     chunks = plan(instance) if plan is not None else matrix_chunks(instance, executor.slots)
     m.stats["tasks"] = len(chunks)
-    batches = () if run.cancel.cancelled else executor.map(solve_types, instance, chunks, options, on_error=failed)
+    batches = () if run.cancel.cancelled else executor.map(solve_rows, instance, chunks, options, on_error=failed)
     for batch in batches:
         for answer in batch:
             done.add(answer.t)
-            classes += answer.stats["classes"]
-            for cls in answer.classes:
-                cells.set(answer.t, cls.nodes, cls.verdict)
-                hows.set(answer.t, cls.nodes, cls.how)
+            classes += answer.classes
+            cells.put_row(answer.t, answer.cells, answer.verdicts)
+            hows.put_row(answer.t, answer.how, answer.hows)
         if on_types is not None:
             on_types([answer.t for answer in batch])
         m.stats["classes"] = m.stats["cells_solved"] = classes
@@ -362,26 +414,35 @@ def write_json(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None,
     """``{**head, "pods", "nodes", "cells", "stats", **extra}`` as ``json.dumps``
     would write it, one cell at a time (a dict per cell held in memory costs
     about 1.3 KiB: gigabytes on large matrices)."""
-    out.write("{" + "".join(f"{json.dumps(k)}: {json.dumps(v, default=str)}, " for k, v in (head or {}).items())
-              + '"pods": ' + json.dumps(list(m.types)) + ', "nodes": ' + json.dumps(list(m.nodes))
-              + ', "cells": [')
+    out.write(json_opening(m, head))
     cell_objects = json_cell_writer(m)
     first = True
     for name, per_node in m.row_subjects():
-        parts = cell_objects(name, per_node)
-        if parts:
-            out.write(("" if first else ", ") + ", ".join(parts))
+        text = cell_objects(name, per_node)
+        if text:
+            out.write(text if first else ", " + text)
             first = False
-    out.write('], "stats": ' + json.dumps(m.stats, default=str))
-    out.write(', "caveats": ' + json.dumps({m.types[t]: list(c) for t, c in sorted(m.caveats.items())}))
-    for key, value in (extra or {}).items():
-        out.write(f", {json.dumps(key)}: {json.dumps(value, default=str)}")
-    out.write("}")
+    out.write(json_closing(m, extra))
 
 
-def json_cell_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], list[str]]:
-    """``(row name, per-node types) -> one JSON object per cell`` (docs/json.md),
-    each distinct value quoted once."""
+def json_opening(m: Matrix, head: Optional[dict[str, Any]] = None) -> str:
+    """The JSON document up to its first cell (``write_json``)."""
+    return ("{" + "".join(f"{json.dumps(k)}: {json.dumps(v, default=str)}, " for k, v in (head or {}).items())
+            + '"pods": ' + json.dumps(list(m.types)) + ', "nodes": ' + json.dumps(list(m.nodes))
+            + ', "cells": [')
+
+
+def json_closing(m: Matrix, extra: Optional[dict[str, Any]] = None) -> str:
+    """The JSON document after its last cell (``write_json``): stats, caveats, ``extra``."""
+    return ('], "stats": ' + json.dumps(m.stats, default=str)
+            + ', "caveats": ' + json.dumps({m.types[t]: list(c) for t, c in sorted(m.caveats.items())})
+            + "".join(f", {json.dumps(key)}: {json.dumps(value, default=str)}" for key, value in (extra or {}).items())
+            + "}")
+
+
+def json_cell_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], str]:
+    """``(row name, per-node types) -> its JSON cell objects`` (docs/json.md), joined
+    by ``", "`` ("" for none), each distinct value quoted once."""
     nodes = [json.dumps(node) for node in m.nodes]
     quoted: dict[str, str] = {}
 
@@ -392,11 +453,30 @@ def json_cell_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], li
         return hit
 
     marks = {t: ', "caveats": ' + json.dumps(list(c)) for t, c in m.caveats.items()}
+    rows = isinstance(m.cells, CellView) and isinstance(m.how, CellView)
+    tails: dict[tuple[int, int, str], list[str]] = {}   # codes, caveats -> every node's cell after its pod
 
-    def cells(name: str, per_node: tuple[Optional[int], ...]) -> list[str]:
-        pod = q(name)
-        return [f'{{"pod": {pod}, "node": {nodes[n]}, "verdict": {q(m.cells[(t, n)])}, '
-                f'"by": {q(m.how[(t, n)])}{marks.get(t, NO_CAVEATS)}}}' for n, t in enumerate(per_node) if t is not None]
+    def tail(c: int, h: int, mark: str) -> list[str]:
+        hit = tails.get((c, h, mark))
+        if hit is None:
+            value, how = q(m.cells.value_of(c)), q(m.how.value_of(h))   # type: ignore[attr-defined]
+            hit = tails[(c, h, mark)] = [f', "node": {node}, "verdict": {value}, "by": {how}{mark}}}, '
+                                         for node in nodes]
+        return hit
+
+    def cells(name: str, per_node: tuple[Optional[int], ...]) -> str:
+        pod = '{"pod": ' + q(name)
+        t = per_node[0] if per_node else None
+        if rows and t is not None and per_node.count(t) == len(per_node):
+            # One pod type's row: cells by runs of equal codes, the pod put before each.
+            codes, how, mark = m.cells.codes(t), m.how.codes(t), marks.get(t, NO_CAVEATS)   # type: ignore[attr-defined]
+            parts: list[str] = []
+            for start, end in code_runs(codes, how):
+                parts += tail(codes[start], how[start], mark)[start:end]
+            return (pod + pod.join(parts))[:-2] if parts else ""
+        return ", ".join([f'{pod}, "node": {nodes[n]}, "verdict": {q(m.cells[(t, n)])}, '
+                          f'"by": {q(m.how[(t, n)])}{marks.get(t, NO_CAVEATS)}}}'
+                          for n, t in enumerate(per_node) if t is not None])
     return cells
 
 
@@ -431,12 +511,38 @@ def csv_line_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], str
         return hit
 
     nodes = [q(node) for node in m.nodes]
+    rows = isinstance(m.cells, CellView) and isinstance(m.how, CellView)
+    tails: dict[tuple[int, int], list[str]] = {}   # codes -> every node's line without the pod
+
+    def tail(c: int, h: int) -> list[str]:
+        hit = tails.get((c, h))
+        if hit is None:
+            value, how = q(m.cells.value_of(c)), q(m.how.value_of(h))   # type: ignore[attr-defined]
+            hit = tails[(c, h)] = [f",{node},{value},{how}\r\n" for node in nodes]
+        return hit
 
     def lines(name: str, per_node: tuple[Optional[int], ...]) -> str:
         pod = q(name)
+        t = per_node[0] if per_node else None
+        if rows and t is not None and per_node.count(t) == len(per_node):
+            # One pod type's row: node lines by runs of equal codes, the pod put before each.
+            codes, how = m.cells.codes(t), m.how.codes(t)   # type: ignore[attr-defined]
+            parts: list[str] = []
+            for start, end in code_runs(codes, how):
+                parts += tail(codes[start], how[start])[start:end]
+            return pod + pod.join(parts) if parts else ""
         return "".join([f"{pod},{nodes[n]},{q(m.cells[(t, n)])},{q(m.how[(t, n)])}\r\n"
                         for n, t in enumerate(per_node) if t is not None])
     return lines
+
+
+_RUN = re.compile(rb"(.)\1*", re.DOTALL)
+
+
+def code_runs(*rows: bytes) -> list[tuple[int, int]]:
+    """``[start, end)`` of the longest stretches where every row of ``rows`` keeps one code."""
+    cuts = sorted({match.end() for row in rows for match in _RUN.finditer(row)})
+    return list(zip([0] + cuts[:-1], cuts))
 
 
 def write_matrix(m: Matrix, fmt: str, out: TextIO, extra: Optional[dict[str, Any]] = None,

@@ -15,7 +15,8 @@ first searched explicitly in this process (capped at ``TINY_STATES``): that
 decides them before any worker forks (and, from the command line, before
 any engine module is imported). The lazy search then runs alone in this process for
 up to ``LAZY_ALONE_S``: it declines at once outside its fragment and answers
-most encoded-net goals before anything forks. Then the race: the favourite
+most encoded-net goals before anything forks. On large one-node systems,
+while it still runs, solos follow (``schedule.after_lazy``). Then the race: the favourite
 forks onto a core of its own for the whole run; the *resident* (the lazy
 search if it still runs, which thus never restarts, else IC3 on small
 systems) goes on in this process (``workers.ResidentWorker``); the other
@@ -72,14 +73,17 @@ from symreach.run import RunContext
 from symreach.solvers.abc_binary import abc_available
 from symreach.solvers.base import RunLike, as_context
 from symreach.solvers.goal_plan import CAPACITY
+from symreach.solvers.heap import CheckHeap
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
     OUR_ENGINES,
     SECOND_ALONE_S,
+    after_lazy,
     favourite,
     holders,
     late_engines,
+    lazy_alone_for,
     race_engines,
     resident_engine,
     second_engine,
@@ -103,8 +107,9 @@ LATE_AFTER_S = 0.1
 TINY_PAIRS = 12
 TINY_STATES = 5000
 # goal regression (``_plan``) is tried on systems up to this many (pod type, node) pairs,
-# for at most PLAN_WORK / pairs steps: each of its steps copies the configuration
-PLAN_PAIRS = 20_000
+# for at most PLAN_WORK / pairs steps: each of its steps copies the configuration (the
+# hard clusters of 500 x 200, 100,000 pairs: a 19-step witness in 0.02-0.03 s of CPU)
+PLAN_PAIRS = 200_000
 PLAN_WORK = 20_000_000
 # the engines that may run in ``auto``'s own process (ABC's pdr runs a program of its own)
 IN_PROCESS = frozenset(OUR_ENGINES)
@@ -171,14 +176,19 @@ class AutoEngine:
             self.available = _import_engines(self.available)
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
-        from symreach.solvers.fast_paths import Prologue, begin_check
-
         ctx = as_context(run)
         if instance.bindings:
             # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows.
             from symreach.solvers.explicit import ExplicitEngine
 
             return ExplicitEngine().check(instance, query, ctx)
+        with CheckHeap() as heap:  # the collector off while preprocessing (``heap``)
+            return self._check(instance, query, ctx, heap)
+
+    def _check(self, instance: Instance, query: Optional[Query], ctx: RunContext,
+               heap: CheckHeap) -> Result:
+        from symreach.solvers.fast_paths import Prologue, begin_check
+
         try:
             begun = begin_check(instance, query, ctx, "auto/preprocess", fast_paths=True)
         except LimitReached as stop:  # the run ended during preprocessing
@@ -199,11 +209,13 @@ class AutoEngine:
             tiny.stats.setdefault("preprocess", pre.stats)
             tiny.time_s = time.perf_counter() - start
             return tiny
+        heap.settle()  # preprocessing's structures live on: out of the engines' collections
         if len(engines) == 1:
             result = self._single(engines[0], instance, query, run)
         else:
             result = self._schedule(engines, len(pre.may), len(instance.nodes), instance, query,
-                                    run, planned=tiny)
+                                    run, planned=tiny, depth=(pre.stats.get("goal_round"),
+                                                              pre.stats.get("may_rounds")))
         result.stats.setdefault("preprocess", pre.stats)
         result.time_s = time.perf_counter() - start
         return result
@@ -258,8 +270,10 @@ class AutoEngine:
         return result
 
     def _schedule(self, engines: list[str], may_pairs: int, nodes: int, instance, query,
-                  run: RunContext, planned: Optional[str] = None) -> Result:
-        """The lazy search alone, then the race (module docstring)."""
+                  run: RunContext, planned: Optional[str] = None,
+                  depth: tuple[Optional[int], Optional[int]] = (None, None)) -> Result:
+        """The lazy search alone, then the race (module docstring); ``depth``: the goal's
+        may-fixpoint round and the fixpoint's rounds (``schedule.after_lazy``)."""
         first = favourite(may_pairs, engines, nodes) if self.jobs >= 2 else None
         switch_s = sys.getswitchinterval()
         with tempfile.TemporaryDirectory(prefix="symreach-auto-") as tmp:
@@ -271,8 +285,12 @@ class AutoEngine:
                 # answer, a large part of a small instance's run (design_measurements.md)
                 sys.setswitchinterval(RESIDENT_SWITCH_S)
                 gave_up: list[Result] = []
-                answer, lazy_running = self._lazy_alone(engines, first, instance, query, run,
-                                                        workers, gave_up)
+                alone_s = lazy_alone_for(self.lazy_alone_s, may_pairs, nodes, *depth)
+                # goal regression found no room on a node: capacity binds, which the lazy
+                # search declines (``lazy_moves.capacity_binds``) after starting (7 ms)
+                lazy = [e for e in engines if e != LAZY_ENGINE] if planned == CAPACITY else engines
+                answer, lazy_running = self._lazy_alone(lazy, first, instance, query, run,
+                                                        workers, gave_up, alone_s)
                 if answer is not None:
                     return answer
                 # every worker inherits the modules instead of importing them in its time
@@ -282,9 +300,12 @@ class AutoEngine:
                 engines = race_engines(may_pairs, engines, nodes)
                 engines.sort(key=lambda name: name != first)
                 resident = resident_engine(may_pairs, engines, first, lazy_running)
-                solos = [] if lazy_running or self.jobs < 2 else \
-                    solo_engines(may_pairs, engines, nodes, instance.profile,
-                                 regression_full=planned == CAPACITY)
+                if lazy_running:
+                    solos = after_lazy(may_pairs, engines, nodes, *depth)
+                else:
+                    solos = [] if self.jobs < 2 else \
+                        solo_engines(may_pairs, engines, nodes, instance.profile,
+                                     regression_full=planned == CAPACITY)
                 if solos and resident is None and solos[0][0] in IN_PROCESS:
                     resident = solos[0][0]  # it starts alone in this process and stays there
                 race = _Race(engines, first, second_engine(may_pairs, engines, nodes, lazy_running)
@@ -300,8 +321,9 @@ class AutoEngine:
                 sys.setswitchinterval(switch_s)
 
     def _lazy_alone(self, engines: list[str], first: Optional[str], instance, query, run: RunContext,
-                    workers: dict[str, Worker], gave_up: list[Result]) -> tuple[Optional[Result], bool]:
-        """The lazy search as the resident, alone for ``lazy_alone_s``: its decided
+                    workers: dict[str, Worker], gave_up: list[Result],
+                    seconds: float) -> tuple[Optional[Result], bool]:
+        """The lazy search as the resident, alone for ``seconds``: its decided
         answer, or whether it still runs (it then stays in ``workers`` and goes on
         in the race). When it stops without an answer (it declined, exhausted its
         space without a certificate, or failed) it leaves the race: running it
@@ -314,7 +336,7 @@ class AutoEngine:
 
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
-        _alone(lazy, self.lazy_alone_s, run)
+        _alone(lazy, seconds, run)
         if lazy.alive():
             return None, True
         result, error = lazy.outcome()
@@ -335,16 +357,17 @@ class AutoEngine:
         return result
 
     def _solos(self, race: _Race, instance, query, run: RunContext) -> Optional[Result]:
-        """The solo engines, each alone for its CPU seconds (``schedule.solo_engines``),
-        ours in this process (the resident; a later one replaces an earlier one, which
-        restarts forked in the race), ABC's forked. The first decided answer, or None: every solo
+        """The solo engines, each alone for its CPU seconds (``schedule.solo_engines``,
+        ``schedule.after_lazy``), ours in this process (the resident; a later one replaces
+        an earlier one, which restarts forked in the race; forked beside the lazy search,
+        which never restarts), ABC's forked. The first decided answer, or None: every solo
         engine stays in ``race.workers``, paused, and goes on in the race."""
         from symreach.solvers.workers import ResidentWorker
 
         for name, seconds in race.solos:
             if run.remaining() is not None and run.remaining() <= 0:
                 return None
-            if name in IN_PROCESS and name not in race.workers:
+            if name in IN_PROCESS and name not in race.workers and race.resident != LAZY_ENGINE:
                 # the previous solo resident is stopped (it had a short trial; it restarts
                 # forked in the race): a fork of this process costs more than that trial
                 if race.resident in race.workers and race.resident != name:

@@ -36,7 +36,10 @@ lazy-deletion search is always the resident while it runs: it starts first,
 alone, in ``auto``'s process (``portfolio.LAZY_ALONE_S``), declines at once
 outside its fragment and answers most encoded-net goals, shallow or deep,
 before anything forks. When it is still searching at the end of that time it
-keeps its search (nothing restarts) and becomes the second: it holds the core
+keeps its search (nothing restarts). On large one-node systems solos follow
+(``after_lazy``; racing both engines doubled ``auto``'s CPU there): BMC alone,
+the lazy search paused, where the goal is shallow in a wide net, else the lazy
+search alone for longer. Then it becomes the second in the race: it holds the core
 beside the favourite alone for the first ``SECOND_ALONE_S["lazy"]`` seconds,
 then takes every other slice of the rotation (with half a core from the start
 its deep wins took several times as long). The price is that bdd, ic3 and
@@ -49,7 +52,8 @@ process: required affinity placed first, in Sethi-Ullman order, no backtracking.
 It decides the deployable pebblings in milliseconds (ABC's pdr, the best single
 engine on the deployable trees, needs 0.2-1.3 s). When it gives up because a step
 did not fit on its node, that is the feature of the next rule: on a small one-node
-system the BDDs then run alone first, for up to 240 s (``SOLOS_NO_PLAN``).
+system the BDDs then run alone first, for up to 240 s (``SOLOS_NO_PLAN``); on a
+small cluster IC3 runs first, without BMC's trial.
 
 Before the race (with two cores or more, once the lazy search is out), *solo*
 engines run alone, one after the other, each for its CPU seconds (``SOLOS``):
@@ -115,7 +119,26 @@ SOLOS: dict[tuple[bool, bool, str | None], tuple[tuple[str, float], ...]] = {
 # under a 60 s budget
 SOLOS_NO_PLAN: dict[tuple[bool, bool], tuple[tuple[str, float], ...]] = {
     (True, True): (("bdd", 240.0),),
+    # small clusters whose goal needs more pods on its node at once than fit (the paper
+    # profile's hard clusters of one seed, not deployable): IC3 decides them, and the
+    # BMC trial before it was two thirds of auto's CPU (auto_targets/hard_and_pebbling.md)
+    (True, False): (("ic3", 1.5),),
 }
+# after the lazy search's time alone (``portfolio.LAZY_ALONE_S``) without an answer, on a
+# large one-node system (an encoded net): the solos before the race. Racing BMC beside the
+# lazy search doubled ``auto``'s CPU there, and each decided what the other did not. BMC
+# decides only shallow goals (its unrolling grows with the depth) of wide nets: many pairs
+# become possible in each may-fixpoint round (concurrent components, which its parallel
+# steps take at once and among which the lazy search branches): BART, 118 pairs a round,
+# the widest net of the suite by far (the others 7-49). There BMC runs alone, the lazy
+# search paused; everywhere else the lazy search goes on alone (auto_targets/nets.md)
+SHALLOW_GOAL_ROUND = 16   # the goal's may-fixpoint round (``preprocess``: ``goal_round``)
+WIDE_PAIRS_PER_ROUND = 64  # may-pairs per may-fixpoint round (``may_rounds``)
+BMC_AFTER_LAZY = (("bmc", 2.0),)          # shallow goals of wide nets
+LAZY_AFTER_LAZY = ((LAZY_ENGINE, 6.5),)   # everything else
+# the lazy search's time alone before BMC on those (``lazy_alone_for``): on BART it finds the
+# shallower goals in 0.45-0.54 CPU s (its goal rounds 4 and 7), BMC them in 0.6-1.1 s
+WIDE_LAZY_ALONE_S = 1.0
 TRIAL_BASE_S = 0.03
 TRIAL_PER_PAIR_S = 0.001
 
@@ -134,13 +157,42 @@ def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: st
     where one engine is the best on nearly every instance of a kind, a race beside
     it only costs CPU. ``regression_full``: goal regression (``goal_plan``) gave up
     because a step did not fit on its node, so on a small one-node system the BDDs go
-    first (``SOLOS_NO_PLAN``). An engine not in ``engines`` is left out of the plan."""
+    first, on a small cluster IC3 (``SOLOS_NO_PLAN``). An engine not in ``engines`` is
+    left out of the plan."""
     small, one = is_small(may_pairs), nodes <= 1
     plan = SOLOS.get((small, one, profile), SOLOS.get((small, one, None), ()))
     if regression_full:
         plan = SOLOS_NO_PLAN.get((small, one), plan)
     return [(name, trial_s(may_pairs) if seconds == TRIAL else seconds)
             for name, seconds in plan if name in engines]
+
+
+def bmc_goal(may_pairs: int, nodes: int, goal_round: int | None, may_rounds: int | None) -> bool:
+    """A shallow goal of a wide net, large and on one node (``SHALLOW_GOAL_ROUND``,
+    ``WIDE_PAIRS_PER_ROUND``): BMC's kind; False when the goal's depth is unknown."""
+    if is_small(may_pairs) or nodes > 1 or goal_round is None or may_rounds is None:
+        return False
+    return goal_round <= SHALLOW_GOAL_ROUND and may_pairs >= WIDE_PAIRS_PER_ROUND * (may_rounds + 1)
+
+
+def lazy_alone_for(default_s: float, may_pairs: int, nodes: int, goal_round: int | None,
+                 may_rounds: int | None) -> float:
+    """How long the lazy search runs alone first: shorter before BMC on its kind."""
+    if bmc_goal(may_pairs, nodes, goal_round, may_rounds):
+        return min(default_s, WIDE_LAZY_ALONE_S)
+    return default_s
+
+
+def after_lazy(may_pairs: int, engines: Sequence[str], nodes: int, goal_round: int | None,
+               may_rounds: int | None) -> list[tuple[str, float]]:
+    """The solos while the lazy search still runs after its time alone
+    (``lazy_alone_for``), on large one-node systems (``BMC_AFTER_LAZY`` on
+    ``bmc_goal``, else ``LAZY_AFTER_LAZY``); none elsewhere or when the goal's depth
+    is unknown."""
+    if is_small(may_pairs) or nodes > 1 or goal_round is None or may_rounds is None:
+        return []
+    plan = BMC_AFTER_LAZY if bmc_goal(may_pairs, nodes, goal_round, may_rounds) else LAZY_AFTER_LAZY
+    return [(name, seconds) for name, seconds in plan if name in engines]
 
 
 def is_small(may_pairs: int) -> bool:

@@ -1,0 +1,344 @@
+"""What deployments allocate and deletions free: DRA devices as state (DynamicResources).
+
+Scheduling a pod whose claims are unallocated allocates them on its node: the
+structured allocator's first assignment (``k8s_dra.first_allocation``), written
+to each claim's ``status.allocation``. What a deletion frees:
+
+- a claim generated from a ResourceClaimTemplate belongs to its pod (owner
+  reference) and goes with it; each new pod of a workload gets a fresh one.
+  So a workload's type has a *pod slot*: the devices each of its running pods
+  holds, per node (a multiset);
+- an existing claim (named by pods, or generated for one bare pod) stays
+  allocated while some pod reserves it. The resourceclaim controller
+  (``pkg/controller/resourceclaim``, ``syncClaim``) drops a deleted pod from
+  ``status.reservedFor`` and, when that leaves it empty, clears
+  ``status.allocation`` ("deallocates a claim as soon as the last consumer
+  stops using it"); a claim allocated in the input with no reservation stays
+  allocated until a consumer has come and gone. The semantics applies that rule
+  (``model.BindingGroup.holders``): its *claim slot* goes back to unallocated
+  when no pod of a type naming it is left.
+
+The joint states of the slots reachable from the input's are explored (the
+claim releases as extra moves, so the list may hold more than is reachable);
+in each, every type using claims is evaluated again (``k8s_dra.pod_dra`` on the
+claims as allocated then), with the state its deployment on each node moves to
+and the state a deletion there moves to. The result is each type's v1
+``dra.allocations`` (``loader.dra``), which ``loader.resolve`` turns into a
+``model.BindingGroup`` as for claim bindings.
+
+Not exact, and marked with a caveat instead: devices of several pools a request
+could take (the scheduler's pool order is a Go map's, so random; modelled: pools
+by driver and name, slices in input order), pods of one type on one node that
+hold devices of different kinds (driver, pool, attributes: a deletion frees
+those of one pod the model picks, the first by device name; devices of one kind
+are interchangeable, so that case is exact), and more joint states than
+``MAX_STATES`` (or ``MAX_WORK`` evaluations). States are kept up to renaming
+devices within a kind (``_States.canonical``), so a trace names one device of
+the kind the scheduler takes, not necessarily the one it takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from itertools import permutations
+from typing import Optional, Union
+
+from symreach.frontends.k8s_dra import DraIndex, allocation_status, dra_field, first_allocation, pod_dra
+
+MAX_STATES = 1024
+MAX_WORK = 20_000             # states x users x nodes evaluated before giving up (load time stays seconds)
+MAX_POOL_ORDERS = 24          # pool orders tried to see whether the first assignment depends on it
+PODS = "pods of "             # a pod slot's name: ``pods of <type>``
+Key = tuple[str, str]         # (namespace, claim)
+Entry = Union[Key, dict]      # an existing claim, or the fresh claim a template gives a new pod
+
+
+@dataclass
+class DraUser:
+    """A pod type using claims: its spec as DynamicResources reads it, and its claims in order."""
+
+    spec: dict
+    status: Optional[dict]
+    namespace: str
+    pod: Optional[dict]
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def per_pod(self) -> bool:
+        return any(isinstance(e, dict) for e in self.entries)
+
+
+def dra_user(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict]
+             ) -> Optional[DraUser]:
+    """The ``DraUser`` of a pod type whose claims all resolve, else None (PreFilter rejects it)."""
+    user = DraUser(spec, status, namespace, pod)
+    for e in spec.get("resourceClaims") or []:
+        if not isinstance(e, dict):
+            return None
+        if e.get("resourceClaimName") is not None:
+            user.entries.append((namespace, str(e["resourceClaimName"])))
+        elif pod is None:
+            template = index.templates.get((namespace, str(e.get("resourceClaimTemplateName"))))
+            if template is None:
+                return None
+            user.entries.append({"spec": (template.get("spec") or {}).get("spec") or {}})
+        else:
+            name = generated_claim(status, e)
+            if name is None:
+                return None
+            if name:
+                user.entries.append((namespace, name))
+    return user if user.entries else None
+
+
+def generated_claim(status: Optional[dict], entry: dict) -> Optional[str]:
+    """The claim a pod's status names for a template entry ("" when intentionally none, None if not yet)."""
+    for s in (status or {}).get("resourceClaimStatuses") or []:
+        if isinstance(s, dict) and s.get("name") == entry.get("name"):
+            return str(s["resourceClaimName"]) if s.get("resourceClaimName") is not None else ""
+    return None
+
+
+def owned_claims(namespace: str, spec: dict, status: Optional[dict]) -> list[Key]:
+    """The claims generated for a running pod from its templates (they go with it)."""
+    names = [generated_claim(status, e) for e in spec.get("resourceClaims") or []
+             if isinstance(e, dict) and e.get("resourceClaimTemplateName") is not None]
+    return [(namespace, n) for n in names if n]
+
+
+def _devices(allocation: dict) -> list[str]:
+    results = ((allocation.get("devices") or {}).get("results")) or []
+    return [f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}" for r in results if isinstance(r, dict)]
+
+
+def _where(allocation: dict) -> str:
+    terms = ((allocation.get("nodeSelector") or {}).get("nodeSelectorTerms")) or []
+    if allocation.get("nodeSelector") is None:
+        return "every node"
+    fields = (terms[0] or {}).get("matchFields") or [] if len(terms) == 1 else []
+    if len(fields) == 1 and fields[0].get("key") == "metadata.name" and len(fields[0].get("values") or []) == 1:
+        return str(fields[0]["values"][0])
+    return "selected nodes"
+
+
+class _States:
+    """The explored joint states and what each names (outcome -> ``status.allocation``)."""
+
+    def __init__(self, index: DraIndex, keys: list[Key], slots: list[str], owned: set[Key]) -> None:
+        self.index, self.keys, self.slots, self.owned = index, keys, slots, owned
+        self.allocation: dict[str, dict] = {}
+        self.kinds: dict[str, tuple] = {}
+        self.order: Optional[dict[tuple, list[str]]] = None
+        self.nodes: list[dict] = []
+        self.states: list[tuple] = []
+        self.ids: dict[tuple, int] = {}
+
+    def name(self, allocation: dict, where: Optional[str] = None) -> str:
+        out = f"{where or _where(allocation)}: {', '.join(_devices(allocation))}"
+        self.allocation.setdefault(out, allocation)
+        return out
+
+    def kind(self, entry: str) -> tuple:
+        """What selectors and pools can tell of a holding's devices (``_catalogue``)."""
+        self._catalogue()
+        return tuple(sorted(self.kinds.get(d, (d,)) for d in entry.partition(": ")[2].split(", ")))
+
+    def _catalogue(self) -> None:
+        """Each device's kind: its driver, pool, where its slice puts it and every other field
+        but its name (attributes...). Devices of one kind are interchangeable: selectors and
+        pools cannot tell them apart, so every verdict counts only the free devices of each
+        kind. ``order``: per kind, its devices in the allocator's order, less those that claims
+        outside the slots hold (they stay held in every state)."""
+        if self.order is not None:
+            return
+        self.order = {}
+        fixed = self._fixed()
+        for node in self.nodes:
+            for d in self.index.devices(node)[0]:
+                key = f"{d.driver}/{d.pool}/{d.name}"
+                if key in self.kinds:
+                    continue
+                rest = [(f.name, repr(getattr(d, f.name))) for f in fields(d) if f.name not in ("name", "attributes")]
+                where = allocation_status(self.index, node, [("", d)]).get("nodeSelector")
+                self.kinds[key] = (d.driver, d.pool, repr(sorted(d.attributes.items())), repr(rest), repr(where))
+                if (d.driver, d.pool, d.name) not in fixed:
+                    self.order.setdefault(self.kinds[key], []).append(key)
+
+    def _fixed(self) -> set:
+        claims = {k: c for k, c in self.index.claims.items() if k not in self.owned and k not in self.keys}
+        return self.index.with_claims(claims).allocated()
+
+    def canonical(self, state: tuple) -> tuple:
+        """``state`` with the devices of each kind renamed in a canonical order: claim slots
+        first, then each pod slot's holdings ordered by node and kinds; the i-th device of a
+        kind met gets the kind's i-th device name. States that differ only by which devices of
+        a kind are held become one (the verdicts of both are the same)."""
+        self._catalogue()
+        used: dict[tuple, int] = {}
+
+        def rename(value: str) -> str:
+            where, _, devices = value.partition(": ")
+            out = []
+            for d in devices.split(", ") if devices else []:
+                kind = self.kinds.get(d)
+                names = self.order.get(kind, []) if kind is not None else []
+                k = used.get(kind, 0)   # type: ignore[arg-type]
+                if k < len(names):
+                    used[kind] = k + 1  # type: ignore[index]
+                    d = names[k]
+                out.append(d)
+            new = f"{where}: {', '.join(out)}"
+            if new not in self.allocation:
+                old = self.allocation[value]
+                results = [dict(r, device=n.split("/", 2)[2]) for r, n in
+                           zip(((old.get("devices") or {}).get("results")) or [], out)]
+                self.allocation[new] = dict(old, devices=dict(old.get("devices") or {}, results=results))
+            return new
+
+        n = len(self.keys)
+        claims = tuple(None if v is None else rename(v) for v in state[:n])
+        pods = tuple(tuple(sorted(rename(e) for e in sorted(held, key=lambda e: (e.partition(": ")[0], self.kind(e)))))
+                     for held in state[n:])
+        return claims + pods
+
+    def add(self, state: tuple) -> int:
+        state = self.canonical(state)
+        if state not in self.ids:
+            self.ids[state] = len(self.states)
+            self.states.append(state)
+        return self.ids[state]
+
+    def view(self, state: tuple) -> DraIndex:
+        """The index with the claims as allocated in ``state`` (a pod slot's devices as claims of its own)."""
+        claims = {k: c for k, c in self.index.claims.items() if k not in self.owned}
+        for k, value in zip(self.keys, state):
+            status = dict(claims[k].get("status") or {})
+            status.pop("allocation", None)
+            if value is not None:
+                status["allocation"] = self.allocation[value]
+            claims[k] = dict(claims[k], status=status)
+        for slot, value in zip(self.slots, state[len(self.keys):]):
+            for j, entry in enumerate(value):
+                claims[(PODS, f"{slot}#{j}")] = {"status": {"allocation": self.allocation[entry]}}
+        return self.index.with_claims(claims)
+
+
+def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[tuple[str, list[Key]]]],
+            nodes: list[dict]) -> tuple[Optional[dict[str, dict]], list[str]]:
+    """Each user type's v1 ``dra.allocations`` (None when not modelled) and the caveats."""
+    per_pod = [name for name, u in users.items() if u.per_pod]
+    owned = {k for name in per_pod for _, keys in running.get(name, []) for k in keys}
+    keys = sorted({e for u in users.values() for e in u.entries if isinstance(e, tuple)} - owned)
+    keys = [k for k in keys if k in index.claims]
+    if not keys and not per_pod:
+        return {}, []   # every claim is missing: PreFilter rejects the pods whatever is allocated
+    found = _States(index, keys, per_pod, owned)
+    found.nodes = nodes
+    start = []
+    for k in keys:
+        allocation = (index.claims[k].get("status") or {}).get("allocation")
+        start.append(found.name(allocation) if isinstance(allocation, dict) else None)
+    for name in per_pod:
+        held = []
+        for node, claims in running.get(name, []):
+            merged = [r for k in claims
+                      for r in (((index.claims.get(k, {}).get("status") or {}).get("allocation") or {})
+                                .get("devices") or {}).get("results") or []]
+            held.append(found.name({"devices": {"results": merged}}, node))
+        start.append(tuple(sorted(held)))
+    found.add(tuple(start))
+    entries: dict[str, list[dict]] = {name: [] for name in users}
+    tied = several = False
+    s = 0
+    while s < len(found.states):
+        if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
+            return None, [f"DRA: more than {len(found.states) - 1} joint device allocations (not modelled)"]
+        state = found.states[s]
+        view = found.view(state)
+        for name, u in users.items():
+            verdict = pod_dra(view, u.spec, u.status, u.namespace, u.pod, nodes)
+            entry: dict = {"held": [_held(v) for v in state]}
+            if s:
+                entry.update({k: v for k, v in dra_field(verdict).items() if k in ("preFilter", "filter")})
+            on, frees = {}, {}
+            for node in nodes:
+                if verdict.prefilter is None and node["name"] not in verdict.filters:
+                    nxt, alike = _deploy(found, view, state, name, u, node)
+                    tied |= not alike
+                    k = found.add(nxt) if nxt is not None else s
+                    if k != s:
+                        on[node["name"]] = k
+                if name in per_pod:
+                    nxt, choices = _free(state, len(keys) + per_pod.index(name), node["name"])
+                    several |= len({found.kind(e) for e in choices}) > 1
+                    if nxt is not None:
+                        frees[node["name"]] = found.add(nxt)
+            entry["nodes"] = on
+            if frees:
+                entry["frees"] = frees
+            entries[name].append(entry)
+        releases = {}
+        for i, value in enumerate(state[:len(keys)]):   # the controller's release of a claim nobody reserves
+            if value is not None:
+                releases[f"{keys[i][0]}/{keys[i][1]}"] = found.add(state[:i] + (None,) + state[i + 1:])
+        for name in users:
+            if releases:
+                entries[name][-1]["releases"] = releases
+        s += 1
+    caveats = []
+    if tied:
+        caveats.append("DRA: a request may take devices of several pools, which the scheduler tries in random "
+                       "order (modelled: pools by driver and name)")
+    if several:
+        caveats.append("DRA: pods of one type on one node may hold different devices (of another driver, pool or "
+                       "attributes); a deletion frees those of one of them (modelled: the first by device name), "
+                       "not any pod's")
+    slots = [f"{ns}/{c}" for ns, c in keys] + [PODS + name for name in per_pod]
+    return {name: {"slots": slots, "states": entries[name]} for name in users}, caveats
+
+
+def _held(value) -> Optional[str]:
+    if isinstance(value, tuple):
+        return " | ".join(value) or None
+    return value
+
+
+def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser, node: dict
+            ) -> tuple[Optional[tuple], bool]:
+    """The state after a pod of ``u`` is scheduled on node, and whether the pool order cannot change it."""
+    todo = [(e, view.claims[e] if isinstance(e, tuple) else e) for e in u.entries]
+    todo = [(e, c) for e, c in todo if isinstance(e, dict) or (c.get("status") or {}).get("allocation") is None]
+    if not todo:
+        return None, True
+    allocated = view.allocated()
+    first = first_allocation(view, [c for _, c in todo], node, allocated)
+    if first is None:
+        return None, True
+    pools = sorted({(d.driver, d.pool) for d in view.devices(node)[0]})
+    alike = True
+    if len(pools) > 1:
+        orders = list(permutations(pools)) if len(pools) <= 4 else []
+        alike = bool(orders) and all(first_allocation(view, [c for _, c in todo], node, allocated, list(o)) == first
+                                     for o in orders[:MAX_POOL_ORDERS])
+    out = list(state)
+    fresh = []
+    for (e, _), results in zip(todo, first):
+        if isinstance(e, tuple):
+            out[found.keys.index(e)] = found.name(allocation_status(view, node, results))
+        else:
+            fresh += results
+    if fresh:
+        slot = len(found.keys) + found.slots.index(name)
+        entry = found.name(allocation_status(view, node, fresh), node["name"])
+        out[slot] = tuple(sorted(out[slot] + (entry,)))
+    return tuple(out), alike
+
+
+def _free(state: tuple, slot: int, node: str) -> tuple[Optional[tuple], list[str]]:
+    """The state after a pod of a pod slot's type on node is deleted, and the distinct holdings it could free."""
+    here = sorted({e for e in state[slot] if e.partition(": ")[0] == node})
+    if not here:
+        return None, []
+    held = list(state[slot])
+    held.remove(here[0])
+    return state[:slot] + (tuple(held),) + state[slot + 1:], here
