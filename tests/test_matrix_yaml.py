@@ -44,7 +44,10 @@ def test_odd_strings_and_caveats_are_written_as_safe_dump_writes_them():
     m = Matrix(types, nodes, cells, how, {"complete": False, "reason": ODD[9], "odd": {1, 2}},
                caveats={0: (ODD[9], ODD[0]), 3: (ODD[13],)})
     m.groups = {}
-    n = _same_as_safe_dump(m, {"pools": [{"key": ODD[1], "nodes": list(nodes)}], "warnings": ODD[:3]},
+    rows = [{"pod": t, "marks": {k: ODD[(i + j) % len(ODD)] for j, k in enumerate(ODD[:6])}} for i, t in
+            enumerate(types)] + [{"pod": "none", "marks": {}}]
+    n = _same_as_safe_dump(m, {"pools": [{"key": ODD[1], "nodes": list(nodes)}], "rows": rows,
+                               "warnings": ODD[:3]},
                            {"schema_version": 1, "command": "matrix"})
     assert n == len(types) * len(nodes) == 84
 

@@ -76,4 +76,31 @@ def write_yaml(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None,
     out.write(entry("stats", m.stats))
     out.write(entry("caveats", {m.types[t]: list(c) for t, c in sorted(m.caveats.items())}))
     for key, value in (extra or {}).items():
-        out.write(entry(key, value))
+        if key == "rows" and value:
+            write_rows(value, out)
+        else:
+            out.write(entry(key, value))
+
+
+def write_rows(rows: list[dict[str, Any]], out: TextIO) -> None:
+    """``rows`` (``report.matrix_view.view_json``: a pod and its mark per pool) as a top-level
+    entry, each (pool, mark) rendered once: with every node its own pool, five million marks."""
+    pod = item_piece("pod")
+    lead = _dump([{"pod": ""}])
+    marks_lead = _dump([{"pod": "", "marks": {"k": "v"}}])[len(lead):].split("\n", 1)[0] + "\n"
+    cache: dict[tuple[Any, Any], str] = {}
+
+    def mark(key: Any, value: Any) -> str:
+        hit = cache.get((key, value))
+        if hit is None:
+            text = _dump([{"pod": "", "marks": {key: value}}])[len(lead):]
+            assert text.startswith(marks_lead), text
+            hit = cache[key, value] = text[len(marks_lead):]
+        return hit
+
+    out.write("rows:\n")
+    for row in rows:
+        if list(row) != ["pod", "marks"] or not row["marks"]:
+            out.write(_dump([row]))
+            continue
+        out.write(pod(row["pod"]) + marks_lead + "".join([mark(k, v) for k, v in row["marks"].items()]))
