@@ -139,17 +139,22 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     from symreach.solvers.matrix import empty_matrix, write_matrix
 
     def write(m, out) -> None:
-        """JSON and CSV of every cell, streamed (millions of cells); the rest rendered."""
-        if fmt in ("json", "csv") and not (pod_filter or node_filter or namespace or moves == "both"):
+        """JSON, YAML and CSV of every cell, streamed (millions of cells); the rest rendered."""
+        if fmt in ("json", "yaml", "csv") and not (pod_filter or node_filter or namespace or moves == "both"):
             extra = head = None
-            if fmt == "json":
+            if fmt in ("json", "yaml"):
                 from symreach.report.matrix_view import view, view_json
                 from symreach.report.schema import document
 
                 head = document("matrix", {})
                 extra = {**view_json(m, inst, view(m, inst, True, None, None, None)),
                          "times": clock.times(), "warnings": list(warnings_json(loaded))}
-            write_matrix(m, fmt, out, extra, head)
+            if fmt == "yaml":
+                from symreach.solvers.matrix_yaml import write_yaml
+
+                write_yaml(m, out, extra, head)
+            else:
+                write_matrix(m, fmt, out, extra, head)
         else:
             out.write(render(m) + "\n")
 

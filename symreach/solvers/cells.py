@@ -15,9 +15,10 @@
    fixpoint's justified deployment order; on a large cone, the engine on a
    few nodes (``reduced_witness``: a witness proposed there, realised and
    replayed on the cone); else the BDD engine (with its own fast paths and
-   certificate checks) under a per-cell time limit and memory bound
-   (``CELL_BDD_BYTES``: a cell that does not fit is ``unknown``, the matrix
-   goes on);
+   certificate checks) under a per-cell time limit and memory bounds
+   (``CELL_BDD_BYTES`` for CUDD, ``CELL_PYTHON_BYTES`` for the compiled system,
+   estimated before it is built: a cell that does not fit is ``unknown``, the
+   matrix goes on);
 5. the answer holds for every node of the class (``symmetry`` theorem).
 
 Witnesses are kept for representatives as traces of the restricted instance
@@ -48,13 +49,18 @@ from symreach.model import Instance, Pair, Query
 from symreach.result import DELETE, DEPLOY, Step, Verdict
 from symreach.run import RunContext
 from symreach.solvers.base import Limits
-from symreach.solvers.cudd_memory import ceiling
+from symreach.encodings import system_size
+from symreach.solvers.cudd_memory import CUDD_SHARE, address_space_left, ceiling
 
 DEPLOYABLE, NOT_DEPLOYABLE, UNKNOWN = "deployable", "not-deployable", "unknown"
 
 # A cell's BDD run may use at most this much CUDD memory (besides the
 # address-space cap of ``cudd_memory``): past it the cell is ``unknown``.
 CELL_BDD_BYTES = 1024 * 1024 * 1024
+# The cell's compiled system (Python objects, beyond CUDD's reach) may be estimated at most
+# this much (``encodings/system_size``), and at most the Python share of the address space
+# left under ``--memory``: past it the cell is ``unknown`` before anything is built.
+CELL_PYTHON_BYTES = 1024 * 1024 * 1024
 # ``reduced_witness`` is tried on cones with more nodes than this, keeping
 # this many nodes of every class of interchangeable nodes.
 REDUCE_ABOVE = 200
@@ -278,7 +284,7 @@ def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Opt
         if found is not None:
             return ClassAnswer(cls, DEPLOYABLE, f"reduced/{engine}", found)
     try:
-        with ceiling(CELL_BDD_BYTES):
+        with ceiling(CELL_BDD_BYTES), system_size.ceiling(cell_python_bytes()):
             result = make_engine(engine).check(sub, query, Limits(timeout_s=cell_timeout))
     except MemoryError:
         return ClassAnswer(cls, UNKNOWN, f"engine/{engine}: memory limit of the cell")
@@ -290,6 +296,13 @@ def _decide(sub: Instance, t: int, cls: NodeClass, added, why, cell_timeout: Opt
         tag = next((k for k in UNKNOWN_TAGS if k in (result.reason or "")), None)
         how = how if tag is None else f"{how}: {tag}"
     return ClassAnswer(cls, result.verdict.value, how)
+
+
+def cell_python_bytes() -> int:
+    """The bound of one cell's compiled system: ``CELL_PYTHON_BYTES``, or less when the
+    address space left under ``RLIMIT_AS`` (``--memory``) leaves Python less than that."""
+    left = address_space_left()
+    return CELL_PYTHON_BYTES if left is None else min(CELL_PYTHON_BYTES, int(left * (1 - CUDD_SHARE)))
 
 
 def reduced_witness(sub: Instance, target: Pair, classes: list[NodeClass],
@@ -316,7 +329,7 @@ def reduced_witness(sub: Instance, target: Pair, classes: list[NodeClass],
     t, n = target
     query = Query((frozenset({(t, small.node_index(sub.nodes[n].name))}),))
     try:
-        with ceiling(CELL_BDD_BYTES // 2):
+        with ceiling(CELL_BDD_BYTES // 2), system_size.ceiling(cell_python_bytes() // 2):
             result = make_engine(engine).check(small, query, Limits(timeout_s=None if timeout is None else timeout / 2))
     except MemoryError:
         return None
