@@ -138,17 +138,22 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     from symreach.report.caveats import type_caveats
     from symreach.solvers.matrix import empty_matrix, write_matrix
 
+    def trailer_keys(m) -> dict:
+        """The keys of the JSON/YAML document after its stats and caveats."""
+        from symreach.report.matrix_view import view, view_json
+
+        return {**view_json(m, inst, view(m, inst, True, None, None, None)),
+                "times": clock.times(), "warnings": list(warnings_json(loaded))}
+
     def write(m, out) -> None:
         """JSON, YAML and CSV of every cell, streamed (millions of cells); the rest rendered."""
         if fmt in ("json", "yaml", "csv") and not (pod_filter or node_filter or namespace or moves == "both"):
             extra = head = None
             if fmt in ("json", "yaml"):
-                from symreach.report.matrix_view import view, view_json
                 from symreach.report.schema import document
 
                 head = document("matrix", {})
-                extra = {**view_json(m, inst, view(m, inst, True, None, None, None)),
-                         "times": clock.times(), "warnings": list(warnings_json(loaded))}
+                extra = trailer_keys(m)
             if fmt == "yaml":
                 from symreach.solvers.matrix_yaml import write_yaml
 
@@ -161,16 +166,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     if as_decided:
         m = empty_matrix(inst)
         m.caveats = type_caveats(loaded.context.get("report"), inst)
-
-        def trailer() -> dict:
-            out = {"times": clock.times(), "warnings": list(warnings_json(loaded))}
-            if fmt == "json":
-                from symreach.report.matrix_view import view, view_json
-
-                out = {**view_json(m, inst, view(m, inst, True, None, None, None)), **out}
-            return out
-
-        _streamed(inst, m, fmt, clock, how, opened, ordered=not stream, trailer=trailer)
+        _streamed(inst, m, fmt, clock, how, opened, ordered=not stream, trailer=lambda: trailer_keys(m))
     process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory, opened=opened)
