@@ -129,6 +129,7 @@ def test_the_fast_reader_reads_kubernetes_scalars_as_kubectl():
     "---\r=\r\n",                        # a lone CR: a line break to libyaml only
     "a:\n  - {}  - =\n",                  # an entry after a flow collection on the same line
     "[:", "a: {b: 1, : 2}\n",             # an empty key in a flow collection
+    "'00'!\n", "\"a\" !x\n",                # a node property right after a quoted scalar
 ])
 def test_declines(text):
     assert yaml_fast.read_documents(text) is None

@@ -62,6 +62,9 @@ _FLOW_EMPTY_KEY = re.compile(r"[\[{,] *:")
 # indicator (``: ? , [ {`` or ``-`` and a space). Found as characters first (rare in dumps), then judged.
 _PROPERTY_CHARS = "&*!"
 _NODE_START = frozenset(":?,[{\n\r")
+# A property right after a quoted scalar (``'00'!``): libyaml refuses it, ryml read a document of ``''``
+# (found by tests/test_yaml_fast.py); judged as if it started a node, so the text goes to libyaml.
+_QUOTES = frozenset("'\"")
 # Indicators that cannot start a plain scalar: libyaml refuses ``]x``, ``}x``, ``@x``, `` `x ``, ``%x`` there,
 # ryml reads a string. Such a string is suspect like a typed-looking one, and declined if ryml saw it plain.
 _BAD_PLAIN_START = frozenset("]}@`%")
@@ -109,7 +112,7 @@ def _starts_node(text: str, at: int) -> bool:
     before = at - 1
     while before >= 0 and text[before] == " ":
         before -= 1
-    if before < 0 or text[before] in _NODE_START:
+    if before < 0 or text[before] in _NODE_START or text[before] in _QUOTES:
         return True
     return text[before] == "-" and before + 1 < at  # "- &x": a sequence entry
 
