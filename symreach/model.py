@@ -424,6 +424,10 @@ class BindingGroup:
     frees: tuple[FrozenDict[int, tuple[int, ...]], ...] = ()
     holders: tuple[frozenset[int], ...] = ()
     releases: tuple[tuple[int, ...], ...] = ()
+    # Where the scheduler may bind in several ways (which of several PVs a claim takes depends on its
+    # informer's order: ``k8s_volume_matching``): ``choices[s][t][n]`` lists every state deploying t
+    # on n may move the group to, ``next[s][t][n]`` first; () where there is one (``semantics.binding_choices``).
+    choices: tuple[FrozenDict[int, tuple[tuple[int, ...], ...]], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:

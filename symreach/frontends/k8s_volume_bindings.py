@@ -133,7 +133,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     ids = {start: 0}
     position = {k: i for i, k in enumerate(claims)}
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = drift = provisioned = False
+    drift = provisioned = False
     later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
@@ -150,34 +150,23 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                 for node in nodes:
                     if node["name"] in found.filters:
                         continue
-                    outcomes, alike = pod_outcomes(bound, found.delayed, node.get("labels") or {})
-                    tied |= alike
-                    following = list(joint)
-                    for c in found.delayed:
-                        outcome = outcomes[(c.namespace, c.name)]
-                        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
-                        if key not in position:
-                            continue
-                        provisioned |= not c.ephemeral and outcome.startswith("provisioned:") and len(nodes) > 1
-                        if c.ephemeral:
-                            if not outcome.startswith("PV "):
-                                continue
-                            drift |= _counted_apart(bound, c, outcome[3:], nodes)
-                            outcome = taken_outcome(following[position[key]], outcome[3:])
-                        following[position[key]] = outcome
-                    nxt = tuple(following)
-                    if nxt != joint:
+                    targets = []
+                    for outcomes in pod_outcomes(bound, found.delayed, node["name"], node.get("labels") or {}):
+                        nxt, drifts, provisions = _following(index, bound, joint, position, found.delayed, outcomes,
+                                                             nodes)
+                        drift |= drifts
+                        provisioned |= provisions
                         if nxt not in ids:
                             ids[nxt] = len(states)
                             states.append(nxt)
-                        on[node["name"]] = ids[nxt]
+                        if ids[nxt] not in targets:
+                            targets.append(ids[nxt])
+                    if targets != [s] and targets:   # one entry per choice the scheduler may make
+                        on[node["name"]] = targets[0] if len(targets) == 1 else targets
             entry["nodes"] = on
             entries[name].append(entry)
         s += 1
     caveats = []
-    if tied:
-        caveats.append(_caveat(claims, "may bind to one of several Available PVs of the same size that differ, "
-                                       "which the scheduler picks at random (modelled: the first in the input)"))
     if drift:
         caveats.append(_caveat(claims, "include an ephemeral claim that may take a PV counted under another CSI "
                                        "driver than its class's provisioner (modelled: counted under the provisioner)"))
@@ -185,6 +174,28 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
         caveats.append(_caveat(claims, PROVISIONED_TOPOLOGY))
     names = [f"{ns}/{c}" for ns, c in claims]
     return {name: {"claims": names, "states": entries[name]} for name in users}, caveats + later
+
+
+def _following(index: VolumeIndex, bound: VolumeIndex, joint: tuple[Optional[str], ...], position: dict[Key, int],
+               delayed: list, outcomes: dict[Key, str], nodes: list[dict]) -> tuple[tuple[Optional[str], ...], bool, bool]:
+    """The group's joint binding once a deployment binds ``outcomes``; whether an ephemeral claim took
+    a PV counted under another driver (``_counted_apart``), and whether a volume other pods can use
+    was provisioned on a cluster of several nodes."""
+    following = list(joint)
+    drift = provisioned = False
+    for c in delayed:
+        outcome = outcomes[(c.namespace, c.name)]
+        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
+        if key not in position:
+            continue
+        provisioned |= not c.ephemeral and outcome.startswith("provisioned:") and len(nodes) > 1
+        if c.ephemeral:
+            if not outcome.startswith("PV "):
+                continue
+            drift |= _counted_apart(bound, c, outcome[3:], nodes)
+            outcome = taken_outcome(following[position[key]], outcome[3:])
+        following[position[key]] = outcome
+    return tuple(following), drift, provisioned
 
 
 def taken_outcome(before: Optional[str], pv: str) -> str:
