@@ -20,9 +20,11 @@ where its class has Available PVs, the group has a ``taken`` entry per class
 (key ``(TAKEN, class)``, outcome ``taken:<pv>,...``) listing the PVs ephemeral
 claims took.
 
-Not modelled, and marked with a caveat instead: a claim that may take one of
-several different PVs of the same size (the scheduler takes whichever its
-informer lists first, which is random), an ephemeral claim whose PV would be
+Which of several equal-size PVs a claim takes is the scheduler's informer order
+(random): a deployment may move the group to any of the joint bindings its runs
+give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choice).
+
+Not modelled, and marked with a caveat instead: an ephemeral claim whose PV would be
 counted under another CSI driver than its class's provisioner where a node
 limits one of them (each pod of the type is counted alike), the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
