@@ -209,3 +209,22 @@ def test_kso_outcomes_are_as_written():
     """Re-asks kso (64 runs per state): every outcome it gives is one written in ``KSO_RUNS``."""
     for name, written in KSO_RUNS.items():
         assert _kso_outcomes(globals()[name](), 64) <= set(written)
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_an_exported_witness_keeps_its_choices(tmp_path, fmt):
+    """The trace files ``check --trace-out`` writes carry each step's binding (JSON ``binds``, a Pod
+    annotation in YAML), so reading one back replays the same choices."""
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+    from symreach.export import parse_exported_trace
+
+    path, out = tmp_path / "later.yaml", tmp_path / f"trace.{fmt}"
+    path.write_text(yaml.safe_dump_all(later_step_docs()))
+    run = CliRunner().invoke(cli, ["check", str(path), "--pod", "default/cache", "--node", "n2", "--trace-out", str(out)])
+    assert run.exit_code == 0, run.output
+    steps = parse_exported_trace(out.read_text(), fmt)
+    assert [s.binds for s in steps] == ["binds claim default/data to PV pv-n1", None]
+    inst, _ = load_kubernetes_documents(copy.deepcopy(later_step_docs()), "<s>")
+    semantics.replay(inst, steps)

@@ -60,6 +60,7 @@ CONTAINER_NAME = "main"
 TYPE_ANNOTATION = "symreach.io/pod-type"
 NODE_ANNOTATION = "symreach.io/node"
 STEP_ANNOTATION = "symreach.io/step"
+BINDS_ANNOTATION = "symreach.io/binds"
 DELETION_KIND = "PodDeletion"
 NODE_NAME_FIELD = "metadata.name"
 _OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
@@ -125,6 +126,8 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
             name = _fresh_name(pod_type, counters, taken)
             live.setdefault(key, []).append((name, True, name))
             manifest = pod_manifest(pod_type, name, step.node, pin=pin, step=i)
+            if step.binds is not None:   # which PV the scheduler took (``Step.binds``), read back below
+                manifest["metadata"]["annotations"][BINDS_ANNOTATION] = step.binds
             out.append(PlannedStep(i, step, pod_type.namespace, name, False, dict(pod_type.labels), manifest,
                                    name))
         elif step.op == DELETE:
@@ -489,7 +492,7 @@ def _manifest_step(manifest: object) -> Step:
     if annotations.get(NODE_ANNOTATION) not in (None, node):
         raise ValueError(f"Pod {meta.get('name')!r} is pinned to {node} but annotated "
                          f"{annotations.get(NODE_ANNOTATION)}")
-    return Step(DEPLOY, pod_type, node)
+    return Step(DEPLOY, pod_type, node, annotations.get(BINDS_ANNOTATION))
 
 
 def pinned_node(manifest: dict) -> Optional[str]:
