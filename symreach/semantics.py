@@ -720,6 +720,7 @@ class ReplayError(Exception):
 def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None) -> Config:
     """Replay a trace from sigma0 against the semantics; check it covers the query."""
     sigma = inst.initial_config()
+    taken: set[str] = set()   # PVs the steps took (``step_choice``)
     for i, step in enumerate(trace):
         try:
             t, n = inst.type_index(step.pod), inst.node_index(step.node)
@@ -730,7 +731,7 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
             if why is not None:
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node} is illegal: {why}")
             try:
-                sigma = deploy(inst, sigma, t, n, step_choice(inst, sigma, t, n, step.binds))
+                sigma = deploy(inst, sigma, t, n, step_choice(inst, sigma, t, n, step.binds, taken))
             except ValueError as exc:
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node}: {exc}") from None
         elif step.op == DELETE:
@@ -753,7 +754,7 @@ def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
         t, n = inst.type_index(step.pod), inst.node_index(step.node)
         if step.op == DEPLOY:
             choice = step_choice(inst, sigma, t, n, step.binds)
-            out.append(binding_note(inst, sigma, t, n, choice))
+            out.append(step.binds if step.binds not in (None, NO_BINDING) else binding_note(inst, sigma, t, n, choice))
             sigma = deploy(inst, sigma, t, n, choice)
         else:
             after = delete(inst, sigma, t, n)
@@ -792,12 +793,55 @@ def choice_text(inst: Instance, sigma: Config, t: int, n: int, choice: int) -> s
     return binding_note(inst, sigma, t, n, choice) or NO_BINDING
 
 
-def step_choice(inst: Instance, sigma: Config, t: int, n: int, binds: Optional[str]) -> Optional[int]:
+def step_choice(inst: Instance, sigma: Config, t: int, n: int, binds: Optional[str],
+                taken: Optional[set[str]] = None) -> Optional[int]:
     """The choice (``binding_choices``) a step's ``binds`` names, None for none named; ValueError
-    when the scheduler cannot bind that way there."""
+    when the scheduler cannot bind that way there. The states name the first free PV of a class of
+    interchangeable ones (``BindingGroup.interchangeable``); a step may name any other of the class
+    that no earlier step took (``taken``: the PVs the trace's steps named so far, updated)."""
+    choices = binding_choices(inst, sigma, t, n)
     if binds is None:
+        if taken is not None and choices:
+            taken.update(_pv_names(choice_text(inst, sigma, t, n, choices[0])))
         return None
-    for k in binding_choices(inst, sigma, t, n):
-        if choice_text(inst, sigma, t, n, k) == binds:
+    named = _pv_names(binds)
+    if taken is not None and named & taken:
+        raise ValueError(f"the scheduler cannot bind so there: an earlier step took {', '.join(sorted(named & taken))}")
+    classes = inst.binding_groups[inst.binding_of[t]].interchangeable if choices else ()
+    for k in choices:
+        text = choice_text(inst, sigma, t, n, k)
+        if text == binds or (classes and _canonical(text, classes) == _canonical(binds, classes)):
+            if taken is not None:
+                taken.update(named)
             return k
     raise ValueError(f"the scheduler cannot bind so there ({binds})")
+
+
+_TAKES = "its ephemeral claim takes PV "
+
+
+def _pv_parts(text: str) -> list[tuple[str, list[str]]]:
+    """A binding note's parts (``binding_note``): (the part without its PV names, the names)."""
+    out = []
+    for part in text.split("; "):
+        if " to PV " in part:
+            head, _, name = part.rpartition(" to PV ")
+            out.append((head + " to PV", [name]))
+        elif part.startswith(_TAKES):
+            names, _, cls = part[len(_TAKES):].rpartition(" (class ")
+            out.append((_TAKES + "(class " + cls, names.split(", ")))
+        else:
+            out.append((part, []))
+    return out
+
+
+def _pv_names(text: str) -> set[str]:
+    return {name for _, names in _pv_parts(text) for name in names}
+
+
+def _canonical(text: str, classes: tuple[frozenset[str], ...]) -> list[tuple[str, list[str]]]:
+    """The note with each PV named by its class of interchangeable PVs (its own name if none)."""
+    def cls(name: str) -> str:
+        return next((min(c) for c in classes if name in c), name)
+
+    return [(head, sorted(map(cls, names))) for head, names in _pv_parts(text)]

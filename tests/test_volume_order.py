@@ -228,3 +228,22 @@ def test_an_exported_witness_keeps_its_choices(tmp_path, fmt):
     assert [s.binds for s in steps] == ["binds claim default/data to PV pv-n1", None]
     inst, _ = load_kubernetes_documents(copy.deepcopy(later_step_docs()), "<s>")
     semantics.replay(inst, steps)
+
+
+def test_interchangeable_pvs_are_one_choice_and_a_step_may_name_any_free_one():
+    """pv-1 and pv-2 differ only in their names and paths: one choice (the states name the first free
+    one), no caveat; a witness naming pv-2, then pv-1, replays; naming pv-2 twice does not."""
+    docs = [node("n1"), SC_WFFC, pv("pv-1", LOCAL_N1), pv("pv-2", LOCAL_N1.replace("/x", "/y")), pvc("a"), pvc("b"),
+            pod("p", C + uses("a")), pod("q", C + uses("b"))]
+    inst, report = load_kubernetes_documents([yaml.safe_load(d) for d in docs], "<s>")
+    assert report.caveats == {} and inst.binding_groups[0].interchangeable == (frozenset({"pv-1", "pv-2"}),)
+    p, q, n1, sigma0 = inst.type_index("default/p"), inst.type_index("default/q"), 0, inst.initial_config()
+    assert [semantics.choice_text(inst, sigma0, p, n1, k) for k in semantics.binding_choices(inst, sigma0, p, n1)] \
+        == ["binds claim default/a to PV pv-1"]
+    swapped = (Step(DEPLOY, "default/p", "n1", "binds claim default/a to PV pv-2"),
+               Step(DEPLOY, "default/q", "n1", "binds claim default/b to PV pv-1"))
+    semantics.replay(inst, swapped)
+    assert semantics.binding_notes(inst, swapped) == [s.binds for s in swapped]
+    twice = (swapped[0], Step(DEPLOY, "default/q", "n1", "binds claim default/b to PV pv-2"))
+    with pytest.raises(semantics.ReplayError, match="an earlier step took pv-2"):
+        semantics.replay(inst, twice)

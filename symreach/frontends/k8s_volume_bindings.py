@@ -44,6 +44,7 @@ from symreach.frontends.k8s_volume_filters import (
     pod_volumes,
     verdict_fields,
 )
+from symreach.frontends.k8s_volume_matching import shape
 from symreach.frontends.k8s_volumes import VolumeIndex
 
 MAX_STATES = 256
@@ -175,7 +176,24 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     if provisioned:
         caveats.append(_caveat(claims, PROVISIONED_TOPOLOGY))
     names = [f"{ns}/{c}" for ns, c in claims]
-    return {name: {"claims": names, "states": entries[name]} for name in users}, caveats + later
+    field_: dict = {"claims": names, "states": None}
+    alike = interchangeable(index)
+    if alike:
+        field_["interchangeable"] = alike
+    return {name: dict(field_, states=entries[name]) for name in users}, caveats + later
+
+
+def interchangeable(index: VolumeIndex) -> list[list[str]]:
+    """The Available PVs that only names and volume handles tell apart (``k8s_volume_matching.shape``),
+    two or more a class, in input order: the joint bindings name the first free one of a class,
+    and a witness may name any other free one instead (``semantics.step_choice``)."""
+    classes: dict[str, list[str]] = {}
+    for name, pv in index.volumes.items():
+        if _available(pv, (pv.get("spec") or {}).get("storageClassName") or ""):
+            key = shape(index, name)
+            if key is not None:
+                classes.setdefault(key, []).append(name)
+    return [names for names in classes.values() if len(names) > 1]
 
 
 def _following(index: VolumeIndex, bound: VolumeIndex, joint: tuple[Optional[str], ...], position: dict[Key, int],

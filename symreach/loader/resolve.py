@@ -478,7 +478,8 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
             choices.append(FrozenDict(choices_of))
         groups_out.append(BindingGroup(tuple(range(base, len(claims_out))), frozenset(types), states, tuple(rows),
                                        tuple(failures), tuple(attach), tuple(following),
-                                       choices=tuple(choices) if any(choices) else ()))
+                                       choices=tuple(choices) if any(choices) else (),
+                                       interchangeable=first.interchangeable))
     return tuple(claims_out), tuple(groups_out)
 
 

@@ -14,6 +14,7 @@ the outcome here, so that the model needs no notion of volumes:
       disks: [{kind: gcePersistentDisk, name: pd-1, readOnly: true}]   # in-tree disks in the pod
       binds:                      # its unbound WaitForFirstConsumer claims, bound when it is deployed
         claims: [default/data, default/logs]   # the binding group's claims (namespace/name)
+        interchangeable: [[pv-1, pv-2]]        # PVs equal but for their names: the states name the first free
         states:                   # the group's reachable joint bindings; the first is the input's
           - bound: [null, null]
             nodes: {n1: 1, n2: [2, 3]}   # deploying the type there moves the group to that state (a list:
@@ -84,6 +85,7 @@ class BindSpec:
 
     claims: tuple[str, ...]                             # namespace/name
     states: tuple[BindState, ...]
+    interchangeable: tuple[frozenset[str], ...] = ()    # PVs the states name one of (``BindingGroup``)
 
 
 def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
@@ -121,7 +123,7 @@ def _verdicts(body: dict, path: Path, node_names: set[str]):
 
 
 def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
-    body = mapping(raw, path, ("claims", "states"), required=("claims", "states"))
+    body = mapping(raw, path, ("claims", "states", "interchangeable"), required=("claims", "states"))
     claims = tuple(string_list(body["claims"], path + ("claims",)))
     if not claims or len(set(claims)) != len(claims) or any("/" not in c for c in claims):
         raise FieldError(path + ("claims",), "expected distinct claim names namespace/name")
@@ -156,7 +158,13 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.bound for s in states}) != len(states):
         raise FieldError(path + ("states",), "a joint binding is listed twice")
-    return BindSpec(claims, tuple(states))
+    alike = []
+    for i, item in enumerate(sequence(body.get("interchangeable"), path + ("interchangeable",))):
+        names = string_list(item, path + ("interchangeable", i))
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise FieldError(path + ("interchangeable", i), "expected two or more distinct PV names")
+        alike.append(frozenset(names))
+    return BindSpec(claims, tuple(states), tuple(alike))
 
 
 def _targets(raw: object, path: Path, count: int) -> tuple[int, ...]:
