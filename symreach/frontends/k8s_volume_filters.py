@@ -159,7 +159,7 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
             out.order_dependent.append(node["name"])
         if others and reasons:
             refusals.append(f"{node['name']} ({' or '.join('; '.join(r) for r in others)})")
-        if not complete and reasons:
+        if not complete:
             cut.append(node["name"])
         if reasons:
             out.filters[node["name"]] = (VOLUME_BINDING, reasons)
@@ -172,7 +172,8 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
                            f"order: random per attempt; shown: the reason of the input's order) on {', '.join(refusals)}")
     if cut:
         out.caveats.append(f"claim(s) {claim_names}: more than {MAX_RUNS} distinct ways to match them to PVs on "
-                           f"{', '.join(cut)}; VolumeBinding's refusal there holds for the first {MAX_RUNS} only")
+                           f"{', '.join(cut)}; VolumeBinding's verdict there and what a deployment there may bind "
+                           f"are the first {MAX_RUNS} ways' only")
     out.delayed = delayed
     return out
 
