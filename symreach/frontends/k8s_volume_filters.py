@@ -14,7 +14,9 @@ decide from the volume objects alone, in the scheduler's words:
   ReadWriteOncePod claims (VolumeRestrictions) and the CSI volumes per driver
   that count against a node's attach limit (NodeVolumeLimits).
 
-Static per-node verdicts are exact for the state as given. A WaitForFirstConsumer
+Static per-node verdicts are exact for the state as given; VolumeBinding's is existential
+over the informer's orders (``k8s_volume_matching``: a node passes when some run of
+``findMatchingVolumes`` does, as reachability asks of the scheduler). A WaitForFirstConsumer
 claim becomes bound once a pod using it is scheduled: ``pod_outcomes`` gives what a
 deployment binds on a node, ``bound_index`` the volume objects then, and
 ``k8s_volume_bindings`` explores the joint bindings (v1 ``binds``).
