@@ -40,6 +40,7 @@ class Question:
     probes: dict[str, str]                          # "ns/probe-k" -> pod type
     ours: dict[str, dict[str, Verdict]]             # probe -> node -> verdict
     binds: bool                                     # the step's deployment bound claims
+    chosen: bool = False                            # ... in one of several ways the scheduler may choose
 
 
 def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Question]:
@@ -85,7 +86,7 @@ def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Q
         ours = {name: {node.name: _verdict(inst, inst.type_index(type_name), m, sigma)
                        for m, node in enumerate(inst.nodes)} for name, type_name in named.items()}
         objects = with_bindings(base, inst, sigma) + running + placed + probe_pods
-        out.append(Question(index, step, objects, named, ours, bool(binding)))
+        out.append(Question(index, step, objects, named, ours, bool(binding), len(choices) > 1))
     return out
 
 
@@ -139,6 +140,7 @@ def _kind(caveat: str) -> str:
 class Tally:
     questions: int = 0
     binding_steps: int = 0
+    chosen_steps: int = 0      # binding in one of several ways (which PV: the informer's order)
     verdicts: int = 0
     fit_same: int = 0
     same: int = 0
@@ -153,6 +155,7 @@ def compare_walks(questions: Sequence[Question], kso) -> tuple[Tally, list[tuple
     for q, theirs in zip(questions, answers):
         tally.questions += 1
         tally.binding_steps += q.binds
+        tally.chosen_steps += q.chosen
         for probe, nodes in q.ours.items():
             for node, ours in nodes.items():
                 kso_v = theirs[probe][node]
