@@ -782,7 +782,7 @@ def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
 
 
 def step_of(inst: Instance, op: str, t: int, n: int, binds: Optional[str] = None) -> Step:
-    return Step(op, inst.pod_types[t].name, inst.nodes[n].name, binds)
+    return Step(op, inst.pod_types[t].name, inst.nodes[n].name, binds=binds)
 
 
 NO_BINDING = "nothing later steps see"   # a choice that leaves the binding group as it was

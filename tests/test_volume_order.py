@@ -149,8 +149,8 @@ def test_the_witness_picks_the_pv_a_later_step_needs_and_the_other_choice_is_rea
     assert texts == ["binds claim default/data to PV pv-any", "binds claim default/data to PV pv-n1"]
     result = ExplicitEngine().check(inst, Query((frozenset({(cache, n2)}),)))
     assert result.verdict is Verdict.DEPLOYABLE
-    assert result.trace == (Step(DEPLOY, "default/db", "n1", "binds claim default/data to PV pv-n1"),
-                            Step(DEPLOY, "default/cache", "n2", None))
+    assert result.trace == (Step(DEPLOY, "default/db", "n1", binds="binds claim default/data to PV pv-n1"),
+                            Step(DEPLOY, "default/cache", "n2"))
     semantics.replay(inst, result.trace)
     assert semantics.binding_notes(inst, result.trace) == [
         "binds claim default/data to PV pv-n1", "binds claim default/scratch to PV pv-any"]
@@ -160,10 +160,10 @@ def test_the_witness_picks_the_pv_a_later_step_needs_and_the_other_choice_is_rea
                               ("pv-n1", {"n1": SELECTOR, "n2": None})):
         _, _, sigma = after_db(pv_name)
         assert {m.name: _verdict(inst, cache, k, sigma) for k, m in enumerate(inst.nodes)} == expected
-    forged = (Step(DEPLOY, "default/db", "n1", "binds claim default/data to PV pv-any"), result.trace[1])
+    forged = (Step(DEPLOY, "default/db", "n1", binds="binds claim default/data to PV pv-any"), result.trace[1])
     with pytest.raises(semantics.ReplayError, match="illegal"):
         semantics.replay(inst, forged)
-    impossible = (Step(DEPLOY, "default/db", "n1", "binds claim default/data to PV pv-n2"),)
+    impossible = (Step(DEPLOY, "default/db", "n1", binds="binds claim default/data to PV pv-n2"),)
     with pytest.raises(semantics.ReplayError, match="cannot bind so there"):
         semantics.replay(inst, impossible)
 
@@ -240,11 +240,11 @@ def test_interchangeable_pvs_are_one_choice_and_a_step_may_name_any_free_one():
     p, q, n1, sigma0 = inst.type_index("default/p"), inst.type_index("default/q"), 0, inst.initial_config()
     assert [semantics.choice_text(inst, sigma0, p, n1, k) for k in semantics.binding_choices(inst, sigma0, p, n1)] \
         == ["binds claim default/a to PV pv-1"]
-    swapped = (Step(DEPLOY, "default/p", "n1", "binds claim default/a to PV pv-2"),
-               Step(DEPLOY, "default/q", "n1", "binds claim default/b to PV pv-1"))
+    swapped = (Step(DEPLOY, "default/p", "n1", binds="binds claim default/a to PV pv-2"),
+               Step(DEPLOY, "default/q", "n1", binds="binds claim default/b to PV pv-1"))
     semantics.replay(inst, swapped)
     assert semantics.binding_notes(inst, swapped) == [s.binds for s in swapped]
-    twice = (swapped[0], Step(DEPLOY, "default/q", "n1", "binds claim default/b to PV pv-2"))
+    twice = (swapped[0], Step(DEPLOY, "default/q", "n1", binds="binds claim default/b to PV pv-2"))
     with pytest.raises(semantics.ReplayError, match="an earlier step took pv-2"):
         semantics.replay(inst, twice)
 

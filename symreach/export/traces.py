@@ -470,7 +470,7 @@ def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
 def parse_exported_trace(text: str, fmt: str) -> list[Step]:
     """The steps of a trace exported as ``json``, ``yaml`` or ``kubectl``."""
     if fmt == "json":
-        return [Step(item["op"], item["pod"], item["node"], item.get("binds")) for item in json.loads(text)]
+        return [Step(item["op"], item["pod"], item["node"], binds=item.get("binds")) for item in json.loads(text)]
     if fmt == "yaml":
         return _parse_yaml(text)
     if fmt == "kubectl":
@@ -492,7 +492,7 @@ def _manifest_step(manifest: object) -> Step:
     if annotations.get(NODE_ANNOTATION) not in (None, node):
         raise ValueError(f"Pod {meta.get('name')!r} is pinned to {node} but annotated "
                          f"{annotations.get(NODE_ANNOTATION)}")
-    return Step(DEPLOY, pod_type, node, annotations.get(BINDS_ANNOTATION))
+    return Step(DEPLOY, pod_type, node, binds=annotations.get(BINDS_ANNOTATION))
 
 
 def pinned_node(manifest: dict) -> Optional[str]:

@@ -202,7 +202,7 @@ def _successors(inst: Instance, sigma: Config, candidates):
             for choice, succ in (semantics.deploys(inst, sigma, t, n) if binding else
                                  ((None, semantics.deploy(inst, sigma, t, n)),)):
                 text = None if choice is None else semantics.choice_text(inst, sigma, t, n, choice)
-                yield succ, semantics.step_of(inst, DEPLOY, t, n, text)
+                yield succ, semantics.step_of(inst, DEPLOY, t, n, binds=text)
     guarded = inst.moves.restricted
     for p, c in enumerate(sigma[:inst.num_pairs] if binding else sigma):
         if c:
