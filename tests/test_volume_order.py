@@ -260,3 +260,23 @@ def test_more_runs_than_followed_are_marked(monkeypatch):
     _, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
     [caveat] = report.caveats["default/incoming"]
     assert "distinct ways to match them to PVs on n1; VolumeBinding's verdict there and what a deployment" in caveat
+
+
+def test_a_certificate_may_name_interchangeable_pvs_either_way():
+    """The explicit certificate's rows renamed within the class {pv-1, pv-2} are the same states for
+    the checker; naming one PV for both claims is refused."""
+    docs = [node("n1"), SC_WFFC, pv("pv-1", LOCAL_N1), pv("pv-2", LOCAL_N1.replace("/x", "/y")), pvc("a"), pvc("b"),
+            pod("p", C + uses("a")), pod("q", C + uses("b")), pod("r", "  nodeSelector: {disk: none}\n" + C)]
+    inst, _ = load_kubernetes_documents([yaml.safe_load(d) for d in docs], "<s>")
+    result = ExplicitEngine().check(inst, Query((frozenset({(inst.type_index("default/r"), 0)}),)))
+    assert result.verdict is Verdict.NOT_DEPLOYABLE
+    cert = json.loads(result.certificate.dumps())
+    swap = {"PV pv-1": "PV pv-2", "PV pv-2": "PV pv-1"}
+    renamed = [[swap.get(o, o) for o in row] for row in cert["bound"]]
+    assert sum(row != orig for row, orig in zip(renamed, cert["bound"])) == 12   # every row binding a claim
+    ok, why = check_certificate(inst, dict(cert, bound=renamed))
+    assert ok, why
+    both = [row for row in cert["bound"] if row.count(None) == 0][0]
+    forged = dict(cert, bound=[["PV pv-1", "PV pv-1"] if row == both else row for row in cert["bound"]])
+    ok, why = check_certificate(inst, forged)
+    assert not ok and "cannot be bound together" in why
