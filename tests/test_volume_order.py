@@ -231,9 +231,11 @@ def test_an_exported_witness_keeps_its_choices(tmp_path, fmt):
 
 
 def test_interchangeable_pvs_are_one_choice_and_a_step_may_name_any_free_one():
-    """pv-1 and pv-2 differ only in their names and paths: one choice (the states name the first free
-    one), no caveat; a witness naming pv-2, then pv-1, replays; naming pv-2 twice does not."""
-    docs = [node("n1"), SC_WFFC, pv("pv-1", LOCAL_N1), pv("pv-2", LOCAL_N1.replace("/x", "/y")), pvc("a"), pvc("b"),
+    """pv-1 and pv-2 differ only in their names, paths and a label no claim selects (VolumeZone reads
+    zone and region labels only): one choice (the states name the first free one), no caveat; a witness
+    naming pv-2, then pv-1, replays; naming pv-2 twice does not."""
+    docs = [node("n1"), SC_WFFC, pv("pv-1", LOCAL_N1),
+            pv("pv-2", LOCAL_N1.replace("/x", "/y"), meta=", labels: {owner: ops}"), pvc("a"), pvc("b"),
             pod("p", C + uses("a")), pod("q", C + uses("b"))]
     inst, report = load_kubernetes_documents([yaml.safe_load(d) for d in docs], "<s>")
     assert report.caveats == {} and inst.binding_groups[0].interchangeable == (frozenset({"pv-1", "pv-2"}),)

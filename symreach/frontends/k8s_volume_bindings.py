@@ -44,7 +44,7 @@ from symreach.frontends.k8s_volume_filters import (
     pod_volumes,
     verdict_fields,
 )
-from symreach.frontends.k8s_volume_matching import shape
+from symreach.frontends.k8s_volume_matching import labels_read, shape
 from symreach.frontends.k8s_volumes import VolumeIndex
 
 MAX_STATES = 256
@@ -188,9 +188,10 @@ def interchangeable(index: VolumeIndex) -> list[list[str]]:
     two or more a class, in input order: the joint bindings name the first free one of a class,
     and a witness may name any other free one instead (``semantics.step_choice``)."""
     classes: dict[str, list[str]] = {}
+    read = labels_read(index)
     for name, pv in index.volumes.items():
         if _available(pv, (pv.get("spec") or {}).get("storageClassName") or ""):
-            key = shape(index, name)
+            key = shape(index, name, read)
             if key is not None:
                 classes.setdefault(key, []).append(name)
     return [names for names in classes.values() if len(names) > 1]
