@@ -8,8 +8,9 @@ the order), else the smallest Available one that fits, ties going to the first
 in the list (``smallestVolumeQty.Cmp(volumeQty) > 0``, strictly). ``ListPVs``
 reads the informer's index, a Go map, so its order is random per call: among
 the smallest fitting PVs any may be taken. ``matchings`` follows every such
-choice (one run of the scheduler each); PVs that only names and volume handles
-tell apart (``shape``) are one choice, as their futures are the same up to names.
+choice (one run of the scheduler each); PVs that only names, volume handles and
+labels nothing reads tell apart (``shape``) are one choice, as their futures are
+the same up to names.
 Reachability is existential over these runs (``k8s_volume_filters``).
 """
 
