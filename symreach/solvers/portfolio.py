@@ -80,10 +80,12 @@ from symreach.solvers.schedule import (
     OUR_ENGINES,
     SECOND_ALONE_S,
     after_lazy,
+    bmc_instead_of_lazy,
     favourite,
     holders,
     late_engines,
     lazy_alone_for,
+    lazy_first,
     race_engines,
     resident_engine,
     second_engine,
@@ -288,20 +290,25 @@ class AutoEngine:
                 alone_s = lazy_alone_for(self.lazy_alone_s, may_pairs, nodes, *depth)
                 # goal regression found no room on a node: capacity binds, which the lazy
                 # search declines (``lazy_moves.capacity_binds``) after starting (7 ms)
-                lazy = [e for e in engines if e != LAZY_ENGINE] if planned == CAPACITY else engines
+                # and deep goals of wide nets, where BMC alone follows at once (``lazy_first``)
+                bmc_first = not lazy_first(may_pairs, nodes, *depth)
+                lazy = [e for e in engines if e != LAZY_ENGINE] \
+                    if planned == CAPACITY or bmc_first else engines
                 answer, lazy_running = self._lazy_alone(lazy, first, instance, query, run,
                                                         workers, gave_up, alone_s)
                 if answer is not None:
                     return answer
                 # every worker inherits the modules instead of importing them in its time
                 engines = [e for e in engines if e in _import_engines(engines)]
-                if not lazy_running:
+                if not lazy_running and not bmc_first:  # it stopped: running it again repeats that
                     engines = [e for e in engines if e != LAZY_ENGINE]
                 engines = race_engines(may_pairs, engines, nodes)
                 engines.sort(key=lambda name: name != first)
                 resident = resident_engine(may_pairs, engines, first, lazy_running)
                 if lazy_running:
                     solos = after_lazy(may_pairs, engines, nodes, *depth)
+                elif bmc_first:
+                    solos = bmc_instead_of_lazy(engines)
                 else:
                     solos = [] if self.jobs < 2 else \
                         solo_engines(may_pairs, engines, nodes, instance.profile,
