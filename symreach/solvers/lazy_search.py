@@ -280,6 +280,30 @@ class _Frontier:
         self.heap: list = []
         self.count = 0
         self.expanded: set[int] = set()
+        # the distances in increasing order, and per distance the classes at most that far:
+        # a state's least distance by bisection, a few ANDs instead of a pass over its bits
+        by_distance: dict[int, int] = {}
+        for q, d in (dist or {}).items():
+            by_distance[d] = by_distance.get(d, 0) | 1 << q
+        self.levels = sorted(by_distance)
+        self.within: list[int] = []
+        for d in self.levels:
+            self.within.append((self.within[-1] if self.within else 0) | by_distance[d])
+        self.far = len(dist or {}) + 1
+
+    def distance(self, s: int) -> int:
+        """The least goal distance of the classes of s (``far`` when none has one)."""
+        within = self.within
+        if not within or not s & within[-1]:
+            return self.far
+        lo, hi = 0, len(within) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if s & within[mid]:
+                hi = mid
+            else:
+                lo = mid + 1
+        return self.levels[lo]
 
     def __bool__(self) -> bool:
         return bool(self.fifo) or bool(self.heap)
@@ -291,10 +315,8 @@ class _Frontier:
         self.fifo.append((s, depth, enabled))
         if self.dist is None:
             return
-        far = len(self.dist) + 1
-        h = min((self.dist.get(q, far) for q in bit_indices(s)), default=far)
         self.count += 1
-        heapq.heappush(self.heap, (h, depth, self.count, s, enabled))
+        heapq.heappush(self.heap, (self.distance(s), depth, self.count, s, enabled))
 
     def pop(self):
         """The next state to expand, or None when both queues are spent."""
