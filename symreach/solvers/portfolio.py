@@ -337,8 +337,6 @@ class AutoEngine:
         again would only repeat that."""
         if LAZY_ENGINE not in engines:
             return None, False
-        from multiprocessing.connection import wait  # imported on use: start-up of small checks
-
         from symreach.solvers.workers import ResidentWorker
 
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
@@ -501,9 +499,13 @@ def _import_engines(names: Sequence[str]) -> list[str]:
 def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
     """Wait until ``worker`` is done, or has used ``seconds`` of CPU (its time alone must
     not shrink on a loaded machine; wall seconds where its CPU cannot be read), or the
-    run's time is up."""
-    from multiprocessing.connection import wait
+    run's time is up. A poll of its sentinel, not ``multiprocessing``'s ``wait``: where the
+    lazy search answers alone nothing else needs that package, whose import was a
+    percent of such a check's CPU."""
+    import select
 
+    poller = select.poll()
+    poller.register(worker.sentinel, select.POLLIN)
     cpu0, wall0 = worker.cpu_s(), time.perf_counter()
     while worker.alive():
         cpu = worker.cpu_s()
@@ -512,4 +514,4 @@ def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
         timeout = seconds - used if left is None else min(seconds - used, left)
         if timeout <= 0 or (left is not None and left <= 0):
             return
-        wait([worker.sentinel], timeout=max(timeout, 0.01))
+        poller.poll(max(timeout, 0.01) * 1000.0)
