@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from contextlib import nullcontext
 import time
 from dataclasses import field
 from pathlib import Path
@@ -73,7 +74,7 @@ from symreach.run import RunContext
 from symreach.solvers.abc_binary import abc_available
 from symreach.solvers.base import RunLike, as_context
 from symreach.solvers.goal_plan import CAPACITY
-from symreach.solvers.heap import CheckHeap
+from symreach.solvers.heap import CheckHeap, collector_off
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
@@ -341,7 +342,8 @@ class AutoEngine:
 
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
-        _alone(lazy, seconds, run)
+        with collector_off():
+            _alone(lazy, seconds, run)
         if lazy.alive():
             return None, True
         result, error = lazy.outcome()
@@ -383,7 +385,8 @@ class AutoEngine:
                 self._fork([name], race, instance, query, run)  # parks the resident first
             worker = race.workers[name]
             worker.resume()
-            _alone(worker, seconds, run)
+            with collector_off() if name == LAZY_ENGINE else nullcontext():
+                _alone(worker, seconds, run)
             if not worker.alive():
                 result, error = worker.outcome()
                 del race.workers[name]
