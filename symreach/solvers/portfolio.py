@@ -111,8 +111,9 @@ TINY_STATES = 5000
 # hard clusters of 500 x 200, 100,000 pairs: a 19-step witness in 0.02-0.03 s of CPU)
 PLAN_PAIRS = 200_000
 PLAN_WORK = 20_000_000
-# the engines that may run in ``auto``'s own process (ABC's pdr runs a program of its own)
-IN_PROCESS = frozenset(OUR_ENGINES)
+# the engines that may run in ``auto``'s own process; ABC's pdr waits there for its program,
+# which the resident's gate stops and kills (``solvers.child``): no fork before its answer
+IN_PROCESS = frozenset(OUR_ENGINES + (ABC_ENGINE,))
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import resource
 import signal
 import sys
 import threading
@@ -36,7 +37,7 @@ from typing import Optional
 
 from symreach.model import Instance, Query
 from symreach.result import Result
-from symreach.run import CancelToken, RunContext
+from symreach.run import CancelToken, Child, RunContext
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -71,13 +72,17 @@ class Gate(CancelToken):
         return self._cancelled
 
     def close(self) -> None:
-        """The engine waits at its next check (returns at once)."""
+        """The engine waits at its next check (returns at once); its program stops now."""
         with self._cond:
             self._open = False
+            if self._child is not None:
+                self._child.stop()
 
     def open(self) -> None:
         with self._cond:
             self._open = True
+            if self._child is not None:
+                self._child.resume()
             self._cond.notify_all()
 
     def park(self) -> None:
@@ -88,10 +93,39 @@ class Gate(CancelToken):
                 self._cond.wait()
 
     def cancel(self) -> None:
-        """End the run: the engine's next check returns True."""
+        """End the run: the engine's next check returns True; its program is killed."""
         with self._cond:
             self._cancelled = True
+            if self._child is not None:
+                self._child.kill()
             self._cond.notify_all()
+
+    def wait_child(self, child: Child, timeout_s: Optional[float]) -> bool:
+        """``CancelToken.wait_child`` behind the gate: the program is stopped while the
+        gate is closed, and the engine waiting for it counts as parked (a thread
+        blocked in a wait copies nothing half-done into a fork); once it ended,
+        the engine goes on only through an open gate."""
+        with self._cond:
+            self._child = child
+            self._parked = True
+            self._cond.notify_all()
+            if self._cancelled:
+                child.kill()
+            elif not self._open:
+                child.stop()
+        try:
+            return child.wait(timeout_s)
+        finally:
+            with self._cond:
+                self._child = None
+                while not self._open and not self._cancelled:
+                    self._cond.wait()
+                self._parked = False
+
+    def child_cpu_s(self) -> float:
+        """CPU seconds of the program the engine waits for now (0 without one)."""
+        child = self._child
+        return 0.0 if child is None else child.live_cpu_s()
 
     def finish(self) -> None:
         """Called by the engine's thread when it is done."""
@@ -133,8 +167,10 @@ class ResidentWorker:
         return not self.gate.finished
 
     def cpu_s(self) -> Optional[float]:
-        """CPU seconds of this process: the resident's while it runs alone here."""
-        return time.process_time()
+        """CPU seconds of this process, of the children it reaped, and of the program
+        the resident waits for (ABC): the resident's while it runs alone here."""
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime + self.gate.child_cpu_s()
 
     def pause(self) -> None:
         self.gate.close()
