@@ -175,6 +175,7 @@ class AutoEngine:
         self.available = self._available()
         if preload:
             self.available = _import_engines(self.available)
+            import symreach.solvers.workers  # noqa: F401 - auto's own threads, as an engine's modules
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         ctx = as_context(run)
@@ -331,8 +332,6 @@ class AutoEngine:
         again would only repeat that."""
         if LAZY_ENGINE not in engines:
             return None, False
-        from multiprocessing.connection import wait  # imported on use: start-up of small checks
-
         from symreach.solvers.workers import ResidentWorker
 
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
@@ -496,7 +495,7 @@ def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
     """Wait until ``worker`` is done, or has used ``seconds`` of CPU (its time alone must
     not shrink on a loaded machine; wall seconds where its CPU cannot be read), or the
     run's time is up."""
-    from multiprocessing.connection import wait
+    from symreach.solvers.workers import ready
 
     cpu0, wall0 = worker.cpu_s(), time.perf_counter()
     while worker.alive():
@@ -506,4 +505,4 @@ def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
         timeout = seconds - used if left is None else min(seconds - used, left)
         if timeout <= 0 or (left is not None and left <= 0):
             return
-        wait([worker.sentinel], timeout=max(timeout, 0.01))
+        ready([worker.sentinel], max(timeout, 0.01))

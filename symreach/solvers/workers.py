@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import pickle
 import resource
+import select
 import signal
 import sys
 import threading
@@ -195,6 +196,16 @@ class ResidentWorker:
                 os.close(fd)
             except OSError:
                 pass
+
+
+def ready(sentinels: list[int], timeout_s: float) -> list[int]:
+    """The sentinels that became readable within ``timeout_s`` seconds, as
+    ``multiprocessing.connection.wait`` without importing ``multiprocessing``
+    (12 ms of CPU): most checks end with the resident, before any fork."""
+    poller = select.poll()
+    for fd in sentinels:
+        poller.register(fd, select.POLLIN)
+    return [fd for fd, _ in poller.poll(max(0.0, timeout_s) * 1000)]
 
 
 class ProcessWorker:
