@@ -14,6 +14,10 @@ one-hot choice of an action), realised against sigma0 and replayed, so a
 ``deployable`` verdict from ABC has the same evidence as ours. ABC's
 ``snl_UNSAT`` has no certificate we can re-check: the reason says that the
 verdict is ABC's. Without the binary, ``check`` returns ``unknown``.
+
+ABC runs as a child the run's cancel token can stop and kill from another thread
+(``solvers.child``): ``auto`` runs this engine in a thread of its own process.
+Its CPU (``stats["abc_cpu_s"]``) is counted as any reaped child's.
 """
 
 from __future__ import annotations

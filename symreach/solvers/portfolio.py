@@ -26,7 +26,8 @@ or ABC's pdr) holds a core alone for a while first; on small systems they
 fork ``LATE_AFTER_S`` later, and from then on all share all cores equally
 (unless the lazy search is the second). Workers without a core are paused: a process by
 ``SIGSTOP`` to its group (so that ABC's child process stops too), the
-resident at its next deadline check (``workers.Gate``). The rotation moves
+resident at its next deadline check (``workers.Gate``; a resident ABC's
+program by ``SIGSTOP`` from the gate, ``solvers.child``). The rotation moves
 every ``slice_s`` seconds. So an answer the favourite finds alone after
 ``t`` seconds comes from ``auto`` after about ``t``, and one that another
 engine finds alone after ``t`` comes after about ``t * (N - 1) / (jobs -
@@ -360,7 +361,7 @@ class AutoEngine:
         """The solo engines, each alone for its CPU seconds (``schedule.solo_engines``,
         ``schedule.after_lazy``), ours in this process (the resident; a later one replaces
         an earlier one, which restarts forked in the race; forked beside the lazy search,
-        which never restarts), ABC's forked. The first decided answer, or None: every solo
+        which never restarts), ABC's pdr too (``IN_PROCESS``). The first decided answer, or None: every solo
         engine stays in ``race.workers``, paused, and goes on in the race."""
         from symreach.solvers.workers import ResidentWorker
 

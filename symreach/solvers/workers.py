@@ -21,7 +21,9 @@ under a ``Gate`` that the engine consults at its deadline checks
 (``RunContext.past``), between two steps, and waits there while the gate is
 closed (the gate is the cancel token of the resident's ``RunContext``). So it never stops in the middle of a CUDD or SAT call, and nothing
 is half-done when ``park`` returns: forking a worker then copies no thread
-in the middle of anything.
+in the middle of anything. A resident that waits for its program (ABC's pdr,
+``CancelToken.wait_child``) counts as parked while it waits; the gate stops
+the program while closed and kills it when cancelled (``solvers.child``).
 """
 
 from __future__ import annotations
