@@ -89,6 +89,7 @@ from symreach.solvers.schedule import (
     resident_engine,
     second_engine,
     solo_engines,
+    solo_options,
 )
 
 if TYPE_CHECKING:  # imported on use (pickle, multiprocessing): small checks end before any race
@@ -140,11 +141,12 @@ class _Race:
     unknown: list[Result] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     solos: list[tuple[str, float]] = field(default_factory=list)  # alone first (``_solos``)
+    options: dict[str, dict] = field(default_factory=dict)  # of solo residents (``solo_options``)
 
     def record(self) -> dict:
         return {"engines": list(self.engines), "favourite": self.first, "second": self.second,
                 "resident": self.resident, "late": self.late or None,
-                "solos": [name for name, _ in self.solos] or None}
+                "solos": [name for name, _ in self.solos] or None, "options": self.options or None}
 
 
 class AutoEngine:
@@ -315,7 +317,9 @@ class AutoEngine:
                              if first else None, resident,
                              late_engines(may_pairs, engines, first, resident),
                              {name: str(Path(tmp) / f"{name}.pickle") for name in engines},
-                             workers, unknown=gave_up, solos=solos)
+                             workers, unknown=gave_up, solos=solos,
+                             options={} if lazy_running else
+                             solo_options(may_pairs, nodes, regression_full=planned == CAPACITY))
                 answer = self._solos(race, instance, query, run)
                 return answer if answer is not None else self._race(race, instance, query, run)
             finally:
@@ -374,7 +378,7 @@ class AutoEngine:
                 if race.resident in race.workers and race.resident != name:
                     race.workers.pop(race.resident).stop()
                 race.resident = name
-                race.workers[name] = ResidentWorker(name, instance, query, run)
+                race.workers[name] = ResidentWorker(name, instance, query, run, race.options.get(name))
             elif name not in race.workers:
                 self._fork([name], race, instance, query, run)  # parks the resident first
             worker = race.workers[name]

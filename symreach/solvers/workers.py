@@ -140,8 +140,11 @@ class Gate(CancelToken):
 class ResidentWorker:
     """One engine in a thread of this process, behind a ``Gate``."""
 
-    def __init__(self, name: str, instance: Instance, query: Query, run: RunContext) -> None:
+    def __init__(self, name: str, instance: Instance, query: Query, run: RunContext,
+                 options: Optional[dict] = None) -> None:
+        """``options``: the engine's constructor arguments (``schedule.solo_options``)."""
         self.name = name
+        self.options = dict(options or {})
         self.gate = Gate()
         self._read_end, self._write_end = os.pipe()
         self._result: Optional[Result] = None
@@ -158,7 +161,7 @@ class ResidentWorker:
         from symreach.solvers.registry import make_engine
 
         try:
-            self._result = make_engine(self.name).check(instance, query, run)
+            self._result = make_engine(self.name, **self.options).check(instance, query, run)
         except Exception as exc:  # noqa: BLE001 - reported by ``outcome``, like a worker's
             self._error = f"{type(exc).__name__}: {exc}"
         finally:
