@@ -133,7 +133,7 @@ SOLOS_NO_PLAN: dict[tuple[bool, bool], tuple[tuple[str, float], ...]] = {
 # (tree h = 6, k = 7: 0.09-0.13 of 0.94-1.18 CPU s; pyramid h = 12: 0.41 of 9.9), while
 # backward alone runs the same images of its side and yields the same kind of
 # certificate (the complement of the backward set). A deployable goal is found backward
-# too, when the backward fixpoint reaches sigma0 (auto_targets/pebbling_backward.md)
+# too, when the backward fixpoint reaches sigma0 (auto_targets/abc_and_pebbling.md)
 SOLO_OPTIONS_NO_PLAN: dict[tuple[bool, bool], dict[str, dict]] = {
     (True, True): {"bdd": {"direction": "backward"}},
 }
