@@ -23,16 +23,22 @@ and of ``semantics.node_failure`` on the configuration reached.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from benchmarks.kso_dra_walks import walk_verdicts
-from benchmarks.kso_harness import Verdict, compare, dump, kso_verdicts_single, state_yaml, symreach_answer
+from benchmarks.kso_harness import Verdict, compare, dump, kso_verdicts_single, state_yaml
+from symreach import semantics
 from symreach.frontends.dra_allocator import ERROR_PREFIX
+from symreach.frontends.k8s_dra import DRA_KINDS, DraIndex, pod_dra
+from symreach.frontends.kubernetes import load_kubernetes_documents
+from symreach.reasons import DYNAMIC_RESOURCES_PLUGIN as DRA_PLUGIN, is_filter_error
 from symreach.generators.k8s_states import State
 from symreach.generators.k8s_dra_states import random_dra_states
 
@@ -45,30 +51,94 @@ def kso_dra_verdicts(state: State, kso: Path) -> dict[str, Verdict]:
     try:
         return kso_verdicts_single(state, kso)
     except RuntimeError as exc:
-        text = str(exc)
-        if ERROR_PREFIX not in text:
-            raise
-        error = ("DynamicResources", (ERROR_PREFIX + text.split(ERROR_PREFIX, 1)[1].splitlines()[0],))
-        return {node: error for node in state.nodes}
+        return {node: kso_error(str(exc)) for node in state.nodes}
+
+
+def kso_error(text: str) -> Verdict:
+    """The allocator error in kso's failure message (RuntimeError for any other failure)."""
+    if ERROR_PREFIX not in text:
+        raise RuntimeError(text)
+    return ("DynamicResources", (ERROR_PREFIX + text.split(ERROR_PREFIX, 1)[1].splitlines()[0],))
+
+
+@dataclass
+class Ours:
+    """symreach's answer for the pending pod, in kso's shape (``verdicts``), and what the scheduler's
+    random order of pools and slices may give instead (``possible``: per node, each outcome over the
+    orders, where several; ``errors``: each error a run may stop on)."""
+
+    verdicts: dict[str, Verdict]
+    caveats: list[str]
+    possible: dict[str, set] = field(default_factory=dict)
+    errors: set = field(default_factory=set)
 
 
 def symreach_dra_verdicts(state: State, reported: Verdict = None) -> tuple[dict[str, Verdict], list[str]]:
-    """symreach's verdicts with the scheduler's abort: a node whose DynamicResources Filter fails with
-    an error (every other plugin passing there) ends the cycle, for every node. The scheduler filters
-    nodes in parallel, so which node's error it reports is a race: ``reported`` when it is one of them.
-    Also the caveats on the pending pod's type."""
-    verdicts, caveats = symreach_answer(state)
-    errors = [v for v in verdicts.values() if v is not None and v[0] == "DynamicResources"
-              and v[1][0].startswith(ERROR_PREFIX)]
-    if not errors:
-        return verdicts, caveats
-    return {node: reported if reported in errors else errors[0] for node in verdicts}, caveats
+    """``symreach_dra`` without the orders: the verdicts and the pending type's caveats."""
+    ours = symreach_dra(state, reported)
+    return ours.verdicts, ours.caveats
 
 
-def listed(verdict: Verdict, caveats: list[str]) -> bool:
-    """Whether a caveat names ``verdict`` among the outcomes of the scheduler's random pool order."""
-    said = "fits" if verdict is None else verdict[1][0]
-    return any("the outcome depends on the scheduler's random order" in c and said in c for c in caveats)
+def symreach_dra(state: State, reported: Verdict = None) -> Ours:
+    """symreach's own verdicts, ``semantics.node_failure`` per node, in kso's shape: when the
+    semantics aborts the cycle (``semantics.cycle_abort``: a node's own error, every earlier filter
+    passing there), kso stops on the error, so the pod's answer is that error on every node. The
+    scheduler filters nodes in parallel and kso in its own order, so which erring node's error is
+    reported is a race: ``reported`` when symreach has it among the nodes that abort."""
+    inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+    name = report.pending.get(state.pending, state.pending)
+    t = inst.type_index(name)
+    sigma = inst.initial_config()
+    own = {node: semantics.filter_failure(inst, t, inst.node_index(node), sigma) for node in state.nodes}
+    ours = Ours({}, list(report.caveats.get(name, [])))
+    abort = semantics.cycle_abort(inst, t, sigma)
+    erring = [(DRA_PLUGIN, f.reasons) for f in own.values() if f is not None and is_filter_error(f.reason)]
+    for node in state.nodes:
+        failure = semantics.node_failure(inst, t, inst.node_index(node), sigma)
+        if abort is not None:
+            ours.verdicts[node] = reported if reported in erring else (DRA_PLUGIN, abort[1].reasons)
+        else:
+            ours.verdicts[node] = None if failure is None else (failure.plugin, failure.reasons)
+    ours.errors = {v[1][0] for v in erring}
+    for node, outcomes in pod_orders(state).items():   # kso evaluates DynamicResources only past the others
+        if own[node] is None or own[node].plugin == DRA_PLUGIN:
+            ours.possible[node] = {None if r is None else (DRA_PLUGIN, (r,)) for r in outcomes}
+            ours.errors |= {r for r in outcomes if r is not None and is_filter_error(r)}
+    return ours
+
+
+def pod_orders(state: State) -> dict[str, tuple]:
+    """``k8s_dra.PodDra.orders`` of the pending pod: per node, each outcome over the scheduler's orders
+    of pools and slices, where they differ (the front end's own index, rebuilt from the objects)."""
+    index = DraIndex()
+    pod = None
+    for o in state.objects:
+        meta = o.get("metadata") or {}
+        if o["kind"] in DRA_KINDS:
+            index.add(o["kind"], o, meta.get("namespace") or "default", meta.get("name"))
+        elif o["kind"] == "Pod" and f"{meta.get('namespace') or 'default'}/{meta['name']}" == state.pending:
+            pod = o
+    nodes = [{"name": o["metadata"]["name"], "labels": o["metadata"].get("labels") or {}}
+             for o in state.objects if o["kind"] == "Node"]
+    if pod is None:
+        return {}
+    meta = pod["metadata"]
+    return pod_dra(index, pod.get("spec") or {}, pod.get("status"), meta.get("namespace") or "default", meta,
+                   nodes).orders
+
+
+def judged(theirs: dict[str, Verdict], ours: Ours, index: int) -> tuple[list, int]:
+    """The disagreements, and how many node verdicts agree with another run of the scheduler (an order of
+    pools and slices other than symreach's, whose outcome symreach lists: ``Ours.possible``)."""
+    found = compare(index, theirs, ours.verdicts)
+    if not found:
+        return [], 0
+    kso_err = next(iter(theirs.values()))
+    if all(v == kso_err for v in theirs.values()) and kso_err is not None and is_filter_error(kso_err[1][0]):
+        # kso stopped on an error: another run's if some node symreach lets pass errs so in some order
+        return ([], len(found)) if kso_err[1][0] in ours.errors else (found, 0)
+    other = [d for d in found if d.kso in ours.possible.get(d.node, ())]
+    return [d for d in found if d not in other], len(other)
 
 
 def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path], results: Optional[Path]) -> bool:
@@ -93,12 +163,9 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
         if isinstance(theirs, str):
             kso_errors[theirs.splitlines()[-1][-120:]] += 1
             continue
-        ours, caveats = symreach_dra_verdicts(state, next(iter(theirs.values()), None))
-        found = {d.node: d for d in compare(i, theirs, ours)}
-        for node, d in list(found.items()):
-            if listed(d.kso, caveats):   # marked: kso took another of the possible orders
-                order += 1
-                del found[node]
+        left, other = judged(theirs, symreach_dra(state, next(iter(theirs.values()), None)), i)
+        order += other
+        found = {d.node: d for d in left}
         for node, verdict in theirs.items():
             verdicts += 1
             dra += verdict is not None and verdict[0] == "DynamicResources"
@@ -111,7 +178,7 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
     elapsed = time.perf_counter() - t0
     print(f"states {states_n} (seed {seed}), node verdicts {verdicts}, DynamicResources verdicts {dra}")
     print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
-    print(f"of which {order} agree with another pool order that symreach's caveat names (not its first order)")
+    print(f"of which {order} agree with another run of the scheduler (an order of pools and slices whose outcome symreach lists, not its own run)")
     print(f"kso errors {sum(kso_errors.values())}: {dict(kso_errors)}")
     print(f"time {elapsed:.1f} s wall (kso {t_kso:.1f} s), load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"dra-{k}.yaml", state_yaml(states[k])))

@@ -15,6 +15,7 @@ from dataclasses import field
 from functools import cached_property
 from typing import Iterator, Mapping, Optional, TypeVar
 
+from symreach.reasons import FILTER_ERROR
 from symreach.records import record
 
 K = TypeVar("K")
@@ -503,6 +504,14 @@ class Instance:
     def binding_of(self) -> dict[int, int]:
         """Pod type -> the index in ``binding_groups`` of the group its deployment binds in."""
         return {t: g for g, group in enumerate(self.binding_groups) for t in group.users}
+
+    @cached_property
+    def filter_errors(self) -> frozenset[int]:
+        """Pod types whose DynamicResources Filter errs on some node in some allocation state: the
+        scheduler may abort their whole scheduling cycle (``semantics.cycle_abort``)."""
+        maps = (self.volume_failures,) + tuple(f for group in self.binding_groups for f in group.failures)
+        return frozenset(t for failures in maps for (t, _), why in failures.items()
+                         if why[2] == AFTER_ALL and why[1] and why[1][0].startswith(FILTER_ERROR))
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs

@@ -198,7 +198,7 @@ def _check(inst: Instance, cert: dict) -> int:
             # a pair a count target reads is counted up to K (model.Query.count_cap)
             k = max([c for ps, c in counts if (t, n) in ps] + [0])
             caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k, semantics.budget_cap(inst, t),
-                               semantics.replica_cap(inst, t))
+                               semantics.replica_cap(inst, t), semantics.abort_cap(inst, t, n))
     for sigma in states:
         if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")

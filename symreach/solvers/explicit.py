@@ -92,7 +92,7 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
         for n in range(len(inst.nodes)):
             if semantics.ever_static_ok(inst, t, n):
                 cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)), semantics.budget_cap(inst, t),
-                          semantics.replica_cap(inst, t))
+                          semantics.replica_cap(inst, t), semantics.abort_cap(inst, t, n))
                 out.append((t, n, inst.pair(t, n), cap))
     return out
 
