@@ -138,3 +138,27 @@ def test_the_abort_makes_a_certified_not_deployable():
         result.certificate.dumps())["query"]})
     ok, why = forged.check(inst, target)
     assert not ok and "DynamicResources error can abort" in why
+
+
+@pytest.mark.parametrize("nodes,marked", [(100, False), (101, True)])
+def test_above_100_nodes_the_abort_is_marked(nodes, marked):
+    """``findNodesThatPassFilters`` stops after ``numFeasibleNodesToFind`` feasible nodes, which is every
+    node below 100 candidates (and 100 of 100): exact there; above, a run may not evaluate n3."""
+    extra = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"m{i}"},
+              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}} for i in range(nodes - 3)]
+    inst, report = load_kubernetes_documents(_base() + extra, "<abort>")
+    assert len(inst.nodes) == nodes
+    said = [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    assert len(said) == int(marked)
+
+
+def test_the_matrix_fixpoint_method_hands_the_abort_to_the_cells():
+    """The whole-system BDD fixpoint encodes no abort (nor DRA allocation state): the matrix asks the cells,
+    whose explicit engine keeps job off n1 (and the fixpoint's decline is said in the stats)."""
+    from symreach.solvers.matrix import matrix_table
+
+    inst, _ = load_kubernetes_documents(_base(), "<abort>")
+    m = matrix_table(inst, method="fixpoint")
+    job = inst.type_index("default/job")
+    assert [m.cells[(job, n)] for n in range(3)] == ["not-deployable"] * 3
+    assert "declined" in m.stats["fixpoint"]

@@ -30,6 +30,8 @@ claims and ``bound`` gives each state's binding per claim (an outcome name,
 null while unbound); the checker reads them from the input it loaded, refuses a
 joint binding the input's claims cannot reach (``Instance.binding_groups``), and a
 saturated pair is deployed again when that binds a claim, as the engine does.
+A pair on a node where some type's DynamicResources errs is deployed up to its
+capacity there (``semantics.abort_cap``: filling that node lifts the cycle's abort).
 Certificates grow with the state space, so engines write one only up to
 ``MAX_STATES`` states.
 """
