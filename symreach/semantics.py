@@ -395,9 +395,11 @@ def cycle_abort(inst: Instance, t: int, sigma: Config) -> Optional[tuple[int, Fa
     the first non-success and cancels the cycle on a status of code Error: the pod goes nowhere.
     DynamicResources is the last filter, so its error is n's own verdict exactly when t passes every
     earlier filter on n. The front end records an error only where every order of pools and slices
-    errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there), and
-    every node is evaluated with up to 100 candidate nodes (``numFeasibleNodesToFind``; above, the
-    type carries a caveat). The first such node by index is named (the scheduler's is a race)."""
+    errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Every
+    candidate node is evaluated while no more than ``numFeasibleNodesToFind`` pass (all of them up to
+    100 candidates; above, the type carries a caveat); a PreFilterResult leaves out nodes that fail
+    NodeAffinity's or VolumeBinding's filter anyway, so they never count here either. The first such
+    node by index is named (the scheduler's is a race)."""
     if t not in inst.filter_errors:
         return None
     for m in range(len(inst.nodes)):
