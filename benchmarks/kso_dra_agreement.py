@@ -81,7 +81,7 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
     kso_errors: Counter[str] = Counter()
     classes: Counter[str] = Counter()
     example: dict[str, int] = {}
-    verdicts = fit_same = plugin_same = dra = order = aborted = ours_aborted = 0
+    verdicts = fit_same = plugin_same = dra = order = aborted = ours_aborted = blocked = 0
     for i, (state, theirs) in enumerate(zip(states, answers)):
         if isinstance(theirs, str):
             kso_errors[theirs.splitlines()[-1][-120:]] += 1
@@ -92,6 +92,7 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
         first = next(iter(theirs.values()), None)
         aborted += first is not None and is_filter_error(first[1][0])
         ours_aborted += bool(theirs) and all(v is not None and is_filter_error(v[1][0]) for v in ours.verdicts.values())
+        blocked += ours.blocked
         found = {d.node: d for d in left}
         for node, verdict in theirs.items():
             verdicts += 1
@@ -107,7 +108,8 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
     print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
     print(f"of which {order} agree with another run of the scheduler (an order of pools and slices whose "
           "outcome symreach lists, not its own run)")
-    print(f"cycles aborted on an allocator error: kso {aborted}, symreach {ours_aborted}")
+    print(f"cycles aborted on an allocator error: kso {aborted}, symreach {ours_aborted} "
+          f"({blocked} node verdicts where the pod would fit but for the abort)")
     print(f"kso errors {sum(kso_errors.values())}: {dict(kso_errors)}")
     print(f"time {elapsed:.1f} s wall (kso {t_kso:.1f} s), load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"dra-{k}.yaml", state_yaml(states[k])))

@@ -34,12 +34,14 @@ def kso_error(text: str) -> Verdict:
 class Ours:
     """symreach's answer for the pending pod, in kso's shape (``verdicts``), and what the scheduler's
     random order of pools and slices may give instead (``possible``: per node, each outcome over the
-    orders, where several; ``errors``: each error a run may stop on)."""
+    orders, where several; ``errors``: each error a run may stop on; ``blocked``: nodes where the pod
+    would fit but for the abort)."""
 
     verdicts: dict[str, Verdict]
     caveats: list[str]
     possible: dict[str, set] = field(default_factory=dict)
     errors: set = field(default_factory=set)
+    blocked: int = 0
 
 
 def ours_for(inst: Instance, t: int, sigma: Config, state: State, caveats: list[str], reported: Verdict = None) -> Ours:
@@ -60,6 +62,7 @@ def ours_for(inst: Instance, t: int, sigma: Config, state: State, caveats: list[
         else:
             ours.verdicts[node] = None if failure is None else (failure.plugin, failure.reasons)
     ours.errors = {v[1][0] for v in erring}
+    ours.blocked = sum(abort is not None and f is None for f in own.values())
     for node, outcomes in pod_orders(state).items():   # kso evaluates DynamicResources only past the others
         if own[node] is None or own[node].plugin == DRA_PLUGIN:
             ours.possible[node] = {None if r is None else (DRA_PLUGIN, (r,)) for r in outcomes}
