@@ -162,3 +162,33 @@ def test_the_matrix_fixpoint_method_hands_the_abort_to_the_cells():
     job = inst.type_index("default/job")
     assert [m.cells[(job, n)] for n in range(3)] == ["not-deployable"] * 3
     assert "declined" in m.stats["fixpoint"]
+
+
+def _shared_pool() -> list[dict]:
+    """One pool of two slices for every node: slice a's device has numa 0, slice b's none."""
+    def piece(name: str, device: str, attributes: dict) -> dict:
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+                "spec": {"driver": "gpu.example.com", "allNodes": True, "devices": [{"name": device, "attributes": attributes}],
+                         "pool": {"name": "shared", "generation": 1, "resourceSliceCount": 2}}}
+    keep = [o for o in _base() if o["kind"] in ("Node", "DeviceClass", "ResourceClaim", "Pod") and o["metadata"]["name"] != "n3"]
+    return keep + [piece("a", "d0", {"numa": {"int": 0}}), piece("b", "d1", {"model": {"string": "t4"}})]
+
+
+def test_a_slice_order_shared_by_nodes_is_marked():
+    """Slice a first: job fits n1 and n2; b first: the runtime error on both (the cycle aborts). The slices
+    are listed once per cycle for every node, the model draws their order per node: the fit stands for
+    some run (exact here, as slice a first is one run for both) and the answer is marked."""
+    from benchmarks.kso_dra_agreement import symreach_dra
+
+    ours = symreach_dra(any_state(_shared_pool(), "default/job"))
+    assert ours.verdicts == {"n1": None, "n2": None}
+    assert ours.possible == {n: {None, ERROR} for n in ("n1", "n2")}
+    assert [c for c in ours.caveats if "once per cycle" in c] == [
+        "DRA: the outcome on n1, n2 depends on the order of a pool's slices, which the scheduler draws once per "
+        "cycle for every node; the model draws it per node"]
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_the_variant_gives_a_listed_outcome_for_the_shared_slices():
+    got = kso_dra_verdicts(any_state(_shared_pool(), "default/job"), VARIANT)
+    assert got in ({"n1": None, "n2": None}, {"n1": ERROR, "n2": ERROR})
