@@ -228,7 +228,7 @@ class _World:
                 status = o.setdefault("status", {})
                 status.pop("allocation", None)
                 if value is not None:
-                    status["allocation"] = self._allocation(value, o)
+                    status["allocation"] = self._allocation(value, o, True)
             reserved = running.get(key, [])
             if (o.get("status") or {}).get("allocation") is not None or reserved:
                 o.setdefault("status", {})["reservedFor"] = [
@@ -259,8 +259,10 @@ class _World:
             claim["status"] = {"allocation": self._allocation(entry, claim)}
         return claim
 
-    def _allocation(self, value: str, claim: dict) -> dict:
-        """``status.allocation`` from an outcome ``<where>: driver/pool/device, ...`` (``k8s_dra_state``)."""
+    def _allocation(self, value: str, claim: dict, claim_slot: bool = False) -> dict:
+        """``status.allocation`` from an outcome ``<where>: driver/pool/device, ...`` (``k8s_dra_state``). A claim
+        slot's ``where`` is a node only when its allocation pins one (``k8s_dra_state._where``; the input's
+        allocations always do): pinned back so; a pod slot's is the pod's node."""
         where, _, devices = value.partition(": ")
         requests = (claim.get("spec") or {}).get("devices", {}).get("requests") or [{"name": "r"}]
         results = []
@@ -269,7 +271,7 @@ class _World:
             results.append({"request": _request_name(requests[0]), "driver": driver, "pool": pool, "device": device})
         out: dict = {"devices": {"results": results}}
         node_names = {o["metadata"]["name"] for o in self.base if o["kind"] == "Node"}
-        if where in node_names and self._pinned(results):
+        if where in node_names and (claim_slot or self._pinned(results)):
             out["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [
                 {"key": "metadata.name", "operator": "In", "values": [where]}]}]}
         elif where != "every node":
@@ -290,7 +292,11 @@ class _World:
         return out
 
     def _pinned(self, results: list[dict]) -> bool:
-        return any(s.get("nodeName") for s in self._slices_of(results))
+        """A device of a node-local slice, or one a per-device-node-selection slice puts on a node (the input's
+        allocations carry that pin: the walk must write it back so)."""
+        devices = {r["device"] for r in results}
+        return any(s.get("nodeName") or any(d.get("nodeName") for d in s.get("devices") or [] if d.get("name") in devices)
+                   for s in self._slices_of(results))
 
     def _slice_selector(self, results: list[dict]) -> Optional[dict]:
         for s in self._slices_of(results):
