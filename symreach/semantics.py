@@ -403,6 +403,9 @@ def cycle_abort(inst: Instance, t: int, sigma: Config) -> Optional[tuple[int, Fa
     if t not in inst.filter_errors:
         return None
     for m in range(len(inst.nodes)):
+        recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
+        if recorded is None or not reasons.is_filter_error(recorded[1][0]):
+            continue   # no error recorded for m in sigma's allocation state
         failure = filter_failure(inst, t, m, sigma)
         if failure is not None and failure.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN \
                 and reasons.is_filter_error(failure.reason):
