@@ -381,6 +381,12 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     own = filter_failure(inst, t, n, sigma)
     if own is not None or t not in inst.filter_errors:
         return own
+    return abort_failure(inst, t, sigma)
+
+
+def abort_failure(inst: Instance, t: int, sigma: Config) -> Optional[Failure]:
+    """What a node where t passes every filter says when the cycle aborts: the erring node's plugin and
+    error, naming that node; None when the cycle does not abort."""
     abort = cycle_abort(inst, t, sigma)
     if abort is None:
         return None

@@ -93,6 +93,10 @@ def test_the_aborted_node_names_the_erring_node_and_its_reason():
     assert semantics.node_failure(inst, t, 2, sigma).reasons == ERROR[1]   # n3: its own error
     assert semantics.deploy_failure(inst, t, 0, sigma) == why.reason
     assert not [c for c in report.caveats.get("default/job", []) if "abort" in c]   # exact: no caveat
+    from symreach.report.explain import explain
+
+    said = explain(inst, t)   # the scheduler reports the error alone, not a count per reason
+    assert said.failed_scheduling() == why.reason and [v.reason for v in said.nodes][0] == why.reason
 
 
 def test_a_deletion_that_frees_the_erring_node_blocks_the_type():
