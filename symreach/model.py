@@ -506,12 +506,16 @@ class Instance:
         return {t: g for g, group in enumerate(self.binding_groups) for t in group.users}
 
     @cached_property
-    def filter_errors(self) -> frozenset[int]:
-        """Pod types whose DynamicResources Filter errs on some node in some allocation state: the
-        scheduler may abort their whole scheduling cycle (``semantics.cycle_abort``)."""
+    def filter_errors(self) -> dict[int, frozenset[int]]:
+        """Pod type -> the nodes where its DynamicResources Filter errs in some allocation state: the
+        scheduler may abort its whole scheduling cycle there (``semantics.cycle_abort``)."""
         maps = (self.volume_failures,) + tuple(f for group in self.binding_groups for f in group.failures)
-        return frozenset(t for failures in maps for (t, _), why in failures.items()
-                         if why[2] == AFTER_ALL and why[1] and why[1][0].startswith(FILTER_ERROR))
+        out: dict[int, set[int]] = {}
+        for failures in maps:
+            for (t, n), why in failures.items():
+                if why[2] == AFTER_ALL and why[1] and why[1][0].startswith(FILTER_ERROR):
+                    out.setdefault(t, set()).add(n)
+        return {t: frozenset(nodes) for t, nodes in out.items()}
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs

@@ -408,7 +408,7 @@ def cycle_abort(inst: Instance, t: int, sigma: Config) -> Optional[tuple[int, Fa
     node by index is named (the scheduler's is a race)."""
     if t not in inst.filter_errors:
         return None
-    for m in range(len(inst.nodes)):
+    for m in sorted(inst.filter_errors[t]):
         recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
         if recorded is None or not reasons.is_filter_error(recorded[1][0]):
             continue   # no error recorded for m in sigma's allocation state
@@ -424,18 +424,12 @@ def abort_cap(inst: Instance, t: int, n: int) -> int:
     type's DynamicResources errs, more pods of t can make that type fail NodeResourcesFit there first,
     which lifts the abort (the one way a pod's presence *enables* a deployment elsewhere): the pair is
     counted up to what n's capacity holds of t (``explicit`` saturation, ``certify.explicit_states``)."""
-    if not inst.filter_errors or not _errs_on(inst, n):
+    if not any(n in nodes for nodes in inst.filter_errors.values()):
         return 0
     capacity = inst.nodes[n].capacity
     fits = [capacity.get(r, 0) // q for r in set(inst.pod_types[t].requests) | {PODS_RESOURCE}
             if (q := request(inst, t, r)) > 0 and (r != PODS_RESOURCE or r in capacity)]
     return max(1, min(fits)) if fits else 0   # no bound: its pods consume nothing there, one is enough
-
-
-def _errs_on(inst: Instance, n: int) -> bool:
-    maps = (inst.volume_failures,) + tuple(f for group in inst.binding_groups for f in group.failures)
-    return any(failures.get((u, n)) is not None and reasons.is_filter_error(failures[(u, n)][1][0])
-               for u in inst.filter_errors for failures in maps)
 
 
 def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
