@@ -92,7 +92,7 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
         first = next(iter(theirs.values()), None)
         aborted += first is not None and is_filter_error(first[1][0])
         ours_aborted += bool(theirs) and all(v is not None and is_filter_error(v[1][0]) for v in ours.verdicts.values())
-        blocked += ours.blocked
+        blocked += len(ours.blocked)
         found = {d.node: d for d in left}
         for node, verdict in theirs.items():
             verdicts += 1
@@ -148,6 +148,7 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
     fit_same = sum((r.kso is None) == (r.symreach is None) or r.other for r in rows)
     plugin_same = sum(r.kso == r.symreach or r.other for r in rows)
     other = sum(r.other for r in rows)
+    blocked = sum(r.blocked for r in rows)
     aborted = len({(r.state, r.pod) for r in rows if r.kso is not None and is_filter_error(r.kso[1][0])})
     moved = sum(r.kso != r.static for r in rows)
     elapsed = time.perf_counter() - t0
@@ -155,7 +156,8 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
           f"DynamicResources verdicts {dra}")
     print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
     print(f"of which {other} agree with another run of the scheduler (an outcome symreach lists for another order)")
-    print(f"pods whose cycle the variant aborted on an allocator error: {aborted}")
+    print(f"pods whose cycle the variant aborted on an allocator error: {aborted} "
+          f"({blocked} node verdicts where the pod would fit but for the abort)")
     print(f"verdicts that differ from those of the input's allocation state (the model before): {moved}")
     print(f"time {elapsed:.1f} s wall, load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"walk-{k}.yaml", dump(states[k])))

@@ -41,7 +41,7 @@ class Ours:
     caveats: list[str]
     possible: dict[str, set] = field(default_factory=dict)
     errors: set = field(default_factory=set)
-    blocked: int = 0
+    blocked: set = field(default_factory=set)
 
 
 def ours_for(inst: Instance, t: int, sigma: Config, state: State, caveats: list[str], reported: Verdict = None) -> Ours:
@@ -62,7 +62,7 @@ def ours_for(inst: Instance, t: int, sigma: Config, state: State, caveats: list[
         else:
             ours.verdicts[node] = None if failure is None else (failure.plugin, failure.reasons)
     ours.errors = {v[1][0] for v in erring}
-    ours.blocked = sum(abort is not None and f is None for f in own.values())
+    ours.blocked = {node for node, f in own.items() if abort is not None and f is None}
     for node, outcomes in pod_orders(state).items():   # kso evaluates DynamicResources only past the others
         if own[node] is None or own[node].plugin == DRA_PLUGIN:
             ours.possible[node] = {None if r is None else (DRA_PLUGIN, (r,)) for r in outcomes}

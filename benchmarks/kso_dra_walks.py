@@ -377,6 +377,7 @@ class Asked:
     symreach: object
     static: object
     other: bool = False
+    blocked: bool = False   # symreach: the pod would fit but for the abort
 
 
 def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int, errors: bool = False
@@ -406,7 +407,7 @@ def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int,
                 n = inst.node_index(node)
                 rows.append(Asked(k, pod, node, verdict, ours.verdicts[node],
                                   _verdict(semantics.node_failure(inst, t, n, before)),
-                                  verdict != ours.verdicts[node] and node not in left))
+                                  verdict != ours.verdicts[node] and node not in left, node in ours.blocked))
     return [a[1] for a in asked], rows
 
 
