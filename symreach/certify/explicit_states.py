@@ -30,6 +30,8 @@ claims and ``bound`` gives each state's binding per claim (an outcome name,
 null while unbound); the checker reads them from the input it loaded, refuses a
 joint binding the input's claims cannot reach (``Instance.binding_groups``), and a
 saturated pair is deployed again when that binds a claim, as the engine does.
+A pair on a node where some type's DynamicResources errs is deployed up to its
+capacity there (``semantics.abort_cap``: filling that node lifts the cycle's abort).
 Certificates grow with the state space, so engines write one only up to
 ``MAX_STATES`` states.
 """
@@ -198,7 +200,7 @@ def _check(inst: Instance, cert: dict) -> int:
             # a pair a count target reads is counted up to K (model.Query.count_cap)
             k = max([c for ps, c in counts if (t, n) in ps] + [0])
             caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k, semantics.budget_cap(inst, t),
-                               semantics.replica_cap(inst, t))
+                               semantics.replica_cap(inst, t), semantics.abort_cap(inst, t, n))
     for sigma in states:
         if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")

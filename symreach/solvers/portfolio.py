@@ -185,8 +185,9 @@ class AutoEngine:
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         ctx = as_context(run)
-        if instance.bindings:
-            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows.
+        if instance.bindings or instance.filter_errors:
+            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows and
+            # assumes guards that pods only make stricter (a cycle abort lifted by a full node is not).
             from symreach.solvers.explicit import ExplicitEngine
 
             return ExplicitEngine().check(instance, query, ctx)
