@@ -36,11 +36,9 @@ class Step:
     # (``semantics.choice_text``); None: the first, the input order's.
     binds: Optional[str] = None
 
-    def to_json(self) -> dict[str, str]:
-        out = {"op": self.op, "pod": self.pod, "node": self.node}
-        if self.binds is not None:
-            out["binds"] = self.binds
-        return out
+    def to_json(self) -> dict[str, Optional[str]]:
+        """Every documented key, a missing value null (docs/json.md)."""
+        return {"op": self.op, "pod": self.pod, "node": self.node, "binds": self.binds}
 
 
 @record(frozen=False)

@@ -249,6 +249,8 @@ def unencoded_volume_checks(inst: Instance) -> Optional[str]:
     Hard decline such instances (``registry.Checked``)."""
     if any(group.holders for group in inst.binding_groups):
         return "DRA devices that deployments allocate and deletions free (DynamicResources)"
+    if inst.filter_errors:
+        return "the scheduler's abort of a pod's whole cycle when DynamicResources errs on a node (cycle_abort)"
     if inst.bindings:
         return "WaitForFirstConsumer claims that a deployment binds (VolumeBinding's PreBind)"
     if attach_binds(inst):
@@ -369,11 +371,69 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
 # ---- Hard and the transition relation -----------------------------------
 
 def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
-    """The first failing plugin of Hard(t, n, sigma) with its reasons, or None when it holds.
+    """The first failing plugin of Hard(t, n, sigma) with its reasons, or None when it holds:
+    n's own Filter verdict (``filter_failure``), else the scheduler's abort of t's cycle by another
+    node's error (``cycle_abort``).
 
     Creatability and the user's ``maxPerNode`` bound are not part of Hard;
     see ``deploy_failure``.
     """
+    own = filter_failure(inst, t, n, sigma)
+    if own is not None or t not in inst.filter_errors:
+        return own
+    return abort_failure(inst, t, sigma)
+
+
+def abort_failure(inst: Instance, t: int, sigma: Config) -> Optional[Failure]:
+    """What a node where t passes every filter says when the cycle aborts: the erring node's plugin and
+    error, naming that node; None when the cycle does not abort."""
+    abort = cycle_abort(inst, t, sigma)
+    if abort is None:
+        return None
+    m, failure = abort
+    return Failure(failure.plugin, (reasons.CYCLE_ABORT.format(error=failure.reason, node=inst.nodes[m].name),))
+
+
+def cycle_abort(inst: Instance, t: int, sigma: Config) -> Optional[tuple[int, Failure]]:
+    """The node whose error aborts t's whole scheduling cycle in sigma, with that error, or None.
+
+    kube-scheduler v1.35 ``findNodesThatPassFilters`` runs each node's Filter plugins in order up to
+    the first non-success and cancels the cycle on a status of code Error: the pod goes nowhere.
+    DynamicResources is the last filter, so its error is n's own verdict exactly when t passes every
+    earlier filter on n. The front end records an error only where every order of pools and slices
+    errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Every
+    candidate node is evaluated while no more than ``numFeasibleNodesToFind`` pass (all of them up to
+    100 candidates; above, the type carries a caveat); a PreFilterResult leaves out nodes that fail
+    NodeAffinity's or VolumeBinding's filter anyway, so they never count here either. The first such
+    node by index is named (the scheduler's is a race)."""
+    if t not in inst.filter_errors:
+        return None
+    for m in sorted(inst.filter_errors[t]):
+        recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
+        if recorded is None or not reasons.is_filter_error(recorded[1][0]):
+            continue   # no error recorded for m in sigma's allocation state
+        failure = filter_failure(inst, t, m, sigma)
+        if failure is not None and failure.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN \
+                and reasons.is_filter_error(failure.reason):
+            return m, failure
+    return None
+
+
+def abort_cap(inst: Instance, t: int, n: int) -> int:
+    """The count worth keeping of pair (t, n) for the abort guard (0: none). On a node where some
+    type's DynamicResources errs, more pods of t can make that type fail NodeResourcesFit there first,
+    which lifts the abort (the one way a pod's presence *enables* a deployment elsewhere): the pair is
+    counted up to what n's capacity holds of t (``explicit`` saturation, ``certify.explicit_states``)."""
+    if not any(n in nodes for nodes in inst.filter_errors.values()):
+        return 0
+    capacity = inst.nodes[n].capacity
+    fits = [capacity.get(r, 0) // q for r in set(inst.pod_types[t].requests) | {PODS_RESOURCE}
+            if (q := request(inst, t, r)) > 0 and (r != PODS_RESOURCE or r in capacity)]
+    return max(1, min(fits)) if fits else 0   # no bound: its pods consume nothing there, one is enough
+
+
+def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
+    """n's own Filter verdict: the first failing plugin of the profile's order with its reasons."""
     if inst.binding_groups:
         static, volume = static_view(inst, t, n, sigma)
     else:

@@ -33,6 +33,8 @@ for their names may be named otherwise than the states do: ``_rename``), and a
 saturated pair is deployed again when that binds a claim, as the engine does;
 where the scheduler may bind in several ways (which of several PVs a claim
 takes), the set must hold every choice's successor (``semantics.deploys``).
+A pair on a node where some type's DynamicResources errs is deployed up to its
+capacity there (``semantics.abort_cap``: filling that node lifts the cycle's abort).
 Certificates grow with the state space, so engines write one only up to
 ``MAX_STATES`` states.
 """
@@ -251,7 +253,7 @@ def _check(inst: Instance, cert: dict) -> int:
             # a pair a count target reads is counted up to K (model.Query.count_cap)
             k = max([c for ps, c in counts if (t, n) in ps] + [0])
             caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k, semantics.budget_cap(inst, t),
-                               semantics.replica_cap(inst, t))
+                               semantics.replica_cap(inst, t), semantics.abort_cap(inst, t, n))
     for sigma in states:
         if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")

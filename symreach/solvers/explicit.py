@@ -42,6 +42,10 @@ a successor, and the witness's step names the one it takes (``Step.binds``). Can
 or under some outcome (``semantics.ever_static_ok``). Orbit reduction is off
 (an outcome is tied to its node's topology); the other engines decline such
 instances (``registry.Checked``) and ``auto`` sends them here.
+A DynamicResources error that aborts a pod's cycle (``semantics.cycle_abort``) is the one guard a
+pod's presence can lift: pods filling the erring node make the pod fail NodeResourcesFit there
+first. So a pair on such a node is counted up to what the node's capacity holds of its type
+(``semantics.abort_cap``), and saturation stays exact.
 The fast paths are not used under operator moves (Theorem 5 and the empty-
 node argument assume any pod may be deleted): only this engine answers then,
 and ``auto`` sends the question here (``cli/moves_options.py``).
@@ -94,7 +98,7 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
         for n in range(len(inst.nodes)):
             if semantics.ever_static_ok(inst, t, n):
                 cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)), semantics.budget_cap(inst, t),
-                          semantics.replica_cap(inst, t))
+                          semantics.replica_cap(inst, t), semantics.abort_cap(inst, t, n))
                 out.append((t, n, inst.pair(t, n), cap))
     return out
 
