@@ -425,6 +425,13 @@ class BindingGroup:
     frees: tuple[FrozenDict[int, tuple[int, ...]], ...] = ()
     holders: tuple[frozenset[int], ...] = ()
     releases: tuple[tuple[int, ...], ...] = ()
+    # Where the scheduler may bind in several ways (which of several PVs a claim takes depends on its
+    # informer's order: ``k8s_volume_matching``): ``choices[s][t][n]`` lists every state deploying t
+    # on n may move the group to, ``next[s][t][n]`` first; () where there is one (``semantics.binding_choices``).
+    choices: tuple[FrozenDict[int, tuple[tuple[int, ...], ...]], ...] = ()
+    # PVs equal but for their names (one choice for the scheduler): the states name the first free
+    # one of a class, a witness's step may name any free one (``semantics.step_choice``).
+    interchangeable: tuple[frozenset[str], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:

@@ -521,9 +521,26 @@ def binding_made(inst: Instance, sigma: Config, t: int, n: int) -> Optional[tupl
     return None if k < 0 or k == s else (g, k)
 
 
-def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]:
-    """What deploying t on n in sigma binds, in the trace's words, or None."""
+def binding_choices(inst: Instance, sigma: Config, t: int, n: int) -> tuple[int, ...]:
+    """Every state deploying t on n in sigma may move t's binding group to, as the scheduler
+    chooses (``BindingGroup.choices``; the first is ``binding_made``'s, a state may be the current
+    one); () when the deployment binds nothing in any choice."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    if g is None:
+        return ()
+    group = inst.binding_groups[g]
+    s = group_state(inst, sigma, g)
+    several = group.choices[s].get(t) if group.choices else None
+    if several is not None and several[n]:
+        return several[n]
     made = binding_made(inst, sigma, t, n)
+    return () if made is None else (made[1],)
+
+
+def binding_note(inst: Instance, sigma: Config, t: int, n: int, choice: Optional[int] = None) -> Optional[str]:
+    """What deploying t on n in sigma binds (the scheduler's ``choice``, ``binding_choices``; None:
+    the first), in the trace's words, or None."""
+    made = binding_made(inst, sigma, t, n) if choice is None else _chosen(inst, sigma, t, n, choice)
     if made is None:
         return None
     group = inst.binding_groups[made[0]]
@@ -575,11 +592,24 @@ def deploy_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[st
     return first_failure(inst, t, n, sigma)
 
 
-def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
-    """One more pod of t on n; an unbound claim it uses becomes bound as VolumeBinding chose."""
+def _chosen(inst: Instance, sigma: Config, t: int, n: int, choice: int) -> Optional[tuple[int, int]]:
+    """(group, state) of the scheduler's ``choice`` for deploying t on n, None when it binds nothing;
+    ValueError for a choice the scheduler cannot make there."""
+    if choice not in binding_choices(inst, sigma, t, n):
+        raise ValueError(f"deploying {inst.pod_types[t].name} on {inst.nodes[n].name} cannot bind as state {choice}")
+    g = inst.binding_of[t]
+    return None if choice == group_state(inst, sigma, g) else (g, choice)
+
+
+def deploy(inst: Instance, sigma: Config, t: int, n: int, choice: Optional[int] = None) -> Config:
+    """One more pod of t on n; an unbound claim it uses becomes bound as VolumeBinding chose
+    (``choice``: one of ``binding_choices``; None: the first)."""
     p = inst.pair(t, n)
     out = sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:]
-    made = binding_made(inst, sigma, t, n) if inst.binding_groups else None
+    if choice is not None:
+        made = _chosen(inst, sigma, t, n, choice)
+    else:
+        made = binding_made(inst, sigma, t, n) if inst.binding_groups else None
     if made is not None:
         group = inst.binding_groups[made[0]]
         entries = list(out) + [0] * (inst.num_pairs + len(inst.bindings) - len(out))
@@ -587,6 +617,21 @@ def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
             entries[inst.num_pairs + b] = k
         out = tuple(entries)
     return out
+
+
+def deploy_step(inst: Instance, sigma: Config, step: Step) -> Config:
+    """Deploy as a trace's step says: its pod type on its node, binding as its ``binds`` names."""
+    t, n = inst.type_index(step.pod), inst.node_index(step.node)
+    return deploy(inst, sigma, t, n, step_choice(inst, sigma, t, n, step.binds))
+
+
+def deploys(inst: Instance, sigma: Config, t: int, n: int) -> list[tuple[Optional[int], Config]]:
+    """Every (choice, configuration) deploying t on n in sigma may lead to (``binding_choices``);
+    one entry, choice None, when the scheduler has no choice to make there."""
+    choices = binding_choices(inst, sigma, t, n)
+    if len(choices) < 2:
+        return [(None, deploy(inst, sigma, t, n))]
+    return [(k, deploy(inst, sigma, t, n, k)) for k in choices]
 
 
 def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
@@ -735,6 +780,7 @@ class ReplayError(Exception):
 def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None) -> Config:
     """Replay a trace from sigma0 against the semantics; check it covers the query."""
     sigma = inst.initial_config()
+    taken: set[str] = set()   # PVs the steps took (``step_choice``)
     for i, step in enumerate(trace):
         try:
             t, n = inst.type_index(step.pod), inst.node_index(step.node)
@@ -744,7 +790,10 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
             why = deploy_failure(inst, t, n, sigma)
             if why is not None:
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node} is illegal: {why}")
-            sigma = deploy(inst, sigma, t, n)
+            try:
+                sigma = deploy(inst, sigma, t, n, step_choice(inst, sigma, t, n, step.binds, taken))
+            except ValueError as exc:
+                raise ReplayError(f"step {i}: deploy {step.pod} on {step.node}: {exc}") from None
         elif step.op == DELETE:
             why = delete_failure(inst, sigma, t, n)
             if why is not None:
@@ -764,8 +813,9 @@ def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
     for step in trace:
         t, n = inst.type_index(step.pod), inst.node_index(step.node)
         if step.op == DEPLOY:
-            out.append(binding_note(inst, sigma, t, n))
-            sigma = deploy(inst, sigma, t, n)
+            choice = step_choice(inst, sigma, t, n, step.binds)
+            out.append(step.binds if step.binds not in (None, NO_BINDING) else binding_note(inst, sigma, t, n, choice))
+            sigma = deploy(inst, sigma, t, n, choice)
         else:
             after = delete(inst, sigma, t, n)
             out.append(freed_note(inst, sigma, after))
@@ -791,5 +841,67 @@ def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
     return "; ".join(notes) or None
 
 
-def step_of(inst: Instance, op: str, t: int, n: int) -> Step:
-    return Step(op, inst.pod_types[t].name, inst.nodes[n].name)
+def step_of(inst: Instance, op: str, t: int, n: int, binds: Optional[str] = None) -> Step:
+    return Step(op, inst.pod_types[t].name, inst.nodes[n].name, binds=binds)
+
+
+NO_BINDING = "nothing later steps see"   # a choice that leaves the binding group as it was
+
+
+def choice_text(inst: Instance, sigma: Config, t: int, n: int, choice: int) -> str:
+    """The scheduler's ``choice`` for deploying t on n in sigma, in a step's words (``Step.binds``)."""
+    return binding_note(inst, sigma, t, n, choice) or NO_BINDING
+
+
+def step_choice(inst: Instance, sigma: Config, t: int, n: int, binds: Optional[str],
+                taken: Optional[set[str]] = None) -> Optional[int]:
+    """The choice (``binding_choices``) a step's ``binds`` names, None for none named; ValueError
+    when the scheduler cannot bind that way there. The states name the first free PV of a class of
+    interchangeable ones (``BindingGroup.interchangeable``); a step may name any other of the class
+    that no earlier step took (``taken``: the PVs the trace's steps named so far, updated)."""
+    choices = binding_choices(inst, sigma, t, n)
+    if binds is None:
+        if taken is not None and choices:
+            taken.update(_pv_names(choice_text(inst, sigma, t, n, choices[0])))
+        return None
+    named = _pv_names(binds)
+    if taken is not None and named & taken:
+        raise ValueError(f"the scheduler cannot bind so there: an earlier step took {', '.join(sorted(named & taken))}")
+    classes = inst.binding_groups[inst.binding_of[t]].interchangeable if choices else ()
+    for k in choices:
+        text = choice_text(inst, sigma, t, n, k)
+        if text == binds or (classes and _canonical(text, classes) == _canonical(binds, classes)):
+            if taken is not None:
+                taken.update(named)
+            return k
+    raise ValueError(f"the scheduler cannot bind so there ({binds})")
+
+
+_TAKES = "its ephemeral claim takes PV "
+
+
+def _pv_parts(text: str) -> list[tuple[str, list[str]]]:
+    """A binding note's parts (``binding_note``): (the part without its PV names, the names)."""
+    out = []
+    for part in text.split("; "):
+        if " to PV " in part:
+            head, _, name = part.rpartition(" to PV ")
+            out.append((head + " to PV", [name]))
+        elif part.startswith(_TAKES):
+            names, _, cls = part[len(_TAKES):].rpartition(" (class ")
+            out.append((_TAKES + "(class " + cls, names.split(", ")))
+        else:
+            out.append((part, []))
+    return out
+
+
+def _pv_names(text: str) -> set[str]:
+    return {name for _, names in _pv_parts(text) for name in names}
+
+
+def _canonical(text: str, classes: tuple[frozenset[str], ...]) -> list[tuple[str, list[str]]]:
+    """The note with each PV named by its class of interchangeable PVs (its own name if none)."""
+    def cls(name: str) -> str:
+        return next((min(c) for c in classes if name in c), name)
+
+    return [(head, sorted(map(cls, names))) for head, names in _pv_parts(text)]
