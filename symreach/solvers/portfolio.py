@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from contextlib import nullcontext
 import time
 from dataclasses import field
 from pathlib import Path
@@ -74,17 +75,19 @@ from symreach.run import RunContext
 from symreach.solvers.abc_binary import abc_available
 from symreach.solvers.base import RunLike, as_context
 from symreach.solvers.goal_plan import CAPACITY
-from symreach.solvers.heap import CheckHeap
+from symreach.solvers.heap import CheckHeap, collector_off
 from symreach.solvers.schedule import (
     ABC_ENGINE,
     LAZY_ENGINE,
     OUR_ENGINES,
     SECOND_ALONE_S,
     after_lazy,
+    bmc_instead_of_lazy,
     favourite,
     holders,
     late_engines,
     lazy_alone_for,
+    lazy_first,
     race_engines,
     resident_engine,
     second_engine,
@@ -182,8 +185,9 @@ class AutoEngine:
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         ctx = as_context(run)
-        if instance.bindings:
-            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows.
+        if instance.bindings or instance.filter_errors:
+            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows and
+            # assumes guards that pods only make stricter (a cycle abort lifted by a full node is not).
             from symreach.solvers.explicit import ExplicitEngine
 
             return ExplicitEngine().check(instance, query, ctx)
@@ -293,20 +297,25 @@ class AutoEngine:
                 alone_s = lazy_alone_for(self.lazy_alone_s, may_pairs, nodes, *depth)
                 # goal regression found no room on a node: capacity binds, which the lazy
                 # search declines (``lazy_moves.capacity_binds``) after starting (7 ms)
-                lazy = [e for e in engines if e != LAZY_ENGINE] if planned == CAPACITY else engines
+                # and deep goals of wide nets, where BMC alone follows at once (``lazy_first``)
+                bmc_first = not lazy_first(may_pairs, nodes, *depth)
+                lazy = [e for e in engines if e != LAZY_ENGINE] \
+                    if planned == CAPACITY or bmc_first else engines
                 answer, lazy_running = self._lazy_alone(lazy, first, instance, query, run,
                                                         workers, gave_up, alone_s)
                 if answer is not None:
                     return answer
                 # every worker inherits the modules instead of importing them in its time
                 engines = [e for e in engines if e in _import_engines(engines)]
-                if not lazy_running:
+                if not lazy_running and not bmc_first:  # it stopped: running it again repeats that
                     engines = [e for e in engines if e != LAZY_ENGINE]
                 engines = race_engines(may_pairs, engines, nodes)
                 engines.sort(key=lambda name: name != first)
                 resident = resident_engine(may_pairs, engines, first, lazy_running)
                 if lazy_running:
                     solos = after_lazy(may_pairs, engines, nodes, *depth)
+                elif bmc_first:
+                    solos = bmc_instead_of_lazy(engines)
                 else:
                     solos = [] if self.jobs < 2 else \
                         solo_engines(may_pairs, engines, nodes, instance.profile,
@@ -341,7 +350,8 @@ class AutoEngine:
 
         lazy = ResidentWorker(LAZY_ENGINE, instance, query, run)
         workers[LAZY_ENGINE] = lazy
-        _alone(lazy, seconds, run)
+        with collector_off():
+            _alone(lazy, seconds, run)
         if lazy.alive():
             return None, True
         result, error = lazy.outcome()
@@ -383,7 +393,8 @@ class AutoEngine:
                 self._fork([name], race, instance, query, run)  # parks the resident first
             worker = race.workers[name]
             worker.resume()
-            _alone(worker, seconds, run)
+            with collector_off() if name == LAZY_ENGINE else nullcontext():
+                _alone(worker, seconds, run)
             if not worker.alive():
                 result, error = worker.outcome()
                 del race.workers[name]
@@ -499,7 +510,9 @@ def _import_engines(names: Sequence[str]) -> list[str]:
 def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
     """Wait until ``worker`` is done, or has used ``seconds`` of CPU (its time alone must
     not shrink on a loaded machine; wall seconds where its CPU cannot be read), or the
-    run's time is up."""
+    run's time is up. A poll of its sentinel (``workers.ready``), not ``multiprocessing``'s
+    ``wait``: where the lazy search answers alone nothing else needs that package, whose
+    import was a percent of such a check's CPU."""
     from symreach.solvers.workers import ready
 
     cpu0, wall0 = worker.cpu_s(), time.perf_counter()
