@@ -408,7 +408,8 @@ class BindingGroup:
     moves the group to state ``next[s][t][n]`` (-1: it binds nothing there).
 
     DRA devices (``loader.dra`` ``allocations``) are such a group too, whose slots a deletion
-    changes: deleting a pod of t on n moves it to ``frees[s][t][n]`` (-1: nothing), then
+    changes: deleting a pod of t on n moves it to a state of ``frees[s][t][n]``, pairs (what the
+    deleted pod holds, state) with one pair per distinct holding (empty: nothing freed), then
     every slot k some type of ``holders[k]`` reserves is deallocated when no pod of those
     types is left: state s moves to ``releases[s][k]`` (``semantics.delete``). State 0 is the
     input's allocation. Empty for claim bindings, which a deletion never changes.
@@ -421,7 +422,7 @@ class BindingGroup:
     failures: tuple[FrozenDict[Pair, tuple[str, tuple[str, ...], bool]], ...]
     attach: tuple[FrozenDict[int, tuple[FrozenDict[str, frozenset[str]], FrozenDict[str, int]]], ...]
     next: tuple[FrozenDict[int, tuple[int, ...]], ...]
-    frees: tuple[FrozenDict[int, tuple[int, ...]], ...] = ()
+    frees: tuple[FrozenDict[int, tuple[tuple[tuple[str, int], ...], ...]], ...] = ()
     holders: tuple[frozenset[int], ...] = ()
     releases: tuple[tuple[int, ...], ...] = ()
 

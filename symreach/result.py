@@ -26,14 +26,20 @@ DELETE = "delete"
 
 @record
 class Step:
-    """One transition of a witness: deploy or delete one pod of a type on a node."""
+    """One transition of a witness: deploy or delete one pod of a type on a node. A deletion
+    names what its pod holds (``holding``) when pods of the type there hold different DRA
+    devices: which pod goes decides what is freed (``semantics.deletions``)."""
 
     op: str  # DEPLOY | DELETE
     pod: str
     node: str
+    holding: str = ""
 
     def to_json(self) -> dict[str, str]:
-        return {"op": self.op, "pod": self.pod, "node": self.node}
+        out = {"op": self.op, "pod": self.pod, "node": self.node}
+        if self.holding:
+            out["holding"] = self.holding
+        return out
 
 
 @record(frozen=False)

@@ -21,6 +21,7 @@ from symreach.model import (
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
+    BindingGroup,
     Config,
     Disk,
     Instance,
@@ -529,20 +530,38 @@ def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     return out
 
 
-def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
-    """One pod of t on n less; DRA devices it held are freed (``model.BindingGroup.frees``,
-    ``holders``: a claim no pod reserves any more is deallocated by the resourceclaim controller)."""
+def delete(inst: Instance, sigma: Config, t: int, n: int, holding: str = "") -> Config:
+    """One pod of t on n less, the one holding ``holding`` (``deletions``); ValueError when no
+    pod there holds it, or when ``holding`` is empty and pods there hold different things."""
+    choices = deletions(inst, sigma, t, n)
+    why = _holding_failure(inst, t, n, choices, holding)
+    if why is not None:
+        raise ValueError(why)
+    return choices[0][1] if not holding else dict(choices)[holding]
+
+
+def deletions(inst: Instance, sigma: Config, t: int, n: int) -> tuple[tuple[str, Config], ...]:
+    """Each distinct outcome of deleting one pod of t on n: (what that pod holds, the configuration
+    after). One outcome ("", ...) unless pods of t on n hold DRA devices: then one per distinct
+    holding, those of one kind being one (``model.BindingGroup.frees``, ``holders``: a claim no pod
+    reserves any more is deallocated by the resourceclaim controller). Empty when no pod is there."""
     p = inst.pair(t, n)
     if sigma[p] <= 0:
-        raise ValueError("delete of an absent pod")
+        return ()
     out = sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
     g = inst.binding_of.get(t) if inst.binding_groups else None
     group = inst.binding_groups[g] if g is not None else None
     if group is None or not group.holders:
-        return out
+        return (("", out),)
     s = group_state(inst, sigma, g)
     following = group.frees[s].get(t)
-    s = following[n] if following is not None and following[n] >= 0 else s
+    choices = following[n] if following is not None and following[n] else (("", s),)
+    return tuple((label, _freed(inst, group, t, out, k)) for label, k in choices)
+
+
+def _freed(inst: Instance, group: BindingGroup, t: int, out: Config, s: int) -> Config:
+    """``out`` (one pod of t less) with its DRA group in state s, then every claim slot of t's
+    that no pod reserves any more released."""
     for i, holders in enumerate(group.holders):
         if t in holders and group.releases[s][i] >= 0 and not any(
                 out[inst.pair(u, m)] for u in holders for m in range(len(inst.nodes))):
@@ -551,6 +570,24 @@ def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     for b, e in zip(group.claims, group.states[s]):
         padded[inst.num_pairs + b] = e
     return tuple(padded)
+
+
+def holding_failure(inst: Instance, sigma: Config, t: int, n: int, holding: str) -> Optional[str]:
+    """Why a deletion of a pod of t on n holding ``holding`` names no pod there, or None."""
+    return _holding_failure(inst, t, n, deletions(inst, sigma, t, n), holding)
+
+
+def _holding_failure(inst: Instance, t: int, n: int, choices: tuple[tuple[str, Config], ...],
+                     holding: str) -> Optional[str]:
+    where = f"{inst.pod_types[t].name} on {inst.nodes[n].name}"
+    if not choices:
+        return "no such pod"
+    labels = [label for label, _ in choices]
+    if holding and holding not in labels:
+        return f"no pod of {where} holds {holding} (they hold: {'; '.join(labels)})"
+    if not holding and len(choices) > 1:
+        return f"pods of {where} hold different devices; the deletion must name one of: {'; '.join(labels)}"
+    return None
 
 
 def budget_present(inst: Instance, sigma: Config, types: Iterable[int]) -> int:
@@ -686,10 +723,10 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node} is illegal: {why}")
             sigma = deploy(inst, sigma, t, n)
         elif step.op == DELETE:
-            why = delete_failure(inst, sigma, t, n)
+            why = delete_failure(inst, sigma, t, n) or holding_failure(inst, sigma, t, n, step.holding)
             if why is not None:
                 raise ReplayError(f"step {i}: delete {step.pod} on {step.node}: {why}")
-            sigma = delete(inst, sigma, t, n)
+            sigma = delete(inst, sigma, t, n, step.holding)
         else:
             raise ReplayError(f"step {i}: unknown op {step.op!r}")
     if query is not None and not query_holds(inst, query, sigma):
@@ -707,7 +744,7 @@ def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
             out.append(binding_note(inst, sigma, t, n))
             sigma = deploy(inst, sigma, t, n)
         else:
-            after = delete(inst, sigma, t, n)
+            after = delete(inst, sigma, t, n, step.holding)
             out.append(freed_note(inst, sigma, after))
             sigma = after
     return out
@@ -731,5 +768,5 @@ def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
     return "; ".join(notes) or None
 
 
-def step_of(inst: Instance, op: str, t: int, n: int) -> Step:
-    return Step(op, inst.pod_types[t].name, inst.nodes[n].name)
+def step_of(inst: Instance, op: str, t: int, n: int, holding: str = "") -> Step:
+    return Step(op, inst.pod_types[t].name, inst.nodes[n].name, holding)

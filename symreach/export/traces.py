@@ -467,7 +467,7 @@ def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
 def parse_exported_trace(text: str, fmt: str) -> list[Step]:
     """The steps of a trace exported as ``json``, ``yaml`` or ``kubectl``."""
     if fmt == "json":
-        return [Step(item["op"], item["pod"], item["node"]) for item in json.loads(text)]
+        return [Step(item["op"], item["pod"], item["node"], item.get("holding", "")) for item in json.loads(text)]
     if fmt == "yaml":
         return _parse_yaml(text)
     if fmt == "kubectl":

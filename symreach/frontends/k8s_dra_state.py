@@ -22,16 +22,16 @@ The joint states of the slots reachable from the input's are explored (the
 claim releases as extra moves, so the list may hold more than is reachable);
 in each, every type using claims is evaluated again (``k8s_dra.pod_dra`` on the
 claims as allocated then), with the state its deployment on each node moves to
-and the state a deletion there moves to. The result is each type's v1
+and the states a deletion there moves to: one per distinct holding of the pods
+of a pod slot's type there (the deletion names the pod by what it holds, so
+pods of one type holding devices of different kinds are told apart; holdings of
+one kind are one choice). The result is each type's v1
 ``dra.allocations`` (``loader.dra``), which ``loader.resolve`` turns into a
 ``model.BindingGroup`` as for claim bindings.
 
 Not exact, and marked with a caveat instead: devices of several pools a request
 could take (the scheduler's pool order is a Go map's, so random; modelled: pools
-by driver and name, slices in input order), pods of one type on one node that
-hold devices of different kinds (driver, pool, attributes: a deletion frees
-those of one pod the model picks, the first by device name; devices of one kind
-are interchangeable, so that case is exact), and more joint states than
+by driver and name, slices in input order), and more joint states than
 ``MAX_STATES`` (or ``MAX_WORK`` evaluations). States are kept up to renaming
 devices within a kind (``_States.canonical``), so a trace names one device of
 the kind the scheduler takes, not necessarily the one it takes.
@@ -49,6 +49,7 @@ MAX_STATES = 1024
 MAX_WORK = 20_000             # states x users x nodes evaluated before giving up (load time stays seconds)
 MAX_POOL_ORDERS = 24          # pool orders tried to see whether the first assignment depends on it
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
+NOTHING = "no devices"        # the holding of a pod whose claims took no device
 Key = tuple[str, str]         # (namespace, claim)
 Entry = Union[Key, dict]      # an existing claim, or the fresh claim a template gives a new pod
 
@@ -246,7 +247,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
         start.append(tuple(sorted(held)))
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = several = False
+    tied = False
     s = 0
     while s < len(found.states):
         if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
@@ -267,10 +268,9 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
                     if k != s:
                         on[node["name"]] = k
                 if name in per_pod:
-                    nxt, choices = _free(state, len(keys) + per_pod.index(name), node["name"])
-                    several |= len({found.kind(e) for e in choices}) > 1
-                    if nxt is not None:
-                        frees[node["name"]] = found.add(nxt)
+                    choices = _frees(found, state, len(keys) + per_pod.index(name), node["name"])
+                    if choices:
+                        frees[node["name"]] = choices
             entry["nodes"] = on
             if frees:
                 entry["frees"] = frees
@@ -287,10 +287,6 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     if tied:
         caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
                        "scheduler tries in random order (modelled: pools by driver and name, slices in input order)")
-    if several:
-        caveats.append("DRA: pods of one type on one node may hold different devices (of another driver, pool or "
-                       "attributes); a deletion frees those of one of them (modelled: the first by device name), "
-                       "not any pod's")
     slots = [f"{ns}/{c}" for ns, c in keys] + [PODS + name for name in per_pod]
     return {name: {"slots": slots, "states": entries[name]} for name in users}, caveats
 
@@ -334,11 +330,15 @@ def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser,
     return tuple(out), alike
 
 
-def _free(state: tuple, slot: int, node: str) -> tuple[Optional[tuple], list[str]]:
-    """The state after a pod of a pod slot's type on node is deleted, and the distinct holdings it could free."""
-    here = sorted({e for e in state[slot] if e.partition(": ")[0] == node})
-    if not here:
-        return None, []
-    held = list(state[slot])
-    held.remove(here[0])
-    return state[:slot] + (tuple(held),) + state[slot + 1:], here
+def _frees(found: _States, state: tuple, slot: int, node: str) -> dict[str, int]:
+    """What deleting a pod of a pod slot's type on node can free: per distinct outcome, the
+    holding it frees (its devices; ``NOTHING`` for a pod holding none) -> the state after.
+    Holdings of one kind lead to one state (``_States.canonical``): one choice, named by the
+    first; holdings that differ are one choice each, and the deletion names which it frees."""
+    choices: dict[int, str] = {}
+    for entry in sorted({e for e in state[slot] if e.partition(": ")[0] == node}):
+        held = list(state[slot])
+        held.remove(entry)
+        k = found.add(state[:slot] + (tuple(held),) + state[slot + 1:])
+        choices.setdefault(k, entry.partition(": ")[2] or NOTHING)
+    return {label: k for k, label in choices.items()}

@@ -525,7 +525,7 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
                 row_of[t] = _fold_dra(volume_block[t], t, DraSpec(state.prefilter, state.filters), index, found)
             on, off = dict(state.on), dict(state.frees)
             next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)
-            free_of[t] = tuple(off.get(node.name, -1) for node in doc.nodes)
+            free_of[t] = tuple(off.get(node.name, ()) for node in doc.nodes)
         rows.append(FrozenDict(row_of))
         failures.append(FrozenDict(found))
         following.append(FrozenDict(next_of))
