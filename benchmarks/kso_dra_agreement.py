@@ -136,7 +136,8 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
     import random
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    states, rows = walk_verdicts(random.Random(seed), walks_n, steps, kso, workers)
+    counts: dict = {}
+    states, rows = walk_verdicts(random.Random(seed), walks_n, steps, kso, workers, counts)
     classes: Counter[str] = Counter()
     example: dict[str, int] = {}
     for r in rows:
@@ -154,6 +155,8 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
           f"DynamicResources verdicts {dra}")
     print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
     print(f"verdicts that differ from those of the input's allocation state (the model before): {moved}")
+    print(f"deletions that named one of several holdings (pods of a type on a node holding different devices): "
+          f"{counts.get('choices', 0)}")
     print(f"time {elapsed:.1f} s wall, load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"walk-{k}.yaml", dump(states[k])))
     if results is not None:

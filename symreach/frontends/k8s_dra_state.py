@@ -43,10 +43,10 @@ from dataclasses import dataclass, field, fields
 from itertools import permutations
 from typing import Optional, Union
 
-from symreach.frontends.k8s_dra import DraIndex, allocation_status, dra_field, first_allocation, pod_dra
+from symreach.frontends.k8s_dra import DraIndex, PodDra, allocation_status, dra_field, first_allocation, pod_dra
 
-MAX_STATES = 1024
-MAX_WORK = 20_000             # states x users x nodes evaluated before giving up (load time stays seconds)
+MAX_STATES = 4096
+MAX_WORK = 120_000            # states x users x nodes before giving up (load time stays seconds: the v1 document lists them)
 MAX_POOL_ORDERS = 24          # pool orders tried to see whether the first assignment depends on it
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
 NOTHING = "no devices"        # the holding of a pod whose claims took no device
@@ -248,21 +248,23 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}
     tied = False
+    memo = _Memo(index, keys, nodes)
     s = 0
     while s < len(found.states):
         if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
             return None, [f"DRA: more than {len(found.states) - 1} joint device allocations (not modelled)"]
         state = found.states[s]
         view = found.view(state)
+        allocated = frozenset(view.allocated())
         for name, u in users.items():
-            verdict = pod_dra(view, u.spec, u.status, u.namespace, u.pod, nodes)
+            verdict = memo.verdict(view, state, allocated, name, u, nodes)
             entry: dict = {"held": [_held(v) for v in state]}
             if s:
                 entry.update({k: v for k, v in dra_field(verdict).items() if k in ("preFilter", "filter")})
             on, frees = {}, {}
             for node in nodes:
                 if verdict.prefilter is None and node["name"] not in verdict.filters:
-                    nxt, alike = _deploy(found, view, state, name, u, node)
+                    nxt, alike = _deploy(found, view, state, name, u, node, memo.first(view, state, allocated, name, u, node))
                     tied |= not alike
                     k = found.add(nxt) if nxt is not None else s
                     if k != s:
@@ -297,28 +299,70 @@ def _held(value) -> Optional[str]:
     return value
 
 
-def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser, node: dict
-            ) -> tuple[Optional[tuple], bool]:
-    """The state after a pod of ``u`` is scheduled on node, and whether the pool order cannot change it."""
-    todo = [(e, view.claims[e] if isinstance(e, tuple) else e) for e in u.entries]
-    todo = [(e, c) for e, c in todo if isinstance(e, dict) or (c.get("status") or {}).get("allocation") is None]
-    if not todo:
-        return None, True
-    allocated = view.allocated()
-    first = first_allocation(view, [c for _, c in todo], node, allocated)
+class _Memo:
+    """Allocator evaluations shared between joint states. The allocator reads of the allocation
+    only whether each device of the pools it is given is taken (``dra_allocator``: ``device.key in
+    allocated``), so a deployment's first assignment on a node is a function of (type, node, which
+    of its claims are unallocated, the taken devices of the node's pools), and a type's verdicts
+    one of (type, its claims' allocations, every taken device): states that differ elsewhere (on
+    other nodes, in which pod holds what) share them."""
+
+    def __init__(self, index: DraIndex, keys: list[Key], nodes: list[dict]) -> None:
+        self.keys = {k: i for i, k in enumerate(keys)}
+        self.pools = {node["name"]: frozenset((p.driver, p.name) for p in index.pools(node)) for node in nodes}
+        self._first: dict[tuple, tuple] = {}
+        self._verdicts: dict[tuple, PodDra] = {}
+
+    def _claims(self, state: tuple, u: DraUser) -> tuple:
+        return tuple(state[self.keys[e]] for e in u.entries if isinstance(e, tuple) and e in self.keys)
+
+    def verdict(self, view: DraIndex, state: tuple, allocated: frozenset, name: str, u: DraUser,
+                nodes: list[dict]) -> PodDra:
+        key = (name, self._claims(state, u), allocated)
+        if key not in self._verdicts:
+            self._verdicts[key] = pod_dra(view, u.spec, u.status, u.namespace, u.pod, nodes)
+        return self._verdicts[key]
+
+    def first(self, view: DraIndex, state: tuple, allocated: frozenset, name: str, u: DraUser, node: dict
+              ) -> tuple[list[tuple[Entry, dict]], Optional[list], bool]:
+        """``u``'s claims to allocate, the first assignment on node (None: none) and whether the
+        pool order cannot change it."""
+        todo = [(e, view.claims[e] if isinstance(e, tuple) else e) for e in u.entries]
+        todo = [(e, c) for e, c in todo if isinstance(e, dict) or (c.get("status") or {}).get("allocation") is None]
+        pools = self.pools[node["name"]]
+        key = (name, node["name"], tuple(e for e, _ in todo if isinstance(e, tuple)),
+               frozenset(d for d in allocated if d[:2] in pools))
+        if key not in self._first:
+            self._first[key] = _first(view, [c for _, c in todo], node, set(allocated)) if todo else (None, True)
+        return (todo, *self._first[key])
+
+
+def _first(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tuple[Optional[list], bool]:
+    """The first assignment of ``claims`` on node (None: none), and whether the pool order cannot change it."""
+    first = first_allocation(view, claims, node, allocated)
     if first is None:
         return None, True
     pools = sorted({(d.driver, d.pool) for d in view.devices(node)[0]})
     alike = True
     if len(pools) > 1:
         orders = list(permutations(pools)) if len(pools) <= 4 else []
-        alike = bool(orders) and all(first_allocation(view, [c for _, c in todo], node, allocated, list(o)) == first
+        alike = bool(orders) and all(first_allocation(view, claims, node, allocated, list(o)) == first
                                      for o in orders[:MAX_POOL_ORDERS])
     if any(view.slice_count(node, d.driver, d.pool) > 1 for results in first for _, d in results):
         alike = False   # the slices of a pool come in the informer's order: conservatively a tie
+    return first, alike
+
+
+def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser, node: dict,
+            first: tuple[list[tuple[Entry, dict]], Optional[list], bool]) -> tuple[Optional[tuple], bool]:
+    """The state after a pod of ``u`` is scheduled on node, and whether the pool order cannot change it,
+    from its first assignment there (``_Memo.first``)."""
+    todo, results_of, alike = first
+    if results_of is None:
+        return None, True
     out = list(state)
     fresh = []
-    for (e, _), results in zip(todo, first):
+    for (e, _), results in zip(todo, results_of):
         if isinstance(e, tuple):
             out[found.keys.index(e)] = found.name(allocation_status(view, node, results))
         else:
