@@ -425,6 +425,12 @@ class BindingGroup:
     frees: tuple[FrozenDict[int, tuple[tuple[tuple[str, int], ...], ...]], ...] = ()
     holders: tuple[frozenset[int], ...] = ()
     releases: tuple[tuple[int, ...], ...] = ()
+    # Claim bindings whose pods may hold a PV counted under another CSI driver than the one
+    # the type's other pods count under (``frontends.k8s_volume_bindings`` pod slot): per state,
+    # (t, n) -> how many of t's pods on n hold one, and the attach counts they move per driver.
+    # ``frees`` then lists deleting such a pod; a pod holding none is the other choice.
+    held_pods: tuple[FrozenDict[Pair, int], ...] = ()
+    held_attach: tuple[FrozenDict[Pair, FrozenDict[str, int]], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:

@@ -863,8 +863,7 @@ class _Converter:
                              f"{obj.where}: runs on node {node!r}, which is not in the input; "
                                         "left out of the initial configuration")
             return
-        if created is not body:
-            type_name = self.holding_type(obj, namespace, name, type_name, body)
+        type_name = self.holding_type(obj, namespace, name, type_name, body)
         self.initial[(type_name, node)] += 1
         spec = obj.data["spec"]
         if spec.get("resourceClaims"):
@@ -895,18 +894,22 @@ class _Converter:
         return created
 
     def holding_type(self, obj: _Object, namespace: str, name: str, type_name: str, body: dict) -> str:
-        """A running pod that holds more or less than new pods of its type (an in-place resize):
-        a non-creatable type of its own with what it holds, beside ``type_name``."""
-        if (self.types[type_name].get("requests") or {}) == (body.get("requests") or {}):
+        """A running pod that holds more or less than new pods of its type (an in-place resize; an
+        ephemeral volume NodeVolumeLimits counts under another CSI driver, its claim being bound to
+        a PV of that driver): a non-creatable type of its own with what it holds, beside ``type_name``."""
+        resized = (self.types[type_name].get("requests") or {}) != (body.get("requests") or {})
+        if not resized and _attach_key(self.types[type_name]) == _attach_key(body):
             return type_name
-        key = ("resized", type_name, signature(body, strict=True))
+        key = ("resized", type_name, signature(body, strict=True), _attach_key(body))
         if key not in self.extra_types:
-            resized = self.unique(type_name, "Resized")
-            self.add_type(resized, obj, namespace, ("metadata",), ("spec",),
-                          origin=f"resized pods like {namespace}/{name} (new pods: {type_name})", template=False,
+            held = self.unique(type_name, "Resized" if resized else "Held")
+            what = "resized pods" if resized else "pods holding other CSI volumes,"
+            self.add_type(held, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"{what} like {namespace}/{name} (new pods: {type_name})", template=False,
                           creatable=False, body=dict(body))
-            self.extra_types[key] = resized
-        self.report.resized[f"{namespace}/{name}"] = type_name
+            self.extra_types[key] = held
+        if resized:
+            self.report.resized[f"{namespace}/{name}"] = type_name
         return self.extra_types[key]
 
     def terminating_type(self, obj: _Object, namespace: str, name: str, owner: Optional[dict], body: dict) -> str:
@@ -1070,6 +1073,12 @@ class _Converter:
         if groups:
             doc["groups"] = groups
         return doc
+
+
+def _attach_key(body: dict) -> str:
+    """What NodeVolumeLimits counts of a type body's pods (its CSI volumes, own ephemeral ones)."""
+    volumes = body.get("volumes") or {}
+    return repr((sorted((volumes.get("attach") or {}).items()), sorted((volumes.get("attachOwn") or {}).items())))
 
 
 def _volume_key(body: dict, *, pending: bool) -> str:
