@@ -134,6 +134,7 @@ class _World:
         group = next(g for g in inst.binding_groups if g.holders)
         self.group = group
         self.slots = [inst.bindings[b].claim for b in group.claims]
+        self.initial = [inst.bindings[b].initial for b in group.claims]
 
     def type_name(self, t: int) -> str:
         return self.inst.pod_types[t].name
@@ -218,8 +219,9 @@ class _World:
             if key in self.slots:   # devices of a kind are renamed canonically: every slot as the state says
                 value = values[self.slots.index(key)]
                 status = o.setdefault("status", {})
-                status.pop("allocation", None)
-                if value is not None:
+                if value != self.initial[self.slots.index(key)] or value is None:   # else as the input has it
+                    status.pop("allocation", None)
+                if value is not None and "allocation" not in status:
                     status["allocation"] = self._allocation(value, o)
             reserved = running.get(key, [])
             if (o.get("status") or {}).get("allocation") is not None or reserved:
@@ -282,7 +284,10 @@ class _World:
         return out
 
     def _pinned(self, results: list[dict]) -> bool:
-        return any(s.get("nodeName") for s in self._slices_of(results))
+        """A device of a node-local slice, or one naming its node itself (per-device node selection)."""
+        return any(s.get("nodeName") for s in self._slices_of(results)) or any(
+            d.get("name") == r["device"] and d.get("nodeName") for r in results for s in self._slices_of([r])
+            for d in s.get("devices") or [])
 
     def _slice_selector(self, results: list[dict]) -> Optional[dict]:
         for s in self._slices_of(results):
