@@ -164,6 +164,16 @@ class _States:
                 if (d.driver, d.pool, d.name) not in fixed:
                     self.order.setdefault(self.kinds[key], []).append(key)
 
+    def label(self, entry: str) -> str:
+        """What a holding is named by in a deletion: each device as the first device of its kind
+        (the canonical names of one kind change with the state, the kind does not)."""
+        self._catalogue()
+        devices = entry.partition(": ")[2]
+        if not devices:
+            return NOTHING
+        first = [(self.order.get(self.kinds.get(d)) or [d])[0] for d in devices.split(", ")]   # type: ignore[union-attr]
+        return ", ".join(sorted(first))
+
     def _fixed(self) -> set:
         claims = {k: c for k, c in self.index.claims.items() if k not in self.owned and k not in self.keys}
         return self.index.with_claims(claims).allocated()
@@ -376,7 +386,8 @@ def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser,
 
 def _frees(found: _States, state: tuple, slot: int, node: str) -> dict[str, int]:
     """What deleting a pod of a pod slot's type on node can free: per distinct outcome, the
-    holding it frees (its devices; ``NOTHING`` for a pod holding none) -> the state after.
+    holding it frees (its devices, each named as its kind's first: ``_States.label``; ``NOTHING``
+    for a pod holding none) -> the state after.
     Holdings of one kind lead to one state (``_States.canonical``): one choice, named by the
     first; holdings that differ are one choice each, and the deletion names which it frees."""
     choices: dict[int, str] = {}
@@ -384,5 +395,5 @@ def _frees(found: _States, state: tuple, slot: int, node: str) -> dict[str, int]
         held = list(state[slot])
         held.remove(entry)
         k = found.add(state[:slot] + (tuple(held),) + state[slot + 1:])
-        choices.setdefault(k, entry.partition(": ")[2] or NOTHING)
+        choices.setdefault(k, found.label(entry))
     return {label: k for k, label in choices.items()}
