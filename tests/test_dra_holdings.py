@@ -172,3 +172,23 @@ def test_certify_checks_every_holdings_deletion():
         del cert[key][rows[0]]
     ok, why = check_certificate(inst, cert)
     assert not ok and "not closed" in why
+
+
+def test_exported_steps_delete_the_pod_holding_it():
+    """The trace's pod names follow the holding: the input's a100 holder is train-0 (not the last
+    listed); of two pods a trace creates, deleting the a100's holder names the first one created."""
+    from symreach.export.traces import step_names
+
+    inst, report, _, _ = _loaded()
+    assert report.initial_holdings == {("default/train", "train-0"): A100, ("default/train", "train-1"): T4}
+    names = report.initial_pod_names
+    steps = [Step(DELETE, "default/train", "n1", A100)]
+    assert step_names(steps, inst, names, report.initial_holdings) == ["default/train-0"]
+    steps = [Step(DELETE, "default/train", "n1", T4)]
+    assert step_names(steps, inst, names, report.initial_holdings) == ["default/train-1"]
+    gone = [Step(DELETE, "default/train", "n1", A100), Step(DELETE, "default/train", "n1", T4)]
+    made = [Step(DEPLOY, "default/train", "n1"), Step(DEPLOY, "default/train", "n1"),
+            Step(DELETE, "default/train", "n1", A100)]
+    semantics.replay(inst, gone + made)
+    planned = step_names(gone + made, inst, names, report.initial_holdings)
+    assert planned[2:] == [planned[2], planned[3], planned[2]] and planned[2] != planned[3]

@@ -234,8 +234,10 @@ class _States:
 
 
 def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[tuple[str, list[Key]]]],
-            nodes: list[dict]) -> tuple[Optional[dict[str, dict]], list[str]]:
-    """Each user type's v1 ``dra.allocations`` (None when not modelled) and the caveats."""
+            nodes: list[dict], holdings: Optional[dict[str, list[str]]] = None
+            ) -> tuple[Optional[dict[str, dict]], list[str]]:
+    """Each user type's v1 ``dra.allocations`` (None when not modelled) and the caveats; ``holdings``
+    gets, per pod slot's type, what each of its running pods holds (as a deletion names it), in order."""
     per_pod = [name for name, u in users.items() if u.per_pod]
     owned = {k for name in per_pod for _, keys in running.get(name, []) for k in keys}
     keys = sorted({e for u in users.values() for e in u.entries if isinstance(e, tuple)} - owned)
@@ -254,6 +256,8 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
                       for r in (((index.claims.get(k, {}).get("status") or {}).get("allocation") or {})
                                 .get("devices") or {}).get("results") or []]
             held.append(found.name({"devices": {"results": merged}}, node))
+        if holdings is not None:
+            holdings[name] = [found.label(e) for e in held]
         start.append(tuple(sorted(held)))
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}

@@ -119,6 +119,8 @@ class Report:
     resized: dict[str, str] = field(default_factory=dict)
     # (pod type, node) -> names of the running pods, for trace export.
     initial_pod_names: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    # (pod type, running pod's name) -> the DRA devices it holds, as a deletion names them (``Step.holding``)
+    initial_holdings: dict[tuple[str, str], str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     # (category, message) for every warning, in order; ``symreach.report.warnings`` groups them.
     notes: list[tuple[str, str]] = field(default_factory=list)
@@ -298,6 +300,7 @@ class _Converter:
         self.binders: dict[str, Binder] = {}    # pod type -> what its deployment binds
         self.dra_users: dict[str, DraUser] = {}  # pod type -> its claims (``k8s_dra_state``)
         self.dra_running: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {}  # type -> (node, own claims)
+        self.dra_running_names: dict[str, list[str]] = {}   # type -> its running pods' names, as dra_running
         self.node_own: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> running pods' own volumes
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
@@ -672,12 +675,15 @@ class _Converter:
         where that is not modelled (a type also binding volume claims, too many states), the
         caveat on the types whose verdicts read allocation (``dra_caveats``)."""
         users = {name: u for name, u in self.dra_users.items() if name in self.types}
+        holdings: dict[str, list[str]] = {}
         found, notes = (None, []) if not users or set(users) & set(self.binders) else \
-            explore(self.dra, users, self.dra_running, self.nodes)
+            explore(self.dra, users, self.dra_running, self.nodes, holdings)
         if found is None:
             for name, caveat in dra_caveats(self.types, self.initial):
                 self.report.caveats.setdefault(name, []).extend([caveat] + notes)
             return
+        for name, labels in holdings.items():
+            self.report.initial_holdings.update(zip(((name, pod) for pod in self.dra_running_names.get(name, [])), labels))
         for name, field in found.items():
             self.types[name].setdefault("dra", {})["allocations"] = field
             if notes:
@@ -869,6 +875,7 @@ class _Converter:
         if spec.get("resourceClaims"):
             self.dra_running.setdefault(type_name, []).append(
                 (node, owned_claims(namespace, spec, self.get(obj, ("status",), dict))))
+            self.dra_running_names.setdefault(type_name, []).append(name)
         if owner is not None and not meta.get("deletionTimestamp"):
             self.replica_targets.running(self.top_workload(owner, namespace, body.get("labels") or {}), type_name,
                                          name, node, obj.data["spec"], self.volumes, self.nodes)
