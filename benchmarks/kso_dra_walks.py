@@ -134,7 +134,6 @@ class _World:
         group = next(g for g in inst.binding_groups if g.holders)
         self.group = group
         self.slots = [inst.bindings[b].claim for b in group.claims]
-        self.initial = [inst.bindings[b].initial for b in group.claims]
 
     def type_name(self, t: int) -> str:
         return self.inst.pod_types[t].name
@@ -219,8 +218,8 @@ class _World:
             if key in self.slots:   # devices of a kind are renamed canonically: every slot as the state says
                 value = values[self.slots.index(key)]
                 status = o.setdefault("status", {})
-                if value != self.initial[self.slots.index(key)] or value is None:   # else as the input has it
-                    status.pop("allocation", None)
+                if value is None or value.partition(": ")[2] != _devices(status.get("allocation")):
+                    status.pop("allocation", None)   # else the same devices: as the input has it (its nodeSelector)
                 if value is not None and "allocation" not in status:
                     status["allocation"] = self._allocation(value, o)
             reserved = running.get(key, [])
@@ -300,6 +299,12 @@ def _request_name(request: dict) -> str:
     if request.get("firstAvailable"):
         return f"{request['name']}/{request['firstAvailable'][0].get('name')}"
     return str(request.get("name"))
+
+
+def _devices(allocation: Optional[dict]) -> str:
+    """A ``status.allocation``'s devices as an outcome lists them (``driver/pool/device, ...``)."""
+    results = ((allocation or {}).get("devices") or {}).get("results") or []
+    return ", ".join(f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}" for r in results)
 
 
 def _entries(value: Optional[str]) -> list[str]:
