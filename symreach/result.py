@@ -33,13 +33,17 @@ class Step:
     op: str  # DEPLOY | DELETE
     pod: str
     node: str
+    # Where the scheduler may bind the deployment's claims in several ways (which of several PVs:
+    # ``semantics.binding_choices``), the one this step takes, in the trace's words
+    # (``semantics.choice_text``); None: the first, the input order's.
+    binds: Optional[str] = None
+    # A deletion where the pods of the type on the node hold different things (DRA devices of
+    # different kinds, a PV of another CSI driver): what the deleted pod holds (``semantics.deletions``).
     holding: str = ""
 
-    def to_json(self) -> dict[str, str]:
-        out = {"op": self.op, "pod": self.pod, "node": self.node}
-        if self.holding:
-            out["holding"] = self.holding
-        return out
+    def to_json(self) -> dict[str, Optional[str]]:
+        """Every documented key, a missing value null (docs/json.md)."""
+        return {"op": self.op, "pod": self.pod, "node": self.node, "binds": self.binds, "holding": self.holding or None}
 
 
 @record(frozen=False)

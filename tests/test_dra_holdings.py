@@ -119,7 +119,7 @@ def test_each_holding_is_a_deletion_of_its_own():
         failure = semantics.node_failure(inst, want, 0, after)
         verdicts[holding] = None if failure is None else (failure.plugin, failure.reasons)
     assert verdicts == {A100: AFTER["g0"]["n1"], T4: AFTER["g1"]["n1"]}
-    assert semantics.binding_notes(inst, [Step(DELETE, "default/train", "n1", T4)]) == [f"frees n1: {T4}"]
+    assert semantics.binding_notes(inst, [Step(DELETE, "default/train", "n1", holding=T4)]) == [f"frees n1: {T4}"]
 
 
 def test_witness_deletes_the_pod_holding_the_a100():
@@ -131,11 +131,12 @@ def test_witness_deletes_the_pod_holding_the_a100():
     inst, _, train, want = _loaded()
     result = ExplicitEngine().check(inst, Query((frozenset({(want, 0)}),)))
     assert result.verdict is Verdict.DEPLOYABLE
-    assert result.trace == (Step(DELETE, "default/train", "n1", A100), Step(DEPLOY, "default/want", "n1"))
+    assert result.trace == (Step(DELETE, "default/train", "n1", holding=A100), Step(DEPLOY, "default/want", "n1"))
     semantics.replay(inst, result.trace, Query((frozenset({(want, 0)}),)))
-    assert result.to_json()["trace"][0] == {"op": "delete", "pod": "default/train", "node": "n1", "holding": A100}
+    assert result.to_json()["trace"][0] == {"op": "delete", "pod": "default/train", "node": "n1", "binds": None,
+                                            "holding": A100}
     assert f"delete default/train on n1 holding {A100}" in result_text(result)
-    wrong = (Step(DELETE, "default/train", "n1", T4), Step(DEPLOY, "default/want", "n1"))
+    wrong = (Step(DELETE, "default/train", "n1", holding=T4), Step(DEPLOY, "default/want", "n1"))
     with pytest.raises(semantics.ReplayError, match="illegal"):
         semantics.replay(inst, wrong)
 
@@ -146,7 +147,7 @@ def test_replay_refuses_a_forged_deletion(holding, why):
     """A deletion naming a holding no pod there has, or none where the pods there differ."""
     inst, _, _, _ = _loaded()
     with pytest.raises(semantics.ReplayError, match=why):
-        semantics.replay(inst, [Step(DELETE, "default/train", "n1", holding)])
+        semantics.replay(inst, [Step(DELETE, "default/train", "n1", holding=holding)])
 
 
 def test_certify_checks_every_holdings_deletion():
@@ -182,13 +183,13 @@ def test_exported_steps_delete_the_pod_holding_it():
     inst, report, _, _ = _loaded()
     assert report.initial_holdings == {("default/train", "train-0"): A100, ("default/train", "train-1"): T4}
     names = report.initial_pod_names
-    steps = [Step(DELETE, "default/train", "n1", A100)]
+    steps = [Step(DELETE, "default/train", "n1", holding=A100)]
     assert step_names(steps, inst, names, report.initial_holdings) == ["default/train-0"]
-    steps = [Step(DELETE, "default/train", "n1", T4)]
+    steps = [Step(DELETE, "default/train", "n1", holding=T4)]
     assert step_names(steps, inst, names, report.initial_holdings) == ["default/train-1"]
-    gone = [Step(DELETE, "default/train", "n1", A100), Step(DELETE, "default/train", "n1", T4)]
+    gone = [Step(DELETE, "default/train", "n1", holding=A100), Step(DELETE, "default/train", "n1", holding=T4)]
     made = [Step(DEPLOY, "default/train", "n1"), Step(DEPLOY, "default/train", "n1"),
-            Step(DELETE, "default/train", "n1", A100)]
+            Step(DELETE, "default/train", "n1", holding=A100)]
     semantics.replay(inst, gone + made)
     planned = step_names(gone + made, inst, names, report.initial_holdings)
     assert planned[2:] == [planned[2], planned[3], planned[2]] and planned[2] != planned[3]

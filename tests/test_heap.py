@@ -62,3 +62,15 @@ def test_nested_checks_unfreeze_once_the_last_ends():
             inner.settle()
         assert gc.get_freeze_count() > 0   # the outer check still runs
     assert gc.get_freeze_count() == 0
+
+
+def test_collector_off_restores_what_it_found():
+    from symreach.solvers.heap import collector_off
+
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        with pytest.raises(RuntimeError):
+            with collector_off():
+                assert not gc.isenabled()
+                raise RuntimeError("the search failed")
+        assert gc.isenabled() is enabled

@@ -284,3 +284,19 @@ def test_closure_certificate_rejects_tampering():
             assert not check_certificate(inst, everything)[0]
         assert biggest >= 0
     assert found >= 3
+
+
+def test_the_indexed_closure_certificate_is_the_one_its_sets_give():
+    """The search lists its states as indices (``ClosureCertificate.indexed``): the same
+    document as from the sets of pairs, and the checker accepts it."""
+    from symreach.certify.lazy_closure import check_certificate, make_certificate
+    from symreach.frontends.reduction_petri import encode_petri
+    from symreach.generators.nets import philosophers
+
+    family = philosophers(4)
+    inst = load_document(encode_petri(family.net, family.never_marked))
+    cert = LazySearchEngine().check(inst).certificate
+    document = cert.to_json()
+    assert len(document["states"]) > 100
+    assert document == make_certificate(inst, inst.query, cert.free, cert.states)
+    assert check_certificate(inst, document)[0]

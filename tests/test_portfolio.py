@@ -155,6 +155,7 @@ def test_the_lazy_search_goes_on_into_the_race_without_restarting(monkeypatch):
     from symreach.solvers.lazy_search import LazySearchEngine
 
     monkeypatch.setattr(schedule, "WIDE_PAIRS_PER_ROUND", 1)
+    monkeypatch.setattr(schedule, "WIDE_LAZY_ROUND", 100)  # the lazy search starts first
     monkeypatch.setattr(schedule, "BMC_AFTER_LAZY", (("bmc", 0.3),))
 
     runs = []
@@ -347,6 +348,32 @@ def test_solo_engines_answer_small_pebblings_without_a_race():
     assert not mp.active_children()
 
 
+def test_where_goal_regression_ran_out_of_room_the_bdd_solo_searches_backward():
+    """A small one-node system whose goal needs more pods on its node than fit (the
+    not-deployable pebblings): the BDDs alone, backward only (``SOLO_OPTIONS_NO_PLAN``),
+    and their certificate (the complement of the backward set) checks."""
+    from symreach.solvers.schedule import solo_options
+
+    assert solo_options(20, 1, regression_full=True) == {"bdd": {"direction": "backward"}}
+    assert solo_options(20, 1, regression_full=False) == {}
+    assert solo_options(20, 5, regression_full=True) == {}
+    assert solo_options(500, 1, regression_full=True) == {}
+    checked = 0
+    for h in (4, 5):
+        inst = pyramid_instance(h, h + 1)
+        res = AutoEngine(engines=("bdd", "ic3", "bmc", "lazy"), tiny_pairs=0,
+                         goal_plan=True).check(inst, run=Limits(timeout_s=120))
+        port = res.stats["portfolio"]
+        assert res.verdict is Verdict.NOT_DEPLOYABLE and port["answered_by"] == "bdd", port
+        assert port["solos"] == ["bdd"] and port["options"] == {"bdd": {"direction": "backward"}}
+        assert res.stats["decided_direction"] == "backward" and "forward" not in res.stats["side_images"]
+        ok, why = res.certificate.check(inst, inst.query)
+        assert ok, why
+        checked += 1
+    assert checked == 2
+    assert not mp.active_children()
+
+
 def test_after_the_lazy_search_alone_by_the_goals_depth_and_the_nets_width():
     """Large one-node systems only: BMC alone next on a shallow goal of a wide net
     (BART: 2,234 may-pairs over 20 rounds, goal in round 10), else the lazy search
@@ -378,3 +405,22 @@ def test_the_lazy_search_alone_is_shorter_before_bmc_on_its_kind():
     assert lazy_alone_for(0.0, 2234, 1, 10, 19) == 0.0        # a shorter choice stays
     assert lazy_alone_for(1.5, 1427, 1, 154, 157) == 1.5       # deep goal
     assert lazy_alone_for(1.5, 2234, 1, None, None) == 1.5     # depth unknown
+
+
+def test_bmc_alone_instead_of_the_lazy_search_on_deep_goals_of_wide_nets():
+    """BART's goals from round 10 on are past the lazy search's reach: BMC alone first."""
+    from symreach.solvers.schedule import BMC_INSTEAD_OF_LAZY, bmc_instead_of_lazy, lazy_first
+
+    cases = [((2234, 1, 10, 19), False),    # BART TrainState_1_1_3
+             ((2234, 1, 16, 19), False),    # BART TrainState_1_1_1
+             ((2234, 1, 7, 19), True),      # BART TrainState_1_1_4: the lazy search's
+             ((2234, 1, 17, 19), True),     # deeper than BMC's kind
+             ((2234, 2, 10, 19), True),     # several nodes
+             ((1427, 1, 154, 157), True),   # IBM703: narrow
+             ((159, 1, 10, 11), True),      # philosophers n8: narrow
+             ((2234, 1, None, None), True)]  # depth unknown
+    for args, first in cases:
+        assert lazy_first(*args) is first, args
+    assert len(cases) == 8
+    assert bmc_instead_of_lazy(["bdd", "bmc", "lazy"]) == list(BMC_INSTEAD_OF_LAZY)
+    assert bmc_instead_of_lazy(["bdd", "lazy"]) == []

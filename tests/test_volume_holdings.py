@@ -152,13 +152,13 @@ def test_witness_and_forged_deletions():
     result = ExplicitEngine().check(inst, query)
     assert result.verdict is Verdict.DEPLOYABLE and len(result.trace) == 3
     semantics.replay(inst, result.trace, query)
-    good = (Step(DEPLOY, "default/web", "n1"), Step(DELETE, "default/web", "n1", semantics.PLAIN_VOLUME),
+    good = (Step(DEPLOY, "default/web", "n1"), Step(DELETE, "default/web", "n1", holding=semantics.PLAIN_VOLUME),
             Step(DEPLOY, "default/x", "n1"))
     semantics.replay(inst, good, query)
     with pytest.raises(semantics.ReplayError, match="illegal"):
-        semantics.replay(inst, good[:1] + (Step(DELETE, "default/web", "n1", OTHER),) + good[2:])
+        semantics.replay(inst, good[:1] + (Step(DELETE, "default/web", "n1", holding=OTHER),) + good[2:])
     with pytest.raises(semantics.ReplayError, match="holds PV pv-z"):
-        semantics.replay(inst, good[:1] + (Step(DELETE, "default/web", "n1", "PV pv-z (other.csi.example.com)"),))
+        semantics.replay(inst, good[:1] + (Step(DELETE, "default/web", "n1", holding="PV pv-z (other.csi.example.com)"),))
     with pytest.raises(semantics.ReplayError, match="must name one of"):
         semantics.replay(inst, good[:1] + (Step(DELETE, "default/web", "n1"),))
 

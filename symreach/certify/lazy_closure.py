@@ -40,7 +40,7 @@ pair deployed only while absent) is the one premise taken on trust, as for
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 from symreach import semantics
 from symreach.certify.names import (
@@ -63,21 +63,51 @@ def make_certificate(inst: Instance, query: Query, free: Iterable[int],
     states = list(states)
     pairs = sorted({p for m in states for p in m})
     index = {p: i for i, p in enumerate(pairs)}
+    return _document(inst, query, free, pairs, [sorted(index[p] for p in m) for m in states])
+
+
+def _document(inst: Instance, query: Query, free: Iterable[int], pairs: list[Pair],
+              states: list[list[int]]) -> dict:
     return {"format": FORMAT, "profile": inst.profile, "query": query_json(inst, query),
             "free": sorted(inst.pod_types[t].name for t in set(free)),
             "pairs": [[inst.pod_types[t].name, inst.nodes[n].name] for t, n in pairs],
-            "states": [sorted(index[p] for p in m) for m in states]}
+            "states": states}
 
 
 class ClosureCertificate:
-    """The certificate as an engine returns it; serialised only when written."""
+    """The certificate as an engine returns it; serialised only when written.
+
+    ``indexed`` builds it as the file lists it (sorted pairs, each M a sorted list of
+    indices into them): the lazy search writes its tens of thousands of states that
+    way without a set of pairs per state, which cost it more than its search on the
+    philosophers' violations (benchmarks/results/auto_targets/lazy_bmc.md)."""
 
     def __init__(self, inst: Instance, query: Query, free: frozenset[int],
                  states: list[frozenset[Pair]]) -> None:
-        self.inst, self.query, self.free, self.states = inst, query, free, states
+        self.inst, self.query, self.free = inst, query, free
+        self._states: Optional[list[frozenset[Pair]]] = states
+        self._indexed: Optional[tuple[list[Pair], list[list[int]]]] = None
+
+    @classmethod
+    def indexed(cls, inst: Instance, query: Query, free: frozenset[int], pairs: list[Pair],
+                states: list[list[int]]) -> "ClosureCertificate":
+        """``pairs`` sorted, without repeats, every one in some state; each state a
+        sorted list of indices into ``pairs``."""
+        cert = cls(inst, query, free, [])
+        cert._states, cert._indexed = None, (pairs, states)
+        return cert
+
+    @property
+    def states(self) -> list[frozenset[Pair]]:
+        if self._states is None:
+            pairs, states = self._indexed
+            self._states = [frozenset(pairs[i] for i in m) for m in states]
+        return self._states
 
     def to_json(self) -> dict:
-        return make_certificate(self.inst, self.query, self.free, self.states)
+        if self._indexed is not None:
+            return _document(self.inst, self.query, self.free, *self._indexed)
+        return make_certificate(self.inst, self.query, self.free, self._states)
 
     def dumps(self) -> str:
         import json

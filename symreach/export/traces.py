@@ -61,6 +61,7 @@ CONTAINER_NAME = "main"
 TYPE_ANNOTATION = "symreach.io/pod-type"
 NODE_ANNOTATION = "symreach.io/node"
 STEP_ANNOTATION = "symreach.io/step"
+BINDS_ANNOTATION = "symreach.io/binds"
 DELETION_KIND = "PodDeletion"
 NODE_NAME_FIELD = "metadata.name"
 _OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
@@ -135,6 +136,8 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
             if sigma is not None:
                 sigma, held[name] = _deployed(instance, sigma, step)
             manifest = pod_manifest(pod_type, name, step.node, pin=pin, step=i)
+            if step.binds is not None:   # which PV the scheduler took (``Step.binds``), read back below
+                manifest["metadata"]["annotations"][BINDS_ANNOTATION] = step.binds
             out.append(PlannedStep(i, step, pod_type.namespace, name, False, dict(pod_type.labels), manifest,
                                    name))
         elif step.op == DELETE:
@@ -159,7 +162,7 @@ def _deployed(instance: Instance, sigma, step: Step):
     """The configuration after a deployment and what its pod holds: the holding whose deletion gives
     ``sigma`` back ("" when none does: its pods are alike)."""
     t, n = instance.type_index(step.pod), instance.node_index(step.node)
-    after = semantics.deploy(instance, sigma, t, n)
+    after = semantics.deploy_step(instance, sigma, step)
     return after, next((h for h, back in semantics.deletions(instance, after, t, n) if back == sigma), "")
 
 
@@ -493,7 +496,8 @@ def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
 def parse_exported_trace(text: str, fmt: str) -> list[Step]:
     """The steps of a trace exported as ``json``, ``yaml`` or ``kubectl``."""
     if fmt == "json":
-        return [Step(item["op"], item["pod"], item["node"], item.get("holding", "")) for item in json.loads(text)]
+        return [Step(item["op"], item["pod"], item["node"], binds=item.get("binds"), holding=item.get("holding") or "")
+                for item in json.loads(text)]
     if fmt == "yaml":
         return _parse_yaml(text)
     if fmt == "kubectl":
@@ -515,7 +519,7 @@ def _manifest_step(manifest: object) -> Step:
     if annotations.get(NODE_ANNOTATION) not in (None, node):
         raise ValueError(f"Pod {meta.get('name')!r} is pinned to {node} but annotated "
                          f"{annotations.get(NODE_ANNOTATION)}")
-    return Step(DEPLOY, pod_type, node)
+    return Step(DEPLOY, pod_type, node, binds=annotations.get(BINDS_ANNOTATION))
 
 
 def pinned_node(manifest: dict) -> Optional[str]:

@@ -31,7 +31,8 @@ one kind are one choice). The result is each type's v1
 
 Not exact, and marked with a caveat instead: devices of several pools a request
 could take (the scheduler's pool order is a Go map's, so random; modelled: pools
-by driver and name, slices in input order), and more joint states than
+by driver and name, slices in input order; an order in which the allocator errs
+places nothing, so it is no other outcome), and more joint states than
 ``MAX_STATES`` (or ``MAX_WORK`` evaluations). States are kept up to renaming
 devices within a kind (``_States.canonical``), so a trace names one device of
 the kind the scheduler takes, not necessarily the one it takes.
@@ -262,6 +263,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}
     tied = False
+    later: list[str] = []
     memo = _Memo(index, keys, nodes)
     s = 0
     while s < len(found.states):
@@ -274,6 +276,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             verdict = memo.verdict(view, state, allocated, name, u, nodes)
             entry: dict = {"held": [_held(v) for v in state]}
             if s:
+                later += [c for c in verdict.caveats if c not in later]   # state 0's are the type's own
                 entry.update({k: v for k, v in dra_field(verdict).items() if k in ("preFilter", "filter")})
             on, frees = {}, {}
             for node in nodes:
@@ -299,7 +302,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             if releases:
                 entries[name][-1]["releases"] = releases
         s += 1
-    caveats = []
+    caveats = list(later)
     if tied:
         caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
                        "scheduler tries in random order (modelled: pools by driver and name, slices in input order)")
@@ -360,8 +363,8 @@ def _first(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tu
     alike = True
     if len(pools) > 1:
         orders = list(permutations(pools)) if len(pools) <= 4 else []
-        alike = bool(orders) and all(first_allocation(view, claims, node, allocated, list(o)) == first
-                                     for o in orders[:MAX_POOL_ORDERS])
+        others = (first_allocation(view, claims, node, allocated, list(o)) for o in orders[:MAX_POOL_ORDERS])
+        alike = bool(orders) and all(x is None or x == first for x in others)   # None: that order errs, places nothing
     if any(view.slice_count(node, d.driver, d.pool) > 1 for results in first for _, d in results):
         alike = False   # the slices of a pool come in the informer's order: conservatively a tie
     return first, alike

@@ -29,9 +29,11 @@ and each state gives per node the attach count it moves (``heldAttach``), how
 many pods hold one (``heldPods``) and what deleting one frees (``frees``: the
 deletion names the PV its pod holds, ``semantics.deletions``).
 
-Not modelled, and marked with a caveat instead: a claim that may take one of
-several different PVs of the same size (the scheduler takes whichever its
-informer lists first, which is random), the topology of a
+Which of several equal-size PVs a claim takes is the scheduler's informer order
+(random): a deployment may move the group to any of the joint bindings its runs
+give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choice).
+
+Not modelled, and marked with a caveat instead: the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
 decides it), and a group with more than ``MAX_STATES`` joint bindings.
 """
@@ -49,6 +51,7 @@ from symreach.frontends.k8s_volume_filters import (
     pod_volumes,
     verdict_fields,
 )
+from symreach.frontends.k8s_volume_matching import shape
 from symreach.frontends.k8s_volumes import VolumeIndex
 
 MAX_STATES = 256
@@ -143,7 +146,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     ids = {start: 0}
     position = {k: i for i, k in enumerate(claims)}
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = drift = provisioned = False
+    drift = provisioned = False
     later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
@@ -160,50 +163,78 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                 for node in nodes:
                     if node["name"] in found.filters:
                         continue
-                    outcomes, alike = pod_outcomes(bound, found.delayed, node.get("labels") or {})
-                    tied |= alike
-                    following = list(joint)
-                    held = []
-                    for c in found.delayed:
-                        outcome = outcomes[(c.namespace, c.name)]
-                        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
-                        if key not in position:
-                            continue
-                        provisioned |= not c.ephemeral and outcome.startswith("provisioned:") and len(nodes) > 1
-                        if c.ephemeral:
-                            if not outcome.startswith("PV "):
-                                continue
-                            if _counted_apart(bound, c, outcome[3:], nodes):
-                                held.append(f"{node['name']}: PV {outcome[3:]} ({_driver(bound, c, outcome[3:])})")
-                            outcome = taken_outcome(following[position[key]], outcome[3:])
-                        following[position[key]] = outcome
-                    if held:
-                        drift |= (HELD, name) not in position
-                        if (HELD, name) in position:
-                            k = position[(HELD, name)]
-                            following[k] = _joined(_entries(following[k]) + held)
-                    nxt = tuple(following)
-                    if nxt != joint:
+                    targets = []
+                    for outcomes in pod_outcomes(bound, found.delayed, node["name"], node.get("labels") or {}):
+                        nxt, drifts, provisions = _following(index, bound, joint, position, found.delayed, outcomes,
+                                                             nodes, position.get((HELD, name)), node["name"])
+                        drift |= drifts
+                        provisioned |= provisions
                         if nxt not in ids:
                             ids[nxt] = len(states)
                             states.append(nxt)
-                        on[node["name"]] = ids[nxt]
+                        if ids[nxt] not in targets:
+                            targets.append(ids[nxt])
+                    if targets != [s] and targets:   # one entry per choice the scheduler may make
+                        on[node["name"]] = targets[0] if len(targets) == 1 else targets
             entry["nodes"] = on
             if (HELD, name) in position:
                 entry.update(_held_fields(index, joint, position[(HELD, name)], ids, states))
             entries[name].append(entry)
         s += 1
     caveats = []
-    if tied:
-        caveats.append(_caveat(claims, "may bind to one of several Available PVs of the same size that differ, "
-                                       "which the scheduler picks at random (modelled: the first in the input)"))
     if drift:
         caveats.append(_caveat(claims, "include an ephemeral claim that may take a PV counted under another CSI "
                                        "driver than its class's provisioner (modelled: counted under the provisioner)"))
     if provisioned:
         caveats.append(_caveat(claims, PROVISIONED_TOPOLOGY))
     names = [f"{HELD} {c}" if ns == HELD else f"{ns}/{c}" for ns, c in claims]
-    return {name: {"claims": names, "states": entries[name]} for name in users}, caveats + later
+    field_: dict = {"claims": names, "states": None}
+    alike = interchangeable(index)
+    if alike:
+        field_["interchangeable"] = alike
+    return {name: dict(field_, states=entries[name]) for name in users}, caveats + later
+
+
+def interchangeable(index: VolumeIndex) -> list[list[str]]:
+    """The Available PVs that only names and volume handles tell apart (``k8s_volume_matching.shape``),
+    two or more a class, in input order: the joint bindings name the first free one of a class,
+    and a witness may name any other free one instead (``semantics.step_choice``)."""
+    classes: dict[str, list[str]] = {}
+    for name, pv in index.volumes.items():
+        if _available(pv, (pv.get("spec") or {}).get("storageClassName") or ""):
+            key = shape(index, name)
+            if key is not None:
+                classes.setdefault(key, []).append(name)
+    return [names for names in classes.values() if len(names) > 1]
+
+
+def _following(index: VolumeIndex, bound: VolumeIndex, joint: tuple[Optional[str], ...], position: dict[Key, int],
+               delayed: list, outcomes: dict[Key, str], nodes: list[dict], held: Optional[int] = None,
+               node: str = "") -> tuple[tuple[Optional[str], ...], bool, bool]:
+    """The group's joint binding once a deployment on ``node`` binds ``outcomes``; whether an ephemeral
+    claim took a PV counted under another driver (``_counted_apart``) with no pod slot (``held``: its
+    type's, which then gets the entry), and whether a volume other pods can use was provisioned on a
+    cluster of several nodes."""
+    following = list(joint)
+    drift = provisioned = False
+    for c in delayed:
+        outcome = outcomes[(c.namespace, c.name)]
+        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
+        if key not in position:
+            continue
+        provisioned |= not c.ephemeral and outcome.startswith("provisioned:") and len(nodes) > 1
+        if c.ephemeral:
+            if not outcome.startswith("PV "):
+                continue
+            if _counted_apart(bound, c, outcome[3:], nodes):
+                if held is None:
+                    drift = True
+                else:
+                    entry = f"{node}: PV {outcome[3:]} ({_driver(bound, c, outcome[3:])})"
+                    following[held] = _joined(_entries(following[held]) + [entry])
+            outcome = taken_outcome(following[position[key]], outcome[3:])
+        following[position[key]] = outcome
+    return tuple(following), drift, provisioned
 
 
 def taken_outcome(before: Optional[str], pv: str) -> str:

@@ -451,11 +451,11 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
         outcomes = [tuple(sorted({b[k] for b in bounds if b[k] is not None})) for k in range(len(names))]
         claims_out += [ClaimBinding(name, outs) for name, outs in zip(names, outcomes)]
         states = tuple(tuple(0 if o is None else outcomes[k].index(o) + 1 for k, o in enumerate(b)) for b in bounds)
-        rows, failures, attach, following = [], [], [], []
+        rows, failures, attach, following, choices = [], [], [], [], []
         frees, held_pods, held_attach = [], [], []
         for s in range(len(states)):
             bound: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
-            row_of, attach_of, next_of = {}, {}, {}
+            row_of, attach_of, next_of, choices_of = {}, {}, {}, {}
             free_of, pods_of, moved_of = {}, {}, {}
             for t in types:
                 spec = doc.pod_types[t]
@@ -470,6 +470,9 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                     attach_of[t] = (state.attach, state.attach_own)
                 on = dict(state.on)
                 next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)
+                if state.choices:
+                    several = dict(state.choices)
+                    choices_of[t] = tuple(several.get(node.name, ()) for node in doc.nodes)
                 off = dict(state.frees)
                 free_of[t] = tuple(off.get(node.name, ()) for node in doc.nodes)
                 pods_of.update({(t, index[n]): c for n, c in state.held_pods.items()})
@@ -478,6 +481,7 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
             failures.append(FrozenDict(bound))
             attach.append(FrozenDict(attach_of))
             following.append(FrozenDict(next_of))
+            choices.append(FrozenDict(choices_of))
             frees.append(FrozenDict(free_of))
             held_pods.append(FrozenDict(pods_of))
             held_attach.append(FrozenDict(moved_of))
@@ -485,7 +489,9 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
         groups_out.append(BindingGroup(tuple(range(base, len(claims_out))), frozenset(types), states, tuple(rows),
                                        tuple(failures), tuple(attach), tuple(following),
                                        tuple(frees) if held else (), held_pods=tuple(held_pods) if held else (),
-                                       held_attach=tuple(held_attach) if held else ()))
+                                       held_attach=tuple(held_attach) if held else (),
+                                       choices=tuple(choices) if any(choices) else (),
+                                       interchangeable=first.interchangeable))
     return tuple(claims_out), tuple(groups_out)
 
 

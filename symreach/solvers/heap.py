@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import gc
 import threading
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Optional
+from typing import Iterator, Optional
 
 # checks inside a ``CheckHeap`` now (threads of one process share the heap), and whether
 # the last of them to end unfreezes it (it was not frozen when the first began)
@@ -67,4 +68,19 @@ class CheckHeap:
             if _open == 0 and _thaw:  # the last check to end: what every one froze
                 gc.unfreeze()
         if self._was_enabled:
+            gc.enable()
+
+
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """The collector paused inside, as it was on exit: for the lazy search while it runs
+    alone in ``auto``'s process. It builds no reference cycles (its states are ints in
+    dicts, its moves tuples), so a collection frees nothing and only rescans them: 5-10 %
+    of its CPU on the philosophers' violations (benchmarks/results/auto_targets/lazy_bmc.md)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
             gc.enable()

@@ -208,22 +208,34 @@ def closure_certificate(inst: Instance, query: Query, free: frozenset[int], cand
     downward closure): every member of a present class, plus the non-free pairs
     no mask mentions (their presence changes no guard), keeping only pairs that
     can ever be present (initial, or creatable where the static filters pass)."""
-    members: dict[int, list[Pair]] = {}
-    for q, r in rep.items():
-        pair = inst.unpair(q)
-        if pair[0] not in free:
-            members.setdefault(r, []).append(pair)
     possible = {pair for pair in candidates if inst.pod_types[pair[0]].creatable
                 and inst.static_block[pair[0]][pair[1]] is None}
     possible |= {pair for pair in inst.initial if pair[0] not in free}
+    members: dict[int, list[Pair]] = {}
+    for q, r in rep.items():
+        pair = inst.unpair(q)
+        if pair[0] not in free and pair in possible:
+            members.setdefault(r, []).append(pair)
     loose = {pair for pair in possible if inst.pair(*pair) not in rep}
-    sets = []
+    states = list(states)
+    present = 0
     for s in states:
-        got = set(loose)
+        present |= s
+    # as the file lists them (``ClosureCertificate.indexed``): members of distinct classes
+    # and the loose pairs are disjoint, so no index repeats within a state
+    pairs = sorted(loose.union(*(members.get(r, ()) for r in bit_indices(present))))
+    index = {pair: i for i, pair in enumerate(pairs)}
+    base = sorted(index[pair] for pair in loose)
+    of_class = {r: [index[pair] for pair in group] for r, group in members.items()
+                if present >> r & 1}
+    listed = []
+    for s in states:
+        got = base.copy()
         for r in bit_indices(s):
-            got.update(p for p in members.get(r, ()) if p in possible)
-        sets.append(frozenset(got))
-    return ClosureCertificate(inst, query, free, sets)
+            got += of_class.get(r, ())
+        got.sort()
+        listed.append(got)
+    return ClosureCertificate.indexed(inst, query, free, pairs, listed)
 
 
 def goal_distance(moves: list[Move], goals: list[int]) -> dict[int, int]:
@@ -268,6 +280,30 @@ class _Frontier:
         self.heap: list = []
         self.count = 0
         self.expanded: set[int] = set()
+        # the distances in increasing order, and per distance the classes at most that far:
+        # a state's least distance by bisection, a few ANDs instead of a pass over its bits
+        by_distance: dict[int, int] = {}
+        for q, d in (dist or {}).items():
+            by_distance[d] = by_distance.get(d, 0) | 1 << q
+        self.levels = sorted(by_distance)
+        self.within: list[int] = []
+        for d in self.levels:
+            self.within.append((self.within[-1] if self.within else 0) | by_distance[d])
+        self.far = len(dist or {}) + 1
+
+    def distance(self, s: int) -> int:
+        """The least goal distance of the classes of s (``far`` when none has one)."""
+        within = self.within
+        if not within or not s & within[-1]:
+            return self.far
+        lo, hi = 0, len(within) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if s & within[mid]:
+                hi = mid
+            else:
+                lo = mid + 1
+        return self.levels[lo]
 
     def __bool__(self) -> bool:
         return bool(self.fifo) or bool(self.heap)
@@ -279,10 +315,8 @@ class _Frontier:
         self.fifo.append((s, depth, enabled))
         if self.dist is None:
             return
-        far = len(self.dist) + 1
-        h = min((self.dist.get(q, far) for q in bit_indices(s)), default=far)
         self.count += 1
-        heapq.heappush(self.heap, (h, depth, self.count, s, enabled))
+        heapq.heappush(self.heap, (self.distance(s), depth, self.count, s, enabled))
 
     def pop(self):
         """The next state to expand, or None when both queues are spent."""

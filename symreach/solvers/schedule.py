@@ -42,7 +42,9 @@ the lazy search paused, where the goal is shallow in a wide net, else the lazy
 search alone for longer. Then it becomes the second in the race: it holds the core
 beside the favourite alone for the first ``SECOND_ALONE_S["lazy"]`` seconds,
 then takes every other slice of the rotation (with half a core from the start
-its deep wins took several times as long). The price is that bdd, ic3 and
+its deep wins took several times as long). Where that shallow goal of a wide net
+is from round ``WIDE_LAZY_ROUND`` on, past the lazy search's reach (``lazy_first``),
+BMC runs alone first, in ``auto``'s process, and the lazy search joins only the race. The price is that bdd, ic3 and
 ABC's pdr start that much later on those systems, where they are rarely the
 best engine. On large clusters ABC's pdr is the second, alone for
 ``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances.
@@ -63,9 +65,11 @@ CPU seconds). On small one-node systems IC3 has a short trial (its deployable
 pebblings take 0.01-0.05 s) and the BDDs then run alone for 1.5 s (the
 not-deployable ones); on small clusters of the paper profile BMC has the
 trial and IC3 follows, on Kubernetes-profile ones IC3 runs first; on large
-clusters ABC's pdr (paper) or IC3 (Kubernetes) runs alone for 4 s. Ours run
+clusters ABC's pdr (paper) or IC3 (Kubernetes) runs alone for 4 s. They run
 in ``auto``'s process (a later one replaces an earlier one, which restarts
-forked in the race: a fork costs more than the trial), ABC's pdr forked.
+forked in the race: a fork costs more than the trial); ABC's pdr too, its
+program stopped and killed through the resident's gate (``solvers.child``):
+forked, it cost ``auto`` 1.09-1.11x ABC's pdr alone on paper 100x60.
 
 Beside the favourite, the other ``jobs - 1`` cores rotate round robin among
 the other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a
@@ -124,6 +128,17 @@ SOLOS_NO_PLAN: dict[tuple[bool, bool], tuple[tuple[str, float], ...]] = {
     # BMC trial before it was two thirds of auto's CPU (auto_targets/hard_and_pebbling.md)
     (True, False): (("ic3", 1.5),),
 }
+# and the options of those solos: on a small one-node system the BDDs search backward only.
+# The bidirectional default gives the forward side images until its work matches the
+# backward side's; on the not-deployable pebblings the backward side decides and the
+# forward one only finds witnesses, so its images are lost: 4-11 % of the BDDs' CPU
+# (tree h = 6, k = 7: 0.09-0.13 of 0.94-1.18 CPU s; pyramid h = 12: 0.41 of 9.9), while
+# backward alone runs the same images of its side and yields the same kind of
+# certificate (the complement of the backward set). A deployable goal is found backward
+# too, when the backward fixpoint reaches sigma0 (auto_targets/abc_and_pebbling.md)
+SOLO_OPTIONS_NO_PLAN: dict[tuple[bool, bool], dict[str, dict]] = {
+    (True, True): {"bdd": {"direction": "backward"}},
+}
 # after the lazy search's time alone (``portfolio.LAZY_ALONE_S``) without an answer, on a
 # large one-node system (an encoded net): the solos before the race. Racing BMC beside the
 # lazy search doubled ``auto``'s CPU there, and each decided what the other did not. BMC
@@ -139,6 +154,16 @@ LAZY_AFTER_LAZY = ((LAZY_ENGINE, 6.5),)   # everything else
 # the lazy search's time alone before BMC on those (``lazy_alone_for``): on BART it finds the
 # shallower goals in 0.45-0.54 CPU s (its goal rounds 4 and 7), BMC them in 0.6-1.1 s
 WIDE_LAZY_ALONE_S = 1.0
+# from this goal round on, a wide net's goal is past the lazy search's reach: its states grow
+# with the pairs that each round makes possible (BART, after shared preprocessing: rounds 4 and
+# 7 0.3-0.45 CPU s, round 10 4.6 s, round 13 not in 8.8 s; BMC 0.55, 1.5, 1.4, 2.9 s), so BMC
+# runs alone first, in ``auto``'s process, and the lazy search not at all (``lazy_first``;
+# auto_targets/lazy_bmc.md)
+WIDE_LAZY_ROUND = 9
+# BMC's time alone there (``bmc_instead_of_lazy``): longer than after the lazy search, since
+# BMC is the only engine that decides these goals (shallow_nets.md: BART rounds 10-16; bdd,
+# ic3 and ABC's pdr none within the limits) and BART's round-13 goal takes it 3.7 CPU s
+BMC_INSTEAD_OF_LAZY = (("bmc", 6.0),)
 TRIAL_BASE_S = 0.03
 TRIAL_PER_PAIR_S = 0.001
 # BMC's trial is half as long again: at load 20 it needed 0.095-0.105 CPU s on paper
@@ -172,12 +197,26 @@ def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: st
             for name, seconds in plan if name in engines]
 
 
+def solo_options(may_pairs: int, nodes: int, regression_full: bool) -> dict[str, dict]:
+    """The constructor options of the solo engines (``SOLO_OPTIONS_NO_PLAN``), by name."""
+    if not regression_full:
+        return {}
+    return SOLO_OPTIONS_NO_PLAN.get((is_small(may_pairs), nodes <= 1), {})
+
+
 def bmc_goal(may_pairs: int, nodes: int, goal_round: int | None, may_rounds: int | None) -> bool:
     """A shallow goal of a wide net, large and on one node (``SHALLOW_GOAL_ROUND``,
     ``WIDE_PAIRS_PER_ROUND``): BMC's kind; False when the goal's depth is unknown."""
     if is_small(may_pairs) or nodes > 1 or goal_round is None or may_rounds is None:
         return False
     return goal_round <= SHALLOW_GOAL_ROUND and may_pairs >= WIDE_PAIRS_PER_ROUND * (may_rounds + 1)
+
+
+def lazy_first(may_pairs: int, nodes: int, goal_round: int | None, may_rounds: int | None) -> bool:
+    """Whether the lazy search starts first, alone: not on a goal of BMC's kind
+    (``bmc_goal``) from round ``WIDE_LAZY_ROUND`` on, where BMC alone follows at once."""
+    return not (bmc_goal(may_pairs, nodes, goal_round, may_rounds)
+                and goal_round is not None and goal_round >= WIDE_LAZY_ROUND)
 
 
 def lazy_alone_for(default_s: float, may_pairs: int, nodes: int, goal_round: int | None,
@@ -198,6 +237,11 @@ def after_lazy(may_pairs: int, engines: Sequence[str], nodes: int, goal_round: i
         return []
     plan = BMC_AFTER_LAZY if bmc_goal(may_pairs, nodes, goal_round, may_rounds) else LAZY_AFTER_LAZY
     return [(name, seconds) for name, seconds in plan if name in engines]
+
+
+def bmc_instead_of_lazy(engines: Sequence[str]) -> list[tuple[str, float]]:
+    """The solos where the lazy search did not start (``lazy_first``): BMC alone."""
+    return [(name, seconds) for name, seconds in BMC_INSTEAD_OF_LAZY if name in engines]
 
 
 def is_small(may_pairs: int) -> bool:

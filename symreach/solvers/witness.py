@@ -177,7 +177,7 @@ def _present_before(inst: Instance, trace: Trace, i: int) -> list[tuple[int, int
     """(type, node, its deletion) for each pod right before step i, one per distinct holding
     (``semantics.deletions``: pods of a type on a node may hold different DRA devices or PVs)."""
     sigma = semantics.replay(inst, trace[:i])
-    return [(t, n, semantics.step_of(inst, DELETE, t, n, holding))
+    return [(t, n, semantics.step_of(inst, DELETE, t, n, holding=holding))
             for t, n in (inst.unpair(p) for p, c in enumerate(sigma[:inst.num_pairs]) if c)
             for holding, _ in semantics.deletions(inst, sigma, t, n)]
 
