@@ -258,9 +258,12 @@ def _check(inst: Instance, cert: dict) -> int:
         if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")
         for p, c in enumerate(sigma[:inst.num_pairs]):
-            if c and semantics.delete_failure(inst, sigma, *inst.unpair(p)) is None \
-                    and semantics.delete(inst, sigma, *inst.unpair(p)) not in states:
-                raise CertificateError(f"not closed under deleting {_name(inst, p)}")
+            if not c or semantics.delete_failure(inst, sigma, *inst.unpair(p)) is not None:
+                continue
+            for holding, after in semantics.deletions(inst, sigma, *inst.unpair(p)):
+                if after not in states:
+                    held = f" holding {holding}" if holding else ""
+                    raise CertificateError(f"not closed under deleting {_name(inst, p)}{held}")
         for (t, n), cap in caps.items():
             saturated = sigma[inst.pair(t, n)] >= cap and not semantics.binding_choices(inst, sigma, t, n)
             if saturated or semantics.deploy_failure(inst, t, n, sigma) is not None:
