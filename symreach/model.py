@@ -122,6 +122,26 @@ class Node:
     attached: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
 
 
+MIN_FEASIBLE_NODES = 100   # kube-scheduler's minFeasibleNodesToFind: up to this many candidates, all are filtered
+
+
+def num_feasible_nodes_to_find(nodes: int) -> int:
+    """v1.35 ``numFeasibleNodesToFind`` with the default (adaptive) ``percentageOfNodesToScore``:
+    every node below 100, else 50 - nodes/125 percent of them (at least 5 %), at least 100."""
+    if nodes < MIN_FEASIBLE_NODES:
+        return nodes
+    return max(nodes * max(50 - nodes // 125, 5) // 100, MIN_FEASIBLE_NODES)
+
+
+def zone_key(labels: Mapping[str, str]) -> str:
+    """The scheduler's node-tree zone of a node (v1.35 ``utilnode.GetZoneKey``): region and zone from
+    the GA labels, else the beta ones; "" when both are empty. Its snapshot lists nodes zone by zone,
+    round robin (``nodeTree.list``), which ``semantics.cycle_runs_past`` reads."""
+    zone = labels.get("topology.kubernetes.io/zone", labels.get("failure-domain.beta.kubernetes.io/zone", ""))
+    region = labels.get("topology.kubernetes.io/region", labels.get("failure-domain.beta.kubernetes.io/region", ""))
+    return "" if not region and not zone else f"{region}:\x00:{zone}"
+
+
 @record
 class Topology:
     """A topology key resolved over the nodes.

@@ -27,7 +27,9 @@ from symreach.model import (
     Instance,
     Query,
     SpreadConstraint,
+    num_feasible_nodes_to_find,
     ports_conflict,
+    zone_key,
 )
 from symreach.records import record
 from symreach.result import DELETE, DEPLOY, Step
@@ -387,33 +389,34 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
     own = filter_failure(inst, t, n, sigma)
     if own is not None or t not in inst.filter_errors:
         return own
-    return abort_failure(inst, t, sigma)
+    return abort_failure(inst, t, sigma, n)
 
 
-def abort_failure(inst: Instance, t: int, sigma: Config) -> Optional[Failure]:
+def abort_failure(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> Optional[Failure]:
     """What a node where t passes every filter says when the cycle aborts: the erring node's plugin and
-    error, naming that node; None when the cycle does not abort."""
-    abort = cycle_abort(inst, t, sigma)
+    error, naming that node; None when the cycle does not abort (for n: some run places t on n)."""
+    abort = cycle_abort(inst, t, sigma, n)
     if abort is None:
         return None
     m, failure = abort
     return Failure(failure.plugin, (reasons.CYCLE_ABORT.format(error=failure.reason, node=inst.nodes[m].name),))
 
 
-def cycle_abort(inst: Instance, t: int, sigma: Config) -> Optional[tuple[int, Failure]]:
-    """The node whose error aborts t's whole scheduling cycle in sigma, with that error, or None.
+def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> Optional[tuple[int, Failure]]:
+    """The node whose error aborts t's whole scheduling cycle in sigma, with that error, or None when
+    some run of the cycle evaluates no erring node and finds n feasible (n None: finds any node).
 
     kube-scheduler v1.35 ``findNodesThatPassFilters`` runs each node's Filter plugins in order up to
     the first non-success and cancels the cycle on a status of code Error: the pod goes nowhere.
     DynamicResources is the last filter, so its error is n's own verdict exactly when t passes every
     earlier filter on n. The front end records an error only where every order of pools and slices
-    errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Every
-    candidate node is evaluated while no more than ``numFeasibleNodesToFind`` pass (all of them up to
-    100 candidates; above, the type carries a caveat); a PreFilterResult leaves out nodes that fail
-    NodeAffinity's or VolumeBinding's filter anyway, so they never count here either. The first such
-    node by index is named (the scheduler's is a race)."""
+    errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Whether
+    a run can stop before reaching every erring node is ``cycle_runs_past``. A PreFilterResult leaves
+    out nodes that fail NodeAffinity's or VolumeBinding's filter anyway, so they never err here either.
+    The first erring node by index is named (the scheduler's is a race)."""
     if t not in inst.filter_errors:
         return None
+    erring = []
     for m in sorted(inst.filter_errors[t]):
         recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
         if recorded is None or not reasons.is_filter_error(recorded[1][0]):
@@ -421,8 +424,51 @@ def cycle_abort(inst: Instance, t: int, sigma: Config) -> Optional[tuple[int, Fa
         failure = filter_failure(inst, t, m, sigma)
         if failure is not None and failure.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN \
                 and reasons.is_filter_error(failure.reason):
-            return m, failure
-    return None
+            erring.append((m, failure))
+    if not erring or cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n):
+        return None
+    return erring[0]
+
+
+def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None) -> bool:
+    """Whether some run of t's Filter phase in sigma evaluates none of the erring nodes and finds n
+    feasible (n None: any node), existentially over the scheduler's nondeterminism.
+
+    ``findNodesThatPassFilters`` filters the snapshot's node list from ``nextStartNodeIndex`` (any
+    index over the scheduler's history), wrapping around, in parallel chunks, and cancels the rest once
+    the ``numFeasibleNodesToFind`` + 1st feasible node is counted (``length > numNodesToFind``; that
+    node is dropped). An Error from any node evaluated, even one in flight after the cancel, is
+    reported and aborts the cycle. So a run that misses every erring node must count k + 1 feasible
+    nodes first: with no more feasible nodes than k (always with at most 100 nodes, k = all of them)
+    every node is evaluated and the cycle aborts.
+
+    The node order is not in the input: the snapshot lists the node tree zone by zone, round robin
+    (``nodeTree.list``, ``model.zone_key``), zones and the nodes of a zone in the order the informer
+    added them, which any creation history can make any order. One worker running the list alone
+    from the start index is a run of the parallel ``Until`` (the other workers not scheduled before
+    the cancel). Two such runs are tried, each with n first in its zone and its zone first: erring
+    nodes last in their zones and the start at the list's head, up to the round where the first erring
+    node can appear; erring nodes first in their zones and the start past the last round holding one.
+    With one zone (nodes without zone labels share one) the first run exists whenever k + 1 nodes are
+    feasible: exact. With several zones a run that fails both may still exist (other orders, workers
+    that stall holding a chunk): the front end marks such types (``k8s_dra._abort_caveats``)."""
+    k = num_feasible_nodes_to_find(len(inst.nodes))
+    if len(inst.nodes) - len(erring) <= k:
+        return False   # never k + 1 feasible nodes: every node is evaluated
+    feasible = {m for m in range(len(inst.nodes)) if m not in erring and filter_failure(inst, t, m, sigma) is None}
+    if len(feasible) <= k:
+        return False
+    zones: dict[str, list[int]] = {}   # zone -> [feasible, others, erring]
+    for m, node in enumerate(inst.nodes):
+        zones.setdefault(zone_key(node.labels), [0, 0, 0])[0 if m in feasible else 2 if m in erring else 1] += 1
+    own = None if n is None else zone_key(inst.nodes[n].labels)
+    head = min(f + o for f, o, r in zones.values() if r)   # erring last: the first round one can fill
+    if head >= 1 and sum(min(f, head) for f, _, _ in zones.values()) > k:
+        return True
+    past = max(r for _, _, r in zones.values())   # erring first: rounds from here on hold none
+    if own is not None and sum(zones[own]) <= past:
+        return False
+    return sum(min(f, max(0, f + o + r - past)) for f, o, r in zones.values()) > k
 
 
 def abort_cap(inst: Instance, t: int, n: int) -> int:

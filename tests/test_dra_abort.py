@@ -25,7 +25,7 @@ from symreach import semantics
 from symreach.certify.dispatch import as_certificate
 from symreach.frontends.dra_allocator import ERROR_PREFIX
 from symreach.frontends.kubernetes import load_kubernetes_documents
-from symreach.model import Query
+from symreach.model import Query, num_feasible_nodes_to_find
 from symreach.result import DELETE, DEPLOY, Step, Verdict
 from symreach.solvers.registry import make_engine
 
@@ -144,16 +144,97 @@ def test_the_abort_makes_a_certified_not_deployable():
     assert not ok and "DynamicResources error can abort" in why
 
 
-@pytest.mark.parametrize("nodes,marked", [(100, False), (101, True)])
-def test_above_100_nodes_the_abort_is_marked(nodes, marked):
-    """``findNodesThatPassFilters`` stops after ``numFeasibleNodesToFind`` feasible nodes, which is every
-    node below 100 candidates (and 100 of 100): exact there; above, a run may not evaluate n3."""
-    extra = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"m{i}"},
-              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}} for i in range(nodes - 3)]
-    inst, report = load_kubernetes_documents(_base() + extra, "<abort>")
+def _nodes(count: int, gpus: int, zone: str = "") -> list[dict]:
+    """count extra nodes m0.. like n1 (4 CPUs), the first ``gpus`` of them with a numa-0 GPU (job fits
+    there), the others without (cannot allocate); ``zone``: their zone label."""
+    out = []
+    for i in range(count):
+        meta = {"name": f"m{i}", "labels": {"topology.kubernetes.io/zone": zone}} if zone else {"name": f"m{i}"}
+        out.append({"apiVersion": "v1", "kind": "Node", "metadata": meta,
+                    "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}})
+        if i < gpus:
+            out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"m{i}-gpu"},
+                        "spec": {"driver": "gpu.example.com", "nodeName": f"m{i}", "devices": [
+                            {"name": "g", "attributes": {"numa": {"int": 0}}}],
+                            "pool": {"name": f"m{i}", "generation": 1, "resourceSliceCount": 1}}})
+    return out
+
+
+def test_num_feasible_nodes_to_find_is_the_schedulers():
+    """v1.35 ``numFeasibleNodesToFind``, default adaptive percentage: all below 100, then
+    max(100, n * max(50 - n/125, 5) / 100) in integer arithmetic."""
+    got = {n: num_feasible_nodes_to_find(n) for n in (3, 99, 100, 101, 206, 207, 1000, 5000, 6000)}
+    assert got == {3: 3, 99: 99, 100: 100, 101: 100, 206: 100, 207: 101, 1000: 420, 5000: 500, 6000: 300}
+
+
+# gpus among 117 extra nodes (120 in all, k = 100) -> whether job lands on n1 despite n3's error
+BOUNDARY = {5: False, 99: False, 100: True, 117: True}
+
+
+@pytest.mark.parametrize("gpus", list(BOUNDARY))
+def test_above_100_nodes_the_abort_holds_iff_no_run_stops_before_the_erring_node(gpus):
+    """120 nodes, one zone: k = ``numFeasibleNodesToFind`` = 100, and the scan cancels only once the
+    k + 1st feasible node is counted. With 1 + gpus feasible nodes <= k (few, or exactly k at the
+    boundary) every run evaluates n3 and the cycle aborts; with k + 1 some run (erring node last in its
+    zone, start at the list's head) stops first and job lands on n1 and on every other feasible node.
+    One zone: any order is the scheduler's, so the answer is exact and carries no mark.
+
+    kso's variant (``KSO``) cannot sample these runs: it filters every node in its own order and stops
+    on the first error, as a cycle with fewer than 101 nodes does (kube-scheduler's
+    ``findNodesThatPassFilters`` with ``numFeasibleNodesToFind``, ``nextStartNodeIndex`` and the
+    parallel ``Until`` cancelled at ``length > numNodesToFind`` is what this test writes in); an
+    error from any node evaluated, even after the cancel, is reported (``errCh.ReceiveError``)."""
+    lands = BOUNDARY[gpus]
+    inst, report = load_kubernetes_documents(_base() + _nodes(117, gpus), "<abort>")
+    t, sigma = inst.type_index("default/job"), inst.initial_config()
+    assert len(inst.nodes) == 120 and num_feasible_nodes_to_find(120) == 100
+    feasible = [n for n in range(120) if semantics.filter_failure(inst, t, n, sigma) is None]
+    assert len(feasible) == 1 + gpus
+    assert semantics.node_failure(inst, t, 2, sigma).reasons == ERROR[1]   # n3: its own error either way
+    verdicts = [semantics.node_failure(inst, t, n, sigma) for n in feasible]
+    if lands:
+        assert verdicts == [None] * len(feasible) and semantics.cycle_abort(inst, t, sigma) is None
+    else:
+        assert all(v.plugin == DRA and "on node n3" in v.reason for v in verdicts)
+    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    target = Query((frozenset({(t, 0)}),))
+    result = make_engine("explicit").check(inst, target)
+    assert result.verdict is (Verdict.DEPLOYABLE if lands else Verdict.NOT_DEPLOYABLE)
+    if lands:
+        semantics.replay(inst, result.trace, target)
+    else:
+        assert result.certificate.check(inst, target)[0]
+
+
+@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, True)])
+def test_several_zones_above_100_nodes_are_marked(nodes, marked):
+    """101 candidates cannot hold k + 1 = 101 feasible nodes besides n3: every node is evaluated (exact
+    whatever the zones); from 102 on, with nodes in two zones, the scheduler's zone-interleaved order
+    is not in the input: marked."""
+    base = _base()
+    for o in base:
+        if o["kind"] == "Node":
+            o["metadata"]["labels"] = {"topology.kubernetes.io/zone": "a"}
+    inst, report = load_kubernetes_documents(base + _nodes(nodes - 3, 0, "b"), "<abort>")
     assert len(inst.nodes) == nodes
     said = [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
     assert len(said) == int(marked)
+
+
+def test_a_zone_of_erring_nodes_alone_is_passed_by_the_run_that_starts_after_it():
+    """n3 (erring) alone in zone a, n1, n2 and 117 nodes in zone b, 101 of them feasible: every order
+    interleaves n3 in the first round, so the run from the list's head may meet it; the run starting
+    past it (erring nodes first in their zones) counts 101 feasible nodes first: job lands (marked, as
+    several zones are)."""
+    base = _base()
+    for o in base:
+        if o["kind"] == "Node":
+            o["metadata"]["labels"] = {"topology.kubernetes.io/zone": "a" if o["metadata"]["name"] == "n3" else "b"}
+    inst, report = load_kubernetes_documents(base + _nodes(117, 100, "b"), "<abort>")
+    t, sigma = inst.type_index("default/job"), inst.initial_config()
+    assert semantics.node_failure(inst, t, 0, sigma) is None and semantics.cycle_abort(inst, t, sigma) is None
+    inst, _ = load_kubernetes_documents(base + _nodes(117, 99, "b"), "<abort>")
+    assert "on node n3" in semantics.node_failure(inst, t, 0, sigma).reason   # 100 feasible: every run meets n3
 
 
 def test_the_matrix_fixpoint_method_hands_the_abort_to_the_cells():

@@ -26,7 +26,7 @@ template's spec, unallocated. The allocation itself (pools, CEL selectors,
 constraints, admin access, which devices v1.35's default feature gates leave
 out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
 aborts the pod's whole scheduling cycle where the node passes every earlier
-filter (``semantics.cycle_abort``; above 100 nodes, or with a pool's slice
+filter (``semantics.cycle_abort``; above 100 nodes in several zones, or with a pool's slice
 order shared by nodes, a caveat: ``_abort_caveats``). The verdicts are
 existential over the scheduler's random order of pools and slices
 (``dra_allocator.allocate``; ``PodDra.orders`` names what each order gives). What is left out
@@ -43,6 +43,7 @@ from typing import Optional
 from symreach.frontends import dra_allocator
 from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
+from symreach.model import MIN_FEASIBLE_NODES, num_feasible_nodes_to_find, zone_key
 from symreach.loader.shapes import FieldError
 
 DRA_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass"})
@@ -50,7 +51,6 @@ PLUGIN = "DynamicResources"
 CANNOT_ALLOCATE = dra_allocator.CANNOT_ALLOCATE
 NOT_AVAILABLE = "resourceclaim not available on the node"
 MAX_RESULTS = dra_allocator.MAX_RESULTS
-MIN_FEASIBLE_NODES = 100   # kube-scheduler's minFeasibleNodesToFind
 DYNAMIC_CAVEAT = ("DRA: devices that earlier steps of a witness allocate (or free by deleting a pod) are not "
                   "modelled; the DynamicResources verdicts are those of the input's allocation state")
 
@@ -206,24 +206,32 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
                 continue
         if any(not _selector_matches(s, node) for s in selectors):
             out.filters[node["name"]] = NOT_AVAILABLE
-    out.caveats += _abort_caveats(index, out, nodes) if errors else []
+    out.caveats += _abort_caveats(index, out, nodes, spec) if errors else []
     out.caveats = list(dict.fromkeys(out.caveats))
     return out
 
 
-def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict]) -> list[str]:
+def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict) -> list[str]:
     """What of the scheduler's abort on an allocator error (``semantics.cycle_abort``) is not exact.
 
     ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
-    nodes (all of them below 100 candidates: then every node is evaluated and the abort is exact);
-    with more, a run may never evaluate the erring node. The order of a pool's slices is drawn once
-    per cycle for every node (``dra_allocator.allocate`` takes it per node): exact unless a pool of
-    several slices that is not node-local reaches a node whose outcome depends on the order."""
+    nodes; ``semantics.cycle_runs_past`` decides whether a run can stop before every erring node,
+    exactly when the candidates share one zone (any order of them is the scheduler's) or cannot hold
+    k + 1 feasible nodes besides an erring one (every one is evaluated; always up to 101). Marked
+    otherwise: candidates in several zones, or named by NodeAffinity's PreFilterResult (filtered in map
+    order, k from their count). The order
+    of a pool's slices is drawn once per cycle for every node (``dra_allocator.allocate`` takes it per
+    node): exact unless a pool of several slices that is not node-local reaches a node whose outcome
+    depends on the order."""
     out = []
-    if len(nodes) > MIN_FEASIBLE_NODES:
-        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} nodes the scheduler stops filtering after "
-                   "numFeasibleNodesToFind feasible nodes, so a run may not evaluate a node where the allocator "
-                   "errs; the model aborts the cycle as if every node were evaluated (a not-deployable answer "
+    named = _prefilter_names(spec)
+    candidates = [node for node in nodes if named is None or node["name"] in named]
+    zones = {zone_key(node.get("labels") or {}) for node in candidates}
+    if len(candidates) - 1 > num_feasible_nodes_to_find(len(candidates)) and (len(zones) > 1 or len(candidates) < len(nodes)):
+        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones (or named by "
+                   "a PreFilterResult) the scheduler stops filtering after numFeasibleNodesToFind feasible nodes "
+                   "in an order the input does not give, so a run may not evaluate a node where the allocator "
+                   "errs; the model lets the pod land only by the runs it constructs (a not-deployable answer "
                    "may be too strict)")
     shared = [name for name in found.orders if any(
         index.slice_count(node, p.driver, p.name) > 1 and index.pool_reaches_others(node, p.driver, p.name)
@@ -232,6 +240,24 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict]) -> list[st
         out.append(f"DRA: the outcome on {', '.join(shared)} depends on the order of a pool's slices, which the "
                    "scheduler draws once per cycle for every node; the model draws it per node")
     return out
+
+
+def _prefilter_names(spec: dict) -> Optional[set[str]]:
+    """The node names of NodeAffinity's v1.35 PreFilterResult: the union over required terms of each
+    term's ``matchFields`` ``metadata.name`` In values (intersected); None when a term has none."""
+    affinity = _d(_d(_d(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = [_d(term) for term in _l(affinity.get("nodeSelectorTerms"))]
+    names: Optional[set[str]] = None
+    for term in terms:
+        own: Optional[set[str]] = None
+        for r in (_d(r) for r in _l(term.get("matchFields"))):
+            if r.get("key") == "metadata.name" and r.get("operator") == "In":
+                values = {str(v) for v in _l(r.get("values"))}
+                own = values if own is None else own & values
+        if own is None:
+            return None
+        names = own if names is None else names | own
+    return names
 
 
 def _claim_of(index: DraIndex, entry: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
