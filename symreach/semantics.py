@@ -437,10 +437,10 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     ``findNodesThatPassFilters`` filters the snapshot's node list from ``nextStartNodeIndex`` (any
     index over the scheduler's history), wrapping around, in parallel chunks, and cancels the rest once
     the ``numFeasibleNodesToFind`` + 1st feasible node is counted (``length > numNodesToFind``; that
-    node is dropped). An Error from any node evaluated, even one in flight after the cancel, is
-    reported and aborts the cycle. So a run that misses every erring node must count k + 1 feasible
-    nodes first: with no more feasible nodes than k (always with at most 100 nodes, k = all of them)
-    every node is evaluated and the cycle aborts.
+    node is dropped). An Error from a node filtered before the cancel is reported and aborts the
+    cycle (one in flight after it answers Unschedulable: DynamicResources checks ``ctx.Err()`` before
+    its error). So a run that misses every erring node must count k + 1 feasible nodes first: with no
+    more feasible nodes than k (always with at most 101 nodes) every node is filtered and it aborts.
 
     The node order is not in the input: the snapshot lists the node tree zone by zone, round robin
     (``nodeTree.list``, ``model.zone_key``), zones and the nodes of a zone in the order the informer

@@ -183,7 +183,7 @@ def test_above_100_nodes_the_abort_holds_iff_no_run_stops_before_the_erring_node
     on the first error, as a cycle with fewer than 101 nodes does (kube-scheduler's
     ``findNodesThatPassFilters`` with ``numFeasibleNodesToFind``, ``nextStartNodeIndex`` and the
     parallel ``Until`` cancelled at ``length > numNodesToFind`` is what this test writes in); an
-    error from any node evaluated, even after the cancel, is reported (``errCh.ReceiveError``)."""
+    error from a node filtered before that cancel is reported (``errCh.ReceiveError``)."""
     lands = BOUNDARY[gpus]
     inst, report = load_kubernetes_documents(_base() + _nodes(117, gpus), "<abort>")
     t, sigma = inst.type_index("default/job"), inst.initial_config()
