@@ -446,12 +446,12 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     (``nodeTree.list``, ``model.zone_key``), zones and the nodes of a zone in the order the informer
     added them, which any creation history can make any order. One worker running the list alone
     from the start index is a run of the parallel ``Until`` (the other workers not scheduled before
-    the cancel). Two such runs are tried, each with n first in its zone and its zone first: erring
-    nodes last in their zones and the start at the list's head, up to the round where the first erring
-    node can appear; erring nodes first in their zones and the start past the last round holding one.
-    With one zone (nodes without zone labels share one) the first run exists whenever k + 1 nodes are
-    feasible: exact. With several zones a run that fails both may still exist (other orders, workers
-    that stall holding a chunk): the front end marks such types (``k8s_dra._abort_caveats``)."""
+    the cancel). Two such runs are tried (``zone_runs_past``), n early: erring nodes last in their
+    zones and the start at the list's head; erring nodes first in their zones and the start right after
+    the last of them. With one zone (nodes without zone labels share one) the first exists whenever
+    k + 1 nodes are feasible: exact. With several zones a run that fails both may still exist (erring
+    nodes at both ends of a zone, workers that stall holding a chunk): the front end marks such types
+    (``k8s_dra._abort_caveats``)."""
     k = num_feasible_nodes_to_find(len(inst.nodes))
     if len(inst.nodes) - len(erring) <= k:
         return False   # never k + 1 feasible nodes: every node is evaluated
@@ -461,14 +461,26 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     zones: dict[str, list[int]] = {}   # zone -> [feasible, others, erring]
     for m, node in enumerate(inst.nodes):
         zones.setdefault(zone_key(node.labels), [0, 0, 0])[0 if m in feasible else 2 if m in erring else 1] += 1
-    own = None if n is None else zone_key(inst.nodes[n].labels)
-    head = min(f + o for f, o, r in zones.values() if r)   # erring last: the first round one can fill
-    if head >= 1 and sum(min(f, head) for f, _, _ in zones.values()) > k:
+    return zone_runs_past(zones, None if n is None else zone_key(inst.nodes[n].labels), k)
+
+
+def zone_runs_past(zones: Mapping[str, Sequence[int]], own: Optional[str], k: int) -> bool:
+    """``cycle_runs_past`` on counts: zone -> (feasible, others, erring) nodes; ``own``: n's zone (None:
+    any). True when one of its two runs counts k + 1 feasible nodes, n among the first k, before an
+    erring node. The run takes the round where an erring node first (last) comes, with the zones
+    holding one there last (first) in the zone order, unless that could put more than k feasible nodes
+    before n (then it stops (starts) at the round's edge)."""
+    late = len(zones) - 1 >= k   # n's zone placed behind the others in a round: k may precede n
+    head = min(f + o for f, o, r in zones.values() if r)   # erring last: the round where one can come
+    tight = {z for z, (f, o, r) in zones.items() if r and f + o == head}
+    part = not (own in tight and late)
+    if (head or part) and sum(min(f, head + (part and z not in tight)) for z, (f, _, _) in zones.items()) > k:
         return True
-    past = max(r for _, _, r in zones.values())   # erring first: rounds from here on hold none
-    if own is not None and sum(zones[own]) <= past:
-        return False
-    return sum(min(f, max(0, f + o + r - past)) for f, o, r in zones.values()) > k
+    past = max(r for _, _, r in zones.values())   # erring first: start in round past - 1, after them
+    ends = {z for z, (_, _, r) in zones.items() if r == past}
+    part = not (own in ends and late)
+    cover = {z: max(0, sum(c) - past + (part and z not in ends)) for z, c in zones.items()}
+    return (own is None or cover[own] > 0) and sum(min(c[0], cover[z]) for z, c in zones.items()) > k
 
 
 def abort_cap(inst: Instance, t: int, n: int) -> int:

@@ -304,3 +304,61 @@ def test_a_v1_error_verdict_without_allocation_state(filler, verdict):
     for engine in ("bdd", "ic3", "lazy"):
         result = make_engine(engine).check(inst, target)
         assert result.verdict is Verdict.UNKNOWN and "abort" in result.reason, engine
+
+
+def _sequential_runs(zones: dict[str, tuple[int, int, int]], own: str, k: int) -> bool:
+    """Brute force over every node order the scheduler's node tree can list (each zone's nodes in any
+    order, zones in any order, interleaved round robin as ``nodeTree.list``) and every start index:
+    does one worker filtering the list alone count k + 1 feasible nodes, one of own's among the first
+    k, before an erring node?"""
+    from itertools import permutations
+
+    kinds = {z: "F" * f + "O" * o + "R" * r for z, (f, o, r) in zones.items()}
+    for zone_order in permutations(zones):
+        for per_zone in _product([sorted(set(permutations(kinds[z]))) for z in zone_order]):
+            listed = [(zone_order[i], seq[j]) for j in range(max(map(len, per_zone), default=0))
+                      for i, seq in enumerate(per_zone) if j < len(seq)]
+            for start in range(len(listed)):
+                found = []
+                for zone, kind in listed[start:] + listed[:start]:
+                    if kind == "R":
+                        break
+                    if kind == "F":
+                        found.append(zone)
+                    if len(found) > k:
+                        if own in found[:k]:
+                            return True
+                        break
+    return False
+
+
+def _product(choices):
+    from itertools import product
+
+    return product(*choices)
+
+
+def test_the_constructed_runs_exist_and_one_zone_is_exact():
+    """Every (feasible, others, erring) split of up to 6 nodes over one or two zones, k = 1..3 (the
+    scheduler's k is at least 100; the arithmetic does not depend on it): ``zone_runs_past`` says True
+    only where a brute-forced sequential run misses every erring node (sound: the pod really lands),
+    equals it with one zone (exact, as any run needs k + 1 feasible nodes, asserted too)."""
+    from itertools import product
+
+    checked = exact = 0
+    splits = [s for s in product(range(4), range(2), range(3)) if sum(s) <= 4]
+    for k in (1, 2, 3):
+        for a in splits:
+            for b in [None] + splits:
+                zones = {"a": a} if b is None else {"a": a, "b": b}
+                if not any(r for _, _, r in zones.values()) or a[0] == 0 or sum(map(sum, zones.values())) > 6:
+                    continue
+                ours = semantics.zone_runs_past(zones, "a", k)
+                brute = _sequential_runs(zones, "a", k)
+                assert not ours or brute, (zones, k)
+                assert not brute or sum(f for f, _, _ in zones.values()) > k
+                if b is None:
+                    assert ours == brute, (zones, k)
+                    exact += 1
+                checked += 1
+    assert checked > 300 and exact >= 20
