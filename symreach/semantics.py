@@ -455,13 +455,21 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     k = num_feasible_nodes_to_find(len(inst.nodes))
     if len(inst.nodes) - len(erring) <= k:
         return False   # never k + 1 feasible nodes: every node is evaluated
-    feasible = {m for m in range(len(inst.nodes)) if m not in erring and filter_failure(inst, t, m, sigma) is None}
-    if len(feasible) <= k:
+    last = _LAST_ZONES[0]   # every node of one state asks in turn: count its zones once
+    if last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
+        zones = last[3]
+    else:
+        zones = {}   # zone -> [feasible, others, erring]
+        for m, node in enumerate(inst.nodes):
+            kind = 2 if m in erring else 0 if filter_failure(inst, t, m, sigma) is None else 1
+            zones.setdefault(zone_key(node.labels), [0, 0, 0])[kind] += 1
+        _LAST_ZONES[0] = (inst, t, sigma, zones)
+    if sum(f for f, _, _ in zones.values()) <= k:
         return False
-    zones: dict[str, list[int]] = {}   # zone -> [feasible, others, erring]
-    for m, node in enumerate(inst.nodes):
-        zones.setdefault(zone_key(node.labels), [0, 0, 0])[0 if m in feasible else 2 if m in erring else 1] += 1
     return zone_runs_past(zones, None if n is None else zone_key(inst.nodes[n].labels), k)
+
+
+_LAST_ZONES: list = [None]   # (inst, t, sigma, zone counts) of the last state cycle_runs_past counted
 
 
 def zone_runs_past(zones: Mapping[str, Sequence[int]], own: Optional[str], k: int) -> bool:
