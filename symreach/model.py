@@ -127,7 +127,8 @@ MIN_FEASIBLE_NODES = 100   # kube-scheduler's minFeasibleNodesToFind: up to this
 
 def num_feasible_nodes_to_find(nodes: int) -> int:
     """v1.35 ``numFeasibleNodesToFind`` with the default (adaptive) ``percentageOfNodesToScore``:
-    every node below 100, else 50 - nodes/125 percent of them (at least 5 %), at least 100."""
+    every node below 100, else 50 - nodes/125 percent of them (at least 5 %), at least 100. The
+    scheduler's configuration is not in the input; a profile setting the percentage changes k."""
     if nodes < MIN_FEASIBLE_NODES:
         return nodes
     return max(nodes * max(50 - nodes // 125, 5) // 100, MIN_FEASIBLE_NODES)
