@@ -57,7 +57,8 @@ def run_job(checkout: Path, document: dict, name: str, engine: str, cpu_limit_s:
     decided = got.get("status") == "ok"
     portfolio = (got.get("stats") or {}).get("portfolio") or {}
     return {"verdict": got.get("verdict"), "cpu_s": got.get("cpu_s") if decided else None,
-            "by": portfolio.get("answered_by")}
+            "by": portfolio.get("answered_by"),
+            "abc_cpu_s": (got.get("stats") or {}).get("abc_cpu_s")}  # ABC's own, where it ran in-process
 
 
 def measure(instances, checkouts: dict[str, Path], singles: list[str], repeats: int,

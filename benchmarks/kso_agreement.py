@@ -4,6 +4,7 @@
     python -m benchmarks.kso_agreement --states 1000 --seed 101 --results benchmarks/results/kso_agreement.md
     python -m benchmarks.kso_agreement --volumes --states 1000 --seed 301 --traces 40
     python -m benchmarks.kso_agreement --volumes --states 1000 --seed 301 --binding-steps 2
+    python -m benchmarks.kso_agreement --volumes --contested --states 1000 --seed 601 --binding-steps 2
 
 Generates seeded random cluster states (``symreach.generators.k8s_states``),
 asks kso and symreach for every node's verdict and first failing plugin, and
@@ -15,7 +16,10 @@ terminating pods, node verdicts, fit and plugin+reason agreement, load). Then re
 symreach's explicit engine step by step on kso; ``--binding-steps K`` walks K
 deployments from every state whose pods bind claims and asks kso about the
 binding pod types after each (``benchmarks.kso_binding_steps``). Every run also asks kso about a
-new pod of each resized running pod's type (``benchmarks.kso_resize_probes``). Exit status 0
+new pod of each resized running pod's type (``benchmarks.kso_resize_probes``). Node verdicts that
+depend on the scheduler's informer order (claims competing for equal-size PVs; ``--contested`` adds
+such claims to bare pending pods) are counted apart and judged against kso's outcomes over several
+runs (``benchmarks.kso_order``). Exit status 0
 when everything agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
 """
 
@@ -31,6 +35,7 @@ from typing import Optional
 
 from benchmarks.kso_harness import (
     Disagreement,
+    Verdict,
     compare,
     find_kso,
     kso_verdicts,
@@ -39,19 +44,21 @@ from benchmarks.kso_harness import (
     symreach_verdicts,
 )
 from benchmarks.kso_binding_steps import binding_caveats, compare_walks, walk
+from benchmarks.kso_order import RUNS, contest, judge, order_nodes, outcome_sets
 from benchmarks.kso_replay import replay, witnesses
 from benchmarks.kso_resize_probes import resize_probes
 from symreach.generators.k8s_states import random_states
 
 
 def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path],
-                 results: Optional[Path] = None, volumes: bool = False) -> bool:
+                 results: Optional[Path] = None, volumes: bool = False, contested: bool = False) -> bool:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    states = random_states(states_n, seed, volumes)
+    states = _states(states_n, seed, volumes, contested)
     answers = kso_verdicts(states, kso, workers=workers)
     t_kso = time.perf_counter() - t0
     disagreements: list[Disagreement] = []
+    ordered: list[tuple[int, dict[str, Verdict]]] = []   # states whose verdict depends on the informer order
     load_errors: Counter[str] = Counter()
     verdicts = fit_same = plugin_same = 0
     for i, state in enumerate(states):
@@ -60,9 +67,14 @@ def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Op
         except Exception as exc:  # a state symreach refuses is a disagreement too
             load_errors[f"{type(exc).__name__}: {str(exc).split(': ')[-1][:100]}"] += 1
             continue
-        found = compare(i, answers[i], ours)
+        random_on = set(order_nodes(state)) if volumes else set()
+        if random_on:   # kso's one answer there is random: judged against its runs (``kso_order``)
+            ordered.append((i, {node: ours[node] for node in random_on}))
+        found = [d for d in compare(i, answers[i], ours) if d.node not in random_on]
         disagreements += found
         for node, theirs in answers[i].items():
+            if node in random_on:
+                continue
             verdicts += 1
             fit_same += (theirs is None) == (ours[node] is None)
             plugin_same += (theirs and theirs[0]) == (ours[node] and ours[node][0])
@@ -90,7 +102,42 @@ def differential(states_n: int, seed: int, kso: Path, workers: int, examples: Op
         _append_row(results, seed, states, verdicts, fit_same, plugin_same, same, sum(load_errors.values()), load,
                     time.perf_counter() - t0)
     probes_agree = resized_types(states, kso)
-    return not disagreements and not load_errors and probes_agree
+    return not disagreements and not load_errors and probes_agree and informer_order(states, ordered, kso)
+
+
+def _states(states_n: int, seed: int, volumes: bool, contested: bool) -> list:
+    """The seed's random states; ``contested``: a bare pending pod's claims compete for equal-size
+    PVs where ``kso_order.contest`` can add them (the rng is the seed's, after the states)."""
+    states = random_states(states_n, seed, volumes)
+    if not contested:
+        return states
+    import random
+
+    rng = random.Random(seed)
+    return [contest(s, rng) or s for s in states]
+
+
+def informer_order(states: list, ordered: list[tuple[int, dict]], kso: Path) -> bool:
+    """The node verdicts that depend on the informer order, against kso's outcomes over ``RUNS``
+    runs each (``kso_order.judge``): symreach fits iff some run fitted."""
+    t0 = time.perf_counter()
+    verdicts = agree = fits = 0
+    wrong = []
+    for i, ours in ordered:
+        theirs = outcome_sets(states[i], kso)
+        for node, verdict in ours.items():
+            verdicts += 1
+            fits += verdict is None
+            if judge(verdict, theirs[node]):
+                agree += 1
+            else:
+                wrong.append((i, node, verdict, theirs[node]))
+    print(f"informer order: {len(ordered)} states, {verdicts} node verdicts that depend on it ({fits} fit), "
+          f"judged against kso's outcomes over {RUNS} runs each: {_pct(agree, verdicts)}; "
+          f"{time.perf_counter() - t0:.0f} s")
+    for i, node, verdict, outcomes in wrong[:10]:
+        print(f"  state {i} node {node}: symreach {verdict}, kso gave {sorted(map(str, outcomes))}")
+    return not wrong
 
 
 def resized_types(states: list, kso: Path) -> bool:
@@ -137,21 +184,23 @@ def _append_row(path: Path, seed: int, states: list, verdicts: int, fit: int, pl
                   f"| {fit} | {plugin} | {same} | {refused} | {load:.1f} | {seconds:.0f} |\n")
 
 
-def binding_steps(states_n: int, seed: int, kso: Path, steps: int, volumes: bool) -> bool:
+def binding_steps(states_n: int, seed: int, kso: Path, steps: int, volumes: bool, contested: bool = False) -> bool:
     """Walks of ``steps`` deployments from the seed's states that bind claims, each step asked of kso."""
     import random
 
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     rng = random.Random(seed)
-    questions = [q for i, state in enumerate(random_states(states_n, seed, volumes)) for q in walk(i, state, rng, steps)]
+    states = _states(states_n, seed, volumes, contested)
+    questions = [q for i, state in enumerate(states) for q in walk(i, state, rng, steps)]
     tally, wrong = compare_walks(questions, kso)
-    bound, marked, kinds = binding_caveats(random_states(states_n, seed, volumes))
+    bound, marked, kinds = binding_caveats(states)
     print(f"claim bindings: {bound} of {states_n} states bind claims; {marked} carry a claim-binding caveat "
           f"({', '.join(f'{k}: {n}' for k, n in kinds.most_common()) or 'none'})")
     walked = len({q.state for q in questions})
     print(f"binding walks: {walked} states with claim bindings, {tally.questions} steps ({tally.binding_steps} binding "
-          f"claims); probe verdicts after them: {tally.verdicts}; {_agreement(tally)}; load {load:.1f}, "
+          f"claims, {tally.chosen_steps} of them one of several bindings the scheduler may choose); probe verdicts "
+          f"after them: {tally.verdicts}; {_agreement(tally)}; load {load:.1f}, "
           f"{time.perf_counter() - t0:.0f} s")
     return _no_probe_disagreement(wrong)
 
@@ -197,6 +246,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="walk K claim-binding deployments from each state and ask kso after each")
     parser.add_argument("--volumes", action="store_true",
                         help="volume-dense states and witness scenarios (generators.k8s_states.volume_state)")
+    parser.add_argument("--contested", action="store_true",
+                        help="with --volumes: bare pending pods get two claims competing for equal-size PVs "
+                             "(benchmarks.kso_order.contest)")
     args = parser.parse_args(argv)
     if args.states < 0 or args.traces < 0 or args.workers < 1 or args.binding_steps < 0:
         print("error: --states, --traces and --binding-steps must be >= 0, --workers >= 1", file=sys.stderr)
@@ -209,9 +261,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.check_batching:
         ok &= check_batching(args.check_batching, args.seed, kso)
     if args.states:
-        ok &= differential(args.states, args.seed, kso, args.workers, args.examples, args.results, args.volumes)
+        ok &= differential(args.states, args.seed, kso, args.workers, args.examples, args.results, args.volumes,
+                           args.contested)
     if args.states and args.binding_steps:
-        ok &= binding_steps(args.states, args.seed, kso, args.binding_steps, args.volumes)
+        ok &= binding_steps(args.states, args.seed, kso, args.binding_steps, args.volumes, args.contested)
     if args.traces:
         ok &= witness_replay(args.traces, args.seed, kso, args.workers, args.volumes)
     return 0 if ok else 1

@@ -4,7 +4,8 @@ kso answers one scheduling step. Where a state's pods bind WaitForFirstConsumer
 claims when deployed (``Instance.binding_groups``), symreach's answer after such a
 deployment depends on the binding it modelled; this walks a few deployments and
 asks kso each time. A walk from a random state: pick a deployment the semantics
-allows (one that binds claims where there is one), apply it (``semantics.deploy``),
+allows (one that binds claims where there is one), apply it (``semantics.deploys``: one of
+the bindings the scheduler may choose, at random),
 write the state kso must see (the claims bound as the trace bound them,
 ``kso_replay.with_bindings``; the deployed pod running on its node), and ask kso
 about a fresh pending copy of every pod type that takes part in a binding
@@ -39,6 +40,7 @@ class Question:
     probes: dict[str, str]                          # "ns/probe-k" -> pod type
     ours: dict[str, dict[str, Verdict]]             # probe -> node -> verdict
     binds: bool                                     # the step's deployment bound claims
+    chosen: bool = False                            # ... in one of several ways the scheduler may choose
 
 
 def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Question]:
@@ -68,11 +70,12 @@ def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Q
     for step in range(steps):
         moves = [(t, n) for t in probes for n in range(len(inst.nodes))
                  if semantics.deploy_failure(inst, t, n, sigma) is None]
-        binding = [m for m in moves if semantics.binding_made(inst, sigma, *m) is not None]
+        binding = [m for m in moves if semantics.binding_choices(inst, sigma, *m)]
         if not moves:
             break
         t, n = rng.choice(binding or moves)
-        sigma = semantics.deploy(inst, sigma, t, n)
+        choices = semantics.deploys(inst, sigma, t, n)   # which PV the scheduler takes: any of its choices
+        sigma = (rng.choice(choices) if len(choices) > 1 else choices[0])[1]
         placed.append(_pod_copy(first[t], f"placed-{step}", inst.nodes[n].name))
         named = {}
         probe_pods = []
@@ -83,7 +86,7 @@ def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Q
         ours = {name: {node.name: _verdict(inst, inst.type_index(type_name), m, sigma)
                        for m, node in enumerate(inst.nodes)} for name, type_name in named.items()}
         objects = with_bindings(base, inst, sigma) + running + placed + probe_pods
-        out.append(Question(index, step, objects, named, ours, bool(binding)))
+        out.append(Question(index, step, objects, named, ours, bool(binding), len(choices) > 1))
     return out
 
 
@@ -127,7 +130,7 @@ def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
 
 
 def _kind(caveat: str) -> str:
-    for key in ("same size", "another CSI driver", "joint bindings", "provisioned", "Filter verdict"):
+    for key in ("another CSI driver", "joint bindings", "provisioned", "which reason", "distinct ways"):
         if key in caveat:
             return key
     return caveat
@@ -137,6 +140,7 @@ def _kind(caveat: str) -> str:
 class Tally:
     questions: int = 0
     binding_steps: int = 0
+    chosen_steps: int = 0      # binding in one of several ways (which PV: the informer's order)
     verdicts: int = 0
     fit_same: int = 0
     same: int = 0
@@ -151,6 +155,7 @@ def compare_walks(questions: Sequence[Question], kso) -> tuple[Tally, list[tuple
     for q, theirs in zip(questions, answers):
         tally.questions += 1
         tally.binding_steps += q.binds
+        tally.chosen_steps += q.chosen
         for probe, nodes in q.ours.items():
             for node, ours in nodes.items():
                 kso_v = theirs[probe][node]

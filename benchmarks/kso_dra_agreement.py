@@ -23,6 +23,7 @@ and of ``semantics.node_failure`` on the configuration reached.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 import time
@@ -30,9 +31,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
+from benchmarks.kso_dra_verdicts import Ours, judged, kso_error, ours_for
 from benchmarks.kso_dra_walks import walk_verdicts
-from benchmarks.kso_harness import Verdict, compare, dump, kso_verdicts_single, state_yaml, symreach_answer
-from symreach.frontends.dra_allocator import ERROR_PREFIX
+from benchmarks.kso_harness import Verdict, dump, kso_verdicts_single, state_yaml
+from symreach.reasons import is_filter_error
+from symreach.frontends.kubernetes import load_kubernetes_documents
 from symreach.generators.k8s_states import State
 from symreach.generators.k8s_dra_states import random_dra_states
 
@@ -45,30 +48,20 @@ def kso_dra_verdicts(state: State, kso: Path) -> dict[str, Verdict]:
     try:
         return kso_verdicts_single(state, kso)
     except RuntimeError as exc:
-        text = str(exc)
-        if ERROR_PREFIX not in text:
-            raise
-        error = ("DynamicResources", (ERROR_PREFIX + text.split(ERROR_PREFIX, 1)[1].splitlines()[0],))
-        return {node: error for node in state.nodes}
+        return {node: kso_error(str(exc)) for node in state.nodes}
 
 
 def symreach_dra_verdicts(state: State, reported: Verdict = None) -> tuple[dict[str, Verdict], list[str]]:
-    """symreach's verdicts with the scheduler's abort: a node whose DynamicResources Filter fails with
-    an error (every other plugin passing there) ends the cycle, for every node. The scheduler filters
-    nodes in parallel, so which node's error it reports is a race: ``reported`` when it is one of them.
-    Also the caveats on the pending pod's type."""
-    verdicts, caveats = symreach_answer(state)
-    errors = [v for v in verdicts.values() if v is not None and v[0] == "DynamicResources"
-              and v[1][0].startswith(ERROR_PREFIX)]
-    if not errors:
-        return verdicts, caveats
-    return {node: reported if reported in errors else errors[0] for node in verdicts}, caveats
+    """``symreach_dra`` without the orders: the verdicts and the pending type's caveats."""
+    ours = symreach_dra(state, reported)
+    return ours.verdicts, ours.caveats
 
 
-def listed(verdict: Verdict, caveats: list[str]) -> bool:
-    """Whether a caveat names ``verdict`` among the outcomes of the scheduler's random pool order."""
-    said = "fits" if verdict is None else verdict[1][0]
-    return any("the outcome depends on the scheduler's random order" in c and said in c for c in caveats)
+def symreach_dra(state: State, reported: Verdict = None) -> Ours:
+    """symreach's own verdicts for the state's pending pod (``kso_dra_verdicts.ours_for``)."""
+    inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+    name = report.pending.get(state.pending, state.pending)
+    return ours_for(inst, inst.type_index(name), inst.initial_config(), state, report.caveats.get(name, []), reported)
 
 
 def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Path], results: Optional[Path]) -> bool:
@@ -88,17 +81,19 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
     kso_errors: Counter[str] = Counter()
     classes: Counter[str] = Counter()
     example: dict[str, int] = {}
-    verdicts = fit_same = plugin_same = dra = order = 0
+    verdicts = fit_same = plugin_same = dra = order = aborted = ours_aborted = blocked = 0
     for i, (state, theirs) in enumerate(zip(states, answers)):
         if isinstance(theirs, str):
             kso_errors[theirs.splitlines()[-1][-120:]] += 1
             continue
-        ours, caveats = symreach_dra_verdicts(state, next(iter(theirs.values()), None))
-        found = {d.node: d for d in compare(i, theirs, ours)}
-        for node, d in list(found.items()):
-            if listed(d.kso, caveats):   # marked: kso took another of the possible orders
-                order += 1
-                del found[node]
+        ours = symreach_dra(state, next(iter(theirs.values()), None))
+        left, other = judged(theirs, ours, i)
+        order += other
+        first = next(iter(theirs.values()), None)
+        aborted += first is not None and is_filter_error(first[1][0])
+        ours_aborted += bool(theirs) and all(v is not None and is_filter_error(v[1][0]) for v in ours.verdicts.values())
+        blocked += len(ours.blocked)
+        found = {d.node: d for d in left}
         for node, verdict in theirs.items():
             verdicts += 1
             dra += verdict is not None and verdict[0] == "DynamicResources"
@@ -111,7 +106,10 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
     elapsed = time.perf_counter() - t0
     print(f"states {states_n} (seed {seed}), node verdicts {verdicts}, DynamicResources verdicts {dra}")
     print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
-    print(f"of which {order} agree with another pool order that symreach's caveat names (not its first order)")
+    print(f"of which {order} agree with another run of the scheduler (an order of pools and slices whose "
+          "outcome symreach lists, not its own run)")
+    print(f"cycles aborted on an allocator error: kso {aborted}, symreach {ours_aborted} "
+          f"({blocked} node verdicts where the pod would fit but for the abort)")
     print(f"kso errors {sum(kso_errors.values())}: {dict(kso_errors)}")
     print(f"time {elapsed:.1f} s wall (kso {t_kso:.1f} s), load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"dra-{k}.yaml", state_yaml(states[k])))
@@ -124,43 +122,53 @@ def run(states_n: int, seed: int, kso: Path, workers: int, examples: Optional[Pa
                           "| seed | states | node verdicts | DynamicResources verdicts | fit agree | "
                           "plugin+reason agree | kso errors | wall s | load (1 min) |\n"
                           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-            by_order = f" ({order} another pool order)" if order else ""
-            out.write(f"| {seed} | {states_n} | {verdicts} | {dra} | {fit_same} | {plugin_same}{by_order} | "
+            by_order = f" ({order} another run)" if order else ""
+            out.write(f"| {seed} | {states_n} ({aborted} aborted cycles) | {verdicts} | {dra} | {fit_same} | {plugin_same}{by_order} | "
                       f"{sum(kso_errors.values())} | {elapsed:.0f} | {load:.1f} -> {os.getloadavg()[0]:.1f} |\n")
     return ok
 
 
 def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, examples: Optional[Path],
-              results: Optional[Path]) -> bool:
-    """Allocation walks (``kso_dra_walks``): each state reached, every claim user that could go next."""
+              results: Optional[Path], errors: bool = False) -> bool:
+    """Allocation walks (``kso_dra_walks``): each state reached, every claim user that could go next;
+    ``errors``: with allocator errors (the scheduler's abort of the cycle)."""
     import random
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    states, rows = walk_verdicts(random.Random(seed), walks_n, steps, kso, workers)
+    states, rows = walk_verdicts(random.Random(seed), walks_n, steps, kso, workers, errors)
     classes: Counter[str] = Counter()
     example: dict[str, int] = {}
     for r in rows:
-        if r.kso != r.symreach:
+        if r.kso != r.symreach and not r.other:
             cls = f"{r.pod.split('/')[1].rstrip('0123456789')}: kso {r.kso} vs symreach {r.symreach}"
             classes[cls] += 1
             example.setdefault(cls, r.state)
     verdicts = len(rows)
     dra = sum(r.kso is not None and r.kso[0] == "DynamicResources" for r in rows)
-    fit_same = sum((r.kso is None) == (r.symreach is None) for r in rows)
-    plugin_same = sum(r.kso == r.symreach for r in rows)
+    fit_same = sum((r.kso is None) == (r.symreach is None) or r.other for r in rows)
+    plugin_same = sum(r.kso == r.symreach or r.other for r in rows)
+    other = sum(r.other for r in rows)
+    blocked = sum(r.blocked for r in rows)
+    aborted = len({(r.state, r.pod) for r in rows if r.kso is not None and is_filter_error(r.kso[1][0])})
     moved = sum(r.kso != r.static for r in rows)
     elapsed = time.perf_counter() - t0
     print(f"walks {walks_n} (seed {seed}, up to {steps} steps), walked states {len(states)}, node verdicts {verdicts}, "
           f"DynamicResources verdicts {dra}")
     print(f"fit agreement {fit_same}/{verdicts}, plugin+reason agreement {plugin_same}/{verdicts}")
+    print(f"of which {other} agree with another run of the scheduler (an outcome symreach lists for another order)")
+    print(f"pods whose cycle the variant aborted on an allocator error: {aborted} "
+          f"({blocked} node verdicts where the pod would fit but for the abort)")
     print(f"verdicts that differ from those of the input's allocation state (the model before): {moved}")
     print(f"time {elapsed:.1f} s wall, load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"walk-{k}.yaml", dump(states[k])))
     if results is not None:
         with results.open("a") as out:
+            with_errors = f", with allocator errors: {aborted} aborted cycles" if errors else ""
+            by_order = f" ({other} another run)" if other else ""
             out.write(f"| {seed} | {len(states)} walked states ({walks_n} walks, <= {steps} steps; "
-                      f"{moved} verdicts differ from the input allocation's) | {verdicts} | {dra} | {fit_same} | "
-                      f"{plugin_same} | 0 | {elapsed:.0f} | {load:.1f} -> {os.getloadavg()[0]:.1f} |\n")
+                      f"{moved} verdicts differ from the input allocation's{with_errors}) | {verdicts} | {dra} | "
+                      f"{fit_same} | {plugin_same}{by_order} | 0 | {elapsed:.0f} | {load:.1f} -> "
+                      f"{os.getloadavg()[0]:.1f} |\n")
     return not classes
 
 
@@ -184,13 +192,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--results", type=Path)
     ap.add_argument("--walks", type=int, default=0, help="allocation walks instead of random states")
     ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--errors", action="store_true", help="walks with allocator errors (the cycle's abort)")
     args = ap.parse_args(argv)
     if not (args.kso.is_file() and os.access(args.kso, os.X_OK)):
         print(f"kso variant with DynamicResources not found at {args.kso}", file=sys.stderr)
         return 2
     if args.walks:
         return 0 if run_walks(args.walks, args.steps, args.seed, args.kso, args.workers, args.examples,
-                              args.results) else 1
+                              args.results, args.errors) else 1
     return 0 if run(args.states, args.seed, args.kso, args.workers, args.examples, args.results) else 1
 
 

@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import copy
 import random
+import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
 
+from benchmarks.kso_dra_verdicts import judged, kso_error, ours_for
 from benchmarks.kso_harness import admitted, kso_pending
 from symreach import semantics
 from symreach.frontends.kubernetes import load_kubernetes_documents
 from symreach.generators.k8s_dra_states import API, SELECTORS, dra_state
+from symreach.generators.k8s_states import State
 from symreach.model import Config, Instance
 
 WORK = "work"          # the Deployment whose pods take claims from a template
@@ -43,10 +47,18 @@ class Walk:
     instance: Optional[Instance] = None
 
 
-def walk_input(rng: random.Random, index: int) -> tuple[list[dict], list[str]]:
-    """A DRA state with more claim users: 1-2 bare pending pods, sometimes a Deployment."""
-    state = dra_state(rng, index, plain=True)   # kso stops at an allocator error; admin access is not written back
+def walk_input(rng: random.Random, index: int, errors: bool = False) -> tuple[list[dict], list[str]]:
+    """A DRA state with more claim users: 1-2 bare pending pods, sometimes a Deployment. ``errors``:
+    some GPUs lose the numa attribute and some requests read it (a CEL runtime error there: the
+    scheduler aborts the pod's cycle where that node passes every earlier filter)."""
+    state = dra_state(rng, index, plain=True)   # admin access is not written back
     objects = copy.deepcopy(state.objects)
+    if errors:
+        for o in objects:
+            if o["kind"] == "ResourceSlice" and o["spec"]["driver"] == "gpu.example.com":
+                for d in o["spec"].get("devices", []):
+                    if rng.random() < 0.35:
+                        d.get("attributes", {}).pop("numa", None)
     ns = state.pending.split("/", 1)[0]
     shared = [o["metadata"]["name"] for o in objects if o["kind"] == "ResourceClaim" and not
               o["metadata"].get("ownerReferences") and not o["metadata"].get("deletionTimestamp")]
@@ -54,14 +66,14 @@ def walk_input(rng: random.Random, index: int) -> tuple[list[dict], list[str]]:
         name = f"extra{j}"
         entries = [{"name": "g", "resourceClaimName": f"{name}-c"}]
         objects.append({"apiVersion": API, "kind": "ResourceClaim", "metadata": {"name": f"{name}-c", "namespace": ns},
-                        "spec": {"devices": {"requests": [_simple(rng)]}}})
+                        "spec": {"devices": {"requests": [_simple(rng, errors)]}}})
         if shared and rng.random() < 0.3:
             entries.append({"name": "s", "resourceClaimName": rng.choice(shared)})
         objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}"},
                         "spec": {"containers": [{"name": "c", "image": "x"}], "resourceClaims": entries}})
     if rng.random() < 0.6:
         objects.append({"apiVersion": API, "kind": "ResourceClaimTemplate", "metadata": {"name": "wtmpl", "namespace": ns},
-                        "spec": {"spec": {"devices": {"requests": [_simple(rng)]}}}})
+                        "spec": {"spec": {"devices": {"requests": [_simple(rng, errors)]}}}})
         objects.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": WORK, "namespace": ns},
                         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": WORK}}, "template": {
                             "metadata": {"labels": {"app": WORK}},
@@ -70,9 +82,9 @@ def walk_input(rng: random.Random, index: int) -> tuple[list[dict], list[str]]:
     return objects, list(state.nodes)
 
 
-def _simple(rng: random.Random) -> dict:
+def _simple(rng: random.Random, errors: bool = False) -> dict:
     """A request that allocates often: one or two devices of an existing class, sometimes All,
-    sometimes a GPU selector or a prioritized list."""
+    sometimes a GPU selector (``errors``: sometimes one reading numa) or a prioritized list."""
     if rng.random() < 0.1:
         return {"name": "r", "firstAvailable": [{"name": "big", "deviceClassName": "gpu", "count": 2},
                                                  {"name": "one", "deviceClassName": "nic", "count": 1}]}
@@ -84,6 +96,8 @@ def _simple(rng: random.Random) -> dict:
         body["count"] = rng.choice((1, 1, 2))
     if cls == "gpu" and rng.random() < 0.3:
         body["selectors"] = [{"cel": {"expression": rng.choice(SELECTORS["gpu.example.com"])}}]
+    elif cls == "gpu" and errors and rng.random() < 0.4:
+        body["selectors"] = [{"cel": {"expression": 'device.attributes["gpu.example.com"].numa == 0'}}]
     return {"name": "r", "exactly": body}
 
 
@@ -214,7 +228,7 @@ class _World:
                 status = o.setdefault("status", {})
                 status.pop("allocation", None)
                 if value is not None:
-                    status["allocation"] = self._allocation(value, o)
+                    status["allocation"] = self._allocation(value, o, True)
             reserved = running.get(key, [])
             if (o.get("status") or {}).get("allocation") is not None or reserved:
                 o.setdefault("status", {})["reservedFor"] = [
@@ -245,8 +259,10 @@ class _World:
             claim["status"] = {"allocation": self._allocation(entry, claim)}
         return claim
 
-    def _allocation(self, value: str, claim: dict) -> dict:
-        """``status.allocation`` from an outcome ``<where>: driver/pool/device, ...`` (``k8s_dra_state``)."""
+    def _allocation(self, value: str, claim: dict, claim_slot: bool = False) -> dict:
+        """``status.allocation`` from an outcome ``<where>: driver/pool/device, ...`` (``k8s_dra_state``). A claim
+        slot's ``where`` is a node only when its allocation pins one (``k8s_dra_state._where``; the input's
+        allocations always do): pinned back so; a pod slot's is the pod's node."""
         where, _, devices = value.partition(": ")
         requests = (claim.get("spec") or {}).get("devices", {}).get("requests") or [{"name": "r"}]
         results = []
@@ -255,7 +271,7 @@ class _World:
             results.append({"request": _request_name(requests[0]), "driver": driver, "pool": pool, "device": device})
         out: dict = {"devices": {"results": results}}
         node_names = {o["metadata"]["name"] for o in self.base if o["kind"] == "Node"}
-        if where in node_names and self._pinned(results):
+        if where in node_names and (claim_slot or self._pinned(results)):
             out["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [
                 {"key": "metadata.name", "operator": "In", "values": [where]}]}]}
         elif where != "every node":
@@ -276,7 +292,11 @@ class _World:
         return out
 
     def _pinned(self, results: list[dict]) -> bool:
-        return any(s.get("nodeName") for s in self._slices_of(results))
+        """A device of a node-local slice, or one a per-device-node-selection slice puts on a node (the input's
+        allocations carry that pin: the walk must write it back so)."""
+        devices = {r["device"] for r in results}
+        return any(s.get("nodeName") or any(d.get("nodeName") for d in s.get("devices") or [] if d.get("name") in devices)
+                   for s in self._slices_of(results))
 
     def _slice_selector(self, results: list[dict]) -> Optional[dict]:
         for s in self._slices_of(results):
@@ -346,7 +366,9 @@ def with_next_work_pod(objects: list[dict], ns: str) -> list[dict]:
 
 @dataclass(frozen=True)
 class Asked:
-    """One node verdict of a walked state: the variant's, symreach's, and the input allocation's."""
+    """One node verdict of a walked state: the variant's, symreach's (in the variant's shape: an aborted
+    cycle is the error on every node, ``kso_dra_verdicts``), the input allocation's, and whether the
+    variant's is another run's outcome that symreach lists (the random order of pools and slices)."""
 
     state: int
     pod: str
@@ -354,31 +376,74 @@ class Asked:
     kso: object
     symreach: object
     static: object
+    other: bool = False
+    blocked: bool = False   # symreach: the pod would fit but for the abort
 
 
-def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int
+def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int, errors: bool = False
                   ) -> tuple[list[list[dict]], list[Asked]]:
     """Run the walks; every state reached (its objects) and every node verdict asked there."""
     asked: list[tuple] = []
     for i in range(walks):
-        w = walk(*walk_input(rng, i), rng, steps)
+        w = walk(*walk_input(rng, i, errors), rng, steps)
         for state, pending, sigma in w.states:
             if not pending:
                 continue
             ns = next((p.split("/")[0] for p in pending if p.endswith(f"/{WORK}-next")), None)
             asked.append((w, admitted(with_next_work_pod(state, ns) if ns else state), pending, sigma))
-    answers = kso_pending([a[1] for a in asked], [list(a[2]) for a in asked], [a[0].nodes for a in asked], kso, workers)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        answers = list(pool.map(lambda a: _kso_each(a[1], list(a[2]), a[0].nodes, kso), asked))
+    answers = [{pod: {node: _unnamed(v) for node, v in got.items()} for pod, got in theirs.items()} for theirs in answers]
     rows = []
-    for k, ((w, _, pending, sigma), theirs) in enumerate(zip(asked, answers)):
+    for k, ((w, objects, pending, sigma), theirs) in enumerate(zip(asked, answers)):
         inst = w.instance
         before = tuple(sigma[:inst.num_pairs]) + (0,) * (len(sigma) - inst.num_pairs)   # the input's allocation
         for pod, type_name in pending.items():
             t = inst.type_index(type_name)
+            reported = next(iter(theirs[pod].values()), None)
+            ours = ours_for(inst, t, sigma, State(objects, pod, w.nodes), [], reported)
+            left = {d.node for d in judged(theirs[pod], ours, k)[0]}
             for node, verdict in theirs[pod].items():
                 n = inst.node_index(node)
-                rows.append(Asked(k, pod, node, verdict, _verdict(semantics.node_failure(inst, t, n, sigma)),
-                                  _verdict(semantics.node_failure(inst, t, n, before))))
+                rows.append(Asked(k, pod, node, verdict, ours.verdicts[node],
+                                  _verdict(semantics.node_failure(inst, t, n, before)),
+                                  verdict != ours.verdicts[node] and node not in left, node in ours.blocked))
     return [a[1] for a in asked], rows
+
+
+def _kso_each(objects: list[dict], pods: list[str], nodes: list[str], kso) -> dict[str, dict]:
+    """The variant's verdicts for each pending pod; it stops on an allocator error, so then each pod is
+    asked alone (the others left out), an error being that error on every node."""
+    try:
+        return kso_pending([objects], [pods], [nodes], kso, 1)[0]
+    except RuntimeError as exc:
+        if len(pods) == 1:
+            error = kso_error(str(exc))
+            return {pods[0]: {node: error for node in nodes}}
+    out = {}
+    for pod in pods:
+        alone = [o for o in objects if not (o["kind"] == "Pod" and _key(o) in pods and _key(o) != pod
+                                            and not o["spec"].get("nodeName"))]
+        out[pod] = kso_error_of(pod, alone, nodes, kso)
+    return out
+
+
+def kso_error_of(pod: str, objects: list[dict], nodes: list[str], kso) -> dict:
+    try:
+        return kso_pending([objects], [[pod]], [nodes], kso, 1)[0][pod]
+    except RuntimeError as exc:
+        error = kso_error(str(exc))
+        return {node: error for node in nodes}
+
+
+def _unnamed(verdict):
+    """An error naming the new Deployment pod's claim in symreach's words: the resourceclaim controller
+    names a generated claim ``<pod>-<entry>-<random>``, which a pod template's type cannot know, so
+    symreach says "(not created yet, from a ResourceClaimTemplate)"; the walk named it ``work-next-g``."""
+    if verdict is None or f"/{WORK}-next-g" not in verdict[1][0]:
+        return verdict
+    text = re.sub(rf"claim [^ ]+/{WORK}-next-g", "claim (not created yet, from a ResourceClaimTemplate)", verdict[1][0])
+    return (verdict[0], (text,) + tuple(verdict[1][1:]))
 
 
 def _verdict(failure) -> object:

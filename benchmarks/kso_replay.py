@@ -142,7 +142,7 @@ def step_states(w: Witness) -> list[tuple[gen.State, str]]:
         out.append((gen.State(objects + [pending], f"{ns}/replay-step-{i}", nodes), step.node))
         fresh += 1
         running.setdefault(key, []).append(f"deployed-{fresh}")
-        sigma = semantics.deploy(inst, sigma, t, n) if inst is not None else sigma
+        sigma = semantics.deploy_step(inst, sigma, step) if inst is not None else sigma
     return out
 
 

@@ -15,6 +15,7 @@ from dataclasses import field
 from functools import cached_property
 from typing import Iterator, Mapping, Optional, TypeVar
 
+from symreach.reasons import FILTER_ERROR
 from symreach.records import record
 
 K = TypeVar("K")
@@ -424,6 +425,13 @@ class BindingGroup:
     frees: tuple[FrozenDict[int, tuple[int, ...]], ...] = ()
     holders: tuple[frozenset[int], ...] = ()
     releases: tuple[tuple[int, ...], ...] = ()
+    # Where the scheduler may bind in several ways (which of several PVs a claim takes depends on its
+    # informer's order: ``k8s_volume_matching``): ``choices[s][t][n]`` lists every state deploying t
+    # on n may move the group to, ``next[s][t][n]`` first; () where there is one (``semantics.binding_choices``).
+    choices: tuple[FrozenDict[int, tuple[tuple[int, ...], ...]], ...] = ()
+    # PVs equal but for their names (one choice for the scheduler): the states name the first free
+    # one of a class, a witness's step may name any free one (``semantics.step_choice``).
+    interchangeable: tuple[frozenset[str], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:
@@ -503,6 +511,18 @@ class Instance:
     def binding_of(self) -> dict[int, int]:
         """Pod type -> the index in ``binding_groups`` of the group its deployment binds in."""
         return {t: g for g, group in enumerate(self.binding_groups) for t in group.users}
+
+    @cached_property
+    def filter_errors(self) -> dict[int, frozenset[int]]:
+        """Pod type -> the nodes where its DynamicResources Filter errs in some allocation state: the
+        scheduler may abort its whole scheduling cycle there (``semantics.cycle_abort``)."""
+        maps = (self.volume_failures,) + tuple(f for group in self.binding_groups for f in group.failures)
+        out: dict[int, set[int]] = {}
+        for failures in maps:
+            for (t, n), why in failures.items():
+                if why[2] == AFTER_ALL and why[1] and why[1][0].startswith(FILTER_ERROR):
+                    out.setdefault(t, set()).add(n)
+        return {t: frozenset(nodes) for t, nodes in out.items()}
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs

@@ -56,6 +56,12 @@ POD_AFFINITY = "node(s) didn't match pod affinity rules"
 POD_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 
+# A Filter status of code Error (not Unschedulable): ``RunFilterPlugins`` wraps it in this prefix, and
+# ``findNodesThatPassFilters`` cancels the pod's whole scheduling cycle on it (DynamicResources' allocator).
+DYNAMIC_RESOURCES_PLUGIN = "DynamicResources"
+FILTER_ERROR = 'running "DynamicResources" filter plugin: '
+CYCLE_ABORT = "{error} (on node {node}: the error aborts the pod's whole scheduling cycle, no node is chosen)"
+
 
 _PLUGIN_OF = {
     NODE_UNSCHEDULABLE: NODE_UNSCHEDULABLE_PLUGIN,
@@ -87,6 +93,11 @@ def plugin_of(reason: str) -> str:
     if reason.startswith("Insufficient "):
         return NODE_RESOURCES_FIT_PLUGIN
     return _PLUGIN_OF.get(reason, "")
+
+
+def is_filter_error(reason: str) -> bool:
+    """Whether a Filter reason is an error status (the cycle aborts), not an unschedulable verdict."""
+    return reason.startswith(FILTER_ERROR)
 
 
 def insufficient(resource: str) -> str:

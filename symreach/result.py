@@ -31,9 +31,14 @@ class Step:
     op: str  # DEPLOY | DELETE
     pod: str
     node: str
+    # Where the scheduler may bind the deployment's claims in several ways (which of several PVs:
+    # ``semantics.binding_choices``), the one this step takes, in the trace's words
+    # (``semantics.choice_text``); None: the first, the input order's.
+    binds: Optional[str] = None
 
-    def to_json(self) -> dict[str, str]:
-        return {"op": self.op, "pod": self.pod, "node": self.node}
+    def to_json(self) -> dict[str, Optional[str]]:
+        """Every documented key, a missing value null (docs/json.md)."""
+        return {"op": self.op, "pod": self.pod, "node": self.node, "binds": self.binds}
 
 
 @record(frozen=False)

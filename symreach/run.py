@@ -31,13 +31,27 @@ from symreach.records import record
 COUNTER_MODES = ("auto", "on", "off")
 
 
+class Child(Protocol):
+    """An engine's external program (``solvers.child.Child``), as its token sees it."""
+
+    def kill(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def wait(self, timeout_s: Optional[float]) -> bool: ...
+
+
 class CancelToken:
     """Tells a running phase that its run is over. ``pause`` is where a phase
     learns it (and where a subclass may hold it while its core belongs to
-    another worker)."""
+    another worker). An engine waits for its external program (ABC) through
+    ``wait_child``, so that a cancel from another thread kills the program."""
 
     def __init__(self) -> None:
         self._cancelled = False
+        self._child: Optional[Child] = None
 
     @property
     def cancelled(self) -> bool:
@@ -45,10 +59,24 @@ class CancelToken:
 
     def cancel(self) -> None:
         self._cancelled = True
+        child = self._child
+        if child is not None:
+            child.kill()
 
     def pause(self) -> bool:
         """True once the run was cancelled."""
         return self._cancelled
+
+    def wait_child(self, child: Child, timeout_s: Optional[float]) -> bool:
+        """Wait until ``child`` ended (True; it is reaped) or ``timeout_s`` passed
+        (False); killed at once when the run is (or gets) cancelled."""
+        self._child = child
+        try:
+            if self._cancelled:  # cancelled before it was known here
+                child.kill()
+            return child.wait(timeout_s)
+        finally:
+            self._child = None
 
 
 class Prepared(Protocol):

@@ -249,6 +249,8 @@ def unencoded_volume_checks(inst: Instance) -> Optional[str]:
     Hard decline such instances (``registry.Checked``)."""
     if any(group.holders for group in inst.binding_groups):
         return "DRA devices that deployments allocate and deletions free (DynamicResources)"
+    if inst.filter_errors:
+        return "the scheduler's abort of a pod's whole cycle when DynamicResources errs on a node (cycle_abort)"
     if inst.bindings:
         return "WaitForFirstConsumer claims that a deployment binds (VolumeBinding's PreBind)"
     if attach_binds(inst):
@@ -369,11 +371,69 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
 # ---- Hard and the transition relation -----------------------------------
 
 def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
-    """The first failing plugin of Hard(t, n, sigma) with its reasons, or None when it holds.
+    """The first failing plugin of Hard(t, n, sigma) with its reasons, or None when it holds:
+    n's own Filter verdict (``filter_failure``), else the scheduler's abort of t's cycle by another
+    node's error (``cycle_abort``).
 
     Creatability and the user's ``maxPerNode`` bound are not part of Hard;
     see ``deploy_failure``.
     """
+    own = filter_failure(inst, t, n, sigma)
+    if own is not None or t not in inst.filter_errors:
+        return own
+    return abort_failure(inst, t, sigma)
+
+
+def abort_failure(inst: Instance, t: int, sigma: Config) -> Optional[Failure]:
+    """What a node where t passes every filter says when the cycle aborts: the erring node's plugin and
+    error, naming that node; None when the cycle does not abort."""
+    abort = cycle_abort(inst, t, sigma)
+    if abort is None:
+        return None
+    m, failure = abort
+    return Failure(failure.plugin, (reasons.CYCLE_ABORT.format(error=failure.reason, node=inst.nodes[m].name),))
+
+
+def cycle_abort(inst: Instance, t: int, sigma: Config) -> Optional[tuple[int, Failure]]:
+    """The node whose error aborts t's whole scheduling cycle in sigma, with that error, or None.
+
+    kube-scheduler v1.35 ``findNodesThatPassFilters`` runs each node's Filter plugins in order up to
+    the first non-success and cancels the cycle on a status of code Error: the pod goes nowhere.
+    DynamicResources is the last filter, so its error is n's own verdict exactly when t passes every
+    earlier filter on n. The front end records an error only where every order of pools and slices
+    errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Every
+    candidate node is evaluated while no more than ``numFeasibleNodesToFind`` pass (all of them up to
+    100 candidates; above, the type carries a caveat); a PreFilterResult leaves out nodes that fail
+    NodeAffinity's or VolumeBinding's filter anyway, so they never count here either. The first such
+    node by index is named (the scheduler's is a race)."""
+    if t not in inst.filter_errors:
+        return None
+    for m in sorted(inst.filter_errors[t]):
+        recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
+        if recorded is None or not reasons.is_filter_error(recorded[1][0]):
+            continue   # no error recorded for m in sigma's allocation state
+        failure = filter_failure(inst, t, m, sigma)
+        if failure is not None and failure.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN \
+                and reasons.is_filter_error(failure.reason):
+            return m, failure
+    return None
+
+
+def abort_cap(inst: Instance, t: int, n: int) -> int:
+    """The count worth keeping of pair (t, n) for the abort guard (0: none). On a node where some
+    type's DynamicResources errs, more pods of t can make that type fail NodeResourcesFit there first,
+    which lifts the abort (the one way a pod's presence *enables* a deployment elsewhere): the pair is
+    counted up to what n's capacity holds of t (``explicit`` saturation, ``certify.explicit_states``)."""
+    if not any(n in nodes for nodes in inst.filter_errors.values()):
+        return 0
+    capacity = inst.nodes[n].capacity
+    fits = [capacity.get(r, 0) // q for r in set(inst.pod_types[t].requests) | {PODS_RESOURCE}
+            if (q := request(inst, t, r)) > 0 and (r != PODS_RESOURCE or r in capacity)]
+    return max(1, min(fits)) if fits else 0   # no bound: its pods consume nothing there, one is enough
+
+
+def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
+    """n's own Filter verdict: the first failing plugin of the profile's order with its reasons."""
     if inst.binding_groups:
         static, volume = static_view(inst, t, n, sigma)
     else:
@@ -461,9 +521,26 @@ def binding_made(inst: Instance, sigma: Config, t: int, n: int) -> Optional[tupl
     return None if k < 0 or k == s else (g, k)
 
 
-def binding_note(inst: Instance, sigma: Config, t: int, n: int) -> Optional[str]:
-    """What deploying t on n in sigma binds, in the trace's words, or None."""
+def binding_choices(inst: Instance, sigma: Config, t: int, n: int) -> tuple[int, ...]:
+    """Every state deploying t on n in sigma may move t's binding group to, as the scheduler
+    chooses (``BindingGroup.choices``; the first is ``binding_made``'s, a state may be the current
+    one); () when the deployment binds nothing in any choice."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    if g is None:
+        return ()
+    group = inst.binding_groups[g]
+    s = group_state(inst, sigma, g)
+    several = group.choices[s].get(t) if group.choices else None
+    if several is not None and several[n]:
+        return several[n]
     made = binding_made(inst, sigma, t, n)
+    return () if made is None else (made[1],)
+
+
+def binding_note(inst: Instance, sigma: Config, t: int, n: int, choice: Optional[int] = None) -> Optional[str]:
+    """What deploying t on n in sigma binds (the scheduler's ``choice``, ``binding_choices``; None:
+    the first), in the trace's words, or None."""
+    made = binding_made(inst, sigma, t, n) if choice is None else _chosen(inst, sigma, t, n, choice)
     if made is None:
         return None
     group = inst.binding_groups[made[0]]
@@ -515,11 +592,24 @@ def deploy_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[st
     return first_failure(inst, t, n, sigma)
 
 
-def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
-    """One more pod of t on n; an unbound claim it uses becomes bound as VolumeBinding chose."""
+def _chosen(inst: Instance, sigma: Config, t: int, n: int, choice: int) -> Optional[tuple[int, int]]:
+    """(group, state) of the scheduler's ``choice`` for deploying t on n, None when it binds nothing;
+    ValueError for a choice the scheduler cannot make there."""
+    if choice not in binding_choices(inst, sigma, t, n):
+        raise ValueError(f"deploying {inst.pod_types[t].name} on {inst.nodes[n].name} cannot bind as state {choice}")
+    g = inst.binding_of[t]
+    return None if choice == group_state(inst, sigma, g) else (g, choice)
+
+
+def deploy(inst: Instance, sigma: Config, t: int, n: int, choice: Optional[int] = None) -> Config:
+    """One more pod of t on n; an unbound claim it uses becomes bound as VolumeBinding chose
+    (``choice``: one of ``binding_choices``; None: the first)."""
     p = inst.pair(t, n)
     out = sigma[:p] + (sigma[p] + 1,) + sigma[p + 1:]
-    made = binding_made(inst, sigma, t, n) if inst.binding_groups else None
+    if choice is not None:
+        made = _chosen(inst, sigma, t, n, choice)
+    else:
+        made = binding_made(inst, sigma, t, n) if inst.binding_groups else None
     if made is not None:
         group = inst.binding_groups[made[0]]
         entries = list(out) + [0] * (inst.num_pairs + len(inst.bindings) - len(out))
@@ -527,6 +617,21 @@ def deploy(inst: Instance, sigma: Config, t: int, n: int) -> Config:
             entries[inst.num_pairs + b] = k
         out = tuple(entries)
     return out
+
+
+def deploy_step(inst: Instance, sigma: Config, step: Step) -> Config:
+    """Deploy as a trace's step says: its pod type on its node, binding as its ``binds`` names."""
+    t, n = inst.type_index(step.pod), inst.node_index(step.node)
+    return deploy(inst, sigma, t, n, step_choice(inst, sigma, t, n, step.binds))
+
+
+def deploys(inst: Instance, sigma: Config, t: int, n: int) -> list[tuple[Optional[int], Config]]:
+    """Every (choice, configuration) deploying t on n in sigma may lead to (``binding_choices``);
+    one entry, choice None, when the scheduler has no choice to make there."""
+    choices = binding_choices(inst, sigma, t, n)
+    if len(choices) < 2:
+        return [(None, deploy(inst, sigma, t, n))]
+    return [(k, deploy(inst, sigma, t, n, k)) for k in choices]
 
 
 def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
@@ -675,6 +780,7 @@ class ReplayError(Exception):
 def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None) -> Config:
     """Replay a trace from sigma0 against the semantics; check it covers the query."""
     sigma = inst.initial_config()
+    taken: set[str] = set()   # PVs the steps took (``step_choice``)
     for i, step in enumerate(trace):
         try:
             t, n = inst.type_index(step.pod), inst.node_index(step.node)
@@ -684,7 +790,10 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
             why = deploy_failure(inst, t, n, sigma)
             if why is not None:
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node} is illegal: {why}")
-            sigma = deploy(inst, sigma, t, n)
+            try:
+                sigma = deploy(inst, sigma, t, n, step_choice(inst, sigma, t, n, step.binds, taken))
+            except ValueError as exc:
+                raise ReplayError(f"step {i}: deploy {step.pod} on {step.node}: {exc}") from None
         elif step.op == DELETE:
             why = delete_failure(inst, sigma, t, n)
             if why is not None:
@@ -704,8 +813,9 @@ def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
     for step in trace:
         t, n = inst.type_index(step.pod), inst.node_index(step.node)
         if step.op == DEPLOY:
-            out.append(binding_note(inst, sigma, t, n))
-            sigma = deploy(inst, sigma, t, n)
+            choice = step_choice(inst, sigma, t, n, step.binds)
+            out.append(step.binds if step.binds not in (None, NO_BINDING) else binding_note(inst, sigma, t, n, choice))
+            sigma = deploy(inst, sigma, t, n, choice)
         else:
             after = delete(inst, sigma, t, n)
             out.append(freed_note(inst, sigma, after))
@@ -731,5 +841,67 @@ def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
     return "; ".join(notes) or None
 
 
-def step_of(inst: Instance, op: str, t: int, n: int) -> Step:
-    return Step(op, inst.pod_types[t].name, inst.nodes[n].name)
+def step_of(inst: Instance, op: str, t: int, n: int, binds: Optional[str] = None) -> Step:
+    return Step(op, inst.pod_types[t].name, inst.nodes[n].name, binds=binds)
+
+
+NO_BINDING = "nothing later steps see"   # a choice that leaves the binding group as it was
+
+
+def choice_text(inst: Instance, sigma: Config, t: int, n: int, choice: int) -> str:
+    """The scheduler's ``choice`` for deploying t on n in sigma, in a step's words (``Step.binds``)."""
+    return binding_note(inst, sigma, t, n, choice) or NO_BINDING
+
+
+def step_choice(inst: Instance, sigma: Config, t: int, n: int, binds: Optional[str],
+                taken: Optional[set[str]] = None) -> Optional[int]:
+    """The choice (``binding_choices``) a step's ``binds`` names, None for none named; ValueError
+    when the scheduler cannot bind that way there. The states name the first free PV of a class of
+    interchangeable ones (``BindingGroup.interchangeable``); a step may name any other of the class
+    that no earlier step took (``taken``: the PVs the trace's steps named so far, updated)."""
+    choices = binding_choices(inst, sigma, t, n)
+    if binds is None:
+        if taken is not None and choices:
+            taken.update(_pv_names(choice_text(inst, sigma, t, n, choices[0])))
+        return None
+    named = _pv_names(binds)
+    if taken is not None and named & taken:
+        raise ValueError(f"the scheduler cannot bind so there: an earlier step took {', '.join(sorted(named & taken))}")
+    classes = inst.binding_groups[inst.binding_of[t]].interchangeable if choices else ()
+    for k in choices:
+        text = choice_text(inst, sigma, t, n, k)
+        if text == binds or (classes and _canonical(text, classes) == _canonical(binds, classes)):
+            if taken is not None:
+                taken.update(named)
+            return k
+    raise ValueError(f"the scheduler cannot bind so there ({binds})")
+
+
+_TAKES = "its ephemeral claim takes PV "
+
+
+def _pv_parts(text: str) -> list[tuple[str, list[str]]]:
+    """A binding note's parts (``binding_note``): (the part without its PV names, the names)."""
+    out = []
+    for part in text.split("; "):
+        if " to PV " in part:
+            head, _, name = part.rpartition(" to PV ")
+            out.append((head + " to PV", [name]))
+        elif part.startswith(_TAKES):
+            names, _, cls = part[len(_TAKES):].rpartition(" (class ")
+            out.append((_TAKES + "(class " + cls, names.split(", ")))
+        else:
+            out.append((part, []))
+    return out
+
+
+def _pv_names(text: str) -> set[str]:
+    return {name for _, names in _pv_parts(text) for name in names}
+
+
+def _canonical(text: str, classes: tuple[frozenset[str], ...]) -> list[tuple[str, list[str]]]:
+    """The note with each PV named by its class of interchangeable PVs (its own name if none)."""
+    def cls(name: str) -> str:
+        return next((min(c) for c in classes if name in c), name)
+
+    return [(head, sorted(map(cls, names))) for head, names in _pv_parts(text)]

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks.kso_dra_agreement import kso_dra_verdicts, symreach_dra_verdicts
+from benchmarks.kso_dra_agreement import kso_dra_verdicts, symreach_dra, symreach_dra_verdicts
 from benchmarks.kso_harness import any_state
+from symreach import semantics
 from symreach.frontends.dra_allocator import ERROR_PREFIX
 from symreach.frontends.kubernetes import load_kubernetes_documents
 
@@ -83,14 +84,19 @@ def test_expectations_are_the_variant_answers():
     assert checked == len(CASES) == 13
 
 
-def test_an_error_on_one_node_is_a_caveat_on_the_others():
-    """The model keeps n1's fit for the runtime-error pod (n3 errs only when it passes every other
-    filter): the answer says so, never silently."""
+def test_an_error_on_one_node_aborts_the_cycle_without_a_caveat():
+    """n3 errs and passes every earlier filter: the semantics aborts the cycle (n1 would fit), naming n3,
+    as the variant stops on the error; the answer is exact, so no caveat."""
     state = _state(("features.yaml",), "default/runtime-error")
     inst, report = load_kubernetes_documents(state.objects, "<dra>")
     t = inst.type_index("default/runtime-error")
+    sigma = inst.initial_config()
     assert inst.static_block[t][0] is None and inst.static_block[t][2].startswith(ERROR_PREFIX)
-    assert any("aborts the pod's whole scheduling cycle" in c for c in report.caveats["default/runtime-error"])
+    assert semantics.filter_failure(inst, t, 0, sigma) is None
+    why = semantics.node_failure(inst, t, 0, sigma)
+    assert why.plugin == DRA and why.reason.startswith(ERROR_PREFIX) and "on node n3" in why.reason
+    assert semantics.cycle_abort(inst, t, sigma)[0] == 2
+    assert not any("abort" in c for c in report.caveats.get("default/runtime-error", []))
 
 
 def test_no_caveat_for_the_modelled_fields():
@@ -131,20 +137,23 @@ def _order_state():
 ORDER_ERROR = ERROR_PREFIX + "claim default/order: selector #0: CEL runtime error: no such key: numa"
 
 
-def test_an_outcome_the_random_pool_order_decides_names_each_outcome():
-    """Pool a first: a fit; pool b first: the runtime error. The scheduler's pool order is a Go map's."""
-    verdicts, caveats = symreach_dra_verdicts(_order_state())
-    assert verdicts == {"n1": None}
-    marked = [c for c in caveats if "the outcome depends on the scheduler's random order" in c]
-    assert len(marked) == 1 and "fits" in marked[0] and ORDER_ERROR in marked[0]
+def test_an_outcome_the_random_pool_order_decides_is_existential():
+    """Pool a first: a fit; pool b first: the runtime error. The scheduler's pool order is a Go map's,
+    drawn per node: some run fits, so n1 fits (reachability asks for some run), with no caveat; the
+    outcomes of the orders are listed (``PodDra.orders``) for the comparison with one run of kso."""
+    ours = symreach_dra(_order_state())
+    assert ours.verdicts == {"n1": None}
+    assert ours.possible == {"n1": {None, (DRA, (ORDER_ERROR,))}} and ours.errors == {ORDER_ERROR}
+    assert not [c for c in ours.caveats if "order" in c]
 
 
 @pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
-def test_the_variant_gives_one_of_the_named_outcomes():
+def test_the_variant_gives_one_of_the_listed_outcomes():
+    ours = symreach_dra(_order_state())
     seen = set()
     for _ in range(4):
         verdict = kso_dra_verdicts(_order_state(), VARIANT)["n1"]
-        assert verdict in (None, (DRA, (ORDER_ERROR,))), verdict
+        assert verdict in ours.possible["n1"], verdict
         seen.add(verdict)
     assert seen   # which ones: the variant's map order
 

@@ -348,6 +348,32 @@ def test_solo_engines_answer_small_pebblings_without_a_race():
     assert not mp.active_children()
 
 
+def test_where_goal_regression_ran_out_of_room_the_bdd_solo_searches_backward():
+    """A small one-node system whose goal needs more pods on its node than fit (the
+    not-deployable pebblings): the BDDs alone, backward only (``SOLO_OPTIONS_NO_PLAN``),
+    and their certificate (the complement of the backward set) checks."""
+    from symreach.solvers.schedule import solo_options
+
+    assert solo_options(20, 1, regression_full=True) == {"bdd": {"direction": "backward"}}
+    assert solo_options(20, 1, regression_full=False) == {}
+    assert solo_options(20, 5, regression_full=True) == {}
+    assert solo_options(500, 1, regression_full=True) == {}
+    checked = 0
+    for h in (4, 5):
+        inst = pyramid_instance(h, h + 1)
+        res = AutoEngine(engines=("bdd", "ic3", "bmc", "lazy"), tiny_pairs=0,
+                         goal_plan=True).check(inst, run=Limits(timeout_s=120))
+        port = res.stats["portfolio"]
+        assert res.verdict is Verdict.NOT_DEPLOYABLE and port["answered_by"] == "bdd", port
+        assert port["solos"] == ["bdd"] and port["options"] == {"bdd": {"direction": "backward"}}
+        assert res.stats["decided_direction"] == "backward" and "forward" not in res.stats["side_images"]
+        ok, why = res.certificate.check(inst, inst.query)
+        assert ok, why
+        checked += 1
+    assert checked == 2
+    assert not mp.active_children()
+
+
 def test_after_the_lazy_search_alone_by_the_goals_depth_and_the_nets_width():
     """Large one-node systems only: BMC alone next on a shallow goal of a wide net
     (BART: 2,234 may-pairs over 20 rounds, goal in round 10), else the lazy search

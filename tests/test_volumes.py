@@ -137,8 +137,8 @@ ZONAL = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": 
 
 def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_path):
     """Issue 27 item 3: the mark is on the cell and on the verdict, not only in a file-level warning.
-    The claim may take either of two Available PVs of the same size that differ (one only on n2):
-    the scheduler picks at random, so what later pods see is not modelled."""
+    The claim has no PV and is provisioned by the deployment: the new volume's topology is the CSI
+    driver's to decide, so what later pods see is not modelled (``k8s_volume_bindings``)."""
     import json
 
     from click.testing import CliRunner
@@ -146,17 +146,15 @@ def test_answers_that_depend_on_a_claim_binding_later_carry_a_caveat_mark(tmp_pa
     from symreach.cli import cli
 
     path = tmp_path / "zonal.yaml"
-    on_n2 = {**LOCAL_PV, "metadata": {"name": "pv-n2"}, "status": {"phase": "Available"},
-             "spec": {**LOCAL_PV["spec"], "storageClassName": "gp3"}}
-    anywhere = {**NETWORK_PV, "metadata": {"name": "pv-any"}, "status": {"phase": "Available"},
-                "spec": {**NETWORK_PV["spec"], "storageClassName": "gp3", "accessModes": ["ReadWriteOnce"]}}
-    path.write_text(dump(node("n1"), node("n2"), ZONAL, on_n2, anywhere, claim("data", storage_class="gp3"),
+    unconstrained = {k: v for k, v in ZONAL.items() if k != "allowedTopologies"}
+    path.write_text(dump(node("n1"), node("n2"), unconstrained, claim("data", storage_class="gp3"),
                          with_claim("db", "data"), deployment("web")))
     run = CliRunner().invoke
     matrix = run(cli, ["matrix", str(path), "-o", "wide"]).stdout.splitlines()  # one column per node
     assert [line.split() for line in matrix if line.startswith("default/")] == [
         ["default/db", "Y*", "Y*"], ["default/web", "Y", "Y"]]
-    assert any(line.startswith("* default/db: claim(s) default/data may bind to one of several") for line in matrix)
+    assert any(line.startswith("* default/db: claim(s) default/data may be provisioned by a deployment")
+               for line in matrix)
     cells = json.loads(run(cli, ["matrix", str(path), "--format", "json"]).stdout)["cells"]
     assert [bool(c.get("caveats")) for c in cells] == [True, True, False, False]
     text = run(cli, ["check", str(path), "--pod", "default/db", "--node", "n2"]).stdout

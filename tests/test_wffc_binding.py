@@ -183,7 +183,10 @@ def random_volume_instance(rng: random.Random) -> list[str]:
         "values: [zone-a]}]}]\nvolumeBindingMode") if rng.random() < 0.3 else SC_PROVISION
     docs.append(SC_STATIC if kind == "static" else provision)
     if kind != "provision":
+        # an odd PV is labelled: equal-size PVs of one zone then differ, and which one a claim takes
+        # is the scheduler's choice (``semantics.deploys``)
         docs += [zonal(f"pv-{i}", rng.choice(zones)).replace("storage: 10Gi", f"storage: {rng.choice(SIZES)}")
+                 .replace(f"name: pv-{i}", f"name: pv-{i}, labels: {{tier: odd}}" if i % 2 else f"name: pv-{i}")
                  for i in range(rng.choice((1, 2, 3)))]
     claims = ["data", "logs", "tmp"][:rng.choice((1, 2, 2, 3))]
     docs += [pvc(c, ", storageClassName: zonal").replace("storage: 10Gi", f"storage: {rng.choice(SIZES[:2])}")
@@ -215,8 +218,9 @@ def plain_bfs(inst, query) -> bool:
         sigma = frontier.popleft()
         if semantics.query_holds(inst, query, sigma):
             return True
-        succ = [semantics.deploy(inst, sigma, t, n) for t in range(len(inst.pod_types))
-                for n in range(len(inst.nodes)) if semantics.deploy_failure(inst, t, n, sigma) is None]
+        succ = [after for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))
+                if semantics.deploy_failure(inst, t, n, sigma) is None
+                for _, after in semantics.deploys(inst, sigma, t, n)]   # each PV the scheduler may take
         succ += [semantics.delete(inst, sigma, *inst.unpair(p)) for p, c in enumerate(sigma[:inst.num_pairs]) if c]
         for s in succ:
             if s not in seen:
@@ -225,13 +229,13 @@ def plain_bfs(inst, query) -> bool:
     return False
 
 
-COUNTS = (35, 85, 24, 85, 33)
+COUNTS = (35, 85, 24, 85, 33, 12)
 
 
 def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
     rng = random.Random(27)
     checked = {True: 0, False: 0}
-    changed = multi = ephemeral = 0
+    changed = multi = ephemeral = chosen = 0
     while sum(checked.values()) < 120:
         inst, _ = load(objects(*random_volume_instance(rng)))
         if not inst.bindings:
@@ -250,11 +254,12 @@ def test_explicit_agrees_with_a_plain_bfs_on_random_instances():
         changed += plain_bfs(replace(inst, bindings=(), binding_groups=()), query) != want
         multi += any(len(g.claims) > 1 for g in inst.binding_groups)
         ephemeral += any(b.claim.startswith("(ephemeral)/") for b in inst.bindings)
+        chosen += any(g.choices for g in inst.binding_groups)
         checked[want] += 1
     # 120 instances with a binding: how many of each answer, how many the binding decides, in how
-    # many claims depend on each other (a multi-claim pod, or a PV two claims could take), and in
-    # how many an ephemeral claim may take a PV
-    assert (checked[True], checked[False], changed, multi, ephemeral) == COUNTS
+    # many claims depend on each other (a multi-claim pod, or a PV two claims could take), in
+    # how many an ephemeral claim may take a PV, in how many a deployment may bind one of several PVs
+    assert (checked[True], checked[False], changed, multi, ephemeral, chosen) == COUNTS
 
 
 # ---- the v1 field and the commands -----------------------------------------------------------

@@ -8,6 +8,9 @@ that does not move, and every wait has a generous bound only against hangs.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import shutil
+import sys
 import threading
 from multiprocessing.connection import wait
 
@@ -157,3 +160,50 @@ def test_a_forked_workers_certificate_arrives_with_its_type(tmp_path, engine):
         worker.stop()
     assert error is None and result.verdict is Verdict.NOT_DEPLOYABLE
     assert type(result.certificate) is Certificate and result.certificate.check(inst, inst.query)[0]
+
+
+def _program_children(besides: frozenset[int] = frozenset()) -> list[tuple[int, str]]:
+    """(pid, state) of every child process of this process but ``besides``, zombies included."""
+    found = []
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as handle:
+            for pid in set(handle.read().split()) - {str(p) for p in besides}:
+                try:
+                    with open(f"/proc/{pid}/stat") as stat:
+                        found.append((int(pid), stat.read().rsplit(")", 1)[1].split()[0]))
+                except OSError:
+                    continue
+    return found
+
+
+@pytest.mark.skipif(not shutil.which("berkeley-abc") or not sys.platform.startswith("linux"),
+                    reason="berkeley-abc not installed, or no /proc")
+def test_a_resident_abc_stops_with_its_gate_and_leaves_no_child_when_cancelled():
+    """``auto`` runs ABC's pdr in a thread of its own process (``solvers.child``): a
+    closed gate stops the program, a cancel kills and reaps it, from this thread.
+    Pyramid h = 8 (not deployable) takes ABC's pdr far longer than this test waits."""
+    others = frozenset(pid for pid, _ in _program_children())  # another test's, if any
+    hard = pyramid_instance(8, 9)
+    resident = ResidentWorker("abc-pdr", hard, hard.query, RunContext())
+    try:
+        for _ in range(1200):  # generous: up to 120 s to compile and start ABC
+            if _program_children(others):
+                break
+            threading.Event().wait(0.1)
+        (pid, _), = _program_children(others)
+        for gate_open in (False, True, False):
+            resident.resume() if gate_open else resident.pause()
+            states = []
+            for _ in range(600):
+                states = [state for _, state in _program_children(others)]
+                if (states == ["T"]) != gate_open:
+                    break
+                threading.Event().wait(0.1)
+            assert len(states) == 1 and (states == ["T"]) != gate_open  # stopped while closed
+        assert resident.cpu_s() > 0
+    finally:
+        resident.stop()   # cancelled while paused: killed and reaped before stop returns
+    assert _program_children(others) == []
+    assert not os.path.exists(f"/proc/{pid}")
+    result, error = resident.outcome()
+    assert error is None and result.verdict is Verdict.UNKNOWN and "cancelled" in result.reason

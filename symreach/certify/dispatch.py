@@ -12,7 +12,9 @@ Before the checker of its kind runs, it refuses (exit 1 in ``certify``):
 a malformed target, a vacuous one (no alternative, an empty alternative
 beside no count target, a count target over no pair or below 1), a
 certificate bound to another instance (its ``digest``, ``digest.py``), and
-one for another target than ``target``. A checker that meets a malformed
+one for another target than ``target``, and, where a DynamicResources error can abort a pod's
+cycle (``Instance.filter_errors``), every kind but the explicit reachable set (the others assume
+guards that pods only make stricter). A checker that meets a malformed
 certificate (a missing key, an index out of range) reports it as invalid,
 never as a crash. ``parse`` raises ValueError for a file that is no
 certificate at all (the command line: exit 2).
@@ -167,6 +169,10 @@ class Certificate:
                 if asked != named:
                     return False, (f"refused: the certificate is for {target_text(named)}, "
                                    f"not {target_text(asked)}")
+            if instance.filter_errors and self.format != explicit_states.FORMAT:
+                return False, ("refused: a DynamicResources error can abort a pod's scheduling cycle here "
+                               "(semantics.cycle_abort), so a pod's presence can enable a deployment; only the "
+                               "explicit reachable set is checked on such an instance")
             return KINDS[self.format].check(instance, self.content)
         except MALFORMED as exc:
             return False, f"malformed certificate: {type(exc).__name__}: {exc}"

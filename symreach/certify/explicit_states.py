@@ -29,7 +29,11 @@ WaitForFirstConsumer claim (``Instance.bindings``), ``claims`` names those
 claims and ``bound`` gives each state's binding per claim (an outcome name,
 null while unbound); the checker reads them from the input it loaded, refuses a
 joint binding the input's claims cannot reach (``Instance.binding_groups``), and a
-saturated pair is deployed again when that binds a claim, as the engine does.
+saturated pair is deployed again when that binds a claim, as the engine does;
+where the scheduler may bind in several ways (which of several PVs a claim
+takes), the set must hold every choice's successor (``semantics.deploys``).
+A pair on a node where some type's DynamicResources errs is deployed up to its
+capacity there (``semantics.abort_cap``: filling that node lifts the cycle's abort).
 Certificates grow with the state space, so engines write one only up to
 ``MAX_STATES`` states.
 """
@@ -198,7 +202,7 @@ def _check(inst: Instance, cert: dict) -> int:
             # a pair a count target reads is counted up to K (model.Query.count_cap)
             k = max([c for ps, c in counts if (t, n) in ps] + [0])
             caps[(t, n)] = max(inst.multiplicity_bound.get((t, n), 1), k, semantics.budget_cap(inst, t),
-                               semantics.replica_cap(inst, t))
+                               semantics.replica_cap(inst, t), semantics.abort_cap(inst, t, n))
     for sigma in states:
         if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")
@@ -207,11 +211,13 @@ def _check(inst: Instance, cert: dict) -> int:
                     and semantics.delete(inst, sigma, *inst.unpair(p)) not in states:
                 raise CertificateError(f"not closed under deleting {_name(inst, p)}")
         for (t, n), cap in caps.items():
-            saturated = sigma[inst.pair(t, n)] >= cap and semantics.binding_made(inst, sigma, t, n) is None
+            saturated = sigma[inst.pair(t, n)] >= cap and not semantics.binding_choices(inst, sigma, t, n)
             if saturated or semantics.deploy_failure(inst, t, n, sigma) is not None:
                 continue
-            if semantics.deploy(inst, sigma, t, n) not in states:
-                raise CertificateError(f"not closed under deploying {_name(inst, inst.pair(t, n))}")
+            for choice, succ in semantics.deploys(inst, sigma, t, n):
+                if succ not in states:
+                    how = "" if choice is None else f" ({semantics.choice_text(inst, sigma, t, n, choice)})"
+                    raise CertificateError(f"not closed under deploying {_name(inst, inst.pair(t, n))}{how}")
     return len(states)
 
 

@@ -103,9 +103,10 @@ def run(loaded, name: Optional[str], engine: str, max_states: Optional[int],
     from symreach.cli.options import with_warnings
 
     instance = loaded.instance
-    if instance.bindings:   # the gang step and its certificate do not carry claim bindings yet
+    if instance.bindings or instance.filter_errors:   # the gang step does not carry claim bindings, nor the abort
         raise click.UsageError("group targets with WaitForFirstConsumer claims that a deployment binds, or DRA "
-                               "devices it allocates, are not answered yet (ask about single pods: check --pod)")
+                               "devices it allocates or whose allocator errs (the cycle's abort), are not answered "
+                               "yet (ask about single pods: check --pod)")
     group = group_name(instance, name)
     result = group_answer(instance, group, engine, RunContext.for_process().remaining(), max_states, max_depth)
     clock = command_clock()

@@ -27,7 +27,7 @@ from symreach.model import AffinityTerm, FrozenDict, Instance, SpreadConstraint,
 
 def restrict_nodes(inst: Instance, keep: Collection[int]) -> Optional[Instance]:
     """``inst`` on the nodes ``keep`` (new index i is ``sorted(keep)[i]``), or None (see above)."""
-    if inst.bindings or inst.groups or inst.moves.restricted:
+    if inst.bindings or inst.groups or inst.moves.restricted or inst.filter_errors:   # a node's error aborts others
         return None
     old = sorted(set(keep))
     new_of = {o: i for i, o in enumerate(old)}

@@ -60,6 +60,7 @@ CONTAINER_NAME = "main"
 TYPE_ANNOTATION = "symreach.io/pod-type"
 NODE_ANNOTATION = "symreach.io/node"
 STEP_ANNOTATION = "symreach.io/step"
+BINDS_ANNOTATION = "symreach.io/binds"
 DELETION_KIND = "PodDeletion"
 NODE_NAME_FIELD = "metadata.name"
 _OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
@@ -125,6 +126,8 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
             name = _fresh_name(pod_type, counters, taken)
             live.setdefault(key, []).append((name, True, name))
             manifest = pod_manifest(pod_type, name, step.node, pin=pin, step=i)
+            if step.binds is not None:   # which PV the scheduler took (``Step.binds``), read back below
+                manifest["metadata"]["annotations"][BINDS_ANNOTATION] = step.binds
             out.append(PlannedStep(i, step, pod_type.namespace, name, False, dict(pod_type.labels), manifest,
                                    name))
         elif step.op == DELETE:
@@ -467,7 +470,7 @@ def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
 def parse_exported_trace(text: str, fmt: str) -> list[Step]:
     """The steps of a trace exported as ``json``, ``yaml`` or ``kubectl``."""
     if fmt == "json":
-        return [Step(item["op"], item["pod"], item["node"]) for item in json.loads(text)]
+        return [Step(item["op"], item["pod"], item["node"], binds=item.get("binds")) for item in json.loads(text)]
     if fmt == "yaml":
         return _parse_yaml(text)
     if fmt == "kubectl":
@@ -489,7 +492,7 @@ def _manifest_step(manifest: object) -> Step:
     if annotations.get(NODE_ANNOTATION) not in (None, node):
         raise ValueError(f"Pod {meta.get('name')!r} is pinned to {node} but annotated "
                          f"{annotations.get(NODE_ANNOTATION)}")
-    return Step(DEPLOY, pod_type, node)
+    return Step(DEPLOY, pod_type, node, binds=annotations.get(BINDS_ANNOTATION))
 
 
 def pinned_node(manifest: dict) -> Optional[str]:

@@ -24,10 +24,11 @@ scheduler runs the "incubating" allocator of
   unsupported constraint such as ``distinctAttribute``, more than 32 results),
   which aborts the pod's whole scheduling cycle.
 
-The scheduler visits pools in Go map order (random) and slices in informer
-order: where that order could change the outcome (only when an error is
-involved), every order is tried and the answer carries a caveat naming each
-possible outcome. Selectors outside ``dra_cel`` are taken as matching, with a
+The scheduler visits pools in Go map order (random, per node) and slices in
+informer order (random, per cycle): where that order could change the outcome
+(only when an error is involved), every order is tried and the outcome is
+existential, as reachability asks (``allocate``: a fit if some run fits, an
+error only if every run errs; ``Outcome.outcomes`` names each). Selectors outside ``dra_cel`` are taken as matching, with a
 caveat; a search over ``STEP_LIMIT`` steps falls back to a matching that
 ignores constraints, with a caveat.
 """
@@ -37,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from symreach import reasons
 from symreach.frontends import dra_cel
 from symreach.frontends.dra_matching import assignable
 
@@ -44,7 +46,7 @@ MAX_RESULTS = 32   # resourceapi.AllocationResultsMaxSize
 STEP_LIMIT = 50_000
 CANNOT_ALLOCATE = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
-ERROR_PREFIX = 'running "DynamicResources" filter plugin: '
+ERROR_PREFIX = reasons.FILTER_ERROR
 
 
 def _d(value: object) -> dict:
@@ -157,7 +159,8 @@ class Outcome:
     error: bool = False
     caveats: list[str] = field(default_factory=list)
     results: list[list[tuple[str, Device]]] = field(default_factory=list)   # per claim: (request, device)
-    met_error: bool = False   # a fit, but a selector fails at run time on some free device
+    met_error: bool = False   # a selector fails at run time on some free device (another order may meet it)
+    outcomes: tuple[Optional[str], ...] = ()   # every outcome over the orders of pools and slices, if several
 
 
 class _Error(Exception):
@@ -439,29 +442,33 @@ def _ref(claim: dict) -> str:
 
 def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
              where: str = "") -> Outcome:
-    """What DynamicResources' Filter says on the node for the claims to allocate.
+    """What DynamicResources' Filter says on the node for the claims to allocate, over the runs of the
+    scheduler: a fit when some order of pools and slices fits (that order's results), an error only
+    when every order errs, else the failure.
 
-    Pools in sorted order, slices in input order. Where an error is involved and the scheduler's
-    random order of pools and slices could change the outcome, every order (up to ``ORDERS``) is
-    tried and the caveat names each possible outcome."""
+    v1.35 ``Allocate`` calls ``GatherPools`` on every node, which flattens a Go map (the pool order
+    is drawn per node), over the slices PreFilter listed once per cycle (their order is the
+    informer's, drawn per cycle). Pools are tried sorted, slices in input order; where an error is
+    involved (the one case the order can change the outcome: the search is exhaustive otherwise),
+    every order (up to ``ORDERS``) is tried and ``outcomes`` names each one."""
     several = _order_count(pools) > 1
     first = allocate_in_order(claims, pools, classes, allocated, several)
     if not several or (not first.error and not first.met_error):
         return first
-    outcomes = {(first.reason, first.error)}
     orders = _orders(pools)
     if orders is None:
         first.caveats.append(f"DRA{where}: the scheduler visits pools and slices in a random order; on another order "
-                             "the allocator may meet an error at another point (too many orders to try)")
+                             "the allocator may meet an error at another point (too many orders to try; the verdict, and whether it "
+                             "aborts the pod's cycle, are those of the first order)")
         return first
-    for order in orders:
-        found = allocate_in_order(claims, order, classes, allocated, False)
-        outcomes.add((found.reason, found.error))
-    if len(outcomes) > 1:
-        said = " | ".join("fits" if reason is None else reason for reason, _ in sorted(outcomes, key=str))
-        first.caveats.append(f"DRA{where}: the outcome depends on the scheduler's random order of pools and slices: "
-                             + said)
-    return first
+    runs = [first] + [allocate_in_order(claims, order, classes, allocated, False) for order in orders]
+    chosen = next((o for o in runs if o.reason is None), None) or \
+        next((o for o in runs if not o.error), None) or first
+    seen = {None if o.reason is None else o.reason for o in runs}
+    if len(seen) > 1:
+        chosen.outcomes = tuple(sorted(seen, key=lambda r: (r is not None, r or "")))
+    chosen.caveats = list(dict.fromkeys(c for o in runs for c in o.caveats))
+    return chosen
 
 
 ORDERS = 120
@@ -508,7 +515,7 @@ def allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, 
         return out
     out = Outcome(None if found else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE,
                   False, run.caveats, [list(r) for r in run.results] if found else [])
-    out.met_error = found and note_errors and _some_pair_fails(run)
+    out.met_error = note_errors and _some_pair_fails(run)
     return out
 
 

@@ -25,8 +25,11 @@ template (a workload's pods not created yet) gets, for a
 template's spec, unallocated. The allocation itself (pools, CEL selectors,
 constraints, admin access, which devices v1.35's default feature gates leave
 out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
-aborts the pod's whole scheduling cycle: the node shows it as its reason and
-the pod type carries a caveat when other nodes would fit. What is left out
+aborts the pod's whole scheduling cycle where the node passes every earlier
+filter (``semantics.cycle_abort``; above 100 nodes, or with a pool's slice
+order shared by nodes, a caveat: ``_abort_caveats``). The verdicts are
+existential over the scheduler's random order of pools and slices
+(``dra_allocator.allocate``; ``PodDra.orders`` names what each order gives). What is left out
 is a caveat on the pod type, never silent: selectors ``dra_cel`` cannot
 evaluate (taken as matching), and devices a witness's earlier steps would
 allocate or free (the verdicts are those of the input's allocation state).
@@ -47,6 +50,7 @@ PLUGIN = "DynamicResources"
 CANNOT_ALLOCATE = dra_allocator.CANNOT_ALLOCATE
 NOT_AVAILABLE = "resourceclaim not available on the node"
 MAX_RESULTS = dra_allocator.MAX_RESULTS
+MIN_FEASIBLE_NODES = 100   # kube-scheduler's minFeasibleNodesToFind
 DYNAMIC_CAVEAT = ("DRA: devices that earlier steps of a witness allocate (or free by deleting a pod) are not "
                   "modelled; the DynamicResources verdicts are those of the input's allocation state")
 
@@ -102,6 +106,12 @@ class DraIndex:
         return sum(1 for s in self.slices if str(_d(s.get("spec")).get("driver")) == driver
                    and str(_d(_d(s.get("spec")).get("pool")).get("name")) == pool and _slice_on(_d(s.get("spec")), node))
 
+    def pool_reaches_others(self, node: dict, driver: str, pool: str) -> bool:
+        """Whether a slice of the pool on node is not node-local (it may reach other nodes too)."""
+        return any(str(_d(s.get("spec")).get("driver")) == driver and str(_d(_d(s.get("spec")).get("pool")).get("name"))
+                   == pool and _slice_on(_d(s.get("spec")), node) and not _d(s.get("spec")).get("nodeName")
+                   for s in self.slices)
+
     def devices(self, node: dict) -> tuple[list[Device], list[str]]:
         """The devices of the usable pools on a node (``GatherPools``), in the allocator's order."""
         name = node["name"]
@@ -140,6 +150,7 @@ class PodDra:
     caveats: list[str] = field(default_factory=list)
     allocates: bool = False     # some claim gets devices when the pod is scheduled
     claims: list[tuple[str, str]] = field(default_factory=list)   # (namespace, name) of the claims it names
+    orders: dict[str, tuple] = field(default_factory=dict)   # node -> each outcome over the random orders
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -180,23 +191,46 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
         to_allocate.append(claim)
     out.allocates = bool(to_allocate)
     allocated = index.allocated()
-    errors: list[str] = []
+    errors = False
     for node in nodes:
         if to_allocate:
             found = dra_allocator.allocate(to_allocate, index.pools(node), index.classes, allocated,
                                            f" on {node['name']}")
             out.caveats += found.caveats
+            if found.outcomes:
+                out.orders[node["name"]] = found.outcomes
+            errors |= found.error or any(r is not None and r.startswith(dra_allocator.ERROR_PREFIX)
+                                         for r in found.outcomes)
             if found.reason is not None:
                 out.filters[node["name"]] = found.reason
-                errors += [node["name"]] if found.error else []
                 continue
         if any(not _selector_matches(s, node) for s in selectors):
             out.filters[node["name"]] = NOT_AVAILABLE
-    if errors and len(errors) < len(nodes):
-        out.caveats.append(f"DRA: the allocator fails with an error on {', '.join(errors)}: the scheduler then aborts "
-                           "the pod's whole scheduling cycle (no node is chosen) whenever such a node passes every "
-                           "other filter; the verdicts on the other nodes assume none does")
+    out.caveats += _abort_caveats(index, out, nodes) if errors else []
     out.caveats = list(dict.fromkeys(out.caveats))
+    return out
+
+
+def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict]) -> list[str]:
+    """What of the scheduler's abort on an allocator error (``semantics.cycle_abort``) is not exact.
+
+    ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
+    nodes (all of them below 100 candidates: then every node is evaluated and the abort is exact);
+    with more, a run may never evaluate the erring node. The order of a pool's slices is drawn once
+    per cycle for every node (``dra_allocator.allocate`` takes it per node): exact unless a pool of
+    several slices that is not node-local reaches a node whose outcome depends on the order."""
+    out = []
+    if len(nodes) > MIN_FEASIBLE_NODES:
+        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} nodes the scheduler stops filtering after "
+                   "numFeasibleNodesToFind feasible nodes, so a run may not evaluate a node where the allocator "
+                   "errs; the model aborts the cycle as if every node were evaluated (a not-deployable answer "
+                   "may be too strict)")
+    shared = [name for name in found.orders if any(
+        index.slice_count(node, p.driver, p.name) > 1 and index.pool_reaches_others(node, p.driver, p.name)
+        for node in nodes if node["name"] == name for p in index.pools(node))]
+    if shared:
+        out.append(f"DRA: the outcome on {', '.join(shared)} depends on the order of a pool's slices, which the "
+                   "scheduler draws once per cycle for every node; the model draws it per node")
     return out
 
 
@@ -366,12 +400,15 @@ def first_allocation(index: DraIndex, claims: list[dict], node: dict, allocated:
                      pool_order: Optional[list[tuple[str, str]]] = None) -> Optional[list[list[tuple[str, Device]]]]:
     """The structured allocator's first assignment on node (``dra_allocator``'s search in the scheduler's
     order: claims, requests, subrequests, then pools, slices, devices); per claim its (request name,
-    device) results, or None (no fit, or an error). ``pool_order`` (driver, pool) replaces the sorted
-    pool order (the scheduler's is a Go map's)."""
+    device) results, or None (no fit, or an error). Without ``pool_order``: the first order that fits
+    (``dra_allocator.allocate``, the run the verdict's fit stands for); ``pool_order`` (driver, pool)
+    tries that order of pools alone (the scheduler's is a Go map's)."""
     pools = index.pools(node)
-    if pool_order is not None:
-        rank = {p: i for i, p in enumerate(pool_order)}
-        pools = sorted(pools, key=lambda p: rank.get((p.driver, p.name), len(rank)))
+    if pool_order is None:
+        found = dra_allocator.allocate(claims, pools, index.classes, allocated)
+        return found.results if found.reason is None else None
+    rank = {p: i for i, p in enumerate(pool_order)}
+    pools = sorted(pools, key=lambda p: rank.get((p.driver, p.name), len(rank)))
     found = dra_allocator.allocate_in_order(claims, pools, index.classes, allocated)
     return found.results if found.reason is None else None
 

@@ -28,7 +28,8 @@ and the state a deletion there moves to. The result is each type's v1
 
 Not exact, and marked with a caveat instead: devices of several pools a request
 could take (the scheduler's pool order is a Go map's, so random; modelled: pools
-by driver and name, slices in input order), pods of one type on one node that
+by driver and name, slices in input order; an order in which the allocator errs
+places nothing, so it is no other outcome), pods of one type on one node that
 hold devices of different kinds (driver, pool, attributes: a deletion frees
 those of one pod the model picks, the first by device name; devices of one kind
 are interchangeable, so that case is exact), and more joint states than
@@ -247,6 +248,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}
     tied = several = False
+    later: list[str] = []
     s = 0
     while s < len(found.states):
         if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
@@ -257,6 +259,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             verdict = pod_dra(view, u.spec, u.status, u.namespace, u.pod, nodes)
             entry: dict = {"held": [_held(v) for v in state]}
             if s:
+                later += [c for c in verdict.caveats if c not in later]   # state 0's are the type's own
                 entry.update({k: v for k, v in dra_field(verdict).items() if k in ("preFilter", "filter")})
             on, frees = {}, {}
             for node in nodes:
@@ -283,7 +286,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             if releases:
                 entries[name][-1]["releases"] = releases
         s += 1
-    caveats = []
+    caveats = list(later)
     if tied:
         caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
                        "scheduler tries in random order (modelled: pools by driver and name, slices in input order)")
@@ -316,8 +319,8 @@ def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser,
     alike = True
     if len(pools) > 1:
         orders = list(permutations(pools)) if len(pools) <= 4 else []
-        alike = bool(orders) and all(first_allocation(view, [c for _, c in todo], node, allocated, list(o)) == first
-                                     for o in orders[:MAX_POOL_ORDERS])
+        others = (first_allocation(view, [c for _, c in todo], node, allocated, list(o)) for o in orders[:MAX_POOL_ORDERS])
+        alike = bool(orders) and all(x is None or x == first for x in others)   # None: that order errs, places nothing
     if any(view.slice_count(node, d.driver, d.pool) > 1 for results in first for _, d in results):
         alike = False   # the slices of a pool come in the informer's order: conservatively a tie
     out = list(state)

@@ -20,9 +20,11 @@ where its class has Available PVs, the group has a ``taken`` entry per class
 (key ``(TAKEN, class)``, outcome ``taken:<pv>,...``) listing the PVs ephemeral
 claims took.
 
-Not modelled, and marked with a caveat instead: a claim that may take one of
-several different PVs of the same size (the scheduler takes whichever its
-informer lists first, which is random), an ephemeral claim whose PV would be
+Which of several equal-size PVs a claim takes is the scheduler's informer order
+(random): a deployment may move the group to any of the joint bindings its runs
+give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choice).
+
+Not modelled, and marked with a caveat instead: an ephemeral claim whose PV would be
 counted under another CSI driver than its class's provisioner where a node
 limits one of them (each pod of the type is counted alike), the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
@@ -42,6 +44,7 @@ from symreach.frontends.k8s_volume_filters import (
     pod_volumes,
     verdict_fields,
 )
+from symreach.frontends.k8s_volume_matching import shape
 from symreach.frontends.k8s_volumes import VolumeIndex
 
 MAX_STATES = 256
@@ -133,7 +136,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     ids = {start: 0}
     position = {k: i for i, k in enumerate(claims)}
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = drift = provisioned = False
+    drift = provisioned = False
     later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
@@ -150,41 +153,69 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                 for node in nodes:
                     if node["name"] in found.filters:
                         continue
-                    outcomes, alike = pod_outcomes(bound, found.delayed, node.get("labels") or {})
-                    tied |= alike
-                    following = list(joint)
-                    for c in found.delayed:
-                        outcome = outcomes[(c.namespace, c.name)]
-                        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
-                        if key not in position:
-                            continue
-                        provisioned |= not c.ephemeral and outcome.startswith("provisioned:") and len(nodes) > 1
-                        if c.ephemeral:
-                            if not outcome.startswith("PV "):
-                                continue
-                            drift |= _counted_apart(bound, c, outcome[3:], nodes)
-                            outcome = taken_outcome(following[position[key]], outcome[3:])
-                        following[position[key]] = outcome
-                    nxt = tuple(following)
-                    if nxt != joint:
+                    targets = []
+                    for outcomes in pod_outcomes(bound, found.delayed, node["name"], node.get("labels") or {}):
+                        nxt, drifts, provisions = _following(index, bound, joint, position, found.delayed, outcomes,
+                                                             nodes)
+                        drift |= drifts
+                        provisioned |= provisions
                         if nxt not in ids:
                             ids[nxt] = len(states)
                             states.append(nxt)
-                        on[node["name"]] = ids[nxt]
+                        if ids[nxt] not in targets:
+                            targets.append(ids[nxt])
+                    if targets != [s] and targets:   # one entry per choice the scheduler may make
+                        on[node["name"]] = targets[0] if len(targets) == 1 else targets
             entry["nodes"] = on
             entries[name].append(entry)
         s += 1
     caveats = []
-    if tied:
-        caveats.append(_caveat(claims, "may bind to one of several Available PVs of the same size that differ, "
-                                       "which the scheduler picks at random (modelled: the first in the input)"))
     if drift:
         caveats.append(_caveat(claims, "include an ephemeral claim that may take a PV counted under another CSI "
                                        "driver than its class's provisioner (modelled: counted under the provisioner)"))
     if provisioned:
         caveats.append(_caveat(claims, PROVISIONED_TOPOLOGY))
     names = [f"{ns}/{c}" for ns, c in claims]
-    return {name: {"claims": names, "states": entries[name]} for name in users}, caveats + later
+    field_: dict = {"claims": names, "states": None}
+    alike = interchangeable(index)
+    if alike:
+        field_["interchangeable"] = alike
+    return {name: dict(field_, states=entries[name]) for name in users}, caveats + later
+
+
+def interchangeable(index: VolumeIndex) -> list[list[str]]:
+    """The Available PVs that only names and volume handles tell apart (``k8s_volume_matching.shape``),
+    two or more a class, in input order: the joint bindings name the first free one of a class,
+    and a witness may name any other free one instead (``semantics.step_choice``)."""
+    classes: dict[str, list[str]] = {}
+    for name, pv in index.volumes.items():
+        if _available(pv, (pv.get("spec") or {}).get("storageClassName") or ""):
+            key = shape(index, name)
+            if key is not None:
+                classes.setdefault(key, []).append(name)
+    return [names for names in classes.values() if len(names) > 1]
+
+
+def _following(index: VolumeIndex, bound: VolumeIndex, joint: tuple[Optional[str], ...], position: dict[Key, int],
+               delayed: list, outcomes: dict[Key, str], nodes: list[dict]) -> tuple[tuple[Optional[str], ...], bool, bool]:
+    """The group's joint binding once a deployment binds ``outcomes``; whether an ephemeral claim took
+    a PV counted under another driver (``_counted_apart``), and whether a volume other pods can use
+    was provisioned on a cluster of several nodes."""
+    following = list(joint)
+    drift = provisioned = False
+    for c in delayed:
+        outcome = outcomes[(c.namespace, c.name)]
+        key = taken_key(index.claim_class(c.data or {})) if c.ephemeral else (c.namespace, c.name)
+        if key not in position:
+            continue
+        provisioned |= not c.ephemeral and outcome.startswith("provisioned:") and len(nodes) > 1
+        if c.ephemeral:
+            if not outcome.startswith("PV "):
+                continue
+            drift |= _counted_apart(bound, c, outcome[3:], nodes)
+            outcome = taken_outcome(following[position[key]], outcome[3:])
+        following[position[key]] = outcome
+    return tuple(following), drift, provisioned
 
 
 def taken_outcome(before: Optional[str], pv: str) -> str:

@@ -14,7 +14,9 @@ decide from the volume objects alone, in the scheduler's words:
   ReadWriteOncePod claims (VolumeRestrictions) and the CSI volumes per driver
   that count against a node's attach limit (NodeVolumeLimits).
 
-Static per-node verdicts are exact for the state as given. A WaitForFirstConsumer
+Static per-node verdicts are exact for the state as given; VolumeBinding's is existential
+over the informer's orders (``k8s_volume_matching``: a node passes when some run of
+``findMatchingVolumes`` does, as reachability asks of the scheduler). A WaitForFirstConsumer
 claim becomes bound once a pod using it is scheduled: ``pod_outcomes`` gives what a
 deployment binds on a node, ``bound_index`` the volume objects then, and
 ``k8s_volume_bindings`` explores the joint bindings (v1 ``binds``).
@@ -23,7 +25,6 @@ deployment binds on a node, ``bound_index`` the volume objects then, and
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -38,7 +39,15 @@ from symreach.frontends.k8s_volumes import (
     annotations,
     bound,
 )
-from symreach.loader.labels import parse_label_selector, parse_node_selector
+from symreach.frontends.k8s_volume_matching import (
+    MAX_RUNS,
+    Claim,
+    Matching,
+    matchings,
+    node_affinity_ok,
+    storage_of,
+)
+from symreach.loader.labels import parse_label_selector
 from symreach.loader.quantities import QuantityError, parse_quantity
 from symreach.loader.shapes import FieldError
 
@@ -76,20 +85,14 @@ class PodVolumes:
     attach_own: dict[str, int] = field(default_factory=dict)    # CSI driver -> the pod's own ephemeral volumes
     disks: list[dict] = field(default_factory=list)             # v1 ``disks`` entries (in-tree, inline)
     caveats: list[str] = field(default_factory=list)
-    delayed: list["_Claim"] = field(default_factory=list)       # its unbound WaitForFirstConsumer claims
-
-
-@dataclass(frozen=True)
-class _Claim:
-    name: str
-    data: Optional[dict]
-    ephemeral: bool
-    namespace: str = "default"
-    owned: bool = True          # an ephemeral claim controlled by the pod (``VolumeIsForPod``)
+    delayed: list["Claim"] = field(default_factory=list)       # its unbound WaitForFirstConsumer claims
+    # nodes where VolumeBinding's verdict differs between the informer's orders (``_binding_reasons``:
+    # the verdict above is existential, exact for reachability; the scheduler's one attempt is random)
+    order_dependent: list[str] = field(default_factory=list)
 
 
 def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
-               pod_uid: Optional[str] = None) -> list[_Claim]:
+               pod_uid: Optional[str] = None) -> list[Claim]:
     """The claims of a pod's volumes, in order: ``persistentVolumeClaim`` and generic ephemeral volumes.
 
     A template's (``pod_name`` None) ephemeral claim is taken as created from its volumeClaimTemplate;
@@ -102,11 +105,11 @@ def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optiona
         source = volume.get("persistentVolumeClaim")
         if isinstance(source, dict) and isinstance(source.get("claimName"), str):
             name = source["claimName"]
-            out.append(_Claim(name, index.claims.get((namespace, name)), False, namespace))
+            out.append(Claim(name, index.claims.get((namespace, name)), False, namespace))
         elif isinstance(volume.get("ephemeral"), dict):
             template = as_dict(as_dict(volume["ephemeral"]).get("volumeClaimTemplate"))
             if pod_name is None:
-                out.append(_Claim(f"<pod>-{volume.get('name')}", {"spec": as_dict(template.get("spec"))}, True,
+                out.append(Claim(f"<pod>-{volume.get('name')}", {"spec": as_dict(template.get("spec"))}, True,
                                   namespace))
             else:
                 name = f"{pod_name}-{volume.get('name')}"
@@ -114,7 +117,7 @@ def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optiona
                 uid = pod_uid or f"uid-{namespace}-{pod_name}"
                 owned = data is None or any(as_dict(ref).get("controller") is True and as_dict(ref).get("uid") == uid
                                             for ref in as_list(as_dict(data.get("metadata")).get("ownerReferences")))
-                out.append(_Claim(name, data, True, namespace, owned))
+                out.append(Claim(name, data, True, namespace, owned))
     return out
 
 
@@ -150,21 +153,29 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
     # not a generic ephemeral volume's claim.
     topologies = _pv_topologies(index, [c.data for c in claims if c.data is not None and bound(c.data)
                                         and not c.ephemeral])
-    random_on = []
+    refusals, cut = [], []
     for node in nodes:
         labels = node.get("labels") or {}
-        if order_dependent(index, delayed, labels):
-            random_on.append(node["name"])
-        reasons = _binding_reasons(index, bound_claims, delayed, node["name"], labels)
+        reasons, others, complete = _binding_reasons(index, bound_claims, delayed, node["name"], labels)
+        if others:
+            out.order_dependent.append(node["name"])
+        if others and reasons:
+            refusals.append(f"{node['name']} ({' or '.join('; '.join(r) for r in others)})")
+        if not complete:
+            cut.append(node["name"])
         if reasons:
             out.filters[node["name"]] = (VOLUME_BINDING, reasons)
         elif not _zone_ok(topologies, labels):
             out.filters[node["name"]] = (VOLUME_ZONE, (ZONE_CONFLICT,))
-    if random_on:
-        out.caveats.append("claim(s) " + ", ".join(f"{c.namespace}/{c.name}" for c in delayed) + ": VolumeBinding's "
-                           f"Filter verdict on {', '.join(random_on)} depends on which of several equal-size Available "
-                           "PVs the scheduler's informer lists first (Go map order: random per attempt; modelled: "
-                           "input order)")
+    claim_names = ", ".join(f"{c.namespace}/{c.name}" for c in delayed)
+    if refusals:
+        out.caveats.append(f"claim(s) {claim_names}: VolumeBinding refuses them in every order the scheduler's "
+                           "informer can list the PVs in, and which reason it gives depends on that order (Go map "
+                           f"order: random per attempt; shown: the reason of the input's order) on {', '.join(refusals)}")
+    if cut:
+        out.caveats.append(f"claim(s) {claim_names}: more than {MAX_RUNS} distinct ways to match them to PVs on "
+                           f"{', '.join(cut)}; VolumeBinding's verdict there and what a deployment there may bind "
+                           f"are the first {MAX_RUNS} ways' only")
     out.delayed = delayed
     return out
 
@@ -185,30 +196,26 @@ def verdict_fields(found: PodVolumes) -> dict:
     return out
 
 
-def pod_outcomes(index: VolumeIndex, claims: list["_Claim"], labels: dict) -> tuple[dict[tuple[str, str], str], bool]:
-    """What PreBind binds a pod's unbound claims to on a node its Filter passed (``FindPodVolumes``):
-    claims with a selected node are provisioned; the others, smallest first, each take the smallest
-    Available PV that fits and no earlier claim took (``PV <name>``), else are provisioned in the
-    node's topology (``provisioned:<key>=<value>,...``). Also whether some PV was chosen among
-    others of the same size that differ (the scheduler takes the one its informer lists first)."""
-    out: dict[tuple[str, str], str] = {}
-    chosen: set[str] = set()
-    tied = False
-    matching = [c for c in claims if SELECTED_NODE not in annotations(c.data or {})]
-    for c in sorted(matching, key=lambda c: _storage(c.data or {}, "resources", "requests", "storage")):
-        pv, alike = _volume_choice(index, c, labels, chosen)
-        if pv is not None:
-            chosen.add(pv)
-            out[(c.namespace, c.name)] = f"PV {pv}"
-            tied |= alike
-    for c in claims:
-        if (c.namespace, c.name) not in out:
-            out[(c.namespace, c.name)] = "provisioned:" + ",".join(
-                f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
-    return out, tied
+def pod_outcomes(index: VolumeIndex, claims: list[Claim], node: str, labels: dict) -> list[dict[tuple[str, str], str]]:
+    """What PreBind may bind a pod's unbound claims to on a node its Filter passed, one entry per
+    distinct run of ``FindPodVolumes`` that fits there (``matchings``; the input's order first):
+    claims with a selected node are provisioned; the others take the PV their run matched them to
+    (``PV <name>``), else are provisioned in the node's topology (``provisioned:<key>=<value>,...``)."""
+    out: list[dict[tuple[str, str], str]] = []
+    for bind_ok, enough, run in _binding_runs(index, claims, node, labels)[0]:
+        if not (bind_ok and enough):
+            continue
+        outcome = {(c.namespace, c.name): f"PV {pv}" for c, pv in run.chosen}
+        for c in claims:
+            if (c.namespace, c.name) not in outcome:
+                outcome[(c.namespace, c.name)] = "provisioned:" + ",".join(
+                    f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
+        if outcome not in out:
+            out.append(outcome)
+    return out
 
 
-def candidate_volumes(index: VolumeIndex, c: "_Claim") -> bool:
+def candidate_volumes(index: VolumeIndex, c: "Claim") -> bool:
     """Whether some Available PV without a claimRef is of the claim's class (one it could take)."""
     cls = index.claim_class(c.data or {})
     return any((as_dict(pv.get("spec")).get("storageClassName") or "") == cls
@@ -216,7 +223,7 @@ def candidate_volumes(index: VolumeIndex, c: "_Claim") -> bool:
                for pv in index.volumes.values())
 
 
-def provision_keys(index: VolumeIndex, c: _Claim, labels: dict) -> list[str]:
+def provision_keys(index: VolumeIndex, c: Claim, labels: dict) -> list[str]:
     storage_class = index.classes.get(index.claim_class(c.data or {})) or {}
     keys = sorted({as_dict(e).get("key") for term in as_list(storage_class.get("allowedTopologies"))
                    for e in as_list(as_dict(term).get("matchLabelExpressions"))} - {None})
@@ -285,7 +292,7 @@ def bound_volume(claim: dict, namespace: str, claim_name: str, outcome: str, vol
     return claim, name, volume
 
 
-def _unknown(index: VolumeIndex, claims: list[_Claim]) -> str:
+def _unknown(index: VolumeIndex, claims: list[Claim]) -> str:
     """Why the input cannot decide this pod's volumes (a kind it has none of), or ""."""
     if not index.kinds and any(c.data is None for c in claims):
         return ("the input has no volume objects: its claims are taken as missing (if the cluster has them, "
@@ -298,7 +305,7 @@ def _unknown(index: VolumeIndex, claims: list[_Claim]) -> str:
     return ""
 
 
-def _prefilter(index: VolumeIndex, claims: list[_Claim], pod: str) -> Optional[Verdict]:
+def _prefilter(index: VolumeIndex, claims: list[Claim], pod: str) -> Optional[Verdict]:
     """PreFilter rejections, in plugin order: VolumeRestrictions, VolumeBinding (``podHasPVCs`` per
     volume: not created, lost, being deleted, an ephemeral claim not the pod's), VolumeZone."""
     for c in claims:
@@ -326,168 +333,47 @@ def _prefilter(index: VolumeIndex, claims: list[_Claim], pod: str) -> Optional[V
     return None
 
 
-def _binding_reasons(index: VolumeIndex, bound_claims: list[dict], delayed: list[_Claim], node: str,
-                     labels: dict) -> tuple[str, ...]:
-    """VolumeBinding's Filter (``FindPodVolumes``): its reasons on this node, in its order."""
+def _binding_reasons(index: VolumeIndex, bound_claims: list[dict], delayed: list[Claim], node: str,
+                     labels: dict) -> tuple[tuple[str, ...], list[tuple[str, ...]], bool]:
+    """VolumeBinding's Filter (``FindPodVolumes``) on this node, existential over the informer's
+    orders: no reasons when some run fits, else the reasons of the first run (in its order); the
+    distinct verdicts of the runs when they differ (``()`` for a fit: the scheduler's one attempt
+    gives one of them at random); and whether every run was followed (``MAX_RUNS``)."""
     node_conflict = any(not node_affinity_ok(index.volumes[as_dict(c.get("spec"))["volumeName"]], labels)
                         for c in bound_claims)
-    bind_ok, enough = True, True
-    if delayed:
-        if any(annotations(c.data or {}).get(SELECTED_NODE) not in (None, node) for c in delayed):
-            bind_ok = False
-        else:
-            to_provision = [c for c in delayed if SELECTED_NODE in annotations(c.data or {})]
-            matched, rest = _match_volumes(index, [c for c in delayed if c not in to_provision], labels)
-            bind_ok = matched
-            to_provision += rest
-            if to_provision:
-                bind_ok, enough = _provisions(index, to_provision, labels)
-    reasons = []
-    if node_conflict:
-        reasons.append(NODE_CONFLICT)
-    if not bind_ok:
-        reasons.append(BIND_CONFLICT)
-    if not enough:
-        reasons.append(NOT_ENOUGH_SPACE)
-    return tuple(reasons)
+    runs, complete = _binding_runs(index, delayed, node, labels)
+    found: list[tuple[str, ...]] = []
+    for bind_ok, enough, _ in runs:
+        reasons = ((NODE_CONFLICT,) if node_conflict else ()) + (() if bind_ok else (BIND_CONFLICT,)) + \
+                  (() if enough else (NOT_ENOUGH_SPACE,))
+        if reasons not in found:
+            found.append(reasons)
+    if () in found:
+        return (), found if len(found) > 1 else [], complete
+    return found[0], found if len(found) > 1 else [], complete
 
 
-def node_affinity_ok(volume: dict, labels: dict) -> bool:
-    """``CheckNodeAffinity``: the PV's required node affinity against the node's labels (no name)."""
-    required = as_dict(as_dict(as_dict(volume.get("spec")).get("nodeAffinity")).get("required"))
-    if not required:
-        return True
-    try:
-        return parse_node_selector(required).matches("", labels)
-    except FieldError:
-        return False
+def _binding_runs(index: VolumeIndex, delayed: list[Claim], node: str, labels: dict
+                  ) -> tuple[list[tuple[bool, bool, Matching]], bool]:
+    """Per run of ``findMatchingVolumes`` (``matchings``) then ``checkVolumeProvisions`` on the claims
+    left and those with a selected node: (claims can be bound or provisioned, enough capacity, run);
+    and whether every run was followed."""
+    if not delayed:
+        return [(True, True, Matching((), ()))], True
+    if any(annotations(c.data or {}).get(SELECTED_NODE) not in (None, node) for c in delayed):
+        return [(False, True, Matching((), ()))], True   # the fast path: selected for another node
+    fixed = [c for c in delayed if SELECTED_NODE in annotations(c.data or {})]
+    runs, complete = matchings(index, delayed, labels)
+    out = []
+    for run in runs:
+        bind_ok, enough = not run.unmatched, True
+        if fixed or run.unmatched:
+            bind_ok, enough = _provisions(index, fixed + list(run.unmatched), labels)
+        out.append((bind_ok, enough, run))
+    return out, complete
 
 
-def _storage(claim_or_volume: dict, *path: str) -> int:
-    value = as_dict(claim_or_volume.get("spec"))
-    for key in path:
-        value = as_dict(value).get(key)
-    try:
-        return parse_quantity(value, "storage") if value is not None else 0
-    except QuantityError:
-        return 0
-
-
-def _match_volumes(index: VolumeIndex, claims: list[_Claim], labels: dict) -> tuple[bool, list[_Claim]]:
-    """``findMatchingVolumes``: smallest claims first, each takes the smallest Available PV that fits."""
-    chosen: set[str] = set()
-    unmatched = []
-    for c in sorted(claims, key=lambda c: _storage(c.data or {}, "resources", "requests", "storage")):
-        pv, _ = _volume_choice(index, c, labels, chosen)
-        if pv is None:
-            unmatched.append(c)
-        else:
-            chosen.add(pv)
-    return not unmatched, unmatched
-
-
-def _volume_choice(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]) -> tuple[Optional[str], bool]:
-    """``FindMatchingVolume`` on a node: the PV pre-bound to the claim, else the smallest Available
-    one that fits (the first in the input among equal sizes), and whether another PV of that size
-    fits as well and differs from it (``alike``): the scheduler's informer lists PVs in map order."""
-    candidates = _volume_candidates(index, c, labels, chosen)
-    if not candidates:
-        return None, False
-    return candidates[0], any(not _alike(index, candidates[0], other) for other in candidates[1:])
-
-
-MAX_ORDERS = 256   # tie-breaking paths ``order_dependent`` follows before it gives up (and says yes)
-
-
-def order_dependent(index: VolumeIndex, claims: list[_Claim], labels: dict) -> bool:
-    """Whether ``findMatchingVolumes`` can leave other claims unmatched on this node depending on
-    which of several equal-size Available PVs ``FindMatchingVolume`` takes for an earlier claim:
-    the scheduler's informer lists them in Go map order, so its Filter verdict is then random."""
-    matching = sorted((c for c in claims if SELECTED_NODE not in annotations(c.data or {})),
-                      key=lambda c: _storage(c.data or {}, "resources", "requests", "storage"))
-    if len(matching) < 2:
-        return False
-    outcomes: set[frozenset[str]] = set()
-    paths = [0]
-
-    def follow(k: int, chosen: frozenset[str], unmatched: frozenset[str]) -> None:
-        paths[0] += 1
-        if k == len(matching):
-            outcomes.add(unmatched)
-            return
-        candidates = _volume_candidates(index, matching[k], labels, set(chosen))
-        if not candidates:
-            follow(k + 1, chosen, unmatched | {matching[k].name})
-        for pv in candidates:
-            if paths[0] <= MAX_ORDERS:
-                follow(k + 1, chosen | {pv}, unmatched)
-
-    follow(0, frozenset(), frozenset())
-    return len(outcomes) > 1 or paths[0] > MAX_ORDERS
-
-
-def _volume_candidates(index: VolumeIndex, c: _Claim, labels: dict, chosen: set[str]) -> list[str]:
-    """The PVs ``FindMatchingVolume`` may return for the claim on a node: the one pre-bound to it,
-    else every smallest Available one that fits (input order first)."""
-    claim = c.data or {}
-    spec = as_dict(claim.get("spec"))
-    want = _storage(claim, "resources", "requests", "storage")
-    cls = index.claim_class(claim)
-    modes = {m for m in as_list(spec.get("accessModes")) if isinstance(m, str)}
-    selector = None
-    if isinstance(spec.get("selector"), dict):
-        try:
-            selector = parse_label_selector(spec["selector"])
-        except FieldError:
-            return []
-    best: Optional[tuple[int, str]] = None
-    ties: list[str] = []
-    for name, pv in index.volumes.items():
-        pv_spec = as_dict(pv.get("spec"))
-        if name in chosen or (pv_spec.get("storageClassName") or "") != cls:
-            continue
-        ref = as_dict(pv_spec.get("claimRef"))
-        prebound = ref.get("name") == c.name and (ref.get("namespace") or "default") == c.namespace
-        if ref and not prebound:
-            continue
-        size = _storage(pv, "capacity", "storage")
-        if size < want or (pv_spec.get("volumeMode") or "Filesystem") != (spec.get("volumeMode") or "Filesystem"):
-            continue
-        if as_dict(pv.get("metadata")).get("deletionTimestamp"):
-            continue
-        affinity_ok = node_affinity_ok(pv, labels)
-        if prebound:
-            return [name] if affinity_ok else []
-        if as_dict(pv.get("status")).get("phase") != "Available":
-            continue
-        if selector is not None and not selector.matches(as_dict(as_dict(pv.get("metadata")).get("labels"))):
-            continue
-        if not affinity_ok or not modes <= {m for m in as_list(pv_spec.get("accessModes")) if isinstance(m, str)}:
-            continue
-        if best is None or size < best[0]:
-            best, ties = (size, name), []
-        elif size == best[0]:
-            ties.append(name)
-    return [] if best is None else [best[1]] + ties
-
-
-def _alike(index: VolumeIndex, a: str, b: str) -> bool:
-    """Two PVs the scheduler cannot tell apart later: equal but for their names and volume
-    handles, and no VolumeAttachment names either (binding one or the other is the same up to names)."""
-    def shape(name: str) -> str:
-        pv = copy.deepcopy(index.volumes[name])
-        pv.pop("metadata", None)
-        pv["labels"] = as_dict(as_dict(index.volumes[name].get("metadata")).get("labels"))
-        spec = as_dict(pv.get("spec"))
-        for source, key in (("csi", "volumeHandle"), ("awsElasticBlockStore", "volumeID"), ("local", "path")):
-            as_dict(spec.get(source)).pop(key, None)
-        return json.dumps(pv, sort_keys=True, default=str)
-
-    named = {as_dict(as_dict(a_.get("spec")).get("source")).get("persistentVolumeName") for a_ in index.attachments}
-    return a not in named and b not in named and shape(a) == shape(b)
-
-
-def _provisions(index: VolumeIndex, claims: list[_Claim], labels: dict) -> tuple[bool, bool]:
+def _provisions(index: VolumeIndex, claims: list[Claim], labels: dict) -> tuple[bool, bool]:
     """``checkVolumeProvisions``: (provisioning possible here, enough storage capacity)."""
     for c in claims:
         claim = c.data or {}
@@ -523,7 +409,7 @@ def _enough_capacity(index: VolumeIndex, provisioner: str, claim: dict, storage_
     driver = index.csi_drivers.get(provisioner)
     if driver is None or as_dict(driver.get("spec")).get("storageCapacity") is not True:
         return True
-    size = _storage(claim, "resources", "requests", "storage")
+    size = storage_of(claim, "resources", "requests", "storage")
     name = as_dict(storage_class.get("metadata")).get("name")
     for capacity in index.capacities:
         limit = capacity.get("maximumVolumeSize", capacity.get("capacity"))
@@ -626,7 +512,7 @@ def own_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: str) -
     return out
 
 
-def _attachments(index: VolumeIndex, namespace: str, claims: list[_Claim]) -> dict[str, set[tuple[str, bool]]]:
+def _attachments(index: VolumeIndex, namespace: str, claims: list[Claim]) -> dict[str, set[tuple[str, bool]]]:
     """Per driver, (volume name, whether it is the pod's own generic ephemeral volume)."""
     out: dict[str, set[tuple[str, bool]]] = {}
     for c in claims:

@@ -24,7 +24,10 @@ PreFilter the last PreFilter: a PreFilter rejection blocks every node but
 those an earlier PreFilter rejection (NodeAffinity's, a volume plugin's)
 already blocks; a Filter failure blocks its node and is reported only when
 every other plugin passes there (``Instance.volume_failures`` with
-``AFTER_ALL``). ``allocates`` and ``claims`` do not change the verdicts;
+``AFTER_ALL``); a Filter reason that starts with ``running "DynamicResources"
+filter plugin:`` is an error status, which aborts the pod's whole scheduling
+cycle where the pod passes every earlier filter on that node
+(``semantics.cycle_abort``). ``allocates`` and ``claims`` do not change the verdicts;
 they say which types read device allocation (the front end's caveats).
 ``allocations`` makes the allocation state: per joint state, the verdicts
 the type has then (the first state's are its own) and where its deployment

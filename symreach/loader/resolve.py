@@ -451,10 +451,10 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
         outcomes = [tuple(sorted({b[k] for b in bounds if b[k] is not None})) for k in range(len(names))]
         claims_out += [ClaimBinding(name, outs) for name, outs in zip(names, outcomes)]
         states = tuple(tuple(0 if o is None else outcomes[k].index(o) + 1 for k, o in enumerate(b)) for b in bounds)
-        rows, failures, attach, following = [], [], [], []
+        rows, failures, attach, following, choices = [], [], [], [], []
         for s in range(len(states)):
             bound: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
-            row_of, attach_of, next_of = {}, {}, {}
+            row_of, attach_of, next_of, choices_of = {}, {}, {}, {}
             for t in types:
                 spec = doc.pod_types[t]
                 state = spec.volumes.binds.states[s]
@@ -468,12 +468,18 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                     attach_of[t] = (state.attach, state.attach_own)
                 on = dict(state.on)
                 next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)
+                if state.choices:
+                    several = dict(state.choices)
+                    choices_of[t] = tuple(several.get(node.name, ()) for node in doc.nodes)
             rows.append(FrozenDict(row_of))
             failures.append(FrozenDict(bound))
             attach.append(FrozenDict(attach_of))
             following.append(FrozenDict(next_of))
+            choices.append(FrozenDict(choices_of))
         groups_out.append(BindingGroup(tuple(range(base, len(claims_out))), frozenset(types), states, tuple(rows),
-                                       tuple(failures), tuple(attach), tuple(following)))
+                                       tuple(failures), tuple(attach), tuple(following),
+                                       choices=tuple(choices) if any(choices) else (),
+                                       interchangeable=first.interchangeable))
     return tuple(claims_out), tuple(groups_out)
 
 

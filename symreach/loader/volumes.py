@@ -14,9 +14,11 @@ the outcome here, so that the model needs no notion of volumes:
       disks: [{kind: gcePersistentDisk, name: pd-1, readOnly: true}]   # in-tree disks in the pod
       binds:                      # its unbound WaitForFirstConsumer claims, bound when it is deployed
         claims: [default/data, default/logs]   # the binding group's claims (namespace/name)
+        interchangeable: [[pv-1, pv-2]]        # PVs equal but for their names: the states name the first free
         states:                   # the group's reachable joint bindings; the first is the input's
           - bound: [null, null]
-            nodes: {n1: 1, n2: 2} # deploying the type there moves the group to that state
+            nodes: {n1: 1, n2: [2, 3]}   # deploying the type there moves the group to that state (a list:
+                                         # any of those, as the scheduler chooses; the input order's first)
           - bound: [PV pv-1, "provisioned:topology.kubernetes.io/zone=b"]
             filter: [{node: n2, plugin: VolumeBinding, reasons: [...]}]
             attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}
@@ -74,6 +76,7 @@ class BindState:
     attach: FrozenDict[str, frozenset[str]]
     attach_own: FrozenDict[str, int]
     on: tuple[tuple[str, int], ...]                     # ``nodes``: (node, next state)
+    choices: tuple[tuple[str, tuple[int, ...]], ...] = ()   # nodes where it may move to any of several
 
 
 @record
@@ -82,6 +85,7 @@ class BindSpec:
 
     claims: tuple[str, ...]                             # namespace/name
     states: tuple[BindState, ...]
+    interchangeable: tuple[frozenset[str], ...] = ()    # PVs the states name one of (``BindingGroup``)
 
 
 def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
@@ -119,7 +123,7 @@ def _verdicts(body: dict, path: Path, node_names: set[str]):
 
 
 def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
-    body = mapping(raw, path, ("claims", "states"), required=("claims", "states"))
+    body = mapping(raw, path, ("claims", "states", "interchangeable"), required=("claims", "states"))
     claims = tuple(string_list(body["claims"], path + ("claims",)))
     if not claims or len(set(claims)) != len(claims) or any("/" not in c for c in claims):
         raise FieldError(path + ("claims",), "expected distinct claim names namespace/name")
@@ -140,18 +144,38 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
         prefilter, filters = _verdicts(entry, where, node_names)
         own = {driver: integer(count, where + ("attachOwn", driver), minimum=0)
                for driver, count in _by_driver(entry.get("attachOwn"), where + ("attachOwn",)).items()}
-        on = []
+        on, choices = [], []
         for node, nxt in _by_driver(entry.get("nodes"), where + ("nodes",), "node names").items():
             if node not in node_names:
                 raise FieldError(where + ("nodes", node), f"unknown node '{node}'")
-            on.append((node, integer(nxt, where + ("nodes", node), minimum=0, maximum=len(raw_states) - 1)))
+            targets = _targets(nxt, where + ("nodes", node), len(raw_states))
+            on.append((node, targets[0]))
+            if len(targets) > 1:
+                choices.append((node, targets))
         states.append(BindState(tuple(bound), prefilter, filters, parse_attached(entry.get("attach"), where + ("attach",)),
-                                FrozenDict(own), tuple(on)))
+                                FrozenDict(own), tuple(on), tuple(choices)))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.bound for s in states}) != len(states):
         raise FieldError(path + ("states",), "a joint binding is listed twice")
-    return BindSpec(claims, tuple(states))
+    alike = []
+    for i, item in enumerate(sequence(body.get("interchangeable"), path + ("interchangeable",))):
+        names = string_list(item, path + ("interchangeable", i))
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise FieldError(path + ("interchangeable", i), "expected two or more distinct PV names")
+        alike.append(frozenset(names))
+    return BindSpec(claims, tuple(states), tuple(alike))
+
+
+def _targets(raw: object, path: Path, count: int) -> tuple[int, ...]:
+    """A ``nodes`` entry: the state deploying there moves the group to, or the list of those the
+    scheduler may choose between (distinct; the first is the input order's)."""
+    if not isinstance(raw, list):
+        return (integer(raw, path, minimum=0, maximum=count - 1),)
+    targets = tuple(integer(k, path + (i,), minimum=0, maximum=count - 1) for i, k in enumerate(raw))
+    if len(targets) < 2 or len(set(targets)) != len(targets):
+        raise FieldError(path, "expected a state, or a list of two or more distinct states")
+    return targets
 
 
 def _disk(raw: object, path: Path) -> Disk:

@@ -37,13 +37,17 @@ class NodeVerdict:
 class Explanation:
     pod: str
     nodes: tuple[NodeVerdict, ...]
+    aborted: Optional[str] = None   # the error that aborts the pod's cycle (``semantics.cycle_abort``)
 
     @property
     def feasible_now(self) -> tuple[str, ...]:
         return tuple(v.node for v in self.nodes if v.reason is None)
 
     def failed_scheduling(self) -> str:
-        """The FailedScheduling message: counts per reason, sorted like kube-scheduler's FitError."""
+        """The FailedScheduling message: counts per reason, sorted like kube-scheduler's FitError; on an
+        aborted cycle the scheduler reports the error alone."""
+        if self.aborted is not None:
+            return self.aborted
         reasons = Counter(r for v in self.nodes for r in v.reason_list)
         parts = sorted(f"{count} {reason}" for reason, count in reasons.items())
         total = len(self.nodes)
@@ -121,7 +125,9 @@ def explain_subject(inst: Instance, subject: Subject) -> Explanation:
         notes = details(inst, t, n, sigma0, reasons or ((reason,) if reason is not None else ()))
         verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty), reasons,
                                     notes))
-    return Explanation(subject.name, tuple(verdicts))
+    kinds = {t for t in subject.per_node if t is not None}
+    abort = semantics.abort_failure(inst, kinds.pop(), sigma0) if len(kinds) == 1 else None
+    return Explanation(subject.name, tuple(verdicts), abort.reason if abort is not None else None)
 
 
 def _static(inst: Instance, t: int, n: int, empty) -> bool:

@@ -31,7 +31,7 @@ def refused_deletions(inst: Instance, trace: Sequence[Step]) -> list[tuple[int, 
                 out.append((i, step, why))
             sigma = semantics.delete(inst, sigma, t, n)
         elif step.op == DEPLOY:
-            sigma = semantics.deploy(inst, sigma, t, n)
+            sigma = semantics.deploy_step(inst, sigma, step)
     return out
 
 

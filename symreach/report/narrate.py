@@ -53,7 +53,7 @@ def narrate(inst: Instance, trace: Sequence[Step], pod_names: Sequence[str] = ()
             because = affinity_witnesses(inst, t, n, sigma)
             made = f" as {pod_names[i]}" if named else ""
             lines.append(f"deploy {step.pod} on {step.node}{made}" + (": " + "; ".join(because) if because else ""))
-            sigma = semantics.deploy(inst, sigma, t, n)
+            sigma = semantics.deploy_step(inst, sigma, step)
         else:
             gone = f"{pod_names[i]} ({step.pod})" if named else step.pod
             lines.append(f"delete {gone} on {step.node}")

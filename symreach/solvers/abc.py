@@ -14,11 +14,14 @@ one-hot choice of an action), realised against sigma0 and replayed, so a
 ``deployable`` verdict from ABC has the same evidence as ours. ABC's
 ``snl_UNSAT`` has no certificate we can re-check: the reason says that the
 verdict is ABC's. Without the binary, ``check`` returns ``unknown``.
+
+ABC runs as a child the run's cancel token can stop and kill from another thread
+(``solvers.child``): ``auto`` runs this engine in a thread of its own process.
+Its CPU (``stats["abc_cpu_s"]``) is counted as any reaped child's.
 """
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +35,7 @@ from symreach.run import RunContext
 from symreach.solvers import abc_binary
 from symreach.solvers.abc_binary import abc_available  # noqa: F401 - this module's API
 from symreach.solvers.fast_paths import PreprocessingEngine
-from symreach.solvers.processes import die_with_parent
+from symreach.solvers.child import Child
 
 if TYPE_CHECKING:
     from symreach.encodings.aiger import AigerModel
@@ -72,13 +75,18 @@ class _AbcEngine(PreprocessingEngine):
             left = max(1.0, timeout - (time.perf_counter() - start))
             script = f"read_aiger m.aig; {self.command(max(1, int(left)))}; write_status st.txt"
             stats["abc_command"] = script
-            try:
-                proc = subprocess.run([binary, "-q", script], cwd=tmp, capture_output=True,
-                                      text=True, timeout=left + 0.5, preexec_fn=die_with_parent)
-                out = proc.stdout
-            except subprocess.TimeoutExpired:
+            if run.past():  # cancelled (or out of time) while compiling: ABC never starts
+                return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
+                              reason=run.timeout_reason("before ABC started"),
+                              time_s=time.perf_counter() - start)
+            ended, out = _run_abc([binary, "-q", script], tmp, run, left + 0.5, stats)
+            if not ended:
                 return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
                               reason=f"timeout: ABC did not finish within the time limit of {timeout:g} s",
+                              time_s=time.perf_counter() - start)
+            if run.cancel.cancelled:
+                return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
+                              reason="stopped: ABC was killed (the run was cancelled)",
                               time_s=time.perf_counter() - start)
             st = Path(tmp) / "st.txt"
             status = st.read_text().split("\n") if st.exists() else []
@@ -106,6 +114,19 @@ class _AbcEngine(PreprocessingEngine):
                                  "could not be read or replayed)", time_s=time.perf_counter() - start)
         return Result(Verdict.UNKNOWN, self.name, fragment=pre.fragment, stats=stats,
                       reason=undecided_reason(word, out, timeout, elapsed), time_s=elapsed)
+
+
+def _run_abc(argv: list[str], cwd: str, run: RunContext, timeout_s: float,
+             stats: dict) -> tuple[bool, str]:
+    """Run ABC as a child that the run's cancel token can pause and kill from another
+    thread (``solvers.child``; ``auto`` runs this engine in a thread of its own
+    process): (whether it ended within ``timeout_s``, its output). Its CPU goes to
+    ``stats["abc_cpu_s"]``; it is reaped in every case."""
+    log = Path(cwd) / "abc.out"
+    with open(log, "w") as handle, Child(argv, cwd, handle) as child:
+        ended = run.cancel.wait_child(child, timeout_s)
+    stats["abc_cpu_s"] = child.cpu_s
+    return ended, log.read_text(errors="replace")
 
 
 def undecided_reason(word: str, stdout: str, timeout_s: float, elapsed_s: float) -> str:

@@ -125,7 +125,7 @@ def solve_type(inst: Instance, t: int, symmetry: bool = True, cell_timeout: Opti
     if run.past():  # not even the cone: the matrix is over
         return TypeAnswer(t, (), [ClassAnswer(tuple(range(len(inst.nodes))), UNKNOWN, "deadline")],
                           {"cone_types": 0, "classes": 0, "by": {"deadline": 1}, "pid": os.getpid(), "time_s": 0.0})
-    if inst.bindings:
+    if inst.bindings or inst.filter_errors:   # the cone and fixpoint assume guards pods only make stricter
         return _solve_bound(inst, t, cell_timeout, run, start)
     cone, sub, tt, classes, added, why = cone_fixpoint(inst, t, symmetry)
     answers = []

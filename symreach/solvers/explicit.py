@@ -36,10 +36,16 @@ counts, the outcome each WaitForFirstConsumer claim was bound to, so the state
 is exact for them. Saturation stays exact: a deployment of a present
 (saturated) pair is taken too when it binds a claim (``semantics.binding_made``)
 -- the only thing it can change besides capacity -- which happens at most
-once per claim on a path. Candidates are the pairs statically feasible unbound
+once per claim on a path. Where the scheduler may bind in several ways (which
+of several PVs a claim takes: ``semantics.binding_choices``) every choice is
+a successor, and the witness's step names the one it takes (``Step.binds``). Candidates are the pairs statically feasible unbound
 or under some outcome (``semantics.ever_static_ok``). Orbit reduction is off
 (an outcome is tied to its node's topology); the other engines decline such
 instances (``registry.Checked``) and ``auto`` sends them here.
+A DynamicResources error that aborts a pod's cycle (``semantics.cycle_abort``) is the one guard a
+pod's presence can lift: pods filling the erring node make the pod fail NodeResourcesFit there
+first. So a pair on such a node is counted up to what the node's capacity holds of its type
+(``semantics.abort_cap``), and saturation stays exact.
 The fast paths are not used under operator moves (Theorem 5 and the empty-
 node argument assume any pod may be deleted): only this engine answers then,
 and ``auto`` sends the question here (``cli/moves_options.py``).
@@ -92,7 +98,7 @@ def _deploy_candidates(inst: Instance, query: Query, uncounted_cap: int) -> list
         for n in range(len(inst.nodes)):
             if semantics.ever_static_ok(inst, t, n):
                 cap = max(bounds.get((t, n), uncounted_cap), query.count_cap((t, n)), semantics.budget_cap(inst, t),
-                          semantics.replica_cap(inst, t))
+                          semantics.replica_cap(inst, t), semantics.abort_cap(inst, t, n))
                 out.append((t, n, inst.pair(t, n), cap))
     return out
 
@@ -195,9 +201,12 @@ class _Orbits:
 def _successors(inst: Instance, sigma: Config, candidates):
     binding = bool(inst.bindings)
     for t, n, p, cap in candidates:
-        if (sigma[p] < cap or (binding and semantics.binding_made(inst, sigma, t, n) is not None)) \
+        if (sigma[p] < cap or (binding and semantics.binding_choices(inst, sigma, t, n))) \
                 and semantics.deploy_failure(inst, t, n, sigma) is None:
-            yield semantics.deploy(inst, sigma, t, n), semantics.step_of(inst, DEPLOY, t, n)
+            for choice, succ in (semantics.deploys(inst, sigma, t, n) if binding else
+                                 ((None, semantics.deploy(inst, sigma, t, n)),)):
+                text = None if choice is None else semantics.choice_text(inst, sigma, t, n, choice)
+                yield succ, semantics.step_of(inst, DEPLOY, t, n, binds=text)
     guarded = inst.moves.restricted
     for p, c in enumerate(sigma[:inst.num_pairs] if binding else sigma):
         if c:

@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TextIO
 
+from symreach import semantics
 from symreach.encodings.compile import compile_system
 from symreach.encodings.preprocess import preprocess
 from symreach.model import Instance, Query, daemonset_groups
@@ -196,7 +197,13 @@ def matrix_table(instance: Optional[Instance], timeout_s: Optional[float] = None
     of ``timeout_s`` from now) is the run's context: its deadline and cancel token."""
     if method == "fixpoint":
         assert instance is not None, "the fixpoint method needs the instance here"
-        return fixpoint_matrix(instance, timeout_s, run)
+        unencoded = semantics.unencoded_volume_checks(instance)
+        if unencoded is None:
+            return fixpoint_matrix(instance, timeout_s, run)
+        # the BDD system does not encode them; the cells ask explicit (registry.DECLINED)
+        m = cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress, into, run, on_types)
+        m.stats["fixpoint"] = f"declined: the BDD fixpoint does not encode {unencoded}"
+        return m
     if method != "cells":
         raise ValueError(f"unknown matrix method {method!r}")
     return cells_matrix(instance, timeout_s, symmetry, cell_timeout, executor, progress, into, run, on_types)

@@ -26,7 +26,8 @@ or ABC's pdr) holds a core alone for a while first; on small systems they
 fork ``LATE_AFTER_S`` later, and from then on all share all cores equally
 (unless the lazy search is the second). Workers without a core are paused: a process by
 ``SIGSTOP`` to its group (so that ABC's child process stops too), the
-resident at its next deadline check (``workers.Gate``). The rotation moves
+resident at its next deadline check (``workers.Gate``; a resident ABC's
+program by ``SIGSTOP`` from the gate, ``solvers.child``). The rotation moves
 every ``slice_s`` seconds. So an answer the favourite finds alone after
 ``t`` seconds comes from ``auto`` after about ``t``, and one that another
 engine finds alone after ``t`` comes after about ``t * (N - 1) / (jobs -
@@ -91,6 +92,7 @@ from symreach.solvers.schedule import (
     resident_engine,
     second_engine,
     solo_engines,
+    solo_options,
 )
 
 if TYPE_CHECKING:  # imported on use (pickle, multiprocessing): small checks end before any race
@@ -114,8 +116,9 @@ TINY_STATES = 5000
 # hard clusters of 500 x 200, 100,000 pairs: a 19-step witness in 0.02-0.03 s of CPU)
 PLAN_PAIRS = 200_000
 PLAN_WORK = 20_000_000
-# the engines that may run in ``auto``'s own process (ABC's pdr runs a program of its own)
-IN_PROCESS = frozenset(OUR_ENGINES)
+# the engines that may run in ``auto``'s own process; ABC's pdr waits there for its program,
+# which the resident's gate stops and kills (``solvers.child``): no fork before its answer
+IN_PROCESS = frozenset(OUR_ENGINES + (ABC_ENGINE,))
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
@@ -141,11 +144,12 @@ class _Race:
     unknown: list[Result] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     solos: list[tuple[str, float]] = field(default_factory=list)  # alone first (``_solos``)
+    options: dict[str, dict] = field(default_factory=dict)  # of solo residents (``solo_options``)
 
     def record(self) -> dict:
         return {"engines": list(self.engines), "favourite": self.first, "second": self.second,
                 "resident": self.resident, "late": self.late or None,
-                "solos": [name for name, _ in self.solos] or None}
+                "solos": [name for name, _ in self.solos] or None, "options": self.options or None}
 
 
 class AutoEngine:
@@ -177,11 +181,13 @@ class AutoEngine:
         self.available = self._available()
         if preload:
             self.available = _import_engines(self.available)
+            import symreach.solvers.workers  # noqa: F401 - auto's own threads, as an engine's modules
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
         ctx = as_context(run)
-        if instance.bindings:
-            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows.
+        if instance.bindings or instance.filter_errors:
+            # Claim bindings are state only explicit keeps; the preprocessing reads unbound rows and
+            # assumes guards that pods only make stricter (a cycle abort lifted by a full node is not).
             from symreach.solvers.explicit import ExplicitEngine
 
             return ExplicitEngine().check(instance, query, ctx)
@@ -320,7 +326,9 @@ class AutoEngine:
                              if first else None, resident,
                              late_engines(may_pairs, engines, first, resident),
                              {name: str(Path(tmp) / f"{name}.pickle") for name in engines},
-                             workers, unknown=gave_up, solos=solos)
+                             workers, unknown=gave_up, solos=solos,
+                             options={} if lazy_running else
+                             solo_options(may_pairs, nodes, regression_full=planned == CAPACITY))
                 answer = self._solos(race, instance, query, run)
                 return answer if answer is not None else self._race(race, instance, query, run)
             finally:
@@ -367,7 +375,7 @@ class AutoEngine:
         """The solo engines, each alone for its CPU seconds (``schedule.solo_engines``,
         ``schedule.after_lazy``), ours in this process (the resident; a later one replaces
         an earlier one, which restarts forked in the race; forked beside the lazy search,
-        which never restarts), ABC's forked. The first decided answer, or None: every solo
+        which never restarts), ABC's pdr too (``IN_PROCESS``). The first decided answer, or None: every solo
         engine stays in ``race.workers``, paused, and goes on in the race."""
         from symreach.solvers.workers import ResidentWorker
 
@@ -380,7 +388,7 @@ class AutoEngine:
                 if race.resident in race.workers and race.resident != name:
                     race.workers.pop(race.resident).stop()
                 race.resident = name
-                race.workers[name] = ResidentWorker(name, instance, query, run)
+                race.workers[name] = ResidentWorker(name, instance, query, run, race.options.get(name))
             elif name not in race.workers:
                 self._fork([name], race, instance, query, run)  # parks the resident first
             worker = race.workers[name]
@@ -502,13 +510,11 @@ def _import_engines(names: Sequence[str]) -> list[str]:
 def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
     """Wait until ``worker`` is done, or has used ``seconds`` of CPU (its time alone must
     not shrink on a loaded machine; wall seconds where its CPU cannot be read), or the
-    run's time is up. A poll of its sentinel, not ``multiprocessing``'s ``wait``: where the
-    lazy search answers alone nothing else needs that package, whose import was a
-    percent of such a check's CPU."""
-    import select
+    run's time is up. A poll of its sentinel (``workers.ready``), not ``multiprocessing``'s
+    ``wait``: where the lazy search answers alone nothing else needs that package, whose
+    import was a percent of such a check's CPU."""
+    from symreach.solvers.workers import ready
 
-    poller = select.poll()
-    poller.register(worker.sentinel, select.POLLIN)
     cpu0, wall0 = worker.cpu_s(), time.perf_counter()
     while worker.alive():
         cpu = worker.cpu_s()
@@ -517,4 +523,4 @@ def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
         timeout = seconds - used if left is None else min(seconds - used, left)
         if timeout <= 0 or (left is not None and left <= 0):
             return
-        poller.poll(max(timeout, 0.01) * 1000.0)
+        ready([worker.sentinel], max(timeout, 0.01))

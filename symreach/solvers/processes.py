@@ -15,7 +15,7 @@ import json
 import os
 import resource
 import signal
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 SUPERVISOR_FD_ENV = "SYMREACH_SUPERVISOR_FD"
 _PR_SET_PDEATHSIG = 1
@@ -26,13 +26,27 @@ def die_with_parent(sig: int = signal.SIGKILL, parent: Optional[int] = None) -> 
     (no-op elsewhere). Call it first thing in a forked worker. ``parent``
     (its pid, read before the fork) closes the race of a parent that died
     before the request: then this process exits at once."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the supervisor's group kill still applies
-        pass
+    parent_death_hook(sig)()
     if parent is not None and os.getppid() != parent:
         os._exit(1)
+
+
+def parent_death_hook(sig: int = signal.SIGKILL) -> Callable[[], None]:
+    """``die_with_parent`` as a ``Popen`` ``preexec_fn`` that is safe in a process with
+    threads (``auto``'s resident starts ABC): libc's ``prctl`` is looked up here, before
+    the fork, so the child runs no dynamic loader between fork and exec (another thread
+    may have held its lock at the fork). Linux sends ``sig`` when the *thread* that
+    started the child ends: an engine's thread ends only after reaping it."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: the supervisor's group kill still applies
+        prctl = None
+
+    def hook() -> None:
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+
+    return hook
 
 
 def supervised() -> bool:

@@ -65,9 +65,11 @@ CPU seconds). On small one-node systems IC3 has a short trial (its deployable
 pebblings take 0.01-0.05 s) and the BDDs then run alone for 1.5 s (the
 not-deployable ones); on small clusters of the paper profile BMC has the
 trial and IC3 follows, on Kubernetes-profile ones IC3 runs first; on large
-clusters ABC's pdr (paper) or IC3 (Kubernetes) runs alone for 4 s. Ours run
+clusters ABC's pdr (paper) or IC3 (Kubernetes) runs alone for 4 s. They run
 in ``auto``'s process (a later one replaces an earlier one, which restarts
-forked in the race: a fork costs more than the trial), ABC's pdr forked.
+forked in the race: a fork costs more than the trial); ABC's pdr too, its
+program stopped and killed through the resident's gate (``solvers.child``):
+forked, it cost ``auto`` 1.09-1.11x ABC's pdr alone on paper 100x60.
 
 Beside the favourite, the other ``jobs - 1`` cores rotate round robin among
 the other engines in slices, so each gets ``(jobs - 1) / (N - 1)`` of a
@@ -126,6 +128,17 @@ SOLOS_NO_PLAN: dict[tuple[bool, bool], tuple[tuple[str, float], ...]] = {
     # BMC trial before it was two thirds of auto's CPU (auto_targets/hard_and_pebbling.md)
     (True, False): (("ic3", 1.5),),
 }
+# and the options of those solos: on a small one-node system the BDDs search backward only.
+# The bidirectional default gives the forward side images until its work matches the
+# backward side's; on the not-deployable pebblings the backward side decides and the
+# forward one only finds witnesses, so its images are lost: 4-11 % of the BDDs' CPU
+# (tree h = 6, k = 7: 0.09-0.13 of 0.94-1.18 CPU s; pyramid h = 12: 0.41 of 9.9), while
+# backward alone runs the same images of its side and yields the same kind of
+# certificate (the complement of the backward set). A deployable goal is found backward
+# too, when the backward fixpoint reaches sigma0 (auto_targets/abc_and_pebbling.md)
+SOLO_OPTIONS_NO_PLAN: dict[tuple[bool, bool], dict[str, dict]] = {
+    (True, True): {"bdd": {"direction": "backward"}},
+}
 # after the lazy search's time alone (``portfolio.LAZY_ALONE_S``) without an answer, on a
 # large one-node system (an encoded net): the solos before the race. Racing BMC beside the
 # lazy search doubled ``auto``'s CPU there, and each decided what the other did not. BMC
@@ -182,6 +195,13 @@ def solo_engines(may_pairs: int, engines: Sequence[str], nodes: int, profile: st
         plan = SOLOS_NO_PLAN.get((small, one), plan)
     return [(name, trial_s(may_pairs, name) if seconds == TRIAL else seconds)
             for name, seconds in plan if name in engines]
+
+
+def solo_options(may_pairs: int, nodes: int, regression_full: bool) -> dict[str, dict]:
+    """The constructor options of the solo engines (``SOLO_OPTIONS_NO_PLAN``), by name."""
+    if not regression_full:
+        return {}
+    return SOLO_OPTIONS_NO_PLAN.get((is_small(may_pairs), nodes <= 1), {})
 
 
 def bmc_goal(may_pairs: int, nodes: int, goal_round: int | None, may_rounds: int | None) -> bool:

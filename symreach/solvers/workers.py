@@ -21,13 +21,17 @@ under a ``Gate`` that the engine consults at its deadline checks
 (``RunContext.past``), between two steps, and waits there while the gate is
 closed (the gate is the cancel token of the resident's ``RunContext``). So it never stops in the middle of a CUDD or SAT call, and nothing
 is half-done when ``park`` returns: forking a worker then copies no thread
-in the middle of anything.
+in the middle of anything. A resident that waits for its program (ABC's pdr,
+``CancelToken.wait_child``) counts as parked while it waits; the gate stops
+the program while closed and kills it when cancelled (``solvers.child``).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import resource
+import select
 import signal
 import sys
 import threading
@@ -36,7 +40,7 @@ from typing import Optional
 
 from symreach.model import Instance, Query
 from symreach.result import Result
-from symreach.run import CancelToken, RunContext
+from symreach.run import CancelToken, Child, RunContext
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -71,13 +75,17 @@ class Gate(CancelToken):
         return self._cancelled
 
     def close(self) -> None:
-        """The engine waits at its next check (returns at once)."""
+        """The engine waits at its next check (returns at once); its program stops now."""
         with self._cond:
             self._open = False
+            if self._child is not None:
+                self._child.stop()
 
     def open(self) -> None:
         with self._cond:
             self._open = True
+            if self._child is not None:
+                self._child.resume()
             self._cond.notify_all()
 
     def park(self) -> None:
@@ -88,10 +96,39 @@ class Gate(CancelToken):
                 self._cond.wait()
 
     def cancel(self) -> None:
-        """End the run: the engine's next check returns True."""
+        """End the run: the engine's next check returns True; its program is killed."""
         with self._cond:
             self._cancelled = True
+            if self._child is not None:
+                self._child.kill()
             self._cond.notify_all()
+
+    def wait_child(self, child: Child, timeout_s: Optional[float]) -> bool:
+        """``CancelToken.wait_child`` behind the gate: the program is stopped while the
+        gate is closed, and the engine waiting for it counts as parked (a thread
+        blocked in a wait copies nothing half-done into a fork); once it ended,
+        the engine goes on only through an open gate."""
+        with self._cond:
+            self._child = child
+            self._parked = True
+            self._cond.notify_all()
+            if self._cancelled:
+                child.kill()
+            elif not self._open:
+                child.stop()
+        try:
+            return child.wait(timeout_s)
+        finally:
+            with self._cond:
+                self._child = None
+                while not self._open and not self._cancelled:
+                    self._cond.wait()
+                self._parked = False
+
+    def child_cpu_s(self) -> float:
+        """CPU seconds of the program the engine waits for now (0 without one)."""
+        child = self._child
+        return 0.0 if child is None else child.live_cpu_s()
 
     def finish(self) -> None:
         """Called by the engine's thread when it is done."""
@@ -103,8 +140,11 @@ class Gate(CancelToken):
 class ResidentWorker:
     """One engine in a thread of this process, behind a ``Gate``."""
 
-    def __init__(self, name: str, instance: Instance, query: Query, run: RunContext) -> None:
+    def __init__(self, name: str, instance: Instance, query: Query, run: RunContext,
+                 options: Optional[dict] = None) -> None:
+        """``options``: the engine's constructor arguments (``schedule.solo_options``)."""
         self.name = name
+        self.options = dict(options or {})
         self.gate = Gate()
         self._read_end, self._write_end = os.pipe()
         self._result: Optional[Result] = None
@@ -121,7 +161,7 @@ class ResidentWorker:
         from symreach.solvers.registry import make_engine
 
         try:
-            self._result = make_engine(self.name).check(instance, query, run)
+            self._result = make_engine(self.name, **self.options).check(instance, query, run)
         except Exception as exc:  # noqa: BLE001 - reported by ``outcome``, like a worker's
             self._error = f"{type(exc).__name__}: {exc}"
         finally:
@@ -133,8 +173,10 @@ class ResidentWorker:
         return not self.gate.finished
 
     def cpu_s(self) -> Optional[float]:
-        """CPU seconds of this process: the resident's while it runs alone here."""
-        return time.process_time()
+        """CPU seconds of this process, of the children it reaped, and of the program
+        the resident waits for (ABC): the resident's while it runs alone here."""
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime + self.gate.child_cpu_s()
 
     def pause(self) -> None:
         self.gate.close()
@@ -159,6 +201,16 @@ class ResidentWorker:
                 os.close(fd)
             except OSError:
                 pass
+
+
+def ready(sentinels: list[int], timeout_s: float) -> list[int]:
+    """The sentinels that became readable within ``timeout_s`` seconds, as
+    ``multiprocessing.connection.wait`` without importing ``multiprocessing``
+    (12 ms of CPU): most checks end with the resident, before any fork."""
+    poller = select.poll()
+    for fd in sentinels:
+        poller.register(fd, select.POLLIN)
+    return [fd for fd, _ in poller.poll(max(0.0, timeout_s) * 1000)]
 
 
 class ProcessWorker:

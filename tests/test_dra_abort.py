@@ -1,0 +1,198 @@
+"""The scheduler's abort of a pod's whole scheduling cycle when the DRA allocator errs on a node.
+
+kube-scheduler v1.35 ``findNodesThatPassFilters`` cancels the cycle when a node's Filter status
+is an Error (not Unschedulable); DynamicResources is the last filter, so its error counts only on
+a node where the pod passes every earlier one (``semantics.cycle_abort``). ``tests/data/dra/abort.yaml``:
+job fits n1 (a numa-0 GPU), n2 has no GPU, n3's GPU lacks the numa attribute the class reads (a
+CEL runtime error) and has 2 CPUs (job asks for 1). ``KSO`` holds the answers of the kso variant
+with DynamicResources (``docs/dra.md``; it stops on the error as the scheduler does, taken as that
+error on every node); ``test_expectations_are_the_variant_answers`` re-asks it where it is built.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmarks.kso_dra_agreement import kso_dra_verdicts, symreach_dra_verdicts
+from benchmarks.kso_harness import any_state
+from symreach import semantics
+from symreach.certify.dispatch import as_certificate
+from symreach.frontends.dra_allocator import ERROR_PREFIX
+from symreach.frontends.kubernetes import load_kubernetes_documents
+from symreach.model import Query
+from symreach.result import DELETE, DEPLOY, Step, Verdict
+from symreach.solvers.registry import make_engine
+
+DATA = Path(__file__).parent / "data" / "dra"
+VARIANT = Path(os.environ.get("KSO_DRA", "/work/wt/dra-kso/kso"))
+DRA = "DynamicResources"
+ERROR = (DRA, (ERROR_PREFIX + "class numa0: selector #1: CEL runtime error: no such key: numa",))
+ABORTED = {"n1": ERROR, "n2": ERROR, "n3": ERROR}
+N3_FULL = {"n1": None, "n2": (DRA, ("cannot allocate all claims",)), "n3": ("NodeResourcesFit", ("Insufficient cpu",))}
+
+
+def _base() -> list[dict]:
+    return [o for o in yaml.safe_load_all((DATA / "abort.yaml").read_text()) if o]
+
+
+def _pod(name: str, cpu: str, node: str = "", labels: dict | None = None) -> dict:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+           "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}]}}
+    if node:
+        pod["spec"]["nodeName"] = node
+    if labels:
+        pod["metadata"]["labels"] = labels
+    return pod
+
+
+def _fill() -> dict:
+    """A Deployment whose pods take 1 CPU each: two of them fill n3."""
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "fill", "namespace": "default"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "fill"}}, "template": {
+                "metadata": {"labels": {"app": "fill"}},
+                "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}}
+
+
+# state -> the variant's answer for the pending job
+STATES = {
+    "n3 free: n3 errs and passes every earlier filter, the cycle aborts": ([], ABORTED),
+    "n3 full (a running pod holds its 2 CPUs): n3 fails NodeResourcesFit first, no abort": (
+        [_pod("filler", "2", "n3")], N3_FULL),
+    "one fill pod on n3 (1 CPU left): the abort stays": ([_pod("fill-1", "1", "n3", {"app": "fill"})], ABORTED),
+    "two fill pods on n3: no abort": ([_pod(f"fill-{i}", "1", "n3", {"app": "fill"}) for i in (1, 2)], N3_FULL),
+}
+
+
+@pytest.mark.parametrize("name", list(STATES))
+def test_symreach_gives_the_variant_answer(name):
+    extra, want = STATES[name]
+    assert symreach_dra_verdicts(any_state(_base() + copy.deepcopy(extra), "default/job"))[0] == want
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_expectations_are_the_variant_answers():
+    checked = 0
+    for extra, want in STATES.values():
+        assert kso_dra_verdicts(any_state(_base() + copy.deepcopy(extra), "default/job"), VARIANT) == want
+        checked += 1
+    assert checked == 4
+
+
+def test_the_aborted_node_names_the_erring_node_and_its_reason():
+    inst, report = load_kubernetes_documents(_base(), "<abort>")
+    t, sigma = inst.type_index("default/job"), inst.initial_config()
+    assert semantics.filter_failure(inst, t, 0, sigma) is None   # n1 alone would fit
+    why = semantics.node_failure(inst, t, 0, sigma)
+    assert why.plugin == DRA and why.reason.startswith(ERROR[1][0]) and "on node n3" in why.reason
+    assert semantics.node_failure(inst, t, 2, sigma).reasons == ERROR[1]   # n3: its own error
+    assert semantics.deploy_failure(inst, t, 0, sigma) == why.reason
+    assert not [c for c in report.caveats.get("default/job", []) if "abort" in c]   # exact: no caveat
+    from symreach.report.explain import explain
+
+    said = explain(inst, t)   # the scheduler reports the error alone, not a count per reason
+    assert said.failed_scheduling() == why.reason and [v.reason for v in said.nodes][0] == why.reason
+
+
+def test_a_deletion_that_frees_the_erring_node_blocks_the_type():
+    """n3 full: job fits n1. Deleting the filler first lets job pass NodeResourcesFit on n3, where the
+    allocator errs: the deployment on n1 is refused, naming n3 (the variant: the first two rows of STATES)."""
+    inst, _ = load_kubernetes_documents(_base() + [_pod("filler", "2", "n3")], "<abort>")
+    target = Query((frozenset({(inst.type_index("default/job"), 0)}),))
+    deploy = Step(DEPLOY, "default/job", "n1")
+    semantics.replay(inst, [deploy], target)
+    with pytest.raises(semantics.ReplayError) as err:
+        semantics.replay(inst, [Step(DELETE, "default/filler", "n3"), deploy], target)
+    assert "step 1: deploy default/job on n1 is illegal" in str(err.value) and "on node n3" in str(err.value)
+    assert ERROR[1][0] in str(err.value)
+
+
+def test_explicit_fills_the_erring_node_to_lift_the_abort():
+    """Two fill pods on n3 lift the abort: explicit counts the pairs of a node where an allocator errs up
+    to its capacity (``semantics.abort_cap``; one pod per pair would miss it), the witness replays, its
+    end state is the variant's last row of STATES; bdd declines in one line, auto routes to explicit."""
+    inst, _ = load_kubernetes_documents(_base() + [_fill()], "<abort>")
+    job, fill = inst.type_index("default/job"), inst.type_index("default/fill")
+    assert semantics.abort_cap(inst, fill, 2) == 2 and semantics.abort_cap(inst, fill, 0) == 0
+    target = Query((frozenset({(job, 0)}),))
+    for engine in ("explicit", "auto"):
+        result = make_engine(engine).check(inst, target)
+        assert result.verdict is Verdict.DEPLOYABLE
+        assert [(s.op, s.pod, s.node) for s in result.trace] == [
+            (DEPLOY, "default/fill", "n3"), (DEPLOY, "default/fill", "n3"), (DEPLOY, "default/job", "n1")]
+    declined = make_engine("bdd").check(inst, target)
+    assert declined.verdict is Verdict.UNKNOWN and "does not encode" in declined.reason
+
+
+def test_the_abort_makes_a_certified_not_deployable():
+    """Nothing can fill n3: job never runs on n1. explicit's reachable set is re-checked with the abort;
+    a kind that assumes guards pods only make stricter is refused on such an instance."""
+    inst, _ = load_kubernetes_documents(_base(), "<abort>")
+    job = inst.type_index("default/job")
+    target = Query((frozenset({(job, 0)}),))
+    result = make_engine("explicit").check(inst, target)
+    assert result.verdict is Verdict.NOT_DEPLOYABLE
+    assert result.certificate.check(inst, target)[0]
+    forged = as_certificate({"format": "symreach-static-filter/1", "query": json.loads(
+        result.certificate.dumps())["query"]})
+    ok, why = forged.check(inst, target)
+    assert not ok and "DynamicResources error can abort" in why
+
+
+@pytest.mark.parametrize("nodes,marked", [(100, False), (101, True)])
+def test_above_100_nodes_the_abort_is_marked(nodes, marked):
+    """``findNodesThatPassFilters`` stops after ``numFeasibleNodesToFind`` feasible nodes, which is every
+    node below 100 candidates (and 100 of 100): exact there; above, a run may not evaluate n3."""
+    extra = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"m{i}"},
+              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}} for i in range(nodes - 3)]
+    inst, report = load_kubernetes_documents(_base() + extra, "<abort>")
+    assert len(inst.nodes) == nodes
+    said = [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    assert len(said) == int(marked)
+
+
+def test_the_matrix_fixpoint_method_hands_the_abort_to_the_cells():
+    """The whole-system BDD fixpoint encodes no abort (nor DRA allocation state): the matrix asks the cells,
+    whose explicit engine keeps job off n1 (and the fixpoint's decline is said in the stats)."""
+    from symreach.solvers.matrix import matrix_table
+
+    inst, _ = load_kubernetes_documents(_base(), "<abort>")
+    m = matrix_table(inst, method="fixpoint")
+    job = inst.type_index("default/job")
+    assert [m.cells[(job, n)] for n in range(3)] == ["not-deployable"] * 3
+    assert "declined" in m.stats["fixpoint"]
+
+
+def _shared_pool() -> list[dict]:
+    """One pool of two slices for every node: slice a's device has numa 0, slice b's none."""
+    def piece(name: str, device: str, attributes: dict) -> dict:
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+                "spec": {"driver": "gpu.example.com", "allNodes": True, "devices": [{"name": device, "attributes": attributes}],
+                         "pool": {"name": "shared", "generation": 1, "resourceSliceCount": 2}}}
+    keep = [o for o in _base() if o["kind"] in ("Node", "DeviceClass", "ResourceClaim", "Pod") and o["metadata"]["name"] != "n3"]
+    return keep + [piece("a", "d0", {"numa": {"int": 0}}), piece("b", "d1", {"model": {"string": "t4"}})]
+
+
+def test_a_slice_order_shared_by_nodes_is_marked():
+    """Slice a first: job fits n1 and n2; b first: the runtime error on both (the cycle aborts). The slices
+    are listed once per cycle for every node, the model draws their order per node: the fit stands for
+    some run (exact here, as slice a first is one run for both) and the answer is marked."""
+    from benchmarks.kso_dra_agreement import symreach_dra
+
+    ours = symreach_dra(any_state(_shared_pool(), "default/job"))
+    assert ours.verdicts == {"n1": None, "n2": None}
+    assert ours.possible == {n: {None, ERROR} for n in ("n1", "n2")}
+    assert [c for c in ours.caveats if "once per cycle" in c] == [
+        "DRA: the outcome on n1, n2 depends on the order of a pool's slices, which the scheduler draws once per "
+        "cycle for every node; the model draws it per node"]
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_the_variant_gives_a_listed_outcome_for_the_shared_slices():
+    got = kso_dra_verdicts(any_state(_shared_pool(), "default/job"), VARIANT)
+    assert got in ({"n1": None, "n2": None}, {"n1": ERROR, "n2": ERROR})
