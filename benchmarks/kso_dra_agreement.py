@@ -135,7 +135,8 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
     import random
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    states, rows = walk_verdicts(random.Random(seed), walks_n, steps, kso, workers, errors)
+    counts: dict = {}
+    states, rows = walk_verdicts(random.Random(seed), walks_n, steps, kso, workers, errors, counts)
     classes: Counter[str] = Counter()
     example: dict[str, int] = {}
     for r in rows:
@@ -159,6 +160,8 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
     print(f"pods whose cycle the variant aborted on an allocator error: {aborted} "
           f"({blocked} node verdicts where the pod would fit but for the abort)")
     print(f"verdicts that differ from those of the input's allocation state (the model before): {moved}")
+    print(f"deletions that named one of several holdings (pods of a type on a node holding different devices): "
+          f"{counts.get('choices', 0)}")
     print(f"time {elapsed:.1f} s wall, load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"walk-{k}.yaml", dump(states[k])))
     if results is not None:

@@ -45,6 +45,7 @@ class Walk:
     nodes: list[str]
     states: list[tuple[list[dict], dict[str, str], Config]] = field(default_factory=list)
     instance: Optional[Instance] = None
+    choices: int = 0   # deletions that chose among pods holding different devices
 
 
 def walk_input(rng: random.Random, index: int, errors: bool = False) -> tuple[list[dict], list[str]]:
@@ -119,7 +120,12 @@ def walk(objects: list[dict], nodes: list[str], rng: random.Random, steps: int) 
         if not moves:
             break
         op, t, n = rng.choice(moves)
-        after = (semantics.deploy if op == "deploy" else semantics.delete)(inst, sigma, t, n)
+        if op == "deploy":
+            after = semantics.deploy(inst, sigma, t, n)
+        else:   # pods there may hold different devices: the deletion names one holding
+            choices = semantics.deletions(inst, sigma, t, n)
+            out.choices += len(choices) > 1
+            after = rng.choice(choices)[1]
         world.step(op, t, n, sigma, after)
         sigma = after
         out.states.append((world.objects(sigma), world.pending(sigma), sigma))
@@ -380,12 +386,16 @@ class Asked:
     blocked: bool = False   # symreach: the pod would fit but for the abort
 
 
-def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int, errors: bool = False
+def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int, errors: bool = False,
+                  counts: Optional[dict] = None
                   ) -> tuple[list[list[dict]], list[Asked]]:
-    """Run the walks; every state reached (its objects) and every node verdict asked there."""
+    """Run the walks; every state reached (its objects) and every node verdict asked there.
+    ``counts`` gets ``choices``: deletions among pods holding different devices."""
     asked: list[tuple] = []
     for i in range(walks):
         w = walk(*walk_input(rng, i, errors), rng, steps)
+        if counts is not None:
+            counts["choices"] = counts.get("choices", 0) + w.choices
         for state, pending, sigma in w.states:
             if not pending:
                 continue

@@ -274,13 +274,16 @@ def symreach_answer(state: State) -> tuple[dict[str, Verdict], list[str]]:
     """``symreach_verdicts`` and the caveats on the pending pod's type."""
     inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
     name = report.pending.get(state.pending, state.pending)
-    t = inst.type_index(name)
-    sigma = inst.initial_config()
+    return verdicts_at(inst, inst.type_index(name), inst.initial_config(), state.nodes), list(report.caveats.get(name, []))
+
+
+def verdicts_at(inst, t: int, sigma, nodes: Optional[Sequence[str]] = None) -> dict[str, Verdict]:
+    """symreach's first failing plugin for type t on each node (default: all) in configuration sigma."""
     out: dict[str, Verdict] = {}
-    for node in state.nodes:
+    for node in nodes if nodes is not None else [n.name for n in inst.nodes]:
         failure = semantics.node_failure(inst, t, inst.node_index(node), sigma)
         out[node] = None if failure is None else (failure.plugin, failure.reasons)
-    return out, list(report.caveats.get(name, []))
+    return out
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def step_states(w: Witness) -> list[tuple[gen.State, str]]:
         t, n = (inst.type_index(step.pod), inst.node_index(step.node)) if inst is not None else (0, 0)
         if step.op != DEPLOY:
             running[key].pop()
-            sigma = semantics.delete(inst, sigma, t, n) if inst is not None else sigma
+            sigma = semantics.delete(inst, sigma, t, n, step.holding) if inst is not None else sigma
             continue
         pending = _pod_copy(w.pods_of_type[step.pod], f"replay-step-{i}", None)
         objects = with_bindings(base, inst, sigma) + [_pod_copy(w.pods_of_type[t], name, node)

@@ -409,7 +409,8 @@ class BindingGroup:
     moves the group to state ``next[s][t][n]`` (-1: it binds nothing there).
 
     DRA devices (``loader.dra`` ``allocations``) are such a group too, whose slots a deletion
-    changes: deleting a pod of t on n moves it to ``frees[s][t][n]`` (-1: nothing), then
+    changes: deleting a pod of t on n moves it to a state of ``frees[s][t][n]``, pairs (what the
+    deleted pod holds, state) with one pair per distinct holding (empty: nothing freed), then
     every slot k some type of ``holders[k]`` reserves is deallocated when no pod of those
     types is left: state s moves to ``releases[s][k]`` (``semantics.delete``). State 0 is the
     input's allocation. Empty for claim bindings, which a deletion never changes.
@@ -422,9 +423,15 @@ class BindingGroup:
     failures: tuple[FrozenDict[Pair, tuple[str, tuple[str, ...], bool]], ...]
     attach: tuple[FrozenDict[int, tuple[FrozenDict[str, frozenset[str]], FrozenDict[str, int]]], ...]
     next: tuple[FrozenDict[int, tuple[int, ...]], ...]
-    frees: tuple[FrozenDict[int, tuple[int, ...]], ...] = ()
+    frees: tuple[FrozenDict[int, tuple[tuple[tuple[str, int], ...], ...]], ...] = ()
     holders: tuple[frozenset[int], ...] = ()
     releases: tuple[tuple[int, ...], ...] = ()
+    # Claim bindings whose pods may hold a PV counted under another CSI driver than the one
+    # the type's other pods count under (``frontends.k8s_volume_bindings`` pod slot): per state,
+    # (t, n) -> how many of t's pods on n hold one, and the attach counts they move per driver.
+    # ``frees`` then lists deleting such a pod; a pod holding none is the other choice.
+    held_pods: tuple[FrozenDict[Pair, int], ...] = ()
+    held_attach: tuple[FrozenDict[Pair, FrozenDict[str, int]], ...] = ()
     # Where the scheduler may bind in several ways (which of several PVs a claim takes depends on its
     # informer's order: ``k8s_volume_matching``): ``choices[s][t][n]`` lists every state deploying t
     # on n may move the group to, ``next[s][t][n]`` first; () where there is one (``semantics.binding_choices``).

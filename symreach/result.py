@@ -26,7 +26,9 @@ DELETE = "delete"
 
 @record
 class Step:
-    """One transition of a witness: deploy or delete one pod of a type on a node."""
+    """One transition of a witness: deploy or delete one pod of a type on a node. A deletion
+    names what its pod holds (``holding``) when pods of the type there hold different DRA
+    devices: which pod goes decides what is freed (``semantics.deletions``)."""
 
     op: str  # DEPLOY | DELETE
     pod: str
@@ -35,10 +37,13 @@ class Step:
     # ``semantics.binding_choices``), the one this step takes, in the trace's words
     # (``semantics.choice_text``); None: the first, the input order's.
     binds: Optional[str] = None
+    # A deletion where the pods of the type on the node hold different things (DRA devices of
+    # different kinds, a PV of another CSI driver): what the deleted pod holds (``semantics.deletions``).
+    holding: str = ""
 
     def to_json(self) -> dict[str, Optional[str]]:
         """Every documented key, a missing value null (docs/json.md)."""
-        return {"op": self.op, "pod": self.pod, "node": self.node, "binds": self.binds}
+        return {"op": self.op, "pod": self.pod, "node": self.node, "binds": self.binds, "holding": self.holding or None}
 
 
 @record(frozen=False)

@@ -21,6 +21,7 @@ from symreach.model import (
     KUBERNETES,
     PODS_RESOURCE,
     AffinityTerm,
+    BindingGroup,
     Config,
     Disk,
     Instance,
@@ -40,6 +41,9 @@ REASON_ANTI_AFFINITY = reasons.POD_ANTI_AFFINITY
 REASON_EXISTING_ANTI_AFFINITY = reasons.EXISTING_ANTI_AFFINITY
 REASON_NOT_CREATABLE = "pod type is not creatable (it exists only in the initial configuration)"
 REASON_MAX_PER_NODE = "the pod type's maxPerNode bound is reached on this node"
+# what a pod holds when its ephemeral volume counts under its class's provisioner, beside pods of its
+# type holding a PV of another driver (``model.BindingGroup.held_pods``)
+PLAIN_VOLUME = "a volume of its class's provisioner"
 insufficient = reasons.insufficient
 # kube-scheduler checks these resources in this order before extended ones.
 FIT_ORDER = ("cpu", "memory", "ephemeral-storage")
@@ -159,13 +163,15 @@ def volume_limit_ok(inst: Instance, t: int, n: int, sigma: Config) -> bool:
     present = ((u, sigma[inst.pair(u, n)]) for u in range(len(inst.pod_types)))
     if not inst.binding_groups:
         return attach_fits(inst, t, n, present)
-    return attach_fits(inst, t, n, present, lambda u: attach_view(inst, sigma, u))
+    return attach_fits(inst, t, n, present, lambda u: attach_view(inst, sigma, u), lambda u: held_attach(inst, sigma, u, n))
 
 
 def attach_fits(inst: Instance, t: int, n: int, present: Iterable[tuple[int, int]],
-                view: Optional[Callable[[int], tuple[Mapping[str, frozenset[str]], Mapping[str, int]]]] = None) -> bool:
+                view: Optional[Callable[[int], tuple[Mapping[str, frozenset[str]], Mapping[str, int]]]] = None,
+                moved: Optional[Callable[[int], Mapping[str, int]]] = None) -> bool:
     """``volume_limit_ok`` given the (type, count) pairs present on n; ``view`` gives a type's
-    CSI volumes and own ephemeral ones (under claim bindings; default its ``PodType``'s)."""
+    CSI volumes and own ephemeral ones (under claim bindings; default its ``PodType``'s), ``moved``
+    what its pods on n holding a PV of another driver change in those counts (``held_attach``)."""
     if view is None:
         view = lambda u: (inst.pod_types[u].attach, inst.pod_types[u].attach_own)  # noqa: E731
     node = inst.nodes[n]
@@ -173,16 +179,16 @@ def attach_fits(inst: Instance, t: int, n: int, present: Iterable[tuple[int, int
     drivers = sorted(set(attach) | set(attach_own))
     if not drivers:
         return True
-    here = [(view(u), c) for u, c in present if c]
+    here = [(view(u), c, moved(u) if moved is not None else {}) for u, c in present if c]
     for driver in drivers:
         limit = node.capacity.get(ATTACH_PREFIX + driver)
         if limit is None:
             continue
         held: set[str] = set()
         own = 0
-        for (other, other_own), c in here:
+        for (other, other_own), c, extra in here:
             held |= other.get(driver, frozenset())
-            own += c * other_own.get(driver, 0)
+            own += c * other_own.get(driver, 0) + extra.get(driver, 0)
         new = len(attach.get(driver, frozenset()) - held) + attach_own.get(driver, 0)
         if new and len(held | node.attached.get(driver, frozenset())) + own + new > limit:
             return False
@@ -502,6 +508,15 @@ def attach_view(inst: Instance, sigma: Config, u: int) -> tuple[Mapping[str, fro
     return inst.binding_groups[g].attach[s][u] if s else (pod.attach, pod.attach_own)  # type: ignore[index]
 
 
+def held_attach(inst: Instance, sigma: Config, u: int, n: int) -> Mapping[str, int]:
+    """What type u's pods on n holding a PV of another driver move in its attach counts, per driver."""
+    g = inst.binding_of.get(u)
+    group = inst.binding_groups[g] if g is not None else None
+    if group is None or not group.held_attach:
+        return {}
+    return group.held_attach[group_state(inst, sigma, g)].get((u, n), {})
+
+
 def ever_static_ok(inst: Instance, t: int, n: int) -> bool:
     """Whether (t, n) passes the static filters unbound or in some state of its binding group."""
     if inst.static_block[t][n] is None:
@@ -553,6 +568,8 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int, choice: Optional
         outcome = claim.outcomes[new - 1]
         if group.holders:   # DRA devices (``loader.dra``): a claim's allocation, or a pod slot's holdings
             notes.append(_allocation_note(claim, old, outcome))
+        elif claim.claim.startswith("pods of "):   # its pod holds a PV of another driver (``held_pods``)
+            notes.append(f"its pod holds {_added(claim, old, outcome).partition(': ')[2]}, counted under that driver")
         elif outcome.startswith("taken:"):   # a class's PVs generic ephemeral claims took
             added = set(outcome[6:].split(",")) - (set(claim.outcomes[old - 1][6:].split(",")) if old else set())
             notes.append(f"its ephemeral claim takes PV {', '.join(sorted(added))} (class {claim.claim.partition('/')[2]})")
@@ -567,9 +584,13 @@ def binding_note(inst: Instance, sigma: Config, t: int, n: int, choice: Optional
 def _allocation_note(claim, old: int, outcome: str) -> str:
     if not claim.claim.startswith("pods of "):
         return f"allocates claim {claim.claim}: {outcome}"
+    return f"its claims get {_added(claim, old, outcome)}"
+
+
+def _added(claim, old: int, outcome: str) -> str:
+    """The entry a pod slot's outcome adds to its value in state entry ``old``."""
     before = set(claim.outcomes[old - 1].split(" | ")) if old else set()
-    added = [e for e in outcome.split(" | ") if e not in before] or [outcome]
-    return f"its claims get {added[0]}"
+    return ([e for e in outcome.split(" | ") if e not in before] or [outcome])[0]
 
 
 def first_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[str]:
@@ -634,20 +655,40 @@ def deploys(inst: Instance, sigma: Config, t: int, n: int) -> list[tuple[Optiona
     return [(k, deploy(inst, sigma, t, n, k)) for k in choices]
 
 
-def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
-    """One pod of t on n less; DRA devices it held are freed (``model.BindingGroup.frees``,
-    ``holders``: a claim no pod reserves any more is deallocated by the resourceclaim controller)."""
+def delete(inst: Instance, sigma: Config, t: int, n: int, holding: str = "") -> Config:
+    """One pod of t on n less, the one holding ``holding`` (``deletions``); ValueError when no
+    pod there holds it, or when ``holding`` is empty and pods there hold different things."""
+    choices = deletions(inst, sigma, t, n)
+    why = _holding_failure(inst, t, n, choices, holding)
+    if why is not None:
+        raise ValueError(why)
+    return choices[0][1] if not holding else dict(choices)[holding]
+
+
+def deletions(inst: Instance, sigma: Config, t: int, n: int) -> tuple[tuple[str, Config], ...]:
+    """Each distinct outcome of deleting one pod of t on n: (what that pod holds, the configuration
+    after). One outcome ("", ...) unless pods of t on n hold DRA devices: then one per distinct
+    holding, those of one kind being one (``model.BindingGroup.frees``, ``holders``: a claim no pod
+    reserves any more is deallocated by the resourceclaim controller). Empty when no pod is there."""
     p = inst.pair(t, n)
     if sigma[p] <= 0:
-        raise ValueError("delete of an absent pod")
+        return ()
     out = sigma[:p] + (sigma[p] - 1,) + sigma[p + 1:]
     g = inst.binding_of.get(t) if inst.binding_groups else None
     group = inst.binding_groups[g] if g is not None else None
-    if group is None or not group.holders:
-        return out
+    if group is None or not group.frees:
+        return (("", out),)
     s = group_state(inst, sigma, g)
     following = group.frees[s].get(t)
-    s = following[n] if following is not None and following[n] >= 0 else s
+    choices = following[n] if following is not None else ()
+    if group.held_pods and sigma[p] > group.held_pods[s].get((t, n), 0):
+        choices += ((PLAIN_VOLUME if choices else "", s),)   # a pod whose volume its class's provisioner counts
+    return tuple((label, _freed(inst, group, t, out, k)) for label, k in choices or (("", s),))
+
+
+def _freed(inst: Instance, group: BindingGroup, t: int, out: Config, s: int) -> Config:
+    """``out`` (one pod of t less) with its DRA group in state s, then every claim slot of t's
+    that no pod reserves any more released."""
     for i, holders in enumerate(group.holders):
         if t in holders and group.releases[s][i] >= 0 and not any(
                 out[inst.pair(u, m)] for u in holders for m in range(len(inst.nodes))):
@@ -656,6 +697,24 @@ def delete(inst: Instance, sigma: Config, t: int, n: int) -> Config:
     for b, e in zip(group.claims, group.states[s]):
         padded[inst.num_pairs + b] = e
     return tuple(padded)
+
+
+def holding_failure(inst: Instance, sigma: Config, t: int, n: int, holding: str) -> Optional[str]:
+    """Why a deletion of a pod of t on n holding ``holding`` names no pod there, or None."""
+    return _holding_failure(inst, t, n, deletions(inst, sigma, t, n), holding)
+
+
+def _holding_failure(inst: Instance, t: int, n: int, choices: tuple[tuple[str, Config], ...],
+                     holding: str) -> Optional[str]:
+    where = f"{inst.pod_types[t].name} on {inst.nodes[n].name}"
+    if not choices:
+        return "no such pod"
+    labels = [label for label, _ in choices]
+    if holding and holding not in labels:
+        return f"no pod of {where} holds {holding} (they hold: {'; '.join(labels)})"
+    if not holding and len(choices) > 1:
+        return f"pods of {where} hold different devices; the deletion must name one of: {'; '.join(labels)}"
+    return None
 
 
 def budget_present(inst: Instance, sigma: Config, types: Iterable[int]) -> int:
@@ -795,10 +854,10 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
             except ValueError as exc:
                 raise ReplayError(f"step {i}: deploy {step.pod} on {step.node}: {exc}") from None
         elif step.op == DELETE:
-            why = delete_failure(inst, sigma, t, n)
+            why = delete_failure(inst, sigma, t, n) or holding_failure(inst, sigma, t, n, step.holding)
             if why is not None:
                 raise ReplayError(f"step {i}: delete {step.pod} on {step.node}: {why}")
-            sigma = delete(inst, sigma, t, n)
+            sigma = delete(inst, sigma, t, n, step.holding)
         else:
             raise ReplayError(f"step {i}: unknown op {step.op!r}")
     if query is not None and not query_holds(inst, query, sigma):
@@ -817,7 +876,7 @@ def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:
             out.append(step.binds if step.binds not in (None, NO_BINDING) else binding_note(inst, sigma, t, n, choice))
             sigma = deploy(inst, sigma, t, n, choice)
         else:
-            after = delete(inst, sigma, t, n)
+            after = delete(inst, sigma, t, n, step.holding)
             out.append(freed_note(inst, sigma, after))
             sigma = after
     return out
@@ -841,8 +900,8 @@ def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
     return "; ".join(notes) or None
 
 
-def step_of(inst: Instance, op: str, t: int, n: int, binds: Optional[str] = None) -> Step:
-    return Step(op, inst.pod_types[t].name, inst.nodes[n].name, binds=binds)
+def step_of(inst: Instance, op: str, t: int, n: int, binds: Optional[str] = None, holding: str = "") -> Step:
+    return Step(op, inst.pod_types[t].name, inst.nodes[n].name, binds=binds, holding=holding)
 
 
 NO_BINDING = "nothing later steps see"   # a choice that leaves the binding group as it was

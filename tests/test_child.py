@@ -24,6 +24,17 @@ def _gone(pid: int) -> bool:
     return not os.path.exists(f"/proc/{pid}")
 
 
+@pytest.fixture(params=["pidfd", "pid"], autouse=True)
+def addressing(request, monkeypatch):
+    """Both ways of addressing the program: by pidfd, and by pid where pidfds are missing."""
+    if request.param == "pid":
+        def missing(pid: int) -> int:
+            raise OSError("no pidfd here")
+
+        monkeypatch.setattr(os, "pidfd_open", missing)
+    return request.param
+
+
 def test_a_cancel_from_another_thread_kills_and_reaps_the_program(tmp_path):
     token = CancelToken()
     with open(tmp_path / "out", "w") as out, Child([SLEEP, "600"], str(tmp_path), out) as child:

@@ -43,7 +43,7 @@ def test_json_is_one_object_with_the_spec_fields():
     data = json.loads(out.output)
     assert {"verdict", "engine", "fragment", "time_s", "trace", "reason", "stats"} <= set(data)
     assert data["verdict"] == "deployable"
-    assert data["trace"][0] == {"op": "deploy", "pod": "a", "node": "n1", "binds": None}
+    assert data["trace"][0] == {"op": "deploy", "pod": "a", "node": "n1", "binds": None, "holding": None}
 
 
 def test_unknown_exits_3():

@@ -145,7 +145,7 @@ def test_loki_two_in_zone_b_is_deployable_with_trace(tmp_path):
     data = json.loads(out.output)
     assert data["verdict"] == "deployable"
     trace = data["trace"]
-    assert trace[-1] == {"op": "deploy", "pod": "monitoring/loki", "node": "worker-b2", "binds": None}
+    assert trace[-1] == {"op": "deploy", "pod": "monitoring/loki", "node": "worker-b2", "binds": None, "holding": None}
     assert any(s["op"] == "delete" and s["pod"] == "shop/checkout" for s in trace)
     inst = load_any(Path(LOKI))
     query = parse_query(inst, "monitoring/loki", count=2, domain=("topology.kubernetes.io/zone", "eu-west-1b"))
@@ -247,8 +247,8 @@ def test_loki_more_in_zone_b_explicit_shortest_and_more_anywhere():
               "--json")
     data = json.loads(out.output)
     assert out.exit_code == 0 and data["trace"] == [
-        {"op": "delete", "pod": "shop/checkout", "node": "worker-b2", "binds": None},
-        {"op": "deploy", "pod": "monitoring/loki", "node": "worker-b2", "binds": None}]
+        {"op": "delete", "pod": "shop/checkout", "node": "worker-b2", "binds": None, "holding": None},
+        {"op": "deploy", "pod": "monitoring/loki", "node": "worker-b2", "binds": None, "holding": None}]
     out = run("check", LOKI, "--pod", "monitoring/loki", "--more", "--json")
     data = json.loads(out.output)
     # whichever engine wins the auto race, one deployment of loki suffices (and is minimal)

@@ -196,3 +196,30 @@ def test_a_slice_order_shared_by_nodes_is_marked():
 def test_the_variant_gives_a_listed_outcome_for_the_shared_slices():
     got = kso_dra_verdicts(any_state(_shared_pool(), "default/job"), VARIANT)
     assert got in ({"n1": None, "n2": None}, {"n1": ERROR, "n2": ERROR})
+
+
+V1 = """version: 1
+semantics: kubernetes
+nodes: [{name: n1, capacity: {cpu: 2, pods: 10}}, {name: n2, capacity: {cpu: 1, pods: 10}}]
+podTypes:
+- name: p
+  requests: {cpu: 1}
+  dra: {filter: [{node: n2, plugin: DynamicResources, reasons: ['running "DynamicResources" filter plugin: boom']}]}
+%s"""
+
+
+@pytest.mark.parametrize("filler,verdict", [("- name: q\n  requests: {cpu: 1}\n", Verdict.DEPLOYABLE),
+                                            ("", Verdict.NOT_DEPLOYABLE)])
+def test_a_v1_error_verdict_without_allocation_state(filler, verdict):
+    """A v1 file's Filter reason in the error wording is an error status (``loader.dra``): no DRA group,
+    yet the abort is dynamic (q filling n2 lifts it), so every engine but explicit declines and auto
+    routes there."""
+    from symreach.loader import load_text
+
+    inst = load_text(V1 % filler, "<v1>")
+    assert not inst.binding_groups and inst.filter_errors == {0: frozenset({1})}
+    target = Query((frozenset({(0, 0)}),))
+    assert {make_engine(e).check(inst, target).verdict for e in ("explicit", "auto")} == {verdict}
+    for engine in ("bdd", "ic3", "lazy"):
+        result = make_engine(engine).check(inst, target)
+        assert result.verdict is Verdict.UNKNOWN and "abort" in result.reason, engine

@@ -461,11 +461,12 @@ def test_filter_verdict_that_depends_on_the_informer_order_is_existential():
     assert report.caveats == {}
 
 
-def test_ephemeral_claim_taking_another_drivers_pv_is_marked():
+def test_ephemeral_claim_taking_another_drivers_pv_is_state():
     """An ephemeral claim of class ebs (provisioner ebs.csi.aws.com) that may take an Available PV of
     another CSI driver, n1 limiting ebs: a deployed pod's volume then counts under the PV's driver
-    (``getCSIDriverInfo``), which a count of pods per type and node cannot hold per pod (README):
-    the types' answers carry the mark; a class without such a PV carries none."""
+    (``getCSIDriverInfo``). The type's pods holding such a PV are state (a pod slot, ``pods of
+    default/web``; deletions name what their pod holds: ``tests/test_volume_holdings.py``), so no
+    mark; a class without such a PV has no slot."""
     from symreach.frontends.kubernetes import load_kubernetes_documents
 
     sc = SC_EBS.replace("provisioner: ebs.csi.aws.com\n", "provisioner: ebs.csi.aws.com\n"
@@ -477,7 +478,8 @@ def test_ephemeral_claim_taking_another_drivers_pv_is_marked():
            "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n"
            + "".join("    " + line + "\n" for line in (C + scratch).splitlines()))
     docs = [yaml.safe_load(d) for d in (node("n1"), node("n2"), sc, CSINODE_N1, other, web)]
-    _, report = load_kubernetes_documents(docs, "<state>")
-    assert [c for c in report.caveats["default/web"] if "another CSI driver" in c]
-    _, report = load_kubernetes_documents([d for d in docs if d["metadata"]["name"] != "pv-o"], "<state>")
+    inst, report = load_kubernetes_documents(docs, "<state>")
     assert not any("another CSI driver" in c for cs in report.caveats.values() for c in cs)
+    assert "pods of default/web" in [b.claim for b in inst.bindings]
+    inst, report = load_kubernetes_documents([d for d in docs if d["metadata"]["name"] != "pv-o"], "<state>")
+    assert not any(b.claim.startswith("pods of") for b in inst.bindings)

@@ -299,6 +299,29 @@ def test_an_abc_answer_names_abc_and_says_whose_verdict_it_is():
     assert not mp.active_children()
 
 
+@pytest.mark.skipif(not __import__("shutil").which("berkeley-abc"), reason="berkeley-abc not installed")
+def test_abc_pdr_alone_on_a_large_paper_cluster_runs_in_autos_process(monkeypatch):
+    """A large cluster of the paper profile (300 may-pairs on 100 nodes): ABC's pdr is the
+    solo (``schedule.SOLOS``) and runs as the resident, its program a child of this
+    process (``solvers.child``), not in a forked worker. It needs about 0.5 of its 4 CPU
+    seconds alone here."""
+    import symreach.solvers.workers as workers
+    from symreach.generators.hard_clusters import generate_hard_cluster
+    from symreach.loader import load_document
+
+    def no_fork(*args, **kwargs):
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(workers, "spawn", no_fork)
+    inst = load_document(generate_hard_cluster(100, 60, 0, "paper"))
+    res = AutoEngine().check(inst, run=Limits(timeout_s=120))
+    port = res.stats["portfolio"]
+    assert res.verdict is Verdict.NOT_DEPLOYABLE and res.engine == "auto/abc-pdr", res.reason
+    assert port["solos"] == ["abc-pdr"] and port["resident"] == "abc-pdr" and port["slices"] == 0
+    assert res.stats["abc_cpu_s"] > 0 and "ABC's verdict" in res.reason
+    assert not mp.active_children()
+
+
 def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
     """Preprocessing runs once: the engines get it through ``RunContext.prepared``."""
     from symreach.encodings import preprocess as pre_mod

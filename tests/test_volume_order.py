@@ -231,9 +231,11 @@ def test_an_exported_witness_keeps_its_choices(tmp_path, fmt):
 
 
 def test_interchangeable_pvs_are_one_choice_and_a_step_may_name_any_free_one():
-    """pv-1 and pv-2 differ only in their names and paths: one choice (the states name the first free
-    one), no caveat; a witness naming pv-2, then pv-1, replays; naming pv-2 twice does not."""
-    docs = [node("n1"), SC_WFFC, pv("pv-1", LOCAL_N1), pv("pv-2", LOCAL_N1.replace("/x", "/y")), pvc("a"), pvc("b"),
+    """pv-1 and pv-2 differ only in their names, paths and a label no claim selects (VolumeZone reads
+    zone and region labels only): one choice (the states name the first free one), no caveat; a witness
+    naming pv-2, then pv-1, replays; naming pv-2 twice does not."""
+    docs = [node("n1"), SC_WFFC, pv("pv-1", LOCAL_N1),
+            pv("pv-2", LOCAL_N1.replace("/x", "/y"), meta=", labels: {owner: ops}"), pvc("a"), pvc("b"),
             pod("p", C + uses("a")), pod("q", C + uses("b"))]
     inst, report = load_kubernetes_documents([yaml.safe_load(d) for d in docs], "<s>")
     assert report.caveats == {} and inst.binding_groups[0].interchangeable == (frozenset({"pv-1", "pv-2"}),)
@@ -260,3 +262,23 @@ def test_more_runs_than_followed_are_marked(monkeypatch):
     _, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
     [caveat] = report.caveats["default/incoming"]
     assert "distinct ways to match them to PVs on n1; VolumeBinding's verdict there and what a deployment" in caveat
+
+
+def test_a_certificate_may_name_interchangeable_pvs_either_way():
+    """The explicit certificate's rows renamed within the class {pv-1, pv-2} are the same states for
+    the checker; naming one PV for both claims is refused."""
+    docs = [node("n1"), SC_WFFC, pv("pv-1", LOCAL_N1), pv("pv-2", LOCAL_N1.replace("/x", "/y")), pvc("a"), pvc("b"),
+            pod("p", C + uses("a")), pod("q", C + uses("b")), pod("r", "  nodeSelector: {disk: none}\n" + C)]
+    inst, _ = load_kubernetes_documents([yaml.safe_load(d) for d in docs], "<s>")
+    result = ExplicitEngine().check(inst, Query((frozenset({(inst.type_index("default/r"), 0)}),)))
+    assert result.verdict is Verdict.NOT_DEPLOYABLE
+    cert = json.loads(result.certificate.dumps())
+    swap = {"PV pv-1": "PV pv-2", "PV pv-2": "PV pv-1"}
+    renamed = [[swap.get(o, o) for o in row] for row in cert["bound"]]
+    assert sum(row != orig for row, orig in zip(renamed, cert["bound"])) == 12   # every row binding a claim
+    ok, why = check_certificate(inst, dict(cert, bound=renamed))
+    assert ok, why
+    both = [row for row in cert["bound"] if row.count(None) == 0][0]
+    forged = dict(cert, bound=[["PV pv-1", "PV pv-1"] if row == both else row for row in cert["bound"]])
+    ok, why = check_certificate(inst, forged)
+    assert not ok and "cannot be bound together" in why

@@ -183,10 +183,10 @@ def random_volume_instance(rng: random.Random) -> list[str]:
         "values: [zone-a]}]}]\nvolumeBindingMode") if rng.random() < 0.3 else SC_PROVISION
     docs.append(SC_STATIC if kind == "static" else provision)
     if kind != "provision":
-        # an odd PV is labelled: equal-size PVs of one zone then differ, and which one a claim takes
-        # is the scheduler's choice (``semantics.deploys``)
+        # an odd PV allows ReadWriteMany too: equal-size PVs of one zone then differ, and which one a
+        # claim takes is the scheduler's choice (``semantics.deploys``)
         docs += [zonal(f"pv-{i}", rng.choice(zones)).replace("storage: 10Gi", f"storage: {rng.choice(SIZES)}")
-                 .replace(f"name: pv-{i}", f"name: pv-{i}, labels: {{tier: odd}}" if i % 2 else f"name: pv-{i}")
+                 .replace("[ReadWriteOnce]", "[ReadWriteOnce, ReadWriteMany]" if i % 2 else "[ReadWriteOnce]")
                  for i in range(rng.choice((1, 2, 3)))]
     claims = ["data", "logs", "tmp"][:rng.choice((1, 2, 2, 3))]
     docs += [pvc(c, ", storageClassName: zonal").replace("storage: 10Gi", f"storage: {rng.choice(SIZES[:2])}")

@@ -28,7 +28,8 @@ up to its floor (``semantics.replica_cap``). Where a deployment binds a
 WaitForFirstConsumer claim (``Instance.bindings``), ``claims`` names those
 claims and ``bound`` gives each state's binding per claim (an outcome name,
 null while unbound); the checker reads them from the input it loaded, refuses a
-joint binding the input's claims cannot reach (``Instance.binding_groups``), and a
+joint binding the input's claims cannot reach (``Instance.binding_groups``; PVs equal but
+for their names may be named otherwise than the states do: ``_rename``), and a
 saturated pair is deployed again when that binds a claim, as the engine does;
 where the scheduler may bind in several ways (which of several PVs a claim
 takes), the set must hold every choice's successor (``semantics.deploys``).
@@ -170,6 +171,9 @@ def _bound_rows(inst: Instance, cert: dict, count: int) -> list[tuple[int, ...]]
     for row in raw:
         if not isinstance(row, list) or len(row) != len(names):
             raise CertificateError(f"a 'bound' row must list {len(names)} outcomes (null: unbound)")
+        row = list(row)
+        for group in inst.binding_groups:
+            _rename(inst, group, row)
         try:
             entries = tuple(0 if o is None else claim.outcomes.index(o) + 1 for claim, o in zip(inst.bindings, row))
         except ValueError:
@@ -180,6 +184,53 @@ def _bound_rows(inst: Instance, cert: dict, count: int) -> list[tuple[int, ...]]
                                        f"as {[row[b] for b in group.claims]}")
         out.append(entries)
     return out
+
+
+MAX_RENAMINGS = 5040
+
+
+def _rename(inst: Instance, group, row: list) -> None:
+    """A row naming interchangeable PVs (``BindingGroup.interchangeable``) otherwise than the group's
+    states do, renamed in place to one of those states (renaming PVs within a class is a symmetry of
+    the semantics: the scheduler cannot tell them apart); left as it is when none matches."""
+    if not group.interchangeable:
+        return
+    from itertools import permutations, product
+
+    claims = [inst.bindings[b] for b in group.claims]
+    try:
+        if tuple(0 if row[b] is None else c.outcomes.index(row[b]) + 1
+                 for b, c in zip(group.claims, claims)) in group.state_ids:
+            return
+    except ValueError:
+        pass
+    classes = [sorted(c) for c in group.interchangeable]
+    tried = 0
+    for images in product(*(permutations(c) for c in classes)):
+        tried += 1
+        if tried > MAX_RENAMINGS:
+            return
+        to = {a: b for c, image in zip(classes, images) for a, b in zip(c, image)}
+        renamed = [_renamed(row[b], to) for b in group.claims]
+        try:
+            entries = tuple(0 if o is None else c.outcomes.index(o) + 1 for o, c in zip(renamed, claims))
+        except ValueError:
+            continue
+        if entries in group.state_ids:
+            for b, o in zip(group.claims, renamed):
+                row[b] = o
+            return
+
+
+def _renamed(outcome, to: dict[str, str]):
+    """An outcome (``PV <name>``, ``taken:<pv>,...``, ``provisioned:...``) with its PVs renamed."""
+    if not isinstance(outcome, str):
+        return outcome
+    if outcome.startswith("PV "):
+        return "PV " + to.get(outcome[3:], outcome[3:])
+    if outcome.startswith("taken:"):
+        return "taken:" + ",".join(sorted(to.get(pv, pv) for pv in outcome[6:].split(",")))
+    return outcome
 
 
 def _ordered(inst: Instance, raw) -> list[tuple[int, int]]:
@@ -207,9 +258,12 @@ def _check(inst: Instance, cert: dict) -> int:
         if target_holds(sigma, inst, alts, counts) and semantics.replicas_failure(inst, sigma) is None:
             raise CertificateError("a listed configuration covers the target")
         for p, c in enumerate(sigma[:inst.num_pairs]):
-            if c and semantics.delete_failure(inst, sigma, *inst.unpair(p)) is None \
-                    and semantics.delete(inst, sigma, *inst.unpair(p)) not in states:
-                raise CertificateError(f"not closed under deleting {_name(inst, p)}")
+            if not c or semantics.delete_failure(inst, sigma, *inst.unpair(p)) is not None:
+                continue
+            for holding, after in semantics.deletions(inst, sigma, *inst.unpair(p)):
+                if after not in states:
+                    held = f" holding {holding}" if holding else ""
+                    raise CertificateError(f"not closed under deleting {_name(inst, p)}{held}")
         for (t, n), cap in caps.items():
             saturated = sigma[inst.pair(t, n)] >= cap and not semantics.binding_choices(inst, sigma, t, n)
             if saturated or semantics.deploy_failure(inst, t, n, sigma) is not None:

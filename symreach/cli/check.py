@@ -145,7 +145,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
 
         trace_fmt = trace_format or _TRACE_SUFFIXES.get(trace_out.suffix.lower(), "json")
         outputs.append((trace_out, lambda: export_trace(result.trace, instance, trace_fmt,
-                                                        initial_pod_names=context.get("initial_pod_names"))))
+                                                        initial_pod_names=context.get("initial_pod_names"),
+                                                        initial_holdings=context.get("initial_holdings"))))
     elif trace_out is not None:
         click.echo(f"symreach: note: no witness trace ({result.verdict.value}); {trace_out} not written", err=True)
     if aiger_witness_out is not None and result.trace:
@@ -187,7 +188,7 @@ def trace_pod_names(result: Result, instance, context) -> list[str]:
         return []
     from symreach.export.traces import step_names
 
-    names = step_names(result.trace, instance, context.get("initial_pod_names"))
+    names = step_names(result.trace, instance, context.get("initial_pod_names"), context.get("initial_holdings"))
     if instance.bindings and len(names) == len(result.trace):
         from symreach.semantics import binding_notes
 

@@ -152,7 +152,8 @@ def export_script(loaded, query, engine: str, out: Path, context: str, fmt: str)
     if not result.trace:
         click.echo(f"symreach: no witness ({result.verdict.value}: {result.reason}); {out} not written", err=True)
         sys.exit(result.verdict.exit_code)
-    planned = plan_trace(result.trace, instance, initial_pod_names=loaded.context.get("initial_pod_names"))
+    planned = plan_trace(result.trace, instance, initial_pod_names=loaded.context.get("initial_pod_names"),
+                         initial_holdings=loaded.context.get("initial_holdings"))
     workloads = getattr(loaded.report, "workloads", None) or {}
     evict = instance.moves.respect_pdb   # the Eviction API checks budgets: only when the witness did
     actions = None

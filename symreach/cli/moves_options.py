@@ -160,7 +160,8 @@ def operator_outcome(instance: Instance, t: int, n: int, paper: dict, context: d
     rules_inst = moves.with_moves(instance, moves.rules_for(instance, "operator"))
     query = Query((frozenset({(t, n)}),), paper["target"])
     result = make_engine("auto").check(rules_inst, query, RunContext.for_process())
-    names = step_names(result.trace, rules_inst, context.get("initial_pod_names")) if result.trace else []
+    names = step_names(result.trace, rules_inst, context.get("initial_pod_names"),
+                       context.get("initial_holdings")) if result.trace else []
     out = {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
            "reason": result.reason, "narration": narrate(rules_inst, result.trace, names),
            "steps": [s.to_json() for s in operator_steps(rules_inst, result.trace, names)],

@@ -45,6 +45,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Iterable, Optional, Sequence
 
+from symreach import semantics
 from symreach.records import record
 from symreach.report.narrate import affinity_witnesses
 from symreach.model import ANY_HOST_IP, Instance, PodType
@@ -91,12 +92,16 @@ class PlannedStep:
 
 def plan_trace(trace: Sequence[Step], instance: Instance, *,
                initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None,
-               pin: str = "affinity") -> list[PlannedStep]:
+               pin: str = "affinity",
+               initial_holdings: Optional[Mapping[tuple[str, str], str]] = None) -> list[PlannedStep]:
     """Give every deployment a unique pod name and every deletion a concrete victim.
 
     A deletion removes the pod of that type on that node created last in the
     trace, else one of the initial configuration (by name when
     ``initial_pod_names``, e.g. from the Kubernetes front end's report, knows it).
+    A deletion naming a holding (``Step.holding``) removes a pod holding that: a created
+    pod's holding is the one whose deletion undoes its deployment (``semantics.deletions``),
+    an initial pod's is ``initial_holdings`` (type, name) -> holding.
     """
     if pin not in PINS:
         raise ValueError(f"unknown pin {pin!r}; expected one of {', '.join(PINS)}")
@@ -118,6 +123,9 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
                      if name is None else (name, mine, shown) for name, mine, shown in live[key]]
     counters: dict[str, int] = {}
     out: list[PlannedStep] = []
+    held = {shown: (initial_holdings or {}).get((step_pod, name or ""), "")
+            for (step_pod, _), pods in live.items() for name, _, shown in pods}
+    sigma = instance.initial_config() if any(s.holding for s in trace) else None
     for i, step in enumerate(trace, start=1):
         pod_type = _type(instance, step.pod)
         _node_index(instance, step.node)
@@ -125,6 +133,8 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
         if step.op == DEPLOY:
             name = _fresh_name(pod_type, counters, taken)
             live.setdefault(key, []).append((name, True, name))
+            if sigma is not None:
+                sigma, held[name] = _deployed(instance, sigma, step)
             manifest = pod_manifest(pod_type, name, step.node, pin=pin, step=i)
             if step.binds is not None:   # which PV the scheduler took (``Step.binds``), read back below
                 manifest["metadata"]["annotations"][BINDS_ANNOTATION] = step.binds
@@ -134,13 +144,26 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
             pods = live.get(key) or []
             if not pods:
                 raise ValueError(f"step {i} deletes a pod of {step.pod} on {step.node}, but none runs there")
-            created = [j for j, (_, mine, _) in enumerate(pods) if mine]
-            name, mine, shown = pods.pop(created[-1] if created else len(pods) - 1)
+            holding = [j for j, (_, _, shown) in enumerate(pods) if held.get(shown) == step.holding]
+            pods_held = holding if step.holding and holding else list(range(len(pods)))
+            created = [j for j in pods_held if pods[j][1]]
+            name, mine, shown = pods.pop(created[-1] if created else pods_held[-1])
+            if sigma is not None:
+                sigma = semantics.delete(instance, sigma, instance.type_index(step.pod),
+                                         instance.node_index(step.node), step.holding)
             out.append(PlannedStep(i, step, pod_type.namespace, name, not mine, dict(pod_type.labels), None,
                                    shown))
         else:
             raise ValueError(f"step {i}: unknown operation {step.op!r}")
     return out
+
+
+def _deployed(instance: Instance, sigma, step: Step):
+    """The configuration after a deployment and what its pod holds: the holding whose deletion gives
+    ``sigma`` back ("" when none does: its pods are alike)."""
+    t, n = instance.type_index(step.pod), instance.node_index(step.node)
+    after = semantics.deploy_step(instance, sigma, step)
+    return after, next((h for h, back in semantics.deletions(instance, after, t, n) if back == sigma), "")
 
 
 def _has_type(instance: Instance, name: str) -> bool:
@@ -278,11 +301,12 @@ def _spread_approximated(pod_type: PodType, pin: str) -> bool:
 
 def export_trace(trace: Sequence[Step], instance: Instance, fmt: str, *,
                  initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None,
-                 pin: str = "affinity") -> str:
+                 pin: str = "affinity", initial_holdings: Optional[Mapping[tuple[str, str], str]] = None) -> str:
     """The trace in format ``fmt`` (one of ``FORMATS``), as text ending in a newline."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown trace format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    planned = plan_trace(trace, instance, initial_pod_names=initial_pod_names, pin=pin)
+    planned = plan_trace(trace, instance, initial_pod_names=initial_pod_names, pin=pin,
+                         initial_holdings=initial_holdings)
     if fmt == "json":
         return json.dumps([{**p.step.to_json(), "name": p.qualified} for p in planned], indent=2) + "\n"
     if fmt == "yaml":
@@ -385,9 +409,11 @@ def step_comment(p: PlannedStep) -> str:
 
 
 def step_names(trace: Sequence[Step], instance: Instance,
-               initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None) -> list[str]:
+               initial_pod_names: Optional[Mapping[tuple[str, str], Sequence[str]]] = None,
+               initial_holdings: Optional[Mapping[tuple[str, str], str]] = None) -> list[str]:
     """``namespace/name`` of the pod each step creates or deletes, as the export formats name them."""
-    return [p.qualified for p in plan_trace(trace, instance, initial_pod_names=initial_pod_names)]
+    return [p.qualified for p in plan_trace(trace, instance, initial_pod_names=initial_pod_names,
+                                            initial_holdings=initial_holdings)]
 
 
 def _kubectl_script(planned: Sequence[PlannedStep], instance: Instance, pin: str) -> str:
@@ -470,7 +496,8 @@ def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
 def parse_exported_trace(text: str, fmt: str) -> list[Step]:
     """The steps of a trace exported as ``json``, ``yaml`` or ``kubectl``."""
     if fmt == "json":
-        return [Step(item["op"], item["pod"], item["node"], binds=item.get("binds")) for item in json.loads(text)]
+        return [Step(item["op"], item["pod"], item["node"], binds=item.get("binds"), holding=item.get("holding") or "")
+                for item in json.loads(text)]
     if fmt == "yaml":
         return _parse_yaml(text)
     if fmt == "kubectl":

@@ -263,7 +263,8 @@ def load_sources(sources: list[Source], namespace: str = "default", run: Optiona
         run.check(PHASE)
         return Loaded(load_text(sources[0].text, sources[0].name), "v1", names)
     instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"], namespace, run)
-    context = {"initial_pod_names": report.initial_pod_names, "report": report}
+    context = {"initial_pod_names": report.initial_pod_names, "initial_holdings": report.initial_holdings,
+               "report": report}
     return Loaded(instance, "kubernetes", names, context)
 
 

@@ -22,17 +22,17 @@ The joint states of the slots reachable from the input's are explored (the
 claim releases as extra moves, so the list may hold more than is reachable);
 in each, every type using claims is evaluated again (``k8s_dra.pod_dra`` on the
 claims as allocated then), with the state its deployment on each node moves to
-and the state a deletion there moves to. The result is each type's v1
+and the states a deletion there moves to: one per distinct holding of the pods
+of a pod slot's type there (the deletion names the pod by what it holds, so
+pods of one type holding devices of different kinds are told apart; holdings of
+one kind are one choice). The result is each type's v1
 ``dra.allocations`` (``loader.dra``), which ``loader.resolve`` turns into a
 ``model.BindingGroup`` as for claim bindings.
 
 Not exact, and marked with a caveat instead: devices of several pools a request
 could take (the scheduler's pool order is a Go map's, so random; modelled: pools
 by driver and name, slices in input order; an order in which the allocator errs
-places nothing, so it is no other outcome), pods of one type on one node that
-hold devices of different kinds (driver, pool, attributes: a deletion frees
-those of one pod the model picks, the first by device name; devices of one kind
-are interchangeable, so that case is exact), and more joint states than
+places nothing, so it is no other outcome), and more joint states than
 ``MAX_STATES`` (or ``MAX_WORK`` evaluations). States are kept up to renaming
 devices within a kind (``_States.canonical``), so a trace names one device of
 the kind the scheduler takes, not necessarily the one it takes.
@@ -44,12 +44,13 @@ from dataclasses import dataclass, field, fields
 from itertools import permutations
 from typing import Optional, Union
 
-from symreach.frontends.k8s_dra import DraIndex, allocation_status, dra_field, first_allocation, pod_dra
+from symreach.frontends.k8s_dra import DraIndex, PodDra, allocation_status, dra_field, first_allocation, pod_dra
 
-MAX_STATES = 1024
-MAX_WORK = 20_000             # states x users x nodes evaluated before giving up (load time stays seconds)
+MAX_STATES = 4096
+MAX_WORK = 120_000            # states x users x nodes before giving up (load time stays seconds: the v1 document lists them)
 MAX_POOL_ORDERS = 24          # pool orders tried to see whether the first assignment depends on it
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
+NOTHING = "no devices"        # the holding of a pod whose claims took no device
 Key = tuple[str, str]         # (namespace, claim)
 Entry = Union[Key, dict]      # an existing claim, or the fresh claim a template gives a new pod
 
@@ -164,6 +165,16 @@ class _States:
                 if (d.driver, d.pool, d.name) not in fixed:
                     self.order.setdefault(self.kinds[key], []).append(key)
 
+    def label(self, entry: str) -> str:
+        """What a holding is named by in a deletion: each device as the first device of its kind
+        (the canonical names of one kind change with the state, the kind does not)."""
+        self._catalogue()
+        devices = entry.partition(": ")[2]
+        if not devices:
+            return NOTHING
+        first = [(self.order.get(self.kinds.get(d)) or [d])[0] for d in devices.split(", ")]   # type: ignore[union-attr]
+        return ", ".join(sorted(first))
+
     def _fixed(self) -> set:
         claims = {k: c for k, c in self.index.claims.items() if k not in self.owned and k not in self.keys}
         return self.index.with_claims(claims).allocated()
@@ -224,8 +235,10 @@ class _States:
 
 
 def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[tuple[str, list[Key]]]],
-            nodes: list[dict]) -> tuple[Optional[dict[str, dict]], list[str]]:
-    """Each user type's v1 ``dra.allocations`` (None when not modelled) and the caveats."""
+            nodes: list[dict], holdings: Optional[dict[str, list[str]]] = None
+            ) -> tuple[Optional[dict[str, dict]], list[str]]:
+    """Each user type's v1 ``dra.allocations`` (None when not modelled) and the caveats; ``holdings``
+    gets, per pod slot's type, what each of its running pods holds (as a deletion names it), in order."""
     per_pod = [name for name, u in users.items() if u.per_pod]
     owned = {k for name in per_pod for _, keys in running.get(name, []) for k in keys}
     keys = sorted({e for u in users.values() for e in u.entries if isinstance(e, tuple)} - owned)
@@ -244,19 +257,23 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
                       for r in (((index.claims.get(k, {}).get("status") or {}).get("allocation") or {})
                                 .get("devices") or {}).get("results") or []]
             held.append(found.name({"devices": {"results": merged}}, node))
+        if holdings is not None:
+            holdings[name] = [found.label(e) for e in held]
         start.append(tuple(sorted(held)))
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = several = False
+    tied = False
     later: list[str] = []
+    memo = _Memo(index, keys, nodes)
     s = 0
     while s < len(found.states):
         if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
             return None, [f"DRA: more than {len(found.states) - 1} joint device allocations (not modelled)"]
         state = found.states[s]
         view = found.view(state)
+        allocated = frozenset(view.allocated())
         for name, u in users.items():
-            verdict = pod_dra(view, u.spec, u.status, u.namespace, u.pod, nodes)
+            verdict = memo.verdict(view, state, allocated, name, u, nodes)
             entry: dict = {"held": [_held(v) for v in state]}
             if s:
                 later += [c for c in verdict.caveats if c not in later]   # state 0's are the type's own
@@ -264,16 +281,15 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             on, frees = {}, {}
             for node in nodes:
                 if verdict.prefilter is None and node["name"] not in verdict.filters:
-                    nxt, alike = _deploy(found, view, state, name, u, node)
+                    nxt, alike = _deploy(found, view, state, name, u, node, memo.first(view, state, allocated, name, u, node))
                     tied |= not alike
                     k = found.add(nxt) if nxt is not None else s
                     if k != s:
                         on[node["name"]] = k
                 if name in per_pod:
-                    nxt, choices = _free(state, len(keys) + per_pod.index(name), node["name"])
-                    several |= len({found.kind(e) for e in choices}) > 1
-                    if nxt is not None:
-                        frees[node["name"]] = found.add(nxt)
+                    choices = _frees(found, state, len(keys) + per_pod.index(name), node["name"])
+                    if choices:
+                        frees[node["name"]] = choices
             entry["nodes"] = on
             if frees:
                 entry["frees"] = frees
@@ -290,10 +306,6 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     if tied:
         caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
                        "scheduler tries in random order (modelled: pools by driver and name, slices in input order)")
-    if several:
-        caveats.append("DRA: pods of one type on one node may hold different devices (of another driver, pool or "
-                       "attributes); a deletion frees those of one of them (modelled: the first by device name), "
-                       "not any pod's")
     slots = [f"{ns}/{c}" for ns, c in keys] + [PODS + name for name in per_pod]
     return {name: {"slots": slots, "states": entries[name]} for name in users}, caveats
 
@@ -304,28 +316,70 @@ def _held(value) -> Optional[str]:
     return value
 
 
-def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser, node: dict
-            ) -> tuple[Optional[tuple], bool]:
-    """The state after a pod of ``u`` is scheduled on node, and whether the pool order cannot change it."""
-    todo = [(e, view.claims[e] if isinstance(e, tuple) else e) for e in u.entries]
-    todo = [(e, c) for e, c in todo if isinstance(e, dict) or (c.get("status") or {}).get("allocation") is None]
-    if not todo:
-        return None, True
-    allocated = view.allocated()
-    first = first_allocation(view, [c for _, c in todo], node, allocated)
+class _Memo:
+    """Allocator evaluations shared between joint states. The allocator reads of the allocation
+    only whether each device of the pools it is given is taken (``dra_allocator``: ``device.key in
+    allocated``), so a deployment's first assignment on a node is a function of (type, node, which
+    of its claims are unallocated, the taken devices of the node's pools), and a type's verdicts
+    one of (type, its claims' allocations, every taken device): states that differ elsewhere (on
+    other nodes, in which pod holds what) share them."""
+
+    def __init__(self, index: DraIndex, keys: list[Key], nodes: list[dict]) -> None:
+        self.keys = {k: i for i, k in enumerate(keys)}
+        self.pools = {node["name"]: frozenset((p.driver, p.name) for p in index.pools(node)) for node in nodes}
+        self._first: dict[tuple, tuple] = {}
+        self._verdicts: dict[tuple, PodDra] = {}
+
+    def _claims(self, state: tuple, u: DraUser) -> tuple:
+        return tuple(state[self.keys[e]] for e in u.entries if isinstance(e, tuple) and e in self.keys)
+
+    def verdict(self, view: DraIndex, state: tuple, allocated: frozenset, name: str, u: DraUser,
+                nodes: list[dict]) -> PodDra:
+        key = (name, self._claims(state, u), allocated)
+        if key not in self._verdicts:
+            self._verdicts[key] = pod_dra(view, u.spec, u.status, u.namespace, u.pod, nodes)
+        return self._verdicts[key]
+
+    def first(self, view: DraIndex, state: tuple, allocated: frozenset, name: str, u: DraUser, node: dict
+              ) -> tuple[list[tuple[Entry, dict]], Optional[list], bool]:
+        """``u``'s claims to allocate, the first assignment on node (None: none) and whether the
+        pool order cannot change it."""
+        todo = [(e, view.claims[e] if isinstance(e, tuple) else e) for e in u.entries]
+        todo = [(e, c) for e, c in todo if isinstance(e, dict) or (c.get("status") or {}).get("allocation") is None]
+        pools = self.pools[node["name"]]
+        key = (name, node["name"], tuple(e for e, _ in todo if isinstance(e, tuple)),
+               frozenset(d for d in allocated if d[:2] in pools))
+        if key not in self._first:
+            self._first[key] = _first(view, [c for _, c in todo], node, set(allocated)) if todo else (None, True)
+        return (todo, *self._first[key])
+
+
+def _first(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tuple[Optional[list], bool]:
+    """The first assignment of ``claims`` on node (None: none), and whether the pool order cannot change it."""
+    first = first_allocation(view, claims, node, allocated)
     if first is None:
         return None, True
     pools = sorted({(d.driver, d.pool) for d in view.devices(node)[0]})
     alike = True
     if len(pools) > 1:
         orders = list(permutations(pools)) if len(pools) <= 4 else []
-        others = (first_allocation(view, [c for _, c in todo], node, allocated, list(o)) for o in orders[:MAX_POOL_ORDERS])
+        others = (first_allocation(view, claims, node, allocated, list(o)) for o in orders[:MAX_POOL_ORDERS])
         alike = bool(orders) and all(x is None or x == first for x in others)   # None: that order errs, places nothing
     if any(view.slice_count(node, d.driver, d.pool) > 1 for results in first for _, d in results):
         alike = False   # the slices of a pool come in the informer's order: conservatively a tie
+    return first, alike
+
+
+def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser, node: dict,
+            first: tuple[list[tuple[Entry, dict]], Optional[list], bool]) -> tuple[Optional[tuple], bool]:
+    """The state after a pod of ``u`` is scheduled on node, and whether the pool order cannot change it,
+    from its first assignment there (``_Memo.first``)."""
+    todo, results_of, alike = first
+    if results_of is None:
+        return None, True
     out = list(state)
     fresh = []
-    for (e, _), results in zip(todo, first):
+    for (e, _), results in zip(todo, results_of):
         if isinstance(e, tuple):
             out[found.keys.index(e)] = found.name(allocation_status(view, node, results))
         else:
@@ -337,11 +391,16 @@ def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser,
     return tuple(out), alike
 
 
-def _free(state: tuple, slot: int, node: str) -> tuple[Optional[tuple], list[str]]:
-    """The state after a pod of a pod slot's type on node is deleted, and the distinct holdings it could free."""
-    here = sorted({e for e in state[slot] if e.partition(": ")[0] == node})
-    if not here:
-        return None, []
-    held = list(state[slot])
-    held.remove(here[0])
-    return state[:slot] + (tuple(held),) + state[slot + 1:], here
+def _frees(found: _States, state: tuple, slot: int, node: str) -> dict[str, int]:
+    """What deleting a pod of a pod slot's type on node can free: per distinct outcome, the
+    holding it frees (its devices, each named as its kind's first: ``_States.label``; ``NOTHING``
+    for a pod holding none) -> the state after.
+    Holdings of one kind lead to one state (``_States.canonical``): one choice, named by the
+    first; holdings that differ are one choice each, and the deletion names which it frees."""
+    choices: dict[int, str] = {}
+    for entry in sorted({e for e in state[slot] if e.partition(": ")[0] == node}):
+        held = list(state[slot])
+        held.remove(entry)
+        k = found.add(state[:slot] + (tuple(held),) + state[slot + 1:])
+        choices.setdefault(k, found.label(entry))
+    return {label: k for k, label in choices.items()}

@@ -20,13 +20,20 @@ where its class has Available PVs, the group has a ``taken`` entry per class
 (key ``(TAKEN, class)``, outcome ``taken:<pv>,...``) listing the PVs ephemeral
 claims took.
 
+An ephemeral claim that takes a PV counted under another CSI driver than its
+class's provisioner, where a node limits one of them, makes its pod count under
+that driver (``getCSIDriverInfo``) while the type's other pods count under the
+provisioner: the type's *pod slot* (key ``(HELD, type)``, outcome the entries
+``<node>: PV <pv> (<driver>)`` joined by `` | ``) holds one entry per such pod,
+and each state gives per node the attach count it moves (``heldAttach``), how
+many pods hold one (``heldPods``) and what deleting one frees (``frees``: the
+deletion names the PV its pod holds, ``semantics.deletions``).
+
 Which of several equal-size PVs a claim takes is the scheduler's informer order
 (random): a deployment may move the group to any of the joint bindings its runs
 give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choice).
 
-Not modelled, and marked with a caveat instead: an ephemeral claim whose PV would be
-counted under another CSI driver than its class's provisioner where a node
-limits one of them (each pod of the type is counted alike), the topology of a
+Not modelled, and marked with a caveat instead: the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
 decides it), and a group with more than ``MAX_STATES`` joint bindings.
 """
@@ -44,12 +51,13 @@ from symreach.frontends.k8s_volume_filters import (
     pod_volumes,
     verdict_fields,
 )
-from symreach.frontends.k8s_volume_matching import shape
+from symreach.frontends.k8s_volume_matching import labels_read, shape
 from symreach.frontends.k8s_volumes import VolumeIndex
 
 MAX_STATES = 256
 Key = tuple[str, str]   # (namespace, claim)
 TAKEN = "(ephemeral)"   # a class's PVs that ephemeral claims took: key (TAKEN, class), outcome ``taken:<pv>,...``
+HELD = "pods of"        # a type's pods holding a PV counted under another driver: key (HELD, type)
 PROVISIONED_TOPOLOGY = ("may be provisioned by a deployment: the new volume's topology is modelled as the node's "
                         "labels under the class's allowedTopologies keys, else its zone (the external provisioner "
                         "and the CSI driver decide it in a cluster)")
@@ -131,6 +139,8 @@ def _available(pv: dict, cls: str) -> bool:
 def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nodes: list[dict]
             ) -> tuple[Optional[dict[str, dict]], list[str]]:
     """Each user's v1 ``binds`` for the group (None when not modelled), and the caveats."""
+    claims = claims + [(HELD, name) for name, b in users.items()
+                       if any(k[0] == TAKEN and _apart_pvs(index, k[1], nodes) for k in b.claims)]
     start: tuple[Optional[str], ...] = (None,) * len(claims)
     states = [start]
     ids = {start: 0}
@@ -143,7 +153,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
         if len(states) > MAX_STATES:
             return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
         joint = states[s]
-        bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None})
+        bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None and k[0] != HELD})
         for name, b in users.items():
             found = pod_volumes(bound, b.spec, b.namespace, b.pod_name, nodes, b.pod_uid)
             later += [c for c in found.caveats if s and c not in later]
@@ -156,7 +166,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                     targets = []
                     for outcomes in pod_outcomes(bound, found.delayed, node["name"], node.get("labels") or {}):
                         nxt, drifts, provisions = _following(index, bound, joint, position, found.delayed, outcomes,
-                                                             nodes)
+                                                             nodes, position.get((HELD, name)), node["name"])
                         drift |= drifts
                         provisioned |= provisions
                         if nxt not in ids:
@@ -167,6 +177,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                     if targets != [s] and targets:   # one entry per choice the scheduler may make
                         on[node["name"]] = targets[0] if len(targets) == 1 else targets
             entry["nodes"] = on
+            if (HELD, name) in position:
+                entry.update(_held_fields(index, joint, position[(HELD, name)], ids, states))
             entries[name].append(entry)
         s += 1
     caveats = []
@@ -175,7 +187,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                                        "driver than its class's provisioner (modelled: counted under the provisioner)"))
     if provisioned:
         caveats.append(_caveat(claims, PROVISIONED_TOPOLOGY))
-    names = [f"{ns}/{c}" for ns, c in claims]
+    names = [f"{HELD} {c}" if ns == HELD else f"{ns}/{c}" for ns, c in claims]
     field_: dict = {"claims": names, "states": None}
     alike = interchangeable(index)
     if alike:
@@ -188,19 +200,22 @@ def interchangeable(index: VolumeIndex) -> list[list[str]]:
     two or more a class, in input order: the joint bindings name the first free one of a class,
     and a witness may name any other free one instead (``semantics.step_choice``)."""
     classes: dict[str, list[str]] = {}
+    read = labels_read(index)
     for name, pv in index.volumes.items():
         if _available(pv, (pv.get("spec") or {}).get("storageClassName") or ""):
-            key = shape(index, name)
+            key = shape(index, name, read)
             if key is not None:
                 classes.setdefault(key, []).append(name)
     return [names for names in classes.values() if len(names) > 1]
 
 
 def _following(index: VolumeIndex, bound: VolumeIndex, joint: tuple[Optional[str], ...], position: dict[Key, int],
-               delayed: list, outcomes: dict[Key, str], nodes: list[dict]) -> tuple[tuple[Optional[str], ...], bool, bool]:
-    """The group's joint binding once a deployment binds ``outcomes``; whether an ephemeral claim took
-    a PV counted under another driver (``_counted_apart``), and whether a volume other pods can use
-    was provisioned on a cluster of several nodes."""
+               delayed: list, outcomes: dict[Key, str], nodes: list[dict], held: Optional[int] = None,
+               node: str = "") -> tuple[tuple[Optional[str], ...], bool, bool]:
+    """The group's joint binding once a deployment on ``node`` binds ``outcomes``; whether an ephemeral
+    claim took a PV counted under another driver (``_counted_apart``) with no pod slot (``held``: its
+    type's, which then gets the entry), and whether a volume other pods can use was provisioned on a
+    cluster of several nodes."""
     following = list(joint)
     drift = provisioned = False
     for c in delayed:
@@ -212,7 +227,12 @@ def _following(index: VolumeIndex, bound: VolumeIndex, joint: tuple[Optional[str
         if c.ephemeral:
             if not outcome.startswith("PV "):
                 continue
-            drift |= _counted_apart(bound, c, outcome[3:], nodes)
+            if _counted_apart(bound, c, outcome[3:], nodes):
+                if held is None:
+                    drift = True
+                else:
+                    entry = f"{node}: PV {outcome[3:]} ({_driver(bound, c, outcome[3:])})"
+                    following[held] = _joined(_entries(following[held]) + [entry])
             outcome = taken_outcome(following[position[key]], outcome[3:])
         following[position[key]] = outcome
     return tuple(following), drift, provisioned
@@ -232,6 +252,68 @@ def _counted_apart(index: VolumeIndex, c, pv: str, nodes: list[dict]) -> bool:
                        dict(c.data or {}, spec=dict((c.data or {}).get("spec") or {}, volumeName=pv)))[0]
     limited = {driver for node in nodes for driver in index.attach_limits(node["name"])}
     return before != after and bool({before, after} & limited)
+
+
+def _apart_pvs(index: VolumeIndex, cls: str, nodes: list[dict]) -> bool:
+    """Whether an ephemeral claim of class ``cls`` may take an Available PV counted under another
+    driver than the class's provisioner, one some node limits (``_counted_apart``)."""
+    claim = {"spec": {"storageClassName": cls}}
+    return any(_available(pv, cls) and _counted_apart(index, _ClaimRef("", "", claim), name, nodes)
+               for name, pv in index.volumes.items())
+
+
+@dataclass
+class _ClaimRef:
+    namespace: str
+    name: str
+    data: dict
+
+
+def _driver(index: VolumeIndex, c, pv: str) -> str:
+    """The driver NodeVolumeLimits counts claim ``c`` under once bound to ``pv``."""
+    return csi_volume(index, c.namespace, c.name, dict(c.data or {}, spec=dict((c.data or {}).get("spec") or {},
+                                                                              volumeName=pv)))[0]
+
+
+def _entries(value: Optional[str]) -> list[str]:
+    return value.split(" | ") if value else []
+
+
+def _joined(entries: list[str]) -> Optional[str]:
+    return " | ".join(sorted(entries)) or None
+
+
+def _held_fields(index: VolumeIndex, joint: tuple, k: int, ids: dict, states: list) -> dict:
+    """A state's ``heldPods``, ``heldAttach`` and ``frees`` for a type whose pods may hold PVs of
+    another driver (slot k): per node, how many of its pods do, the attach counts they move (+1 under
+    the PV's driver, -1 under the provisioner every other pod of the type counts under) and, per PV
+    held, the state once its pod is deleted (the PV stays taken: Released, never Available again)."""
+    pods: dict[str, int] = {}
+    moved: dict[str, dict[str, int]] = {}
+    frees: dict[str, dict[str, int]] = {}
+    for entry in _entries(joint[k]):
+        node, _, what = entry.partition(": ")
+        pv, _, driver = what[len("PV "):].partition(" (")
+        cls = ((index.volumes.get(pv) or {}).get("spec") or {}).get("storageClassName") or ""
+        base = csi_volume(index, "", "", {"spec": {"storageClassName": cls}})[0]   # its class's provisioner
+        pods[node] = pods.get(node, 0) + 1
+        delta = moved.setdefault(node, {})
+        delta[driver.rstrip(")")] = delta.get(driver.rstrip(")"), 0) + 1
+        if base:
+            delta[base] = delta.get(base, 0) - 1
+        rest = _entries(joint[k])
+        rest.remove(entry)
+        nxt = joint[:k] + (_joined(rest),) + joint[k + 1:]
+        if nxt not in ids:
+            ids[nxt] = len(states)
+            states.append(nxt)
+        frees.setdefault(node, {})[what] = ids[nxt]
+    out: dict = {}
+    if pods:
+        out["heldPods"] = pods
+        out["heldAttach"] = {n: {d: v for d, v in sorted(delta.items()) if v} for n, delta in sorted(moved.items())}
+        out["frees"] = frees
+    return out
 
 
 def _caveat(claims: list[Key], what: str) -> str:

@@ -41,6 +41,7 @@ from symreach.frontends.k8s_volumes import (
 )
 from symreach.frontends.k8s_volume_matching import (
     MAX_RUNS,
+    ZONE_LABELS,
     Claim,
     Matching,
     matchings,
@@ -59,8 +60,6 @@ BIND_CONFLICT = reasons.VOLUME_BIND_CONFLICT
 NOT_ENOUGH_SPACE = reasons.VOLUME_NOT_ENOUGH_SPACE
 ZONE_CONFLICT = reasons.VOLUME_ZONE_CONFLICT
 UNBOUND_IMMEDIATE = reasons.UNBOUND_IMMEDIATE_CLAIMS
-ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
-               "topology.kubernetes.io/zone", "topology.kubernetes.io/region")
 _GA_LABEL = {"failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
              "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region"}
 

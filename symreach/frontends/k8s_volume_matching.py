@@ -8,8 +8,9 @@ the order), else the smallest Available one that fits, ties going to the first
 in the list (``smallestVolumeQty.Cmp(volumeQty) > 0``, strictly). ``ListPVs``
 reads the informer's index, a Go map, so its order is random per call: among
 the smallest fitting PVs any may be taken. ``matchings`` follows every such
-choice (one run of the scheduler each); PVs that only names and volume handles
-tell apart (``shape``) are one choice, as their futures are the same up to names.
+choice (one run of the scheduler each); PVs that only names, volume handles and
+labels nothing reads tell apart (``shape``) are one choice, as their futures are
+the same up to names.
 Reachability is existential over these runs (``k8s_volume_filters``).
 """
 
@@ -57,6 +58,7 @@ def matchings(index: VolumeIndex, claims: list[Claim], labels: dict) -> tuple[li
                       key=lambda c: storage_of(c.data or {}, "resources", "requests", "storage"))
     runs: list[Matching] = []
     shapes: dict[str, Optional[str]] = {}
+    read = labels_read(index)
 
     def follow(k: int, chosen: tuple[tuple[Claim, str], ...], unmatched: tuple[Claim, ...]) -> None:
         if len(runs) > MAX_RUNS:
@@ -70,7 +72,7 @@ def matchings(index: VolumeIndex, claims: list[Claim], labels: dict) -> tuple[li
             follow(k + 1, chosen, unmatched + (matching[k],))
         seen: set[str] = set()
         for pv in candidates:
-            key = shapes.setdefault(pv, shape(index, pv))
+            key = shapes[pv] if pv in shapes else shapes.setdefault(pv, shape(index, pv, read))
             if key is not None and key in seen:
                 continue   # interchangeable with one already followed
             if key is not None:
@@ -126,19 +128,38 @@ def volume_candidates(index: VolumeIndex, c: Claim, labels: dict, chosen: set[st
     return [] if best is None else [best[1]] + ties
 
 
-def shape(index: VolumeIndex, name: str) -> Optional[str]:
-    """What tells the PV apart but its name and volume handle; None when a VolumeAttachment names
-    it (then it is unlike every other). Two PVs of one shape are interchangeable for the scheduler."""
+def shape(index: VolumeIndex, name: str, read: Optional[frozenset[str]] = None) -> Optional[str]:
+    """What tells the PV apart but its name, volume handle and labels nothing reads (``read``:
+    ``labels_read``); None when a VolumeAttachment names it (then it is unlike every other). Two PVs
+    of one shape are interchangeable for the scheduler."""
     named = {as_dict(as_dict(a.get("spec")).get("source")).get("persistentVolumeName") for a in index.attachments}
     if name in named:
         return None
+    read = labels_read(index) if read is None else read
     pv = copy.deepcopy(index.volumes[name])
     pv.pop("metadata", None)
-    pv["labels"] = as_dict(as_dict(index.volumes[name].get("metadata")).get("labels"))
+    labels = as_dict(as_dict(index.volumes[name].get("metadata")).get("labels"))
+    pv["labels"] = {k: v for k, v in labels.items() if k in read}
     spec = as_dict(pv.get("spec"))
     for source, key in (("csi", "volumeHandle"), ("awsElasticBlockStore", "volumeID"), ("local", "path")):
         as_dict(spec.get(source)).pop(key, None)
     return json.dumps(pv, sort_keys=True, default=str)
+
+
+ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
+               "topology.kubernetes.io/zone", "topology.kubernetes.io/region")
+
+
+def labels_read(index: VolumeIndex) -> frozenset[str]:
+    """The PV label keys the scheduler reads: VolumeZone's zone and region keys, and every key a
+    claim's selector names (a PV's other labels tell it apart for nobody)."""
+    keys = set(ZONE_LABELS)
+    for claim in index.claims.values():
+        selector = as_dict(as_dict(claim.get("spec")).get("selector"))
+        keys.update(k for k in as_dict(selector.get("matchLabels")) if isinstance(k, str))
+        keys.update(as_dict(e).get("key") for e in as_list(selector.get("matchExpressions"))
+                    if isinstance(as_dict(e).get("key"), str))
+    return frozenset(keys)
 
 
 def node_affinity_ok(volume: dict, labels: dict) -> bool:

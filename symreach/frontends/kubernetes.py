@@ -119,6 +119,8 @@ class Report:
     resized: dict[str, str] = field(default_factory=dict)
     # (pod type, node) -> names of the running pods, for trace export.
     initial_pod_names: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    # (pod type, running pod's name) -> the DRA devices it holds, as a deletion names them (``Step.holding``)
+    initial_holdings: dict[tuple[str, str], str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     # (category, message) for every warning, in order; ``symreach.report.warnings`` groups them.
     notes: list[tuple[str, str]] = field(default_factory=list)
@@ -298,6 +300,7 @@ class _Converter:
         self.binders: dict[str, Binder] = {}    # pod type -> what its deployment binds
         self.dra_users: dict[str, DraUser] = {}  # pod type -> its claims (``k8s_dra_state``)
         self.dra_running: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {}  # type -> (node, own claims)
+        self.dra_running_names: dict[str, list[str]] = {}   # type -> its running pods' names, as dra_running
         self.node_own: dict[str, dict[str, set[str]]] = {}   # node -> CSI driver -> running pods' own volumes
         self._warned: set[str] = set()
         self.budgets: list[dict] = []                # v1 disruptionBudgets (PodDisruptionBudgets)
@@ -672,12 +675,15 @@ class _Converter:
         where that is not modelled (a type also binding volume claims, too many states), the
         caveat on the types whose verdicts read allocation (``dra_caveats``)."""
         users = {name: u for name, u in self.dra_users.items() if name in self.types}
+        holdings: dict[str, list[str]] = {}
         found, notes = (None, []) if not users or set(users) & set(self.binders) else \
-            explore(self.dra, users, self.dra_running, self.nodes)
+            explore(self.dra, users, self.dra_running, self.nodes, holdings)
         if found is None:
             for name, caveat in dra_caveats(self.types, self.initial):
                 self.report.caveats.setdefault(name, []).extend([caveat] + notes)
             return
+        for name, labels in holdings.items():
+            self.report.initial_holdings.update(zip(((name, pod) for pod in self.dra_running_names.get(name, [])), labels))
         for name, field in found.items():
             self.types[name].setdefault("dra", {})["allocations"] = field
             if notes:
@@ -863,13 +869,13 @@ class _Converter:
                              f"{obj.where}: runs on node {node!r}, which is not in the input; "
                                         "left out of the initial configuration")
             return
-        if created is not body:
-            type_name = self.holding_type(obj, namespace, name, type_name, body)
+        type_name = self.holding_type(obj, namespace, name, type_name, body)
         self.initial[(type_name, node)] += 1
         spec = obj.data["spec"]
         if spec.get("resourceClaims"):
             self.dra_running.setdefault(type_name, []).append(
                 (node, owned_claims(namespace, spec, self.get(obj, ("status",), dict))))
+            self.dra_running_names.setdefault(type_name, []).append(name)
         if owner is not None and not meta.get("deletionTimestamp"):
             self.replica_targets.running(self.top_workload(owner, namespace, body.get("labels") or {}), type_name,
                                          name, node, obj.data["spec"], self.volumes, self.nodes)
@@ -895,18 +901,22 @@ class _Converter:
         return created
 
     def holding_type(self, obj: _Object, namespace: str, name: str, type_name: str, body: dict) -> str:
-        """A running pod that holds more or less than new pods of its type (an in-place resize):
-        a non-creatable type of its own with what it holds, beside ``type_name``."""
-        if (self.types[type_name].get("requests") or {}) == (body.get("requests") or {}):
+        """A running pod that holds more or less than new pods of its type (an in-place resize; an
+        ephemeral volume NodeVolumeLimits counts under another CSI driver, its claim being bound to
+        a PV of that driver): a non-creatable type of its own with what it holds, beside ``type_name``."""
+        resized = (self.types[type_name].get("requests") or {}) != (body.get("requests") or {})
+        if not resized and _attach_key(self.types[type_name]) == _attach_key(body):
             return type_name
-        key = ("resized", type_name, signature(body, strict=True))
+        key = ("resized", type_name, signature(body, strict=True), _attach_key(body))
         if key not in self.extra_types:
-            resized = self.unique(type_name, "Resized")
-            self.add_type(resized, obj, namespace, ("metadata",), ("spec",),
-                          origin=f"resized pods like {namespace}/{name} (new pods: {type_name})", template=False,
+            held = self.unique(type_name, "Resized" if resized else "Held")
+            what = "resized pods" if resized else "pods holding other CSI volumes,"
+            self.add_type(held, obj, namespace, ("metadata",), ("spec",),
+                          origin=f"{what} like {namespace}/{name} (new pods: {type_name})", template=False,
                           creatable=False, body=dict(body))
-            self.extra_types[key] = resized
-        self.report.resized[f"{namespace}/{name}"] = type_name
+            self.extra_types[key] = held
+        if resized:
+            self.report.resized[f"{namespace}/{name}"] = type_name
         return self.extra_types[key]
 
     def terminating_type(self, obj: _Object, namespace: str, name: str, owner: Optional[dict], body: dict) -> str:
@@ -1070,6 +1080,12 @@ class _Converter:
         if groups:
             doc["groups"] = groups
         return doc
+
+
+def _attach_key(body: dict) -> str:
+    """What NodeVolumeLimits counts of a type body's pods (its CSI volumes, own ephemeral ones)."""
+    volumes = body.get("volumes") or {}
+    return repr((sorted((volumes.get("attach") or {}).items()), sorted((volumes.get("attachOwn") or {}).items())))
 
 
 def _volume_key(body: dict, *, pending: bool) -> str:

@@ -16,7 +16,7 @@ so the model needs no notion of devices:
             nodes: {n1: 1}     # deploying the type there moves to that state
           - held: ["n1: gpu.example.com/n1/g0", null]
             filter: [{node: n1, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
-            frees: {n1: 0}     # deleting one of its pods there (a pod slot's type)
+            frees: {n1: {gpu.example.com/n1/g0: 0}}   # deleting its pod there holding that (a pod slot's type)
             releases: {default/gpu: 0}   # the claim deallocated (its last pod gone)
 
 DynamicResources is the last Filter plugin of the v1.35 profile and its
@@ -65,7 +65,7 @@ class AllocState:
     prefilter: Optional[tuple[str, tuple[str, ...]]]
     filters: tuple[tuple[str, str, tuple[str, ...]], ...]
     on: tuple[tuple[str, int], ...]
-    frees: tuple[tuple[str, int], ...]
+    frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]   # node -> (holding freed, state) per choice
     releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
 
 
@@ -114,9 +114,10 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
             if value is not None:
                 string(value, where + ("held", k))
         sub = parse_dra({k: entry[k] for k in ("preFilter", "filter") if k in entry}, where, node_names)
-        moves = [_moves(entry.get(key), where + (key,), names, len(raw_states))
-                 for key, names in (("nodes", node_names), ("frees", node_names), ("releases", set(slots)))]
-        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, *moves))
+        on, releases = (_moves(entry.get(key), where + (key,), names, len(raw_states))
+                        for key, names in (("nodes", node_names), ("releases", set(slots))))
+        frees = _frees(entry.get("frees"), where + ("frees",), node_names, len(raw_states))
+        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.held for s in states}) != len(states):
@@ -126,16 +127,38 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
 
 def _moves(raw: object, path: Path, names: set[str], count: int) -> tuple[tuple[str, int], ...]:
     """``{node or slot: state}``: where a move on each node (a release of each slot) leads."""
+    return tuple((name, _state(value, path + (name,), count)) for name, value in _named(raw, path, names))
+
+
+def _frees(raw: object, path: Path, node_names: set[str], count: int
+           ) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    """``{node: state}`` (a deletion there frees one thing) or ``{node: {holding: state}}`` (the
+    pods there hold different things; a deletion names the one its pod holds)."""
+    out = []
+    for node, choices in _named(raw, path, node_names):
+        if isinstance(choices, dict):
+            if not choices:
+                raise FieldError(path + (node,), "expected at least one holding")
+            out.append((node, _moves(choices, path + (node,), set(map(str, choices)), count)))
+        else:
+            out.append((node, (("", _state(choices, path + (node,), count)),)))
+    return tuple(out)
+
+
+def _named(raw: object, path: Path, names: set[str]) -> list[tuple[str, object]]:
+    """A mapping's (key, value) items, each key one of ``names``."""
     if raw is None:
-        return ()
+        return []
     if not isinstance(raw, dict):
         raise FieldError(path, "expected a mapping from names to states")
-    out = []
-    for node, nxt in raw.items():
-        if string(node, path) not in names:
-            raise FieldError(path + (node,), f"unknown name '{node}'")
-        out.append((node, integer(nxt, path + (node,), minimum=0, maximum=count - 1)))
-    return tuple(out)
+    for name in raw:
+        if string(name, path) not in names:
+            raise FieldError(path + (name,), f"unknown name '{name}'")
+    return list(raw.items())
+
+
+def _state(raw: object, path: Path, count: int) -> int:
+    return integer(raw, path, minimum=0, maximum=count - 1)
 
 
 def _entry(raw: object, where: Path, node_names: set[str]) -> tuple[str, str, tuple[str, ...]]:

@@ -452,9 +452,11 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
         claims_out += [ClaimBinding(name, outs) for name, outs in zip(names, outcomes)]
         states = tuple(tuple(0 if o is None else outcomes[k].index(o) + 1 for k, o in enumerate(b)) for b in bounds)
         rows, failures, attach, following, choices = [], [], [], [], []
+        frees, held_pods, held_attach = [], [], []
         for s in range(len(states)):
             bound: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
             row_of, attach_of, next_of, choices_of = {}, {}, {}, {}
+            free_of, pods_of, moved_of = {}, {}, {}
             for t in types:
                 spec = doc.pod_types[t]
                 state = spec.volumes.binds.states[s]
@@ -471,13 +473,23 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                 if state.choices:
                     several = dict(state.choices)
                     choices_of[t] = tuple(several.get(node.name, ()) for node in doc.nodes)
+                off = dict(state.frees)
+                free_of[t] = tuple(off.get(node.name, ()) for node in doc.nodes)
+                pods_of.update({(t, index[n]): c for n, c in state.held_pods.items()})
+                moved_of.update({(t, index[n]): d for n, d in state.held_attach.items()})
             rows.append(FrozenDict(row_of))
             failures.append(FrozenDict(bound))
             attach.append(FrozenDict(attach_of))
             following.append(FrozenDict(next_of))
             choices.append(FrozenDict(choices_of))
+            frees.append(FrozenDict(free_of))
+            held_pods.append(FrozenDict(pods_of))
+            held_attach.append(FrozenDict(moved_of))
+        held = any(held_pods)   # a pod slot of pods holding another driver's PV (``BindingGroup.held_pods``)
         groups_out.append(BindingGroup(tuple(range(base, len(claims_out))), frozenset(types), states, tuple(rows),
                                        tuple(failures), tuple(attach), tuple(following),
+                                       tuple(frees) if held else (), held_pods=tuple(held_pods) if held else (),
+                                       held_attach=tuple(held_attach) if held else (),
                                        choices=tuple(choices) if any(choices) else (),
                                        interchangeable=first.interchangeable))
     return tuple(claims_out), tuple(groups_out)
@@ -531,7 +543,7 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
                 row_of[t] = _fold_dra(volume_block[t], t, DraSpec(state.prefilter, state.filters), index, found)
             on, off = dict(state.on), dict(state.frees)
             next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)
-            free_of[t] = tuple(off.get(node.name, -1) for node in doc.nodes)
+            free_of[t] = tuple(off.get(node.name, ()) for node in doc.nodes)
         rows.append(FrozenDict(row_of))
         failures.append(FrozenDict(found))
         following.append(FrozenDict(next_of))

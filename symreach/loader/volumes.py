@@ -23,6 +23,9 @@ the outcome here, so that the model needs no notion of volumes:
             filter: [{node: n2, plugin: VolumeBinding, reasons: [...]}]
             attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}
             nodes: {}
+            heldPods: {n1: 1}     # its pods there whose ephemeral claim took a PV of another driver
+            heldAttach: {n1: {other.csi.example.com: 1, ebs.csi.aws.com: -1}}   # the counts they move
+            frees: {n1: {PV pv-o (other.csi.example.com): 0}}   # deleting such a pod (``loader.dra``)
 
 A PreFilter rejection blocks every node (only NodeAffinity's own PreFilter
 rejection comes before it); a Filter failure blocks its node, reported after
@@ -77,6 +80,9 @@ class BindState:
     attach_own: FrozenDict[str, int]
     on: tuple[tuple[str, int], ...]                     # ``nodes``: (node, next state)
     choices: tuple[tuple[str, tuple[int, ...]], ...] = ()   # nodes where it may move to any of several
+    held_pods: FrozenDict[str, int] = FrozenDict()      # node -> pods holding a PV of another driver
+    held_attach: FrozenDict[str, FrozenDict[str, int]] = FrozenDict()   # node -> driver -> count moved
+    frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()     # node -> (PV held, state) per choice
 
 
 @record
@@ -131,8 +137,8 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("bound", "nodes", "preFilter", "filter", "attach", "attachOwn"),
-                        required=("bound",))
+        entry = mapping(item, where, ("bound", "nodes", "preFilter", "filter", "attach", "attachOwn", "heldPods",
+                                      "heldAttach", "frees"), required=("bound",))
         bound = sequence(entry["bound"], where + ("bound",))
         if len(bound) != len(claims):
             raise FieldError(where + ("bound",), f"expected {len(claims)} entries (one per claim)")
@@ -153,7 +159,8 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
             if len(targets) > 1:
                 choices.append((node, targets))
         states.append(BindState(tuple(bound), prefilter, filters, parse_attached(entry.get("attach"), where + ("attach",)),
-                                FrozenDict(own), tuple(on), tuple(choices)))
+                                FrozenDict(own), tuple(on), tuple(choices),
+                                *_held(entry, where, node_names, len(raw_states))))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.bound for s in states}) != len(states):
@@ -176,6 +183,27 @@ def _targets(raw: object, path: Path, count: int) -> tuple[int, ...]:
     if len(targets) < 2 or len(set(targets)) != len(targets):
         raise FieldError(path, "expected a state, or a list of two or more distinct states")
     return targets
+
+
+def _held(entry: dict, where: Path, node_names: set[str], count: int):
+    """A state's ``heldPods``, ``heldAttach`` and ``frees`` (``k8s_volume_bindings._held_fields``)."""
+    def nodes(key: str) -> dict:
+        found = _by_driver(entry.get(key), where + (key,), "node names")
+        for node in found:
+            if node not in node_names:
+                raise FieldError(where + (key, node), f"unknown node '{node}'")
+        return found
+    pods = {n: integer(c, where + ("heldPods", n), minimum=1) for n, c in nodes("heldPods").items()}
+    moved = {n: FrozenDict({d: integer(v, where + ("heldAttach", n, d)) for d, v in
+                            _by_driver(raw, where + ("heldAttach", n)).items()}) for n, raw in nodes("heldAttach").items()}
+    frees = []
+    for n, raw in nodes("frees").items():
+        choices = _by_driver(raw, where + ("frees", n), "held volumes")
+        if not choices or n not in pods:
+            raise FieldError(where + ("frees", n), "expected a held volume per choice, on a node of heldPods")
+        frees.append((n, tuple((what, integer(k, where + ("frees", n, what), minimum=0, maximum=count - 1))
+                               for what, k in choices.items())))
+    return FrozenDict(pods), FrozenDict(moved), tuple(frees)
 
 
 def _disk(raw: object, path: Path) -> Disk:

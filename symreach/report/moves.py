@@ -29,7 +29,7 @@ def refused_deletions(inst: Instance, trace: Sequence[Step]) -> list[tuple[int, 
             why = semantics.delete_failure(inst, sigma, t, n)
             if why is not None:
                 out.append((i, step, why))
-            sigma = semantics.delete(inst, sigma, t, n)
+            sigma = semantics.delete(inst, sigma, t, n, step.holding)
         elif step.op == DEPLOY:
             sigma = semantics.deploy_step(inst, sigma, step)
     return out

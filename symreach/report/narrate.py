@@ -56,6 +56,7 @@ def narrate(inst: Instance, trace: Sequence[Step], pod_names: Sequence[str] = ()
             sigma = semantics.deploy_step(inst, sigma, step)
         else:
             gone = f"{pod_names[i]} ({step.pod})" if named else step.pod
-            lines.append(f"delete {gone} on {step.node}")
-            sigma = semantics.delete(inst, sigma, t, n)
+            held = f" holding {step.holding}" if step.holding else ""
+            lines.append(f"delete {gone} on {step.node}{held}")
+            sigma = semantics.delete(inst, sigma, t, n, step.holding)
     return lines

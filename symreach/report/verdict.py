@@ -34,7 +34,8 @@ def result_text(result: Result, target: str = "", times: Optional[dict[str, floa
         width = len(str(len(result.trace)))
         for i, step in enumerate(result.trace, 1):
             pod = f" (pod {pod_names[i - 1]})" if len(pod_names) == len(result.trace) else ""
-            lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}{pod}")
+            held = f" holding {step.holding}" if step.holding else ""
+            lines.append(f"    {i:>{width}}. {step.op} {step.pod} on {step.node}{held}{pod}")
     before, _, after = str(result.stats.get("trace_minimised", "")).partition(" -> ")
     if before != after:
         lines.append(f"  trace minimised: {result.stats['trace_minimised']} steps")

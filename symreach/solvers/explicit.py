@@ -192,8 +192,11 @@ class _Orbits:
             k = inst.node_index(step.node)
             n = where.index(k)
             t = inst.type_index(step.pod)
-            real = (semantics.deploy if step.op == DEPLOY else semantics.delete)(inst, real, t, n)
-            out.append(semantics.step_of(inst, step.op, t, n))
+            if step.op == DEPLOY:
+                real = semantics.deploy(inst, real, t, n)
+            else:
+                real = semantics.delete(inst, real, t, n, step.holding)
+            out.append(semantics.step_of(inst, step.op, t, n, holding=step.holding))
             _, where = canonical(inst, self.classes, real)
         return tuple(out)
 
@@ -213,7 +216,8 @@ def _successors(inst: Instance, sigma: Config, candidates):
             t, n = inst.unpair(p)
             if guarded and semantics.delete_failure(inst, sigma, t, n) is not None:
                 continue
-            yield semantics.delete(inst, sigma, t, n), semantics.step_of(inst, DELETE, t, n)
+            for holding, after in semantics.deletions(inst, sigma, t, n):   # one per distinct DRA holding there
+                yield after, semantics.step_of(inst, DELETE, t, n, holding=holding)
 
 
 def _trace(parent, sigma: Config) -> tuple[Step, ...]:

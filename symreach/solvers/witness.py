@@ -173,10 +173,13 @@ def _drop_deletion_chunks(inst: Instance, trace: Trace, alive: list[bool], order
         size //= 2
 
 
-def _present_before(inst: Instance, trace: Trace, i: int) -> list[tuple[int, int]]:
-    """(type, node) pairs with a pod right before step i."""
+def _present_before(inst: Instance, trace: Trace, i: int) -> list[tuple[int, int, Step]]:
+    """(type, node, its deletion) for each pod right before step i, one per distinct holding
+    (``semantics.deletions``: pods of a type on a node may hold different DRA devices or PVs)."""
     sigma = semantics.replay(inst, trace[:i])
-    return [inst.unpair(p) for p, c in enumerate(sigma) if c]
+    return [(t, n, semantics.step_of(inst, DELETE, t, n, holding=holding))
+            for t, n in (inst.unpair(p) for p, c in enumerate(sigma[:inst.num_pairs]) if c)
+            for holding, _ in semantics.deletions(inst, sigma, t, n)]
 
 
 def replace_two_by_one(inst: Instance, trace: Trace, query: Query, budget: Budget) -> Optional[Trace]:
@@ -188,9 +191,8 @@ def replace_two_by_one(inst: Instance, trace: Trace, query: Query, budget: Budge
         removed = {(trace[i].pod, trace[i].node), (trace[j].pod, trace[j].node)}
         nodes = {trace[i].node, trace[j].node}
         pool = _present_before(inst, rest, i)
-        pool.sort(key=lambda p: (inst.nodes[p[1]].name not in nodes, pod_kind(inst, p[0]), p))
-        for t, n in pool[:MAX_REPLACEMENTS]:
-            step = semantics.step_of(inst, DELETE, t, n)
+        pool.sort(key=lambda p: (inst.nodes[p[1]].name not in nodes, pod_kind(inst, p[0]), p[:2]))
+        for t, n, step in pool[:MAX_REPLACEMENTS]:
             if (step.pod, step.node) in removed:
                 continue
             if not budget.spend():
@@ -207,8 +209,7 @@ def prefer_ordinary(inst: Instance, trace: Trace, query: Query, budget: Budget) 
         if s.op != DELETE or pod_kind(inst, inst.type_index(s.pod)) == ORDINARY:
             continue
         deleted = {(x.pod, x.node) for x in trace if x.op == DELETE}
-        for t, n in sorted(_present_before(inst, trace, i), key=lambda p: (inst.nodes[p[1]].name != s.node, p)):
-            step = semantics.step_of(inst, DELETE, t, n)
+        for t, n, step in sorted(_present_before(inst, trace, i), key=lambda p: (inst.nodes[p[1]].name != s.node, p[:2])):
             if pod_kind(inst, t) != ORDINARY or (step.pod, step.node) in deleted:
                 continue
             if not budget.spend():

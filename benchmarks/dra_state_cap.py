@@ -1,0 +1,64 @@
+"""How many allocation-walk inputs exceed the DRA state cap, and what loading them costs.
+
+    python -m benchmarks.dra_state_cap --seeds 1,2 --inputs 150
+
+``frontends.k8s_dra_state`` explores the joint device allocations reachable from
+an input's (``MAX_STATES`` states, ``MAX_WORK`` states x users x nodes); above
+that the input keeps the old caveat ("devices that earlier steps of a witness
+allocate ... are not modelled"). For the inputs of ``benchmarks.kso_dra_walks``
+(``walk_input``), prints how many are over the cap, the states explored, and the
+CPU time of loading them (front end and v1 loader), total and largest, with the
+load. ``--states N --work N`` try other caps on the same inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import random
+import time
+
+from benchmarks.kso_dra_walks import walk_input
+from symreach.frontends import k8s_dra_state
+from symreach.frontends.kubernetes import load_kubernetes_documents
+
+OVER = "joint device allocations (not modelled)"
+
+
+def measure(seeds: list[int], inputs: int) -> tuple[int, int, float, float]:
+    """(inputs over the cap, states explored, load CPU seconds in total, the largest)."""
+    over = states = 0
+    total = largest = 0.0
+    for seed in seeds:
+        rng = random.Random(seed)
+        for i in range(inputs):
+            objects, _ = walk_input(rng, i)
+            t0 = time.process_time()
+            inst, report = load_kubernetes_documents(copy.deepcopy(objects), "<walk>")
+            spent = time.process_time() - t0
+            total, largest = total + spent, max(largest, spent)
+            over += any(OVER in c for cs in report.caveats.values() for c in cs)
+            states += sum(len(g.states) for g in inst.binding_groups if g.holders)
+    return over, states, total, largest
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", default="1", help="comma-separated seeds of walk_input")
+    ap.add_argument("--inputs", type=int, default=150, help="inputs per seed")
+    ap.add_argument("--states", type=int, default=k8s_dra_state.MAX_STATES, help="MAX_STATES to try")
+    ap.add_argument("--work", type=int, default=k8s_dra_state.MAX_WORK, help="MAX_WORK to try")
+    args = ap.parse_args()
+    k8s_dra_state.MAX_STATES, k8s_dra_state.MAX_WORK = args.states, args.work
+    seeds = [int(s) for s in args.seeds.split(",")]
+    load = os.getloadavg()[0]
+    over, states, total, largest = measure(seeds, args.inputs)
+    print(f"seeds {seeds} x {args.inputs} inputs, MAX_STATES {args.states}, MAX_WORK {args.work}: "
+          f"{over} over the cap; {states} states explored; load CPU {total:.1f} s in total, {largest:.2f} s the "
+          f"largest; load {load:.1f} at start")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
