@@ -88,3 +88,10 @@ def test_beyond_the_bound_every_fitting_node_is_marked():
     pools = {n: [Pool("d", "p", list(slices))] for n in ("n1", "n2")}
     assert dra_slice_orders.cycle_orders(dra_slice_orders.shared_pools(pools)) is None
     assert dra_slice_orders.inexact_fits([], pools, {}, set(), ["n1"]) == ["n1"]
+
+
+def test_beyond_the_search_budget_every_fitting_node_is_marked():
+    slices = [[type("D", (), {"slice_id": k})()] for k in range(5)]   # 5! = 120 cycle orders
+    pools = {f"n{i}": [Pool("d", "p", list(slices))] for i in range(dra_slice_orders.BUDGET // 120 + 1)}
+    assert len(dra_slice_orders.cycle_orders(dra_slice_orders.shared_pools(pools))) == 120
+    assert dra_slice_orders.inexact_fits([], pools, {}, set(), ["n1", "n2"]) == ["n1", "n2"]

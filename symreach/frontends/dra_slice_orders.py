@@ -14,7 +14,7 @@ for a node n that fits under some sigma whose erring nodes are exactly those err
 iff none of those passes its earlier filters, which is the model's. A node that fits under no sigma
 fails (or errs) in both readings; a node erring under every sigma errs in both. So only a fitting node
 whose every fitting sigma makes another node err (where the others do not) can differ; such nodes keep
-a caveat, as do all fitting nodes beyond ``dra_allocator.ORDERS`` shared orders.
+a caveat, as do all fitting nodes beyond ``dra_allocator.ORDERS`` orders or ``BUDGET`` searches.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Optional
 from symreach.frontends.dra_allocator import ORDERS, Pool, allocate_in_order
 
 Key = tuple[str, str]   # (driver, pool)
+BUDGET = 20_000          # searches tried over every cycle order and node before marking every fit instead
 
 
 def shared_pools(pools_of: dict[str, list[Pool]]) -> dict[Key, list[int]]:
@@ -51,12 +52,15 @@ def cycle_orders(shared: dict[Key, list[int]]) -> Optional[list[dict[int, int]]]
     return out
 
 
-def _node_runs(pools: list[Pool], shared: dict[Key, list[int]], rank: dict[int, int]) -> Optional[list[list[Pool]]]:
+def _run_count(pools: list[Pool], shared: dict[Key, list[int]]) -> int:
+    """How many orders a node has under one cycle order (pools, and the slices of unshared pools)."""
+    return factorial(len(pools)) * prod(factorial(len(p.slices)) for p in pools if (p.driver, p.name) not in shared)
+
+
+def _node_runs(pools: list[Pool], shared: dict[Key, list[int]], rank: dict[int, int]) -> list[list[Pool]]:
     """The node's orders under one cycle order: pools in any order, a shared pool's slices as ``rank``
-    says, the other pools' slices in any order (None beyond ``ORDERS``)."""
+    says, the other pools' slices in any order."""
     fixed = [(p.driver, p.name) in shared for p in pools]
-    if factorial(len(pools)) * prod(factorial(len(p.slices)) for p, f in zip(pools, fixed) if not f) > ORDERS:
-        return None
     ranked = [Pool(p.driver, p.name, sorted(p.slices, key=lambda s: rank.get(s[0].slice_id, -1) if s else -1),
                    p.incomplete, p.invalid) if f else p for p, f in zip(pools, fixed)]
     inner = [[p.slices] if f else list(permutations(p.slices)) for p, f in zip(ranked, fixed)]
@@ -76,17 +80,14 @@ def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: d
     if not shared or not fitting:
         return []
     orders = cycle_orders(shared)
-    if orders is None:
+    if orders is None or any(_run_count(p, shared) > ORDERS for p in pools_of.values()) or \
+            len(orders) * sum(_run_count(p, shared) for p in pools_of.values()) > BUDGET:
         return list(fitting)
     table: list[tuple[set[str], set[str]]] = []   # per cycle order: (fitting nodes, erring nodes)
     for rank in orders:
         fits, errs = set(), set()
         for node, pools in pools_of.items():
-            runs = _node_runs(pools, shared, rank)
-            if runs is None:
-                return list(fitting)
-            outcomes = [allocate_in_order(claims, run, classes, allocated) for run in runs] or \
-                [allocate_in_order(claims, pools, classes, allocated)]
+            outcomes = [allocate_in_order(claims, run, classes, allocated) for run in _node_runs(pools, shared, rank)]
             if any(o.reason is None for o in outcomes):
                 fits.add(node)
             elif all(o.error for o in outcomes):
