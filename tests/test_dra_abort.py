@@ -259,18 +259,16 @@ def _shared_pool() -> list[dict]:
     return keep + [piece("a", "d0", {"numa": {"int": 0}}), piece("b", "d1", {"model": {"string": "t4"}})]
 
 
-def test_a_slice_order_shared_by_nodes_is_marked():
+def test_a_slice_order_shared_by_nodes_is_exact_here():
     """Slice a first: job fits n1 and n2; b first: the runtime error on both (the cycle aborts). The slices
     are listed once per cycle for every node, the model draws their order per node: the fit stands for
-    some run (exact here, as slice a first is one run for both) and the answer is marked."""
+    one run (slice a first, for both nodes), so the answer is exact and unmarked (``dra_slice_orders``)."""
     from benchmarks.kso_dra_agreement import symreach_dra
 
     ours = symreach_dra(any_state(_shared_pool(), "default/job"))
     assert ours.verdicts == {"n1": None, "n2": None}
     assert ours.possible == {n: {None, ERROR} for n in ("n1", "n2")}
-    assert [c for c in ours.caveats if "once per cycle" in c] == [
-        "DRA: the outcome on n1, n2 depends on the order of a pool's slices, which the scheduler draws once per "
-        "cycle for every node; the model draws it per node"]
+    assert not [c for c in ours.caveats if "once per cycle" in c]
 
 
 @pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")

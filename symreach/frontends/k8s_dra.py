@@ -26,8 +26,9 @@ template's spec, unallocated. The allocation itself (pools, CEL selectors,
 constraints, admin access, which devices v1.35's default feature gates leave
 out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
 aborts the pod's whole scheduling cycle where the node passes every earlier
-filter (``semantics.cycle_abort``; above 100 nodes in several zones, or with a pool's slice
-order shared by nodes, a caveat: ``_abort_caveats``). The verdicts are
+filter (``semantics.cycle_abort``; above 100 nodes in several zones, or where the slice order
+the scheduler draws once per cycle for every node may change a fit, a caveat:
+``_abort_caveats``, ``dra_slice_orders``). The verdicts are
 existential over the scheduler's random order of pools and slices
 (``dra_allocator.allocate``; ``PodDra.orders`` names what each order gives). What is left out
 is a caveat on the pod type, never silent: selectors ``dra_cel`` cannot
@@ -40,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from symreach.frontends import dra_allocator
+from symreach.frontends import dra_allocator, dra_slice_orders
 from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
 from symreach.model import MIN_FEASIBLE_NODES, num_feasible_nodes_to_find, zone_key
@@ -105,12 +106,6 @@ class DraIndex:
         """How many slices of a pool are on node: their order is the informer's, so random."""
         return sum(1 for s in self.slices if str(_d(s.get("spec")).get("driver")) == driver
                    and str(_d(_d(s.get("spec")).get("pool")).get("name")) == pool and _slice_on(_d(s.get("spec")), node))
-
-    def pool_reaches_others(self, node: dict, driver: str, pool: str) -> bool:
-        """Whether a slice of the pool on node is not node-local (it may reach other nodes too)."""
-        return any(str(_d(s.get("spec")).get("driver")) == driver and str(_d(_d(s.get("spec")).get("pool")).get("name"))
-                   == pool and _slice_on(_d(s.get("spec")), node) and not _d(s.get("spec")).get("nodeName")
-                   for s in self.slices)
 
     def devices(self, node: dict) -> tuple[list[Device], list[str]]:
         """The devices of the usable pools on a node (``GatherPools``), in the allocator's order."""
@@ -206,12 +201,13 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
                 continue
         if any(not _selector_matches(s, node) for s in selectors):
             out.filters[node["name"]] = NOT_AVAILABLE
-    out.caveats += _abort_caveats(index, out, nodes, spec) if errors else []
+    out.caveats += _abort_caveats(index, out, nodes, spec, to_allocate, allocated) if errors else []
     out.caveats = list(dict.fromkeys(out.caveats))
     return out
 
 
-def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict) -> list[str]:
+def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict, claims: list[dict],
+                   allocated: set) -> list[str]:
     """What of the scheduler's abort on an allocator error (``semantics.cycle_abort``) is not exact.
 
     ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
@@ -219,10 +215,9 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     exactly when the candidates share one zone (any order of them is the scheduler's) or cannot hold
     k + 1 feasible nodes besides an erring one (every one is evaluated; always up to 101). Marked
     otherwise: candidates in several zones, or named by NodeAffinity's PreFilterResult (filtered in map
-    order, k from their count). The order
-    of a pool's slices is drawn once per cycle for every node (``dra_allocator.allocate`` takes it per
-    node): exact unless a pool of several slices that is not node-local reaches a node whose outcome
-    depends on the order."""
+    order, k from their count). The order of a pool's slices is drawn once per cycle for every node
+    (``dra_allocator.allocate`` takes it per node): exact but on the fitting nodes
+    ``dra_slice_orders.inexact_fits`` names."""
     out = []
     named = _prefilter_names(spec)
     candidates = [node for node in nodes if named is None or node["name"] in named]
@@ -233,12 +228,13 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
                    "in an order the input does not give, so a run may not evaluate a node where the allocator "
                    "errs; the model lets the pod land only by the runs it constructs (a not-deployable answer "
                    "may be too strict)")
-    shared = [name for name in found.orders if any(
-        index.slice_count(node, p.driver, p.name) > 1 and index.pool_reaches_others(node, p.driver, p.name)
-        for node in nodes if node["name"] == name for p in index.pools(node))]
+    fitting = [n["name"] for n in nodes if n["name"] not in found.filters]
+    shared = dra_slice_orders.inexact_fits(claims, {n["name"]: index.pools(n) for n in nodes}, index.classes,
+                                           allocated, fitting) if claims else []
     if shared:
-        out.append(f"DRA: the outcome on {', '.join(shared)} depends on the order of a pool's slices, which the "
-                   "scheduler draws once per cycle for every node; the model draws it per node")
+        out.append(f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the "
+                   "scheduler draws once per cycle for every node, and every order that fits there makes another "
+                   "node err; the model draws the order per node (the fit may be too lenient)")
     return out
 
 
