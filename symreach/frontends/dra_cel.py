@@ -31,6 +31,9 @@ from __future__ import annotations
 import re
 from typing import Union
 
+from symreach.frontends.dra_cel_library import (GLOBALS, Address, Network, Optional, address_method, address_text,
+                                                list_method, optional_method, regex_method, semver_normalized,
+                                                sort_list)
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
                                                check_int, compare, equal, kind, type_name)
@@ -198,7 +201,21 @@ class _Parser:
             return inner
         if text == "[":
             return ("list", self.args("]"))
+        if text == "{":
+            return ("map", self.entries())
         raise Unsupported(text)
+
+    def entries(self) -> list[tuple[Node, Node]]:
+        self.i += 1
+        out: list[tuple[Node, Node]] = []
+        while not self.peek("}"):
+            key = self.expr()
+            self.take(":")
+            out.append((key, self.expr()))
+            if not self.peek("}"):
+                self.take(",")
+        self.i += 1
+        return out
 
 
 def _number(text: str):
@@ -267,7 +284,7 @@ class _Eval:
 
     def run(self, node: Node) -> object:
         value = getattr(self, "_" + {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident",
-                                      "field": "field", "index": "index", "call": "call", "list": "list_"}[node[0]])(node)
+                                      "field": "field", "index": "index", "call": "call", "list": "list_", "map": "map_"}[node[0]])(node)
         if isinstance(value, CelError):   # an unreadable attribute surfaces when it is read
             raise CelFailure(value.message)
         return value
@@ -277,6 +294,15 @@ class _Eval:
 
     def _list_(self, node: Node) -> object:
         return [self.run(x) for x in node[1]]
+
+    def _map_(self, node: Node) -> object:
+        out: dict = {}
+        for key_node, value_node in node[1]:
+            key = self.run(key_node)
+            if not isinstance(key, (str, int)) or key in out:   # a bool, uint or repeated key: not modelled
+                raise Unsupported("map key")
+            out[key] = self.run(value_node)
+        return out
 
     def _ident(self, node: Node) -> object:
         if node[1] in self.scope:
@@ -335,7 +361,7 @@ class _Eval:
             if isinstance(b, list):
                 return any(equal(a, x) for x in b)
             if isinstance(b, dict):
-                return a in b if isinstance(a, str) else False
+                return any(equal(a, k) for k in b)
             raise CelFailure("no such overload")
         if op in ("<", "<=", ">", ">="):
             c = compare(a, b)
@@ -352,6 +378,8 @@ class _Eval:
                 return self.driver
             if name in ("attributes", "capacity"):
                 return getattr(self, name)
+            if name == "allowMultipleAllocations":
+                return False   # the field the API server drops while DRAConsumableCapacity is off
             raise Unsupported(name)
         if isinstance(target, dict):
             if name not in target:
@@ -364,9 +392,9 @@ class _Eval:
         if isinstance(target, _Domains):
             return target.get(key)
         if isinstance(target, dict):
-            if not isinstance(key, str):
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise CelFailure("no such overload")
-            if key not in target:
+            if not any(kind(key) == kind(k) and key == k for k in target):
                 raise CelFailure(f"no such key: {key}")
             return target[key]
         if isinstance(target, list):
@@ -381,13 +409,41 @@ class _Eval:
         name, target, args = node[1], node[2], node[3]
         if name == "has" and target is None:
             return self._has(args)
-        if name in ("exists", "all", "exists_one") and target is not None:
+        if name == "bind" and target == ("id", "cel") and "cel" not in self.scope:
+            return self._bind(args)
+        if name in _MACROS and target is not None and len(args) in _MACROS[name]:
             return self._macro(name, target, args)
+        if target is not None and target[0] == "id" and target[1] in _NAMESPACES and target[1] not in self.scope:
+            return self._library(f"{target[1]}.{name}", [self.run(a) for a in args])
         receiver = self.run(target) if target is not None else None
         values = [self.run(a) for a in args]
         if target is None:
-            return call_global(name, values)
-        return call_method(name, receiver, values)
+            if name == "string" and len(values) == 1 and isinstance(values[0], (Address, Network)):
+                return address_text(values[0])
+            if name == "dyn" and len(values) == 1:
+                return values[0]
+            if name in ("semver", "isSemver") and len(values) in (1, 2):
+                return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
+            return self._library(name, values) if name in GLOBALS else call_global(name, values)
+        return _method(name, receiver, values)
+
+    def _library(self, name: str, values: list[object]) -> object:
+        if name not in GLOBALS:
+            raise Unsupported(name)
+        try:
+            return GLOBALS[name](*values)
+        except TypeError:
+            raise CelFailure("no such overload") from None
+
+    def _bind(self, args: list[Node]) -> object:
+        if len(args) != 3 or args[0][0] != "id":
+            raise Unsupported("cel.bind")
+        value, saved = self.run(args[1]), dict(self.scope)
+        self.scope[args[0][1]] = value
+        try:
+            return self.run(args[2])
+        finally:
+            self.scope = saved
 
     def _has(self, args: list[Node]) -> object:
         if len(args) != 1 or args[0][0] != "field":
@@ -400,35 +456,113 @@ class _Eval:
         raise CelFailure("no such overload")
 
     def _macro(self, name: str, target: Node, args: list[Node]) -> object:
-        if len(args) != 2 or args[0][0] != "id":
+        count = _variables(name, len(args))
+        if any(a[0] != "id" for a in args[:count]):
             raise Unsupported(name)
-        items = self.run(target)
-        if isinstance(items, dict):
-            items = list(items)
-        if not isinstance(items, list):
-            raise CelFailure("no such overload")
-        var, saved = args[0][1], dict(self.scope)
+        pairs = _pairs(self.run(target), name, count)
+        names = [a[1] for a in args[:count]]
+        body = args[len(names):]
         results: list[object] = []
+        saved = dict(self.scope)
         try:
-            for item in items:
-                self.scope[var] = item
+            for pair in pairs:
+                self.scope.update(zip(names, pair))
                 try:
-                    value = self.run(args[1])
-                    results.append(value if isinstance(value, bool) else CelFailure("no such overload"))
+                    results.append(self._step(name, body))
                 except CelFailure as err:
+                    if name not in ("exists", "all"):
+                        raise
                     results.append(err)
         finally:
             self.scope = saved
-        errors = [r for r in results if isinstance(r, CelFailure)]
-        if name == "exists_one":
-            if errors:
-                raise errors[0]
-            return sum(1 for r in results if r is True) == 1
+        return _fold(name, pairs, results)
+
+    def _step(self, name: str, body: list[Node]) -> object:
+        """One element's value: a bool for the predicates, (keep, value) for the transforms."""
+        if name in ("map", "transformList", "transformMap", "transformMapEntry"):
+            if len(body) == 2:
+                keep = self.run(body[0])
+                if not isinstance(keep, bool):
+                    raise CelFailure("no such overload")
+                return (keep, self.run(body[1]) if keep else None)
+            return (True, self.run(body[0]))
+        if name == "sortBy":
+            return self.run(body[0])
+        value = self.run(body[0])
+        if not isinstance(value, bool):
+            raise CelFailure("no such overload")
+        return value
+
+
+def _method(name: str, receiver: object, values: list[object]) -> object:
+    if isinstance(receiver, list) and name != "size":
+        return list_method(name, receiver, values)
+    if isinstance(receiver, (Address, Network)):
+        return address_method(name, receiver, values)
+    if isinstance(receiver, Optional):
+        return optional_method(name, receiver, values)
+    if isinstance(receiver, str) and name in ("find", "findAll"):
+        return regex_method(name, receiver, values)
+    return call_method(name, receiver, values)
+
+
+_MACROS = {"exists": (2, 3), "all": (2, 3), "exists_one": (2,), "existsOne": (3,), "map": (2, 3), "filter": (2,),
+           "transformList": (3, 4), "transformMap": (3, 4), "transformMapEntry": (3, 4), "sortBy": (2,)}
+_TWO_VARS = ("existsOne", "transformList", "transformMap", "transformMapEntry")
+
+
+def _variables(name: str, n: int) -> int:
+    """How many iteration variables the macro call with ``n`` arguments binds."""
+    return 2 if name in _TWO_VARS or (name in ("exists", "all") and n == 3) else 1
+
+
+_NAMESPACES = ("sets", "lists", "strings", "ip", "optional")
+
+
+def _pairs(items: object, name: str, count: int) -> list[tuple]:
+    """The comprehension's iteration: (element,) or (index, element) / (key, value)."""
+    if isinstance(items, dict):
+        if name == "sortBy":
+            raise CelFailure("no such overload")
+        return [(k, items[k]) if count == 2 else (k,) for k in items]
+    if not isinstance(items, list):
+        raise CelFailure("no such overload")
+    return [(i, x) if count == 2 else (x,) for i, x in enumerate(items)]
+
+
+def _fold(name: str, pairs: list[tuple], results: list[object]) -> object:
+    if name in ("exists", "all"):
         settle = name == "exists"
         if any(r is settle for r in results):
             return settle
+        errors = [r for r in results if isinstance(r, CelFailure)]
         if errors:
             raise errors[0]
         return not settle
-
-
+    if name in ("exists_one", "existsOne"):
+        return sum(1 for r in results if r is True) == 1
+    if name == "filter":
+        return [p[-1] for p, keep in zip(pairs, results) if keep]
+    if name == "sortBy":
+        keyed = list(zip(results, (p[-1] for p in pairs)))
+        order = sort_list([k for k, _ in keyed])
+        out, used = [], [False] * len(keyed)
+        for key in order:
+            i = next(j for j, (k, _) in enumerate(keyed) if not used[j] and equal(k, key))
+            used[i] = True
+            out.append(keyed[i][1])
+        return out
+    kept = [(p, r[1]) for p, r in zip(pairs, results) if r[0]]   # type: ignore[index]
+    if name in ("map", "transformList"):
+        return [v for _, v in kept]
+    if name == "transformMap":
+        return {p[0]: v for p, v in kept}
+    out: dict = {}
+    for _, entry in kept:
+        if not isinstance(entry, dict):
+            raise CelFailure("no such overload")
+        for k, v in entry.items():
+            if k in out:
+                raise CelFailure(f"insert failed: key {k} already exists")
+            out[k] = v
+    return out

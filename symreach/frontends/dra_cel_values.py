@@ -327,19 +327,47 @@ def _strings(args: list[object], count: int) -> list[str]:
 # the cel-go ``ext.Strings`` functions Kubernetes' environment adds (code-point positions)
 _EXT_STRINGS: dict[str, Callable[[str, list[object]], object]] = {
     "charAt": lambda s, a: s[_position(s, a[0] if len(a) == 1 else None):][:1],
-    "indexOf": lambda s, a: s.find(*_strings(a, 1)),
-    "lastIndexOf": lambda s, a: s.rfind(*_strings(a, 1)),
+    "indexOf": lambda s, a: _find(s, a, False),
+    "lastIndexOf": lambda s, a: _find(s, a, True),
     "substring": _substring,
-    "replace": lambda s, a: s.replace(*_strings(a, 2)),
-    "split": lambda s, a: list(s) if _strings(a, 1)[0] == "" else s.split(a[0]),   # type: ignore[arg-type]
+    "replace": lambda s, a: s.replace(*_strings(a[:2], 2), *_limit(a[2:])),
+    "split": lambda s, a: _split(s, _strings(a[:1], 1)[0], *_limit(a[1:])),
 }
+
+
+def _limit(rest: list[object]) -> list[int]:
+    """The optional count argument of ``replace``/``split`` (negative: no limit)."""
+    if len(rest) > 1 or rest and (not isinstance(rest[0], int) or isinstance(rest[0], bool)):
+        raise CelFailure("no such overload")
+    return [rest[0]] if rest and rest[0] >= 0 else []   # type: ignore[list-item]
+
+
+def _split(s: str, sep: str, limit: int = -1) -> list[str]:
+    if limit == 0:
+        return []
+    if sep == "":
+        chars = list(s)
+        return chars if limit < 0 or limit >= len(chars) else chars[:limit - 1] + ["".join(chars[limit - 1:])]
+    return s.split(sep, limit - 1 if limit > 0 else -1)
+
+
+def _find(s: str, args: list[object], last: bool) -> int:
+    """``indexOf``/``lastIndexOf`` with cel-go's optional code-point offset."""
+    sub = _strings(args[:1], 1)[0]
+    if len(args) == 1:
+        return s.rfind(sub) if last else s.find(sub)
+    if len(args) != 2 or not isinstance(args[1], int) or isinstance(args[1], bool):
+        raise CelFailure("no such overload")
+    offset = args[1]
+    if not 0 <= offset < len(s):
+        raise Unsupported("offset")   # cel-go's answer past the end is not reproduced
+    return s.rfind(sub, 0, offset + len(sub)) if last else s.find(sub, offset)
 
 
 def _quantity_method(name: str, q: Quantity, args: list[object]) -> object:
     if not args:
         fits = q.value.denominator == 1 and INT_MIN <= q.value <= INT_MAX
-        if name in ("isInteger", "asInteger") and fits and not q.whole:
-            raise Unsupported(name)   # depends on the scale Kubernetes keeps (``2000m`` is not an integer)
+        fits = fits and q.whole   # Kubernetes keeps ``2000m`` or ``1.0`` at a negative scale: not an integer
         if name == "isInteger":
             return fits
         if name == "asInteger":
