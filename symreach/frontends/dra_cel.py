@@ -31,7 +31,8 @@ from __future__ import annotations
 import re
 from typing import Union
 
-from symreach.frontends.dra_cel_library import (GLOBALS, Address, Network, Optional, address_method, address_text,
+from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Network, Optional, address_method,
+                                                address_text,
                                                 list_method, optional_method, regex_method, semver_normalized,
                                                 sort_list)
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
@@ -46,7 +47,7 @@ Outcome = Union[bool, str, CelError]   # True, False, UNKNOWN or a CelError
 _SPACE = re.compile(r"(?:\s|//[^\n]*)*")   # blanks and comments
 _TOKEN = re.compile(r"""(?:
     (?P<num>0[xX][0-9a-fA-F]+[uU]?|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+[uU]?)
-  | (?P<str>[rR]?(?:\"\"\"(?:[^\\]|\\.)*?\"\"\"|'''(?:[^\\]|\\.)*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
+  | (?P<str>(?:[bB][rR]?|[rR][bB]?)?(?:\"\"\"(?:[^\\]|\\.)*?\"\"\"|'''(?:[^\\]|\\.)*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>&&|\|\||==|!=|<=|>=|[-+*/%!<>?:.,()\[\]{}])
 )""", re.VERBOSE | re.DOTALL)
@@ -70,24 +71,33 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a"
             "v": "\v", "`": "`", "?": "?"}
 
 
-def _string(token: str) -> str:
-    raw = token[0] in "rR"
-    body = token[1:] if raw else token
+_BYTE = 0xF0000   # an escaped byte of a bytes literal, until it is encoded
+
+
+def _string(token: str) -> str | bytes:
+    """A string or bytes literal's value (in bytes, ``\\xff`` is one byte, not U+00FF)."""
+    prefix = token[:2 if token[:2].lower() in ("br", "rb") else 1 if token[0] in "rRbB" else 0].lower()
+    body = token[len(prefix):]
     quote = 3 if body[:3] in ('"""', "'''") else 1
     body = body[quote:-quote]
-    if raw:
+    as_bytes = "b" in prefix
+    if "r" not in prefix:
+        body = re.sub(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2}|.)",
+                      lambda m: _escape(m.group(1), as_bytes), body)
+    if not as_bytes:
         return body
+    return b"".join(bytes([ord(c) - _BYTE]) if _BYTE <= ord(c) < _BYTE + 256 else c.encode("utf-8") for c in body)
 
-    def one(m: re.Match) -> str:
-        e = m.group(1)
-        if e[0] in _ESCAPES:
-            return _ESCAPES[e[0]]
-        if e[0] in "xX":
-            return chr(int(e[1:], 16))
-        if e[0] in "uU":
-            return chr(int(e[1:], 16))
-        return chr(int(e, 8))
-    return re.sub(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2}|.)", one, body)
+
+def _escape(e: str, as_bytes: bool) -> str:
+    if e[0] in _ESCAPES:
+        return _ESCAPES[e[0]]
+    if e[0] in "uU":
+        if as_bytes:
+            raise Unsupported("\\u in bytes")
+        return chr(int(e[1:], 16))
+    code = int(e[1:], 16) if e[0] in "xX" else int(e, 8)
+    return chr(_BYTE + code) if as_bytes else chr(code)
 
 
 Node = tuple   # (kind, ...) a small AST
@@ -149,19 +159,25 @@ class _Parser:
         while True:
             if self.peek("."):
                 self.i += 1
+                optional = self.peek("?")
+                self.i += optional
                 kind, name = self.toks[self.i] if self.i < len(self.toks) else ("", "")
                 if kind != "id":
                     raise Unsupported(name)
                 self.i += 1
-                if self.peek("("):
+                if optional:
+                    node = ("optfield", node, name)
+                elif self.peek("("):
                     node = ("call", name, node, self.args(")"))
                 else:
                     node = ("field", node, name)
             elif self.peek("["):
                 self.i += 1
+                optional = self.peek("?")
+                self.i += optional
                 index = self.expr()
                 self.take("]")
-                node = ("index", node, index)
+                node = ("optindex" if optional else "index", node, index)
             else:
                 return node
 
@@ -169,7 +185,11 @@ class _Parser:
         self.i += 1
         out: list[Node] = []
         while not self.peek(close):
-            out.append(self.expr())
+            if close == "]" and self.peek("?"):   # an optional element of a list literal
+                self.i += 1
+                out.append(("opt", self.expr()))
+            else:
+                out.append(self.expr())
             if not self.peek(close):
                 self.take(",")
         self.i += 1
@@ -209,7 +229,9 @@ class _Parser:
         self.i += 1
         out: list[tuple[Node, Node]] = []
         while not self.peek("}"):
-            key = self.expr()
+            optional = self.peek("?")
+            self.i += optional
+            key = ("opt", self.expr()) if optional else self.expr()
             self.take(":")
             out.append((key, self.expr()))
             if not self.peek("}"):
@@ -284,7 +306,8 @@ class _Eval:
 
     def run(self, node: Node) -> object:
         value = getattr(self, "_" + {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident",
-                                      "field": "field", "index": "index", "call": "call", "list": "list_", "map": "map_"}[node[0]])(node)
+                                      "field": "field", "index": "index", "call": "call", "list": "list_", "map": "map_", "optfield": "optional",
+                                      "optindex": "optional"}[node[0]])(node)
         if isinstance(value, CelError):   # an unreadable attribute surfaces when it is read
             raise CelFailure(value.message)
         return value
@@ -293,15 +316,54 @@ class _Eval:
         return node[1]
 
     def _list_(self, node: Node) -> object:
-        return [self.run(x) for x in node[1]]
+        out = []
+        for x in node[1]:
+            if x[0] == "opt":
+                value = self._present(x[1])
+                if value.present:
+                    out.append(value.value)
+            else:
+                out.append(self.run(x))
+        return out
+
+    def _present(self, node: Node) -> Optional:
+        value = self.run(node)
+        if not isinstance(value, Optional):
+            raise CelFailure("no such overload")
+        return value
+
+    def _optional(self, node: Node) -> object:
+        """``x.?f`` and ``x[?k]``: ``optional.none()`` where the key is absent, chained through optionals."""
+        target = self.run(node[1])
+        key = node[2] if node[0] == "optfield" else self.run(node[2])
+        if isinstance(target, Optional):
+            if not target.present:
+                return target
+            target = target.value
+        if isinstance(target, dict):
+            found = [k for k in target if kind(k) == kind(key) and k == key]
+            return Optional(bool(found), target[found[0]] if found else None)
+        if isinstance(target, list) and node[0] == "optindex" and kind(key) == "num" and not isinstance(key, float):
+            return Optional(0 <= key < len(target), target[key] if 0 <= key < len(target) else None)
+        if isinstance(target, _Domains):
+            return Optional(True, target.get(key))
+        if isinstance(target, _Device) and node[0] == "optfield":
+            return Optional(True, self._select(target, key))
+        raise CelFailure("no such overload")
 
     def _map_(self, node: Node) -> object:
         out: dict = {}
         for key_node, value_node in node[1]:
-            key = self.run(key_node)
+            optional = key_node[0] == "opt"
+            key = self.run(key_node[1] if optional else key_node)
             if not isinstance(key, (str, int)) or key in out:   # a bool, uint or repeated key: not modelled
                 raise Unsupported("map key")
-            out[key] = self.run(value_node)
+            if optional:
+                value = self._present(value_node)
+                if value.present:
+                    out[key] = value.value
+            else:
+                out[key] = self.run(value_node)
         return out
 
     def _ident(self, node: Node) -> object:
@@ -309,6 +371,8 @@ class _Eval:
             return self.scope[node[1]]
         if node[1] == "device":
             return _Device()
+        if node[1] in _TYPES:
+            return CelType(node[1])
         raise Unsupported(node[1])
 
     def _cond(self, node: Node) -> object:
@@ -370,6 +434,8 @@ class _Eval:
 
     def _field(self, node: Node) -> object:
         target = self.run(node[1])
+        if isinstance(target, Optional):   # selecting into an optional stays optional
+            return self._optional(("optfield",) + tuple(node[1:]))
         return self._select(target, node[2])
 
     def _select(self, target: object, name: str) -> object:
@@ -389,6 +455,8 @@ class _Eval:
 
     def _index(self, node: Node) -> object:
         target, key = self.run(node[1]), self.run(node[2])
+        if isinstance(target, Optional):
+            return self._optional(("optindex",) + tuple(node[1:]))
         if isinstance(target, _Domains):
             return target.get(key)
         if isinstance(target, dict):
@@ -422,6 +490,8 @@ class _Eval:
                 return address_text(values[0])
             if name == "dyn" and len(values) == 1:
                 return values[0]
+            if name == "type" and len(values) == 1:
+                return CelType(_type_of(values[0]))
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
             return self._library(name, values) if name in GLOBALS else call_global(name, values)
@@ -492,6 +562,16 @@ class _Eval:
         if not isinstance(value, bool):
             raise CelFailure("no such overload")
         return value
+
+
+_TYPES = ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type")
+
+
+def _type_of(value: object) -> str:
+    for t, name in ((Optional, "optional_type"), (Address, "net.IP"), (Network, "net.CIDR"), (CelType, "type")):
+        if isinstance(value, t):
+            return name
+    return type_name(value)
 
 
 def _method(name: str, receiver: object, values: list[object]) -> object:

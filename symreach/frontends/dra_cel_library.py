@@ -12,13 +12,13 @@ cannot give the scheduler's exact answer (the selector then stays marked).
 from __future__ import annotations
 
 import ipaddress
-import re
 from dataclasses import dataclass
 from typing import Callable
 
-from symreach.frontends.dra_cel_values import CelFailure, Unsupported, arith, compare, equal, kind, parse_semver
+from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, kind, parse_semver,
+                                               regex)
 
-__all__ = ["Address", "Network", "Optional", "GLOBALS", "address_method", "address_text", "list_method", "regex_method",
+__all__ = ["Address", "CelType", "Network", "Optional", "GLOBALS", "address_method", "address_text", "list_method", "regex_method",
            "optional_method", "semver_normalized", "sort_list"]
 
 
@@ -28,6 +28,13 @@ class Optional:
 
     present: bool
     value: object = None
+
+
+@dataclass(frozen=True)
+class CelType:
+    """A CEL type as a value (``type(x) == int``)."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -161,21 +168,11 @@ def list_method(name: str, items: list, args: list[object]) -> object:
 
 # ---- regex ----------------------------------------------------------------------------
 
-def regex(pattern: str) -> re.Pattern:
-    """An RE2 pattern in Python's syntax, or ``Unsupported`` where the two differ."""
-    if re.search(r"\\[pPCzQE]|\(\?P?<|\[\[:|\(\?[^:)imsU-]", pattern):
-        raise Unsupported("RE2 syntax")
-    try:
-        return re.compile(pattern)
-    except re.error:
-        raise Unsupported("invalid regular expression") from None   # RE2's message is not reproduced
-
-
 def regex_method(name: str, s: str, args: list[object]) -> object:
     """``find`` and ``findAll`` (k8s.io/apiserver/pkg/cel/library/regex.go)."""
     if not args or not isinstance(args[0], str) or len(args) > (1 if name == "find" else 2):
         raise _overload()
-    pattern = regex(args[0])
+    pattern = regex(args[0], s)
     if name == "find":
         m = pattern.search(s)
         return m.group(0) if m else ""
@@ -330,6 +327,8 @@ GLOBALS: dict[str, Callable[..., object]] = {
     "ip": _address, "cidr": _network, "isIP": _parses(_address), "isCIDR": _parses(_network),
     "ip.isCanonical": _canonical,
     "optional.of": lambda v: Optional(True, v), "optional.none": lambda: Optional(False),
+    "optional.ofNonZeroValue": lambda v: Optional(v not in (None, False) and not (
+        not isinstance(v, bool) and isinstance(v, (int, float, str, bytes, list, dict)) and not v), v),
 }
 
 
@@ -343,6 +342,8 @@ def optional_method(name: str, value: Optional, args: list[object]) -> object:
         return value.value
     if name == "orValue" and len(args) == 1:
         return value.value if value.present else args[0]
+    if name == "or" and len(args) == 1 and isinstance(args[0], Optional):
+        return value if value.present else args[0]
     raise _overload()
 
 

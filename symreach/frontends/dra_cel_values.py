@@ -126,7 +126,7 @@ def parse_semver(text: str):
 
 def type_name(value: object) -> str:
     for t, name in ((bool, "bool"), (Uint, "uint"), (int, "int"), (float, "double"), (str, "string"),
-                    (list, "list"), (dict, "map"), (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver")):
+                    (list, "list"), (dict, "map"), (bytes, "bytes"), (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver")):
         if isinstance(value, t):
             return name
     return "null_type" if value is None else "object"
@@ -154,7 +154,7 @@ def equal(a: object, b: object) -> bool:
 
 def compare(a: object, b: object) -> int:
     ka, kb = kind(a), kind(b)
-    if ka != kb or ka not in ("num", "string", "bool"):
+    if ka != kb or ka not in ("num", "string", "bool", "bytes"):
         raise CelFailure("no such overload")
     return (a > b) - (a < b)   # type: ignore[operator]
 
@@ -168,7 +168,7 @@ def check_int(value: object) -> object:
 def arith(op: str, a: object, b: object) -> object:
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
-    if op == "+" and isinstance(a, list) and isinstance(b, list):
+    if op == "+" and (isinstance(a, list) and isinstance(b, list) or isinstance(a, bytes) and isinstance(b, bytes)):
         return a + b
     if kind(a) != "num" or kind(b) != "num" or type(a) is not type(b):
         raise CelFailure("no such overload")
@@ -235,12 +235,42 @@ def _to_string(v: object) -> object:
         return "true" if v else "false"
     if isinstance(v, (int, str)):
         return str(int(v)) if isinstance(v, int) else v
+    if isinstance(v, float):
+        return go_float_text(v)
+    if isinstance(v, bytes):
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CelFailure("invalid UTF-8 in bytes, cannot convert to string") from None
     raise Unsupported("string")
+
+
+def go_float_text(f: float) -> str:
+    """Go's ``fmt.Sprintf("%g", f)`` (cel-go's ``string(double)``): shortest digits, an exponent
+    from 1e-5 down or 1e6 up (``1e+08``)."""
+    from decimal import Decimal
+
+    if f != f:
+        return "NaN"
+    if f in (float("inf"), float("-inf")):
+        return "+Inf" if f > 0 else "-Inf"
+    sign = "-" if str(f).startswith("-") else ""
+    if f == 0:
+        return sign + "0"
+    d = Decimal(repr(abs(f))).normalize()
+    exponent = d.adjusted()
+    digits = "".join(map(str, d.as_tuple().digits))
+    if exponent < -4 or exponent >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    return sign + format(d, "f")
 
 
 def _to_double(v: object) -> object:
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise CelFailure("no such overload")
+    if isinstance(v, str) and (v != v.strip() or "_" in v):
+        raise CelFailure("type conversion error from 'string' to 'double'")
     try:
         return float(v)
     except ValueError:
@@ -254,14 +284,20 @@ def _to_uint(v: object) -> object:
     return Uint(value)   # type: ignore[call-overload]
 
 
+def _to_bytes(v: object) -> object:
+    if isinstance(v, (bytes, str)):
+        return v.encode("utf-8") if isinstance(v, str) else v
+    raise CelFailure("no such overload")
+
+
 _CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": _to_string,
-                                                       "double": _to_double}
+                                                       "double": _to_double, "bytes": _to_bytes}
 
 
 def call_method(name: str, receiver: object, args: list[object]) -> object:
     if isinstance(receiver, str):
         return _string_method(name, receiver, args)
-    if isinstance(receiver, (list, dict)) and name == "size" and not args:
+    if isinstance(receiver, (list, dict, bytes)) and name == "size" and not args:
         return len(receiver)
     if isinstance(receiver, list) and name == "join" and len(args) <= 1 and all(isinstance(x, str) for x in receiver):
         return "".join(receiver) if not args else _strings(args, 1)[0].join(receiver)   # type: ignore[arg-type]
@@ -291,13 +327,26 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
     if name == "contains":
         return arg in s
     if name == "matches":
-        if re.search(r"\\[pPCzQE]|\(\?[^:)]|\[\[:", arg):
-            raise Unsupported("RE2 syntax")
-        try:
-            return re.search(arg, s) is not None
-        except re.error:
-            raise CelFailure(f"invalid regular expression: {arg}") from None
+        return regex(arg, s).search(s) is not None
     raise Unsupported(name)
+
+
+_RE2_ONLY = re.compile(r"\\[pPCzQEZAG]|\[\[:|\(\?P?<|\(\?[^:)]*U|\{,|\(\?[^:)]*\)(?<!^\(\?[ims]\))")
+
+
+def regex(pattern: str, subject: str) -> re.Pattern:
+    """An RE2 pattern as Python's ``re`` (ASCII classes, flags only at the start), or ``Unsupported``
+    where the two could differ (RE2-only syntax, ``$`` before a newline, Unicode case folding)."""
+    flags = re.match(r"^\(\?([ims]+)\)", pattern)
+    rest = pattern[flags.end():] if flags else pattern
+    if _RE2_ONLY.search(rest) or re.search(r"\(\?[ims-]*\)", rest) or "$" in pattern and "\n" in subject \
+            or not subject.isascii() and "i" in (flags.group(1) if flags else "") + "".join(
+                re.findall(r"\(\?([ims-]*):", rest)):
+        raise Unsupported("RE2 syntax")
+    try:
+        return re.compile(pattern, re.ASCII)
+    except re.error:
+        raise Unsupported("invalid regular expression") from None   # RE2's message is not reproduced
 
 
 def _position(s: str, i: object) -> int:
@@ -352,16 +401,20 @@ def _split(s: str, sep: str, limit: int = -1) -> list[str]:
 
 
 def _find(s: str, args: list[object], last: bool) -> int:
-    """``indexOf``/``lastIndexOf`` with cel-go's optional code-point offset."""
+    """``indexOf``/``lastIndexOf`` with cel-go's optional code-point offset (ext/strings.go)."""
     sub = _strings(args[:1], 1)[0]
     if len(args) == 1:
         return s.rfind(sub) if last else s.find(sub)
     if len(args) != 2 or not isinstance(args[1], int) or isinstance(args[1], bool):
         raise CelFailure("no such overload")
     offset = args[1]
-    if not 0 <= offset < len(s):
-        raise Unsupported("offset")   # cel-go's answer past the end is not reproduced
-    return s.rfind(sub, 0, offset + len(sub)) if last else s.find(sub, offset)
+    if sub == "":
+        return offset
+    if offset < 0:
+        raise CelFailure(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    return s.rfind(sub, 0, min(offset, len(s) - len(sub)) + len(sub)) if last else s.find(sub, offset)
 
 
 def _quantity_method(name: str, q: Quantity, args: list[object]) -> object:
