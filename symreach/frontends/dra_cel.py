@@ -2,28 +2,62 @@
 
 A DeviceClass or a claim's request selects devices with CEL expressions over
 ``device.driver``, ``device.attributes["<domain>"].<name>`` and
-``device.capacity["<domain>"].<name>`` (``k8s.io/dynamic-resource-allocation/cel``).
-This module parses and evaluates the language that real selectors use:
+``device.capacity["<domain>"].<name>``. The v1.35 allocator compiles them in
+``k8s.io/dynamic-resource-allocation/cel/compile.go`` (``newCompiler``):
+Kubernetes' base environment (``k8s.io/apiserver/pkg/cel/environment/base.go``,
+the StoredExpressions set) plus ``ext.Bindings``. Evaluated here, with cel-go's
+runtime errors and messages (checked construct by construct against the kso DRA
+variant, ``tests/test_dra_cel_environment.py``):
 
-- literals (int, uint, double, string, bool, null, lists, maps), ``!``, unary
-  ``-``, ``* / % + -``, ``== != < <= > >=``, ``in``, ``&&``, ``||``, ``? :``,
-  parentheses; CEL's heterogeneous ``==`` (a string never equals an int: false,
-  not an error) and its commutative ``&&``/``||`` (a decided operand wins over
-  an error);
-- ``has()``, ``size``, ``int``, ``uint``, ``double``, ``string``, the string
-  methods ``startsWith endsWith contains matches lowerAscii upperAscii trim``,
-  the list macros ``exists all exists_one``;
-- Kubernetes' ``quantity()`` / ``isQuantity()`` with ``compareTo isGreaterThan
-  isLessThan add sub asInteger asApproximateFloat isInteger sign``, and
-  ``semver()`` / ``isSemver()`` (version attributes) with ``compareTo
-  isGreaterThan isLessThan major minor patch``.
+- literals (int, uint, double, string, bytes, bool, null, lists, maps, with
+  ``?`` optional entries), ``!``, unary ``-``, ``* / % + -``, ``== != < <= > >=``,
+  ``in``, ``&&``, ``||``, ``? :``, parentheses, ``.f`` / ``[k]`` / ``.?f`` /
+  ``[?k]``; CEL's heterogeneous ``==`` (false, not an error), cross-type numeric
+  ordering, commutative ``&&``/``||`` (a decided operand wins over an error);
+- ``has``, ``size``, ``int uint double string bytes dyn type`` and the type names;
+  the macros ``all exists exists_one map filter`` and the two-variable
+  ``all exists existsOne transformList transformMap transformMapEntry``;
+  ``cel.bind``;
+- strings: ``startsWith endsWith contains matches`` (RE2 as Python ``re`` with
+  ASCII classes), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
+  upperAscii replace split substring trim join strings.quote``, regex ``find
+  findAll``;
+- lists: ``isSorted sum min max indexOf lastIndexOf`` (Kubernetes), ext.Lists v3
+  ``slice flatten distinct reverse sort sortBy first last lists.range``;
+  ext.Sets ``sets.contains sets.equivalent sets.intersects``;
+- ``quantity isQuantity`` with ``compareTo isGreaterThan isLessThan add sub
+  asInteger asApproximateFloat isInteger``; ``semver isSemver`` (with
+  ``normalize``) with ``compareTo isGreaterThan isLessThan major minor patch``;
+- ``ip isIP ip.isCanonical`` with ``family isUnspecified isLoopback
+  isLinkLocalMulticast isLinkLocalUnicast isGlobalUnicast``, ``cidr isCIDR`` with
+  ``containsIP containsCIDR ip masked prefixLength``, ``string()`` of both;
+- ``optional.of optional.none optional.ofNonZeroValue`` with ``hasValue value
+  orValue or``; ``device.allowMultipleAllocations`` (false: the field the API
+  server drops while DRAConsumableCapacity is off).
+
+A compile error cannot reach the scheduler: the API server compiles every
+selector with this same compiler and refuses the claim or class
+(``pkg/apis/resource/validation/validation.go`` ``validateCELSelector``), so an
+expression that does not type-check (``authorizer``, ``math.*``, ``sign()`` on a
+quantity, ``1 == 1.0`` literals, a non-bool result, ...) has no answer to give;
+such an expression may evaluate to anything here. The same check bounds the
+estimated cost, so the runtime cost limit is not modelled.
+
+Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
+as matching and marks the answer with a caveat, never silently): timestamps and
+durations (``timestamp``, ``duration`` and their getters), the URL library
+(``url``, ``isURL``, ``getScheme``...), the format library (``format.*``,
+``validate``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
+differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, ``$`` before a
+newline, Unicode case folding, a pattern that does not compile), and the
+messages of Go's parsers (a malformed IP/CIDR for ``ip()``/``cidr()``, a semver
+other than too few parts, an invalid regex).
 
 A domain with no attribute is an empty map (the scheduler's default); a
 missing name in it is the runtime error ``no such key: <name>``, as is an
 ordering of mismatched types (``no such overload``). ``evaluate`` returns
 True, False, a ``CelError`` (the scheduler then aborts the pod's cycle), or
-``UNKNOWN`` for a construct outside this module (the front end then takes the
-device as matching and marks the answer with a caveat, never silently).
+``UNKNOWN``.
 """
 
 from __future__ import annotations
