@@ -31,6 +31,10 @@ variant, ``tests/test_dra_cel_environment.py``):
 - ``ip isIP ip.isCanonical`` with ``family isUnspecified isLoopback
   isLinkLocalMulticast isLinkLocalUnicast isGlobalUnicast``, ``cidr isCIDR`` with
   ``containsIP containsCIDR ip masked prefixLength``, ``string()`` of both;
+- ``timestamp duration`` (RFC 3339, Go durations) with ``+ -``, ordering, ``int``,
+  ``string`` and the getters ``getFullYear getMonth getDate getDayOfMonth
+  getDayOfWeek getDayOfYear getHours getMinutes getSeconds getMilliseconds``
+  (with a time zone);
 - ``optional.of optional.none optional.ofNonZeroValue`` with ``hasValue value
   orValue or``; ``device.allowMultipleAllocations`` (false: the field the API
   server drops while DRAConsumableCapacity is off).
@@ -44,14 +48,15 @@ such an expression may evaluate to anything here. The same check bounds the
 estimated cost, so the runtime cost limit is not modelled.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): timestamps and
-durations (``timestamp``, ``duration`` and their getters), the URL library
+as matching and marks the answer with a caveat, never silently): type names
+with a dot (``google.protobuf.Duration``), the URL library
 (``url``, ``isURL``, ``getScheme``...), the format library (``format.*``,
 ``validate``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
 differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, ``$`` before a
 newline, Unicode case folding, a pattern that does not compile), and the
 messages of Go's parsers (a malformed IP/CIDR for ``ip()``/``cidr()``, a semver
-other than too few parts, an invalid regex).
+other than too few parts, an invalid regex, a time zone offset that is not
+``±H:M``).
 
 A domain with no attribute is an empty map (the scheduler's default); a
 missing name in it is the runtime error ``no such key: <name>``, as is an
@@ -69,6 +74,8 @@ from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Netwo
                                                 address_text,
                                                 list_method, optional_method, regex_method, semver_normalized,
                                                 sort_list)
+from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, time_arith, time_compare, time_method,
+                                             time_text, timestamp_of)
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
                                                check_int, compare, equal, kind, type_name)
@@ -461,10 +468,11 @@ class _Eval:
             if isinstance(b, dict):
                 return any(equal(a, k) for k in b)
             raise CelFailure("no such overload")
+        timed = isinstance(a, (Timestamp, Duration)) or isinstance(b, (Timestamp, Duration))
         if op in ("<", "<=", ">", ">="):
-            c = compare(a, b)
+            c = time_compare(a, b) if timed else compare(a, b)
             return {"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
-        return arith(op, a, b)
+        return time_arith(op, a, b) if timed else arith(op, a, b)
 
     def _field(self, node: Node) -> object:
         target = self.run(node[1])
@@ -522,6 +530,10 @@ class _Eval:
         if target is None:
             if name == "string" and len(values) == 1 and isinstance(values[0], (Address, Network)):
                 return address_text(values[0])
+            if len(values) == 1 and isinstance(values[0], (Timestamp, Duration)) and name in ("string", "int"):
+                return time_text(values[0]) if name == "string" else _time_int(values[0])
+            if name in ("timestamp", "duration") and len(values) == 1:
+                return timestamp_of(values[0]) if name == "timestamp" else duration_of(values[0])
             if name == "dyn" and len(values) == 1:
                 return values[0]
             if name == "type" and len(values) == 1:
@@ -602,13 +614,21 @@ _TYPES = ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "nu
 
 
 def _type_of(value: object) -> str:
-    for t, name in ((Optional, "optional_type"), (Address, "net.IP"), (Network, "net.CIDR"), (CelType, "type")):
+    for t, name in ((Optional, "optional_type"), (Address, "net.IP"), (Network, "net.CIDR"), (CelType, "type"),
+                    (Timestamp, "google.protobuf.Timestamp"), (Duration, "google.protobuf.Duration")):
         if isinstance(value, t):
             return name
     return type_name(value)
 
 
+def _time_int(value: Timestamp | Duration) -> int:
+    """``int(timestamp)``: Unix seconds; ``int(duration)``: nanoseconds."""
+    return value.nanos // 10 ** 9 if isinstance(value, Timestamp) else value.nanos
+
+
 def _method(name: str, receiver: object, values: list[object]) -> object:
+    if isinstance(receiver, (Timestamp, Duration)):
+        return time_method(name, receiver, values)
     if isinstance(receiver, list) and name != "size":
         return list_method(name, receiver, values)
     if isinstance(receiver, (Address, Network)):

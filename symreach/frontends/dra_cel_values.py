@@ -219,14 +219,13 @@ def _to_int(v: object) -> object:
     if isinstance(v, bool):
         raise CelFailure("no such overload")
     if isinstance(v, (int, float)):
-        if isinstance(v, float) and not (-9.223372036854776e18 <= v < 9.223372036854776e18):
+        if isinstance(v, float) and not (-9.223372036854776e18 < v < 9.223372036854776e18):
             raise CelFailure("integer overflow")
         return check_int(int(v))
-    if isinstance(v, str):
-        try:
-            return check_int(int(v, 10))
-        except ValueError:
-            raise CelFailure("type conversion error from 'string' to 'int'") from None
+    if isinstance(v, str):   # strconv.ParseInt: a sign and decimal digits, in range
+        if not re.fullmatch(r"[+-]?\d+", v) or not INT_MIN <= int(v) <= INT_MAX:
+            raise CelFailure("type conversion error from 'string' to 'int'")
+        return int(v)
     raise CelFailure("no such overload")
 
 
@@ -269,7 +268,7 @@ def go_float_text(f: float) -> str:
 def _to_double(v: object) -> object:
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise CelFailure("no such overload")
-    if isinstance(v, str) and (v != v.strip() or "_" in v):
+    if isinstance(v, str) and v != v.strip():
         raise CelFailure("type conversion error from 'string' to 'double'")
     try:
         return float(v)
@@ -277,7 +276,25 @@ def _to_double(v: object) -> object:
         raise CelFailure("type conversion error from 'string' to 'double'") from None
 
 
+def _to_bool(v: object) -> object:
+    if isinstance(v, bool):
+        return v
+    if not isinstance(v, str):
+        raise CelFailure("no such overload")
+    if v in ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"):
+        return v in ("1", "t", "T", "TRUE", "true", "True")
+    raise CelFailure("type conversion error from 'string' to 'bool'")
+
+
 def _to_uint(v: object) -> object:
+    if isinstance(v, str):
+        if not re.fullmatch(r"\+?\d+", v) or int(v) >= 1 << 64:
+            raise CelFailure("type conversion error from 'string' to 'uint'")
+        return Uint(int(v))
+    if isinstance(v, float):
+        if not 0 <= v < 1.8446744073709552e19:
+            raise CelFailure("unsigned integer overflow")
+        return Uint(int(v))
     value = _to_int(v)
     if value < 0:   # type: ignore[operator]
         raise CelFailure("unsigned integer overflow")
@@ -291,7 +308,7 @@ def _to_bytes(v: object) -> object:
 
 
 _CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": _to_string,
-                                                       "double": _to_double, "bytes": _to_bytes}
+                                                       "double": _to_double, "bytes": _to_bytes, "bool": _to_bool}
 
 
 def call_method(name: str, receiver: object, args: list[object]) -> object:
