@@ -54,7 +54,7 @@ with a dot (``google.protobuf.Duration``), the URL library
 ``validate``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
 differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, ``$`` before a
 newline, Unicode case folding, a pattern that does not compile), and the
-messages of Go's parsers (a malformed IP/CIDR for ``ip()``/``cidr()``, a semver
+messages of Go's parsers (an address or prefix outside printable ASCII, a semver
 other than too few parts, an invalid regex, a time zone offset that is not
 ``±H:M``).
 

@@ -15,6 +15,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Callable
 
+from symreach.frontends.dra_cel_netip import NetipError, go_quote, parse_addr, parse_prefix
 from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, kind, parse_semver,
                                                regex)
 
@@ -198,29 +199,35 @@ def _contains(a: list, b: list) -> bool:
 # ---- addresses ------------------------------------------------------------------------
 
 def _address(raw: object) -> Address:
+    """``ip()`` (library/ip.go ``parseIPAddr``): Go's parse, no zone, no IPv4-mapped IPv6."""
     if not isinstance(raw, str):
         raise _overload()
-    if "%" in raw:
-        raise CelFailure(f'IP address "{raw}" with zone value is not allowed')
     try:
-        ip = ipaddress.ip_address(raw)
-    except ValueError:
-        raise Unsupported("IP parse error") from None   # Go's netip message is not reproduced
+        ip, zone = parse_addr(raw)
+    except NetipError as err:
+        raise CelFailure(f"IP Address {go_quote(raw)} parse error during conversion from string: {err}") from None
+    if zone:
+        raise CelFailure(f"IP address {go_quote(raw)} with zone value is not allowed")
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        raise CelFailure(f'IPv4-mapped IPv6 address "{raw}" is not allowed')
+        raise CelFailure(f"IPv4-mapped IPv6 address {go_quote(raw)} is not allowed")
     return Address(ip)
 
 
+_CIDR_ERROR = "network address parse error during conversion from string: "
+
+
 def _network(raw: object) -> Network:
+    """``cidr()``: library/cidr.go ``parseCIDR`` (Go's parse, no IPv4-mapped IPv6), whose message
+    ``stringToCIDR`` prefixes once more."""
     if not isinstance(raw, str):
         raise _overload()
-    address, slash, bits = raw.partition("/")
-    if not slash or not bits.isdigit() or (len(bits) > 1 and bits[0] == "0"):
-        raise Unsupported("CIDR parse error")
-    ip = _address(address).ip
-    if int(bits) > ip.max_prefixlen:   # type: ignore[attr-defined]
-        raise Unsupported("CIDR parse error")
-    return Network(ip, int(bits))
+    try:
+        ip, length = parse_prefix(raw)
+    except NetipError as err:
+        raise CelFailure(f"{_CIDR_ERROR}{_CIDR_ERROR}{err}") from None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        raise CelFailure(f"{_CIDR_ERROR}IPv4-mapped IPv6 address {go_quote(raw)} is not allowed")
+    return Network(ip, length)
 
 
 def _parses(parse: Callable[[object], object]) -> Callable[[object], bool]:
@@ -279,8 +286,13 @@ def address_method(name: str, receiver: object, args: list[object]) -> object:
             if name == "containsIP" and not isinstance(arg, (str, Address)) or \
                     name == "containsCIDR" and not isinstance(arg, (str, Network)):
                 raise _overload()
-            if isinstance(arg, str):
-                arg = _address(arg) if name == "containsIP" else _network(arg)
+            if isinstance(arg, str) and name == "containsCIDR":
+                arg = _network(arg)
+            elif isinstance(arg, str):
+                try:
+                    arg = _address(arg)
+                except CelFailure:   # cidrContainsIP is handed the error and answers with the overload
+                    raise _overload() from None
             return _in_network(receiver, arg)
         if not args and name == "ip":
             return Address(receiver.ip)
