@@ -139,10 +139,10 @@ def parse_prefix(text: str) -> tuple[object, int]:
     address, bits = text.rsplit("/", 1)
     try:
         ip, zone = parse_addr(address)
+        if zone:
+            raise NetipError("IPv6 zones cannot be present in a prefix")
     except NetipError as err:
         raise NetipError(f"netip.ParsePrefix({quoted}): {err}") from None
-    if zone:
-        raise NetipError(f"netip.ParsePrefix({quoted}): IPv6 zones cannot be present in a prefix")
     bad = NetipError(f"netip.ParsePrefix({quoted}): bad bits after slash: {go_quote(bits)}")
     if len(bits) > 1 and not "1" <= bits[0] <= "9":
         raise bad
