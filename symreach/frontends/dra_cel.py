@@ -35,6 +35,9 @@ variant, ``tests/test_dra_cel_environment.py``):
   ``string`` and the getters ``getFullYear getMonth getDate getDayOfMonth
   getDayOfWeek getDayOfYear getHours getMinutes getSeconds getMilliseconds``
   (with a time zone);
+- the format library's name formats ``format.dns1123Label dns1123Subdomain
+  dns1035Label qualifiedName labelValue`` (and the ``...Prefix`` ones),
+  ``format.named``, ``validate`` with apimachinery's messages;
 - ``optional.of optional.none optional.ofNonZeroValue`` with ``hasValue value
   orValue or``; ``device.allowMultipleAllocations`` (false: the field the API
   server drops while DRAConsumableCapacity is off).
@@ -50,8 +53,8 @@ estimated cost, so the runtime cost limit is not modelled.
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
 as matching and marks the answer with a caveat, never silently): type names
 with a dot (``google.protobuf.Duration``), the URL library
-(``url``, ``isURL``, ``getScheme``...), the format library (``format.*``,
-``validate``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
+(``url``, ``isURL``, ``getScheme``...), the strfmt formats' ``validate``
+(``uri uuid byte date datetime``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
 differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, ``$`` before a
 newline, Unicode case folding, a pattern that does not compile), and the
 messages of Go's parsers (an address or prefix outside printable ASCII, a semver
@@ -74,6 +77,7 @@ from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Netwo
                                                 address_text,
                                                 list_method, optional_method, regex_method, semver_normalized,
                                                 sort_list)
+from symreach.frontends.dra_cel_format import FORMAT_GLOBALS, Format, format_method
 from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, time_arith, time_compare, time_method,
                                              time_text, timestamp_of)
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
@@ -540,14 +544,14 @@ class _Eval:
                 return CelType(_type_of(values[0]))
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
-            return self._library(name, values) if name in GLOBALS else call_global(name, values)
+            return self._library(name, values) if name in _GLOBALS else call_global(name, values)
         return _method(name, receiver, values)
 
     def _library(self, name: str, values: list[object]) -> object:
-        if name not in GLOBALS:
+        if name not in _GLOBALS:
             raise Unsupported(name)
         try:
-            return GLOBALS[name](*values)
+            return _GLOBALS[name](*values)
         except TypeError:
             raise CelFailure("no such overload") from None
 
@@ -615,7 +619,8 @@ _TYPES = ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "nu
 
 def _type_of(value: object) -> str:
     for t, name in ((Optional, "optional_type"), (Address, "net.IP"), (Network, "net.CIDR"), (CelType, "type"),
-                    (Timestamp, "google.protobuf.Timestamp"), (Duration, "google.protobuf.Duration")):
+                    (Timestamp, "google.protobuf.Timestamp"), (Duration, "google.protobuf.Duration"),
+                    (Format, "kubernetes.NamedFormat")):
         if isinstance(value, t):
             return name
     return type_name(value)
@@ -629,6 +634,8 @@ def _time_int(value: Timestamp | Duration) -> int:
 def _method(name: str, receiver: object, values: list[object]) -> object:
     if isinstance(receiver, (Timestamp, Duration)):
         return time_method(name, receiver, values)
+    if isinstance(receiver, Format):
+        return format_method(name, receiver, values)
     if isinstance(receiver, list) and name != "size":
         return list_method(name, receiver, values)
     if isinstance(receiver, (Address, Network)):
@@ -650,7 +657,8 @@ def _variables(name: str, n: int) -> int:
     return 2 if name in _TWO_VARS or (name in ("exists", "all") and n == 3) else 1
 
 
-_NAMESPACES = ("sets", "lists", "strings", "ip", "optional")
+_NAMESPACES = ("sets", "lists", "strings", "ip", "optional", "format")
+_GLOBALS = {**GLOBALS, **FORMAT_GLOBALS}
 
 
 def _pairs(items: object, name: str, count: int) -> list[tuple]:
