@@ -57,8 +57,8 @@ with a dot (``google.protobuf.Duration``), the URL library
 (``uri uuid byte date datetime``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
 differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, ``$`` before a
 newline, Unicode case folding, a pattern that does not compile), and the
-messages of Go's parsers (an address or prefix outside printable ASCII, a semver
-other than too few parts, an invalid regex, a time zone offset that is not
+messages of Go's parsers for text outside printable ASCII (an address, a
+prefix, a semver), an invalid regex's message, a time zone offset that is not
 ``±H:M``).
 
 A domain with no attribute is an empty map (the scheduler's default); a

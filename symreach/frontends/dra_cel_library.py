@@ -15,8 +15,9 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Callable
 
-from symreach.frontends.dra_cel_netip import NetipError, go_quote, parse_addr, parse_prefix
-from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, kind, parse_semver,
+from symreach.frontends.dra_cel_netip import NetipError, parse_addr, parse_prefix
+from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, go_quote, kind,
+                                               parse_semver, semver_problem,
                                                regex)
 
 __all__ = ["Address", "CelType", "Network", "Optional", "GLOBALS", "address_method", "address_text", "list_method", "regex_method",
@@ -379,7 +380,5 @@ def semver_normalized(name: str, raw: object, normalize: object) -> object:
     if name == "isSemver":
         return parsed is not None
     if parsed is None:
-        if len(text.split(".")) < 3:
-            raise CelFailure("No Major.Minor.Patch elements found")
-        raise Unsupported("semver message")   # blang/semver's other messages are not reproduced
+        raise CelFailure(semver_problem(text) or "")
     return parsed

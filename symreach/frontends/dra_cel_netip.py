@@ -12,20 +12,13 @@ from __future__ import annotations
 
 import ipaddress
 
-from symreach.frontends.dra_cel_values import Unsupported
+from symreach.frontends.dra_cel_values import go_quote
 
-__all__ = ["NetipError", "go_quote", "parse_addr", "parse_prefix"]
+__all__ = ["NetipError", "parse_addr", "parse_prefix"]
 
 
 class NetipError(Exception):
     pass
-
-
-def go_quote(s: str) -> str:
-    """``strconv.Quote`` for printable ASCII."""
-    if not all(" " <= c <= "~" for c in s):
-        raise Unsupported("non-ASCII address")
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _fail(text: str, msg: str, at: str = "") -> NetipError:

@@ -110,16 +110,68 @@ def parse_quantity(text: str):
     return Quantity(number * Fraction(10) ** exponent, "." not in m.group(1) and exponent >= 0)
 
 
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-                     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
-                     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+def go_quote(s: str) -> str:
+    """Go's ``%q`` / ``strconv.Quote`` for printable ASCII (``Unsupported`` beyond)."""
+    if not all(" " <= c <= "~" for c in s):
+        raise Unsupported("non-ASCII text in a Go message")
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _number_problem(part: str, what: str) -> str | None:
+    if not re.fullmatch(r"[0-9]*", part):
+        return f"Invalid character(s) found in {what} number {go_quote(part)}"
+    if len(part) > 1 and part[0] == "0":
+        return f"{what.capitalize()} number must not contain leading zeroes {go_quote(part)}"
+    if not part or int(part) >= 1 << 64:
+        return f"strconv.ParseUint: parsing {go_quote(part)}: " + ("invalid syntax" if not part else "value out of range")
+    return None
+
+
+def _prerelease_problem(p: str) -> str | None:
+    if not p:
+        return "Prerelease is empty"
+    if re.fullmatch(r"[0-9]+", p):
+        if len(p) > 1 and p[0] == "0":
+            return f"Numeric PreRelease version must not contain leading zeroes {go_quote(p)}"
+        return None if int(p) < 1 << 64 else f"strconv.ParseUint: parsing {go_quote(p)}: value out of range"
+    return None if re.fullmatch(r"[0-9A-Za-z-]+", p) else f"Invalid character(s) found in prerelease {go_quote(p)}"
+
+
+def semver_problem(text: str) -> str | None:
+    """Why blang/semver's ``Parse`` (which Kubernetes uses) refuses ``text``; None when it parses."""
+    if not text:
+        return "Version string empty"
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        return "No Major.Minor.Patch elements found"
+    patch, _, build = parts[2].partition("+")
+    patch, dash, pre = patch.partition("-")
+    for part, what in ((parts[0], "major"), (parts[1], "minor"), (patch, "patch")):
+        problem = _number_problem(part, what)
+        if problem:
+            return problem
+    for p in pre.split(".") if dash else []:
+        problem = _prerelease_problem(p)
+        if problem:
+            return problem
+    for b in build.split(".") if "+" in parts[2] else []:
+        if not b:
+            return "Build meta data is empty"
+        if not re.fullmatch(r"[0-9A-Za-z-]+", b):
+            return f"Invalid character(s) found in build meta data {go_quote(b)}"
+    return None
 
 
 def parse_semver(text: str):
-    m = _SEMVER.match(text)
-    if not m:
+    """blang/semver's ``Parse``: the version, or None."""
+    try:
+        if semver_problem(text) is not None:
+            return None
+    except Unsupported:
         return None
-    return Semver(int(m.group(1)), int(m.group(2)), int(m.group(3)), tuple(m.group(4).split(".")) if m.group(4) else ())
+    parts = text.split(".", 2)
+    core, dash, pre = parts[2].partition("+")[0].partition("-")
+    return Semver(int(parts[0]), int(parts[1]), int(core), tuple(pre.split(".")) if dash else ())
 
 
 # ---- parsing --------------------------------------------------------------------------
