@@ -73,12 +73,20 @@ def attribute_values(driver: str, attributes: dict) -> dict[tuple[str, str], obj
         if isinstance(raw, dict):
             if "version" in raw:
                 parsed = parse_semver(str(raw["version"]))
-                value = parsed if parsed is not None else CelError(
-                    f"attribute {key}: parse semantic version: {raw['version']}")
+                value = parsed if parsed is not None else _unparsed_version(str(key), str(raw["version"]))
             else:
                 value = raw.get("string", raw.get("int", raw.get("bool")))
         out[(domain or driver, name)] = value
     return out
+
+
+def _unparsed_version(key: str, text: str) -> object:
+    """compile.go ``getAttributeValue``'s error (the API server refuses such a slice, so only a hand-made
+    state has one)."""
+    try:
+        return CelError(f"attribute {key}: parse semantic version: {semver_problem(text)}")
+    except Unsupported:
+        return CelError(f"attribute {key}: parse semantic version")
 
 
 def capacity_values(driver: str, capacity: dict) -> dict[tuple[str, str], object]:
