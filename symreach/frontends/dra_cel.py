@@ -19,7 +19,7 @@ variant, ``tests/test_dra_cel_environment.py``):
   ``all exists existsOne transformList transformMap transformMapEntry``;
   ``cel.bind``;
 - strings: ``startsWith endsWith contains matches`` (RE2 as Python ``re`` with
-  ASCII classes), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
+  ASCII classes, ``$`` the end of the text), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
   upperAscii replace split substring trim join strings.quote``, regex ``find
   findAll``;
 - lists: ``isSorted sum min max indexOf lastIndexOf`` (Kubernetes), ext.Lists v3
@@ -55,8 +55,8 @@ as matching and marks the answer with a caveat, never silently): type names
 with a dot (``google.protobuf.Duration``), the URL library
 (``url``, ``isURL``, ``getScheme``...), the strfmt formats' ``validate``
 (``uri uuid byte date datetime``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
-differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, ``$`` before a
-newline, Unicode case folding, a pattern that does not compile), and the
+differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, Unicode case
+folding, a pattern that does not compile), and the
 messages of Go's parsers for text outside printable ASCII (an address, a
 prefix, a semver), an invalid regex's message, a time zone offset that is not
 ``±H:M``).
