@@ -64,11 +64,13 @@ def _state(expression: str) -> str:
         {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
          "spec": {"driver": DATA["driver"], "nodeName": "n1", "devices": [device],
                   "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}}},
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c1", "namespace": "default"},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+         "metadata": {"name": "c1", "namespace": "default"},
          "spec": {"devices": {"requests": [{"name": "r", "exactly": {
              "deviceClassName": "gpu", "selectors": [{"cel": {"expression": expression}}]}}]}}},
         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "namespace": "default"},
-         "spec": {"containers": [{"name": "c", "image": "x"}], "resourceClaims": [{"name": "g", "resourceClaimName": "c1"}]}},
+         "spec": {"containers": [{"name": "c", "image": "x"}],
+                  "resourceClaims": [{"name": "g", "resourceClaimName": "c1"}]}},
     ]
     return yaml.safe_dump_all(docs)
 

@@ -351,8 +351,8 @@ class _Eval:
 
     def run(self, node: Node) -> object:
         value = getattr(self, "_" + {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident",
-                                      "field": "field", "index": "index", "call": "call", "list": "list_", "map": "map_", "optfield": "optional",
-                                      "optindex": "optional"}[node[0]])(node)
+                                      "field": "field", "index": "index", "call": "call", "list": "list_", "map": "map_",
+                                      "optfield": "optional", "optindex": "optional"}[node[0]])(node)
         if isinstance(value, CelError):   # an unreadable attribute surfaces when it is read
             raise CelFailure(value.message)
         return value

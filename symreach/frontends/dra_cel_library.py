@@ -20,7 +20,8 @@ from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, c
                                                parse_semver, semver_problem,
                                                regex)
 
-__all__ = ["Address", "CelType", "Network", "Optional", "GLOBALS", "address_method", "address_text", "list_method", "regex_method",
+__all__ = ["Address", "CelType", "Network", "Optional", "GLOBALS", "address_method", "address_text", "list_method",
+           "regex_method",
            "optional_method", "semver_normalized", "sort_list"]
 
 
@@ -154,7 +155,8 @@ def list_method(name: str, items: list, args: list[object]) -> object:
             return _extreme(name, items)
         if name == "first" or name == "last":
             return Optional(bool(items), (items[0] if name == "first" else items[-1]) if items else None)
-        return {"distinct": _distinct, "reverse": lambda x: x[::-1], "sort": sort_list, "flatten": _flatten}[name](items)
+        reorder = {"distinct": _distinct, "reverse": lambda x: x[::-1], "sort": sort_list, "flatten": _flatten}
+        return reorder[name](items)
     if name in ("indexOf", "lastIndexOf") and len(args) == 1:
         return _index_of(items, args[0], name == "lastIndexOf")
     if name == "slice" and len(args) == 2:

@@ -191,7 +191,8 @@ def _zone(name: object) -> datetime.tzinfo:
 
 
 _TIME_GETTERS = {
-    "getFullYear": lambda t: t.year, "getMonth": lambda t: t.month - 1, "getDayOfYear": lambda t: t.timetuple().tm_yday - 1,
+    "getFullYear": lambda t: t.year, "getMonth": lambda t: t.month - 1,
+    "getDayOfYear": lambda t: t.timetuple().tm_yday - 1,
     "getDayOfMonth": lambda t: t.day - 1, "getDate": lambda t: t.day, "getDayOfWeek": lambda t: (t.weekday() + 1) % 7,
     "getHours": lambda t: t.hour, "getMinutes": lambda t: t.minute, "getSeconds": lambda t: t.second,
 }

@@ -131,7 +131,8 @@ def _number_problem(part: str, what: str) -> str | None:
     if len(part) > 1 and part[0] == "0":
         return f"{what.capitalize()} number must not contain leading zeroes {go_quote(part)}"
     if not part or int(part) >= 1 << 64:
-        return f"strconv.ParseUint: parsing {go_quote(part)}: " + ("invalid syntax" if not part else "value out of range")
+        why = "invalid syntax" if not part else "value out of range"
+        return f"strconv.ParseUint: parsing {go_quote(part)}: {why}"
     return None
 
 
@@ -186,7 +187,8 @@ def parse_semver(text: str):
 
 def type_name(value: object) -> str:
     for t, name in ((bool, "bool"), (Uint, "uint"), (int, "int"), (float, "double"), (str, "string"),
-                    (list, "list"), (dict, "map"), (bytes, "bytes"), (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver")):
+                    (list, "list"), (dict, "map"), (bytes, "bytes"), (Quantity, "kubernetes.Quantity"),
+                    (Semver, "kubernetes.Semver")):
         if isinstance(value, t):
             return name
     return "null_type" if value is None else "object"
