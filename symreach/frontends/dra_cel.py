@@ -342,6 +342,11 @@ class _Domains:
         return {name: v for (d, name), v in self.values.items() if d == domain}
 
 
+_HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident", "field": "field",
+             "index": "index", "call": "call", "list": "list_", "map": "map_", "optfield": "optional",
+             "optindex": "optional"}
+
+
 class _Eval:
     def __init__(self, driver: str, attributes: dict, capacity: dict) -> None:
         self.driver = driver
@@ -350,9 +355,7 @@ class _Eval:
         self.scope: dict[str, object] = {}
 
     def run(self, node: Node) -> object:
-        value = getattr(self, "_" + {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident",
-                                      "field": "field", "index": "index", "call": "call", "list": "list_", "map": "map_",
-                                      "optfield": "optional", "optindex": "optional"}[node[0]])(node)
+        value = getattr(self, "_" + _HANDLERS[node[0]])(node)
         if isinstance(value, CelError):   # an unreadable attribute surfaces when it is read
             raise CelFailure(value.message)
         return value
