@@ -166,13 +166,17 @@ def _program_children(besides: frozenset[int] = frozenset()) -> list[tuple[int, 
     """(pid, state) of every child process of this process but ``besides``, zombies included."""
     found = []
     for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as handle:
-            for pid in set(handle.read().split()) - {str(p) for p in besides}:
-                try:
-                    with open(f"/proc/{pid}/stat") as stat:
-                        found.append((int(pid), stat.read().rsplit(")", 1)[1].split()[0]))
-                except OSError:
-                    continue
+        try:   # a thread may end between the listing and the read: its children moved to another
+            with open(f"/proc/self/task/{task}/children") as handle:
+                children = set(handle.read().split())
+        except OSError:
+            continue
+        for pid in children - {str(p) for p in besides}:
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    found.append((int(pid), stat.read().rsplit(")", 1)[1].split()[0]))
+            except OSError:
+                continue
     return found
 
 

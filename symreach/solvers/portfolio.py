@@ -60,8 +60,8 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from contextlib import nullcontext
 import time
+from contextlib import nullcontext
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence, Union

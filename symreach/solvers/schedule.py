@@ -44,9 +44,9 @@ beside the favourite alone for the first ``SECOND_ALONE_S["lazy"]`` seconds,
 then takes every other slice of the rotation (with half a core from the start
 its deep wins took several times as long). Where that shallow goal of a wide net
 is from round ``WIDE_LAZY_ROUND`` on, past the lazy search's reach (``lazy_first``),
-BMC runs alone first, in ``auto``'s process, and the lazy search joins only the race. The price is that bdd, ic3 and
-ABC's pdr start that much later on those systems, where they are rarely the
-best engine. On large clusters ABC's pdr is the second, alone for
+BMC runs alone first, in ``auto``'s process, and the lazy search joins only the
+race. The price is that bdd, ic3 and ABC's pdr start that much later on those
+systems, where they are rarely the best engine. On large clusters ABC's pdr is the second, alone for
 ``SECOND_ALONE_S["abc-pdr"]`` seconds: it decides their hardest instances.
 
 Before all of this, goal regression (``goal_plan``) tries a witness in ``auto``'s
@@ -157,12 +157,12 @@ WIDE_LAZY_ALONE_S = 1.0
 # from this goal round on, a wide net's goal is past the lazy search's reach: its states grow
 # with the pairs that each round makes possible (BART, after shared preprocessing: rounds 4 and
 # 7 0.3-0.45 CPU s, round 10 4.6 s, round 13 not in 8.8 s; BMC 0.55, 1.5, 1.4, 2.9 s), so BMC
-# runs alone first, in ``auto``'s process, and the lazy search not at all (``lazy_first``;
-# auto_targets/lazy_bmc.md)
+# runs alone first, in ``auto``'s process, and the lazy search only in the race
+# (``lazy_first``; auto_targets/lazy_bmc.md)
 WIDE_LAZY_ROUND = 9
 # BMC's time alone there (``bmc_instead_of_lazy``): longer than after the lazy search, since
-# BMC is the only engine that decides these goals (shallow_nets.md: BART rounds 10-16; bdd,
-# ic3 and ABC's pdr none within the limits) and BART's round-13 goal takes it 3.7 CPU s
+# BMC is the only engine that decides these goals (BART rounds 10-16: bdd, ic3 and ABC's pdr
+# none within 4 CPU s in results.csv, nor in shallow_nets.md) and round 13 takes it 3.7 CPU s
 BMC_INSTEAD_OF_LAZY = (("bmc", 6.0),)
 TRIAL_BASE_S = 0.03
 TRIAL_PER_PAIR_S = 0.001
