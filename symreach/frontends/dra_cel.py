@@ -303,14 +303,14 @@ def evaluate(expression: str, driver: str, attributes: dict[tuple[str, str], obj
     """The selector's value on one device (``attribute_values``, ``capacity_values``)."""
     try:
         tree = _parse(expression)
-    except (Unsupported, RecursionError):
+    except Exception:   # Unsupported, or a literal Python cannot hold: the API server's parser decides
         return UNKNOWN
     try:
         value = _Eval(driver, attributes, capacity or {}).run(tree)
     except CelFailure as err:
         return CelError(err.message)
-    except (Unsupported, ArithmeticError, ValueError, TypeError, RecursionError):
-        return UNKNOWN   # never a traceback: what is not modelled is a caveat
+    except Exception:
+        return UNKNOWN   # Unsupported or an unforeseen case: never a traceback, a caveat
     if not isinstance(value, bool):
         return CelError(f"CEL result of type {type_name(value)} could not be converted to bool: unsupported type "
                         f"conversion from '{type_name(value)}' to bool")
