@@ -2,28 +2,70 @@
 
 A DeviceClass or a claim's request selects devices with CEL expressions over
 ``device.driver``, ``device.attributes["<domain>"].<name>`` and
-``device.capacity["<domain>"].<name>`` (``k8s.io/dynamic-resource-allocation/cel``).
-This module parses and evaluates the language that real selectors use:
+``device.capacity["<domain>"].<name>``. The v1.35 allocator compiles them in
+``k8s.io/dynamic-resource-allocation/cel/compile.go`` (``newCompiler``):
+Kubernetes' base environment (``k8s.io/apiserver/pkg/cel/environment/base.go``,
+the StoredExpressions set) plus ``ext.Bindings``. Evaluated here, with cel-go's
+runtime errors and messages (checked construct by construct against the kso DRA
+variant, ``tests/test_dra_cel_environment.py``):
 
-- literals (int, uint, double, string, bool, null, lists, maps), ``!``, unary
-  ``-``, ``* / % + -``, ``== != < <= > >=``, ``in``, ``&&``, ``||``, ``? :``,
-  parentheses; CEL's heterogeneous ``==`` (a string never equals an int: false,
-  not an error) and its commutative ``&&``/``||`` (a decided operand wins over
-  an error);
-- ``has()``, ``size``, ``int``, ``uint``, ``double``, ``string``, the string
-  methods ``startsWith endsWith contains matches lowerAscii upperAscii trim``,
-  the list macros ``exists all exists_one``;
-- Kubernetes' ``quantity()`` / ``isQuantity()`` with ``compareTo isGreaterThan
-  isLessThan add sub asInteger asApproximateFloat isInteger sign``, and
-  ``semver()`` / ``isSemver()`` (version attributes) with ``compareTo
-  isGreaterThan isLessThan major minor patch``.
+- literals (int, uint, double, string, bytes, bool, null, lists, maps, with
+  ``?`` optional entries), ``!``, unary ``-``, ``* / % + -``, ``== != < <= > >=``,
+  ``in``, ``&&``, ``||``, ``? :``, parentheses, ``.f`` / ``[k]`` / ``.?f`` /
+  ``[?k]``; CEL's heterogeneous ``==`` (false, not an error), cross-type numeric
+  ordering, commutative ``&&``/``||`` (a decided operand wins over an error);
+- ``has``, ``size``, ``int uint double string bytes dyn type`` and the type names;
+  the macros ``all exists exists_one map filter`` and the two-variable
+  ``all exists existsOne transformList transformMap transformMapEntry``;
+  ``cel.bind``;
+- strings: ``startsWith endsWith contains matches`` (RE2 as Python ``re`` with
+  ASCII classes, ``$`` the end of the text), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
+  upperAscii replace split substring trim join strings.quote``, regex ``find
+  findAll``;
+- lists: ``isSorted sum min max indexOf lastIndexOf`` (Kubernetes), ext.Lists v3
+  ``slice flatten distinct reverse sort sortBy first last lists.range``;
+  ext.Sets ``sets.contains sets.equivalent sets.intersects``;
+- ``quantity isQuantity`` with ``compareTo isGreaterThan isLessThan add sub
+  asInteger asApproximateFloat isInteger``; ``semver isSemver`` (with
+  ``normalize``) with ``compareTo isGreaterThan isLessThan major minor patch``;
+- ``ip isIP ip.isCanonical`` with ``family isUnspecified isLoopback
+  isLinkLocalMulticast isLinkLocalUnicast isGlobalUnicast``, ``cidr isCIDR`` with
+  ``containsIP containsCIDR ip masked prefixLength``, ``string()`` of both;
+- ``timestamp duration`` (RFC 3339, Go durations) with ``+ -``, ordering, ``int``,
+  ``string`` and the getters ``getFullYear getMonth getDate getDayOfMonth
+  getDayOfWeek getDayOfYear getHours getMinutes getSeconds getMilliseconds``
+  (with a time zone);
+- the format library's name formats ``format.dns1123Label dns1123Subdomain
+  dns1035Label qualifiedName labelValue`` (and the ``...Prefix`` ones),
+  ``format.named``, ``validate`` with apimachinery's messages;
+- ``optional.of optional.none optional.ofNonZeroValue`` with ``hasValue value
+  orValue or``; ``device.allowMultipleAllocations`` (false: the field the API
+  server drops while DRAConsumableCapacity is off).
+
+A compile error cannot reach the scheduler: the API server compiles every
+selector with this same compiler and refuses the claim or class
+(``pkg/apis/resource/validation/validation.go`` ``validateCELSelector``), so an
+expression that does not type-check (``authorizer``, ``math.*``, ``sign()`` on a
+quantity, ``1 == 1.0`` literals, a non-bool result, ...) has no answer to give;
+such an expression may evaluate to anything here. The same check bounds the
+estimated cost, so the runtime cost limit is not modelled.
+
+Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
+as matching and marks the answer with a caveat, never silently): type names
+with a dot (``google.protobuf.Duration``), the URL library
+(``url``, ``isURL``, ``getScheme``...), the strfmt formats' ``validate``
+(``uri uuid byte date datetime``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
+differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, Unicode case
+folding, a pattern that does not compile), and the
+messages of Go's parsers for text outside printable ASCII (an address, a
+prefix, a semver), an invalid regex's message, a time zone offset that is not
+``±H:M``).
 
 A domain with no attribute is an empty map (the scheduler's default); a
 missing name in it is the runtime error ``no such key: <name>``, as is an
 ordering of mismatched types (``no such overload``). ``evaluate`` returns
 True, False, a ``CelError`` (the scheduler then aborts the pod's cycle), or
-``UNKNOWN`` for a construct outside this module (the front end then takes the
-device as matching and marks the answer with a caveat, never silently).
+``UNKNOWN``.
 """
 
 from __future__ import annotations
@@ -31,6 +73,13 @@ from __future__ import annotations
 import re
 from typing import Union
 
+from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Network, Optional, address_method,
+                                                address_text,
+                                                list_method, optional_method, regex_method, semver_normalized,
+                                                sort_list)
+from symreach.frontends.dra_cel_format import FORMAT_GLOBALS, Format, format_method
+from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, time_arith, time_compare, time_method,
+                                             time_text, timestamp_of)
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
                                                check_int, compare, equal, kind, type_name)
@@ -43,7 +92,7 @@ Outcome = Union[bool, str, CelError]   # True, False, UNKNOWN or a CelError
 _SPACE = re.compile(r"(?:\s|//[^\n]*)*")   # blanks and comments
 _TOKEN = re.compile(r"""(?:
     (?P<num>0[xX][0-9a-fA-F]+[uU]?|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+[uU]?)
-  | (?P<str>[rR]?(?:\"\"\"(?:[^\\]|\\.)*?\"\"\"|'''(?:[^\\]|\\.)*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
+  | (?P<str>(?:[bB][rR]?|[rR][bB]?)?(?:\"\"\"(?:[^\\]|\\.)*?\"\"\"|'''(?:[^\\]|\\.)*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>&&|\|\||==|!=|<=|>=|[-+*/%!<>?:.,()\[\]{}])
 )""", re.VERBOSE | re.DOTALL)
@@ -67,24 +116,33 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a"
             "v": "\v", "`": "`", "?": "?"}
 
 
-def _string(token: str) -> str:
-    raw = token[0] in "rR"
-    body = token[1:] if raw else token
+_BYTE = 0xF0000   # an escaped byte of a bytes literal, until it is encoded
+
+
+def _string(token: str) -> str | bytes:
+    """A string or bytes literal's value (in bytes, ``\\xff`` is one byte, not U+00FF)."""
+    prefix = token[:2 if token[:2].lower() in ("br", "rb") else 1 if token[0] in "rRbB" else 0].lower()
+    body = token[len(prefix):]
     quote = 3 if body[:3] in ('"""', "'''") else 1
     body = body[quote:-quote]
-    if raw:
+    as_bytes = "b" in prefix
+    if "r" not in prefix:
+        body = re.sub(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2}|.)",
+                      lambda m: _escape(m.group(1), as_bytes), body)
+    if not as_bytes:
         return body
+    return b"".join(bytes([ord(c) - _BYTE]) if _BYTE <= ord(c) < _BYTE + 256 else c.encode("utf-8") for c in body)
 
-    def one(m: re.Match) -> str:
-        e = m.group(1)
-        if e[0] in _ESCAPES:
-            return _ESCAPES[e[0]]
-        if e[0] in "xX":
-            return chr(int(e[1:], 16))
-        if e[0] in "uU":
-            return chr(int(e[1:], 16))
-        return chr(int(e, 8))
-    return re.sub(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2}|.)", one, body)
+
+def _escape(e: str, as_bytes: bool) -> str:
+    if e[0] in _ESCAPES:
+        return _ESCAPES[e[0]]
+    if e[0] in "uU":
+        if as_bytes:
+            raise Unsupported("\\u in bytes")
+        return chr(int(e[1:], 16))
+    code = int(e[1:], 16) if e[0] in "xX" else int(e, 8)
+    return chr(_BYTE + code) if as_bytes else chr(code)
 
 
 Node = tuple   # (kind, ...) a small AST
@@ -146,19 +204,25 @@ class _Parser:
         while True:
             if self.peek("."):
                 self.i += 1
+                optional = self.peek("?")
+                self.i += optional
                 kind, name = self.toks[self.i] if self.i < len(self.toks) else ("", "")
                 if kind != "id":
                     raise Unsupported(name)
                 self.i += 1
-                if self.peek("("):
+                if optional:
+                    node = ("optfield", node, name)
+                elif self.peek("("):
                     node = ("call", name, node, self.args(")"))
                 else:
                     node = ("field", node, name)
             elif self.peek("["):
                 self.i += 1
+                optional = self.peek("?")
+                self.i += optional
                 index = self.expr()
                 self.take("]")
-                node = ("index", node, index)
+                node = ("optindex" if optional else "index", node, index)
             else:
                 return node
 
@@ -166,7 +230,11 @@ class _Parser:
         self.i += 1
         out: list[Node] = []
         while not self.peek(close):
-            out.append(self.expr())
+            if close == "]" and self.peek("?"):   # an optional element of a list literal
+                self.i += 1
+                out.append(("opt", self.expr()))
+            else:
+                out.append(self.expr())
             if not self.peek(close):
                 self.take(",")
         self.i += 1
@@ -198,7 +266,23 @@ class _Parser:
             return inner
         if text == "[":
             return ("list", self.args("]"))
+        if text == "{":
+            return ("map", self.entries())
         raise Unsupported(text)
+
+    def entries(self) -> list[tuple[Node, Node]]:
+        self.i += 1
+        out: list[tuple[Node, Node]] = []
+        while not self.peek("}"):
+            optional = self.peek("?")
+            self.i += optional
+            key = ("opt", self.expr()) if optional else self.expr()
+            self.take(":")
+            out.append((key, self.expr()))
+            if not self.peek("}"):
+                self.take(",")
+        self.i += 1
+        return out
 
 
 def _number(text: str):
@@ -219,14 +303,14 @@ def evaluate(expression: str, driver: str, attributes: dict[tuple[str, str], obj
     """The selector's value on one device (``attribute_values``, ``capacity_values``)."""
     try:
         tree = _parse(expression)
-    except (Unsupported, RecursionError):
+    except Exception:   # Unsupported, or a literal Python cannot hold: the API server's parser decides
         return UNKNOWN
     try:
         value = _Eval(driver, attributes, capacity or {}).run(tree)
     except CelFailure as err:
         return CelError(err.message)
-    except (Unsupported, ArithmeticError, ValueError, TypeError, RecursionError):
-        return UNKNOWN   # never a traceback: what is not modelled is a caveat
+    except Exception:
+        return UNKNOWN   # Unsupported or an unforeseen case: never a traceback, a caveat
     if not isinstance(value, bool):
         return CelError(f"CEL result of type {type_name(value)} could not be converted to bool: unsupported type "
                         f"conversion from '{type_name(value)}' to bool")
@@ -258,6 +342,11 @@ class _Domains:
         return {name: v for (d, name), v in self.values.items() if d == domain}
 
 
+_HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident", "field": "field",
+             "index": "index", "call": "call", "list": "list_", "map": "map_", "optfield": "optional",
+             "optindex": "optional"}
+
+
 class _Eval:
     def __init__(self, driver: str, attributes: dict, capacity: dict) -> None:
         self.driver = driver
@@ -266,8 +355,7 @@ class _Eval:
         self.scope: dict[str, object] = {}
 
     def run(self, node: Node) -> object:
-        value = getattr(self, "_" + {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident",
-                                      "field": "field", "index": "index", "call": "call", "list": "list_"}[node[0]])(node)
+        value = getattr(self, "_" + _HANDLERS[node[0]])(node)
         if isinstance(value, CelError):   # an unreadable attribute surfaces when it is read
             raise CelFailure(value.message)
         return value
@@ -276,13 +364,63 @@ class _Eval:
         return node[1]
 
     def _list_(self, node: Node) -> object:
-        return [self.run(x) for x in node[1]]
+        out = []
+        for x in node[1]:
+            if x[0] == "opt":
+                value = self._present(x[1])
+                if value.present:
+                    out.append(value.value)
+            else:
+                out.append(self.run(x))
+        return out
+
+    def _present(self, node: Node) -> Optional:
+        value = self.run(node)
+        if not isinstance(value, Optional):
+            raise CelFailure("no such overload")
+        return value
+
+    def _optional(self, node: Node) -> object:
+        """``x.?f`` and ``x[?k]``: ``optional.none()`` where the key is absent, chained through optionals."""
+        target = self.run(node[1])
+        key = node[2] if node[0] == "optfield" else self.run(node[2])
+        if isinstance(target, Optional):
+            if not target.present:
+                return target
+            target = target.value
+        if isinstance(target, dict):
+            found = [k for k in target if kind(k) == kind(key) and k == key]
+            return Optional(bool(found), target[found[0]] if found else None)
+        if isinstance(target, list) and node[0] == "optindex" and kind(key) == "num" and not isinstance(key, float):
+            return Optional(0 <= key < len(target), target[key] if 0 <= key < len(target) else None)
+        if isinstance(target, _Domains):
+            return Optional(True, target.get(key))
+        if isinstance(target, _Device) and node[0] == "optfield":
+            return Optional(True, self._select(target, key))
+        raise CelFailure("no such overload")
+
+    def _map_(self, node: Node) -> object:
+        out: dict = {}
+        for key_node, value_node in node[1]:
+            optional = key_node[0] == "opt"
+            key = self.run(key_node[1] if optional else key_node)
+            if not isinstance(key, (str, int)) or key in out:   # a bool, uint or repeated key: not modelled
+                raise Unsupported("map key")
+            if optional:
+                value = self._present(value_node)
+                if value.present:
+                    out[key] = value.value
+            else:
+                out[key] = self.run(value_node)
+        return out
 
     def _ident(self, node: Node) -> object:
         if node[1] in self.scope:
             return self.scope[node[1]]
         if node[1] == "device":
             return _Device()
+        if node[1] in _TYPES:
+            return CelType(node[1])
         raise Unsupported(node[1])
 
     def _cond(self, node: Node) -> object:
@@ -335,15 +473,18 @@ class _Eval:
             if isinstance(b, list):
                 return any(equal(a, x) for x in b)
             if isinstance(b, dict):
-                return a in b if isinstance(a, str) else False
+                return any(equal(a, k) for k in b)
             raise CelFailure("no such overload")
+        timed = isinstance(a, (Timestamp, Duration)) or isinstance(b, (Timestamp, Duration))
         if op in ("<", "<=", ">", ">="):
-            c = compare(a, b)
+            c = time_compare(a, b) if timed else compare(a, b)
             return {"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
-        return arith(op, a, b)
+        return time_arith(op, a, b) if timed else arith(op, a, b)
 
     def _field(self, node: Node) -> object:
         target = self.run(node[1])
+        if isinstance(target, Optional):   # selecting into an optional stays optional
+            return self._optional(("optfield",) + tuple(node[1:]))
         return self._select(target, node[2])
 
     def _select(self, target: object, name: str) -> object:
@@ -352,6 +493,8 @@ class _Eval:
                 return self.driver
             if name in ("attributes", "capacity"):
                 return getattr(self, name)
+            if name == "allowMultipleAllocations":
+                return False   # the field the API server drops while DRAConsumableCapacity is off
             raise Unsupported(name)
         if isinstance(target, dict):
             if name not in target:
@@ -361,12 +504,14 @@ class _Eval:
 
     def _index(self, node: Node) -> object:
         target, key = self.run(node[1]), self.run(node[2])
+        if isinstance(target, Optional):
+            return self._optional(("optindex",) + tuple(node[1:]))
         if isinstance(target, _Domains):
             return target.get(key)
         if isinstance(target, dict):
-            if not isinstance(key, str):
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise CelFailure("no such overload")
-            if key not in target:
+            if not any(kind(key) == kind(k) and key == k for k in target):
                 raise CelFailure(f"no such key: {key}")
             return target[key]
         if isinstance(target, list):
@@ -381,13 +526,47 @@ class _Eval:
         name, target, args = node[1], node[2], node[3]
         if name == "has" and target is None:
             return self._has(args)
-        if name in ("exists", "all", "exists_one") and target is not None:
+        if name == "bind" and target == ("id", "cel") and "cel" not in self.scope:
+            return self._bind(args)
+        if name in _MACROS and target is not None and len(args) in _MACROS[name]:
             return self._macro(name, target, args)
+        if target is not None and target[0] == "id" and target[1] in _NAMESPACES and target[1] not in self.scope:
+            return self._library(f"{target[1]}.{name}", [self.run(a) for a in args])
         receiver = self.run(target) if target is not None else None
         values = [self.run(a) for a in args]
         if target is None:
-            return call_global(name, values)
-        return call_method(name, receiver, values)
+            if name == "string" and len(values) == 1 and isinstance(values[0], (Address, Network)):
+                return address_text(values[0])
+            if len(values) == 1 and isinstance(values[0], (Timestamp, Duration)) and name in ("string", "int"):
+                return time_text(values[0]) if name == "string" else _time_int(values[0])
+            if name in ("timestamp", "duration") and len(values) == 1:
+                return timestamp_of(values[0]) if name == "timestamp" else duration_of(values[0])
+            if name == "dyn" and len(values) == 1:
+                return values[0]
+            if name == "type" and len(values) == 1:
+                return CelType(_type_of(values[0]))
+            if name in ("semver", "isSemver") and len(values) in (1, 2):
+                return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
+            return self._library(name, values) if name in _GLOBALS else call_global(name, values)
+        return _method(name, receiver, values)
+
+    def _library(self, name: str, values: list[object]) -> object:
+        if name not in _GLOBALS:
+            raise Unsupported(name)
+        try:
+            return _GLOBALS[name](*values)
+        except TypeError:
+            raise CelFailure("no such overload") from None
+
+    def _bind(self, args: list[Node]) -> object:
+        if len(args) != 3 or args[0][0] != "id":
+            raise Unsupported("cel.bind")
+        value, saved = self.run(args[1]), dict(self.scope)
+        self.scope[args[0][1]] = value
+        try:
+            return self.run(args[2])
+        finally:
+            self.scope = saved
 
     def _has(self, args: list[Node]) -> object:
         if len(args) != 1 or args[0][0] != "field":
@@ -400,35 +579,135 @@ class _Eval:
         raise CelFailure("no such overload")
 
     def _macro(self, name: str, target: Node, args: list[Node]) -> object:
-        if len(args) != 2 or args[0][0] != "id":
+        count = _variables(name, len(args))
+        if any(a[0] != "id" for a in args[:count]):
             raise Unsupported(name)
-        items = self.run(target)
-        if isinstance(items, dict):
-            items = list(items)
-        if not isinstance(items, list):
-            raise CelFailure("no such overload")
-        var, saved = args[0][1], dict(self.scope)
+        pairs = _pairs(self.run(target), name, count)
+        names = [a[1] for a in args[:count]]
+        body = args[len(names):]
         results: list[object] = []
+        saved = dict(self.scope)
         try:
-            for item in items:
-                self.scope[var] = item
+            for pair in pairs:
+                self.scope.update(zip(names, pair))
                 try:
-                    value = self.run(args[1])
-                    results.append(value if isinstance(value, bool) else CelFailure("no such overload"))
+                    results.append(self._step(name, body))
                 except CelFailure as err:
+                    if name not in ("exists", "all"):
+                        raise
                     results.append(err)
         finally:
             self.scope = saved
-        errors = [r for r in results if isinstance(r, CelFailure)]
-        if name == "exists_one":
-            if errors:
-                raise errors[0]
-            return sum(1 for r in results if r is True) == 1
+        return _fold(name, pairs, results)
+
+    def _step(self, name: str, body: list[Node]) -> object:
+        """One element's value: a bool for the predicates, (keep, value) for the transforms."""
+        if name in ("map", "transformList", "transformMap", "transformMapEntry"):
+            if len(body) == 2:
+                keep = self.run(body[0])
+                if not isinstance(keep, bool):
+                    raise CelFailure("no such overload")
+                return (keep, self.run(body[1]) if keep else None)
+            return (True, self.run(body[0]))
+        if name == "sortBy":
+            return self.run(body[0])
+        value = self.run(body[0])
+        if not isinstance(value, bool):
+            raise CelFailure("no such overload")
+        return value
+
+
+_TYPES = ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type")
+
+
+def _type_of(value: object) -> str:
+    for t, name in ((Optional, "optional_type"), (Address, "net.IP"), (Network, "net.CIDR"), (CelType, "type"),
+                    (Timestamp, "google.protobuf.Timestamp"), (Duration, "google.protobuf.Duration"),
+                    (Format, "kubernetes.NamedFormat")):
+        if isinstance(value, t):
+            return name
+    return type_name(value)
+
+
+def _time_int(value: Timestamp | Duration) -> int:
+    """``int(timestamp)``: Unix seconds; ``int(duration)``: nanoseconds."""
+    return value.nanos // 10 ** 9 if isinstance(value, Timestamp) else value.nanos
+
+
+def _method(name: str, receiver: object, values: list[object]) -> object:
+    if isinstance(receiver, (Timestamp, Duration)):
+        return time_method(name, receiver, values)
+    if isinstance(receiver, Format):
+        return format_method(name, receiver, values)
+    if isinstance(receiver, list) and name != "size":
+        return list_method(name, receiver, values)
+    if isinstance(receiver, (Address, Network)):
+        return address_method(name, receiver, values)
+    if isinstance(receiver, Optional):
+        return optional_method(name, receiver, values)
+    if isinstance(receiver, str) and name in ("find", "findAll"):
+        return regex_method(name, receiver, values)
+    return call_method(name, receiver, values)
+
+
+_MACROS = {"exists": (2, 3), "all": (2, 3), "exists_one": (2,), "existsOne": (3,), "map": (2, 3), "filter": (2,),
+           "transformList": (3, 4), "transformMap": (3, 4), "transformMapEntry": (3, 4), "sortBy": (2,)}
+_TWO_VARS = ("existsOne", "transformList", "transformMap", "transformMapEntry")
+
+
+def _variables(name: str, n: int) -> int:
+    """How many iteration variables the macro call with ``n`` arguments binds."""
+    return 2 if name in _TWO_VARS or (name in ("exists", "all") and n == 3) else 1
+
+
+_NAMESPACES = ("sets", "lists", "strings", "ip", "optional", "format")
+_GLOBALS = {**GLOBALS, **FORMAT_GLOBALS}
+
+
+def _pairs(items: object, name: str, count: int) -> list[tuple]:
+    """The comprehension's iteration: (element,) or (index, element) / (key, value)."""
+    if isinstance(items, dict):
+        if name == "sortBy":
+            raise CelFailure("no such overload")
+        return [(k, items[k]) if count == 2 else (k,) for k in items]
+    if not isinstance(items, list):
+        raise CelFailure("no such overload")
+    return [(i, x) if count == 2 else (x,) for i, x in enumerate(items)]
+
+
+def _fold(name: str, pairs: list[tuple], results: list[object]) -> object:
+    if name in ("exists", "all"):
         settle = name == "exists"
         if any(r is settle for r in results):
             return settle
+        errors = [r for r in results if isinstance(r, CelFailure)]
         if errors:
             raise errors[0]
         return not settle
-
-
+    if name in ("exists_one", "existsOne"):
+        return sum(1 for r in results if r is True) == 1
+    if name == "filter":
+        return [p[-1] for p, keep in zip(pairs, results) if keep]
+    if name == "sortBy":
+        keyed = list(zip(results, (p[-1] for p in pairs)))
+        order = sort_list([k for k, _ in keyed])
+        out, used = [], [False] * len(keyed)
+        for key in order:
+            i = next(j for j, (k, _) in enumerate(keyed) if not used[j] and equal(k, key))
+            used[i] = True
+            out.append(keyed[i][1])
+        return out
+    kept = [(p, r[1]) for p, r in zip(pairs, results) if r[0]]   # type: ignore[index]
+    if name in ("map", "transformList"):
+        return [v for _, v in kept]
+    if name == "transformMap":
+        return {p[0]: v for p, v in kept}
+    out: dict = {}
+    for _, entry in kept:
+        if not isinstance(entry, dict):
+            raise CelFailure("no such overload")
+        for k, v in entry.items():
+            if k in out:
+                raise CelFailure(f"insert failed: key {k} already exists")
+            out[k] = v
+    return out

@@ -73,12 +73,20 @@ def attribute_values(driver: str, attributes: dict) -> dict[tuple[str, str], obj
         if isinstance(raw, dict):
             if "version" in raw:
                 parsed = parse_semver(str(raw["version"]))
-                value = parsed if parsed is not None else CelError(
-                    f"attribute {key}: parse semantic version: {raw['version']}")
+                value = parsed if parsed is not None else _unparsed_version(str(key), str(raw["version"]))
             else:
                 value = raw.get("string", raw.get("int", raw.get("bool")))
         out[(domain or driver, name)] = value
     return out
+
+
+def _unparsed_version(key: str, text: str) -> object:
+    """compile.go ``getAttributeValue``'s error (the API server refuses such a slice, so only a hand-made
+    state has one)."""
+    try:
+        return CelError(f"attribute {key}: parse semantic version: {semver_problem(text)}")
+    except Unsupported:
+        return CelError(f"attribute {key}: parse semantic version")
 
 
 def capacity_values(driver: str, capacity: dict) -> dict[tuple[str, str], object]:
@@ -110,23 +118,77 @@ def parse_quantity(text: str):
     return Quantity(number * Fraction(10) ** exponent, "." not in m.group(1) and exponent >= 0)
 
 
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-                     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
-                     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+def go_quote(s: str) -> str:
+    """Go's ``%q`` / ``strconv.Quote`` for printable ASCII (``Unsupported`` beyond)."""
+    if not all(" " <= c <= "~" for c in s):
+        raise Unsupported("non-ASCII text in a Go message")
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _number_problem(part: str, what: str) -> str | None:
+    if not re.fullmatch(r"[0-9]*", part):
+        return f"Invalid character(s) found in {what} number {go_quote(part)}"
+    if len(part) > 1 and part[0] == "0":
+        return f"{what.capitalize()} number must not contain leading zeroes {go_quote(part)}"
+    if not part or int(part) >= 1 << 64:
+        why = "invalid syntax" if not part else "value out of range"
+        return f"strconv.ParseUint: parsing {go_quote(part)}: {why}"
+    return None
+
+
+def _prerelease_problem(p: str) -> str | None:
+    if not p:
+        return "Prerelease is empty"
+    if re.fullmatch(r"[0-9]+", p):
+        if len(p) > 1 and p[0] == "0":
+            return f"Numeric PreRelease version must not contain leading zeroes {go_quote(p)}"
+        return None if int(p) < 1 << 64 else f"strconv.ParseUint: parsing {go_quote(p)}: value out of range"
+    return None if re.fullmatch(r"[0-9A-Za-z-]+", p) else f"Invalid character(s) found in prerelease {go_quote(p)}"
+
+
+def semver_problem(text: str) -> str | None:
+    """Why blang/semver's ``Parse`` (which Kubernetes uses) refuses ``text``; None when it parses."""
+    if not text:
+        return "Version string empty"
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        return "No Major.Minor.Patch elements found"
+    patch, _, build = parts[2].partition("+")
+    patch, dash, pre = patch.partition("-")
+    for part, what in ((parts[0], "major"), (parts[1], "minor"), (patch, "patch")):
+        problem = _number_problem(part, what)
+        if problem:
+            return problem
+    for p in pre.split(".") if dash else []:
+        problem = _prerelease_problem(p)
+        if problem:
+            return problem
+    for b in build.split(".") if "+" in parts[2] else []:
+        if not b:
+            return "Build meta data is empty"
+        if not re.fullmatch(r"[0-9A-Za-z-]+", b):
+            return f"Invalid character(s) found in build meta data {go_quote(b)}"
+    return None
 
 
 def parse_semver(text: str):
-    m = _SEMVER.match(text)
-    if not m:
+    """blang/semver's ``Parse``: the version, or None."""
+    try:
+        if semver_problem(text) is not None:
+            return None
+    except Unsupported:
         return None
-    return Semver(int(m.group(1)), int(m.group(2)), int(m.group(3)), tuple(m.group(4).split(".")) if m.group(4) else ())
+    parts = text.split(".", 2)
+    core, dash, pre = parts[2].partition("+")[0].partition("-")
+    return Semver(int(parts[0]), int(parts[1]), int(core), tuple(pre.split(".")) if dash else ())
 
 
 # ---- parsing --------------------------------------------------------------------------
 
 def type_name(value: object) -> str:
     for t, name in ((bool, "bool"), (Uint, "uint"), (int, "int"), (float, "double"), (str, "string"),
-                    (list, "list"), (dict, "map"), (Quantity, "kubernetes.Quantity"), (Semver, "kubernetes.Semver")):
+                    (list, "list"), (dict, "map"), (bytes, "bytes"), (Quantity, "kubernetes.Quantity"),
+                    (Semver, "kubernetes.Semver")):
         if isinstance(value, t):
             return name
     return "null_type" if value is None else "object"
@@ -154,7 +216,7 @@ def equal(a: object, b: object) -> bool:
 
 def compare(a: object, b: object) -> int:
     ka, kb = kind(a), kind(b)
-    if ka != kb or ka not in ("num", "string", "bool"):
+    if ka != kb or ka not in ("num", "string", "bool", "bytes"):
         raise CelFailure("no such overload")
     return (a > b) - (a < b)   # type: ignore[operator]
 
@@ -168,7 +230,7 @@ def check_int(value: object) -> object:
 def arith(op: str, a: object, b: object) -> object:
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
-    if op == "+" and isinstance(a, list) and isinstance(b, list):
+    if op == "+" and (isinstance(a, list) and isinstance(b, list) or isinstance(a, bytes) and isinstance(b, bytes)):
         return a + b
     if kind(a) != "num" or kind(b) != "num" or type(a) is not type(b):
         raise CelFailure("no such overload")
@@ -219,14 +281,13 @@ def _to_int(v: object) -> object:
     if isinstance(v, bool):
         raise CelFailure("no such overload")
     if isinstance(v, (int, float)):
-        if isinstance(v, float) and not (-9.223372036854776e18 <= v < 9.223372036854776e18):
+        if isinstance(v, float) and not (-9.223372036854776e18 < v < 9.223372036854776e18):
             raise CelFailure("integer overflow")
         return check_int(int(v))
-    if isinstance(v, str):
-        try:
-            return check_int(int(v, 10))
-        except ValueError:
-            raise CelFailure("type conversion error from 'string' to 'int'") from None
+    if isinstance(v, str):   # strconv.ParseInt: a sign and decimal digits, in range
+        if not re.fullmatch(r"[+-]?\d+", v) or not INT_MIN <= int(v) <= INT_MAX:
+            raise CelFailure("type conversion error from 'string' to 'int'")
+        return int(v)
     raise CelFailure("no such overload")
 
 
@@ -235,33 +296,87 @@ def _to_string(v: object) -> object:
         return "true" if v else "false"
     if isinstance(v, (int, str)):
         return str(int(v)) if isinstance(v, int) else v
+    if isinstance(v, float):
+        return go_float_text(v)
+    if isinstance(v, bytes):
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CelFailure("invalid UTF-8 in bytes, cannot convert to string") from None
     raise Unsupported("string")
+
+
+def go_float_text(f: float) -> str:
+    """Go's ``fmt.Sprintf("%g", f)`` (cel-go's ``string(double)``): shortest digits, an exponent
+    from 1e-5 down or 1e6 up (``1e+08``)."""
+    from decimal import Decimal
+
+    if f != f:
+        return "NaN"
+    if f in (float("inf"), float("-inf")):
+        return "+Inf" if f > 0 else "-Inf"
+    sign = "-" if str(f).startswith("-") else ""
+    if f == 0:
+        return sign + "0"
+    d = Decimal(repr(abs(f))).normalize()
+    exponent = d.adjusted()
+    digits = "".join(map(str, d.as_tuple().digits))
+    if exponent < -4 or exponent >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    return sign + format(d, "f")
 
 
 def _to_double(v: object) -> object:
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise CelFailure("no such overload")
+    if isinstance(v, str) and v != v.strip():
+        raise CelFailure("type conversion error from 'string' to 'double'")
     try:
         return float(v)
     except ValueError:
         raise CelFailure("type conversion error from 'string' to 'double'") from None
 
 
+def _to_bool(v: object) -> object:
+    if isinstance(v, bool):
+        return v
+    if not isinstance(v, str):
+        raise CelFailure("no such overload")
+    if v in ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"):
+        return v in ("1", "t", "T", "TRUE", "true", "True")
+    raise CelFailure("type conversion error from 'string' to 'bool'")
+
+
 def _to_uint(v: object) -> object:
+    if isinstance(v, str):
+        if not re.fullmatch(r"\+?\d+", v) or int(v) >= 1 << 64:
+            raise CelFailure("type conversion error from 'string' to 'uint'")
+        return Uint(int(v))
+    if isinstance(v, float):
+        if not 0 <= v < 1.8446744073709552e19:
+            raise CelFailure("unsigned integer overflow")
+        return Uint(int(v))
     value = _to_int(v)
     if value < 0:   # type: ignore[operator]
         raise CelFailure("unsigned integer overflow")
     return Uint(value)   # type: ignore[call-overload]
 
 
+def _to_bytes(v: object) -> object:
+    if isinstance(v, (bytes, str)):
+        return v.encode("utf-8") if isinstance(v, str) else v
+    raise CelFailure("no such overload")
+
+
 _CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": _to_string,
-                                                       "double": _to_double}
+                                                       "double": _to_double, "bytes": _to_bytes, "bool": _to_bool}
 
 
 def call_method(name: str, receiver: object, args: list[object]) -> object:
     if isinstance(receiver, str):
         return _string_method(name, receiver, args)
-    if isinstance(receiver, (list, dict)) and name == "size" and not args:
+    if isinstance(receiver, (list, dict, bytes)) and name == "size" and not args:
         return len(receiver)
     if isinstance(receiver, list) and name == "join" and len(args) <= 1 and all(isinstance(x, str) for x in receiver):
         return "".join(receiver) if not args else _strings(args, 1)[0].join(receiver)   # type: ignore[arg-type]
@@ -291,13 +406,48 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
     if name == "contains":
         return arg in s
     if name == "matches":
-        if re.search(r"\\[pPCzQE]|\(\?[^:)]|\[\[:", arg):
-            raise Unsupported("RE2 syntax")
-        try:
-            return re.search(arg, s) is not None
-        except re.error:
-            raise CelFailure(f"invalid regular expression: {arg}") from None
+        return regex(arg, s).search(s) is not None
     raise Unsupported(name)
+
+
+_RE2_ONLY = re.compile(r"\\[pPCzQEZAG]|\[\[:|\(\?P?<|\(\?[^:)]*U|\{,|\(\?[^:)]*\)(?<!^\(\?[ims]\))")
+
+
+def _end_of_text(pattern: str) -> str:
+    """RE2's ``$`` outside multi-line mode is the end of the text: Python's ``\\Z`` (its ``$`` also
+    matches before a final newline)."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]" or out[-1] in ("[", "[^")
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                out.append("[^")
+                i += 2
+                continue
+        out.append("\\Z" if c == "$" and not in_class else c)
+        i += 1
+    return "".join(out)
+
+
+def regex(pattern: str, subject: str) -> re.Pattern:
+    """An RE2 pattern as Python's ``re`` (ASCII classes, flags only at the start, ``$`` the end of the
+    text), or ``Unsupported`` where the two could differ (RE2-only syntax, Unicode case folding)."""
+    flags = re.match(r"^\(\?([ims]+)\)", pattern)
+    rest = pattern[flags.end():] if flags else pattern
+    scoped = (flags.group(1) if flags else "") + "".join(re.findall(r"\(\?([ims-]*):", rest))
+    if _RE2_ONLY.search(rest) or re.search(r"\(\?[ims-]*\)", rest) or not subject.isascii() and "i" in scoped:
+        raise Unsupported("RE2 syntax")
+    try:
+        return re.compile(pattern if "m" in scoped else _end_of_text(pattern), re.ASCII)
+    except re.error:
+        raise Unsupported("invalid regular expression") from None   # RE2's message is not reproduced
 
 
 def _position(s: str, i: object) -> int:
@@ -327,19 +477,51 @@ def _strings(args: list[object], count: int) -> list[str]:
 # the cel-go ``ext.Strings`` functions Kubernetes' environment adds (code-point positions)
 _EXT_STRINGS: dict[str, Callable[[str, list[object]], object]] = {
     "charAt": lambda s, a: s[_position(s, a[0] if len(a) == 1 else None):][:1],
-    "indexOf": lambda s, a: s.find(*_strings(a, 1)),
-    "lastIndexOf": lambda s, a: s.rfind(*_strings(a, 1)),
+    "indexOf": lambda s, a: _find(s, a, False),
+    "lastIndexOf": lambda s, a: _find(s, a, True),
     "substring": _substring,
-    "replace": lambda s, a: s.replace(*_strings(a, 2)),
-    "split": lambda s, a: list(s) if _strings(a, 1)[0] == "" else s.split(a[0]),   # type: ignore[arg-type]
+    "replace": lambda s, a: s.replace(*_strings(a[:2], 2), *_limit(a[2:])),
+    "split": lambda s, a: _split(s, _strings(a[:1], 1)[0], *_limit(a[1:])),
 }
+
+
+def _limit(rest: list[object]) -> list[int]:
+    """The optional count argument of ``replace``/``split`` (negative: no limit)."""
+    if len(rest) > 1 or rest and (not isinstance(rest[0], int) or isinstance(rest[0], bool)):
+        raise CelFailure("no such overload")
+    return [rest[0]] if rest and rest[0] >= 0 else []   # type: ignore[list-item]
+
+
+def _split(s: str, sep: str, limit: int = -1) -> list[str]:
+    if limit == 0:
+        return []
+    if sep == "":
+        chars = list(s)
+        return chars if limit < 0 or limit >= len(chars) else chars[:limit - 1] + ["".join(chars[limit - 1:])]
+    return s.split(sep, limit - 1 if limit > 0 else -1)
+
+
+def _find(s: str, args: list[object], last: bool) -> int:
+    """``indexOf``/``lastIndexOf`` with cel-go's optional code-point offset (ext/strings.go)."""
+    sub = _strings(args[:1], 1)[0]
+    if len(args) == 1:
+        return s.rfind(sub) if last else s.find(sub)
+    if len(args) != 2 or not isinstance(args[1], int) or isinstance(args[1], bool):
+        raise CelFailure("no such overload")
+    offset = args[1]
+    if sub == "":
+        return offset
+    if offset < 0:
+        raise CelFailure(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    return s.rfind(sub, 0, min(offset, len(s) - len(sub)) + len(sub)) if last else s.find(sub, offset)
 
 
 def _quantity_method(name: str, q: Quantity, args: list[object]) -> object:
     if not args:
         fits = q.value.denominator == 1 and INT_MIN <= q.value <= INT_MAX
-        if name in ("isInteger", "asInteger") and fits and not q.whole:
-            raise Unsupported(name)   # depends on the scale Kubernetes keeps (``2000m`` is not an integer)
+        fits = fits and q.whole   # Kubernetes keeps ``2000m`` or ``1.0`` at a negative scale: not an integer
         if name == "isInteger":
             return fits
         if name == "asInteger":

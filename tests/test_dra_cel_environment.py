@@ -1,0 +1,95 @@
+"""DRA's CEL environment, construct by construct, against the kso DRA variant's answers.
+
+``tests/data/dra/cel_environment.json`` holds, for one device, the answer of the variant
+(/work/wt/dra-kso/kso, k8s.io/kubernetes v1.35.4) to each expression: true/false (the device
+matches or not), ``CEL runtime error: ...`` (the scheduler aborts the pod's cycle) or ``CEL
+compile error: ...`` (the API server refuses such a claim, so it cannot exist in a cluster).
+Every other answer symreach gives must be the variant's, or UNKNOWN for a construct listed
+as unevaluated in ``dra_cel``'s docstring (the front end then marks the answer with a caveat).
+``test_answers_are_the_variant_answers`` re-asks the variant where it is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from symreach.frontends import dra_cel
+
+DATA = json.loads((Path(__file__).parent / "data" / "dra" / "cel_environment.json").read_text())
+VARIANT = Path(os.environ.get("KSO_DRA", "/work/wt/dra-kso/kso"))
+COMPILE, RUNTIME = "CEL compile error: ", "CEL runtime error: "
+
+
+def _symreach(expression: str) -> dra_cel.Outcome:
+    attributes = dra_cel.attribute_values(DATA["driver"], DATA["attributes"])
+    capacity = dra_cel.capacity_values(DATA["driver"], DATA["capacity"])
+    return dra_cel.evaluate(expression, DATA["driver"], attributes, capacity)
+
+
+def _want(answer: object) -> object:
+    if isinstance(answer, str) and answer.startswith(RUNTIME):
+        return dra_cel.CelError(answer[len(RUNTIME):])
+    return answer
+
+
+def test_symreach_gives_the_variant_answer_or_marks_it():
+    agree, marked, refused = [], [], []
+    for expression, answer in DATA["answers"]:
+        if isinstance(answer, str) and answer.startswith(COMPILE):
+            refused.append(expression)
+            continue
+        got = _symreach(expression)
+        if got == dra_cel.UNKNOWN:
+            marked.append(expression)
+        else:
+            assert got == _want(answer), expression
+            agree.append(expression)
+    assert len(DATA["answers"]) == 530
+    assert (len(agree), len(marked), len(refused)) == (485, 9, 36), marked
+
+
+def _state(expression: str) -> str:
+    device = {"name": "g0", "attributes": DATA["attributes"], "capacity": DATA["capacity"]}
+    docs = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DATA["driver"]}"'}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+         "spec": {"driver": DATA["driver"], "nodeName": "n1", "devices": [device],
+                  "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+         "metadata": {"name": "c1", "namespace": "default"},
+         "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+             "deviceClassName": "gpu", "selectors": [{"cel": {"expression": expression}}]}}]}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "namespace": "default"},
+         "spec": {"containers": [{"name": "c", "image": "x"}],
+                  "resourceClaims": [{"name": "g", "resourceClaimName": "c1"}]}},
+    ]
+    return yaml.safe_dump_all(docs)
+
+
+def variant_answer(expression: str, state_file: Path) -> object:
+    """The variant's answer for one expression (one node, one device, one pod claiming it)."""
+    state_file.write_text(_state(expression))
+    out = subprocess.run([str(VARIANT), str(state_file)], capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        return out.stderr.strip().split(": selector #0: ", 1)[-1]
+    verdict = json.loads(out.stdout)
+    if verdict.get("feasible") == ["n1"]:
+        return True
+    reason = (verdict.get("reasons") or {}).get("n1")
+    return False if reason == "DynamicResources: cannot allocate all claims" else reason
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not VARIANT.exists(), reason="the kso DRA variant is not built here")
+def test_answers_are_the_variant_answers(tmp_path):
+    for expression, answer in DATA["answers"]:
+        assert variant_answer(expression, tmp_path / "s.yaml") == answer, expression
