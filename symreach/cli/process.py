@@ -202,8 +202,7 @@ def _child(entry: Callable[[], None], read_fd: int, write_fd: int, start: float,
     die_with_parent(parent=parent)
     os.environ[SUPERVISOR_FD_ENV] = f"{write_fd}:{os.fstat(write_fd).st_ino}"
     os.environ[START_ENV] = repr(start)
-    for sig in SIGNAL_EXIT:
-        signal.signal(sig, _child_stop)
+    install_stop_handlers()
     # not the terminal's foreground group: keep writing to it even under `stty tostop`
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     code = 0
@@ -237,15 +236,44 @@ def _last_words(line: bytes) -> None:
         pass
 
 
-def _child_stop(signum: int, _frame: object) -> None:  # pragma: no cover - child only
+def install_stop_handlers() -> None:
+    """The supervised child's SIGINT, SIGTERM and SIGHUP: unwind and exit quietly."""
+    for sig in SIGNAL_EXIT:
+        signal.signal(sig, _child_stop)
+
+
+_stop_code: dict[str, int] = {}
+REDELIVER_S = 0.01
+
+
+def _child_stop(signum: int, _frame: object) -> None:
     """The supervisor is stopping us: print nothing more, unwind (temporary
-    directories are removed), exit."""
+    directories are removed), exit.
+
+    Python runs this handler between any two bytecodes, also inside code that
+    cannot propagate an exception: an at-fork hook (logging's lock release
+    while a worker is forked), a finalizer, a weakref callback. There the
+    ``SystemExit`` would be printed as "Exception ignored" and dropped, and we
+    would run on until SIGKILL. ``_redeliver_stop`` raises it again a moment
+    later from SIGALRM; not at once (``os.kill`` or ``_thread.interrupt_main``
+    run this handler before they return, still inside)."""
+    code = _stop_code.setdefault("code", SIGNAL_EXIT.get(signal.Signals(signum), 1))
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
     except OSError:
         pass
-    raise SystemExit(SIGNAL_EXIT.get(signal.Signals(signum), 1))
+    sys.unraisablehook = _redeliver_stop
+    raise SystemExit(code)
+
+
+def _redeliver_stop(unraisable: "sys.UnraisableHookArgs") -> None:
+    stop = unraisable.exc_value
+    if isinstance(stop, SystemExit) and stop.code == _stop_code.get("code"):
+        signal.signal(signal.SIGALRM, _child_stop)
+        signal.setitimer(signal.ITIMER_REAL, REDELIVER_S)
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 class _Supervisor:
