@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import subprocess
@@ -320,6 +321,30 @@ def test_abc_pdr_alone_on_a_large_paper_cluster_runs_in_autos_process(monkeypatc
     assert port["solos"] == ["abc-pdr"] and port["resident"] == "abc-pdr" and port["slices"] == 0
     assert res.stats["abc_cpu_s"] > 0 and "ABC's verdict" in res.reason
     assert not mp.active_children()
+
+
+def test_preloading_imports_what_a_check_would_import_on_first_use():
+    """``preload`` (the benchmark's construction, outside the check's time) also imports the
+    modules a check imports on first use (the certificate's normalisation, ABC's AIGER
+    lowering); the command line's ``preload=False`` imports none of them. A module check in
+    fresh interpreters, not a timing."""
+    from symreach.solvers.abc import abc_available
+    from symreach.solvers.portfolio import ANSWER_MODULES, ENGINE_MODULES
+
+    wanted = ANSWER_MODULES + (ENGINE_MODULES["abc-pdr"] if abc_available() else ())
+    assert len(wanted) == 1 + abc_available()
+
+    def loaded(preload: bool) -> list[str]:
+        probe = ("import json, sys\nfrom symreach.solvers.portfolio import AutoEngine\n"
+                 f"AutoEngine(preload={preload})\n"
+                 f"print(json.dumps(sorted(m for m in {wanted!r} if m in sys.modules)))")
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    assert loaded(True) == sorted(wanted)
+    assert loaded(False) == []
 
 
 def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):
