@@ -19,7 +19,7 @@ binding pod types after each (``benchmarks.kso_binding_steps``). Every run also 
 new pod of each resized running pod's type (``benchmarks.kso_resize_probes``). Node verdicts that
 depend on the scheduler's informer order (claims competing for equal-size PVs; ``--contested`` adds
 such claims to bare pending pods) are counted apart and judged against kso's outcomes over several
-runs (``benchmarks.kso_order``). Exit status 0
+runs (``benchmarks.kso_order``), the walk probes' as the states' own. Exit status 0
 when everything agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
 """
 
