@@ -78,6 +78,9 @@ from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Netwo
                                                 list_method, optional_method, regex_method, semver_normalized,
                                                 sort_list)
 from symreach.frontends.dra_cel_format import FORMAT_GLOBALS, Format, format_method
+from symreach.frontends.dra_cel_strformat import string_format
+from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
+from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, time_arith, time_compare, time_method,
                                              time_text, timestamp_of)
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
@@ -259,6 +262,9 @@ class _Parser:
             if self.peek("("):
                 return ("call", text, None, self.args(")"))
             return ("id", text)
+        if text == "." and self.i + 1 < len(self.toks) and self.toks[self.i + 1][0] == "id":
+            self.i += 2   # a name in the root scope
+            return ("id", "." + self.toks[self.i - 1][1])
         if text == "(":
             self.i += 1
             inner = self.expr()
@@ -417,10 +423,11 @@ class _Eval:
     def _ident(self, node: Node) -> object:
         if node[1] in self.scope:
             return self.scope[node[1]]
-        if node[1] == "device":
+        name = node[1].removeprefix(".")
+        if name == "device":
             return _Device()
-        if node[1] in _TYPES:
-            return CelType(node[1])
+        if name in TYPE_NAMES:
+            return CelType(name)
         raise Unsupported(node[1])
 
     def _cond(self, node: Node) -> object:
@@ -482,10 +489,27 @@ class _Eval:
         return time_arith(op, a, b) if timed else arith(op, a, b)
 
     def _field(self, node: Node) -> object:
+        qualified = self._qualified(node)
+        if qualified is not None:
+            return CelType(qualified)
         target = self.run(node[1])
         if isinstance(target, Optional):   # selecting into an optional stays optional
             return self._optional(("optfield",) + tuple(node[1:]))
         return self._select(target, node[2])
+
+    def _qualified(self, node: Node) -> str | None:
+        """A dotted type name (``google.protobuf.Duration``): a chain of fields on a name that is
+        no variable; one the environment does not know is a compile error (``Unsupported``)."""
+        parts = []
+        while node[0] == "field":
+            parts.append(node[2])
+            node = node[1]
+        if node[0] != "id" or node[1] in self.scope or node[1].removeprefix(".") == "device":
+            return None
+        name = ".".join([node[1].removeprefix(".")] + parts[::-1])
+        if name not in TYPE_NAMES:
+            raise Unsupported(name)
+        return name
 
     def _select(self, target: object, name: str) -> object:
         if isinstance(target, _Device):
@@ -544,7 +568,7 @@ class _Eval:
             if name == "dyn" and len(values) == 1:
                 return values[0]
             if name == "type" and len(values) == 1:
-                return CelType(_type_of(values[0]))
+                return CelType(type_of(values[0]))
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
             return self._library(name, values) if name in _GLOBALS else call_global(name, values)
@@ -617,18 +641,6 @@ class _Eval:
         return value
 
 
-_TYPES = ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type")
-
-
-def _type_of(value: object) -> str:
-    for t, name in ((Optional, "optional_type"), (Address, "net.IP"), (Network, "net.CIDR"), (CelType, "type"),
-                    (Timestamp, "google.protobuf.Timestamp"), (Duration, "google.protobuf.Duration"),
-                    (Format, "kubernetes.NamedFormat")):
-        if isinstance(value, t):
-            return name
-    return type_name(value)
-
-
 def _time_int(value: Timestamp | Duration) -> int:
     """``int(timestamp)``: Unix seconds; ``int(duration)``: nanoseconds."""
     return value.nanos // 10 ** 9 if isinstance(value, Timestamp) else value.nanos
@@ -639,6 +651,10 @@ def _method(name: str, receiver: object, values: list[object]) -> object:
         return time_method(name, receiver, values)
     if isinstance(receiver, Format):
         return format_method(name, receiver, values)
+    if isinstance(receiver, Url):
+        return url_method(name, receiver, values)
+    if isinstance(receiver, str) and name == "format":
+        return string_format(receiver, values)
     if isinstance(receiver, list) and name != "size":
         return list_method(name, receiver, values)
     if isinstance(receiver, (Address, Network)):
@@ -661,7 +677,7 @@ def _variables(name: str, n: int) -> int:
 
 
 _NAMESPACES = ("sets", "lists", "strings", "ip", "optional", "format")
-_GLOBALS = {**GLOBALS, **FORMAT_GLOBALS}
+_GLOBALS = {**GLOBALS, **FORMAT_GLOBALS, **URL_GLOBALS}
 
 
 def _pairs(items: object, name: str, count: int) -> list[tuple]:

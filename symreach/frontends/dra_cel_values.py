@@ -562,3 +562,33 @@ def _ordering(name: str, c: int) -> object:
         return c < 0
     raise Unsupported(name)
 
+
+
+def go_quote_text(s: str) -> str:
+    """Go's ``strconv.Quote`` (``%q``): printable runes as they are, the others escaped.
+
+    Go's ``IsPrint`` follows Unicode 15; a rune Python's tables (an older Unicode) leave
+    unassigned may be printable there, so it raises ``Unsupported``."""
+    import unicodedata
+
+    out = ['"']
+    for c in s:
+        code = ord(c)
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c == " " or unicodedata.category(c)[0] in "LMNPS":
+            out.append(c)
+        elif c in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[c])
+        elif unicodedata.category(c) == "Cn":
+            raise Unsupported("a rune unassigned in Python's Unicode tables")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "".join(out) + '"'
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
