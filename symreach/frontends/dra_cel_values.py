@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from symreach.frontends.dra_cel_re2 import Re2Error, Re2Unsupported, translate
+
 
 @dataclass(frozen=True)
 class CelError:
@@ -410,44 +412,15 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
     raise Unsupported(name)
 
 
-_RE2_ONLY = re.compile(r"\\[pPCzQEZAG]|\[\[:|\(\?P?<|\(\?[^:)]*U|\{,|\(\?[^:)]*\)(?<!^\(\?[ims]\))")
-
-
-def _end_of_text(pattern: str) -> str:
-    """RE2's ``$`` outside multi-line mode is the end of the text: Python's ``\\Z`` (its ``$`` also
-    matches before a final newline)."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]" or out[-1] in ("[", "[^")
-        elif c == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "^":
-                out.append("[^")
-                i += 2
-                continue
-        out.append("\\Z" if c == "$" and not in_class else c)
-        i += 1
-    return "".join(out)
-
-
 def regex(pattern: str, subject: str) -> re.Pattern:
-    """An RE2 pattern as Python's ``re`` (ASCII classes, flags only at the start, ``$`` the end of the
-    text), or ``Unsupported`` where the two could differ (RE2-only syntax, Unicode case folding)."""
-    flags = re.match(r"^\(\?([ims]+)\)", pattern)
-    rest = pattern[flags.end():] if flags else pattern
-    scoped = (flags.group(1) if flags else "") + "".join(re.findall(r"\(\?([ims-]*):", rest))
-    if _RE2_ONLY.search(rest) or re.search(r"\(\?[ims-]*\)", rest) or not subject.isascii() and "i" in scoped:
-        raise Unsupported("RE2 syntax")
+    """An RE2 pattern as Python's ``re`` for ``subject`` (``dra_cel_re2``); Go's parse error as a
+    ``CelFailure``, ``Unsupported`` where Python's Unicode tables cannot settle it."""
     try:
-        return re.compile(pattern if "m" in scoped else _end_of_text(pattern), re.ASCII)
-    except re.error:
-        raise Unsupported("invalid regular expression") from None   # RE2's message is not reproduced
+        return translate(pattern, subject)
+    except Re2Error as err:
+        raise CelFailure(err.message) from None
+    except Re2Unsupported as err:
+        raise Unsupported(str(err)) from None
 
 
 def _position(s: str, i: object) -> int:
