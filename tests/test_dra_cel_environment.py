@@ -6,6 +6,9 @@ matches or not), ``CEL runtime error: ...`` (the scheduler aborts the pod's cycl
 compile error: ...`` (the API server refuses such a claim, so it cannot exist in a cluster).
 Every other answer symreach gives must be the variant's, or UNKNOWN for a construct listed
 as unevaluated in ``dra_cel``'s docstring (the front end then marks the answer with a caveat).
+The expressions after the first 530 probe the URL library, ``string.format``, the strfmt formats,
+RE2 syntax and type names; the ``{"z": true}[...]`` ones show a computed text in the variant's
+``no such key`` error.
 ``test_answers_are_the_variant_answers`` re-asks the variant where it is installed.
 """
 
@@ -50,8 +53,27 @@ def test_symreach_gives_the_variant_answer_or_marks_it():
         else:
             assert got == _want(answer), expression
             agree.append(expression)
-    assert len(DATA["answers"]) == 530
-    assert (len(agree), len(marked), len(refused)) == (485, 9, 36), marked
+    assert len(DATA["answers"]) == 1191
+    assert (len(agree), len(marked), len(refused)) == (1120, 6, 65), marked
+    assert set(marked) == {e for e, _ in DATA["answers"] if any(k in e for k in STILL_MARKED)}
+
+
+# what stays unevaluated (and why): Unicode scripts (Python's tables have none), folding a
+# character Python has no simple case folding for (U+0390 may fold to U+1FD3 in Go's tables),
+# a map literal with a double key
+STILL_MARKED = (r"\\p{Greek}", r"\\p{latin}", r"(?i)\u0390", "{1.5: 1}")
+
+
+def test_the_first_530_all_agree():
+    """The expressions the environment was first measured on: every one evaluated now (the URL
+    library, ``string.format``, the strfmt formats, RE2's syntax, dotted type names included)."""
+    checked = 0
+    for expression, answer in DATA["answers"][:530]:
+        if isinstance(answer, str) and answer.startswith(COMPILE):
+            continue
+        assert _symreach(expression) == _want(answer), expression
+        checked += 1
+    assert checked == 494
 
 
 def _state(expression: str) -> str:

@@ -18,10 +18,12 @@ variant, ``tests/test_dra_cel_environment.py``):
   the macros ``all exists exists_one map filter`` and the two-variable
   ``all exists existsOne transformList transformMap transformMapEntry``;
   ``cel.bind``;
-- strings: ``startsWith endsWith contains matches`` (RE2 as Python ``re`` with
-  ASCII classes, ``$`` the end of the text), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
-  upperAscii replace split substring trim join strings.quote``, regex ``find
-  findAll``;
+- strings: ``startsWith endsWith contains matches`` (RE2 parsed as Go's
+  ``regexp/syntax`` does, with its error texts, and translated for the subject,
+  ``dra_cel_re2``), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
+  upperAscii replace split substring trim join strings.quote format``
+  (``dra_cel_strformat``: Go's verbs, x/text's en_US ``%f``/``%e``), regex ``find
+  findAll`` (Go's ``FindAllString``);
 - lists: ``isSorted sum min max indexOf lastIndexOf`` (Kubernetes), ext.Lists v3
   ``slice flatten distinct reverse sort sortBy first last lists.range``;
   ext.Sets ``sets.contains sets.equivalent sets.intersects``;
@@ -37,7 +39,12 @@ variant, ``tests/test_dra_cel_environment.py``):
   (with a time zone);
 - the format library's name formats ``format.dns1123Label dns1123Subdomain
   dns1035Label qualifiedName labelValue`` (and the ``...Prefix`` ones),
-  ``format.named``, ``validate`` with apimachinery's messages;
+  ``format.named``, ``validate`` with apimachinery's messages, and the strfmt
+  formats ``uri uuid byte date datetime``;
+- the URL library ``url isURL`` with ``getScheme getHost getHostname getPort
+  getEscapedPath getQuery`` (Go's ``net/url``, ``dra_cel_url``);
+- type names, dotted ones included (``google.protobuf.Duration``, ``net.IP``,
+  ``.int``; ``dra_cel_types``);
 - ``optional.of optional.none optional.ofNonZeroValue`` with ``hasValue value
   orValue or``; ``device.allowMultipleAllocations`` (false: the field the API
   server drops while DRAConsumableCapacity is off).
@@ -51,14 +58,14 @@ such an expression may evaluate to anything here. The same check bounds the
 estimated cost, so the runtime cost limit is not modelled.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): type names
-with a dot (``google.protobuf.Duration``), the URL library
-(``url``, ``isURL``, ``getScheme``...), the strfmt formats' ``validate``
-(``uri uuid byte date datetime``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
-differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, Unicode case
-folding, a pattern that does not compile), and the
-messages of Go's parsers for text outside printable ASCII (an address, a
-prefix, a semver), an invalid regex's message, a time zone offset that is not
+as matching and marks the answer with a caveat, never silently): what Python's
+Unicode tables cannot settle as Go's (Unicode 15) do: RE2's Unicode scripts
+(``\\p{Greek}``), case folding of a character Python has no simple folding for
+(``(?i)ΐ``), a character Python's older Unicode leaves unassigned meeting a
+Unicode class or folding, or quoted by ``%s`` in a list; map literals with a key
+that is not a string or an int; a pattern over 2,000 characters or 200 nested
+groups, a ``format`` precision over 10,000; and the messages of Go's parsers for text outside
+printable ASCII (an address, a prefix, a semver), a time zone offset that is not
 ``±H:M``).
 
 A domain with no attribute is an empty map (the scheduler's default); a

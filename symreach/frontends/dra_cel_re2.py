@@ -379,16 +379,41 @@ class _Parser:
             self.i += len(digits)
             return chr(int(c + digits, 8))
         if c == "x":
-            m = re.match(r"\{([0-9A-Fa-f]+)\}|[0-9A-Fa-f]{2}", s[self.i:])
-            if m and (not m.group(1) or int(m.group(1), 16) <= 0x10FFFF):
-                self.i += len(m.group(0))
-                return chr(int(m.group(1) or m.group(0), 16))
-            raise Re2Unsupported("an invalid \\x escape")   # Go's message depends on where its scan stops
+            return self.hex_escape(start)
         if c in "afnrtv":
             return {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}[c]
         if c.isascii() and not c.isalnum():
             return c
         raise self.error("invalid escape sequence", s[start:self.i])
+
+    def hex_escape(self, start: int) -> str:
+        """``\\xHH`` or ``\\x{H...}``; Go's error shows the text up to where its scan stopped."""
+        s, j = self.s, self.i
+        hexdigits = "0123456789abcdefABCDEF"
+        if j >= len(s):
+            raise self.error("invalid escape sequence", s[start:j])
+        first, j = s[j], j + 1
+        if first == "{":
+            value, count = 0, 0
+            while True:
+                if j >= len(s):
+                    raise self.error("invalid escape sequence", s[start:j])
+                c, j = s[j], j + 1
+                if c == "}":
+                    break
+                if c not in hexdigits or value * 16 + int(c, 16) > 0x10FFFF:
+                    raise self.error("invalid escape sequence", s[start:j])
+                value, count = value * 16 + int(c, 16), count + 1
+            if not count:
+                raise self.error("invalid escape sequence", s[start:j])
+            self.i = j
+            return chr(value)
+        second = s[j:j + 1]
+        j += len(second)
+        if first not in hexdigits or not second or second not in hexdigits:
+            raise self.error("invalid escape sequence", s[start:j])
+        self.i = j
+        return chr(int(first + second, 16))
 
     def bracket(self, flags: int) -> _Node:
         """``parseClass``: ``[...]`` with ranges, escapes, ``[:name:]`` and Unicode classes."""

@@ -18,12 +18,12 @@ import math
 from symreach.frontends.dra_cel_library import CelType
 from symreach.frontends.dra_cel_time import Duration, Timestamp, time_text
 from symreach.frontends.dra_cel_types import type_of
-from symreach.frontends.dra_cel_values import CelFailure, Unsupported, go_float_text, go_quote_text
+from symreach.frontends.dra_cel_values import CelFailure, Unsupported, go_quote_text, to_string
 
 __all__ = ["string_format"]
 
 _SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_MAX_PRECISION = 255   # beyond, x/text's digit settings wrap (uint8): not modelled
+_MAX_PRECISION = 10000   # x/text holds at most 32767 fraction digits; kept well below
 
 
 class _FormatError(Exception):
@@ -40,18 +40,11 @@ def _text(v: object) -> str:
         return "[" + ", ".join(_literal(x) for x in v) + "]"
     if isinstance(v, dict):
         return _map_text(v)
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if _is_int(v) or isinstance(v, str):
-        return str(v)
-    if isinstance(v, float):
-        return go_float_text(v)
-    if isinstance(v, bytes):
+    if isinstance(v, (bool, int, float, str, bytes)):
         try:
-            return v.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _FormatError('could not convert argument "invalid UTF-8 in bytes, cannot convert to string" '
-                               'to string') from None
+            return str(to_string(v))
+        except CelFailure as err:
+            raise _FormatError(f"could not convert argument {go_quote_text(err.message)} to string") from None
     if isinstance(v, (Timestamp, Duration)):
         return time_text(v)
     if isinstance(v, CelType):
@@ -103,6 +96,8 @@ def _fixed(v: object, precision: int) -> str:
     if x != x or math.isinf(x):
         return "NaN" if x != x else "∞" if x > 0 else "-∞"
     whole, _, fraction = format(abs(x), f".{precision}f").partition(".")
+    while len(fraction) > precision % 256 and fraction.endswith("0"):   # x/text keeps uint8(precision) digits
+        fraction = fraction[:-1]
     grouped = f"{int(whole):,}"
     return ("-" if x < 0 else "") + grouped + ("." + fraction if fraction else "")
 
@@ -165,7 +160,7 @@ def _clause(verb: str, precision: int | None, arg: object) -> str:
         return _integer(arg, *_CLAUSES[verb])
     p = 6 if precision is None else precision
     if p > _MAX_PRECISION:
-        raise Unsupported("a precision over 255")
+        raise Unsupported("a precision over 10000")
     return _fixed(arg, p) if verb == "f" else _scientific(arg, p)
 
 

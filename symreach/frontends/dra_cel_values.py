@@ -293,7 +293,8 @@ def _to_int(v: object) -> object:
     raise CelFailure("no such overload")
 
 
-def _to_string(v: object) -> object:
+def to_string(v: object) -> object:
+    """``string(v)`` of a bool, an int, a uint, a double, a string or bytes."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, str)):
@@ -371,7 +372,7 @@ def _to_bytes(v: object) -> object:
     raise CelFailure("no such overload")
 
 
-_CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": _to_string,
+_CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": to_string,
                                                        "double": _to_double, "bytes": _to_bytes, "bool": _to_bool}
 
 
