@@ -86,10 +86,10 @@ from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Netwo
                                                 sort_list)
 from symreach.frontends.dra_cel_format import FORMAT_GLOBALS, Format, format_method
 from symreach.frontends.dra_cel_strformat import string_format
-from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
-from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, time_arith, time_compare, time_method,
                                              time_text, timestamp_of)
+from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
+from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
                                                check_int, compare, equal, kind, type_name)

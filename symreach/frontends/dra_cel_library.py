@@ -15,8 +15,8 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Callable
 
-from symreach.frontends.dra_cel_re2 import find_all
 from symreach.frontends.dra_cel_netip import NetipError, parse_addr, parse_prefix
+from symreach.frontends.dra_cel_re2 import find_all
 from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, go_quote, kind,
                                                parse_semver, semver_problem,
                                                regex)
