@@ -60,8 +60,7 @@ estimated cost, so the runtime cost limit is not modelled.
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
 as matching and marks the answer with a caveat, never silently): what Python's
 Unicode tables cannot settle as Go's (Unicode 15) do: RE2's Unicode scripts
-(``\\p{Greek}``), case folding of a character Python has no simple folding for
-(``(?i)ΐ``), a character Python's older Unicode leaves unassigned meeting a
+(``\\p{Greek}``), a character Python's older Unicode leaves unassigned meeting a
 Unicode class or folding, or quoted by ``%s`` in a list; map literals with a key
 that is not a string or an int; a pattern over 2,000 characters or 200 nested
 groups, a ``format`` precision over 10,000; and the messages of Go's parsers for text outside

@@ -11,10 +11,9 @@ subject's characters it matches: the pattern only ever meets that one text, so t
 translation is exact without Python knowing RE2's classes or folding. Python then
 backtracks in RE2's leftmost-first preference order.
 
-What Python's tables cannot settle raises ``Re2Unsupported``: Unicode scripts and long
-class names (``\\p{Greek}``), a character Python's Unicode (an older version than Go's)
-leaves unassigned meeting a Unicode class or case folding, folding a character whose
-simple folding Python does not expose, and patterns near Go's size and nesting limits.
+What Python's tables cannot settle raises ``Re2Unsupported``: Unicode scripts
+(``\\p{Greek}``), a character Python's Unicode (14, older than Go's 15) leaves unassigned
+meeting a Unicode class or case folding, and patterns near Go's size and nesting limits.
 """
 
 from __future__ import annotations
@@ -98,16 +97,14 @@ def _canonical(name: str) -> str:
 
 
 def _fold_key(c: str) -> str:
-    """The representative of ``c``'s simple case folding orbit (``unicode.SimpleFold``)."""
+    """The representative of ``c``'s simple case folding orbit (``unicode.SimpleFold``): Python's
+    one-character folding, else its one-character lower case (``ẞ``, ``ᾈ``); a character whose
+    only folding is to several characters (``ß``'s ``ss``, ``ΐ``, ``ﬅ``) is alone in Go's orbits."""
     folded = c.casefold()
     if len(folded) == 1:
         return folded
     lower = c.lower()
-    if len(lower) != 1 or lower == c and c != "ß":   # no simple folding Python exposes
-        if lower == c and c != "ß":
-            raise Re2Unsupported("case folding of a character without a simple folding in Python")
-        return c
-    return lower
+    return lower if len(lower) == 1 else c
 
 
 @functools.lru_cache(maxsize=1)
@@ -115,10 +112,7 @@ def _orbits() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for code in range(0x110000):
         c = chr(code)
-        try:
-            key = _fold_key(c)
-        except Re2Unsupported:
-            continue
+        key = _fold_key(c)
         if key != c:
             out.setdefault(key, [key]).append(c)
     return out

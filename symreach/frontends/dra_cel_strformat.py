@@ -36,6 +36,7 @@ def _is_int(v: object) -> bool:
 
 def _text(v: object) -> str:
     """``FormatString``: a value's ``%s`` text."""
+    _known(v)
     if isinstance(v, list):
         return "[" + ", ".join(_literal(x) for x in v) + "]"
     if isinstance(v, dict):
@@ -55,8 +56,15 @@ def _text(v: object) -> str:
                        f"types, durations, and timestamps, was given {type_of(v)}")
 
 
+def _known(v: object) -> None:
+    """``device`` and ``device.attributes`` are CEL values this module does not print."""
+    if type_of(v) == "object":
+        raise Unsupported("formatting a value of the device itself")
+
+
 def _literal(v: object) -> str:
     """An element of a list or a map value (``clauseForType`` then ``quoteForCEL``)."""
+    _known(v)
     if isinstance(v, float):
         text = "NaN" if v != v else ("+Inf" if v > 0 else "-Inf") if math.isinf(v) else format(v, ".6f")
         return f'"{text}"' if math.isinf(v) or v != v else text
