@@ -11,6 +11,7 @@ construct this module does not evaluate.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -537,14 +538,11 @@ def _ordering(name: str, c: int) -> object:
     raise Unsupported(name)
 
 
-
 def go_quote_text(s: str) -> str:
     """Go's ``strconv.Quote`` (``%q``): printable runes as they are, the others escaped.
 
     Go's ``IsPrint`` follows Unicode 15; a rune Python's tables (an older Unicode) leave
     unassigned may be printable there, so it raises ``Unsupported``."""
-    import unicodedata
-
     out = ['"']
     for c in s:
         code = ord(c)
