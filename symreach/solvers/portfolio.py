@@ -120,14 +120,6 @@ PLAN_WORK = 20_000_000
 # which the resident's gate stops and kills (``solvers.child``): no fork before its answer
 IN_PROCESS = frozenset(OUR_ENGINES + (ABC_ENGINE,))
 RESIDENT_SWITCH_S = 0.0002  # the interpreter's switch interval during a race (``_schedule``)
-# modules that a check imports on first use (deferred there for the command line's start-up),
-# preloaded with the engines (``preload``): every decided not-deployable answer normalises its
-# certificate (``registry.finish_result``), and ABC's engines lower the system to AIGER. Compiled
-# inside the check they cost 45 ms of CPU where no bytecode is cached (2 ms for the AIGER
-# lowering): 4-6 % of the lazy search's and the BDDs' not-deployable answers that take about
-# 1 s (philosophers n = 8, tree h = 6, k = 7; auto_targets/preload.md)
-ANSWER_MODULES = ("symreach.certify.dispatch",)
-ENGINE_MODULES = {ABC_ENGINE: ("symreach.encodings.aiger",)}
 _GRACE_S = 5.0  # how long past the limit the parent waits for workers to report
 
 Worker = Union["ProcessWorker", "ResidentWorker"]
@@ -174,9 +166,8 @@ class AutoEngine:
         0 when the caller names the engines: they race exactly those);
         ``goal_plan``: try goal regression's witness first (``_plan``; default: with the
         default engines only);
-        ``preload``: import the engines' modules now (CUDD, python-sat), and those a
-        check would import on first use (``ANSWER_MODULES``), outside ``check``'s
-        time, as every other engine is imported before its check;
+        ``preload``: import the engines' modules now (CUDD, python-sat), outside
+        ``check``'s time, as every other engine is imported before its check;
         the command line passes False, and a race imports them before it forks."""
         if slice_s <= 0:
             raise ValueError("slice_s must be positive")
@@ -190,7 +181,6 @@ class AutoEngine:
         self.available = self._available()
         if preload:
             self.available = _import_engines(self.available)
-            _import_deferred(self.available)
             import symreach.solvers.workers  # noqa: F401 - auto's own threads, as an engine's modules
 
     def check(self, instance: Instance, query: Optional[Query] = None, run: RunLike = None) -> Result:
@@ -515,15 +505,6 @@ def _import_engines(names: Sequence[str]) -> list[str]:
         if hasattr(module, ENGINES[name][1]):
             out.append(name)
     return out or ["explicit"]
-
-
-def _import_deferred(names: Sequence[str]) -> None:
-    """The modules a check would import on first use (``ANSWER_MODULES``, ``ENGINE_MODULES``
-    of ``names``), imported with the engines: outside the check, as an engine's own modules."""
-    import importlib
-
-    for module in ANSWER_MODULES + tuple(m for name in names for m in ENGINE_MODULES.get(name, ())):
-        importlib.import_module(module)
 
 
 def _alone(worker: "Worker", seconds: float, run: RunContext) -> None:
