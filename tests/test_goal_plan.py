@@ -137,7 +137,7 @@ def test_the_paper_hard_clusters_that_need_more_pods_on_the_node_than_fit():
     """The feature behind ``SOLOS_NO_PLAN`` on clusters: the gateway's pyramid of
     hostname-bound services needs h + 2 pods at once on the query node, which holds
     h + 1 on one seed (not deployable: IC3 first) and h + 2 on the other (deployable:
-    BMC's trial first). Only the terms that the node alone can meet count (the data
+    goal regression goes on, here only to its step cap). Only the terms that the node alone can meet count (the data
     layer's are met in the zone)."""
     from symreach.generators.hard_clusters import generate_hard_cluster
 
@@ -168,4 +168,35 @@ def test_when_the_plan_runs_out_of_room_the_lazy_search_is_not_started(monkeypat
     started.clear()  # without goal regression's answer the lazy search starts (and declines)
     AutoEngine(goal_plan=False).check(inst, run=Limits(timeout_s=60))
     assert "lazy" in started
+    assert not mp.active_children()
+
+
+def test_paper_hard_clusters_move_a_self_affine_statefulset_into_the_zone_beside_the_node():
+    """The paper profile's deployable hard clusters (ABC's pdr about 1 CPU s at 100 x 60):
+    a level-1 service on the query node needs a replica of StatefulSets ``db-i`` in its zone
+    whose only replica runs in another zone. Goal regression deletes that replica (the
+    self-affinity waiver then holds) and deploys one on another node of the zone, not on
+    the query node, whose room the hostname pyramid needs; before, it gave up there."""
+    from symreach.generators.hard_clusters import generate_hard_cluster
+
+    found = 0
+    for nodes, workloads in ((20, 10), (50, 30)):
+        inst = load_document(generate_hard_cluster(nodes, workloads, 1, "paper"))
+        (goal_type, goal_node), = next(iter(inst.query.alternatives))
+        goal, zone = inst.nodes[goal_node].name, inst.nodes[goal_node].labels["topology.kubernetes.io/zone"]
+        trace = plan_witness(inst, inst.query)
+        assert trace is not None
+        semantics.replay(inst, trace, inst.query)
+        moved = [s.pod for s in trace if s.op == "delete" and s.pod.startswith("db-")
+                 and inst.nodes[inst.node_index(s.node)].labels["topology.kubernetes.io/zone"] != zone]
+        assert moved
+        for db in moved:
+            site = next(s.node for s in trace if s.op == "deploy" and s.pod == db)
+            assert site != goal and inst.nodes[inst.node_index(site)].labels[
+                "topology.kubernetes.io/zone"] == zone
+        found += 1
+    assert found == 2
+    res = AutoEngine(tiny_pairs=0).check(inst, run=Limits(timeout_s=60))
+    assert res.verdict is Verdict.DEPLOYABLE and res.stats["portfolio"]["answered_by"] == "goal-plan"
+    semantics.replay(inst, res.trace, inst.query)
     assert not mp.active_children()

@@ -8,8 +8,15 @@ required affinity is the only obstacle this is the classic register-saving
 order: on pebbling DAGs it pebbles a binary tree of height h with h + 2
 pebbles and a pyramid with h + 2 (recomputing shared vertices). Where a step
 does not fit on its node, pods there that the plan does not read are deleted
-first (``_make_room``); where it is refused for another reason (anti-affinity,
-spread, a budget) the attempt gives up at once. Of several witness types the
+first (``_make_room``; pods no affinity term reads before the others); where it
+is refused for another reason (anti-affinity, spread, a budget) the attempt
+gives up at once. A term whose domain holds other nodes than n (a zone) gets
+its witness on one of those (``_site``), placed by the same rule there and
+left standing: n's room goes to the terms only n can meet, and siblings read
+the same witness. A term that selects t itself and that no other type can
+witness (a self-affine StatefulSet running only in another zone) is met by
+its waiver (``_bootstrap``): every pod it selects is deleted, then t deploys
+as the first replica. Of several witness types the
 one whose chain down ends at pods already running is taken (``_cost``). It
 never backtracks, so it also gives up where a term leaves more than
 ``MAX_CHOICES`` types to choose from, and at once where its plan would hold
@@ -22,7 +29,10 @@ Measured (benchmarks/results/auto_schedule.md): the deployable binary trees
 of run_all, where ABC's pdr is the best single engine (h = 5, 6: 0.2-1.3 CPU
 s, IC3 1.4-3.4 s), are decided here in milliseconds; so are 9 of the 10
 Kubernetes-profile hard clusters (IC3 or ABC's pdr: up to 2.5 s on 500 x 200;
-benchmarks/results/auto_targets/hard_and_pebbling.md).
+benchmarks/results/auto_targets/hard_and_pebbling.md), and since ``_site`` and
+``_bootstrap`` all 10 of them and 5 of the 6 deployable paper-profile ones of
+run_all (s1 500 x 200 runs past its step cap there): hard/paper/s1/100x60 in 0.02 CPU s of
+``auto`` against 1.3 s for ABC's pdr (auto_targets/goal_plan_zones.md).
 """
 
 from __future__ import annotations
@@ -42,6 +52,9 @@ _POLL = 256  # steps between two looks at the run's deadline
 # a term that more types than this can witness is a guess the attempt (which never
 # backtracks) does not take: on the encoded nets exploring those choices cost 10-30 ms
 MAX_CHOICES = 4
+# nodes of a term's domain looked at for one where a witness deploys at once (``_site``):
+# a zone of the 500-node hard clusters has 167, all full; each look costs a capacity sum
+SITE_LOOKS = 8
 
 
 # ``_cost`` evaluations in one attempt: the hard clusters' chains (500 nodes) take at most
@@ -108,6 +121,8 @@ class _Planner:
         self.steps: list[Step] = []
         self.needs: dict[int, int] = {}
         self.costs: dict[tuple[int, int, bool], float] = {}  # ``_cost``
+        # the types some required affinity term reads: ``_make_room`` deletes the others first
+        self.read = frozenset().union(*(term.selects for pt in inst.pod_types for term in pt.affinity))
 
     def _step(self, op: str, t: int, n: int) -> None:
         if len(self.steps) >= self.max_steps:
@@ -207,7 +222,12 @@ class _Planner:
                 continue
             u = self._witness(t, n, selects, stack)
             if u is None:
-                raise _GiveUp
+                self._bootstrap(t, selects)
+                continue
+            site = self._site(u, n, nodes)
+            if site != n:  # met elsewhere in the domain: n's room is not spent on it
+                self.achieve(u, site, stack | {t})
+                continue
             if u not in wanted:
                 wanted.append(u)
         if not wanted:  # refused for another reason than affinity
@@ -226,6 +246,32 @@ class _Planner:
         for u in reversed(created):
             if semantics.delete_failure(inst, self.sigma, u, n) is None:
                 self._step(DELETE, u, n)
+
+    def _bootstrap(self, t: int, selects: frozenset[int]) -> None:
+        """Meet t's own term by its waiver: delete every pod the term selects, anywhere
+        (a self-affine StatefulSet moving to another zone); give up where the term is not
+        t's own, another type could witness it, or a deletion is refused."""
+        inst = self.inst
+        if t not in selects or not inst.pod_types[t].creatable or any(
+                u != t and inst.pod_types[u].creatable for u in selects):
+            raise _GiveUp
+        for u in sorted(selects):
+            for m in range(len(inst.nodes)):
+                while self.sigma[inst.pair(u, m)] > 0:
+                    if semantics.delete_failure(inst, self.sigma, u, m) is not None:
+                        raise _GiveUp
+                    self._step(DELETE, u, m)
+
+    def _site(self, u: int, n: int, nodes: frozenset[int]) -> int:
+        """Where a witness of u for a term of a pod on n goes: another node of the term's
+        domain that u's static filters allow, one where it deploys at once first (then
+        the lowest index); n itself where there is none."""
+        inst = self.inst
+        others = [m for m in sorted(nodes) if m != n and semantics.ever_static_ok(inst, u, m)]
+        if not others:
+            return n
+        return next((m for m in others[:SITE_LOOKS]
+                     if semantics.deploy_failure(inst, u, m, self.sigma) is None), others[0])
 
     def room_for(self, t: int, n: int) -> None:
         """Give up at once (``CAPACITY``) where the plan for t would hold more pods on n
@@ -272,6 +318,7 @@ class _Planner:
                      and semantics.delete_failure(inst, self.sigma, u, n) is None]
             if not spare:
                 raise _GiveUp(CAPACITY)
-            self._step(DELETE, max(spare, key=lambda u: (sum(semantics.request(inst, u, r) for r in short), -u)), n)
+            self._step(DELETE, max(spare, key=lambda u: (u not in self.read, sum(
+                semantics.request(inst, u, r) for r in short), -u)), n)
         if semantics.deploy_failure(inst, t, n, self.sigma) is not None:
             raise _GiveUp(self._why(t, n))
