@@ -496,8 +496,9 @@ class Instance:
     # volume plugin: a PreFilter rejection, or (after_fit) a Filter failure that
     # the kube-scheduler reports only after NodePorts, NodeResourcesFit and the
     # dynamic volume checks pass; ``AFTER_ALL``: DynamicResources' Filter failure, reported
-    # only when every other plugin passes (``loader.dra``).
-    volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], int]] = field(default_factory=FrozenDict)
+    # only when every other plugin passes (``loader.dra``). A fourth item, where present: the other
+    # (plugin, reasons) the scheduler's runs report there (v1 ``otherRuns``; ``semantics.Failure.others``).
+    volume_failures: FrozenDict[Pair, tuple] = field(default_factory=FrozenDict)
     budgets: tuple[DisruptionBudget, ...] = ()
     moves: MoveRules = field(default_factory=MoveRules)
     # Claims a deployment binds: a configuration then carries one more entry per claim after

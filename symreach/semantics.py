@@ -61,10 +61,18 @@ class Failure:
 
     plugin: str
     reasons: tuple[str, ...]
+    # Where the scheduler's own random run decides which of several refusals it reports (the
+    # informer's order of PVs): the other (plugin, reasons) some run gives; every run refuses.
+    others: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def reason(self) -> str:
         return self.reasons[0]
+
+    @property
+    def alternatives(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Every (plugin, reasons) the scheduler may report: this one first, then ``others``."""
+        return ((self.plugin, self.reasons),) + self.others
 
 
 def _failure(*why: str) -> Failure:
@@ -512,7 +520,7 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
         static = inst.static_block[t][n]
         volume = inst.volume_failures.get((t, n)) if static is not None else None
     if static is not None and (volume is None or not volume[2]):
-        return _failure(static) if volume is None else Failure(volume[0], volume[1])
+        return _failure(static) if volume is None else _recorded(volume)
     kube = inst.profile == KUBERNETES
     if kube and not ports_ok(inst, t, n, sigma):
         return _failure(REASON_PORTS)
@@ -526,7 +534,7 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
     if kube and not volume_limit_ok(inst, t, n, sigma):
         return _failure(reasons.MAX_VOLUME_COUNT)
     if volume is not None and volume[2] != AFTER_ALL:
-        return Failure(volume[0], volume[1])
+        return _recorded(volume)
     reason = spread_failure(inst, t, n, sigma)
     if reason:
         return _failure(reason)
@@ -537,8 +545,13 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
     if kube and not existing_anti_affinity_ok(inst, t, n, sigma):
         return _failure(REASON_EXISTING_ANTI_AFFINITY)
     if volume is not None:   # DynamicResources, the last filter
-        return Failure(volume[0], volume[1])
+        return _recorded(volume)
     return None
+
+
+def _recorded(volume: tuple) -> Failure:
+    """A front end's recorded verdict (``Instance.volume_failures``) as a Failure, other runs' included."""
+    return Failure(volume[0], volume[1], tuple(volume[3]) if len(volume) > 3 else ())
 
 
 def static_view(inst: Instance, t: int, n: int, sigma: Config

@@ -404,11 +404,11 @@ def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dic
                 out[n] = why[0]
                 failures[(t, n)] = (plugin, why, False)
     else:
-        for node, plugin, why in filters:
+        for node, plugin, why, others in filters:
             n = index[node]
             if out[n] is None:
                 out[n] = why[0]
-                failures[(t, n)] = (plugin, why, True)
+                failures[(t, n)] = (plugin, why, True, others) if others else (plugin, why, True)
     return tuple(out)
 
 

@@ -7,6 +7,8 @@ the outcome here, so that the model needs no notion of volumes:
     volumes:
       preFilter: {plugin: VolumeBinding, reasons: [pod has unbound immediate PersistentVolumeClaims]}
       filter: [{node: n2, plugin: VolumeZone, reasons: [node(s) had no available volume zone]}]
+      # otherRuns (optional, per filter entry): the other verdicts the scheduler's runs report there,
+      # where which one depends on its informer's order (the node is refused in every run)
       claims: [data]              # claims the pod uses, in its namespace
       readWriteOncePod: [data]    # those with access mode ReadWriteOncePod
       attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}   # CSI volumes, counted once per node
@@ -54,12 +56,14 @@ VOLUME_RESTRICTIONS = "VolumeRestrictions"
 VOLUME_FIELDS = ("preFilter", "filter", "claims", "readWriteOncePod", "attach", "attachOwn", "disks", "binds")
 DISK_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
 PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
+Verdict = tuple[str, tuple[str, ...]]   # (plugin, reasons)
+FilterEntry = tuple[str, str, tuple[str, ...], tuple[Verdict, ...]]
 
 
 @record
 class VolumeSpec:
     prefilter: Optional[tuple[str, tuple[str, ...]]] = None
-    filters: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # (node, plugin, reasons)
+    filters: tuple[FilterEntry, ...] = ()   # (node, plugin, reasons, other runs' (plugin, reasons))
     claims: tuple[str, ...] = ()
     read_write_once_pod: tuple[str, ...] = ()
     attach: FrozenDict[str, frozenset[str]] = FrozenDict()
@@ -75,7 +79,7 @@ class BindState:
 
     bound: tuple[Optional[str], ...]
     prefilter: Optional[tuple[str, tuple[str, ...]]]
-    filters: tuple[tuple[str, str, tuple[str, ...]], ...]
+    filters: tuple[FilterEntry, ...]
     attach: FrozenDict[str, frozenset[str]]
     attach_own: FrozenDict[str, int]
     on: tuple[tuple[str, int], ...]                     # ``nodes``: (node, next state)
@@ -120,11 +124,16 @@ def _verdicts(body: dict, path: Path, node_names: set[str]):
     filters = []
     for i, item in enumerate(sequence(body.get("filter"), path + ("filter",))):
         where = path + ("filter", i)
-        entry = mapping(item, where, ("node", "plugin", "reasons"), required=("node", "plugin", "reasons"))
+        entry = mapping(item, where, ("node", "plugin", "reasons", "otherRuns"), required=("node", "plugin", "reasons"))
         node = string(entry["node"], where + ("node",))
         if node not in node_names:
             raise FieldError(where + ("node",), f"unknown node '{node}'")
-        filters.append((node, *_verdict({k: entry[k] for k in ("plugin", "reasons")}, where)))
+        plugin, reasons = _verdict({k: entry[k] for k in ("plugin", "reasons")}, where)
+        others = tuple(_verdict(other, where + ("otherRuns", k))
+                       for k, other in enumerate(sequence(entry.get("otherRuns"), where + ("otherRuns",))))
+        if (plugin, reasons) in others or len(set(others)) != len(others):
+            raise FieldError(where + ("otherRuns",), "expected verdicts distinct from each other and from the entry's")
+        filters.append((node, plugin, reasons, others))
     return prefilter, tuple(filters)
 
 
