@@ -403,11 +403,12 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
 def abort_failure(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> Optional[Failure]:
     """What a node where t passes every filter says when the cycle aborts: the erring node's plugin and
     error, naming that node; None when the cycle does not abort (for n: some run places t on n)."""
-    abort = cycle_abort(inst, t, sigma, n)
-    if abort is None:
+    erring = _erring(inst, t, sigma, n)
+    if not erring:
         return None
-    m, failure = abort
-    return Failure(failure.plugin, (reasons.CYCLE_ABORT.format(error=failure.reason, node=inst.nodes[m].name),))
+    said = [(f.plugin, (reasons.CYCLE_ABORT.format(error=why[0], node=inst.nodes[m].name),))
+            for m, f in erring for _, why in f.alternatives]   # which node errs first, and how, is the run's
+    return Failure(said[0][0], said[0][1], tuple(dict.fromkeys(said[1:])))
 
 
 def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> Optional[tuple[int, Failure]]:
@@ -421,9 +422,15 @@ def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) 
     errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Whether
     a run can stop before reaching every erring node is ``cycle_runs_past``. A PreFilterResult leaves
     out nodes that fail NodeAffinity's or VolumeBinding's filter anyway, so they never err here either.
-    The first erring node by index is named (the scheduler's is a race)."""
+    The first erring node by index is named (the scheduler's is a race: ``abort_failure`` names each)."""
+    erring = _erring(inst, t, sigma, n)
+    return erring[0] if erring else None
+
+
+def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> list[tuple[int, Failure]]:
+    """``cycle_abort``'s erring nodes, by index, with their errors; [] when some run passes them all."""
     if t not in inst.filter_errors:
-        return None
+        return []
     erring = []
     for m in sorted(inst.filter_errors[t]):
         recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
@@ -434,8 +441,8 @@ def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) 
                 and reasons.is_filter_error(failure.reason):
             erring.append((m, failure))
     if not erring or cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n):
-        return None
-    return erring[0]
+        return []
+    return erring
 
 
 def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None) -> bool:

@@ -1,5 +1,9 @@
 """A refusal whose reason the scheduler's own run decides: the answer is the set of reasons.
 
+DynamicResources too: the allocator visits pools in Go map order (drawn per node), so on ``dra.yaml``
+it errs with the error of the pool it meets first; the kso variant with the plugin (``KSO_DRA``)
+was asked 32 times (13:24 UTC, load 5.2): ``DRA_RUNS``.
+
 VolumeBinding's ``findMatchingVolumes`` takes the first smallest PV of the informer's list, in Go
 map order (random per attempt). In the states here n1 is refused in every run, but which plugin
 and reason the scheduler reports depends on that order. kso (v1.35, shared/tools/kso) was asked 64
@@ -33,6 +37,9 @@ BIND = (VB, ("node(s) didn't find available persistent volumes to bind",))
 SPACE = (VB, ("node(s) did not have enough free storage",))
 ZONE = (VZ, ("node(s) had no available volume zone",))
 KSO_RUNS = {"zone": {BIND: 57, ZONE: 7}, "space": {SPACE: 56, BIND: 8}}
+DRA = "DynamicResources"
+_CEL = 'running "DynamicResources" filter plugin: claim default/order: selector #0: CEL runtime error: '
+DRA_RUNS = {(DRA, (_CEL + "no such key: numa",)): 29, (DRA, (_CEL + "no such overload",)): 3}
 
 
 def state(name: str):
@@ -82,3 +89,18 @@ def test_other_runs_round_trip_through_format_v1_and_bad_ones_are_refused():
     entry["otherRuns"].append({"plugin": VB, "reasons": list(SPACE[1])})
     with pytest.raises(InputError, match="otherRuns"):
         load_text(yaml.safe_dump(v1), "<v1>")
+
+
+def test_dra_errors_the_pool_order_decides_are_a_set_and_abort_the_cycle_with_one_of_them():
+    from benchmarks.kso_dra_agreement import symreach_dra
+    from benchmarks.kso_dra_verdicts import reason_sets
+
+    dra = any_state(list(yaml.safe_load_all((DATA / "dra.yaml").read_text())), "default/order")
+    assert symreach_runs(dra)["n1"] == set(DRA_RUNS)
+    ours = symreach_dra(dra)
+    assert reason_sets(ours) == {"n1": set(DRA_RUNS)} and ours.errors == {r[1][0] for r in DRA_RUNS}
+    assert not ours.caveats
+    data = json.loads(CliRunner().invoke(cli, ["explain", str(DATA / "dra.yaml"), "--pod", "default/order",
+                                               "-o", "json"]).output)
+    pod = data["pods"][0]
+    assert pod["summary"].startswith(ONE_OF) and pod["nodes"][0]["by_run"] == [list(r[1]) for r in DRA_RUNS]

@@ -146,6 +146,7 @@ class PodDra:
     allocates: bool = False     # some claim gets devices when the pod is scheduled
     claims: list[tuple[str, str]] = field(default_factory=list)   # (namespace, name) of the claims it names
     orders: dict[str, tuple] = field(default_factory=dict)   # node -> each outcome over the random orders
+    runs: dict[str, list[str]] = field(default_factory=dict)  # refused node -> the other orders' reasons
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -198,10 +199,19 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
                                          for r in found.outcomes)
             if found.reason is not None:
                 out.filters[node["name"]] = found.reason
+                if len(found.outcomes) > 1:   # refused in every order, which reason depends on it
+                    out.runs[node["name"]] = [r for r in found.outcomes if r is not None and r != found.reason]
                 continue
         if any(not _selector_matches(s, node) for s in selectors):
             out.filters[node["name"]] = NOT_AVAILABLE
     out.caveats += _abort_caveats(index, out, nodes, spec, to_allocate, allocated) if errors else []
+    sometimes = [name for name, outcomes in out.orders.items() if len(nodes) > 1 and any(
+        r is not None and r.startswith(dra_allocator.ERROR_PREFIX) for r in outcomes)
+        and not (out.filters.get(name) or "").startswith(dra_allocator.ERROR_PREFIX)]
+    if sometimes:
+        out.caveats.append(f"DRA: on {', '.join(sometimes)} some orders of pools and slices make the allocator err, "
+                           "which aborts the pod's cycle in those runs: a refusal on another node may then be reported "
+                           "as that error, which the reasons shown for that node do not list")
     out.caveats = list(dict.fromkeys(out.caveats))
     return out
 
@@ -387,13 +397,21 @@ def node_selector_problem(raw: object) -> Optional[FieldError]:
     return None
 
 
+def _filter_entry(node: str, why: str, others: list[str]) -> dict:
+    """A v1 ``filter`` entry; ``otherRuns``: the refusals other orders of pools and slices give."""
+    entry: dict = {"node": node, "plugin": PLUGIN, "reasons": [why]}
+    if others:
+        entry["otherRuns"] = [{"plugin": PLUGIN, "reasons": [r]} for r in others]
+    return entry
+
+
 def dra_field(found: PodDra) -> dict:
     """The v1 pod type's ``dra`` field (``loader.dra``): the verdicts, and what the pod holds."""
     out: dict = {}
     if found.prefilter is not None:
         out["preFilter"] = {"plugin": PLUGIN, "reasons": [found.prefilter]}
     elif found.filters:
-        out["filter"] = [{"node": node, "plugin": PLUGIN, "reasons": [why]} for node, why in found.filters.items()]
+        out["filter"] = [_filter_entry(node, why, found.runs.get(node, [])) for node, why in found.filters.items()]
     if found.allocates:
         out["allocates"] = True
     if found.claims:

@@ -385,11 +385,11 @@ def _fold_dra(row: tuple[Optional[str], ...], t: int, dra: DraSpec, index: dict[
             if out[n] != NODE_AFFINITY_CONFLICT:
                 out[n] = dra.prefilter[1][0]
                 failures[(t, n)] = (dra.prefilter[0], dra.prefilter[1], 0)
-    for node, plugin, why in dra.filters:
+    for node, plugin, why, others in dra.filters:
         n = index[node]
         if out[n] is None:
             out[n] = why[0]
-            failures[(t, n)] = (plugin, why, AFTER_ALL)
+            failures[(t, n)] = (plugin, why, AFTER_ALL, others) if others else (plugin, why, AFTER_ALL)
     return tuple(out)
 
 

@@ -147,7 +147,9 @@ def explain_subject(inst: Instance, subject: Subject) -> Explanation:
                                     notes, others))
     kinds = {t for t in subject.per_node if t is not None}
     abort = semantics.abort_failure(inst, kinds.pop(), sigma0) if len(kinds) == 1 else None
-    return Explanation(subject.name, tuple(verdicts), abort.reason if abort is not None else None)
+    aborted = None if abort is None else ONE_OF + "; ".join(why[0] for _, why in abort.alternatives) \
+        if abort.others else abort.reason
+    return Explanation(subject.name, tuple(verdicts), aborted)
 
 
 def _static(inst: Instance, t: int, n: int, empty) -> bool:
