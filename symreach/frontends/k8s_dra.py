@@ -205,13 +205,6 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
         if any(not _selector_matches(s, node) for s in selectors):
             out.filters[node["name"]] = NOT_AVAILABLE
     out.caveats += _abort_caveats(index, out, nodes, spec, to_allocate, allocated) if errors else []
-    sometimes = [name for name, outcomes in out.orders.items() if len(nodes) > 1 and any(
-        r is not None and r.startswith(dra_allocator.ERROR_PREFIX) for r in outcomes)
-        and not (out.filters.get(name) or "").startswith(dra_allocator.ERROR_PREFIX)]
-    if sometimes:
-        out.caveats.append(f"DRA: on {', '.join(sometimes)} some orders of pools and slices make the allocator err, "
-                           "which aborts the pod's cycle in those runs: a refusal on another node may then be reported "
-                           "as that error, which the reasons shown for that node do not list")
     out.caveats = list(dict.fromkeys(out.caveats))
     return out
 
