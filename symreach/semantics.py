@@ -74,6 +74,15 @@ class Failure:
         """Every (plugin, reasons) the scheduler may report: this one first, then ``others``."""
         return ((self.plugin, self.reasons),) + self.others
 
+    def text(self) -> str:
+        """The first reason, or every run's reasons (``ONE_OF``) where the run decides which."""
+        if not self.others:
+            return self.reason
+        return ONE_OF + "; ".join(", ".join(why) for _, why in self.alternatives)
+
+
+ONE_OF = "one of (the scheduler's random run decides which): "
+
 
 def _failure(*why: str) -> Failure:
     return Failure(reasons.plugin_of(why[0]), why)

@@ -68,13 +68,15 @@ def test_kso_now_gives_only_reasons_of_the_set():
             assert normalized(kso_verdicts_single(state(name), find_kso())["n1"]) in ours
 
 
-def test_explain_and_where_show_the_set():
+def test_explain_check_why_and_where_show_the_set():
     path = str(DATA / "zone.yaml")
     text = CliRunner().invoke(cli, ["explain", path, "--pod", "default/incoming"]).output
     assert f"n1  {ONE_OF}{BIND[1][0]}; {ZONE[1][0]}  [static" in text
     data = json.loads(CliRunner().invoke(cli, ["explain", path, "--pod", "default/incoming", "-o", "json"]).output)
     [node] = data["pods"][0]["nodes"]
     assert node["reason"] == BIND[1][0] and node["by_run"] == [list(BIND[1]), list(ZONE[1])]
+    why = CliRunner().invoke(cli, ["check", path, "--pod", "default/incoming", "--node", "n1", "--why"]).output
+    assert f"default/incoming on n1: with no other pod running, {ONE_OF}{BIND[1][0]}; {ZONE[1][0]}" in why
     where = json.loads(CliRunner().invoke(cli, ["where", path, "--pod", "default/incoming", "-o", "json"]).output)
     assert where["pools"][0]["reasons"]["n1"] == f"{ONE_OF}{BIND[1][0]}; {ZONE[1][0]}"
 

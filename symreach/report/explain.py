@@ -48,7 +48,7 @@ class NodeVerdict:
         return ONE_OF + "; ".join([shown] + [", ".join(o) for o in self.others])
 
 
-ONE_OF = "one of (the scheduler's random run decides which): "
+ONE_OF = semantics.ONE_OF
 
 
 @dataclass(frozen=True)
