@@ -106,3 +106,16 @@ def test_dra_errors_the_pool_order_decides_are_a_set_and_abort_the_cycle_with_on
                                                "-o", "json"]).output)
     pod = data["pods"][0]
     assert pod["summary"].startswith(ONE_OF) and pod["nodes"][0]["by_run"] == [list(r[1]) for r in DRA_RUNS]
+
+
+def test_dra_other_runs_in_format_v1():
+    v1, _ = kubernetes_to_v1(list(yaml.safe_load_all((DATA / "dra.yaml").read_text())), "dra.yaml")
+    [entry] = next(p for p in v1["podTypes"] if p["name"] == "default/order")["dra"]["filter"]
+    first, other = list(DRA_RUNS)
+    assert (entry["reasons"], entry["otherRuns"]) == (list(first[1]), [{"plugin": DRA, "reasons": list(other[1])}])
+    inst = load_text(yaml.safe_dump(v1), "<v1>")
+    failure = semantics.node_failure(inst, inst.type_index("default/order"), 0, inst.initial_config())
+    assert failure.alternatives == tuple(DRA_RUNS) and failure.text().startswith(ONE_OF)
+    entry["otherRuns"] = [{"plugin": "VolumeZone", "reasons": ["x"]}]
+    with pytest.raises(InputError, match="otherRuns"):
+        load_text(yaml.safe_dump(v1), "<v1>")
