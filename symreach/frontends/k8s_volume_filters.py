@@ -170,8 +170,8 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
     claim_names = ", ".join(f"{c.namespace}/{c.name}" for c in delayed)
     if cut:
         out.caveats.append(f"claim(s) {claim_names}: more than {MAX_RUNS} distinct ways to match them to PVs on "
-                           f"{', '.join(cut)}; VolumeBinding's verdict there, the reasons a refusal there may give and what a "
-                           f"deployment there may bind are the first {MAX_RUNS} ways' only")
+                           f"{', '.join(cut)}; VolumeBinding's verdict there, the reasons a refusal there may give "
+                           f"and what a deployment there may bind are the first {MAX_RUNS} ways' only")
     out.delayed = delayed
     return out
 
