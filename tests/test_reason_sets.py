@@ -119,3 +119,18 @@ def test_dra_other_runs_in_format_v1():
     entry["otherRuns"] = [{"plugin": "VolumeZone", "reasons": ["x"]}]
     with pytest.raises(InputError, match="otherRuns"):
         load_text(yaml.safe_dump(v1), "<v1>")
+
+
+def test_which_erring_node_aborts_the_cycle_is_the_run_s_the_summary_names_each():
+    """n2 added, whose only pool's device lacks numa: every run aborts, on n1's error (either) or n2's."""
+    from symreach.report.explain import explain
+
+    docs = list(yaml.safe_load_all((DATA / "dra.yaml").read_text()))
+    n2, pool = copy.deepcopy(docs[0]), copy.deepcopy(docs[2])
+    n2["metadata"] = {"name": "n2", "labels": {"kubernetes.io/hostname": "n2"}}
+    pool["metadata"]["name"], pool["spec"]["nodeName"], pool["spec"]["pool"]["name"] = "s-c", "n2", "c"
+    inst, _ = load_kubernetes_documents(docs + [n2, pool], "<state>")
+    summary = explain(inst, inst.type_index("default/order")).failed_scheduling()
+    said = [f"{why[0]} (on node {node}: the error aborts the pod's whole scheduling cycle, no node is chosen)"
+            for node, why in [("n1", first[1]) for first in DRA_RUNS] + [("n2", list(DRA_RUNS)[0][1])]]
+    assert summary == ONE_OF + "; ".join(said)
