@@ -551,18 +551,36 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
         return _failure(reasons.MAX_VOLUME_COUNT)
     if volume is not None and volume[2] != AFTER_ALL:
         return _recorded(volume)
+    # past the volume plugins: their refusals in other runs make a later refusal one of a set
     reason = spread_failure(inst, t, n, sigma)
     if reason:
-        return _failure(reason)
+        return _with_runs(inst, t, n, sigma, _failure(reason))
     if not affinity_ok(inst, t, n, sigma):
-        return _failure(REASON_AFFINITY)
+        return _with_runs(inst, t, n, sigma, _failure(REASON_AFFINITY))
     if not anti_affinity_ok(inst, t, n, sigma):
-        return _failure(REASON_ANTI_AFFINITY)
+        return _with_runs(inst, t, n, sigma, _failure(REASON_ANTI_AFFINITY))
     if kube and not existing_anti_affinity_ok(inst, t, n, sigma):
-        return _failure(REASON_EXISTING_ANTI_AFFINITY)
+        return _with_runs(inst, t, n, sigma, _failure(REASON_EXISTING_ANTI_AFFINITY))
     if volume is not None:   # DynamicResources, the last filter
-        return _recorded(volume)
+        return _with_runs(inst, t, n, sigma, _recorded(volume))
     return None
+
+
+def _with_runs(inst: Instance, t: int, n: int, sigma: Config, failure: Failure) -> Failure:
+    """A refusal after the volume plugins, with their refusals in the runs where they do not pass."""
+    others = run_refusals(inst, t, n, sigma) if inst.run_refusals or inst.binding_groups else ()
+    return Failure(failure.plugin, failure.reasons, failure.others + others) if others else failure
+
+
+def run_refusals(inst: Instance, t: int, n: int, sigma: Config) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The volume plugins' refusals on n in the scheduler's runs where others pass them, under sigma's
+    claim bindings (``Instance.run_refusals``): a later plugin's refusal is one of a set with them."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    s = group_state(inst, sigma, g) if g is not None else 0
+    if s:
+        group = inst.binding_groups[g]  # type: ignore[index]
+        return group.run_refusals[s].get((t, n), ()) if group.run_refusals else ()
+    return inst.run_refusals.get((t, n), ())
 
 
 def _recorded(volume: tuple) -> Failure:

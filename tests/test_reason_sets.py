@@ -36,7 +36,9 @@ VB, VZ = "VolumeBinding", "VolumeZone"
 BIND = (VB, ("node(s) didn't find available persistent volumes to bind",))
 SPACE = (VB, ("node(s) did not have enough free storage",))
 ZONE = (VZ, ("node(s) had no available volume zone",))
-KSO_RUNS = {"zone": {BIND: 57, ZONE: 7}, "space": {SPACE: 56, BIND: 8}}
+AFFINITY = ("InterPodAffinity", ("node(s) didn't match pod affinity rules",))
+KSO_RUNS = {"zone": {BIND: 57, ZONE: 7}, "space": {SPACE: 56, BIND: 8},
+            "affinity": {BIND: 60, AFFINITY: 4}}   # 13:41 UTC, load 3.3
 DRA = "DynamicResources"
 _CEL = 'running "DynamicResources" filter plugin: claim default/order: selector #0: CEL runtime error: '
 DRA_RUNS = {(DRA, (_CEL + "no such key: numa",)): 29, (DRA, (_CEL + "no such overload",)): 3}
@@ -134,3 +136,18 @@ def test_which_erring_node_aborts_the_cycle_is_the_run_s_the_summary_names_each(
     said = [f"{why[0]} (on node {node}: the error aborts the pod's whole scheduling cycle, no node is chosen)"
             for node, why in [("n1", first[1]) for first in DRA_RUNS] + [("n2", list(DRA_RUNS)[0][1])]]
     assert summary == ONE_OF + "; ".join(said)
+
+
+def test_a_later_plugin_s_refusal_where_some_run_passes_the_volume_plugins_is_one_of_a_set():
+    """``affinity.yaml``: the runs where the volume plugins pass meet InterPodAffinity's refusal; the
+    others VolumeBinding's. v1 ``otherRunRefusals`` carries the latter; a bad entry is refused."""
+    v1, _ = kubernetes_to_v1(list(yaml.safe_load_all((DATA / "affinity.yaml").read_text())), "affinity.yaml")
+    volumes = next(p for p in v1["podTypes"] if p["name"] == "default/incoming")["volumes"]
+    assert volumes["otherRunRefusals"] == [{"node": "n1", "plugin": VB, "reasons": list(BIND[1])}]
+    assert "filter" not in volumes
+    inst = load_text(yaml.safe_dump(v1), "<v1>")
+    failure = semantics.node_failure(inst, inst.type_index("default/incoming"), 0, inst.initial_config())
+    assert failure.alternatives == (AFFINITY, BIND)
+    volumes["otherRunRefusals"].append(volumes["otherRunRefusals"][0])
+    with pytest.raises(InputError, match="otherRunRefusals"):
+        load_text(yaml.safe_dump(v1), "<v1>")

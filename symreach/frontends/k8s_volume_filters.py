@@ -91,6 +91,9 @@ class PodVolumes:
     # nodes refused in every run with reasons that differ between runs: every verdict some run
     # reports (``filters`` holds the input order's, the first); complete unless a caveat says so
     runs: dict[str, list[Verdict]] = field(default_factory=dict)
+    # nodes where some run passes the volume plugins and others refuse: those runs' refusals (a later
+    # plugin's refusal there is one of a set with them: v1 ``otherRunRefusals``)
+    passed_runs: dict[str, list[Verdict]] = field(default_factory=dict)
 
 
 def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
@@ -167,6 +170,8 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
             out.filters[node["name"]] = verdicts[0]
             if len(verdicts) > 1:
                 out.runs[node["name"]] = list(verdicts)
+        elif len(verdicts) > 1:
+            out.passed_runs[node["name"]] = [v for v in verdicts if v is not None]
     claim_names = ", ".join(f"{c.namespace}/{c.name}" for c in delayed)
     if cut:
         out.caveats.append(f"claim(s) {claim_names}: more than {MAX_RUNS} distinct ways to match them to PVs on "
@@ -178,13 +183,16 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
 
 def verdict_fields(found: PodVolumes) -> dict:
     """A pod's volume verdicts and CSI volumes as v1 ``volumes`` fields (``preFilter``,
-    ``filter``, ``attach``, ``attachOwn``), those it has."""
+    ``filter``, ``otherRunRefusals``, ``attach``, ``attachOwn``), those it has."""
     out: dict = {}
     if found.prefilter is not None:
         out["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
     if found.filters:
         out["filter"] = [_filter_entry(node, plugin, why, found.runs.get(node, ()))
                          for node, (plugin, why) in found.filters.items()]
+    if found.passed_runs:
+        out["otherRunRefusals"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
+                                   for node, verdicts in found.passed_runs.items() for plugin, why in verdicts]
     if found.attach:
         out["attach"] = {driver: sorted(names) for driver, names in sorted(found.attach.items())}
     if found.attach_own:

@@ -336,11 +336,23 @@ def build_instance(doc: Document, source: str) -> Instance:
         namespaces=doc.namespaces,
         source=source,
         volume_failures=volume_failures,
+        run_refusals=FrozenDict(run_refusals(doc, [spec.volumes.run_refusals for spec in doc.pod_types])),
         budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
         bindings=bindings,
         binding_groups=binding_groups,
         replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
     )
+
+
+def run_refusals(doc: Document, per_type: list[tuple[tuple[str, str, tuple[str, ...]], ...]]
+                 ) -> dict[Pair, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """(t, n) -> the volume refusals of the runs where others pass (v1 ``otherRunRefusals``), per type."""
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    out: dict[Pair, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+    for t, entries in enumerate(per_type):
+        for node, plugin, why in entries:
+            out[(t, index[node])] = out.get((t, index[node]), ()) + ((plugin, why),)
+    return out
 
 
 def volume_rows(doc: Document, static_block: tuple[tuple[Optional[str], ...], ...]) -> tuple[
@@ -451,7 +463,7 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
         outcomes = [tuple(sorted({b[k] for b in bounds if b[k] is not None})) for k in range(len(names))]
         claims_out += [ClaimBinding(name, outs) for name, outs in zip(names, outcomes)]
         states = tuple(tuple(0 if o is None else outcomes[k].index(o) + 1 for k, o in enumerate(b)) for b in bounds)
-        rows, failures, attach, following, choices = [], [], [], [], []
+        rows, failures, attach, following, choices, refusals = [], [], [], [], [], []
         frees, held_pods, held_attach = [], [], []
         for s in range(len(states)):
             bound: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
@@ -479,6 +491,8 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                 moved_of.update({(t, index[n]): d for n, d in state.held_attach.items()})
             rows.append(FrozenDict(row_of))
             failures.append(FrozenDict(bound))
+            refusals.append(FrozenDict(run_refusals(doc, [doc.pod_types[t].volumes.binds.states[s].run_refusals
+                                                          if t in types else () for t in range(len(doc.pod_types))])))
             attach.append(FrozenDict(attach_of))
             following.append(FrozenDict(next_of))
             choices.append(FrozenDict(choices_of))
@@ -491,7 +505,8 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                                        tuple(frees) if held else (), held_pods=tuple(held_pods) if held else (),
                                        held_attach=tuple(held_attach) if held else (),
                                        choices=tuple(choices) if any(choices) else (),
-                                       interchangeable=first.interchangeable))
+                                       interchangeable=first.interchangeable,
+                                       run_refusals=tuple(refusals) if any(refusals) else ()))
     return tuple(claims_out), tuple(groups_out)
 
 

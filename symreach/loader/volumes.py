@@ -9,6 +9,8 @@ the outcome here, so that the model needs no notion of volumes:
       filter: [{node: n2, plugin: VolumeZone, reasons: [node(s) had no available volume zone]}]
       # otherRuns (optional, per filter entry): the other verdicts the scheduler's runs report there,
       # where which one depends on its informer's order (the node is refused in every run)
+      otherRunRefusals: [{node: n3, plugin: VolumeBinding, reasons: [...]}]   # where some run passes the
+                                  # volume plugins: other runs' refusals (a later plugin's is one of a set)
       claims: [data]              # claims the pod uses, in its namespace
       readWriteOncePod: [data]    # those with access mode ReadWriteOncePod
       attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}   # CSI volumes, counted once per node
@@ -53,7 +55,7 @@ from symreach.model import Disk, FrozenDict
 from symreach.records import record
 
 VOLUME_RESTRICTIONS = "VolumeRestrictions"
-VOLUME_FIELDS = ("preFilter", "filter", "claims", "readWriteOncePod", "attach", "attachOwn", "disks", "binds")
+VOLUME_FIELDS = ("preFilter", "filter", "otherRunRefusals", "claims", "readWriteOncePod", "attach", "attachOwn", "disks", "binds")
 DISK_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
 PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
 Verdict = tuple[str, tuple[str, ...]]   # (plugin, reasons)
@@ -64,6 +66,7 @@ FilterEntry = tuple[str, str, tuple[str, ...], tuple[Verdict, ...]]
 class VolumeSpec:
     prefilter: Optional[tuple[str, tuple[str, ...]]] = None
     filters: tuple[FilterEntry, ...] = ()   # (node, plugin, reasons, other runs' (plugin, reasons))
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``: (node, plugin, reasons)
     claims: tuple[str, ...] = ()
     read_write_once_pod: tuple[str, ...] = ()
     attach: FrozenDict[str, frozenset[str]] = FrozenDict()
@@ -87,6 +90,7 @@ class BindState:
     held_pods: FrozenDict[str, int] = FrozenDict()      # node -> pods holding a PV of another driver
     held_attach: FrozenDict[str, FrozenDict[str, int]] = FrozenDict()   # node -> driver -> count moved
     frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()     # node -> (PV held, state) per choice
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()     # ``otherRunRefusals``
 
 
 @record
@@ -113,7 +117,24 @@ def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
            for driver, count in _by_driver(body.get("attachOwn"), path + ("attachOwn",)).items()}
     disks = tuple(_disk(item, path + ("disks", i)) for i, item in enumerate(sequence(body.get("disks"), path + ("disks",))))
     binds = None if body.get("binds") is None else _binds(body["binds"], path + ("binds",), node_names)
-    return VolumeSpec(prefilter, tuple(filters), claims, rwop, attach, FrozenDict(own), disks, binds)
+    return VolumeSpec(prefilter, tuple(filters), _run_refusals(body, path, node_names), claims, rwop, attach,
+                      FrozenDict(own), disks, binds)
+
+
+def _run_refusals(body: dict, path: Path, node_names: set[str]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """``otherRunRefusals``: (node, plugin, reasons) per entry, distinct."""
+    out = []
+    for i, item in enumerate(sequence(body.get("otherRunRefusals"), path + ("otherRunRefusals",))):
+        where = path + ("otherRunRefusals", i)
+        entry = mapping(item, where, ("node", "plugin", "reasons"), required=("node", "plugin", "reasons"))
+        node = string(entry["node"], where + ("node",))
+        if node not in node_names:
+            raise FieldError(where + ("node",), f"unknown node '{node}'")
+        found = (node, *_verdict({k: entry[k] for k in ("plugin", "reasons")}, where))
+        if found in out:
+            raise FieldError(where, "listed twice")
+        out.append(found)
+    return tuple(out)
 
 
 def _verdicts(body: dict, path: Path, node_names: set[str]):
@@ -146,8 +167,8 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("bound", "nodes", "preFilter", "filter", "attach", "attachOwn", "heldPods",
-                                      "heldAttach", "frees"), required=("bound",))
+        entry = mapping(item, where, ("bound", "nodes", "preFilter", "filter", "otherRunRefusals", "attach", "attachOwn",
+                                      "heldPods", "heldAttach", "frees"), required=("bound",))
         bound = sequence(entry["bound"], where + ("bound",))
         if len(bound) != len(claims):
             raise FieldError(where + ("bound",), f"expected {len(claims)} entries (one per claim)")
@@ -169,7 +190,8 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
                 choices.append((node, targets))
         states.append(BindState(tuple(bound), prefilter, filters, parse_attached(entry.get("attach"), where + ("attach",)),
                                 FrozenDict(own), tuple(on), tuple(choices),
-                                *_held(entry, where, node_names, len(raw_states))))
+                                *_held(entry, where, node_names, len(raw_states)),
+                                run_refusals=_run_refusals(entry, where, node_names)))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.bound for s in states}) != len(states):
