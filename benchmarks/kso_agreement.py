@@ -19,7 +19,7 @@ binding pod types after each (``benchmarks.kso_binding_steps``). Every run also 
 new pod of each resized running pod's type (``benchmarks.kso_resize_probes``). Node verdicts that
 depend on the scheduler's informer order (claims competing for equal-size PVs; ``--contested`` adds
 such claims to bare pending pods) are counted apart and judged against kso's outcomes over several
-runs (``benchmarks.kso_order``). Exit status 0
+runs (``benchmarks.kso_order``), the walk probes' as the states' own. Exit status 0
 when everything agrees, 1 otherwise, 2 when kso is missing or an argument is bad.
 """
 
@@ -206,7 +206,8 @@ def binding_steps(states_n: int, seed: int, kso: Path, steps: int, volumes: bool
     walked = len({q.state for q in questions})
     print(f"binding walks: {walked} states with claim bindings, {tally.questions} steps ({tally.binding_steps} binding "
           f"claims, {tally.chosen_steps} of them one of several bindings the scheduler may choose); probe verdicts "
-          f"after them: {tally.verdicts}; {_agreement(tally)}; load {load:.1f}, "
+          f"after them: {tally.verdicts} ({tally.ordered} depend on the informer's order, {tally.ordered_fit} fit: "
+          f"judged against kso's outcomes over {RUNS} runs); {_agreement(tally)}; load {load:.1f}, "
           f"{time.perf_counter() - t0:.0f} s")
     return _no_probe_disagreement(wrong)
 

@@ -13,6 +13,10 @@ about a fresh pending copy of every pod type that takes part in a binding
 ``semantics.node_failure`` in the configuration reached. The pods copied have no
 generic ephemeral volume (a copy's claim name would differ) and are not terminating
 (``_copyable``); a copy drops the status, so a resized pod's copy is a new pod of its spec.
+A probe's node verdict that depends on the informer's order (``kso_order.order_nodes`` on the
+state reached: its claims compete for equal-size PVs) is judged as the states' own are: against
+kso's outcomes over ``kso_order.RUNS`` runs (``kso_order.judge``), since one kso run answers one
+order at random.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from benchmarks.kso_harness import Verdict, admitted, kso_pending, normalized
+from benchmarks.kso_order import RUNS, judge, order_nodes
 from benchmarks.kso_replay import with_bindings
 from symreach import semantics
 from symreach.frontends.kubernetes import load_kubernetes_documents
@@ -41,6 +46,7 @@ class Question:
     ours: dict[str, dict[str, Verdict]]             # probe -> node -> verdict
     binds: bool                                     # the step's deployment bound claims
     chosen: bool = False                            # ... in one of several ways the scheduler may choose
+    sets: dict = field(default_factory=dict)        # (probe, node) -> every reason of a run-decided refusal
 
 
 def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Question]:
@@ -86,7 +92,10 @@ def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Q
         ours = {name: {node.name: _verdict(inst, inst.type_index(type_name), m, sigma)
                        for m, node in enumerate(inst.nodes)} for name, type_name in named.items()}
         objects = with_bindings(base, inst, sigma) + running + placed + probe_pods
-        out.append(Question(index, step, objects, named, ours, bool(binding), len(choices) > 1))
+        sets = {(name, node.name): set(f.alternatives) for name, type_name in named.items()
+                for m, node in enumerate(inst.nodes)
+                if (f := semantics.node_failure(inst, inst.type_index(type_name), m, sigma)) is not None and f.others}
+        out.append(Question(index, step, objects, named, ours, bool(binding), len(choices) > 1, sets))
     return out
 
 
@@ -144,25 +153,58 @@ class Tally:
     verdicts: int = 0
     fit_same: int = 0
     same: int = 0
+    ordered: int = 0           # of the verdicts: judged against kso's outcomes over RUNS runs
+    ordered_fit: int = 0       # ... where symreach fits
 
 
-def compare_walks(questions: Sequence[Question], kso) -> tuple[Tally, list[tuple[Question, str, str, Verdict, Verdict]]]:
-    """kso's verdicts on every probe of every question against symreach's."""
+def compare_walks(questions: Sequence[Question], kso, runs: int = RUNS
+                  ) -> tuple[Tally, list[tuple[Question, str, str, object, Verdict]]]:
+    """kso's verdicts on every probe of every question against symreach's; where the verdict
+    depends on the informer's order, kso's outcome set over ``runs`` runs (a disagreement then
+    shows that set)."""
     tally = Tally()
     wrong = []
-    answers = kso_pending([admitted(q.objects) for q in questions], [list(q.probes) for q in questions],
-                          [list(next(iter(q.ours.values()))) for q in questions], kso)
-    for q, theirs in zip(questions, answers):
+    nodes = [list(next(iter(q.ours.values()))) for q in questions]
+    answers = kso_pending([admitted(q.objects) for q in questions], [list(q.probes) for q in questions], nodes, kso)
+    ordered = [{probe: set(order_nodes(State(q.objects, probe, names))) for probe in q.probes}
+               for q, names in zip(questions, nodes)]
+    outcomes = _outcome_sets(questions, [k for k, o in enumerate(ordered) if any(o.values())], nodes, kso, runs - 1)
+    for k, (q, theirs) in enumerate(zip(questions, answers)):
         tally.questions += 1
         tally.binding_steps += q.binds
         tally.chosen_steps += q.chosen
-        for probe, nodes in q.ours.items():
-            for node, ours in nodes.items():
+        for probe, verdicts in q.ours.items():
+            for node, ours in verdicts.items():
                 kso_v = theirs[probe][node]
                 tally.verdicts += 1
+                if node in ordered[k][probe]:
+                    seen = outcomes[k][probe][node] | {normalized(kso_v)}
+                    tally.ordered += 1
+                    tally.ordered_fit += ours is None
+                    tally.fit_same += (ours is None) == (None in seen)
+                    if judge(q.sets.get((probe, node), ours), seen):
+                        tally.same += 1
+                    else:
+                        wrong.append((q, probe, node, sorted(seen, key=str), ours))
+                    continue
                 tally.fit_same += (kso_v is None) == (ours is None)
                 if normalized(kso_v) == normalized(ours):
                     tally.same += 1
                 else:
                     wrong.append((q, probe, node, kso_v, ours))
     return tally, wrong
+
+
+def _outcome_sets(questions: Sequence[Question], asked: Sequence[int], nodes: Sequence[list[str]], kso, runs: int
+                  ) -> dict[int, dict[str, dict[str, set[Verdict]]]]:
+    """For the questions at ``asked``, per probe and node: every verdict kso gave over ``runs`` runs."""
+    out: dict[int, dict[str, dict[str, set[Verdict]]]] = {
+        k: {probe: {node: set() for node in nodes[k]} for probe in questions[k].probes} for k in asked}
+    repeated = [k for k in asked for _ in range(max(0, runs))]
+    answers = kso_pending([admitted(questions[k].objects) for k in repeated],
+                          [list(questions[k].probes) for k in repeated], [nodes[k] for k in repeated], kso)
+    for k, answer in zip(repeated, answers):
+        for probe, verdicts in answer.items():
+            for node, verdict in verdicts.items():
+                out[k][probe][node].add(normalized(verdict))
+    return out

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
 
-from benchmarks.kso_dra_verdicts import judged, kso_error, ours_for
+from benchmarks.kso_dra_verdicts import Ours, judged, kso_error, ours_for
 from benchmarks.kso_harness import admitted, kso_pending
 from symreach import semantics
 from symreach.frontends.kubernetes import load_kubernetes_documents
@@ -411,7 +411,7 @@ def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int,
         for pod, type_name in pending.items():
             t = inst.type_index(type_name)
             reported = next(iter(theirs[pod].values()), None)
-            ours = ours_for(inst, t, sigma, State(objects, pod, w.nodes), [], reported)
+            ours = _unnamed_ours(ours_for(inst, t, sigma, State(objects, pod, w.nodes), [], reported))
             left = {d.node for d in judged(theirs[pod], ours, k)[0]}
             for node, verdict in theirs[pod].items():
                 n = inst.node_index(node)
@@ -450,10 +450,23 @@ def _unnamed(verdict):
     """An error naming the new Deployment pod's claim in symreach's words: the resourceclaim controller
     names a generated claim ``<pod>-<entry>-<random>``, which a pod template's type cannot know, so
     symreach says "(not created yet, from a ResourceClaimTemplate)"; the walk named it ``work-next-g``."""
-    if verdict is None or f"/{WORK}-next-g" not in verdict[1][0]:
+    if verdict is None:
         return verdict
-    text = re.sub(rf"claim [^ ]+/{WORK}-next-g", "claim (not created yet, from a ResourceClaimTemplate)", verdict[1][0])
-    return (verdict[0], (text,) + tuple(verdict[1][1:]))
+    return (verdict[0], (_unnamed_text(verdict[1][0]),) + tuple(verdict[1][1:]))
+
+
+def _unnamed_text(text: str) -> str:
+    return re.sub(rf"claim [^ ]+/{WORK}-next-g", "claim (not created yet, from a ResourceClaimTemplate)", text)
+
+
+def _unnamed_ours(ours: Ours) -> Ours:
+    """symreach's other runs' outcomes (``Ours.possible``, ``Ours.errors``) in the words kso's answer is put
+    in (``_unnamed``): they come from the objects written for kso (``kso_dra_verdicts.pod_orders``), which
+    name the new pod's claim ``work-next-g``, so an abort on another order's error would otherwise not
+    match kso's renamed one."""
+    ours.possible = {node: {_unnamed(v) for v in outcomes} for node, outcomes in ours.possible.items()}
+    ours.errors = {_unnamed_text(e) for e in ours.errors}
+    return ours
 
 
 def _verdict(failure) -> object:

@@ -39,11 +39,11 @@ class Step:
     binds: Optional[str] = None
     # A deletion where the pods of the type on the node hold different things (DRA devices of
     # different kinds, a PV of another CSI driver): what the deleted pod holds (``semantics.deletions``).
-    holding: str = ""
+    holding: Optional[str] = None
 
     def to_json(self) -> dict[str, Optional[str]]:
         """Every documented key, a missing value null (docs/json.md)."""
-        return {"op": self.op, "pod": self.pod, "node": self.node, "binds": self.binds, "holding": self.holding or None}
+        return {"op": self.op, "pod": self.pod, "node": self.node, "binds": self.binds, "holding": self.holding}
 
 
 @record(frozen=False)

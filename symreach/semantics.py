@@ -768,9 +768,9 @@ def deploys(inst: Instance, sigma: Config, t: int, n: int) -> list[tuple[Optiona
     return [(k, deploy(inst, sigma, t, n, k)) for k in choices]
 
 
-def delete(inst: Instance, sigma: Config, t: int, n: int, holding: str = "") -> Config:
+def delete(inst: Instance, sigma: Config, t: int, n: int, holding: Optional[str] = None) -> Config:
     """One pod of t on n less, the one holding ``holding`` (``deletions``); ValueError when no
-    pod there holds it, or when ``holding`` is empty and pods there hold different things."""
+    pod there holds it, or when ``holding`` is None and pods there hold different things."""
     choices = deletions(inst, sigma, t, n)
     why = _holding_failure(inst, t, n, choices, holding)
     if why is not None:
@@ -778,9 +778,9 @@ def delete(inst: Instance, sigma: Config, t: int, n: int, holding: str = "") -> 
     return choices[0][1] if not holding else dict(choices)[holding]
 
 
-def deletions(inst: Instance, sigma: Config, t: int, n: int) -> tuple[tuple[str, Config], ...]:
+def deletions(inst: Instance, sigma: Config, t: int, n: int) -> tuple[tuple[Optional[str], Config], ...]:
     """Each distinct outcome of deleting one pod of t on n: (what that pod holds, the configuration
-    after). One outcome ("", ...) unless pods of t on n hold DRA devices: then one per distinct
+    after). One outcome (None, ...) unless pods of t on n hold DRA devices: then one per distinct
     holding, those of one kind being one (``model.BindingGroup.frees``, ``holders``: a claim no pod
     reserves any more is deallocated by the resourceclaim controller). Empty when no pod is there."""
     p = inst.pair(t, n)
@@ -790,13 +790,13 @@ def deletions(inst: Instance, sigma: Config, t: int, n: int) -> tuple[tuple[str,
     g = inst.binding_of.get(t) if inst.binding_groups else None
     group = inst.binding_groups[g] if g is not None else None
     if group is None or not group.frees:
-        return (("", out),)
+        return ((None, out),)
     s = group_state(inst, sigma, g)
     following = group.frees[s].get(t)
     choices = following[n] if following is not None else ()
     if group.held_pods and sigma[p] > group.held_pods[s].get((t, n), 0):
-        choices += ((PLAIN_VOLUME if choices else "", s),)   # a pod whose volume its class's provisioner counts
-    return tuple((label, _freed(inst, group, t, out, k)) for label, k in choices or (("", s),))
+        choices += ((PLAIN_VOLUME if choices else None, s),)   # a pod whose volume its class's provisioner counts
+    return tuple((label, _freed(inst, group, t, out, k)) for label, k in choices or ((None, s),))
 
 
 def _freed(inst: Instance, group: BindingGroup, t: int, out: Config, s: int) -> Config:
@@ -812,17 +812,17 @@ def _freed(inst: Instance, group: BindingGroup, t: int, out: Config, s: int) -> 
     return tuple(padded)
 
 
-def holding_failure(inst: Instance, sigma: Config, t: int, n: int, holding: str) -> Optional[str]:
+def holding_failure(inst: Instance, sigma: Config, t: int, n: int, holding: Optional[str]) -> Optional[str]:
     """Why a deletion of a pod of t on n holding ``holding`` names no pod there, or None."""
     return _holding_failure(inst, t, n, deletions(inst, sigma, t, n), holding)
 
 
-def _holding_failure(inst: Instance, t: int, n: int, choices: tuple[tuple[str, Config], ...],
-                     holding: str) -> Optional[str]:
+def _holding_failure(inst: Instance, t: int, n: int, choices: tuple[tuple[Optional[str], Config], ...],
+                     holding: Optional[str]) -> Optional[str]:
     where = f"{inst.pod_types[t].name} on {inst.nodes[n].name}"
     if not choices:
         return "no such pod"
-    labels = [label for label, _ in choices]
+    labels = [label or "nothing of its own" for label, _ in choices]
     if holding and holding not in labels:
         return f"no pod of {where} holds {holding} (they hold: {'; '.join(labels)})"
     if not holding and len(choices) > 1:
@@ -1013,7 +1013,8 @@ def freed_note(inst: Instance, before: Config, after: Config) -> Optional[str]:
     return "; ".join(notes) or None
 
 
-def step_of(inst: Instance, op: str, t: int, n: int, binds: Optional[str] = None, holding: str = "") -> Step:
+def step_of(inst: Instance, op: str, t: int, n: int, binds: Optional[str] = None,
+            holding: Optional[str] = None) -> Step:
     return Step(op, inst.pod_types[t].name, inst.nodes[n].name, binds=binds, holding=holding)
 
 

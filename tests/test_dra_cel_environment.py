@@ -6,6 +6,11 @@ matches or not), ``CEL runtime error: ...`` (the scheduler aborts the pod's cycl
 compile error: ...`` (the API server refuses such a claim, so it cannot exist in a cluster).
 Every other answer symreach gives must be the variant's, or UNKNOWN for a construct listed
 as unevaluated in ``dra_cel``'s docstring (the front end then marks the answer with a caveat).
+The expressions after the first 530 probe the URL library, ``string.format``, the strfmt formats,
+RE2 syntax and type names (457 of them random patterns, format strings and URLs, seed 27; the
+next 15 case folding beyond Python's simple foldings, the last 181 random folded and Unicode
+patterns over Unicode texts, seed 28);
+the ``{"z": true}[...]`` ones show a computed text in the variant's ``no such key`` error.
 ``test_answers_are_the_variant_answers`` re-asks the variant where it is installed.
 """
 
@@ -50,8 +55,26 @@ def test_symreach_gives_the_variant_answer_or_marks_it():
         else:
             assert got == _want(answer), expression
             agree.append(expression)
-    assert len(DATA["answers"]) == 530
-    assert (len(agree), len(marked), len(refused)) == (485, 9, 36), marked
+    assert len(DATA["answers"]) == 1844
+    assert (len(agree), len(marked), len(refused)) == (1775, 4, 65), marked
+    assert set(marked) == {e for e, _ in DATA["answers"] if any(k in e for k in STILL_MARKED)}
+
+
+# what stays unevaluated (and why): Unicode scripts (Python's tables have none), a map literal
+# with a double key
+STILL_MARKED = (r"\\p{Greek}", r"\\p{latin}", "{1.5: 1}")
+
+
+def test_the_first_530_all_agree():
+    """The expressions the environment was first measured on: every one evaluated now (the URL
+    library, ``string.format``, the strfmt formats, RE2's syntax, dotted type names included)."""
+    checked = 0
+    for expression, answer in DATA["answers"][:530]:
+        if isinstance(answer, str) and answer.startswith(COMPILE):
+            continue
+        assert _symreach(expression) == _want(answer), expression
+        checked += 1
+    assert checked == 494
 
 
 def _state(expression: str) -> str:

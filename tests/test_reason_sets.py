@@ -151,3 +151,11 @@ def test_a_later_plugin_s_refusal_where_some_run_passes_the_volume_plugins_is_on
     volumes["otherRunRefusals"].append(volumes["otherRunRefusals"][0])
     with pytest.raises(InputError, match="otherRunRefusals"):
         load_text(yaml.safe_dump(v1), "<v1>")
+
+
+def test_the_seed_706_walk_probe_s_refusal_on_n2_is_the_set_kso_gave():
+    """``test_kso_walk_order``'s probe: n2 refused in all 64 kso runs, with both VolumeBinding reasons in
+    57 and the node-affinity one alone in 7; symreach's set is those two."""
+    from tests.test_kso_walk_order import PROBE_RUNS, probe_state
+
+    assert symreach_runs(probe_state())["n2"] == {outcome["n2"] for outcome, _ in PROBE_RUNS}

@@ -123,7 +123,7 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
                      if name is None else (name, mine, shown) for name, mine, shown in live[key]]
     counters: dict[str, int] = {}
     out: list[PlannedStep] = []
-    held = {shown: (initial_holdings or {}).get((step_pod, name or ""), "")
+    held = {shown: (initial_holdings or {}).get((step_pod, name or ""))
             for (step_pod, _), pods in live.items() for name, _, shown in pods}
     sigma = instance.initial_config() if any(s.holding for s in trace) else None
     for i, step in enumerate(trace, start=1):
@@ -160,10 +160,10 @@ def plan_trace(trace: Sequence[Step], instance: Instance, *,
 
 def _deployed(instance: Instance, sigma, step: Step):
     """The configuration after a deployment and what its pod holds: the holding whose deletion gives
-    ``sigma`` back ("" when none does: its pods are alike)."""
+    ``sigma`` back (None when none does: its pods are alike)."""
     t, n = instance.type_index(step.pod), instance.node_index(step.node)
     after = semantics.deploy_step(instance, sigma, step)
-    return after, next((h for h, back in semantics.deletions(instance, after, t, n) if back == sigma), "")
+    return after, next((h for h, back in semantics.deletions(instance, after, t, n) if back == sigma), None)
 
 
 def _has_type(instance: Instance, name: str) -> bool:
@@ -496,7 +496,7 @@ def _usage(instance: Instance, sigma: Sequence[int], n: int) -> str:
 def parse_exported_trace(text: str, fmt: str) -> list[Step]:
     """The steps of a trace exported as ``json``, ``yaml`` or ``kubectl``."""
     if fmt == "json":
-        return [Step(item["op"], item["pod"], item["node"], binds=item.get("binds"), holding=item.get("holding") or "")
+        return [Step(item["op"], item["pod"], item["node"], binds=item.get("binds"), holding=item.get("holding") or None)
                 for item in json.loads(text)]
     if fmt == "yaml":
         return _parse_yaml(text)

@@ -18,10 +18,12 @@ variant, ``tests/test_dra_cel_environment.py``):
   the macros ``all exists exists_one map filter`` and the two-variable
   ``all exists existsOne transformList transformMap transformMapEntry``;
   ``cel.bind``;
-- strings: ``startsWith endsWith contains matches`` (RE2 as Python ``re`` with
-  ASCII classes, ``$`` the end of the text), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
-  upperAscii replace split substring trim join strings.quote``, regex ``find
-  findAll``;
+- strings: ``startsWith endsWith contains matches`` (RE2 parsed as Go's
+  ``regexp/syntax`` does, with its error texts, and translated for the subject,
+  ``dra_cel_re2``), ext.Strings v2 ``charAt indexOf lastIndexOf lowerAscii
+  upperAscii replace split substring trim join strings.quote format``
+  (``dra_cel_strformat``: Go's verbs, x/text's en_US ``%f``/``%e``), regex ``find
+  findAll`` (Go's ``FindAllString``);
 - lists: ``isSorted sum min max indexOf lastIndexOf`` (Kubernetes), ext.Lists v3
   ``slice flatten distinct reverse sort sortBy first last lists.range``;
   ext.Sets ``sets.contains sets.equivalent sets.intersects``;
@@ -37,7 +39,12 @@ variant, ``tests/test_dra_cel_environment.py``):
   (with a time zone);
 - the format library's name formats ``format.dns1123Label dns1123Subdomain
   dns1035Label qualifiedName labelValue`` (and the ``...Prefix`` ones),
-  ``format.named``, ``validate`` with apimachinery's messages;
+  ``format.named``, ``validate`` with apimachinery's messages, and the strfmt
+  formats ``uri uuid byte date datetime``;
+- the URL library ``url isURL`` with ``getScheme getHost getHostname getPort
+  getEscapedPath getQuery`` (Go's ``net/url``, ``dra_cel_url``);
+- type names, dotted ones included (``google.protobuf.Duration``, ``net.IP``,
+  ``.int``; ``dra_cel_types``);
 - ``optional.of optional.none optional.ofNonZeroValue`` with ``hasValue value
   orValue or``; ``device.allowMultipleAllocations`` (false: the field the API
   server drops while DRAConsumableCapacity is off).
@@ -51,14 +58,13 @@ such an expression may evaluate to anything here. The same check bounds the
 estimated cost, so the runtime cost limit is not modelled.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): type names
-with a dot (``google.protobuf.Duration``), the URL library
-(``url``, ``isURL``, ``getScheme``...), the strfmt formats' ``validate``
-(``uri uuid byte date datetime``), ``string.format``, RE2 syntax Python's ``re`` lacks or reads
-differently (``\\pL``, ``[[:alpha:]]``, mid-pattern flags, Unicode case
-folding, a pattern that does not compile), and the
-messages of Go's parsers for text outside printable ASCII (an address, a
-prefix, a semver), an invalid regex's message, a time zone offset that is not
+as matching and marks the answer with a caveat, never silently): what Python's
+Unicode tables cannot settle as Go's (Unicode 15) do: RE2's Unicode scripts
+(``\\p{Greek}``), a character Python's older Unicode leaves unassigned meeting a
+Unicode class or folding, or quoted by ``%s`` in a list; map literals with a key
+that is not a string or an int; a pattern over 2,000 characters or 200 nested
+groups, a ``format`` precision over 10,000; and the messages of Go's parsers for text outside
+printable ASCII (an address, a prefix, a semver), a time zone offset that is not
 ``±H:M``).
 
 A domain with no attribute is an empty map (the scheduler's default); a
@@ -78,8 +84,11 @@ from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Netwo
                                                 list_method, optional_method, regex_method, semver_normalized,
                                                 sort_list)
 from symreach.frontends.dra_cel_format import FORMAT_GLOBALS, Format, format_method
+from symreach.frontends.dra_cel_strformat import string_format
 from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, time_arith, time_compare, time_method,
                                              time_text, timestamp_of)
+from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
+from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
                                                check_int, compare, equal, kind, type_name)
@@ -259,6 +268,9 @@ class _Parser:
             if self.peek("("):
                 return ("call", text, None, self.args(")"))
             return ("id", text)
+        if text == "." and self.i + 1 < len(self.toks) and self.toks[self.i + 1][0] == "id":
+            self.i += 2   # a name in the root scope
+            return ("id", "." + self.toks[self.i - 1][1])
         if text == "(":
             self.i += 1
             inner = self.expr()
@@ -417,10 +429,11 @@ class _Eval:
     def _ident(self, node: Node) -> object:
         if node[1] in self.scope:
             return self.scope[node[1]]
-        if node[1] == "device":
+        name = node[1].removeprefix(".")
+        if name == "device":
             return _Device()
-        if node[1] in _TYPES:
-            return CelType(node[1])
+        if name in TYPE_NAMES:
+            return CelType(name)
         raise Unsupported(node[1])
 
     def _cond(self, node: Node) -> object:
@@ -482,10 +495,27 @@ class _Eval:
         return time_arith(op, a, b) if timed else arith(op, a, b)
 
     def _field(self, node: Node) -> object:
+        qualified = self._qualified(node)
+        if qualified is not None:
+            return CelType(qualified)
         target = self.run(node[1])
         if isinstance(target, Optional):   # selecting into an optional stays optional
             return self._optional(("optfield",) + tuple(node[1:]))
         return self._select(target, node[2])
+
+    def _qualified(self, node: Node) -> str | None:
+        """A dotted type name (``google.protobuf.Duration``): a chain of fields on a name that is
+        no variable; one the environment does not know is a compile error (``Unsupported``)."""
+        parts = []
+        while node[0] == "field":
+            parts.append(node[2])
+            node = node[1]
+        if node[0] != "id" or node[1] in self.scope or node[1].removeprefix(".") == "device":
+            return None
+        name = ".".join([node[1].removeprefix(".")] + parts[::-1])
+        if name not in TYPE_NAMES:
+            raise Unsupported(name)
+        return name
 
     def _select(self, target: object, name: str) -> object:
         if isinstance(target, _Device):
@@ -544,7 +574,7 @@ class _Eval:
             if name == "dyn" and len(values) == 1:
                 return values[0]
             if name == "type" and len(values) == 1:
-                return CelType(_type_of(values[0]))
+                return CelType(type_of(values[0]))
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
             return self._library(name, values) if name in _GLOBALS else call_global(name, values)
@@ -617,18 +647,6 @@ class _Eval:
         return value
 
 
-_TYPES = ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type")
-
-
-def _type_of(value: object) -> str:
-    for t, name in ((Optional, "optional_type"), (Address, "net.IP"), (Network, "net.CIDR"), (CelType, "type"),
-                    (Timestamp, "google.protobuf.Timestamp"), (Duration, "google.protobuf.Duration"),
-                    (Format, "kubernetes.NamedFormat")):
-        if isinstance(value, t):
-            return name
-    return type_name(value)
-
-
 def _time_int(value: Timestamp | Duration) -> int:
     """``int(timestamp)``: Unix seconds; ``int(duration)``: nanoseconds."""
     return value.nanos // 10 ** 9 if isinstance(value, Timestamp) else value.nanos
@@ -639,6 +657,10 @@ def _method(name: str, receiver: object, values: list[object]) -> object:
         return time_method(name, receiver, values)
     if isinstance(receiver, Format):
         return format_method(name, receiver, values)
+    if isinstance(receiver, Url):
+        return url_method(name, receiver, values)
+    if isinstance(receiver, str) and name == "format":
+        return string_format(receiver, values)
     if isinstance(receiver, list) and name != "size":
         return list_method(name, receiver, values)
     if isinstance(receiver, (Address, Network)):
@@ -661,7 +683,7 @@ def _variables(name: str, n: int) -> int:
 
 
 _NAMESPACES = ("sets", "lists", "strings", "ip", "optional", "format")
-_GLOBALS = {**GLOBALS, **FORMAT_GLOBALS}
+_GLOBALS = {**GLOBALS, **FORMAT_GLOBALS, **URL_GLOBALS}
 
 
 def _pairs(items: object, name: str, count: int) -> list[tuple]:

@@ -4,7 +4,9 @@
 ``optional.none()`` for a valid string, else the list of apimachinery's messages. The
 name formats are evaluated with apimachinery's rules and texts (``util/validation`` for
 the DNS names, ``api/validate/content`` for qualified names and label values); the
-strfmt ones (``uri uuid byte date datetime``) raise ``Unsupported``.
+strfmt ones as kube-openapi's strfmt checks them (``uri``: Go's ``url.ParseRequestURI``
+and its error text; ``uuid``, ``byte``: strfmt's RE2 patterns; ``date``: Go's
+``time.Parse("2006-01-02")``; ``datetime``: strfmt's ``IsDateTime``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from symreach.frontends.dra_cel_library import Optional
-from symreach.frontends.dra_cel_values import CelFailure, Unsupported
+from symreach.frontends.dra_cel_url import request_uri_problem
+from symreach.frontends.dra_cel_values import CelFailure
 
 __all__ = ["Format", "FORMAT_GLOBALS", "format_method"]
 
@@ -113,8 +116,46 @@ def _mask_trailing_dash(s: str) -> str:
     return s[:-2] + "a" if len(s) > 1 and s.endswith("-") else s
 
 
-def _unsupported(s: str) -> list[str]:
-    raise Unsupported("strfmt format")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\Z")
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})\Z")
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_CLOCK = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:[^\n][0-9]+)?(?:z|[+-][0-9]{2}:[0-9]{2})\Z")
+
+
+def _is_date(s: str) -> bool:
+    """``time.Parse("2006-01-02", s)``: four, two and two digits, a real day of the
+    proleptic Gregorian calendar (year 0 included)."""
+    m = _DATE.match(s)
+    if not m:
+        return False
+    year, month, day = (int(g) for g in m.groups())
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    return 1 <= month <= 12 and 1 <= day <= days[month - 1]
+
+
+def _is_datetime(s: str) -> bool:
+    """strfmt's ``IsDateTime``: lower-cased, split at each ``t``; a date, then a clock matching
+    ``DateTimePattern`` (the parts after a second ``t`` are not read)."""
+    if len(s) < 4:
+        return False
+    parts = s.translate(_ASCII_LOWER).split("t")   # Go's ToLower: only ASCII letters can become t or z
+    if len(parts) < 2 or not _is_date(parts[0]):
+        return False
+    m = _CLOCK.match(parts[1])
+    return bool(m) and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _strfmt(check: Callable[[str], bool], message: str) -> Callable[[str], list[str]]:
+    return lambda s: [] if check(s) else [message]
+
+
+def _uri(s: str) -> list[str]:
+    problem = request_uri_problem(s)
+    return [problem] if problem else []
 
 
 _VALIDATORS: dict[str, Callable[[str], list[str]]] = {
@@ -123,7 +164,9 @@ _VALIDATORS: dict[str, Callable[[str], list[str]]] = {
     "dns1123LabelPrefix": lambda s: _dns1123_label(_mask_trailing_dash(s)),
     "dns1123SubdomainPrefix": lambda s: _dns1123_subdomain(_mask_trailing_dash(s)),
     "dns1035LabelPrefix": lambda s: _dns1035_label(_mask_trailing_dash(s)),
-    "uri": _unsupported, "uuid": _unsupported, "byte": _unsupported, "date": _unsupported, "datetime": _unsupported,
+    "uri": _uri, "uuid": _strfmt(lambda s: bool(_UUID.match(s)), "does not match the UUID format"),
+    "byte": _strfmt(lambda s: bool(_BASE64.match(s)), "invalid base64"), "date": _strfmt(_is_date, "invalid date"),
+    "datetime": _strfmt(_is_datetime, "invalid datetime"),
 }
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from symreach.frontends.dra_cel_netip import NetipError, parse_addr, parse_prefix
+from symreach.frontends.dra_cel_re2 import find_all
 from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, go_quote, kind,
                                                parse_semver, semver_problem,
                                                regex)
@@ -176,15 +177,17 @@ def regex_method(name: str, s: str, args: list[object]) -> object:
     """``find`` and ``findAll`` (k8s.io/apiserver/pkg/cel/library/regex.go)."""
     if not args or not isinstance(args[0], str) or len(args) > (1 if name == "find" else 2):
         raise _overload()
-    pattern = regex(args[0], s)
-    if name == "find":
-        m = pattern.search(s)
-        return m.group(0) if m else ""
     limit = args[1] if len(args) == 2 else -1
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise _overload()
-    found = [m.group(0) for m in pattern.finditer(s)]
-    return found if limit < 0 else found[:limit]
+    try:
+        pattern = regex(args[0], s)
+    except CelFailure as err:
+        raise CelFailure(f"Illegal regex: {err.message}") from None
+    if name == "find":
+        m = pattern.search(s)
+        return m.group(0) if m else ""
+    return find_all(pattern, s, limit)
 
 
 # ---- sets -----------------------------------------------------------------------------

@@ -11,8 +11,11 @@ construct this module does not evaluate.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
+
+from symreach.frontends.dra_cel_re2 import Re2Error, Re2Unsupported, translate
 
 
 @dataclass(frozen=True)
@@ -291,7 +294,8 @@ def _to_int(v: object) -> object:
     raise CelFailure("no such overload")
 
 
-def _to_string(v: object) -> object:
+def to_string(v: object) -> object:
+    """``string(v)`` of a bool, an int, a uint, a double, a string or bytes."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, str)):
@@ -369,7 +373,7 @@ def _to_bytes(v: object) -> object:
     raise CelFailure("no such overload")
 
 
-_CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": _to_string,
+_CONVERSIONS: dict[str, Callable[[object], object]] = {"int": _to_int, "uint": _to_uint, "string": to_string,
                                                        "double": _to_double, "bytes": _to_bytes, "bool": _to_bool}
 
 
@@ -410,44 +414,15 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
     raise Unsupported(name)
 
 
-_RE2_ONLY = re.compile(r"\\[pPCzQEZAG]|\[\[:|\(\?P?<|\(\?[^:)]*U|\{,|\(\?[^:)]*\)(?<!^\(\?[ims]\))")
-
-
-def _end_of_text(pattern: str) -> str:
-    """RE2's ``$`` outside multi-line mode is the end of the text: Python's ``\\Z`` (its ``$`` also
-    matches before a final newline)."""
-    out, i, in_class = [], 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]" or out[-1] in ("[", "[^")
-        elif c == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "^":
-                out.append("[^")
-                i += 2
-                continue
-        out.append("\\Z" if c == "$" and not in_class else c)
-        i += 1
-    return "".join(out)
-
-
 def regex(pattern: str, subject: str) -> re.Pattern:
-    """An RE2 pattern as Python's ``re`` (ASCII classes, flags only at the start, ``$`` the end of the
-    text), or ``Unsupported`` where the two could differ (RE2-only syntax, Unicode case folding)."""
-    flags = re.match(r"^\(\?([ims]+)\)", pattern)
-    rest = pattern[flags.end():] if flags else pattern
-    scoped = (flags.group(1) if flags else "") + "".join(re.findall(r"\(\?([ims-]*):", rest))
-    if _RE2_ONLY.search(rest) or re.search(r"\(\?[ims-]*\)", rest) or not subject.isascii() and "i" in scoped:
-        raise Unsupported("RE2 syntax")
+    """An RE2 pattern as Python's ``re`` for ``subject`` (``dra_cel_re2``); Go's parse error as a
+    ``CelFailure``, ``Unsupported`` where Python's Unicode tables cannot settle it."""
     try:
-        return re.compile(pattern if "m" in scoped else _end_of_text(pattern), re.ASCII)
-    except re.error:
-        raise Unsupported("invalid regular expression") from None   # RE2's message is not reproduced
+        return translate(pattern, subject)
+    except Re2Error as err:
+        raise CelFailure(err.message) from None
+    except Re2Unsupported as err:
+        raise Unsupported(str(err)) from None
 
 
 def _position(s: str, i: object) -> int:
@@ -562,3 +537,30 @@ def _ordering(name: str, c: int) -> object:
         return c < 0
     raise Unsupported(name)
 
+
+def go_quote_text(s: str) -> str:
+    """Go's ``strconv.Quote`` (``%q``): printable runes as they are, the others escaped.
+
+    Go's ``IsPrint`` follows Unicode 15; a rune Python's tables (an older Unicode) leave
+    unassigned may be printable there, so it raises ``Unsupported``."""
+    out = ['"']
+    for c in s:
+        code = ord(c)
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c == " " or unicodedata.category(c)[0] in "LMNPS":
+            out.append(c)
+        elif c in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[c])
+        elif unicodedata.category(c) == "Cn":
+            raise Unsupported("a rune unassigned in Python's Unicode tables")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "".join(out) + '"'
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
