@@ -420,6 +420,29 @@ def abort_failure(inst: Instance, t: int, sigma: Config, n: Optional[int] = None
     return Failure(said[0][0], said[0][1], tuple(dict.fromkeys(said[1:])))
 
 
+def abort_chances(inst: Instance, t: int, sigma: Config) -> tuple[str, ...]:
+    """The errors some runs of t's cycle in sigma abort with while others do not (``cycle_abort`` None),
+    worded as ``abort_failure``'s: where t passes every filter before DynamicResources on a node, the
+    allocator's error in some order of pools and slices (``Instance.run_refusals`` on a node that fits,
+    ``Failure.others`` on one refused). The node verdicts stay existential: some run does not err."""
+    if not (inst.run_refusals or inst.binding_groups or t in inst.filter_errors):
+        return ()
+    if cycle_abort(inst, t, sigma) is not None:
+        return ()
+    out = []
+    for m, node in enumerate(inst.nodes):
+        failure = filter_failure(inst, t, m, sigma)
+        if failure is None:
+            found = [why for plugin, why in run_refusals(inst, t, m, sigma) if plugin == reasons.DYNAMIC_RESOURCES_PLUGIN]
+        elif failure.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN:
+            found = [why for _, why in failure.alternatives]
+        else:
+            continue
+        out += [reasons.CYCLE_ABORT.format(error=why[0], node=node.name) for why in found
+                if reasons.is_filter_error(why[0])]
+    return tuple(dict.fromkeys(out))
+
+
 def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> Optional[tuple[int, Failure]]:
     """The node whose error aborts t's whole scheduling cycle in sigma, with that error, or None when
     some run of the cycle evaluates no erring node and finds n feasible (n None: finds any node).
@@ -568,7 +591,8 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
 
 def _with_runs(inst: Instance, t: int, n: int, sigma: Config, failure: Failure) -> Failure:
     """A refusal after the volume plugins, with their refusals in the runs where they do not pass."""
-    others = run_refusals(inst, t, n, sigma) if inst.run_refusals or inst.binding_groups else ()
+    others = tuple(r for r in run_refusals(inst, t, n, sigma) if r[0] != reasons.DYNAMIC_RESOURCES_PLUGIN) \
+        if inst.run_refusals or inst.binding_groups else ()   # DynamicResources' own come last: never before these
     return Failure(failure.plugin, failure.reasons, failure.others + others) if others else failure
 
 

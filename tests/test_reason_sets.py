@@ -159,3 +159,19 @@ def test_the_seed_706_walk_probe_s_refusal_on_n2_is_the_set_kso_gave():
     from tests.test_kso_walk_order import PROBE_RUNS, probe_state
 
     assert symreach_runs(probe_state())["n2"] == {outcome["n2"] for outcome, _ in PROBE_RUNS}
+
+
+def test_an_error_some_orders_only_meet_is_one_of_the_summaries_the_scheduler_may_give():
+    """``test_dra_features._order_state``: pool a first fits, pool b first errs (the variant gives both).
+    n1 fits (some run does); the FailedScheduling summary is one of 1/1 available or the abort (v1
+    ``otherRunRefusals`` of ``dra``)."""
+    from symreach.report.explain import explain
+    from tests.test_dra_features import ORDER_ERROR, _order_state
+
+    inst, _ = load_kubernetes_documents(copy.deepcopy(_order_state().objects), "<state>")
+    t = inst.type_index("default/order")
+    assert semantics.node_failure(inst, t, 0, inst.initial_config()) is None
+    expl = explain(inst, t)
+    assert expl.feasible_now == ("n1",) and expl.aborted is None
+    assert expl.failed_scheduling() == (f"{ONE_OF}1/1 nodes are available; {ORDER_ERROR} (on node n1: the error "
+                                        "aborts the pod's whole scheduling cycle, no node is chosen)")

@@ -8,6 +8,8 @@ so the model needs no notion of devices:
       preFilter: {plugin: DynamicResources, reasons: ['could not find ResourceClaim "default/gpu"']}
       filter: [{node: n2, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
       # otherRuns (optional, per filter entry): the other refusals some order of pools and slices gives
+      otherRunRefusals: [{node: n1, plugin: DynamicResources, reasons: [...]}]   # where some order fits:
+                               # the errors other orders meet (they abort the pod's cycle in those runs)
       allocates: true          # scheduling the pod allocates devices to a claim
       claims: [gpu]            # the ResourceClaims it uses (named, or generated for it), in its namespace
       allocations:             # DRA devices as state (``frontends.k8s_dra_state``)
@@ -42,11 +44,11 @@ from __future__ import annotations
 from typing import Optional
 
 from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list
-from symreach.loader.volumes import FilterEntry
+from symreach.loader.volumes import FilterEntry, parse_run_refusals
 from symreach.records import record
 
 PLUGIN = "DynamicResources"
-DRA_FIELDS = ("preFilter", "filter", "allocates", "claims", "allocations")
+DRA_FIELDS = ("preFilter", "filter", "otherRunRefusals", "allocates", "claims", "allocations")
 
 
 @record
@@ -56,6 +58,7 @@ class DraSpec:
     allocates: bool = False
     claims: tuple[str, ...] = ()
     allocations: Optional["AllocSpec"] = None
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``: (node, plugin, reasons)
 
 
 @record
@@ -69,6 +72,7 @@ class AllocState:
     on: tuple[tuple[str, int], ...]
     frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]   # node -> (holding freed, state) per choice
     releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``
 
 
 @record
@@ -96,7 +100,8 @@ def parse_dra(raw: object, path: Path, node_names: set[str]) -> DraSpec:
     allocations = None if body.get("allocations") is None else \
         _allocations(body["allocations"], path + ("allocations",), node_names)
     return DraSpec(prefilter, filters, boolean(body.get("allocates"), path + ("allocates",), False),
-                   tuple(string_list(body.get("claims"), path + ("claims",))), allocations)
+                   tuple(string_list(body.get("claims"), path + ("claims",))), allocations,
+                   parse_run_refusals(body, path, node_names, _verdict))
 
 
 def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
@@ -108,18 +113,20 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("held", "preFilter", "filter", "nodes", "frees", "releases"), required=("held",))
+        entry = mapping(item, where, ("held", "preFilter", "filter", "otherRunRefusals", "nodes", "frees", "releases"),
+                        required=("held",))
         held = sequence(entry["held"], where + ("held",))
         if len(held) != len(slots):
             raise FieldError(where + ("held",), f"expected {len(slots)} entries (one per slot)")
         for k, value in enumerate(held):
             if value is not None:
                 string(value, where + ("held", k))
-        sub = parse_dra({k: entry[k] for k in ("preFilter", "filter") if k in entry}, where, node_names)
+        sub = parse_dra({k: entry[k] for k in ("preFilter", "filter", "otherRunRefusals") if k in entry}, where,
+                        node_names)
         on, releases = (_moves(entry.get(key), where + (key,), names, len(raw_states))
                         for key, names in (("nodes", node_names), ("releases", set(slots))))
         frees = _frees(entry.get("frees"), where + ("frees",), node_names, len(raw_states))
-        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases))
+        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases, sub.run_refusals))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.held for s in states}) != len(states):

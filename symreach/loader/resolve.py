@@ -336,7 +336,8 @@ def build_instance(doc: Document, source: str) -> Instance:
         namespaces=doc.namespaces,
         source=source,
         volume_failures=volume_failures,
-        run_refusals=FrozenDict(run_refusals(doc, [spec.volumes.run_refusals for spec in doc.pod_types])),
+        run_refusals=FrozenDict(run_refusals(doc, [spec.volumes.run_refusals + spec.dra.run_refusals
+                                                    for spec in doc.pod_types])),
         budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
         bindings=bindings,
         binding_groups=binding_groups,
@@ -544,9 +545,11 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
         holders.append(frozenset(t for t, spec in enumerate(doc.pod_types) if spec.namespace == ns and name in spec.dra.claims))
     releases = tuple(tuple(dict(state.releases).get(slot, -1) for slot in first.slots) for state in first.states)
     index = {node.name: n for n, node in enumerate(doc.nodes)}
-    rows, failures, following, frees = [], [], [], []
+    rows, failures, following, frees, refusals = [], [], [], [], []
     for s in range(len(states)):
         found: dict[Pair, tuple[str, tuple[str, ...], int]] = {}
+        refusals.append(FrozenDict(run_refusals(doc, [doc.pod_types[t].dra.allocations.states[s].run_refusals
+                                                      if t in types else () for t in range(len(doc.pod_types))])))
         row_of, next_of, free_of = {}, {}, {}
         for t in types:
             state = doc.pod_types[t].dra.allocations.states[s]
@@ -566,7 +569,8 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
     attach = tuple(FrozenDict({t: (doc.pod_types[t].volumes.attach, doc.pod_types[t].volumes.attach_own)
                                for t in types}) for _ in states)
     group = BindingGroup(tuple(range(base, base + len(claims))), frozenset(types), states, tuple(rows),
-                         tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases)
+                         tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases,
+                         run_refusals=tuple(refusals) if any(refusals) else ())
     return claims, (group,)
 
 

@@ -117,12 +117,15 @@ def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
            for driver, count in _by_driver(body.get("attachOwn"), path + ("attachOwn",)).items()}
     disks = tuple(_disk(item, path + ("disks", i)) for i, item in enumerate(sequence(body.get("disks"), path + ("disks",))))
     binds = None if body.get("binds") is None else _binds(body["binds"], path + ("binds",), node_names)
-    return VolumeSpec(prefilter, tuple(filters), _run_refusals(body, path, node_names), claims, rwop, attach,
+    return VolumeSpec(prefilter, tuple(filters), parse_run_refusals(body, path, node_names), claims, rwop, attach,
                       FrozenDict(own), disks, binds)
 
 
-def _run_refusals(body: dict, path: Path, node_names: set[str]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
-    """``otherRunRefusals``: (node, plugin, reasons) per entry, distinct."""
+def parse_run_refusals(body: dict, path: Path, node_names: set[str], verdict=None
+                       ) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """``otherRunRefusals``: (node, plugin, reasons) per entry, distinct (``verdict``: the plugin's
+    check, the volume plugins' by default)."""
+    verdict = verdict or _verdict
     out = []
     for i, item in enumerate(sequence(body.get("otherRunRefusals"), path + ("otherRunRefusals",))):
         where = path + ("otherRunRefusals", i)
@@ -130,7 +133,7 @@ def _run_refusals(body: dict, path: Path, node_names: set[str]) -> tuple[tuple[s
         node = string(entry["node"], where + ("node",))
         if node not in node_names:
             raise FieldError(where + ("node",), f"unknown node '{node}'")
-        found = (node, *_verdict({k: entry[k] for k in ("plugin", "reasons")}, where))
+        found = (node, *verdict({k: entry[k] for k in ("plugin", "reasons")}, where))
         if found in out:
             raise FieldError(where, "listed twice")
         out.append(found)
@@ -191,7 +194,7 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
         states.append(BindState(tuple(bound), prefilter, filters, parse_attached(entry.get("attach"), where + ("attach",)),
                                 FrozenDict(own), tuple(on), tuple(choices),
                                 *_held(entry, where, node_names, len(raw_states)),
-                                run_refusals=_run_refusals(entry, where, node_names)))
+                                run_refusals=parse_run_refusals(entry, where, node_names)))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.bound for s in states}) != len(states):

@@ -56,6 +56,7 @@ class Explanation:
     pod: str
     nodes: tuple[NodeVerdict, ...]
     aborted: Optional[str] = None   # the error that aborts the pod's cycle (``semantics.cycle_abort``)
+    chances: tuple[str, ...] = ()   # errors some runs abort the cycle with, others not (``abort_chances``)
 
     @property
     def feasible_now(self) -> tuple[str, ...]:
@@ -70,9 +71,8 @@ class Explanation:
         parts = sorted(f"{count} {reason}" for reason, count in reasons.items())
         total = len(self.nodes)
         available = len(self.feasible_now)
-        if not parts:
-            return f"{available}/{total} nodes are available."
-        return f"{available}/{total} nodes are available: {', '.join(parts)}."
+        said = f"{available}/{total} nodes are available" + (f": {', '.join(parts)}" if parts else "")
+        return ONE_OF + "; ".join((said,) + self.chances) if self.chances else said + "."
 
     def to_json(self) -> dict:
         return {
@@ -146,10 +146,12 @@ def explain_subject(inst: Instance, subject: Subject) -> Explanation:
         verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty), reasons,
                                     notes, others))
     kinds = {t for t in subject.per_node if t is not None}
-    abort = semantics.abort_failure(inst, kinds.pop(), sigma0) if len(kinds) == 1 else None
+    one = next(iter(kinds)) if len(kinds) == 1 else None
+    abort = semantics.abort_failure(inst, one, sigma0) if one is not None else None
     aborted = None if abort is None else ONE_OF + "; ".join(why[0] for _, why in abort.alternatives) \
         if abort.others else abort.reason
-    return Explanation(subject.name, tuple(verdicts), aborted)
+    chances = semantics.abort_chances(inst, one, sigma0) if aborted is None and one is not None else ()
+    return Explanation(subject.name, tuple(verdicts), aborted, chances)
 
 
 def _static(inst: Instance, t: int, n: int, empty) -> bool:
