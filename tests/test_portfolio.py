@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import subprocess
@@ -320,6 +321,28 @@ def test_abc_pdr_alone_on_a_large_paper_cluster_runs_in_autos_process(monkeypatc
     assert port["solos"] == ["abc-pdr"] and port["resident"] == "abc-pdr" and port["slices"] == 0
     assert res.stats["abc_cpu_s"] > 0 and "ABC's verdict" in res.reason
     assert not mp.active_children()
+
+
+def test_a_benchmark_job_imports_what_checks_import_on_first_use_for_every_engine():
+    """The benchmark's job imports the modules a check imports on first use (the certificate's
+    normalisation, ABC's AIGER lowering) before it times any engine's check, every engine alike
+    (``registry.ANSWER_MODULES``); constructing ``auto``, with or without ``preload``, imports
+    neither (the command line's start-up). A module check in fresh interpreters, not a timing."""
+    from symreach.solvers.registry import ANSWER_MODULES
+
+    def loaded(code: str, modules: tuple[str, ...]) -> list[str]:
+        probe = f"import json, sys\n{code}\nprint(json.dumps(sorted(m for m in {modules!r} if m in sys.modules)))"
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    auto = "from symreach.solvers.portfolio import AutoEngine\nAutoEngine(preload={})"
+    assert loaded(auto.format(True), ANSWER_MODULES) == []
+    assert loaded(auto.format(False), ANSWER_MODULES) == []
+    for engine in ("bdd", "lazy", "abc-pdr", "auto"):
+        job = f"from symreach.bench.runner import resolve_engine\nresolve_engine({engine!r})"
+        assert loaded(job, ANSWER_MODULES) == sorted(ANSWER_MODULES), engine
 
 
 def test_the_workers_reuse_the_parents_preprocessing(monkeypatch):

@@ -193,8 +193,9 @@ def resolve_engine(spec: str):
 
         module, attr = spec.split(":", 1)
         return getattr(importlib.import_module(module), attr)()
-    from symreach.solvers.registry import make_engine
+    from symreach.solvers.registry import import_answer_modules, make_engine
 
+    import_answer_modules()   # every engine's, outside its check's time alike
     return make_engine(spec)
 
 
