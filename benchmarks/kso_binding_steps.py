@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from benchmarks.kso_harness import Verdict, admitted, kso_pending, normalized
@@ -46,6 +46,7 @@ class Question:
     ours: dict[str, dict[str, Verdict]]             # probe -> node -> verdict
     binds: bool                                     # the step's deployment bound claims
     chosen: bool = False                            # ... in one of several ways the scheduler may choose
+    sets: dict = field(default_factory=dict)        # (probe, node) -> every reason of a run-decided refusal
 
 
 def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Question]:
@@ -91,7 +92,10 @@ def walk(index: int, state: State, rng: random.Random, steps: int = 2) -> list[Q
         ours = {name: {node.name: _verdict(inst, inst.type_index(type_name), m, sigma)
                        for m, node in enumerate(inst.nodes)} for name, type_name in named.items()}
         objects = with_bindings(base, inst, sigma) + running + placed + probe_pods
-        out.append(Question(index, step, objects, named, ours, bool(binding), len(choices) > 1))
+        sets = {(name, node.name): set(f.alternatives) for name, type_name in named.items()
+                for m, node in enumerate(inst.nodes)
+                if (f := semantics.node_failure(inst, inst.type_index(type_name), m, sigma)) is not None and f.others}
+        out.append(Question(index, step, objects, named, ours, bool(binding), len(choices) > 1, sets))
     return out
 
 
@@ -178,7 +182,7 @@ def compare_walks(questions: Sequence[Question], kso, runs: int = RUNS
                     tally.ordered += 1
                     tally.ordered_fit += ours is None
                     tally.fit_same += (ours is None) == (None in seen)
-                    if judge(ours, seen):
+                    if judge(q.sets.get((probe, node), ours), seen):
                         tally.same += 1
                     else:
                         wrong.append((q, probe, node, sorted(seen, key=str), ours))

@@ -54,7 +54,8 @@ def ours_for(inst: Instance, t: int, sigma: Config, state: State, caveats: list[
     own = {node: semantics.filter_failure(inst, t, inst.node_index(node), sigma) for node in state.nodes}
     ours = Ours({}, list(caveats))
     abort = semantics.cycle_abort(inst, t, sigma)
-    erring = [(DRA_PLUGIN, f.reasons) for f in own.values() if f is not None and is_filter_error(f.reason)]
+    erring = [(DRA_PLUGIN, why) for f in own.values() if f is not None and is_filter_error(f.reason)
+              for _, why in f.alternatives]
     for node in state.nodes:
         failure = semantics.node_failure(inst, t, inst.node_index(node), sigma)
         if abort is not None:
@@ -88,6 +89,12 @@ def pod_orders(state: State) -> dict[str, tuple]:
     meta = pod["metadata"]
     return pod_dra(index, pod.get("spec") or {}, pod.get("status"), meta.get("namespace") or "default", meta,
                    nodes).orders
+
+
+def reason_sets(ours: Ours) -> dict[str, set]:
+    """The nodes refused in every order of pools and slices with reasons that differ between the orders:
+    each one's set of reasons (what symreach answers there: ``semantics.Failure.alternatives``)."""
+    return {node: outcomes for node, outcomes in ours.possible.items() if None not in outcomes and len(outcomes) > 1}
 
 
 def judged(theirs: dict[str, Verdict], ours: Ours, index: int) -> tuple[list, int]:

@@ -57,11 +57,34 @@ def outcome_sets(state: State, kso: Path, runs: int = RUNS) -> dict[str, set[Ver
     return out
 
 
-def judge(ours: Verdict, theirs: set[Verdict]) -> bool:
-    """symreach's existential verdict against kso's outcomes on one node."""
-    if ours is None:
+def judge(ours: Verdict | set[Verdict], theirs: set[Verdict]) -> bool:
+    """symreach's existential verdict against kso's outcomes on one node: a fit iff some run fitted;
+    a refusal's set of reasons (``symreach_runs``; a single verdict: that one alone) must hold every
+    verdict kso gave (``seen`` counts how many of the set it gave)."""
+    ours = ours if isinstance(ours, set) else {ours}
+    if None in ours:
         return None in theirs
-    return None not in theirs and normalized(ours) in theirs
+    return None not in theirs and theirs <= {normalized(v) for v in ours}
+
+
+def seen(ours: set[Verdict], theirs: set[Verdict]) -> int:
+    """How many of symreach's verdicts for a node kso was seen to give."""
+    return len({normalized(v) for v in ours} & theirs)
+
+
+def symreach_runs(state: State) -> dict[str, set[Verdict]]:
+    """Per node, what symreach says the scheduler's runs report for the pending pod: {None} where
+    some run fits, else every (plugin, reasons) a run may give (``semantics.Failure.alternatives``)."""
+    from symreach import semantics
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+
+    inst, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
+    t, sigma = inst.type_index(report.pending.get(state.pending, state.pending)), inst.initial_config()
+    out: dict[str, set[Verdict]] = {}
+    for node in state.nodes:
+        failure = semantics.node_failure(inst, t, inst.node_index(node), sigma)
+        out[node] = {None} if failure is None else set(failure.alternatives)
+    return out
 
 
 def contest(state: State, rng: random.Random) -> Optional[State]:

@@ -460,6 +460,8 @@ class BindingGroup:
     # PVs equal but for their names (one choice for the scheduler): the states name the first free
     # one of a class, a witness's step may name any free one (``semantics.step_choice``).
     interchangeable: tuple[frozenset[str], ...] = ()
+    # per state, as ``Instance.run_refusals`` (empty: none in any state)
+    run_refusals: tuple[FrozenDict[Pair, tuple[tuple[str, tuple[str, ...]], ...]], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:
@@ -496,8 +498,12 @@ class Instance:
     # volume plugin: a PreFilter rejection, or (after_fit) a Filter failure that
     # the kube-scheduler reports only after NodePorts, NodeResourcesFit and the
     # dynamic volume checks pass; ``AFTER_ALL``: DynamicResources' Filter failure, reported
-    # only when every other plugin passes (``loader.dra``).
-    volume_failures: FrozenDict[Pair, tuple[str, tuple[str, ...], int]] = field(default_factory=FrozenDict)
+    # only when every other plugin passes (``loader.dra``). A fourth item, where present: the other
+    # (plugin, reasons) the scheduler's runs report there (v1 ``otherRuns``; ``semantics.Failure.others``).
+    volume_failures: FrozenDict[Pair, tuple] = field(default_factory=FrozenDict)
+    # (t, n) -> the volume plugins' refusals in the scheduler's runs where others pass them (v1
+    # ``otherRunRefusals``): a later plugin's refusal there is one of a set with them (``Failure.others``).
+    run_refusals: FrozenDict[Pair, tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=FrozenDict)
     budgets: tuple[DisruptionBudget, ...] = ()
     moves: MoveRules = field(default_factory=MoveRules)
     # Claims a deployment binds: a configuration then carries one more entry per claim after

@@ -61,10 +61,27 @@ class Failure:
 
     plugin: str
     reasons: tuple[str, ...]
+    # Where the scheduler's own random run decides which of several refusals it reports (the
+    # informer's order of PVs): the other (plugin, reasons) some run gives; every run refuses.
+    others: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def reason(self) -> str:
         return self.reasons[0]
+
+    @property
+    def alternatives(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Every (plugin, reasons) the scheduler may report: this one first, then ``others``."""
+        return ((self.plugin, self.reasons),) + self.others
+
+    def text(self) -> str:
+        """The first reason, or every run's reasons (``ONE_OF``) where the run decides which."""
+        if not self.others:
+            return self.reason
+        return ONE_OF + "; ".join(", ".join(why) for _, why in self.alternatives)
+
+
+ONE_OF = "one of (the scheduler's random run decides which): "
 
 
 def _failure(*why: str) -> Failure:
@@ -395,11 +412,35 @@ def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fail
 def abort_failure(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> Optional[Failure]:
     """What a node where t passes every filter says when the cycle aborts: the erring node's plugin and
     error, naming that node; None when the cycle does not abort (for n: some run places t on n)."""
-    abort = cycle_abort(inst, t, sigma, n)
-    if abort is None:
+    erring = _erring(inst, t, sigma, n)
+    if not erring:
         return None
-    m, failure = abort
-    return Failure(failure.plugin, (reasons.CYCLE_ABORT.format(error=failure.reason, node=inst.nodes[m].name),))
+    said = [(f.plugin, (reasons.CYCLE_ABORT.format(error=why[0], node=inst.nodes[m].name),))
+            for m, f in erring for _, why in f.alternatives]   # which node errs first, and how, is the run's
+    return Failure(said[0][0], said[0][1], tuple(dict.fromkeys(said[1:])))
+
+
+def abort_chances(inst: Instance, t: int, sigma: Config) -> tuple[str, ...]:
+    """The errors some runs of t's cycle in sigma abort with while others do not (``cycle_abort`` None),
+    worded as ``abort_failure``'s: where t passes every filter before DynamicResources on a node, the
+    allocator's error in some order of pools and slices (``Instance.run_refusals`` on a node that fits,
+    ``Failure.others`` on one refused). The node verdicts stay existential: some run does not err."""
+    if not (inst.run_refusals or inst.binding_groups or t in inst.filter_errors):
+        return ()
+    if cycle_abort(inst, t, sigma) is not None:
+        return ()
+    out = []
+    for m, node in enumerate(inst.nodes):
+        failure = filter_failure(inst, t, m, sigma)
+        if failure is None:
+            found = [why for plugin, why in run_refusals(inst, t, m, sigma) if plugin == reasons.DYNAMIC_RESOURCES_PLUGIN]
+        elif failure.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN:
+            found = [why for _, why in failure.alternatives]
+        else:
+            continue
+        out += [reasons.CYCLE_ABORT.format(error=why[0], node=node.name) for why in found
+                if reasons.is_filter_error(why[0])]
+    return tuple(dict.fromkeys(out))
 
 
 def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> Optional[tuple[int, Failure]]:
@@ -413,9 +454,15 @@ def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) 
     errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Whether
     a run can stop before reaching every erring node is ``cycle_runs_past``. A PreFilterResult leaves
     out nodes that fail NodeAffinity's or VolumeBinding's filter anyway, so they never err here either.
-    The first erring node by index is named (the scheduler's is a race)."""
+    The first erring node by index is named (the scheduler's is a race: ``abort_failure`` names each)."""
+    erring = _erring(inst, t, sigma, n)
+    return erring[0] if erring else None
+
+
+def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> list[tuple[int, Failure]]:
+    """``cycle_abort``'s erring nodes, by index, with their errors; [] when some run passes them all."""
     if t not in inst.filter_errors:
-        return None
+        return []
     erring = []
     for m in sorted(inst.filter_errors[t]):
         recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
@@ -426,8 +473,8 @@ def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) 
                 and reasons.is_filter_error(failure.reason):
             erring.append((m, failure))
     if not erring or cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n):
-        return None
-    return erring[0]
+        return []
+    return erring
 
 
 def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None) -> bool:
@@ -512,7 +559,7 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
         static = inst.static_block[t][n]
         volume = inst.volume_failures.get((t, n)) if static is not None else None
     if static is not None and (volume is None or not volume[2]):
-        return _failure(static) if volume is None else Failure(volume[0], volume[1])
+        return _failure(static) if volume is None else _recorded(volume)
     kube = inst.profile == KUBERNETES
     if kube and not ports_ok(inst, t, n, sigma):
         return _failure(REASON_PORTS)
@@ -526,19 +573,43 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
     if kube and not volume_limit_ok(inst, t, n, sigma):
         return _failure(reasons.MAX_VOLUME_COUNT)
     if volume is not None and volume[2] != AFTER_ALL:
-        return Failure(volume[0], volume[1])
+        return _recorded(volume)
+    # past the volume plugins: their refusals in other runs make a later refusal one of a set
     reason = spread_failure(inst, t, n, sigma)
     if reason:
-        return _failure(reason)
+        return _with_runs(inst, t, n, sigma, _failure(reason))
     if not affinity_ok(inst, t, n, sigma):
-        return _failure(REASON_AFFINITY)
+        return _with_runs(inst, t, n, sigma, _failure(REASON_AFFINITY))
     if not anti_affinity_ok(inst, t, n, sigma):
-        return _failure(REASON_ANTI_AFFINITY)
+        return _with_runs(inst, t, n, sigma, _failure(REASON_ANTI_AFFINITY))
     if kube and not existing_anti_affinity_ok(inst, t, n, sigma):
-        return _failure(REASON_EXISTING_ANTI_AFFINITY)
+        return _with_runs(inst, t, n, sigma, _failure(REASON_EXISTING_ANTI_AFFINITY))
     if volume is not None:   # DynamicResources, the last filter
-        return Failure(volume[0], volume[1])
+        return _with_runs(inst, t, n, sigma, _recorded(volume))
     return None
+
+
+def _with_runs(inst: Instance, t: int, n: int, sigma: Config, failure: Failure) -> Failure:
+    """A refusal after the volume plugins, with their refusals in the runs where they do not pass."""
+    others = tuple(r for r in run_refusals(inst, t, n, sigma) if r[0] != reasons.DYNAMIC_RESOURCES_PLUGIN) \
+        if inst.run_refusals or inst.binding_groups else ()   # DynamicResources' own come last: never before these
+    return Failure(failure.plugin, failure.reasons, failure.others + others) if others else failure
+
+
+def run_refusals(inst: Instance, t: int, n: int, sigma: Config) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The volume plugins' refusals on n in the scheduler's runs where others pass them, under sigma's
+    claim bindings (``Instance.run_refusals``): a later plugin's refusal is one of a set with them."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    s = group_state(inst, sigma, g) if g is not None else 0
+    if s:
+        group = inst.binding_groups[g]  # type: ignore[index]
+        return group.run_refusals[s].get((t, n), ()) if group.run_refusals else ()
+    return inst.run_refusals.get((t, n), ())
+
+
+def _recorded(volume: tuple) -> Failure:
+    """A front end's recorded verdict (``Instance.volume_failures``) as a Failure, other runs' included."""
+    return Failure(volume[0], volume[1], tuple(volume[3]) if len(volume) > 3 else ())
 
 
 def static_view(inst: Instance, t: int, n: int, sigma: Config

@@ -35,7 +35,7 @@ from benchmarks.kso_binding_steps import Question, compare_walks
 from benchmarks.kso_dra_verdicts import judged, ours_for
 from benchmarks.kso_dra_walks import _unnamed, _unnamed_ours, kso_error_of
 from benchmarks.kso_harness import any_state, find_kso, kso_verdicts_single, normalized, symreach_verdicts
-from benchmarks.kso_order import RUNS, order_nodes
+from benchmarks.kso_order import RUNS, order_nodes, symreach_runs
 from symreach.frontends.kubernetes import load_kubernetes_documents
 
 DATA = Path(__file__).parent / "data"
@@ -144,7 +144,8 @@ def probe_state():
 def probe_question() -> Question:
     """The probe as a walk asks it: symreach's verdicts per node, kso asked about the same objects."""
     state = probe_state()
-    return Question(376, 0, state.objects, {PROBE: PROBE}, {PROBE: symreach_verdicts(state)}, True)
+    sets = {(PROBE, node): found for node, found in symreach_runs(state).items() if len(found) > 1}   # n2's reasons
+    return Question(376, 0, state.objects, {PROBE: PROBE}, {PROBE: symreach_verdicts(state)}, True, sets=sets)
 
 
 def test_symreach_fits_n3_as_some_kso_run_does():

@@ -261,7 +261,8 @@ def test_more_runs_than_followed_are_marked(monkeypatch):
     assert symreach_verdicts(state) == {"n1": BIND_CONFLICT}
     _, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
     [caveat] = report.caveats["default/incoming"]
-    assert "distinct ways to match them to PVs on n1; VolumeBinding's verdict there and what a deployment" in caveat
+    assert "distinct ways to match them to PVs on n1; VolumeBinding's verdict there, the reasons a refusal there may " \
+        "give and what a deployment" in caveat
 
 
 def test_a_certificate_may_name_interchangeable_pvs_either_way():

@@ -362,8 +362,8 @@ def _example(inst: Instance, f: _Function, allowed, t: int, n: int) -> Optional[
     failure = semantics.node_failure(inst, t, n, tuple(sigma))
     if failure is None:
         return None
-    reason = failure.reason
-    note = detail(inst, t, n, tuple(sigma), reason)
+    reason = failure.text()
+    note = detail(inst, t, n, tuple(sigma), failure.reason)
     pods = ", ".join(_var_text(nm) for nm in best) or "no other pod"
     return f"{inst.pod_types[t].name} on {inst.nodes[n].name}: with {pods} running, {reason}" \
         + (f": {note}" if note else "")

@@ -62,7 +62,8 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
                     cells[(t, n)] = cls.verdict
     (subject,) = subjects(inst, name)
     explained = explain_subject(inst, subject)
-    static = {inst.node_index(v.node): v.reason for v in explained.nodes if v.static and v.reason}
+    static = {inst.node_index(v.node): v.text() if v.others else v.reason
+              for v in explained.nodes if v.static and v.reason}
 
     class _Cells:  # the one row, as the matrix renderers read it
         def __init__(self) -> None:

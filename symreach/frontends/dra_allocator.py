@@ -458,8 +458,8 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
     orders = _orders(pools)
     if orders is None:
         first.caveats.append(f"DRA{where}: the scheduler visits pools and slices in a random order; on another order "
-                             "the allocator may meet an error at another point (too many orders to try; the verdict, and whether it "
-                             "aborts the pod's cycle, are those of the first order)")
+                             "the allocator may meet an error at another point (too many orders to try; the verdict, "
+                             "its reasons and whether it aborts the pod's cycle are those of the first order)")
         return first
     runs = [first] + [allocate_in_order(claims, order, classes, allocated, False) for order in orders]
     chosen = next((o for o in runs if o.reason is None), None) or \

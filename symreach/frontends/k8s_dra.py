@@ -146,6 +146,8 @@ class PodDra:
     allocates: bool = False     # some claim gets devices when the pod is scheduled
     claims: list[tuple[str, str]] = field(default_factory=list)   # (namespace, name) of the claims it names
     orders: dict[str, tuple] = field(default_factory=dict)   # node -> each outcome over the random orders
+    runs: dict[str, list[str]] = field(default_factory=dict)  # refused node -> the other orders' reasons
+    err_runs: dict[str, list[str]] = field(default_factory=dict)  # fitting node -> the errors other orders meet
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -196,8 +198,12 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
                 out.orders[node["name"]] = found.outcomes
             errors |= found.error or any(r is not None and r.startswith(dra_allocator.ERROR_PREFIX)
                                          for r in found.outcomes)
+            if found.reason is None and len(found.outcomes) > 1:   # fits in some order, errs in others
+                out.err_runs[node["name"]] = [r for r in found.outcomes if r is not None]
             if found.reason is not None:
                 out.filters[node["name"]] = found.reason
+                if len(found.outcomes) > 1:   # refused in every order, which reason depends on it
+                    out.runs[node["name"]] = [r for r in found.outcomes if r is not None and r != found.reason]
                 continue
         if any(not _selector_matches(s, node) for s in selectors):
             out.filters[node["name"]] = NOT_AVAILABLE
@@ -387,13 +393,24 @@ def node_selector_problem(raw: object) -> Optional[FieldError]:
     return None
 
 
+def _filter_entry(node: str, why: str, others: list[str]) -> dict:
+    """A v1 ``filter`` entry; ``otherRuns``: the refusals other orders of pools and slices give."""
+    entry: dict = {"node": node, "plugin": PLUGIN, "reasons": [why]}
+    if others:
+        entry["otherRuns"] = [{"plugin": PLUGIN, "reasons": [r]} for r in others]
+    return entry
+
+
 def dra_field(found: PodDra) -> dict:
     """The v1 pod type's ``dra`` field (``loader.dra``): the verdicts, and what the pod holds."""
     out: dict = {}
     if found.prefilter is not None:
         out["preFilter"] = {"plugin": PLUGIN, "reasons": [found.prefilter]}
     elif found.filters:
-        out["filter"] = [{"node": node, "plugin": PLUGIN, "reasons": [why]} for node, why in found.filters.items()]
+        out["filter"] = [_filter_entry(node, why, found.runs.get(node, [])) for node, why in found.filters.items()]
+    if found.err_runs and found.prefilter is None:
+        out["otherRunRefusals"] = [{"node": node, "plugin": PLUGIN, "reasons": [why]}
+                                   for node, errors in found.err_runs.items() for why in errors]
     if found.allocates:
         out["allocates"] = True
     if found.claims:

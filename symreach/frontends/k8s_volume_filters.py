@@ -85,9 +85,15 @@ class PodVolumes:
     disks: list[dict] = field(default_factory=list)             # v1 ``disks`` entries (in-tree, inline)
     caveats: list[str] = field(default_factory=list)
     delayed: list["Claim"] = field(default_factory=list)       # its unbound WaitForFirstConsumer claims
-    # nodes where VolumeBinding's verdict differs between the informer's orders (``_binding_reasons``:
+    # nodes where the volume verdict differs between the informer's orders (``_node_verdicts``:
     # the verdict above is existential, exact for reachability; the scheduler's one attempt is random)
     order_dependent: list[str] = field(default_factory=list)
+    # nodes refused in every run with reasons that differ between runs: every verdict some run
+    # reports (``filters`` holds the input order's, the first); complete unless a caveat says so
+    runs: dict[str, list[Verdict]] = field(default_factory=dict)
+    # nodes where some run passes the volume plugins and others refuse: those runs' refusals (a later
+    # plugin's refusal there is one of a set with them: v1 ``otherRunRefusals``)
+    passed_runs: dict[str, list[Verdict]] = field(default_factory=dict)
 
 
 def pod_claims(index: VolumeIndex, spec: dict, namespace: str, pod_name: Optional[str],
@@ -152,47 +158,55 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
     # not a generic ephemeral volume's claim.
     topologies = _pv_topologies(index, [c.data for c in claims if c.data is not None and bound(c.data)
                                         and not c.ephemeral])
-    refusals, cut = [], []
+    cut = []
     for node in nodes:
         labels = node.get("labels") or {}
-        reasons, others, complete = _binding_reasons(index, bound_claims, delayed, node["name"], labels)
-        if others:
+        verdicts, complete = _node_verdicts(index, bound_claims, delayed, topologies, node["name"], labels)
+        if len(set(verdicts)) > 1:
             out.order_dependent.append(node["name"])
-        if others and reasons:
-            refusals.append(f"{node['name']} ({' or '.join('; '.join(r) for r in others)})")
         if not complete:
             cut.append(node["name"])
-        if reasons:
-            out.filters[node["name"]] = (VOLUME_BINDING, reasons)
-        elif not _zone_ok(topologies, labels):
-            out.filters[node["name"]] = (VOLUME_ZONE, (ZONE_CONFLICT,))
+        if None not in verdicts:
+            out.filters[node["name"]] = verdicts[0]
+            if len(verdicts) > 1:
+                out.runs[node["name"]] = list(verdicts)
+        elif len(verdicts) > 1:
+            out.passed_runs[node["name"]] = [v for v in verdicts if v is not None]
     claim_names = ", ".join(f"{c.namespace}/{c.name}" for c in delayed)
-    if refusals:
-        out.caveats.append(f"claim(s) {claim_names}: VolumeBinding refuses them in every order the scheduler's "
-                           "informer can list the PVs in, and which reason it gives depends on that order (Go map "
-                           f"order: random per attempt; shown: the reason of the input's order) on {', '.join(refusals)}")
     if cut:
         out.caveats.append(f"claim(s) {claim_names}: more than {MAX_RUNS} distinct ways to match them to PVs on "
-                           f"{', '.join(cut)}; VolumeBinding's verdict there and what a deployment there may bind "
-                           f"are the first {MAX_RUNS} ways' only")
+                           f"{', '.join(cut)}; VolumeBinding's verdict there, the reasons a refusal there may give "
+                           f"and what a deployment there may bind are the first {MAX_RUNS} ways' only")
     out.delayed = delayed
     return out
 
 
 def verdict_fields(found: PodVolumes) -> dict:
     """A pod's volume verdicts and CSI volumes as v1 ``volumes`` fields (``preFilter``,
-    ``filter``, ``attach``, ``attachOwn``), those it has."""
+    ``filter``, ``otherRunRefusals``, ``attach``, ``attachOwn``), those it has."""
     out: dict = {}
     if found.prefilter is not None:
         out["preFilter"] = {"plugin": found.prefilter[0], "reasons": list(found.prefilter[1])}
     if found.filters:
-        out["filter"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
+        out["filter"] = [_filter_entry(node, plugin, why, found.runs.get(node, ()))
                          for node, (plugin, why) in found.filters.items()]
+    if found.passed_runs:
+        out["otherRunRefusals"] = [{"node": node, "plugin": plugin, "reasons": list(why)}
+                                   for node, verdicts in found.passed_runs.items() for plugin, why in verdicts]
     if found.attach:
         out["attach"] = {driver: sorted(names) for driver, names in sorted(found.attach.items())}
     if found.attach_own:
         out["attachOwn"] = dict(sorted(found.attach_own.items()))
     return out
+
+
+def _filter_entry(node: str, plugin: str, why: tuple[str, ...], runs) -> dict:
+    """A v1 ``filter`` entry; ``otherRuns``: the other verdicts the scheduler's runs report there."""
+    entry: dict = {"node": node, "plugin": plugin, "reasons": list(why)}
+    others = [{"plugin": p, "reasons": list(r)} for p, r in runs if (p, r) != (plugin, why)]
+    if others:
+        entry["otherRuns"] = others
+    return entry
 
 
 def pod_outcomes(index: VolumeIndex, claims: list[Claim], node: str, labels: dict) -> list[dict[tuple[str, str], str]]:
@@ -332,24 +346,26 @@ def _prefilter(index: VolumeIndex, claims: list[Claim], pod: str) -> Optional[Ve
     return None
 
 
-def _binding_reasons(index: VolumeIndex, bound_claims: list[dict], delayed: list[Claim], node: str,
-                     labels: dict) -> tuple[tuple[str, ...], list[tuple[str, ...]], bool]:
-    """VolumeBinding's Filter (``FindPodVolumes``) on this node, existential over the informer's
-    orders: no reasons when some run fits, else the reasons of the first run (in its order); the
-    distinct verdicts of the runs when they differ (``()`` for a fit: the scheduler's one attempt
-    gives one of them at random); and whether every run was followed (``MAX_RUNS``)."""
+def _node_verdicts(index: VolumeIndex, bound_claims: list[dict], delayed: list[Claim],
+                   topologies: list[tuple[str, frozenset[str]]], node: str, labels: dict
+                   ) -> tuple[list[Optional[Verdict]], bool]:
+    """VolumeBinding's Filter (``FindPodVolumes``), then VolumeZone's, on this node: the distinct
+    verdicts over the informer's orders, the input order's first (None: that run fits; VolumeZone
+    speaks only in a run VolumeBinding passes), and whether every run was followed (``MAX_RUNS``).
+    Existential: the node fits when some run does; else each verdict is one the scheduler's single
+    attempt may report, and no other."""
     node_conflict = any(not node_affinity_ok(index.volumes[as_dict(c.get("spec"))["volumeName"]], labels)
                         for c in bound_claims)
+    zone_ok = _zone_ok(topologies, labels)
     runs, complete = _binding_runs(index, delayed, node, labels)
-    found: list[tuple[str, ...]] = []
+    found: list[Optional[Verdict]] = []
     for bind_ok, enough, _ in runs:
         reasons = ((NODE_CONFLICT,) if node_conflict else ()) + (() if bind_ok else (BIND_CONFLICT,)) + \
                   (() if enough else (NOT_ENOUGH_SPACE,))
-        if reasons not in found:
-            found.append(reasons)
-    if () in found:
-        return (), found if len(found) > 1 else [], complete
-    return found[0], found if len(found) > 1 else [], complete
+        verdict = (VOLUME_BINDING, reasons) if reasons else None if zone_ok else (VOLUME_ZONE, (ZONE_CONFLICT,))
+        if verdict not in found:
+            found.append(verdict)
+    return found, complete
 
 
 def _binding_runs(index: VolumeIndex, delayed: list[Claim], node: str, labels: dict

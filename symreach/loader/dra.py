@@ -7,6 +7,9 @@ so the model needs no notion of devices:
     dra:
       preFilter: {plugin: DynamicResources, reasons: ['could not find ResourceClaim "default/gpu"']}
       filter: [{node: n2, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
+      # otherRuns (optional, per filter entry): the other refusals some order of pools and slices gives
+      otherRunRefusals: [{node: n1, plugin: DynamicResources, reasons: [...]}]   # where some order fits:
+                               # the errors other orders meet (they abort the pod's cycle in those runs)
       allocates: true          # scheduling the pod allocates devices to a claim
       claims: [gpu]            # the ResourceClaims it uses (named, or generated for it), in its namespace
       allocations:             # DRA devices as state (``frontends.k8s_dra_state``)
@@ -41,19 +44,21 @@ from __future__ import annotations
 from typing import Optional
 
 from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list
+from symreach.loader.volumes import FilterEntry, parse_run_refusals
 from symreach.records import record
 
 PLUGIN = "DynamicResources"
-DRA_FIELDS = ("preFilter", "filter", "allocates", "claims", "allocations")
+DRA_FIELDS = ("preFilter", "filter", "otherRunRefusals", "allocates", "claims", "allocations")
 
 
 @record
 class DraSpec:
     prefilter: Optional[tuple[str, tuple[str, ...]]] = None
-    filters: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # (node, plugin, reasons)
+    filters: tuple[FilterEntry, ...] = ()   # (node, plugin, reasons, other runs' (plugin, reasons))
     allocates: bool = False
     claims: tuple[str, ...] = ()
     allocations: Optional["AllocSpec"] = None
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``: (node, plugin, reasons)
 
 
 @record
@@ -63,10 +68,11 @@ class AllocState:
 
     held: tuple[Optional[str], ...]
     prefilter: Optional[tuple[str, tuple[str, ...]]]
-    filters: tuple[tuple[str, str, tuple[str, ...]], ...]
+    filters: tuple[FilterEntry, ...]
     on: tuple[tuple[str, int], ...]
     frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]   # node -> (holding freed, state) per choice
     releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``
 
 
 @record
@@ -86,7 +92,7 @@ def parse_dra(raw: object, path: Path, node_names: set[str]) -> DraSpec:
                              where)
     filters = tuple(_entry(item, path + ("filter", i), node_names)
                     for i, item in enumerate(sequence(body.get("filter"), path + ("filter",))))
-    nodes = [node for node, _, _ in filters]
+    nodes = [entry[0] for entry in filters]
     if len(set(nodes)) != len(nodes):
         raise FieldError(path + ("filter",), "a node is listed twice")
     if prefilter is not None and filters:
@@ -94,7 +100,8 @@ def parse_dra(raw: object, path: Path, node_names: set[str]) -> DraSpec:
     allocations = None if body.get("allocations") is None else \
         _allocations(body["allocations"], path + ("allocations",), node_names)
     return DraSpec(prefilter, filters, boolean(body.get("allocates"), path + ("allocates",), False),
-                   tuple(string_list(body.get("claims"), path + ("claims",))), allocations)
+                   tuple(string_list(body.get("claims"), path + ("claims",))), allocations,
+                   parse_run_refusals(body, path, node_names, _verdict))
 
 
 def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
@@ -106,18 +113,20 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("held", "preFilter", "filter", "nodes", "frees", "releases"), required=("held",))
+        entry = mapping(item, where, ("held", "preFilter", "filter", "otherRunRefusals", "nodes", "frees", "releases"),
+                        required=("held",))
         held = sequence(entry["held"], where + ("held",))
         if len(held) != len(slots):
             raise FieldError(where + ("held",), f"expected {len(slots)} entries (one per slot)")
         for k, value in enumerate(held):
             if value is not None:
                 string(value, where + ("held", k))
-        sub = parse_dra({k: entry[k] for k in ("preFilter", "filter") if k in entry}, where, node_names)
+        sub = parse_dra({k: entry[k] for k in ("preFilter", "filter", "otherRunRefusals") if k in entry}, where,
+                        node_names)
         on, releases = (_moves(entry.get(key), where + (key,), names, len(raw_states))
                         for key, names in (("nodes", node_names), ("releases", set(slots))))
         frees = _frees(entry.get("frees"), where + ("frees",), node_names, len(raw_states))
-        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases))
+        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases, sub.run_refusals))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.held for s in states}) != len(states):
@@ -161,12 +170,19 @@ def _state(raw: object, path: Path, count: int) -> int:
     return integer(raw, path, minimum=0, maximum=count - 1)
 
 
-def _entry(raw: object, where: Path, node_names: set[str]) -> tuple[str, str, tuple[str, ...]]:
-    """One ``filter`` item: (node, plugin, reasons)."""
-    entry = mapping(raw, where, ("node", "plugin", "reasons"), required=("node", "plugin", "reasons"))
+def _entry(raw: object, where: Path, node_names: set[str]) -> FilterEntry:
+    """One ``filter`` item: (node, plugin, reasons, ``otherRuns``: the other verdicts the scheduler's
+    order of pools and slices gives there, every one a refusal)."""
+    entry = mapping(raw, where, ("node", "plugin", "reasons", "otherRuns"), required=("node", "plugin", "reasons"))
     if string(entry["node"], where + ("node",)) not in node_names:
         raise FieldError(where + ("node",), f"unknown node '{entry['node']}'")
-    return (entry["node"], *_verdict(entry, where))
+    plugin, reasons = _verdict(entry, where)
+    others = tuple(_verdict(mapping(o, where + ("otherRuns", k), ("plugin", "reasons"), required=("plugin", "reasons")),
+                            where + ("otherRuns", k))
+                   for k, o in enumerate(sequence(entry.get("otherRuns"), where + ("otherRuns",))))
+    if (plugin, reasons) in others or len(set(others)) != len(others):
+        raise FieldError(where + ("otherRuns",), "expected verdicts distinct from each other and from the entry's")
+    return entry["node"], plugin, reasons, others
 
 
 def _verdict(raw: dict, path: Path) -> tuple[str, tuple[str, ...]]:

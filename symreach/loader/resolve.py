@@ -336,11 +336,24 @@ def build_instance(doc: Document, source: str) -> Instance:
         namespaces=doc.namespaces,
         source=source,
         volume_failures=volume_failures,
+        run_refusals=FrozenDict(run_refusals(doc, [spec.volumes.run_refusals + spec.dra.run_refusals
+                                                    for spec in doc.pod_types])),
         budgets=resolve_budgets(doc.budgets, pod_types, doc.initial),
         bindings=bindings,
         binding_groups=binding_groups,
         replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
     )
+
+
+def run_refusals(doc: Document, per_type: list[tuple[tuple[str, str, tuple[str, ...]], ...]]
+                 ) -> dict[Pair, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """(t, n) -> the volume refusals of the runs where others pass (v1 ``otherRunRefusals``), per type."""
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    out: dict[Pair, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+    for t, entries in enumerate(per_type):
+        for node, plugin, why in entries:
+            out[(t, index[node])] = out.get((t, index[node]), ()) + ((plugin, why),)
+    return out
 
 
 def volume_rows(doc: Document, static_block: tuple[tuple[Optional[str], ...], ...]) -> tuple[
@@ -385,11 +398,11 @@ def _fold_dra(row: tuple[Optional[str], ...], t: int, dra: DraSpec, index: dict[
             if out[n] != NODE_AFFINITY_CONFLICT:
                 out[n] = dra.prefilter[1][0]
                 failures[(t, n)] = (dra.prefilter[0], dra.prefilter[1], 0)
-    for node, plugin, why in dra.filters:
+    for node, plugin, why, others in dra.filters:
         n = index[node]
         if out[n] is None:
             out[n] = why[0]
-            failures[(t, n)] = (plugin, why, AFTER_ALL)
+            failures[(t, n)] = (plugin, why, AFTER_ALL, others) if others else (plugin, why, AFTER_ALL)
     return tuple(out)
 
 
@@ -404,11 +417,11 @@ def _fold(row: tuple[Optional[str], ...], t: int, prefilter, filters, index: dic
                 out[n] = why[0]
                 failures[(t, n)] = (plugin, why, False)
     else:
-        for node, plugin, why in filters:
+        for node, plugin, why, others in filters:
             n = index[node]
             if out[n] is None:
                 out[n] = why[0]
-                failures[(t, n)] = (plugin, why, True)
+                failures[(t, n)] = (plugin, why, True, others) if others else (plugin, why, True)
     return tuple(out)
 
 
@@ -451,7 +464,7 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
         outcomes = [tuple(sorted({b[k] for b in bounds if b[k] is not None})) for k in range(len(names))]
         claims_out += [ClaimBinding(name, outs) for name, outs in zip(names, outcomes)]
         states = tuple(tuple(0 if o is None else outcomes[k].index(o) + 1 for k, o in enumerate(b)) for b in bounds)
-        rows, failures, attach, following, choices = [], [], [], [], []
+        rows, failures, attach, following, choices, refusals = [], [], [], [], [], []
         frees, held_pods, held_attach = [], [], []
         for s in range(len(states)):
             bound: dict[Pair, tuple[str, tuple[str, ...], bool]] = {}
@@ -479,6 +492,8 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                 moved_of.update({(t, index[n]): d for n, d in state.held_attach.items()})
             rows.append(FrozenDict(row_of))
             failures.append(FrozenDict(bound))
+            refusals.append(FrozenDict(run_refusals(doc, [doc.pod_types[t].volumes.binds.states[s].run_refusals
+                                                          if t in types else () for t in range(len(doc.pod_types))])))
             attach.append(FrozenDict(attach_of))
             following.append(FrozenDict(next_of))
             choices.append(FrozenDict(choices_of))
@@ -491,7 +506,8 @@ def claim_bindings(doc: Document, base_block: tuple[tuple[Optional[str], ...], .
                                        tuple(frees) if held else (), held_pods=tuple(held_pods) if held else (),
                                        held_attach=tuple(held_attach) if held else (),
                                        choices=tuple(choices) if any(choices) else (),
-                                       interchangeable=first.interchangeable))
+                                       interchangeable=first.interchangeable,
+                                       run_refusals=tuple(refusals) if any(refusals) else ()))
     return tuple(claims_out), tuple(groups_out)
 
 
@@ -529,9 +545,11 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
         holders.append(frozenset(t for t, spec in enumerate(doc.pod_types) if spec.namespace == ns and name in spec.dra.claims))
     releases = tuple(tuple(dict(state.releases).get(slot, -1) for slot in first.slots) for state in first.states)
     index = {node.name: n for n, node in enumerate(doc.nodes)}
-    rows, failures, following, frees = [], [], [], []
+    rows, failures, following, frees, refusals = [], [], [], [], []
     for s in range(len(states)):
         found: dict[Pair, tuple[str, tuple[str, ...], int]] = {}
+        refusals.append(FrozenDict(run_refusals(doc, [doc.pod_types[t].dra.allocations.states[s].run_refusals
+                                                      if t in types else () for t in range(len(doc.pod_types))])))
         row_of, next_of, free_of = {}, {}, {}
         for t in types:
             state = doc.pod_types[t].dra.allocations.states[s]
@@ -551,7 +569,8 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
     attach = tuple(FrozenDict({t: (doc.pod_types[t].volumes.attach, doc.pod_types[t].volumes.attach_own)
                                for t in types}) for _ in states)
     group = BindingGroup(tuple(range(base, base + len(claims))), frozenset(types), states, tuple(rows),
-                         tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases)
+                         tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases,
+                         run_refusals=tuple(refusals) if any(refusals) else ())
     return claims, (group,)
 
 

@@ -7,6 +7,10 @@ the outcome here, so that the model needs no notion of volumes:
     volumes:
       preFilter: {plugin: VolumeBinding, reasons: [pod has unbound immediate PersistentVolumeClaims]}
       filter: [{node: n2, plugin: VolumeZone, reasons: [node(s) had no available volume zone]}]
+      # otherRuns (optional, per filter entry): the other verdicts the scheduler's runs report there,
+      # where which one depends on its informer's order (the node is refused in every run)
+      otherRunRefusals: [{node: n3, plugin: VolumeBinding, reasons: [...]}]   # where some run passes the
+                                  # volume plugins: other runs' refusals (a later plugin's is one of a set)
       claims: [data]              # claims the pod uses, in its namespace
       readWriteOncePod: [data]    # those with access mode ReadWriteOncePod
       attach: {ebs.csi.aws.com: [ebs.csi.aws.com/vol-1]}   # CSI volumes, counted once per node
@@ -51,15 +55,18 @@ from symreach.model import Disk, FrozenDict
 from symreach.records import record
 
 VOLUME_RESTRICTIONS = "VolumeRestrictions"
-VOLUME_FIELDS = ("preFilter", "filter", "claims", "readWriteOncePod", "attach", "attachOwn", "disks", "binds")
+VOLUME_FIELDS = ("preFilter", "filter", "otherRunRefusals", "claims", "readWriteOncePod", "attach", "attachOwn", "disks", "binds")
 DISK_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
 PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
+Verdict = tuple[str, tuple[str, ...]]   # (plugin, reasons)
+FilterEntry = tuple[str, str, tuple[str, ...], tuple[Verdict, ...]]
 
 
 @record
 class VolumeSpec:
     prefilter: Optional[tuple[str, tuple[str, ...]]] = None
-    filters: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # (node, plugin, reasons)
+    filters: tuple[FilterEntry, ...] = ()   # (node, plugin, reasons, other runs' (plugin, reasons))
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``: (node, plugin, reasons)
     claims: tuple[str, ...] = ()
     read_write_once_pod: tuple[str, ...] = ()
     attach: FrozenDict[str, frozenset[str]] = FrozenDict()
@@ -75,7 +82,7 @@ class BindState:
 
     bound: tuple[Optional[str], ...]
     prefilter: Optional[tuple[str, tuple[str, ...]]]
-    filters: tuple[tuple[str, str, tuple[str, ...]], ...]
+    filters: tuple[FilterEntry, ...]
     attach: FrozenDict[str, frozenset[str]]
     attach_own: FrozenDict[str, int]
     on: tuple[tuple[str, int], ...]                     # ``nodes``: (node, next state)
@@ -83,6 +90,7 @@ class BindState:
     held_pods: FrozenDict[str, int] = FrozenDict()      # node -> pods holding a PV of another driver
     held_attach: FrozenDict[str, FrozenDict[str, int]] = FrozenDict()   # node -> driver -> count moved
     frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()     # node -> (PV held, state) per choice
+    run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()     # ``otherRunRefusals``
 
 
 @record
@@ -109,7 +117,27 @@ def parse_volumes(raw: object, path: Path, node_names: set[str]) -> VolumeSpec:
            for driver, count in _by_driver(body.get("attachOwn"), path + ("attachOwn",)).items()}
     disks = tuple(_disk(item, path + ("disks", i)) for i, item in enumerate(sequence(body.get("disks"), path + ("disks",))))
     binds = None if body.get("binds") is None else _binds(body["binds"], path + ("binds",), node_names)
-    return VolumeSpec(prefilter, tuple(filters), claims, rwop, attach, FrozenDict(own), disks, binds)
+    return VolumeSpec(prefilter, tuple(filters), parse_run_refusals(body, path, node_names), claims, rwop, attach,
+                      FrozenDict(own), disks, binds)
+
+
+def parse_run_refusals(body: dict, path: Path, node_names: set[str], verdict=None
+                       ) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """``otherRunRefusals``: (node, plugin, reasons) per entry, distinct (``verdict``: the plugin's
+    check, the volume plugins' by default)."""
+    verdict = verdict or _verdict
+    out = []
+    for i, item in enumerate(sequence(body.get("otherRunRefusals"), path + ("otherRunRefusals",))):
+        where = path + ("otherRunRefusals", i)
+        entry = mapping(item, where, ("node", "plugin", "reasons"), required=("node", "plugin", "reasons"))
+        node = string(entry["node"], where + ("node",))
+        if node not in node_names:
+            raise FieldError(where + ("node",), f"unknown node '{node}'")
+        found = (node, *verdict({k: entry[k] for k in ("plugin", "reasons")}, where))
+        if found in out:
+            raise FieldError(where, "listed twice")
+        out.append(found)
+    return tuple(out)
 
 
 def _verdicts(body: dict, path: Path, node_names: set[str]):
@@ -120,11 +148,16 @@ def _verdicts(body: dict, path: Path, node_names: set[str]):
     filters = []
     for i, item in enumerate(sequence(body.get("filter"), path + ("filter",))):
         where = path + ("filter", i)
-        entry = mapping(item, where, ("node", "plugin", "reasons"), required=("node", "plugin", "reasons"))
+        entry = mapping(item, where, ("node", "plugin", "reasons", "otherRuns"), required=("node", "plugin", "reasons"))
         node = string(entry["node"], where + ("node",))
         if node not in node_names:
             raise FieldError(where + ("node",), f"unknown node '{node}'")
-        filters.append((node, *_verdict({k: entry[k] for k in ("plugin", "reasons")}, where)))
+        plugin, reasons = _verdict({k: entry[k] for k in ("plugin", "reasons")}, where)
+        others = tuple(_verdict(other, where + ("otherRuns", k))
+                       for k, other in enumerate(sequence(entry.get("otherRuns"), where + ("otherRuns",))))
+        if (plugin, reasons) in others or len(set(others)) != len(others):
+            raise FieldError(where + ("otherRuns",), "expected verdicts distinct from each other and from the entry's")
+        filters.append((node, plugin, reasons, others))
     return prefilter, tuple(filters)
 
 
@@ -137,8 +170,8 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("bound", "nodes", "preFilter", "filter", "attach", "attachOwn", "heldPods",
-                                      "heldAttach", "frees"), required=("bound",))
+        entry = mapping(item, where, ("bound", "nodes", "preFilter", "filter", "otherRunRefusals", "attach", "attachOwn",
+                                      "heldPods", "heldAttach", "frees"), required=("bound",))
         bound = sequence(entry["bound"], where + ("bound",))
         if len(bound) != len(claims):
             raise FieldError(where + ("bound",), f"expected {len(claims)} entries (one per claim)")
@@ -160,7 +193,8 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
                 choices.append((node, targets))
         states.append(BindState(tuple(bound), prefilter, filters, parse_attached(entry.get("attach"), where + ("attach",)),
                                 FrozenDict(own), tuple(on), tuple(choices),
-                                *_held(entry, where, node_names, len(raw_states))))
+                                *_held(entry, where, node_names, len(raw_states)),
+                                run_refusals=parse_run_refusals(entry, where, node_names)))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.bound for s in states}) != len(states):

@@ -27,10 +27,28 @@ class NodeVerdict:
     # One per reason (of ``reasons``, else of ``reason``): the object it is about -- the taint, the
     # key, the amounts, the port, the domain. The reasons themselves stay the kube-scheduler's words.
     details: tuple[str, ...] = ()
+    # Where the scheduler's own random run decides which refusal it reports (the informer's order
+    # of PVs): the other runs' reasons (``semantics.Failure.others``); every run refuses.
+    others: tuple[tuple[str, ...], ...] = ()
 
     @property
     def reason_list(self) -> tuple[str, ...]:
         return self.reasons or ((self.reason,) if self.reason is not None else ())
+
+    @property
+    def by_run(self) -> list[list[str]]:
+        """Every reasons list the scheduler may report here, this one first; [] when there is one."""
+        return [list(self.reason_list)] + [list(o) for o in self.others] if self.others else []
+
+    def text(self) -> str:
+        """The reason, or the set of them when the scheduler's run decides which (``ONE_OF``)."""
+        shown = with_details(self.reason_list, self.details)
+        if not self.others:
+            return shown
+        return ONE_OF + "; ".join([shown] + [", ".join(o) for o in self.others])
+
+
+ONE_OF = semantics.ONE_OF
 
 
 @dataclass(frozen=True)
@@ -38,6 +56,7 @@ class Explanation:
     pod: str
     nodes: tuple[NodeVerdict, ...]
     aborted: Optional[str] = None   # the error that aborts the pod's cycle (``semantics.cycle_abort``)
+    chances: tuple[str, ...] = ()   # errors some runs abort the cycle with, others not (``abort_chances``)
 
     @property
     def feasible_now(self) -> tuple[str, ...]:
@@ -52,16 +71,15 @@ class Explanation:
         parts = sorted(f"{count} {reason}" for reason, count in reasons.items())
         total = len(self.nodes)
         available = len(self.feasible_now)
-        if not parts:
-            return f"{available}/{total} nodes are available."
-        return f"{available}/{total} nodes are available: {', '.join(parts)}."
+        said = f"{available}/{total} nodes are available" + (f": {', '.join(parts)}" if parts else "")
+        return ONE_OF + "; ".join((said,) + self.chances) if self.chances else said + "."
 
     def to_json(self) -> dict:
         return {
             "pod": self.pod,
             "summary": self.failed_scheduling(),
             "nodes": [{"node": v.node, "fits_now": v.reason is None, "reason": v.reason,
-                       "reasons": list(v.reason_list), "details": list(v.details),
+                       "reasons": list(v.reason_list), "by_run": v.by_run, "details": list(v.details),
                        "static": v.static} for v in self.nodes],
         }
 
@@ -121,13 +139,19 @@ def explain_subject(inst: Instance, subject: Subject) -> Explanation:
             continue
         reason = semantics.deploy_failure(inst, t, n, sigma0)
         failure = semantics.node_failure(inst, t, n, sigma0) if reason is not None else None
-        reasons = failure.reasons if failure is not None and failure.reason == reason else ()
+        own = failure is not None and failure.reason == reason
+        reasons = failure.reasons if own else ()
         notes = details(inst, t, n, sigma0, reasons or ((reason,) if reason is not None else ()))
+        others = tuple(why for _, why in failure.others) if own else ()
         verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty), reasons,
-                                    notes))
+                                    notes, others))
     kinds = {t for t in subject.per_node if t is not None}
-    abort = semantics.abort_failure(inst, kinds.pop(), sigma0) if len(kinds) == 1 else None
-    return Explanation(subject.name, tuple(verdicts), abort.reason if abort is not None else None)
+    one = next(iter(kinds)) if len(kinds) == 1 else None
+    abort = semantics.abort_failure(inst, one, sigma0) if one is not None else None
+    aborted = None if abort is None else ONE_OF + "; ".join(why[0] for _, why in abort.alternatives) \
+        if abort.others else abort.reason
+    chances = semantics.abort_chances(inst, one, sigma0) if aborted is None and one is not None else ()
+    return Explanation(subject.name, tuple(verdicts), aborted, chances)
 
 
 def _static(inst: Instance, t: int, n: int, empty) -> bool:
@@ -155,5 +179,5 @@ def explanation_text(expl: Explanation) -> str:
             lines.append(f"  {v.node:<{width}}  fits now")
         else:
             kind = "static: no sequence of steps can change this" if v.static else "dynamic: depends on the pods running"
-            lines.append(f"  {v.node:<{width}}  {with_details(v.reason_list, v.details)}  [{kind}]")
+            lines.append(f"  {v.node:<{width}}  {v.text()}  [{kind}]")
     return "\n".join(lines)
