@@ -200,3 +200,20 @@ def test_paper_hard_clusters_move_a_self_affine_statefulset_into_the_zone_beside
     assert res.verdict is Verdict.DEPLOYABLE and res.stats["portfolio"]["answered_by"] == "goal-plan"
     semantics.replay(inst, res.trace, inst.query)
     assert not mp.active_children()
+
+
+def test_a_witness_that_fails_beside_the_node_is_taken_back_and_placed_on_it():
+    """Random clusters where the witness of a zone term, placed on another node of the
+    zone, cannot be completed there (its own hostname term needs a type that node's
+    taint repels): its steps are taken back and it goes on the node itself, as before
+    ``_beside`` existed, which finds the witness."""
+    from symreach.generators.clusters import generate_cluster
+
+    found = 0
+    for nodes, types, seed in ((30, 20, 13), (60, 40, 12)):
+        inst = load_document(generate_cluster(nodes=nodes, pod_types=types, seed=seed))
+        trace = plan_witness(inst, inst.query)
+        assert trace is not None
+        semantics.replay(inst, trace, inst.query)
+        found += 1
+    assert found == 2

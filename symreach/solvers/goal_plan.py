@@ -13,7 +13,8 @@ is refused for another reason (anti-affinity, spread, a budget) the attempt
 gives up at once. A term whose domain holds other nodes than n (a zone) gets
 its witness on one of those (``_site``), placed by the same rule there and
 left standing: n's room goes to the terms only n can meet, and siblings read
-the same witness. A term that selects t itself and that no other type can
+the same witness; where that placement gives up, its steps are taken back and
+the witness goes on n (``_beside``: the attempt's one, bounded, backtrack). A term that selects t itself and that no other type can
 witness (a self-affine StatefulSet running only in another zone) is met by
 its waiver (``_bootstrap``): every pod it selects is deleted, then t deploys
 as the first replica. Of several witness types the
@@ -55,6 +56,9 @@ MAX_CHOICES = 4
 # nodes of a term's domain looked at for one where a witness deploys at once (``_site``):
 # a zone of the 500-node hard clusters has 167, all full; each look costs a capacity sum
 SITE_LOOKS = 8
+# witnesses placed on another node of the domain that may fail and be taken back
+# (``_beside``) in one attempt: each failure repeats at most the steps it took back
+MAX_RETRIES = 16
 
 
 # ``_cost`` evaluations in one attempt: the hard clusters' chains (500 nodes) take at most
@@ -67,6 +71,10 @@ OTHER = "other"  # anything else: another filter, a choice not taken, the step c
 
 class _GiveUp(Exception):
     """The attempt met a step it cannot take, or ran out of steps or time."""
+
+
+class _OutOfWork(_GiveUp):
+    """The attempt ran out of steps or time: no other choice is tried."""
 
 
 @dataclass
@@ -119,16 +127,19 @@ class _Planner:
         self.inst, self.run, self.max_steps = inst, run, max_steps
         self.sigma = inst.initial_config()
         self.steps: list[Step] = []
+        self.work = 0  # steps taken, those of a choice taken back (``_beside``) included
+        self.retries = MAX_RETRIES  # ``_beside``: witnesses elsewhere that may still fail
         self.needs: dict[int, int] = {}
         self.costs: dict[tuple[int, int, bool], float] = {}  # ``_cost``
         # the types some required affinity term reads: ``_make_room`` deletes the others first
         self.read = frozenset().union(*(term.selects for pt in inst.pod_types for term in pt.affinity))
 
     def _step(self, op: str, t: int, n: int) -> None:
-        if len(self.steps) >= self.max_steps:
-            raise _GiveUp
-        if self.run is not None and len(self.steps) % _POLL == 0 and self.run.past():
-            raise _GiveUp
+        if self.work >= self.max_steps:
+            raise _OutOfWork
+        if self.run is not None and self.work % _POLL == 0 and self.run.past():
+            raise _OutOfWork
+        self.work += 1
         if op == DEPLOY:
             self.sigma = semantics.deploy(self.inst, self.sigma, t, n)
         else:
@@ -224,9 +235,7 @@ class _Planner:
             if u is None:
                 self._bootstrap(t, selects)
                 continue
-            site = self._site(u, n, nodes)
-            if site != n:  # met elsewhere in the domain: n's room is not spent on it
-                self.achieve(u, site, stack | {t})
+            if self._beside(t, u, n, nodes, stack):  # n's room is not spent on it
                 continue
             if u not in wanted:
                 wanted.append(u)
@@ -261,6 +270,26 @@ class _Planner:
                     if semantics.delete_failure(inst, self.sigma, u, m) is not None:
                         raise _GiveUp
                     self._step(DELETE, u, m)
+
+    def _beside(self, t: int, u: int, n: int, nodes: frozenset[int], stack: frozenset[int]) -> bool:
+        """Place a witness of u for t's term on another node of the term's domain
+        (``_site``) and leave it there; where that fails, take its steps back and return
+        False (u then goes on n itself). At most ``MAX_RETRIES`` failures per attempt, so
+        nested failures cannot multiply; the steps taken back count for ``max_steps``."""
+        site = self._site(u, n, nodes)
+        if site == n or self.retries <= 0:
+            return False
+        sigma, taken = self.sigma, len(self.steps)
+        try:
+            self.achieve(u, site, stack | {t})
+        except _OutOfWork:
+            raise
+        except _GiveUp:
+            self.retries -= 1
+            self.sigma = sigma
+            del self.steps[taken:]
+            return False
+        return True
 
     def _site(self, u: int, n: int, nodes: frozenset[int]) -> int:
         """Where a witness of u for a term of a pod on n goes: another node of the term's
