@@ -137,8 +137,8 @@ def test_the_paper_hard_clusters_that_need_more_pods_on_the_node_than_fit():
     """The feature behind ``SOLOS_NO_PLAN`` on clusters: the gateway's pyramid of
     hostname-bound services needs h + 2 pods at once on the query node, which holds
     h + 1 on one seed (not deployable: IC3 first) and h + 2 on the other (deployable:
-    goal regression goes on, here only to its step cap). Only the terms that the node alone can meet count (the data
-    layer's are met in the zone)."""
+    goal regression goes on, here only to its step cap). Only the terms that the node
+    alone can meet count (the data layer's are met in the zone)."""
     from symreach.generators.hard_clusters import generate_hard_cluster
 
     outcomes = {}

@@ -14,17 +14,18 @@ gives up at once. A term whose domain holds other nodes than n (a zone) gets
 its witness on one of those (``_site``), placed by the same rule there and
 left standing: n's room goes to the terms only n can meet, and siblings read
 the same witness; where that placement gives up, its steps are taken back and
-the witness goes on n (``_beside``: the attempt's one, bounded, backtrack). A term that selects t itself and that no other type can
-witness (a self-affine StatefulSet running only in another zone) is met by
-its waiver (``_bootstrap``): every pod it selects is deleted, then t deploys
-as the first replica. Of several witness types the
-one whose chain down ends at pods already running is taken (``_cost``). It
-never backtracks, so it also gives up where a term leaves more than
+the witness goes on n (``_beside``). A term that selects t itself and that no
+other type can witness (a self-affine StatefulSet running only in another
+zone) is met by its waiver (``_bootstrap``): every pod it selects is deleted,
+then t deploys as the first replica. Of several witness types the one whose
+chain down ends at pods already running is taken (``_cost``). Apart from
+``_beside``'s take-back (at most ``MAX_RETRIES`` per attempt) it never
+backtracks, so it also gives up where a term leaves more than
 ``MAX_CHOICES`` types to choose from, and at once where its plan would hold
 more pods on the node than fit (``room_for``). Every step is checked by
 the executable semantics as it is taken and the whole trace is replayed
 before it is returned, so a returned trace is a witness; ``None`` proves
-nothing. Its cost is bounded by ``max_steps``.
+nothing. Its cost is bounded by ``max_steps`` (steps taken back included).
 
 Measured (benchmarks/results/auto_schedule.md): the deployable binary trees
 of run_all, where ABC's pdr is the best single engine (h = 5, 6: 0.2-1.3 CPU
@@ -32,8 +33,9 @@ s, IC3 1.4-3.4 s), are decided here in milliseconds; so are 9 of the 10
 Kubernetes-profile hard clusters (IC3 or ABC's pdr: up to 2.5 s on 500 x 200;
 benchmarks/results/auto_targets/hard_and_pebbling.md), and since ``_site`` and
 ``_bootstrap`` all 10 of them and 5 of the 6 deployable paper-profile ones of
-run_all (s1 500 x 200 runs past its step cap there): hard/paper/s1/100x60 in 0.02 CPU s of
-``auto`` against 1.3 s for ABC's pdr (auto_targets/goal_plan_zones.md).
+run_all (s1 500 x 200 runs past its step cap there): hard/paper/s1/100x60 in
+0.02 CPU s of ``auto`` against 1.3 s for ABC's pdr, s1 200 x 100 (no single
+engine within 10 s) in 0.21 s (auto_targets/goal_plan_zones.md).
 """
 
 from __future__ import annotations
