@@ -130,6 +130,9 @@ def test_the_fast_reader_reads_kubernetes_scalars_as_kubectl():
     "a:\n  - {}  - =\n",                  # an entry after a flow collection on the same line
     "[:", "a: {b: 1, : 2}\n",             # an empty key in a flow collection
     "'00'!\n", "\"a\" !x\n",                # a node property right after a quoted scalar
+    "---\n- ['0000', {?a: =}]\n",          # ``?`` in a flow collection: always libyaml's key indicator
+    "---\n- [=, {name:, =}]\n",             # ``:`` before a flow indicator: libyaml refuses it
+    "- [{a\":, b}]\n",                       # ... also after a plain scalar ending in a quote
 ])
 def test_declines(text):
     assert yaml_fast.read_documents(text) is None
@@ -248,16 +251,40 @@ def stream(draw) -> str:
     return text
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The suite's runs are derandomized (the same examples every run: a new random example failing in CI
+# would be a flaky test); the ``slow`` variants search fresh random examples, many more of them.
+FIXED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+SEARCH = settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FIXED
 @given(stream())
 def test_generated_yaml_reads_the_same(text):
     agree(text)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@SEARCH
+@given(stream())
+def test_generated_yaml_reads_the_same_searching(text):
+    agree(text)
+
+
+@FIXED
 @given(stream(), st.randoms(use_true_random=False))
 def test_mutated_yaml_is_never_read_differently(text, rnd: random.Random):
     """ryml is more lenient than libyaml in places: whatever it accepts and libyaml refuses must be declined."""
+    mutated_agrees(text, rnd)
+
+
+@pytest.mark.slow
+@SEARCH
+@given(stream(), st.randoms(use_true_random=False))
+def test_mutated_yaml_is_never_read_differently_searching(text, rnd: random.Random):
+    mutated_agrees(text, rnd)
+
+
+def mutated_agrees(text: str, rnd: random.Random) -> None:
     chars = list(text)
     for _ in range(rnd.randint(1, 3)):
         at = rnd.randrange(len(chars) + 1)

@@ -56,8 +56,20 @@ _UNUSUAL_CHAR = re.compile("[^\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe
 _AFTER_FLOW = re.compile(r"[\]}][ ]+[-?:](?:[ \r\n]|\Z)")
 _ASCII_USUAL = bytes(range(0x20, 0x7F)) + b"\n\r"
 # An empty key in a flow collection (``[:``, ``{a: 1, : 2}``): ryml reads an empty mapping, libyaml
-# refuses some of these (found by tests/test_yaml_fast.py). One C-level search; dumps rarely have it.
-_FLOW_EMPTY_KEY = re.compile(r"[\[{,] *:")
+# refuses some of these; ``?`` there (``{?a: 1}``) is always libyaml's key indicator, ryml reads a key
+# ``?a`` (found by tests/test_yaml_fast.py). One C-level search; dumps rarely have it.
+_FLOW_EMPTY_KEY = re.compile(r"[\[{,] *[:?]")
+# ``:`` right after a plain scalar and before a flow indicator (``{a:, b}``): libyaml refuses it in a
+# flow collection ("found unexpected ':'"), ryml reads an empty value (found by tests/test_yaml_fast.py);
+# declined where a flow collection may be open: one opened earlier on the line, or a line that ends
+# inside one (``[a,`` then a line break). Not after a double-quoted key (``"metadata":{``: JSON, as in
+# kubectl's last-applied-configuration), which libyaml reads; not in block context (managed fields'
+# ``k:{"type":"Ready"}:`` keys).
+_COLON_BEFORE_FLOW = re.compile(r":[,?\[\]{}]")
+_QUOTED_KEY_BEFORE = frozenset("{[, :\t")
+_OPEN_AT_LINE_END = re.compile(r"[\[{,][ \t]*(?:#[^\n]*)?\r?\n")
+# A block scalar as the text's last line, without a line break: ryml keeps a final one, libyaml does not
+_BLOCK_INDICATOR = frozenset("|>")
 # Node properties (anchor ``&``, alias ``*``, tag ``!``) only start a node: at a line start or after an
 # indicator (``: ? , [ {`` or ``-`` and a space). Found as characters first (rare in dumps), then judged.
 _PROPERTY_CHARS = "&*!"
@@ -90,7 +102,9 @@ def unusual(text: str) -> bool:
             return True
     elif _UNUSUAL_CHAR.search(text):
         return True
-    if _FLOW_EMPTY_KEY.search(text):
+    if _FLOW_EMPTY_KEY.search(text) or _colon_in_flow(text):
+        return True
+    if text and text[-1] not in "\n\r" and any(c in text for c in _BLOCK_INDICATOR):
         return True
     for closer in ("] ", "} "):  # where _AFTER_FLOW can match: found by str.find, much faster than re on big texts
         at = text.find(closer)
@@ -105,6 +119,33 @@ def unusual(text: str) -> bool:
                 return True
             at = text.find(char, at + 1)
     return False
+
+
+def _colon_in_flow(text: str) -> bool:
+    """Whether a ``:`` before a flow indicator may sit in a flow collection after a plain scalar."""
+    multi_line_flow: Optional[bool] = None
+    for match in _COLON_BEFORE_FLOW.finditer(text):
+        colon = match.start()
+        if _after_quoted_key(text, colon):
+            continue
+        line = max(text.rfind("\n", 0, colon), text.rfind("\r", 0, colon)) + 1
+        if "[" in text[line:colon] or "{" in text[line:colon]:
+            return True
+        if multi_line_flow is None:
+            multi_line_flow = _OPEN_AT_LINE_END.search(text) is not None
+        if multi_line_flow:
+            return True
+    return False
+
+
+def _after_quoted_key(text: str, colon: int) -> bool:
+    """Whether the ``:`` at ``colon`` follows a double-quoted scalar that starts a node (``{"a":[``),
+    not a plain scalar ending in a quote (``{a":,``)."""
+    if colon == 0 or text[colon - 1] != '"':
+        return False
+    line = max(text.rfind("\n", 0, colon), text.rfind("\r", 0, colon)) + 1
+    opening = text.rfind('"', line, colon - 1)
+    return opening != -1 and (opening == line or text[opening - 1] in _QUOTED_KEY_BEFORE)
 
 
 def _starts_node(text: str, at: int) -> bool:

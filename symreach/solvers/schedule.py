@@ -169,7 +169,9 @@ TRIAL_PER_PAIR_S = 0.001
 # BMC's trial is half as long again: at load 20 it needed 0.095-0.105 CPU s on paper
 # s1 50x30 (84 pairs), and one auto run of three lost its answer to a 0.114 s trial (IC3
 # then took 0.53 s); where BMC's trial fails, goal regression now mostly sends the small
-# clusters to IC3 first (``SOLOS_NO_PLAN``) (auto_targets/hard_and_pebbling.md)
+# clusters to IC3 first (``SOLOS_NO_PLAN``) (auto_targets/hard_and_pebbling.md). Since goal
+# regression places zone witnesses on other nodes (``goal_plan._site``), it answers the paper
+# s1 clusters up to 200x100 before any trial (auto_targets/goal_plan_zones.md)
 TRIAL_SCALE = {"bmc": 1.5}
 
 
