@@ -3,6 +3,7 @@
 import copy
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,7 +30,10 @@ GARBAGE = st.one_of(
     # fresh objects each time (st.just would share one mutable object between examples)
     st.builds(dict), st.builds(list), st.builds(lambda: [{}]), st.builds(lambda: {"matchLabels": {}}),
 )
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The suite's runs are derandomized (the same examples every run: a fresh random example failing in
+# CI would be a flaky test); the ``slow`` variants search fresh random examples, many more of them.
+SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+SEARCH = settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def paths(value, prefix=()):
@@ -89,6 +93,17 @@ def check(result_of):
 @SETTINGS
 @given(mutated_docs(), st.booleans())
 def test_mutated_documents_load_or_raise_input_error(doc, as_text):
+    document_loads_or_is_refused(doc, as_text)
+
+
+@pytest.mark.slow
+@SEARCH
+@given(mutated_docs(), st.booleans())
+def test_mutated_documents_load_or_raise_input_error_searching(doc, as_text):
+    document_loads_or_is_refused(doc, as_text)
+
+
+def document_loads_or_is_refused(doc, as_text: bool) -> None:
     if as_text:
         check(lambda: load_text(yaml.safe_dump(doc, sort_keys=False), "fuzz.yaml"))
     else:
@@ -119,5 +134,15 @@ def mutated_texts(draw):
 @SETTINGS
 @given(mutated_texts())
 def test_mutated_texts_load_or_raise_input_error(text_and_name):
-    text, name = text_and_name
+    text_loads_or_is_refused(*text_and_name)
+
+
+@pytest.mark.slow
+@SEARCH
+@given(mutated_texts())
+def test_mutated_texts_load_or_raise_input_error_searching(text_and_name):
+    text_loads_or_is_refused(*text_and_name)
+
+
+def text_loads_or_is_refused(text: str, name: str) -> None:
     check(lambda: load_text(text, "fuzz-" + name))
