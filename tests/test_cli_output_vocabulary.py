@@ -37,28 +37,28 @@ def test_every_command_has_o_as_its_format_and_one_vocabulary_for_limits():
     assert len(COMMANDS) == 12
 
 
-def test_generate_prints_yaml_or_json_and_writes_out():
+def test_generate_prints_yaml_or_json_and_writes_out(tmp_path, monkeypatch):
     assert yaml.safe_load(run(*PEBBLING).output)["version"] == 1
     assert json.loads(run(*PEBBLING, "-o", "json").output)["version"] == 1
-    with CliRunner().isolated_filesystem():
-        done = run(*PEBBLING, "-o", "json", "--out", "p.json")
-        assert done.exit_code == 0 and done.output == "" and json.loads(Path("p.json").read_text())["version"] == 1
-        done = run(*PEBBLING, "--out", "p.yaml")
-        assert done.exit_code == 0 and yaml.safe_load(Path("p.yaml").read_text())["version"] == 1
-        dag = run(*PEBBLING, "--dag-only", "-o", "yaml")
-        assert yaml.safe_load(dag.output)["target"]
+    monkeypatch.chdir(tmp_path)
+    done = run(*PEBBLING, "-o", "json", "--out", "p.json")
+    assert done.exit_code == 0 and done.output == "" and json.loads(Path("p.json").read_text())["version"] == 1
+    done = run(*PEBBLING, "--out", "p.yaml")
+    assert done.exit_code == 0 and yaml.safe_load(Path("p.yaml").read_text())["version"] == 1
+    dag = run(*PEBBLING, "--dag-only", "-o", "yaml")
+    assert yaml.safe_load(dag.output)["target"]
 
 
-def test_o_file_is_deprecated_but_still_writes_the_file():
-    with CliRunner().isolated_filesystem():
-        done = CliRunner().invoke(cli, [*PEBBLING, "-o", "old.yaml"])
-        assert done.exit_code == 0 and yaml.safe_load(Path("old.yaml").read_text())["version"] == 1
-        assert "-o FILE is deprecated, use --out old.yaml" in done.output
-        assert run(*PEBBLING, "-o", "old.yaml", "--out", "new.yaml").exit_code == 2   # the file twice
-        dag = run("generate", "pebbling", "--shape", "path", "--height", "2", "-k", "2", "--dag-only", "-o", "d.json")
-        assert dag.exit_code == 0
-        encoded = run("encode", "pebbling", "d.json", "-k", "2", "-o", "json")
-        assert encoded.exit_code == 0 and json.loads(encoded.output)["version"] == 1
+def test_o_file_is_deprecated_but_still_writes_the_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(cli, [*PEBBLING, "-o", "old.yaml"])
+    assert done.exit_code == 0 and yaml.safe_load(Path("old.yaml").read_text())["version"] == 1
+    assert "-o FILE is deprecated, use --out old.yaml" in done.output
+    assert run(*PEBBLING, "-o", "old.yaml", "--out", "new.yaml").exit_code == 2   # the file twice
+    dag = run("generate", "pebbling", "--shape", "path", "--height", "2", "-k", "2", "--dag-only", "-o", "d.json")
+    assert dag.exit_code == 0
+    encoded = run("encode", "pebbling", "d.json", "-k", "2", "-o", "json")
+    assert encoded.exit_code == 0 and json.loads(encoded.output)["version"] == 1
     for other in ("wide", "csv", "text"):   # another command's format, never taken for a file name
         done = run(*PEBBLING, "-o", other)
         assert done.exit_code == 2 and "this command writes a document: -o yaml or -o json" in done.output
