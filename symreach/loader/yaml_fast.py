@@ -126,9 +126,9 @@ def _colon_in_flow(text: str) -> bool:
     multi_line_flow: Optional[bool] = None
     for match in _COLON_BEFORE_FLOW.finditer(text):
         colon = match.start()
-        if _after_quoted_key(text, colon):
+        line = _line_start(text, colon)
+        if _after_quoted_key(text, line, colon):
             continue
-        line = max(text.rfind("\n", 0, colon), text.rfind("\r", 0, colon)) + 1
         if "[" in text[line:colon] or "{" in text[line:colon]:
             return True
         if multi_line_flow is None:
@@ -138,12 +138,15 @@ def _colon_in_flow(text: str) -> bool:
     return False
 
 
-def _after_quoted_key(text: str, colon: int) -> bool:
-    """Whether the ``:`` at ``colon`` follows a double-quoted scalar that starts a node (``{"a":[``),
-    not a plain scalar ending in a quote (``{a":,``)."""
-    if colon == 0 or text[colon - 1] != '"':
+def _line_start(text: str, at: int) -> int:
+    return max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+
+
+def _after_quoted_key(text: str, line: int, colon: int) -> bool:
+    """Whether the ``:`` at ``colon`` (on the line from ``line``) follows a double-quoted scalar
+    that starts a node (``{"a":[``), not a plain scalar ending in a quote (``{a":,``)."""
+    if colon == line or text[colon - 1] != '"':
         return False
-    line = max(text.rfind("\n", 0, colon), text.rfind("\r", 0, colon)) + 1
     opening = text.rfind('"', line, colon - 1)
     return opening != -1 and (opening == line or text[opening - 1] in _QUOTED_KEY_BEFORE)
 
