@@ -146,3 +146,11 @@ def test_mutated_texts_load_or_raise_input_error_searching(text_and_name):
 
 def text_loads_or_is_refused(text: str, name: str) -> None:
     check(lambda: load_text(text, "fuzz-" + name))
+
+
+def test_a_lone_surrogate_is_an_input_error():
+    """Found by the search above: a str given in-process (never a file, which is decoded first)
+    holding a lone surrogate reached libyaml's encoder as a UnicodeEncodeError."""
+    with pytest.raises(InputError, match="lone surrogate at character 0") as err:
+        load_text("\ud800 x\nversion: 1\n", "f.yaml")
+    assert err.value.line == 1

@@ -112,6 +112,9 @@ def _compose_all(text: str, filename: str, at_most: Optional[int], kubectl: bool
         loader = (_KubectlComposer if kubectl else _V1Composer)(text)  # the reader may already reject control characters here
     except yaml.reader.ReaderError as err:
         raise _reader_error(err, text, filename) from None
+    except UnicodeEncodeError as err:  # a str with a lone surrogate (text given in-process, not a file)
+        raise InputError(f"not Unicode text (a lone surrogate at character {err.start})", filename,
+                         text.count("\n", 0, err.start) + 1) from None
     try:
         documents: list[Node] = []
         while loader.check_node():
