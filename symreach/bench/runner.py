@@ -57,6 +57,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
+from symreach.solvers.processes import proc_stat_fields
+
 DECIDED = ("deployable", "not-deployable")
 STATUSES = ("ok", "unknown", "timeout", "cpu-out", "memout", "error", "skipped")
 
@@ -293,8 +295,7 @@ def _proc_table() -> dict[str, list[str]]:
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat") as handle:
-                out[entry] = handle.read().rsplit(")", 1)[1].split()
+            out[entry] = proc_stat_fields(int(entry))
         except (OSError, IndexError):
             continue
     return out

@@ -22,7 +22,7 @@ import subprocess
 import time
 from typing import IO, Optional, Sequence
 
-from symreach.solvers.processes import parent_death_hook
+from symreach.solvers.processes import parent_death_hook, proc_stat_fields
 
 _POLL_S = 0.02  # where pidfds are missing: how often the wait looks at the child
 
@@ -66,8 +66,7 @@ class Child:
         if self.returncode is not None:
             return 0.0
         try:
-            with open(f"/proc/{self.pid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
+            fields = proc_stat_fields(self.pid)
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, IndexError, ValueError):
             return 0.0

@@ -111,6 +111,13 @@ def physical_memory_mb() -> Optional[int]:
         return None
 
 
+def proc_stat_fields(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name (state, ppid, pgrp, ...; utime,
+    stime, cutime, cstime at 11-14); OSError where the process is gone (or no ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()
+
+
 def process_tree_cpu_s(pid: int) -> Optional[float]:
     """CPU seconds (user + system) of process ``pid`` and its live descendants, and of
     the children they reaped, from ``/proc`` (Linux); None where it cannot be read.
@@ -121,9 +128,7 @@ def process_tree_cpu_s(pid: int) -> Optional[float]:
     while todo:
         current = todo.pop()
         try:
-            with open(f"/proc/{current}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+            total += sum(int(x) for x in proc_stat_fields(current)[11:15])  # utime, stime, cutime, cstime
             seen += 1
             for tid in os.listdir(f"/proc/{current}/task"):
                 with open(f"/proc/{current}/task/{tid}/children") as handle:
