@@ -35,13 +35,7 @@ def _brute(claims: list[dict], pools: list[Pool], allocated: set) -> tuple[Outco
     first = allocate_in_order(claims, pools, CLASSES, allocated, dra_orders.order_count(pools) > 1)
     if dra_orders.order_count(pools) == 1 or (not first.error and not first.met_error):
         return first, every
-    runs = [first] + every
-    chosen = next((o for o in runs if o.reason is None), None) or next((o for o in runs if not o.error), None) or first
-    seen = {o.reason for o in runs}
-    if len(seen) > 1:
-        chosen.outcomes = tuple(sorted(seen, key=lambda r: (r is not None, r or "")))
-    chosen.caveats = list(dict.fromkeys(c for o in runs for c in o.caveats))
-    return chosen, every
+    return dra_orders.combine(first, every), every   # the same verdict over the outcomes; the search differs
 
 
 def _request(rng: random.Random, name: str) -> dict:

@@ -185,7 +185,13 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
                              f"{SEARCH_LIMIT} searches to tell the orders apart; the verdict, its reasons and "
                              "whether it aborts the pod's cycle are those of the first order)")
         return first
-    every = [first] + found
+    return combine(first, found)
+
+
+def combine(first: Outcome, others: list[Outcome]) -> Outcome:
+    """The verdict over the orders: the first fit (``first`` if it fits), else a failure, else the
+    first order's error; ``outcomes`` every distinct outcome, the caveats of all."""
+    every = [first] + others
     chosen = next((o for o in every if o.reason is None), None) or next((o for o in every if not o.error), None) or first
     seen = {o.reason for o in every}
     if len(seen) > 1:

@@ -3,7 +3,7 @@
 DynamicResources' PreFilter lists the ResourceSlices once per cycle (``ListWithDeviceTaintRules``)
 and hands that list to ``structured.NewAllocator``; Filter's ``Allocate`` then runs per node, and
 ``GatherPools`` takes each pool's slices in that list's order (the order of pools is a Go map's,
-drawn per node). ``dra_allocator.allocate`` is existential per node: a node fits if some order of
+drawn per node). ``dra_orders.allocate`` is existential per node: a node fits if some order of
 pools and slices fits, errs only if every order errs. The exact reading, with one slice order sigma
 for the cycle: the pod lands on n iff under ONE sigma n fits (some pool order) and no node passing
 its earlier filters errs (every pool order errs there).
@@ -14,7 +14,10 @@ for a node n that fits under some sigma whose erring nodes are exactly those err
 iff none of those passes its earlier filters, which is the model's. A node that fits under no sigma
 fails (or errs) in both readings; a node erring under every sigma errs in both. So only a fitting node
 whose every fitting sigma makes another node err (where the others do not) can differ; such nodes keep
-a caveat, as do all fitting nodes beyond ``dra_allocator.ORDERS`` orders or ``BUDGET`` searches.
+a caveat (it happens: ``tests/test_dra_slice_orders.py`` holds a case). The sigmas tried are those the
+allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
+selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
+guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``, never reached) every fit is marked.
 """
 
 from __future__ import annotations
