@@ -206,3 +206,37 @@ _MARKED_SLICES = [
 _MARKED_CLAIM = {"metadata": {"name": "c", "namespace": "default"}, "spec": {"devices": {"requests": [
     {"name": "r0", "exactly": {"deviceClassName": "c0", "count": 2}},
     {"name": "r1", "exactly": {"deviceClassName": "c2", "count": 1}}]}}}
+
+
+def _marked_state():
+    """The marked case as a cluster: three nodes, the classes, slices, claim and the pending pod."""
+    from tests.test_dra_orders import CLASSES as classes
+
+    objects: list[dict] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n},
+                            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}} for n in ("n1", "n2", "n3")]
+    objects += [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}, "spec": cls["spec"]}
+                for name, cls in classes.items()]
+    objects += [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"s{k}"}, "spec": s["spec"]}
+                for k, s in enumerate(_MARKED_SLICES)]
+    objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "job", "namespace": "default"},
+                    "spec": _MARKED_CLAIM["spec"]})
+    objects.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "job", "namespace": "default", "uid": "uid-job"},
+                    "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}],
+                             "resourceClaims": [{"name": "g", "resourceClaimName": "job"}]}})
+    return any_state(objects, "default/job")
+
+
+def test_the_marked_case_is_a_verdict_the_model_gets_wrong_and_marks():
+    """Slice order (s0, s1): n1 and n3 fit, n2 errs; (s1, s0): n2 and n3 fit, n1 errs. Every cycle has
+    an erring node, so the scheduler aborts every cycle (the variant: 40 of 40 runs, the error on every
+    node); the per-node model finds no node erring in every order and lets the pod fit everywhere:
+    the caveat stays (the model would need the table's rows, not the per-node summary)."""
+    ours = symreach_dra(_marked_state())
+    assert ours.verdicts == {"n1": None, "n2": None, "n3": None}
+    assert [c for c in ours.caveats if "fit on n1, n2, n3 depends on the order of a pool's slices" in c]
+
+
+@pytest.mark.skipif(not os.access(VARIANT, os.X_OK), reason="the kso variant with DRA is not built here")
+def test_the_variant_aborts_every_cycle_of_the_marked_case():
+    seen = [kso_dra_verdicts(_marked_state(), VARIANT) for _ in range(6)]
+    assert len(seen) == 6 and all(v is not None and "CEL runtime error" in str(v) for got in seen for v in got.values())
