@@ -16,7 +16,8 @@ allocated), slices up to their order inside the pool. Slices no selector matches
 pools of them, are never visited by the search in any way that counts, so they are left out. So
 the cost follows how far into the order the runs look and how many distinct slices they meet
 there, not pools! * prod(slices!). ``SEARCH_LIMIT`` runs is a guard against pathological inputs
-only (a caveat then; none of the random states comes near it).
+only (a caveat then): the random states need at most 4 runs; 7 pools a constraint tells apart, each
+run meeting an error only after scanning them, need 1,962 leaves of 5,040 orders (0.3 s), 8 pass it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Iterator, Optional
 from symreach.frontends.dra_allocator import Allocator, Device, Outcome, Pool, allocate_in_order
 
 Key = tuple[str, str]   # (driver, pool)
-SEARCH_LIMIT = 20_000   # runs of the search per call (a guard: never reached by the random states)
+SEARCH_LIMIT = 20_000   # runs of the search per call (a guard: the random states need at most 4)
 
 
 def order_count(pools: list[Pool]) -> int:

@@ -17,7 +17,8 @@ whose every fitting sigma makes another node err (where the others do not) can d
 a caveat (it happens: ``tests/test_dra_slice_orders.py`` holds a case). The sigmas tried are those the
 allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
 selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
-guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``, never reached) every fit is marked.
+guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``; the random states stay far below)
+every fit is marked.
 """
 
 from __future__ import annotations
