@@ -66,7 +66,8 @@ an absent optional entry removes it), and looked up as cel-go's ``Find`` does
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
 as matching and marks the answer with a caveat, never silently): a map key that
-is not a string, int, uint, bool or double (null, a list, a timestamp, ...);
+is not a string, int, uint, bool, double or null (a list, a timestamp, ..., which
+cel-go's Go map keys by identity, or bytes, on which it panics);
 ``%s`` of the device itself; a pattern over 2,000 characters or 200 nested
 groups, a ``format`` precision over 10,000; and the messages of Go's parsers for text outside
 printable ASCII (an address, a prefix, a semver), a time zone offset that is not
@@ -726,14 +727,21 @@ def _fold(name: str, pairs: list[tuple], results: list[object]) -> object:
     kept = [(p, r[1]) for p, r in zip(pairs, results) if r[0]]   # type: ignore[index]
     if name in ("map", "transformList"):
         return [v for _, v in kept]
-    if name == "transformMap":
-        return {map_key(p[0]): v for p, v in kept}
     out: dict = {}
+    if name == "transformMap":
+        for p, v in kept:
+            _insert(out, p[0], v)
+        return out
     for _, entry in kept:
         if not isinstance(entry, dict):
             raise CelFailure("no such overload")
         for k, v in entry.items():
-            if k in out:
-                raise CelFailure(f"insert failed: key {key_text(key_value(k))} already exists")
-            out[k] = v
+            _insert(out, key_value(k), v)
     return out
+
+
+def _insert(out: dict, key: object, value: object) -> None:
+    """cel-go's ``mapInsert``: a key ``Find`` finds already (``1u`` after ``1``) is an error."""
+    if map_has(out, key):
+        raise CelFailure(f"insert failed: key {key_text(key)} already exists")
+    out[map_key(key)] = value

@@ -70,7 +70,14 @@ def _member(table: go_unicode.Table) -> Callable[[str], bool]:
     return lambda c: c in table
 
 
-_ANY: Callable[[str], bool] = lambda c: True
+def _any(c: str) -> bool:
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    """``unicode.CategoryAliases`` by canonical name (Go's ``categoryAliases``)."""
+    return {_canonical(alias): category for alias, category in go_unicode.aliases().items()}
 
 
 def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bool], bool] | None:
@@ -79,7 +86,7 @@ def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bo
     inverted (``Assigned``); None for a name Go does not know."""
     name = _canonical(name)
     if name == "Any":
-        return _ANY, _ANY, False
+        return _any, _any, False
     if name == "Assigned":
         cn = _member(go_unicode.category("Cn"))   # type: ignore[arg-type]
         return cn, cn, True
@@ -89,7 +96,7 @@ def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bo
         name = "LC"
     table = go_unicode.category(name) or go_unicode.script(name)
     if table is None:
-        actual = {_canonical(alias): cat for alias, cat in go_unicode.aliases().items()}.get(name)
+        actual = _aliases().get(name)
         if actual is None:
             return None
         name, table = actual, go_unicode.category(actual)

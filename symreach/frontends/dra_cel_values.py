@@ -229,9 +229,9 @@ def _holds(m: dict, k: object, v: object) -> bool:
 
 @dataclass(frozen=True)
 class MapKey:
-    """A bool, uint or double key of a CEL map. Python's dict would merge ``true``, ``1u``, ``1.0``
-    and ``1``; cel-go's Go map keeps them apart (a key is its type and value). A NaN key is never
-    equal to another (``serial``), as in a Go map."""
+    """A bool, uint, double or null key of a CEL map. Python's dict would merge ``true``, ``1u``,
+    ``1.0`` and ``1``; cel-go's Go map keeps them apart (a key is its type and value). A NaN key is
+    never equal to another (``serial``), as in a Go map."""
 
     kind: str
     value: object
@@ -252,7 +252,9 @@ def map_key(v: object) -> object:
         return MapKey("uint", int(v))
     if isinstance(v, float):
         return MapKey("double", v, next(_NAN_KEYS) if v != v else 0)
-    raise Unsupported("a map key of type " + type_name(v))
+    if v is None:
+        return MapKey("null", None)
+    raise Unsupported("a map key of type " + type_name(v))   # cel-go keys a list or a timestamp by identity
 
 
 def key_value(k: object) -> object:
