@@ -13,7 +13,8 @@ import functools
 from dataclasses import dataclass, field
 from importlib import resources
 
-__all__ = ["Table", "aliases", "category", "fold_table", "is_print", "is_space", "orbit", "script", "script_names", "version"]
+__all__ = ["Table", "aliases", "category", "fold_table", "is_print", "is_space", "orbit", "script", "script_names",
+           "version"]
 
 
 @dataclass
