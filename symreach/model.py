@@ -469,6 +469,16 @@ class BindingGroup:
 
 
 @record
+class CycleOrder:
+    """One order of the ResourceSlices that DynamicResources' PreFilter lists for a whole scheduling
+    cycle (``frontends.dra_slice_orders``): the nodes where some order of pools fits, and the nodes
+    where every one errs, each with its errors (node index, errors)."""
+
+    fits: frozenset[int]
+    errs: tuple[tuple[int, tuple[str, ...]], ...]
+
+
+@record
 class Instance:
     """One cluster, its pod types, the initial configuration and an optional query.
 
@@ -511,6 +521,9 @@ class Instance:
     bindings: tuple[ClaimBinding, ...] = ()
     binding_groups: tuple[BindingGroup, ...] = ()
     replica_targets: tuple[ReplicaTarget, ...] = ()  # Deployments, ReplicaSets, StatefulSets (SPEC 5.2)
+    # t -> its cycle orders where the slice order drawn once per cycle decides a fit (v1 ``dra.cycleOrders``):
+    # in the input's allocation state t lands on n by one of them (``semantics.abort_failure``); empty otherwise.
+    cycle_orders: FrozenDict[int, tuple[CycleOrder, ...]] = field(default_factory=FrozenDict)
 
     # ---- indexing helpers -------------------------------------------------
     @property
@@ -549,14 +562,16 @@ class Instance:
     @cached_property
     def filter_errors(self) -> dict[int, frozenset[int]]:
         """Pod type -> the nodes where its DynamicResources Filter errs in some allocation state: the
-        scheduler may abort its whole scheduling cycle there (``semantics.cycle_abort``)."""
+        scheduler may abort its whole scheduling cycle there (``semantics.cycle_abort``), every order of
+        the cycle's slices or some (``cycle_orders``)."""
         maps = (self.volume_failures,) + tuple(f for group in self.binding_groups for f in group.failures)
-        out: dict[int, set[int]] = {}
+        out: dict[int, set[int]] = {t: {m for order in orders for m, _ in order.errs}
+                                    for t, orders in self.cycle_orders.items()}
         for failures in maps:
             for (t, n), why in failures.items():
                 if why[2] == AFTER_ALL and why[1] and why[1][0].startswith(FILTER_ERROR):
                     out.setdefault(t, set()).add(n)
-        return {t: frozenset(nodes) for t, nodes in out.items()}
+        return {t: frozenset(nodes) for t, nodes in out.items() if nodes}
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs

@@ -463,6 +463,8 @@ def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> l
     """``cycle_abort``'s erring nodes, by index, with their errors; [] when some run passes them all."""
     if t not in inst.filter_errors:
         return []
+    if t in inst.cycle_orders and _input_state(inst, t, sigma):
+        return _order_erring(inst, t, sigma, n)
     erring = []
     for m in sorted(inst.filter_errors[t]):
         recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
@@ -475,6 +477,42 @@ def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> l
     if not erring or cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n):
         return []
     return erring
+
+
+def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int]) -> list[tuple[int, Failure]]:
+    """``_erring`` with one slice order for the whole cycle (``Instance.cycle_orders``): [] when under
+    some order n fits (n None: any order) and its erring nodes that pass their earlier filters in sigma
+    are none or missed by some run (``cycle_runs_past``); else the erring nodes of every order n fits
+    in (n None: every order), their errors under them. A node passes its earlier filters where its
+    own verdict is None or DynamicResources' (the last filter); under one order it may err where the
+    per-node verdict fits or refuses."""
+    passing: dict[int, bool] = {}
+    found: dict[int, list[str]] = {}
+    for order in inst.cycle_orders[t]:
+        if n is not None and n not in order.fits:
+            continue
+        erring = []
+        for m, errors in order.errs:
+            if m not in passing:
+                own = filter_failure(inst, t, m, sigma)
+                passing[m] = own is None or own.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN
+            if passing[m]:
+                erring.append((m, errors))
+        if not erring:
+            return []
+        _LAST_ZONES[0] = None   # its zone count holds for one set of erring nodes: they differ per order
+        if cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n):
+            return []
+        for m, errors in erring:
+            found.setdefault(m, []).extend(e for e in errors if e not in found.get(m, ()))
+    return [(m, Failure(reasons.DYNAMIC_RESOURCES_PLUGIN, (why[0],),
+                        tuple((reasons.DYNAMIC_RESOURCES_PLUGIN, (e,)) for e in why[1:]))) for m, why in sorted(found.items())]
+
+
+def _input_state(inst: Instance, t: int, sigma: Config) -> bool:
+    """Whether t reads the input's allocation state in sigma (the one ``cycle_orders`` are of)."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    return g is None or group_state(inst, sigma, g) == 0
 
 
 def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None) -> bool:

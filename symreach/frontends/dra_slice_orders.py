@@ -85,13 +85,16 @@ def _ranked(pools: list[Pool], shared: dict[Key, list[int]], rank: dict[int, int
                  p.incomplete, p.invalid) if (p.driver, p.name) in shared else p for p in pools]
 
 
-def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict], allocated: set,
-                 fitting: list[str]) -> list[str]:
-    """Of the nodes the per-node model lets the pod fit (``fitting``), those where one slice order per
-    cycle may forbid it in some state (the module's condition); every one of them past the guards
-    (``CYCLE_ORDERS``, ``BUDGET``)."""
+Table = list[tuple[set[str], dict[str, tuple[str, ...]]]]   # per cycle order: fitting nodes, erring -> errors
+
+
+def cycle_table(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict],
+                allocated: set) -> Optional[Table]:
+    """Per cycle order the search can tell apart: the nodes where some pool order fits, and those
+    where every one errs with their errors (distinct, in the runs' order); [] without a shared pool;
+    None past the guards (``CYCLE_ORDERS``, ``BUDGET``)."""
     shared = shared_pools(pools_of)
-    if not shared or not fitting:
+    if not shared:
         return []
     kinds: dict[int, Optional[int]] = {}
     for key in shared:   # a slice's kind is the same on every node: its devices are
@@ -101,23 +104,38 @@ def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: d
         kinds.update(zip(by_id, slice_kinds(claims, union, classes, allocated)))
     orders = cycle_orders(shared, kinds)
     if orders is None:
-        return list(fitting)
+        return None
     fixed = frozenset(shared)
     left = BUDGET
-    table: list[tuple[set[str], set[str]]] = []   # per cycle order: (fitting nodes, erring nodes)
+    table: Table = []
     for rank in orders:
-        fits, errs = set(), set()
+        fits: set[str] = set()
+        errs: dict[str, tuple[str, ...]] = {}
         for node, pools in pools_of.items():
             outcomes = runs(claims, _ranked(pools, shared, rank), classes, allocated, fixed, left)
             if outcomes is None:
-                return list(fitting)
+                return None
             left -= len(outcomes)
             if any(o.reason is None for o in outcomes):
                 fits.add(node)
             elif all(o.error for o in outcomes):
-                errs.add(node)
-        table.append((fits, errs))
-    return judge(table, fitting)
+                errs[node] = tuple(dict.fromkeys(o.reason or "" for o in outcomes))
+        if (fits, errs) not in table:
+            table.append((fits, errs))
+    return table
+
+
+def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict], allocated: set,
+                 fitting: list[str]) -> list[str]:
+    """Of the nodes the per-node model lets the pod fit (``fitting``), those where one slice order per
+    cycle may forbid it in some state (the module's condition); every one of them past the guards
+    (``CYCLE_ORDERS``, ``BUDGET``)."""
+    if not fitting:
+        return []
+    table = cycle_table(claims, pools_of, classes, allocated)
+    if table is None:
+        return list(fitting)
+    return judge([(fits, set(errs)) for fits, errs in table], fitting) if table else []
 
 
 def judge(table: list[tuple[set[str], set[str]]], fitting: list[str]) -> list[str]:

@@ -26,9 +26,9 @@ template's spec, unallocated. The allocation itself (pools, CEL selectors,
 constraints, admin access, which devices v1.35's default feature gates leave
 out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
 aborts the pod's whole scheduling cycle where the node passes every earlier
-filter (``semantics.cycle_abort``; above 100 nodes in several zones, or where the slice order
-the scheduler draws once per cycle for every node may change a fit, a caveat:
-``_abort_caveats``, ``dra_slice_orders``). The verdicts are
+filter (``semantics.cycle_abort``; above 100 nodes in several zones a caveat: ``_abort_caveats``).
+Where the slice order the scheduler draws once per cycle for every node decides a fit, each
+order's fitting and erring nodes are recorded (v1 ``cycleOrders``, ``dra_slice_orders``). The verdicts are
 existential over the scheduler's random order of pools and slices
 (``dra_orders.allocate``; ``PodDra.orders`` names what each order gives). What is left out
 is a caveat on the pod type, never silent: selectors ``dra_cel`` cannot
@@ -148,6 +148,9 @@ class PodDra:
     orders: dict[str, tuple] = field(default_factory=dict)   # node -> each outcome over the random orders
     runs: dict[str, list[str]] = field(default_factory=dict)  # refused node -> the other orders' reasons
     err_runs: dict[str, list[str]] = field(default_factory=dict)  # fitting node -> the errors other orders meet
+    # per slice order of the cycle where it decides a fit (``dra_slice_orders``): v1 ``cycleOrders`` entries
+    cycle_orders: list[dict] = field(default_factory=list)
+    order_caveat: str = ""   # what holds where ``cycle_orders`` is not read (another allocation state)
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -222,8 +225,9 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     k + 1 feasible nodes besides an erring one (every one is evaluated; always up to 101). Marked
     otherwise: candidates in several zones, or named by NodeAffinity's PreFilterResult (filtered in map
     order, k from their count). The order of a pool's slices is drawn once per cycle for every node
-    (``dra_orders.allocate`` takes it per node): exact but on the fitting nodes
-    ``dra_slice_orders.inexact_fits`` names."""
+    (``dra_orders.allocate`` takes it per node): where that decides a fit
+    (``dra_slice_orders.inexact_fits``) ``found.cycle_orders`` gets each cycle order's fitting and
+    erring nodes (``semantics.abort_failure`` reads them), a caveat past the search's guards."""
     out = []
     named = _prefilter_names(spec)
     candidates = [node for node in nodes if named is None or node["name"] in named]
@@ -235,13 +239,29 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
                    "errs; the model lets the pod land only by the runs it constructs (a not-deployable answer "
                    "may be too strict)")
     fitting = [n["name"] for n in nodes if n["name"] not in found.filters]
-    shared = dra_slice_orders.inexact_fits(claims, {n["name"]: index.pools(n) for n in nodes}, index.classes,
-                                           allocated, fitting) if claims else []
-    if shared:
-        out.append(f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the "
-                   "scheduler draws once per cycle for every node, and every order that fits there makes another "
-                   "node err; the model draws the order per node (the fit may be too lenient)")
+    if not claims or not fitting:
+        return out
+    table = dra_slice_orders.cycle_table(claims, {n["name"]: index.pools(n) for n in nodes}, index.classes, allocated)
+    shared = fitting if table is None else dra_slice_orders.judge([(f, set(e)) for f, e in table], fitting)
+    if not shared:
+        return out
+    found.order_caveat = order_caveat(shared)
+    if table is None:
+        return out + [found.order_caveat]
+    found.cycle_orders = [{"fits": sorted(fits), "errs": {node: list(why) for node, why in sorted(errs.items())}}
+                          for fits, errs in table]
+    if len(nodes) - 1 > num_feasible_nodes_to_find(len(nodes)):
+        out.append(f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the scheduler "
+                   f"draws once per cycle for every node; with more than {MIN_FEASIBLE_NODES + 1} nodes the early "
+                   "stop counts a node feasible where some order fits it (the fit may be too lenient)")
     return out
+
+
+def order_caveat(nodes: list[str]) -> str:
+    """The caveat where the slice order of the cycle is drawn per node (``dra_slice_orders``)."""
+    return (f"DRA: the fit on {', '.join(nodes)} depends on the order of a pool's slices, which the "
+            "scheduler draws once per cycle for every node, and every order that fits there makes another "
+            "node err; the model draws the order per node (the fit may be too lenient)")
 
 
 def _prefilter_names(spec: dict) -> Optional[set[str]]:
@@ -411,6 +431,8 @@ def dra_field(found: PodDra) -> dict:
     if found.err_runs and found.prefilter is None:
         out["otherRunRefusals"] = [{"node": node, "plugin": PLUGIN, "reasons": [why]}
                                    for node, errors in found.err_runs.items() for why in errors]
+    if found.cycle_orders and found.prefilter is None:
+        out["cycleOrders"] = found.cycle_orders
     if found.allocates:
         out["allocates"] = True
     if found.claims:

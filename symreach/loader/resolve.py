@@ -44,6 +44,7 @@ from symreach.model import (
     AffinityTerm,
     BindingGroup,
     ClaimBinding,
+    CycleOrder,
     FrozenDict,
     Instance,
     Node,
@@ -342,7 +343,16 @@ def build_instance(doc: Document, source: str) -> Instance:
         bindings=bindings,
         binding_groups=binding_groups,
         replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
+        cycle_orders=cycle_orders(doc),
     )
+
+
+def cycle_orders(doc: Document) -> FrozenDict[int, tuple[CycleOrder, ...]]:
+    """t -> its v1 ``dra.cycleOrders`` with node indices (``Instance.cycle_orders``)."""
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    return FrozenDict({t: tuple(CycleOrder(frozenset(index[m] for m in fits), tuple((index[m], why) for m, why in errs))
+                                for fits, errs in spec.dra.cycle_orders)
+                       for t, spec in enumerate(doc.pod_types) if spec.dra.cycle_orders})
 
 
 def run_refusals(doc: Document, per_type: list[tuple[tuple[str, str, tuple[str, ...]], ...]]
