@@ -398,7 +398,8 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
 def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
     """The first failing plugin of Hard(t, n, sigma) with its reasons, or None when it holds:
     n's own Filter verdict (``filter_failure``), else the scheduler's abort of t's cycle by another
-    node's error (``cycle_abort``).
+    node's error (``cycle_abort``; under one slice order for the whole cycle where the front end
+    recorded them, ``Instance.cycle_orders``).
 
     Creatability and the user's ``maxPerNode`` bound are not part of Hard;
     see ``deploy_failure``.
@@ -454,7 +455,10 @@ def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) 
     errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Whether
     a run can stop before reaching every erring node is ``cycle_runs_past``. A PreFilterResult leaves
     out nodes that fail NodeAffinity's or VolumeBinding's filter anyway, so they never err here either.
-    The first erring node by index is named (the scheduler's is a race: ``abort_failure`` names each)."""
+    The first erring node by index is named (the scheduler's is a race: ``abort_failure`` names each).
+    Where the order of a pool's slices, drawn once per cycle for every node, decides a fit, the front
+    end records per order the nodes fitting and erring (``Instance.cycle_orders``) and the abort is
+    read under one order for the whole cycle (``_order_erring``), in the input's allocation state."""
     erring = _erring(inst, t, sigma, n)
     return erring[0] if erring else None
 

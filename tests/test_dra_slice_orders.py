@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+from dataclasses import replace
 import os
 import random
 from collections import Counter
@@ -26,6 +27,7 @@ from symreach import reasons
 from symreach.errors import InputError
 from symreach.frontends.kubernetes import kubernetes_to_v1, load_kubernetes_documents
 from symreach.loader import load_text
+from symreach.model import FrozenDict
 from symreach.frontends import dra_orders, dra_slice_orders
 from symreach.frontends.dra_allocator import CANNOT_ALLOCATE, Pool, allocate_in_order, gather_pools
 from tests.test_dra_abort import ERROR, _shared_pool
@@ -361,3 +363,13 @@ def _tainted(state):
         if o["kind"] == "Node" and o["metadata"]["name"] == "n2":
             o["spec"] = {"taints": [{"key": "dedicated", "value": "other", "effect": "NoSchedule"}]}
     return state
+
+
+def test_nodes_a_cycle_order_names_are_never_interchangeable():
+    """n1, n2 and n3 are alike but for their parts in the slice orders (n3 never errs): the explicit
+    engine's orbit reduction keeps each apart."""
+    from symreach.encodings.symmetry import node_classes
+
+    inst, _ = load_kubernetes_documents(copy.deepcopy(_marked_state().objects), "<state>")
+    assert inst.cycle_orders and node_classes(inst) == [(0,), (1,), (2,)]
+    assert len(node_classes(replace(inst, cycle_orders=FrozenDict()))) == 1

@@ -13,12 +13,16 @@ for a node n that fits under some sigma whose erring nodes are exactly those err
 (the nodes the model records as erring, ``cycle_abort``): the joint condition then holds in a state
 iff none of those passes its earlier filters, which is the model's. A node that fits under no sigma
 fails (or errs) in both readings; a node erring under every sigma errs in both. So only a fitting node
-whose every fitting sigma makes another node err (where the others do not) can differ; such nodes keep
-a caveat (it happens: ``tests/test_dra_slice_orders.py`` holds a case). The sigmas tried are those the
-allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
+whose every fitting sigma makes another node err (where the others do not) can differ (it happens:
+``tests/test_dra_slice_orders.py`` holds a case). For such a pod the front end records ``cycle_table``,
+each sigma's fitting and erring nodes (v1 ``dra.cycleOrders``, ``Instance.cycle_orders``), and the
+semantics reads the joint condition from it (``semantics.abort_failure``). The sigmas tried are those
+the allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
 selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
 guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``; the random states stay far below)
-every fit is marked.
+no table is recorded and every fit is marked with a caveat. Still marked: the table is of the input's
+allocation state (a state a witness's allocations reach, ``k8s_dra_state``, keeps the caveat), and
+above 101 nodes the early stop counts a node feasible where some sigma fits it (``_abort_caveats``).
 """
 
 from __future__ import annotations
