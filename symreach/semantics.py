@@ -23,6 +23,7 @@ from symreach.model import (
     AffinityTerm,
     BindingGroup,
     Config,
+    CycleOrder,
     Disk,
     Instance,
     Query,
@@ -458,7 +459,7 @@ def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) 
     The first erring node by index is named (the scheduler's is a race: ``abort_failure`` names each).
     Where the order of a pool's slices, drawn once per cycle for every node, decides a fit, the front
     end records per order the nodes fitting and erring (``Instance.cycle_orders``) and the abort is
-    read under one order for the whole cycle (``_order_erring``), in the input's allocation state."""
+    read under one order for the whole cycle (``_order_erring``), in sigma's allocation state."""
     erring = _erring(inst, t, sigma, n)
     return erring[0] if erring else None
 
@@ -467,8 +468,9 @@ def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> l
     """``cycle_abort``'s erring nodes, by index, with their errors; [] when some run passes them all."""
     if t not in inst.filter_errors:
         return []
-    if t in inst.cycle_orders and _input_state(inst, t, sigma):
-        return _order_erring(inst, t, sigma, n)
+    orders = _cycle_orders(inst, t, sigma)
+    if orders:
+        return _order_erring(inst, t, sigma, n, orders)
     erring = []
     for m in sorted(inst.filter_errors[t]):
         recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
@@ -483,7 +485,8 @@ def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> l
     return erring
 
 
-def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int]) -> list[tuple[int, Failure]]:
+def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int], orders: tuple[CycleOrder, ...]
+                  ) -> list[tuple[int, Failure]]:
     """``_erring`` with one slice order for the whole cycle (``Instance.cycle_orders``): [] when under
     some order n fits (n None: any order) and its erring nodes that pass their earlier filters in sigma
     are none or missed by some run (``cycle_runs_past``); else the erring nodes of every order n fits
@@ -492,7 +495,7 @@ def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int]) -> li
     per-node verdict fits or refuses."""
     passing: dict[int, bool] = {}
     found: dict[int, list[str]] = {}
-    for order in inst.cycle_orders[t]:
+    for order in orders:
         if n is not None and n not in order.fits:
             continue
         erring = []
@@ -513,10 +516,15 @@ def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int]) -> li
                         tuple((reasons.DYNAMIC_RESOURCES_PLUGIN, (e,)) for e in why[1:]))) for m, why in sorted(found.items())]
 
 
-def _input_state(inst: Instance, t: int, sigma: Config) -> bool:
-    """Whether t reads the input's allocation state in sigma (the one ``cycle_orders`` are of)."""
+def _cycle_orders(inst: Instance, t: int, sigma: Config) -> tuple[CycleOrder, ...]:
+    """t's slice orders of the cycle in sigma's allocation state (``Instance.cycle_orders``; () where
+    the per-node verdicts are exact)."""
     g = inst.binding_of.get(t) if inst.binding_groups else None
-    return g is None or group_state(inst, sigma, g) == 0
+    s = group_state(inst, sigma, g) if g is not None else 0
+    if s:
+        group = inst.binding_groups[g]  # type: ignore[index]
+        return group.cycle_orders[s].get(t, ()) if group.cycle_orders else ()
+    return inst.cycle_orders.get(t, ())
 
 
 def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None) -> bool:

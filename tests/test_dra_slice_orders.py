@@ -373,3 +373,42 @@ def test_nodes_a_cycle_order_names_are_never_interchangeable():
     inst, _ = load_kubernetes_documents(copy.deepcopy(_marked_state().objects), "<state>")
     assert inst.cycle_orders and node_classes(inst) == [(0,), (1,), (2,)]
     assert len(node_classes(replace(inst, cycle_orders=FrozenDict()))) == 1
+
+
+def _with_other(allocated_on_n3: bool) -> list[dict]:
+    """The marked case and a pod ``other`` whose claim takes one device of any class: pending, or
+    running on n3 holding n3's x0 (the first device its allocator meets there)."""
+    objects = copy.deepcopy(_marked_state().objects)
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "other", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "c0", "count": 1}}]}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "other", "namespace": "default", "uid": "uid-other"},
+           "spec": {"containers": [{"name": "c", "image": "x"}], "resourceClaims": [{"name": "g", "resourceClaimName": "other"}]}}
+    if allocated_on_n3:
+        claim["status"] = {"allocation": {"devices": {"results": [{"request": "r", "driver": "d", "pool": "ln30", "device": "x0"}]},
+                                          "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                              {"key": "metadata.name", "operator": "In", "values": ["n3"]}]}]}},
+                           "reservedFor": [{"resource": "pods", "name": "other", "uid": "uid-other"}]}
+        pod["spec"]["nodeName"] = "n3"
+    return objects + [claim, pod]
+
+
+def test_an_allocation_state_a_witness_reaches_has_its_own_cycle_orders():
+    """Deploying ``other`` on n3 (it takes n3's x0) moves the devices to a state where job's slice
+    orders are (n1 fits; n2, n3 err) and (n2, n3 fit; n1 err): job aborts on every node there. The
+    v1 state entry carries them, and job's verdicts after that step are those of the cluster given
+    with ``other`` already running there (its own input state)."""
+    from symreach import semantics
+    from symreach.result import DEPLOY, Step
+
+    v1, report = kubernetes_to_v1(_with_other(False), "other.yaml")
+    job = next(p for p in v1["podTypes"] if p["name"] == "default/job")
+    assert [s["held"] for s in job["dra"]["allocations"]["states"] if s.get("cycleOrders")] == [[None, "n3: d/ln30/x0"]]
+    assert not [c for c in report.caveats.get("default/job", []) if "order of a pool's slices" in c]
+    inst = load_text(yaml.safe_dump(v1), "<v1>")
+    sigma = semantics.replay(inst, [Step(DEPLOY, "default/other", "n3")])
+    t = inst.type_index("default/job")
+    after = {n: semantics.node_failure(inst, t, inst.node_index(n), sigma) for n in ("n1", "n2", "n3")}
+    given, _ = load_kubernetes_documents(_with_other(True), "<state>")
+    u = given.type_index("default/job")
+    alone = {n: semantics.node_failure(given, u, given.node_index(n), given.initial_config()) for n in ("n1", "n2", "n3")}
+    assert after == alone and all(f is not None and f.plugin == DRA and "aborts" in f.reason for f in after.values())

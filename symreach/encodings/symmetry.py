@@ -131,9 +131,10 @@ def signature_columns(inst: Instance, types: Sequence[int]) -> list[Sequence[obj
     for u in types:
         for h in inst.pod_types[u].spread:
             columns.append([n in h.eligible for n in range(width)])
+    tables = (inst.cycle_orders,) + tuple(c for group in inst.binding_groups for c in group.cycle_orders)
     for u in types:   # a node's part in one slice order of the cycle: each node its own (no swap is checked)
-        if u in inst.cycle_orders:
-            named = {m for order in inst.cycle_orders[u] for m in order.fits | {m for m, _ in order.errs}}
+        named = {m for table in tables for order in table.get(u, ()) for m in order.fits | {m for m, _ in order.errs}}
+        if named:
             columns.append([n if n in named else None for n in range(width)])
     return columns
 

@@ -20,9 +20,9 @@ semantics reads the joint condition from it (``semantics.abort_failure``). The s
 the allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
 selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
 guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``; the random states stay far below)
-no table is recorded and every fit is marked with a caveat. Still marked: the table is of the input's
-allocation state (a state a witness's allocations reach, ``k8s_dra_state``, keeps the caveat), and
-above 101 nodes the early stop counts a node feasible where some sigma fits it (``_abort_caveats``).
+no table is recorded and every fit is marked with a caveat. Each allocation state a witness reaches
+has its own table (``k8s_dra_state``). Still marked: above 101 nodes the early stop counts a node
+feasible where some sigma fits it (``k8s_dra._abort_caveats``).
 """
 
 from __future__ import annotations

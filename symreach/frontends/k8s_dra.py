@@ -150,7 +150,6 @@ class PodDra:
     err_runs: dict[str, list[str]] = field(default_factory=dict)  # fitting node -> the errors other orders meet
     # per slice order of the cycle where it decides a fit (``dra_slice_orders``): v1 ``cycleOrders`` entries
     cycle_orders: list[dict] = field(default_factory=list)
-    order_caveat: str = ""   # what holds where ``cycle_orders`` is not read (another allocation state)
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -245,9 +244,11 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     shared = fitting if table is None else dra_slice_orders.judge([(f, set(e)) for f, e in table], fitting)
     if not shared:
         return out
-    found.order_caveat = order_caveat(shared)
     if table is None:
-        return out + [found.order_caveat]
+        return out + [f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the "
+                      "scheduler draws once per cycle for every node, and every order that fits there makes another "
+                      "node err; past the search's guards the model draws the order per node (the fit may be too "
+                      "lenient)"]
     found.cycle_orders = [{"fits": sorted(fits), "errs": {node: list(why) for node, why in sorted(errs.items())}}
                           for fits, errs in table]
     if len(nodes) - 1 > num_feasible_nodes_to_find(len(nodes)):
@@ -255,13 +256,6 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
                    f"draws once per cycle for every node; with more than {MIN_FEASIBLE_NODES + 1} nodes the early "
                    "stop counts a node feasible where some order fits it (the fit may be too lenient)")
     return out
-
-
-def order_caveat(nodes: list[str]) -> str:
-    """The caveat where the slice order of the cycle is drawn per node (``dra_slice_orders``)."""
-    return (f"DRA: the fit on {', '.join(nodes)} depends on the order of a pool's slices, which the "
-            "scheduler draws once per cycle for every node, and every order that fits there makes another "
-            "node err; the model draws the order per node (the fit may be too lenient)")
 
 
 def _prefilter_names(spec: dict) -> Optional[set[str]]:

@@ -22,6 +22,7 @@ so the model needs no notion of devices:
             nodes: {n1: 1}     # deploying the type there moves to that state
           - held: ["n1: gpu.example.com/n1/g0", null]
             filter: [{node: n1, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
+                               # (and otherRunRefusals, cycleOrders: the verdicts in that state)
             frees: {n1: {gpu.example.com/n1/g0: 0}}   # deleting its pod there holding that (a pod slot's type)
             releases: {default/gpu: 0}   # the claim deallocated (its last pod gone)
 
@@ -53,6 +54,7 @@ from symreach.records import record
 
 PLUGIN = "DynamicResources"
 DRA_FIELDS = ("preFilter", "filter", "otherRunRefusals", "cycleOrders", "allocates", "claims", "allocations")
+VERDICT_FIELDS = ("preFilter", "filter", "otherRunRefusals", "cycleOrders")   # also per allocation state
 # one slice order of a cycle: the nodes fitting, the nodes erring with their errors (each one of a set)
 CycleOrderSpec = tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]
 
@@ -80,6 +82,7 @@ class AllocState:
     frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]   # node -> (holding freed, state) per choice
     releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
     run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``
+    cycle_orders: tuple[CycleOrderSpec, ...] = ()   # ``cycleOrders``
 
 
 @record
@@ -146,20 +149,19 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("held", "preFilter", "filter", "otherRunRefusals", "nodes", "frees", "releases"),
-                        required=("held",))
+        entry = mapping(item, where, ("held",) + VERDICT_FIELDS + ("nodes", "frees", "releases"), required=("held",))
         held = sequence(entry["held"], where + ("held",))
         if len(held) != len(slots):
             raise FieldError(where + ("held",), f"expected {len(slots)} entries (one per slot)")
         for k, value in enumerate(held):
             if value is not None:
                 string(value, where + ("held", k))
-        sub = parse_dra({k: entry[k] for k in ("preFilter", "filter", "otherRunRefusals") if k in entry}, where,
-                        node_names)
+        sub = parse_dra({k: entry[k] for k in VERDICT_FIELDS if k in entry}, where, node_names)
         on, releases = (_moves(entry.get(key), where + (key,), names, len(raw_states))
                         for key, names in (("nodes", node_names), ("releases", set(slots))))
         frees = _frees(entry.get("frees"), where + ("frees",), node_names, len(raw_states))
-        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases, sub.run_refusals))
+        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases, sub.run_refusals,
+                                 sub.cycle_orders))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.held for s in states}) != len(states):
