@@ -508,7 +508,9 @@ def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int], order
         if not erring:
             return []
         _LAST_ZONES[0] = None   # its zone count holds for one set of erring nodes: they differ per order
-        if cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n):
+        past = cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n)
+        _LAST_ZONES[0] = None
+        if past:
             return []
         for m, errors in erring:
             found.setdefault(m, []).extend(e for e in errors if e not in found.get(m, ()))

@@ -215,13 +215,15 @@ def _model_is_the_joint_reading(recorded, table, named: bool) -> int:
     if named:
         dra["cycleOrders"] = [{"fits": sorted(f), "errs": {m: list(w) for m, w in e.items()}} for f, e in recorded]
     judged = 0
+    loaded = load_document({"version": 1, "semantics": "kubernetes",
+                            "nodes": [{"name": n, "capacity": {"cpu": "4", "pods": "10"}} for n in nodes],
+                            "podTypes": [{"name": "default/job", "namespace": "default", "requests": {"cpu": "1"}, "dra": dra}]})
     for k in range(1, len(nodes) + 1):
-        for passing in map(set, itertools.combinations(nodes, k)):
-            doc = {"version": 1, "semantics": "kubernetes",
-                   "nodes": [{"name": n, "capacity": {"cpu": "4", "pods": "10"}, "unschedulable": n not in passing}
-                             for n in nodes],
-                   "podTypes": [{"name": "default/job", "namespace": "default", "requests": {"cpu": "1"}, "dra": dra}]}
-            inst = load_document(doc)
+        for passing in map(set, itertools.combinations(nodes, k)):   # the others fail NodeUnschedulable first
+            out = [m for m, node in enumerate(nodes) if node not in passing]
+            inst = replace(loaded, static_block=(tuple(reasons.NODE_UNSCHEDULABLE if m in out else why
+                                                       for m, why in enumerate(loaded.static_block[0])),),
+                           volume_failures=FrozenDict({p: v for p, v in loaded.volume_failures.items() if p[1] not in out}))
             for n in passing:
                 fits = semantics.node_failure(inst, 0, inst.node_index(n), inst.initial_config()) is None
                 assert fits == _joint(table, n, passing), (recorded, n, passing, named)
