@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Optional
 
 from benchmarks.kso_dra_agreement import kso_dra_verdicts, symreach_dra
+from benchmarks.kso_dra_slice_orders import finish
 from benchmarks.kso_harness import any_state
 from symreach.frontends.kubernetes import kubernetes_to_v1
 from symreach.generators.k8s_states import State
@@ -39,7 +40,8 @@ DRIVER = "d"
 CLASSES = {"c0": {}, "c2": {"selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "t4"'}}]}}
 
 
-def _attributes(rng: random.Random) -> dict:
+def attributes(rng: random.Random) -> dict:
+    """A device's attributes: numa and model, each there or not (the classes' CEL errs without them)."""
     out = {}
     if rng.random() < 0.7:
         out["numa"] = {"int": rng.choice([0, 1])}
@@ -48,7 +50,8 @@ def _attributes(rng: random.Random) -> dict:
     return out
 
 
-def _slice(name: str, pool: str, devices: dict[str, dict], count: int, node: Optional[str] = None) -> dict:
+def resource_slice(name: str, pool: str, devices: dict[str, dict], count: int, node: Optional[str] = None) -> dict:
+    """A ResourceSlice of driver ``d``: on node, or on every node."""
     spec = {"driver": DRIVER, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
             "devices": [{"name": d, "attributes": a} for d, a in devices.items()]}
     spec.update({"nodeName": node} if node else {"allNodes": True})
@@ -68,11 +71,11 @@ def candidate(rng: random.Random) -> list[dict]:
     objects += [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": c}, "spec": copy.deepcopy(s)}
                 for c, s in CLASSES.items()]
     shared = rng.choice((2, 3))
-    objects += [_slice(f"shared-{k}", "shared", {f"s{k}{j}": _attributes(rng) for j in range(rng.choice((1, 2)))}, shared)
+    objects += [resource_slice(f"shared-{k}", "shared", {f"s{k}{j}": attributes(rng) for j in range(rng.choice((1, 2)))}, shared)
                 for k in range(shared)]
     for n in NODES:
         count = rng.choice((0, 1, 2))
-        objects += [_slice(f"{n}-{k}", f"l{n}", {f"x{k}": _attributes(rng)}, count, n) for k in range(count)]
+        objects += [resource_slice(f"{n}-{k}", f"l{n}", {f"x{k}": attributes(rng)}, count, n) for k in range(count)]
     objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "job", "namespace": "default"},
                     "spec": {"devices": {"requests": [{"name": "r0", "exactly": {"deviceClassName": "c0", "count": 2}},
                                                       {"name": "r1", "exactly": {"deviceClassName": "c2", "count": 1}}]}}})
@@ -132,10 +135,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"candidates {args.candidates} (seed {args.seed}): {states} with slice orders of the cycle recorded, "
           f"node verdicts {verdicts}, each against {args.runs} variant runs: {verdicts - len(wrong)} agree; "
           f"fits {fits}; {unseen} fits or refusals in no run (their order not drawn)")
-    for line in wrong[:10]:
-        print("  " + line)
-    print(f"time {time.perf_counter() - t0:.1f} s wall, load {load:.1f} at start")
-    return 0 if not wrong else 1
+    return finish(wrong, load, t0)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from benchmarks.kso_dra_agreement import kso_dra_verdicts, symreach_dra
+from benchmarks.kso_dra_cycle_orders import attributes, resource_slice
 from benchmarks.kso_harness import any_state, kso_verdicts_single
 from symreach import reasons
 from symreach.errors import InputError
@@ -162,11 +163,11 @@ def test_the_marked_nodes_are_those_every_order_gives():
         slices = []
         for k in range(rng.randint(2, 3)):
             slices.append({"spec": {"driver": "d", "allNodes": True, "pool": {"name": "shared", "generation": 1, "resourceSliceCount": 0},
-                                    "devices": [{"name": f"s{k}", "attributes": _attributes(rng)}]}})
+                                    "devices": [{"name": f"s{k}", "attributes": attributes(rng)}]}})
         for n in ("n1", "n2", "n3"):
             for k in range(rng.randint(0, 2)):
                 slices.append({"spec": {"driver": "d", "nodeName": n, "pool": {"name": f"l{n}", "generation": 1, "resourceSliceCount": 0},
-                                        "devices": [{"name": f"x{k}", "attributes": _attributes(rng)}]}})
+                                        "devices": [{"name": f"x{k}", "attributes": attributes(rng)}]}})
         for s in slices:
             pool = s["spec"]["pool"]
             pool["resourceSliceCount"] = sum(1 for t in slices if t["spec"]["pool"]["name"] == pool["name"])
@@ -231,20 +232,8 @@ def _model_is_the_joint_reading(recorded, table, named: bool) -> int:
     return judged
 
 
-def _attributes(rng: random.Random) -> dict:
-    out = {}
-    if rng.random() < 0.7:
-        out["numa"] = {"int": rng.choice([0, 1])}
-    if rng.random() < 0.6:
-        out["model"] = {"string": rng.choice(["t4", "a100"])}
-    return out
-
-
 def _slice(name: str, devices: dict[str, dict], node: Optional[str] = None, count: int = 1) -> dict:
-    spec = {"driver": "d", "pool": {"name": name, "generation": 1, "resourceSliceCount": count},
-            "devices": [{"name": d, "attributes": a} for d, a in devices.items()]}
-    spec.update({"nodeName": node} if node else {"allNodes": True})
-    return {"spec": spec}
+    return {"spec": resource_slice("", name, devices, count, node)["spec"]}
 
 
 # Two devices of any class, then one of class c2 (model t4): the shared pool's order decides where the
