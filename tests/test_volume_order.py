@@ -251,20 +251,6 @@ def test_interchangeable_pvs_are_one_choice_and_a_step_may_name_any_free_one():
         semantics.replay(inst, twice)
 
 
-def test_more_runs_than_followed_are_marked(monkeypatch):
-    """Past ``MAX_RUNS`` distinct runs on a node, the verdict and the bindings there are the followed
-    runs' only: marked. With one run followed, the competing state's first run refuses."""
-    import symreach.frontends.k8s_volume_matching as matching
-
-    monkeypatch.setattr(matching, "MAX_RUNS", 1)
-    state = competing_state()
-    assert symreach_verdicts(state) == {"n1": BIND_CONFLICT}
-    _, report = load_kubernetes_documents(copy.deepcopy(state.objects), "<state>")
-    [caveat] = report.caveats["default/incoming"]
-    assert "distinct ways to match them to PVs on n1; VolumeBinding's verdict there, the reasons a refusal there may " \
-        "give and what a deployment" in caveat
-
-
 def test_a_certificate_may_name_interchangeable_pvs_either_way():
     """The explicit certificate's rows renamed within the class {pv-1, pv-2} are the same states for
     the checker; naming one PV for both claims is refused."""

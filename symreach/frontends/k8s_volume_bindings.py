@@ -35,7 +35,12 @@ give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choi
 
 Not modelled, and marked with a caveat instead: the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
-decides it), and a group with more than ``MAX_STATES`` joint bindings.
+decides it), and a group with more than ``MAX_STATES`` joint bindings (a guard:
+the first free PV of a class is named, so n claims that deployments bind in any
+order to n interchangeable PVs make sum_k C(n,k) k! states, 326 for n = 5; up to
+renaming PVs 2^n, which the traces' PV names would have to follow). A
+deployment's choices are listed lazily (``pod_outcomes``), so the guard stops
+before they are all listed.
 """
 
 from __future__ import annotations
@@ -150,7 +155,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
-        if len(states) > MAX_STATES:
+        if len(states) > MAX_STATES:   # the pod slots' ``frees`` (``_held_fields``) add states too
             return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
         joint = states[s]
         bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None and k[0] != HELD})
@@ -170,6 +175,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                         drift |= drifts
                         provisioned |= provisions
                         if nxt not in ids:
+                            if len(states) == MAX_STATES:   # before the next choice is even listed
+                                return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
                             ids[nxt] = len(states)
                             states.append(nxt)
                         if ids[nxt] not in targets:
