@@ -347,3 +347,15 @@ def test_kso_outcomes_are_as_written():
         state = any_state(globals()[name](), "default/incoming")
         seen = {normalized(kso_verdicts_single(state, KSO)["n1"]) for _ in range(16)}
         assert seen <= set(written), name
+
+
+def test_past_the_search_guard_the_input_order_s_run_stands_for_all_and_is_marked(monkeypatch):
+    """``MAX_SEARCH`` guards pathological inputs: past it on a node, the verdict there is the input
+    order's run's (fit_past: it refuses) and the answer carries a caveat."""
+    import symreach.frontends.k8s_volume_matching as matching
+
+    monkeypatch.setattr(matching, "MAX_SEARCH", 3)
+    verdicts, caveats = symreach_answer(any_state(fit_past_docs(), "default/incoming"))
+    assert verdicts == {"n1": NO_PV}
+    [caveat] = caveats
+    assert "VolumeBinding's runs on n1 need more than 3 search states (a guard)" in caveat

@@ -42,8 +42,11 @@ from symreach.frontends.k8s_volumes import (
 from symreach.frontends.k8s_volume_matching import (
     ZONE_LABELS,
     Claim,
+    Matching,
     Runs,
+    SearchBound,
     node_affinity_ok,
+    search_caveat,
     storage_of,
 )
 from symreach.loader.labels import parse_label_selector
@@ -156,17 +159,22 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
     # not a generic ephemeral volume's claim.
     topologies = _pv_topologies(index, [c.data for c in claims if c.data is not None and bound(c.data)
                                         and not c.ephemeral])
+    cut = []
     for node in nodes:
         labels = node.get("labels") or {}
-        verdicts = _node_verdicts(index, bound_claims, delayed, topologies, node["name"], labels)
+        verdicts, complete = _node_verdicts(index, bound_claims, delayed, topologies, node["name"], labels)
         if len(set(verdicts)) > 1:
             out.order_dependent.append(node["name"])
+        if not complete:
+            cut.append(node["name"])
         if None not in verdicts:
             out.filters[node["name"]] = verdicts[0]
             if len(verdicts) > 1:
                 out.runs[node["name"]] = list(verdicts)
         elif len(verdicts) > 1:
             out.passed_runs[node["name"]] = [v for v in verdicts if v is not None]
+    if cut:
+        out.caveats.append(search_caveat(delayed, cut))
     out.delayed = delayed
     return out
 
@@ -214,15 +222,26 @@ def pod_outcomes(index: VolumeIndex, claims: list[Claim], node: str, labels: dic
         return not (fixed or unmatched) or check_provisions(index, fixed + list(unmatched), labels) == (True, True)
 
     seen: list[dict[tuple[str, str], str]] = []
-    for run in Runs(index, claims, labels).runs(fits):
-        outcome = {(c.namespace, c.name): f"PV {pv}" for c, pv in run.chosen}
-        for c in claims:
-            if (c.namespace, c.name) not in outcome:
-                outcome[(c.namespace, c.name)] = "provisioned:" + ",".join(
-                    f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
-        if outcome not in seen:
-            seen.append(outcome)
-            yield outcome
+    runs = Runs(index, claims, labels)
+    try:
+        for run in runs.runs(fits):
+            outcome = _outcome(index, claims, labels, run)
+            if outcome not in seen:
+                seen.append(outcome)
+                yield outcome
+    except SearchBound:   # pod_volumes says so (a caveat): the input order's run stands for all
+        first = runs.first()
+        if fits(first.unmatched) and _outcome(index, claims, labels, first) not in seen:
+            yield _outcome(index, claims, labels, first)
+
+
+def _outcome(index: VolumeIndex, claims: list[Claim], labels: dict, run: Matching) -> dict[tuple[str, str], str]:
+    outcome = {(c.namespace, c.name): f"PV {pv}" for c, pv in run.chosen}
+    for c in claims:
+        if (c.namespace, c.name) not in outcome:
+            outcome[(c.namespace, c.name)] = "provisioned:" + ",".join(
+                f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
+    return outcome
 
 
 def candidate_volumes(index: VolumeIndex, c: "Claim") -> bool:
@@ -345,39 +364,48 @@ def _prefilter(index: VolumeIndex, claims: list[Claim], pod: str) -> Optional[Ve
 
 def _node_verdicts(index: VolumeIndex, bound_claims: list[dict], delayed: list[Claim],
                    topologies: list[tuple[str, frozenset[str]]], node: str, labels: dict
-                   ) -> list[Optional[Verdict]]:
+                   ) -> tuple[list[Optional[Verdict]], bool]:
     """VolumeBinding's Filter (``FindPodVolumes``), then VolumeZone's, on this node: the distinct
     verdicts over the informer's orders (every one), the input order's first (None: that run fits;
-    VolumeZone speaks only in a run VolumeBinding passes). Existential: the node fits when some
-    run does; else each verdict is one the scheduler's single attempt may report, and no other."""
+    VolumeZone speaks only in a run VolumeBinding passes); and False past the search guard (then
+    the input order's only). Existential: the node fits when some run does; else each verdict is
+    one the scheduler's single attempt may report, and no other."""
     node_conflict = any(not node_affinity_ok(index.volumes[as_dict(c.get("spec"))["volumeName"]], labels)
                         for c in bound_claims)
     zone_ok = _zone_ok(topologies, labels)
     found: list[Optional[Verdict]] = []
-    for bind_ok, enough in _binding_verdicts(index, delayed, node, labels):
+    verdicts, complete = _binding_verdicts(index, delayed, node, labels)
+    for bind_ok, enough in verdicts:
         reasons = ((NODE_CONFLICT,) if node_conflict else ()) + (() if bind_ok else (BIND_CONFLICT,)) + \
                   (() if enough else (NOT_ENOUGH_SPACE,))
         verdict = (VOLUME_BINDING, reasons) if reasons else None if zone_ok else (VOLUME_ZONE, (ZONE_CONFLICT,))
         if verdict not in found:
             found.append(verdict)
-    return found
+    return found, complete
 
 
-def _binding_verdicts(index: VolumeIndex, delayed: list[Claim], node: str, labels: dict) -> list[tuple[bool, bool]]:
+def _binding_verdicts(index: VolumeIndex, delayed: list[Claim], node: str, labels: dict
+                      ) -> tuple[list[tuple[bool, bool]], bool]:
     """``findMatchingVolumes`` then ``checkVolumeProvisions`` on the claims left and those with a
     selected node, over every run (``Runs.unmatched``: the claims a run leaves are all it reads):
-    the distinct (claims can be bound or provisioned, enough capacity), the input order's first."""
+    the distinct (claims can be bound or provisioned, enough capacity), the input order's first;
+    and False past the search guard (``SearchBound``: the input order's run's alone)."""
     if not delayed:
-        return [(True, True)]
+        return [(True, True)], True
     if any(annotations(c.data or {}).get(SELECTED_NODE) not in (None, node) for c in delayed):
-        return [(False, True)]   # the fast path: selected for another node
+        return [(False, True)], True   # the fast path: selected for another node
     fixed = [c for c in delayed if SELECTED_NODE in annotations(c.data or {})]
+    runs = Runs(index, delayed, labels)
+    try:
+        left, complete = runs.unmatched(), True
+    except SearchBound:
+        left, complete = [runs.first().unmatched], False
     out: list[tuple[bool, bool]] = []
-    for unmatched in Runs(index, delayed, labels).unmatched():
+    for unmatched in left:
         found = check_provisions(index, fixed + list(unmatched), labels) if fixed or unmatched else (True, True)
         if found not in out:
             out.append(found)
-    return out
+    return out, complete
 
 
 def check_provisions(index: VolumeIndex, claims: list[Claim], labels: dict) -> tuple[bool, bool]:

@@ -12,13 +12,14 @@ PVs any may be taken. Every sequence of such choices is some order's (order the
 PVs by when they are taken), so a run is one choice per claim.
 
 PVs that only names, volume handles and labels nothing reads tell apart
-(``shape``) are one choice, as their futures are the same up to names; a run
-takes the first free PV of a shape (input order), so the PVs taken are a prefix
-of each shape's, and the claims still to match plus the PVs taken are the whole
-state of a run (``Runs``): the runs are searched with that state memoized, which
-makes the set of claims a run leaves unmatched (all VolumeBinding's verdict and
-reasons read) exact and cheap, with no bound on the runs. Reachability is
-existential over these runs (``k8s_volume_filters``).
+(``shape``) are one choice, as their futures are the same up to names. Which
+claims a run leaves unmatched (all VolumeBinding's verdict and reasons read)
+depends on less: PVs every claim of the pod sees alike on the node are one
+class, and the next claim plus how many PVs of each class are taken is the
+whole state of a run (``Runs``), searched memoized: exact, with no bound on the
+runs, and polynomial in the claims for a given number of classes
+(``MAX_SEARCH`` guards pathological inputs only). Reachability is existential
+over these runs (``k8s_volume_filters``).
 """
 
 from __future__ import annotations
@@ -26,12 +27,27 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from symreach.frontends.k8s_volumes import SELECTED_NODE, VolumeIndex, annotations, as_dict, as_list
 from symreach.loader.labels import parse_label_selector, parse_node_selector
 from symreach.loader.quantities import QuantityError, parse_quantity
 from symreach.loader.shapes import FieldError
+
+# A guard against pathological inputs, not a bound met in practice: the search states (claim, PVs taken
+# per class) ``Runs`` may memoize on a node (~12 us each; 12 claims with pairwise different selectors
+# over 10 classes of PVs need 486,168). Past it the input order's run stands for all, with a caveat.
+MAX_SEARCH = 1_000_000
+
+
+class SearchBound(Exception):
+    """More than ``MAX_SEARCH`` search states on a node."""
+
+
+def search_caveat(claims: list["Claim"], nodes: list[str]) -> str:
+    names = ", ".join(f"{c.namespace}/{c.name}" for c in claims)
+    return (f"claim(s) {names}: VolumeBinding's runs on {', '.join(nodes)} need more than {MAX_SEARCH:,} search "
+            f"states (a guard); the verdict there and what a deployment there may bind are the input order's run's only")
 
 
 @dataclass(frozen=True)
@@ -58,28 +74,51 @@ Taken = frozenset[str]      # the PVs earlier claims of a run took
 Leftovers = tuple[frozenset[int], ...]   # sets of claim positions left unmatched, first run's first
 
 
+@dataclass(frozen=True)
+class Seen:
+    """How ``FindMatchingVolume`` sees a PV it might return for a claim on a node (``eligibility``)."""
+
+    prebound: bool     # its claimRef names the claim (else: Available, fits, matches)
+    node_ok: bool      # its node affinity holds on the node (always, for one not pre-bound)
+    size: int
+
+
 class Runs:
     """The runs of ``findMatchingVolumes`` on a node with these labels, for the claims without a
     selected node (smallest request first; equal requests keep the pod's order, as the insertion
-    sort ``sort.Sort`` uses on short slices does), searched by (claim, PVs taken)."""
+    sort ``sort.Sort`` uses on short slices does).
+
+    Which claims a run leaves unmatched depends only on how each claim sees each PV (``eligibility``),
+    so PVs every claim sees alike form a class and a run's state there is (next claim, PVs taken per
+    class): ``leftovers`` is memoized on it, polynomial in the claims for a fixed number of classes.
+    The runs themselves (``runs``, which PV each claim takes) tell shapes apart."""
 
     def __init__(self, index: VolumeIndex, claims: list[Claim], labels: dict) -> None:
-        self.index, self.labels = index, labels
+        self.index = index
         self.order = sorted((c for c in claims if SELECTED_NODE not in annotations(c.data or {})),
                             key=lambda c: storage_of(c.data or {}, "resources", "requests", "storage"))
+        self.seen = [eligibility(index, c, labels) for c in self.order]
+        classes: dict[tuple, list[str]] = {}
+        for pv in index.volumes:
+            row = tuple(seen.get(pv) for seen in self.seen)
+            if any(row):
+                classes.setdefault(row, []).append(pv)
+        self.classes = list(classes.values())
+        self.class_of = {pv: k for k, members in enumerate(self.classes) for pv in members}
+        self.position = {pv: k for k, pv in enumerate(index.volumes)}
         self.read = labels_read(index)
         self.shapes: dict[str, str] = {}
-        self.memo: dict[tuple[int, Taken], Leftovers] = {}
+        self.memo: dict[tuple[int, tuple[int, ...]], Leftovers] = {}
 
     def choices(self, k: int, taken: Taken) -> list[Optional[str]]:
         """What claim k may get with ``taken`` gone: one PV per shape (the first free one) and None
         (unmatched) where some order gives none; the input order's first."""
         out: list[Optional[str]] = []
-        seen: set[str] = set()
-        for pv in volume_candidates(self.index, self.order[k], self.labels, taken):
+        keys: set[str] = set()
+        for pv in possible(pv_seen for pv_seen in self.seen[k].items() if pv_seen[0] not in taken):
             key = self.key(pv)
-            if key not in seen:
-                seen.add(key)
+            if key not in keys:
+                keys.add(key)
                 out.append(pv)
         return out
 
@@ -91,21 +130,48 @@ class Runs:
             self.shapes[pv] = "name:" + pv if found is None else found
         return self.shapes[pv]
 
-    def leftovers(self, k: int = 0, taken: Taken = frozenset()) -> Leftovers:
-        """Every set of claims from k on that some run from here leaves unmatched, in the order a
-        depth-first search of the runs (input order's choice first) meets them."""
+    def counted(self, counts: tuple[int, ...], pv: Optional[str]) -> tuple[int, ...]:
+        """The PVs taken per class once ``pv`` is taken too."""
+        if pv is None:
+            return counts
+        k = self.class_of[pv]
+        return counts[:k] + (counts[k] + 1,) + counts[k + 1:]
+
+    def leftovers(self, k: int = 0, counts: Optional[tuple[int, ...]] = None) -> Leftovers:
+        """Every set of claims from k on that some run from here (``counts``: PVs taken per class,
+        each class's first ones) leaves unmatched, in the order a depth-first search of the runs
+        (input order's choice first) meets them."""
+        counts = (0,) * len(self.classes) if counts is None else counts
         if k == len(self.order):
             return (frozenset(),)
-        state = (k, taken)
+        state = (k, counts)
         if state not in self.memo:
+            if len(self.memo) >= MAX_SEARCH:
+                raise SearchBound(len(self.memo))
+            free = [(members[n], self.seen[k][members[n]]) for members, n in zip(self.classes, counts)
+                    if n < len(members) and members[n] in self.seen[k]]
             out: dict[frozenset[int], None] = {}
-            for pv in self.choices(k, taken):
+            for pv in possible(sorted(free, key=lambda pv_seen: self.position[pv_seen[0]])):
                 if pv is None:
-                    out.update((rest | {k}, None) for rest in self.leftovers(k + 1, taken))
+                    out.update((rest | {k}, None) for rest in self.leftovers(k + 1, counts))
                 else:
-                    out.update((rest, None) for rest in self.leftovers(k + 1, taken | {pv}))
+                    out.update((rest, None) for rest in self.leftovers(k + 1, self.counted(counts, pv)))
             self.memo[state] = tuple(out)
         return self.memo[state]
+
+    def first(self) -> Matching:
+        """The input order's run (each claim takes the first of its choices)."""
+        taken: Taken = frozenset()
+        chosen: list[tuple[Claim, str]] = []
+        left: list[Claim] = []
+        for k, c in enumerate(self.order):
+            pv = self.choices(k, taken)[0]
+            if pv is None:
+                left.append(c)
+            else:
+                taken |= {pv}
+                chosen.append((c, pv))
+        return Matching(tuple(chosen), tuple(left))
 
     def unmatched(self) -> list[tuple[Claim, ...]]:
         """Every distinct set of claims a run leaves unmatched (in matching order), the input order's first."""
@@ -121,25 +187,25 @@ class Runs:
                 kept[left] = keep is None or keep(tuple(self.order[i] for i in sorted(left)))
             return kept[left]
 
-        def follow(k: int, taken: Taken, chosen: tuple[tuple[Claim, str], ...],
+        def follow(k: int, taken: Taken, counts: tuple[int, ...], chosen: tuple[tuple[Claim, str], ...],
                    left: frozenset[int]) -> Iterator[Matching]:
             if k == len(self.order):
                 yield Matching(chosen, tuple(self.order[i] for i in sorted(left)))
                 return
             for pv in self.choices(k, taken):
-                after_taken, after_left = (taken, left | {k}) if pv is None else (taken | {pv}, left)
-                if not any(accepted(after_left | rest) for rest in self.leftovers(k + 1, after_taken)):
+                after_left = left | {k} if pv is None else left
+                after = self.counted(counts, pv)
+                if not any(accepted(after_left | rest) for rest in self.leftovers(k + 1, after)):
                     continue
-                yield from follow(k + 1, after_taken, chosen if pv is None else chosen + ((self.order[k], pv),),
-                                  after_left)
+                yield from follow(k + 1, taken if pv is None else taken | {pv}, after,
+                                  chosen if pv is None else chosen + ((self.order[k], pv),), after_left)
 
-        return follow(0, frozenset(), (), frozenset())
+        return follow(0, frozenset(), (0,) * len(self.classes), (), frozenset())
 
 
-def volume_candidates(index: VolumeIndex, c: Claim, labels: dict, chosen: Taken) -> list[Optional[str]]:
-    """What ``FindMatchingVolume`` may return for the claim on a node over the list's orders: the
-    PVs pre-bound to it that fit (None too when one's node affinity fails: the first met decides),
-    else every smallest Available one that fits; None alone when nothing does; input order's first."""
+def eligibility(index: VolumeIndex, c: Claim, labels: dict) -> dict[str, Seen]:
+    """How ``FindMatchingVolume`` sees each PV it might return for the claim on a node, input order:
+    pre-bound to it (and whether its node affinity holds there), or Available and fitting (its size)."""
     claim = c.data or {}
     spec = as_dict(claim.get("spec"))
     want = storage_of(claim, "resources", "requests", "storage")
@@ -151,13 +217,11 @@ def volume_candidates(index: VolumeIndex, c: Claim, labels: dict, chosen: Taken)
         try:
             selector = parse_label_selector(spec["selector"])
         except FieldError:
-            return [None]
-    best: Optional[int] = None
-    ties: list[str] = []
-    prebound: list[Optional[str]] = []
+            return {}
+    out: dict[str, Seen] = {}
     for name, pv in index.volumes.items():
         pv_spec = as_dict(pv.get("spec"))
-        if name in chosen or (pv_spec.get("storageClassName") or "") != cls:
+        if (pv_spec.get("storageClassName") or "") != cls:
             continue
         ref = as_dict(pv_spec.get("claimRef"))
         bound_here = ref.get("name") == c.name and (ref.get("namespace") or "default") == c.namespace
@@ -172,21 +236,41 @@ def volume_candidates(index: VolumeIndex, c: Claim, labels: dict, chosen: Taken)
             continue
         affinity_ok = node_affinity_ok(pv, labels)
         if bound_here:
-            choice = name if affinity_ok else None
-            if choice not in prebound:
-                prebound.append(choice)
+            out[name] = Seen(True, affinity_ok, size)
             continue
-        if prebound or as_dict(pv.get("status")).get("phase") != "Available":
+        if as_dict(pv.get("status")).get("phase") != "Available":
             continue
         if selector is not None and not selector.matches(as_dict(as_dict(pv.get("metadata")).get("labels"))):
             continue
-        if not affinity_ok or not modes <= {m for m in as_list(pv_spec.get("accessModes")) if isinstance(m, str)}:
-            continue
-        if best is None or size < best:
-            best, ties = size, [name]
-        elif size == best:
+        if affinity_ok and modes <= {m for m in as_list(pv_spec.get("accessModes")) if isinstance(m, str)}:
+            out[name] = Seen(False, True, size)
+    return out
+
+
+def possible(free: Iterable[tuple[str, Seen]]) -> list[Optional[str]]:
+    """What ``FindMatchingVolume`` may return, over the list's orders, from these PVs (not excluded,
+    seen as ``eligibility`` says, in list order): a pre-bound one whose node affinity holds, None
+    when one's fails (the first met decides), else every smallest fitting one; None alone when
+    none fits. The first is the one it returns on this order."""
+    prebound: list[Optional[str]] = []
+    best: Optional[int] = None
+    ties: list[str] = []
+    for name, seen in free:
+        if seen.prebound:
+            choice = name if seen.node_ok else None
+            if choice not in prebound:
+                prebound.append(choice)
+        elif best is None or seen.size < best:
+            best, ties = seen.size, [name]
+        elif seen.size == best:
             ties.append(name)
     return prebound or ties or [None]
+
+
+def volume_candidates(index: VolumeIndex, c: Claim, labels: dict, chosen: Taken) -> list[Optional[str]]:
+    """What ``FindMatchingVolume`` may return for the claim on a node, the PVs ``chosen`` excluded
+    (``possible``), input order's first."""
+    return possible((pv, status) for pv, status in eligibility(index, c, labels).items() if pv not in chosen)
 
 
 def shape(index: VolumeIndex, name: str, read: Optional[frozenset[str]] = None) -> Optional[str]:
