@@ -36,9 +36,11 @@ give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choi
 Not modelled, and marked with a caveat instead: the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
 decides it), and a group with more than ``MAX_STATES`` joint bindings (a guard:
-the first free PV of a class is named, so n claims that deployments bind in any
-order to n interchangeable PVs make sum_k C(n,k) k! states, 326 for n = 5; up to
-renaming PVs 2^n, which the traces' PV names would have to follow). A
+had the first free PV of a class been named, n claims that deployments bind in any
+order to n interchangeable PVs would make sum_k C(n,k) k! states, 326 for n = 5;
+each claim naming its own PV of the class where free (``Runs.own``), they make
+2^n, the number up to renaming PVs; more claims than PVs of a class still add
+renamings). A
 deployment's choices are listed lazily (``pod_outcomes``), so the guard stops
 before they are all listed.
 """
@@ -204,8 +206,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
 
 def interchangeable(index: VolumeIndex) -> list[list[str]]:
     """The Available PVs that only names and volume handles tell apart (``k8s_volume_matching.shape``),
-    two or more a class, in input order: the joint bindings name the first free one of a class,
-    and a witness may name any other free one instead (``semantics.step_choice``)."""
+    two or more a class, in input order: the joint bindings name one free PV of a class (the
+    claim's own: ``k8s_volume_matching.Runs.own``), and a witness may name any other free one instead (``semantics.step_choice``)."""
     classes: dict[str, list[str]] = {}
     read = labels_read(index)
     for name, pv in index.volumes.items():

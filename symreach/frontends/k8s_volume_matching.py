@@ -108,19 +108,46 @@ class Runs:
         self.position = {pv: k for k, pv in enumerate(index.volumes)}
         self.read = labels_read(index)
         self.shapes: dict[str, str] = {}
+        self.bases: dict[str, list[int]] = {}
+        self.ranks: dict[tuple[str, str], int] = {}
+        per_class: dict[str, int] = {}
+        for key, data in index.claims.items():
+            cls = index.claim_class(data)
+            self.ranks[key] = per_class.get(cls, 0)
+            per_class[cls] = self.ranks[key] + 1
         self.memo: dict[tuple[int, tuple[int, ...]], Leftovers] = {}
 
     def choices(self, k: int, taken: Taken) -> list[Optional[str]]:
-        """What claim k may get with ``taken`` gone: one PV per shape (the first free one) and None
-        (unmatched) where some order gives none; the input order's first."""
+        """What claim k may get with ``taken`` gone: one PV per shape and None (unmatched) where
+        some order gives none; the input order's first. A shape's PV is the first free one from
+        the claim's own (``own``) on, cyclically in input order."""
         out: list[Optional[str]] = []
         keys: set[str] = set()
-        for pv in possible(pv_seen for pv_seen in self.seen[k].items() if pv_seen[0] not in taken):
+        free = [pv_seen for pv_seen in self.seen[k].items() if pv_seen[0] not in taken]
+        for pv in possible(free):
             key = self.key(pv)
             if key not in keys:
                 keys.add(key)
-                out.append(pv)
+                out.append(None if pv is None else self.own(k, pv, [o for o, _ in free if self.key(o) == key]))
         return out
+
+    def own(self, k: int, pv: str, alike: list[str]) -> str:
+        """Claim k's PV among ``alike`` (free, of pv's shape): the first from its own place on, the
+        place being as far into the PVs like pv but for a binding (``shape`` unbound) as the claim
+        is into the input's claims of its class. Claims that deployments bind in any order then name
+        the same PVs (the scheduler may take any free PV of a shape), so fewer joint bindings differ
+        only by renaming interchangeable PVs (``k8s_volume_bindings``)."""
+        c = self.order[k]
+        rank = self.ranks.get((c.namespace, c.name))
+        base = shape(self.index, pv, self.read, unbound=True)
+        if rank is None or base is None or len(alike) == 1:
+            return alike[0]
+        if base not in self.bases:
+            self.bases[base] = [self.position[other] for other in self.index.volumes
+                                if shape(self.index, other, self.read, unbound=True) == base]
+        places = self.bases[base]
+        start = places[rank % len(places)]
+        return min(alike, key=lambda other: (self.position[other] - start) % len(self.position))
 
     def key(self, pv: Optional[str]) -> str:
         if pv is None:
@@ -273,10 +300,10 @@ def volume_candidates(index: VolumeIndex, c: Claim, labels: dict, chosen: Taken)
     return possible((pv, status) for pv, status in eligibility(index, c, labels).items() if pv not in chosen)
 
 
-def shape(index: VolumeIndex, name: str, read: Optional[frozenset[str]] = None) -> Optional[str]:
+def shape(index: VolumeIndex, name: str, read: Optional[frozenset[str]] = None, unbound: bool = False) -> Optional[str]:
     """What tells the PV apart but its name, volume handle and metadata nothing reads (``read``:
     ``labels_read``); None when a VolumeAttachment names it (then it is unlike every other). Two PVs
-    of one shape are interchangeable for the scheduler."""
+    of one shape are interchangeable for the scheduler. ``unbound``: without its claimRef and status."""
     named = {as_dict(as_dict(a.get("spec")).get("source")).get("persistentVolumeName") for a in index.attachments}
     if name in named:
         return None
@@ -286,6 +313,9 @@ def shape(index: VolumeIndex, name: str, read: Optional[frozenset[str]] = None) 
     pv["labels"] = {k: v for k, v in as_dict(meta.get("labels")).items() if k in read}
     pv["deleting"] = bool(meta.get("deletionTimestamp"))   # FindMatchingVolume skips such a PV
     spec = as_dict(pv.get("spec"))
+    if unbound:   # as it was before a claim took it
+        spec.pop("claimRef", None)
+        pv.pop("status", None)
     for source, key in (("csi", "volumeHandle"), ("awsElasticBlockStore", "volumeID"), ("local", "path")):
         as_dict(spec.get(source)).pop(key, None)
     return json.dumps(pv, sort_keys=True, default=str)
