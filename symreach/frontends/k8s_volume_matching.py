@@ -109,6 +109,7 @@ class Runs:
         self.read = labels_read(index)
         self.shapes: dict[str, str] = {}
         self.bases: dict[str, list[int]] = {}
+        self.unbound: dict[str, Optional[str]] = {}   # each PV's shape as it was before a claim took it
         self.ranks: dict[tuple[str, str], int] = {}
         per_class: dict[str, int] = {}
         for key, data in index.claims.items():
@@ -139,12 +140,15 @@ class Runs:
         only by renaming interchangeable PVs (``k8s_volume_bindings``)."""
         c = self.order[k]
         rank = self.ranks.get((c.namespace, c.name))
-        base = shape(self.index, pv, self.read, unbound=True)
-        if rank is None or base is None or len(alike) == 1:
+        if rank is None or len(alike) == 1:
+            return alike[0]
+        if not self.unbound:
+            self.unbound = {other: shape(self.index, other, self.read, unbound=True) for other in self.index.volumes}
+        base = self.unbound[pv]
+        if base is None:
             return alike[0]
         if base not in self.bases:
-            self.bases[base] = [self.position[other] for other in self.index.volumes
-                                if shape(self.index, other, self.read, unbound=True) == base]
+            self.bases[base] = [self.position[other] for other, alike_base in self.unbound.items() if alike_base == base]
         places = self.bases[base]
         start = places[rank % len(places)]
         return min(alike, key=lambda other: (self.position[other] - start) % len(self.position))
@@ -187,7 +191,7 @@ class Runs:
         return self.memo[state]
 
     def first(self) -> Matching:
-        """The input order's run (each claim takes the first of its choices)."""
+        """The input order's run up to interchangeable PVs (each claim takes the first of its choices)."""
         taken: Taken = frozenset()
         chosen: list[tuple[Claim, str]] = []
         left: list[Claim] = []
