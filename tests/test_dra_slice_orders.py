@@ -5,6 +5,9 @@ v1.35 DynamicResources lists the ResourceSlices once in PreFilter (``ListWithDev
 shared pool (slice a's device has the numa attribute the class reads, slice b's lacks it: a CEL
 runtime error) reaches n1 and n2: per node each could fit or err, but the variant (``KSO_DRA``)
 only ever gives both fit or both err, never one of each, as one order for both nodes makes it.
+Where the per-node model would differ (a fit only orders making another node err allow), the front
+end records each order's fitting and erring nodes (v1 ``dra.cycleOrders``) and the semantics reads
+them: the case a search found aborts as the variant does.
 """
 
 from __future__ import annotations
