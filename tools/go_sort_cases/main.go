@@ -68,28 +68,26 @@ func keys(r *rand.Rand, kind, n int) []int {
 	return k
 }
 
-// adversary makes the keys that drive sort.Sort into unbalanced partitions (McIlroy's
-// "A Killer Adversary for Quicksort"): keys are fixed lazily, the candidate that is compared
-// most becomes the smallest still free.
+// adversary makes distinct keys that drive sort.Sort into its heap sort fallback, after McIlroy's
+// "A Killer Adversary for Quicksort": keys are fixed lazily as sort.Sort compares them, two
+// unfixed ones making the first argument the smallest still free unless the second is the element
+// last compared with a fixed one; keys never fixed are then the largest, in input order.
 func adversary(n int) []int {
+	const gas = 1 << 30
 	val := make([]int, n)
-	gas := n
-	for i := range val {
-		val[i] = gas
-	}
 	ptr := make([]int, n)
-	for i := range ptr {
-		ptr[i] = i
+	for i := range val {
+		val[i], ptr[i] = gas, i
 	}
-	solid, candidate := 0, 0
-	freeze := func(x int) { val[x] = solid; solid++ }
+	solid, candidate := 0, -1
 	sort.Sort(lessFunc{ptr, func(x, y int) bool {
 		if val[x] == gas && val[y] == gas {
-			if x == candidate {
-				freeze(x)
-			} else {
-				freeze(y)
+			z := x
+			if y == candidate {
+				z = y
 			}
+			val[z] = solid
+			solid++
 		}
 		if val[x] == gas {
 			candidate = x
@@ -98,6 +96,11 @@ func adversary(n int) []int {
 		}
 		return val[x] < val[y]
 	}})
+	for i := range val {
+		if val[i] == gas {
+			val[i] = solid + i
+		}
+	}
 	return val
 }
 
