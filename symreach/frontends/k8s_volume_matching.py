@@ -354,7 +354,8 @@ def node_affinity_ok(volume: dict, labels: dict) -> bool:
 
 
 def requested(claim: Claim) -> int:
-    """The claim's storage request, as ``byPVCSize`` compares it (a missing one is zero)."""
+    """The claim's storage request, as ``byPVCSize`` compares it (a missing one is zero; in whole
+    bytes rounded up, as the matching reads it, so requests differing below a byte compare equal)."""
     return storage_of(claim.data or {}, "resources", "requests", "storage")
 
 
