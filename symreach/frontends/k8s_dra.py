@@ -26,7 +26,7 @@ template's spec, unallocated. The allocation itself (pools, CEL selectors,
 constraints, admin access, which devices v1.35's default feature gates leave
 out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
 aborts the pod's whole scheduling cycle where the node passes every earlier
-filter (``semantics.cycle_abort``; above 100 nodes in several zones, or where the slice order
+filter (``semantics.cycle_abort``; above about 250 nodes in several zones (``filter_runs``), or where the slice order
 the scheduler draws once per cycle for every node may change a fit, a caveat:
 ``_abort_caveats``, ``dra_slice_orders``). The verdicts are
 existential over the scheduler's random order of pools and slices
@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from symreach import filter_runs
 from symreach.frontends import dra_allocator, dra_slice_orders
 from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
@@ -218,22 +219,25 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
 
     ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
     nodes; ``semantics.cycle_runs_past`` decides whether a run can stop before every erring node,
-    exactly when the candidates share one zone (any order of them is the scheduler's) or cannot hold
-    k + 1 feasible nodes besides an erring one (every one is evaluated; always up to 101). Marked
-    otherwise: candidates in several zones, or named by NodeAffinity's PreFilterResult (filtered in map
-    order, k from their count). The order of a pool's slices is drawn once per cycle for every node
+    exactly when the candidates share one zone, cannot hold k + 1 feasible nodes besides an erring one
+    (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (every chunk
+    of the parallel scan held by its own worker, up to about 250 nodes). Marked otherwise, and when
+    NodeAffinity's PreFilterResult names the candidates (filtered in map order, k from their count:
+    not modelled). The order of a pool's slices is drawn once per cycle for every node
     (``dra_allocator.allocate`` takes it per node): exact but on the fitting nodes
     ``dra_slice_orders.inexact_fits`` names."""
     out = []
     named = _prefilter_names(spec)
     candidates = [node for node in nodes if named is None or node["name"] in named]
     zones = {zone_key(node.get("labels") or {}) for node in candidates}
-    if len(candidates) - 1 > num_feasible_nodes_to_find(len(candidates)) and (len(zones) > 1 or len(candidates) < len(nodes)):
-        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones (or named by "
-                   "a PreFilterResult) the scheduler stops filtering after numFeasibleNodesToFind feasible nodes "
-                   "in an order the input does not give, so a run may not evaluate a node where the allocator "
-                   "errs; the model lets the pod land only by the runs it constructs (a not-deployable answer "
-                   "may be too strict)")
+    k = num_feasible_nodes_to_find(len(candidates))
+    if len(candidates) - 1 > k and (len(candidates) < len(nodes) or (
+            len(zones) > 1 and not filter_runs.exact_domain(len(candidates), len(zones), k))):
+        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones beyond the exact "
+                   "search (or named by a PreFilterResult) the scheduler stops filtering after "
+                   "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not "
+                   "evaluate a node where the allocator errs; the model lets the pod land only by the runs it "
+                   "constructs (a not-deployable answer may be too strict)")
     fitting = [n["name"] for n in nodes if n["name"] not in found.filters]
     shared = dra_slice_orders.inexact_fits(claims, {n["name"]: index.pools(n) for n in nodes}, index.classes,
                                            allocated, fitting) if claims else []
