@@ -57,12 +57,18 @@ quantity, ``1 == 1.0`` literals, a non-bool result, ...) has no answer to give;
 such an expression may evaluate to anything here. The same check bounds the
 estimated cost, so the runtime cost limit is not modelled.
 
+Unicode is Go's (15.0 in go1.25, ``go_unicode``), not Python's older tables: RE2's
+categories, scripts and folding, ``%s``'s quoting (``strconv.IsPrint``), ``trim``
+(White_Space). Map keys are kept apart by type as in cel-go's Go map (``true``,
+``1u``, ``1.0`` and ``1`` are four keys; a later equal key replaces an earlier one,
+an absent optional entry removes it), and looked up as cel-go's ``Find`` does
+(a double or uint finds the same number's int key, an int its uint key).
+
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): what Python's
-Unicode tables cannot settle as Go's (Unicode 15) do: RE2's Unicode scripts
-(``\\p{Greek}``), a character Python's older Unicode leaves unassigned meeting a
-Unicode class or folding, or quoted by ``%s`` in a list; map literals with a key
-that is not a string or an int; a pattern over 2,000 characters or 200 nested
+as matching and marks the answer with a caveat, never silently): a map key that
+is not a string, int, uint, bool, double or null (a list, a timestamp, ..., which
+cel-go's Go map keys by identity, or bytes, on which it panics);
+``%s`` of the device itself; a pattern over 2,000 characters or 200 nested
 groups, a ``format`` precision over 10,000; and the messages of Go's parsers for text outside
 printable ASCII (an address, a prefix, a semver), a time zone offset that is not
 ``±H:M``).
@@ -91,7 +97,8 @@ from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
 from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
-                                               check_int, compare, equal, kind, type_name)
+                                               check_int, compare, equal, key_text, key_value, kind, map_find,
+                                               map_has, map_key, type_name)
 
 __all__ = ["UNKNOWN", "CelError", "Outcome", "attribute_values", "capacity_values", "evaluate"]
 UNKNOWN = "unknown"
@@ -401,8 +408,8 @@ class _Eval:
                 return target
             target = target.value
         if isinstance(target, dict):
-            found = [k for k in target if kind(k) == kind(key) and k == key]
-            return Optional(bool(found), target[found[0]] if found else None)
+            found = map_find(target, key)
+            return Optional(map_has(target, key), found)
         if isinstance(target, list) and node[0] == "optindex" and kind(key) == "num" and not isinstance(key, float):
             return Optional(0 <= key < len(target), target[key] if 0 <= key < len(target) else None)
         if isinstance(target, _Domains):
@@ -415,13 +422,13 @@ class _Eval:
         out: dict = {}
         for key_node, value_node in node[1]:
             optional = key_node[0] == "opt"
-            key = self.run(key_node[1] if optional else key_node)
-            if not isinstance(key, (str, int)) or key in out:   # a bool, uint or repeated key: not modelled
-                raise Unsupported("map key")
+            key = map_key(self.run(key_node[1] if optional else key_node))   # a later equal key replaces
             if optional:
                 value = self._present(value_node)
                 if value.present:
                     out[key] = value.value
+                else:   # an absent optional entry removes the key (cel-go's evalMap)
+                    out.pop(key, None)
             else:
                 out[key] = self.run(value_node)
         return out
@@ -486,7 +493,7 @@ class _Eval:
             if isinstance(b, list):
                 return any(equal(a, x) for x in b)
             if isinstance(b, dict):
-                return any(equal(a, k) for k in b)
+                return map_has(b, a)
             raise CelFailure("no such overload")
         timed = isinstance(a, (Timestamp, Duration)) or isinstance(b, (Timestamp, Duration))
         if op in ("<", "<=", ">", ">="):
@@ -539,11 +546,9 @@ class _Eval:
         if isinstance(target, _Domains):
             return target.get(key)
         if isinstance(target, dict):
-            if not isinstance(key, (str, int)) or isinstance(key, bool):
-                raise CelFailure("no such overload")
-            if not any(kind(key) == kind(k) and key == k for k in target):
-                raise CelFailure(f"no such key: {key}")
-            return target[key]
+            if not map_has(target, key):
+                raise CelFailure(f"no such key: {key_text(key)}")
+            return map_find(target, key)
         if isinstance(target, list):
             if kind(key) != "num" or isinstance(key, float):
                 raise CelFailure("no such overload")
@@ -691,7 +696,7 @@ def _pairs(items: object, name: str, count: int) -> list[tuple]:
     if isinstance(items, dict):
         if name == "sortBy":
             raise CelFailure("no such overload")
-        return [(k, items[k]) if count == 2 else (k,) for k in items]
+        return [(key_value(k), items[k]) if count == 2 else (key_value(k),) for k in items]
     if not isinstance(items, list):
         raise CelFailure("no such overload")
     return [(i, x) if count == 2 else (x,) for i, x in enumerate(items)]
@@ -722,14 +727,21 @@ def _fold(name: str, pairs: list[tuple], results: list[object]) -> object:
     kept = [(p, r[1]) for p, r in zip(pairs, results) if r[0]]   # type: ignore[index]
     if name in ("map", "transformList"):
         return [v for _, v in kept]
-    if name == "transformMap":
-        return {p[0]: v for p, v in kept}
     out: dict = {}
+    if name == "transformMap":
+        for p, v in kept:
+            _insert(out, p[0], v)
+        return out
     for _, entry in kept:
         if not isinstance(entry, dict):
             raise CelFailure("no such overload")
         for k, v in entry.items():
-            if k in out:
-                raise CelFailure(f"insert failed: key {k} already exists")
-            out[k] = v
+            _insert(out, key_value(k), v)
     return out
+
+
+def _insert(out: dict, key: object, value: object) -> None:
+    """cel-go's ``mapInsert``: a key ``Find`` finds already (``1u`` after ``1``) is an error."""
+    if map_has(out, key):
+        raise CelFailure(f"insert failed: key {key_text(key)} already exists")
+    out[map_key(key)] = value

@@ -8,21 +8,22 @@ Unicode's simple folding orbits). The parse below follows Go 1.25's ``regexp/syn
 parser, with its error texts (``missing closing ]: `[```) and limits (repeat counts up to
 1000). Each character class, ``.`` and case-folded literal becomes the explicit set of the
 subject's characters it matches: the pattern only ever meets that one text, so the
-translation is exact without Python knowing RE2's classes or folding. Python then
-backtracks in RE2's leftmost-first preference order.
+translation is exact without Python knowing RE2's classes or folding. Unicode classes
+(categories, scripts, ``Assigned``) and folding orbits are Go's own tables (``go_unicode``,
+Unicode 15), not Python's older ``unicodedata``. Python then backtracks in RE2's
+leftmost-first preference order.
 
-What Python's tables cannot settle raises ``Re2Unsupported``: Unicode scripts
-(``\\p{Greek}``), a character Python's Unicode (14, older than Go's 15) leaves unassigned
-meeting a Unicode class or case folding, and patterns near Go's size and nesting limits.
+``Re2Unsupported``: patterns near Go's size and nesting limits.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable
+
+from symreach.frontends import go_unicode
 
 __all__ = ["Re2Error", "Re2Unsupported", "find_all", "translate"]
 
@@ -45,32 +46,6 @@ _PERL = {"d": "0-9", "s": "\t\n\f\r ", "w": "0-9A-Za-z_"}
 _POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\x00-\x7f", "blank": "\t ", "cntrl": "\x00-\x1f\x7f",
           "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@[-`{-~",
           "space": "\t-\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
-_CATEGORIES = {"C": ("Cc", "Cf", "Co", "Cs"), "L": ("Lu", "Ll", "Lt", "Lm", "Lo"), "M": ("Mn", "Mc", "Me"),
-               "LC": ("Lu", "Ll", "Lt"),
-               "N": ("Nd", "Nl", "No"), "P": ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"), "S": ("Sm", "Sc", "Sk", "So"),
-               "Z": ("Zs", "Zl", "Zp")}
-# Go 1.25's unicode tables: the category aliases (canonical name -> category) and the scripts
-# ``\p{Name}`` reaches (their canonical name is their table key); scripts are not in Python's tables
-_ALIASES = {"Casedletter": "LC", "Closepunctuation": "Pe", "Combiningmark": "M", "Connectorpunctuation": "Pc",
-            "Control": "Cc", "Currencysymbol": "Sc", "Dashpunctuation": "Pd", "Decimalnumber": "Nd",
-            "Enclosingmark": "Me", "Finalpunctuation": "Pf", "Format": "Cf", "Initialpunctuation": "Pi",
-            "Letter": "L", "Letternumber": "Nl", "Lineseparator": "Zl", "Lowercaseletter": "Ll", "Mark": "M",
-            "Mathsymbol": "Sm", "Modifierletter": "Lm", "Modifiersymbol": "Sk", "Nonspacingmark": "Mn",
-            "Number": "N", "Openpunctuation": "Ps", "Other": "C", "Otherletter": "Lo", "Othernumber": "No",
-            "Otherpunctuation": "Po", "Othersymbol": "So", "Paragraphseparator": "Zp", "Privateuse": "Co",
-            "Punctuation": "P", "Separator": "Z", "Spaceseparator": "Zs", "Spacingmark": "Mc", "Surrogate": "Cs",
-            "Symbol": "S", "Titlecaseletter": "Lt", "Unassigned": "Cn", "Uppercaseletter": "Lu", "Cntrl": "Cc",
-            "Digit": "Nd", "Punct": "P", "Lc": "LC"}
-_SCRIPTS = frozenset("""Adlam Ahom Arabic Armenian Avestan Balinese Bamum Batak Bengali Bhaiksuki Bopomofo Brahmi
-Braille Buginese Buhid Carian Chakma Cham Cherokee Chorasmian Common Coptic Cuneiform Cypriot Cyrillic Deseret
-Devanagari Dogra Duployan Elbasan Elymaic Ethiopic Georgian Glagolitic Gothic Grantha Greek Gujarati Gurmukhi Han
-Hangul Hanunoo Hatran Hebrew Hiragana Inherited Javanese Kaithi Kannada Katakana Kawi Kharoshthi Khmer Khojki
-Khudawadi Lao Latin Lepcha Limbu Lisu Lycian Lydian Mahajani Makasar Malayalam Mandaic Manichaean Marchen Medefaidrin
-Miao Modi Mongolian Mro Multani Myanmar Nabataean Nandinagari Newa Nko Nushu Ogham Oriya Osage Osmanya Palmyrene
-Phoenician Rejang Runic Samaritan Saurashtra Sharada Shavian Siddham Sinhala Sogdian Soyombo Sundanese Syriac
-Tagalog Tagbanwa Takri Tamil Tangsa Tangut Telugu Thaana Thai Tibetan Tifinagh Tirhuta Toto Ugaritic Vai Vithkuqi
-Wancho Yezidi Yi""".split())
-_FOLDED_CATEGORIES = ("L", "Ll", "Lt", "Lu", "M", "Mn")   # Go's FoldCategory: other categories are not folded
 _MAX_LENGTH, _MAX_DEPTH = 2000, 200   # far below Go's limits (size 3.3M instructions, depth 1000)
 
 
@@ -79,69 +54,70 @@ def _ranges(spec: str) -> Callable[[str], bool]:
     return lambda c: any(lo <= c <= (hi or lo) for lo, hi in pairs)
 
 
-def _category(name: str) -> Callable[[str], bool]:
-    cats = _CATEGORIES.get(name, (name,))
-
-    def test(c: str) -> bool:
-        cat = unicodedata.category(c)
-        if cat == "Cn" and not c.isascii() or name == "Cn" and cat == "Cn":
-            raise Re2Unsupported("a character Python's Unicode tables leave unassigned")
-        return cat in cats
-    return test
-
-
 def _canonical(name: str) -> str:
-    """Go's ``canonicalName``: a capital, then lower case, without ``_ - `` and spaces."""
+    """Go's ``canonicalName``: an ASCII capital, then ASCII lower case, without ``_ - `` and spaces."""
     kept = [c for c in name if c not in "_- "]
-    return "".join(c.upper() if i == 0 else c.lower() for i, c in enumerate(kept)) if kept else ""
+    return "".join((c.upper() if i == 0 else c.lower()) if c.isascii() else c for i, c in enumerate(kept))
 
 
-def _fold_key(c: str) -> str:
-    """The representative of ``c``'s simple case folding orbit (``unicode.SimpleFold``): Python's
-    one-character folding, else its one-character lower case (``ẞ``, ``ᾈ``); a character whose
-    only folding is to several characters (``ß``'s ``ss``, ``ΐ``, ``ﬅ``) is alone in Go's orbits."""
-    folded = c.casefold()
-    if len(folded) == 1:
-        return folded
-    lower = c.lower()
-    return lower if len(lower) == 1 else c
+def _folded(test: Callable[[str], bool]) -> Callable[[str], bool]:
+    """Under ``(?i)``, a range or a Perl or POSIX class also holds the characters whose simple
+    folding orbit meets it (``appendFoldedRange``)."""
+    return lambda c: any(test(y) for y in go_unicode.orbit(c))
+
+
+def _member(table: go_unicode.Table) -> Callable[[str], bool]:
+    return lambda c: c in table
+
+
+def _any(c: str) -> bool:
+    return True
 
 
 @functools.lru_cache(maxsize=1)
-def _orbits() -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for code in range(0x110000):
-        c = chr(code)
-        key = _fold_key(c)
-        if key != c:
-            out.setdefault(key, [key]).append(c)
-    return out
+def _aliases() -> dict[str, str]:
+    """``unicode.CategoryAliases`` by canonical name (Go's ``categoryAliases``)."""
+    return {_canonical(alias): category for alias, category in go_unicode.aliases().items()}
 
 
-def _orbit(c: str) -> list[str]:
-    if unicodedata.category(c) == "Cn" and not c.isascii():
-        raise Re2Unsupported("a character Python's Unicode tables leave unassigned")
-    key = _fold_key(c)
-    return _orbits().get(key, [key, c] if key != c else [c])
+def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bool], bool] | None:
+    """``unicodeTable``: the class ``\\p{name}`` names, the class under ``(?i)`` (the table and Go's
+    ``FoldCategory``/``FoldScript`` table, the table alone where Go has none), and whether it is
+    inverted (``Assigned``); None for a name Go does not know."""
+    name = _canonical(name)
+    if name == "Any":
+        return _any, _any, False
+    if name == "Assigned":
+        cn = _member(go_unicode.category("Cn"))   # type: ignore[arg-type]
+        return cn, cn, True
+    if name == "Ascii":
+        return (lambda c: c.isascii()), (lambda c: c.isascii() or c in "\u017f\u212a"), False
+    if name == "Lc":
+        name = "LC"
+    table = go_unicode.category(name) or go_unicode.script(name)
+    if table is None:
+        actual = _aliases().get(name)
+        if actual is None:
+            return None
+        name, table = actual, go_unicode.category(actual)
+    fold = go_unicode.fold_table(name)
+    test = _member(table)   # type: ignore[arg-type]
+    return test, (test if fold is None else lambda c: c in table or c in fold), False   # type: ignore[operator]
 
 
-_Item = tuple[Callable[[str], bool], bool, bool]
+_Item = tuple[Callable[[str], bool], bool, Callable[[str], bool]]
 
 
 @dataclass
 class _Class:
-    """A set of characters: items (test, negated, foldable) joined, the whole maybe negated; under
-    (?i) a foldable item also holds the characters whose folding orbit meets it."""
+    """A set of characters: items (test, negated, test under (?i)) joined, the whole maybe negated."""
 
     items: list[_Item] = field(default_factory=list)
     negated: bool = False
     fold: bool = False
 
     def has(self, c: str) -> bool:
-        def item(test: Callable[[str], bool], neg: bool, foldable: bool) -> bool:
-            hit = any(test(y) for y in _orbit(c)) if self.fold and foldable else test(c)
-            return hit != neg
-        return any(item(*i) for i in self.items) != self.negated
+        return any((folded if self.fold else test)(c) != neg for test, neg, folded in self.items) != self.negated
 
 
 @dataclass
@@ -340,23 +316,16 @@ class _Parser:
                 seq, name = s[i:i + 3], s[i + 2:i + 3]
             if name.startswith("^"):
                 negated, name = not negated, name[1:]
-            name = _canonical(name)
             self.i += len(seq)
-            if name == "Any":
-                return (lambda c: True), negated, True
-            if name == "Ascii":
-                return (lambda c: c.isascii()), negated, True
-            if name == "Assigned":
-                return _category("Cn"), not negated, True
-            name = _ALIASES.get(name, name)
-            if name in _CATEGORIES or name in {c for cs in _CATEGORIES.values() for c in cs} | {"Cn"}:
-                return _category(name), negated, name in _FOLDED_CATEGORIES
-            if name in _SCRIPTS:
-                raise Re2Unsupported(f"the Unicode script {seq}")
-            raise self.error("invalid character class range", seq)
+            found = _unicode_table(name)
+            if found is None:
+                raise self.error("invalid character class range", seq)
+            test, folded, inverted = found
+            return test, negated != inverted, folded
         if nxt.lower() in _PERL:
             self.i += 2
-            return _ranges(_PERL[nxt.lower()]), nxt.isupper(), True
+            test = _ranges(_PERL[nxt.lower()])
+            return test, nxt.isupper(), _folded(test)
         return None
 
     def escaped_char(self) -> str:
@@ -430,7 +399,8 @@ class _Parser:
                     negated = body.startswith("^")
                     if body.lstrip("^") not in _POSIX or body.count("^") > 1:
                         raise self.error("invalid character class range", name)
-                    cls.items.append((_ranges(_POSIX[body.lstrip("^")]), negated, True))
+                    test = _ranges(_POSIX[body.lstrip("^")])
+                    cls.items.append((test, negated, _folded(test)))
                     self.i = end + 2
                     continue
             item = self.class_escape(flags) if s[self.i] == "\\" else None
@@ -445,7 +415,8 @@ class _Parser:
                 hi = self.class_char(whole_start)
                 if hi < lo:
                     raise self.error("invalid character class range", s[range_start:self.i])
-            cls.items.append(((lambda c, lo=lo, hi=hi: lo <= c <= hi), False, True))
+            test = (lambda c, lo=lo, hi=hi: lo <= c <= hi)
+            cls.items.append((test, False, _folded(test)))
         self.i += 1
         return _Node("class", value=cls)
 
@@ -491,10 +462,8 @@ def _emit(node: _Node, alphabet: list[str]) -> str:
         c, fold = node.value   # type: ignore[misc]
         if not fold:
             return re.escape(c)
-        if any(unicodedata.category(x) == "Cn" and not x.isascii() for x in alphabet + [c]):
-            raise Re2Unsupported("a character Python's Unicode tables leave unassigned")
-        key = _fold_key(c)
-        return _charset([x for x in alphabet if x == c or _fold_key(x) == key])
+        orbit = go_unicode.orbit(c)
+        return _charset([x for x in alphabet if x in orbit])
     if kind == "class":
         return _charset([x for x in alphabet if node.value.has(x)])   # type: ignore[union-attr]
     if kind == "any":

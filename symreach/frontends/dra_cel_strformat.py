@@ -18,7 +18,7 @@ import math
 from symreach.frontends.dra_cel_library import CelType
 from symreach.frontends.dra_cel_time import Duration, Timestamp, time_text
 from symreach.frontends.dra_cel_types import type_of
-from symreach.frontends.dra_cel_values import CelFailure, Unsupported, go_quote_text, to_string
+from symreach.frontends.dra_cel_values import CelFailure, Unsupported, go_quote_text, key_value, to_string
 
 __all__ = ["string_format"]
 
@@ -81,7 +81,8 @@ def _literal(v: object) -> str:
 
 def _map_text(m: dict) -> str:
     pairs = []
-    for key, value in m.items():
+    for held, value in m.items():
+        key = key_value(held)
         if isinstance(key, (str, bool)) or _is_int(key):
             pairs.append((_literal(key), _literal(value)))
         else:

@@ -10,11 +10,12 @@ construct this module does not evaluate.
 
 from __future__ import annotations
 
+import itertools
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from symreach.frontends import go_unicode
 from symreach.frontends.dra_cel_re2 import Re2Error, Re2Unsupported, translate
 
 
@@ -214,7 +215,87 @@ def equal(a: object, b: object) -> bool:
         return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))   # type: ignore[arg-type]
     if ka == "kubernetes.Semver":
         return a.key() == b.key()   # type: ignore[union-attr]
+    if ka == "map":   # cel-go's baseMap.Equal: every key found in the other (numeric keys across types)
+        return len(a) == len(b) and all(_holds(b, k, v) for k, v in a.items())   # type: ignore[union-attr,arg-type]
     return a == b
+
+
+def _holds(m: dict, k: object, v: object) -> bool:
+    found = map_find(m, key_value(k))
+    return found is not _MISSING and equal(v, found)
+
+
+# ---- map keys ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MapKey:
+    """A bool, uint, double or null key of a CEL map. Python's dict would merge ``true``, ``1u``,
+    ``1.0`` and ``1``; cel-go's Go map keeps them apart (a key is its type and value). A NaN key is
+    never equal to another (``serial``), as in a Go map."""
+
+    kind: str
+    value: object
+    serial: int = 0
+
+
+_NAN_KEYS = itertools.count(1)
+_MISSING = object()
+
+
+def map_key(v: object) -> object:
+    """The dict key of a CEL value: strings and ints as they are, bools, uints and doubles wrapped."""
+    if isinstance(v, str) or type(v) is int:
+        return v
+    if isinstance(v, bool):
+        return MapKey("bool", v)
+    if isinstance(v, Uint):
+        return MapKey("uint", int(v))
+    if isinstance(v, float):
+        return MapKey("double", v, next(_NAN_KEYS) if v != v else 0)
+    if v is None:
+        return MapKey("null", None)
+    raise Unsupported("a map key of type " + type_name(v))   # cel-go keys a list or a timestamp by identity
+
+
+def key_value(k: object) -> object:
+    """The CEL value of a dict key (``map_key``'s inverse)."""
+    if not isinstance(k, MapKey):
+        return k
+    return Uint(k.value) if k.kind == "uint" else k.value   # type: ignore[call-overload]
+
+
+def map_find(m: dict, key: object) -> object:
+    """cel-go's ``Find``: the value under ``key``, else under the same number as an int or a uint
+    (a double without loss, an int >= 0, a uint up to 2^63-1); ``_MISSING`` when none is."""
+    k = map_key(key)
+    if k in m:
+        return m[k]
+    twins: list[object] = []
+    if isinstance(key, float):
+        if key == key and -2.0 ** 63 < key < 2.0 ** 63 and key == int(key):
+            twins.append(int(key))
+        if key == key and 0 <= key < 2.0 ** 64 and key == int(key):
+            twins.append(MapKey("uint", int(key)))
+    elif isinstance(key, Uint):
+        twins = [int(key)] if key <= INT_MAX else []
+    elif type(key) is int:
+        twins = [MapKey("uint", key)] if key >= 0 else []
+    return next((m[t] for t in twins if t in m), _MISSING)
+
+
+def map_has(m: dict, key: object) -> bool:
+    return map_find(m, key) is not _MISSING
+
+
+def key_text(key: object) -> str:
+    """A key as Go's ``%v`` prints it in ``no such key: ...``."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, float):
+        return go_float_text(key)
+    if isinstance(key, (str, int)):
+        return str(key)
+    raise Unsupported("a map key of type " + type_name(key))
 
 
 def compare(a: object, b: object) -> int:
@@ -288,7 +369,7 @@ def _to_int(v: object) -> object:
             raise CelFailure("integer overflow")
         return check_int(int(v))
     if isinstance(v, str):   # strconv.ParseInt: a sign and decimal digits, in range
-        if not re.fullmatch(r"[+-]?\d+", v) or not INT_MIN <= int(v) <= INT_MAX:
+        if not re.fullmatch(r"[+-]?[0-9]+", v) or not INT_MIN <= int(v) <= INT_MAX:
             raise CelFailure("type conversion error from 'string' to 'int'")
         return int(v)
     raise CelFailure("no such overload")
@@ -334,12 +415,55 @@ def go_float_text(f: float) -> str:
 def _to_double(v: object) -> object:
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise CelFailure("no such overload")
-    if isinstance(v, str) and v != v.strip():
+    value = go_parse_float(v) if isinstance(v, str) else float(v)
+    if value is None:
         raise CelFailure("type conversion error from 'string' to 'double'")
+    return value
+
+
+_GO_FLOAT = re.compile(r"[+-]?(?:(?P<dec>[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9_]+)?"
+                       r"|0[xX](?P<hex>[0-9a-fA-F_]+\.?[0-9a-fA-F_]*|\.[0-9a-fA-F_]+)[pP][+-]?[0-9_]+)")
+_GO_SPECIAL = {"inf": "inf", "+inf": "inf", "-inf": "-inf", "infinity": "inf", "+infinity": "inf",
+               "-infinity": "-inf", "nan": "nan"}
+
+
+def go_parse_float(text: str) -> float | None:
+    """``strconv.ParseFloat(text, 64)``: Go's decimal and hex float syntax with ``_`` between digits,
+    ``inf``/``infinity`` (signed) and ``nan`` in any case, ASCII digits only; None where Go
+    errs (an overflow to infinity included)."""
+    special = _GO_SPECIAL.get(text.lower()) if text.isascii() else None
+    if special:
+        return float(special)
+    m = _GO_FLOAT.fullmatch(text)
+    if not m or not _underscores_ok(text) or not re.search("[0-9a-fA-F]", m.group("hex") or m.group("dec")):
+        return None   # a mantissa of underscores and a point only
+    plain = text.replace("_", "")
     try:
-        return float(v)
-    except ValueError:
-        raise CelFailure("type conversion error from 'string' to 'double'") from None
+        value = float.fromhex(plain) if m.group("hex") else float(plain)
+    except OverflowError:
+        return None
+    return None if value in (float("inf"), float("-inf")) else value
+
+
+def _underscores_ok(text: str) -> bool:
+    """``strconv.underscoreOK``: each ``_`` between two digits (or a base prefix and a digit)."""
+    body = text[1:] if text[:1] in "+-" else text
+    saw, i = "^", 0
+    hexa = body[:2].lower() == "0x"
+    if hexa:
+        saw, i = "0", 2
+    for c in body[i:]:
+        if c.isdigit() and c.isascii() or hexa and c in "abcdefABCDEF":
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        else:
+            if saw == "_":
+                return False
+            saw = "!"
+    return saw != "_"
 
 
 def _to_bool(v: object) -> object:
@@ -354,7 +478,7 @@ def _to_bool(v: object) -> object:
 
 def _to_uint(v: object) -> object:
     if isinstance(v, str):
-        if not re.fullmatch(r"\+?\d+", v) or int(v) >= 1 << 64:
+        if not re.fullmatch(r"[0-9]+", v) or int(v) >= 1 << 64:
             raise CelFailure("type conversion error from 'string' to 'uint'")
         return Uint(int(v))
     if isinstance(v, float):
@@ -395,8 +519,8 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
     if name == "size" and not args:
         return len(s)
     if name in ("lowerAscii", "upperAscii", "trim") and not args:
-        if name == "trim":
-            return s.strip()
+        if name == "trim":   # strings.TrimSpace: Go's White_Space, not Python's whitespace (U+001C..U+001F)
+            return _trim_space(s)
         return "".join((c.lower() if name == "lowerAscii" else c.upper()) if c.isascii() else c for c in s)
     if name in _EXT_STRINGS:
         return _EXT_STRINGS[name](s, args)
@@ -414,9 +538,18 @@ def _string_method(name: str, s: str, args: list[object]) -> object:
     raise Unsupported(name)
 
 
+def _trim_space(s: str) -> str:
+    start, end = 0, len(s)
+    while start < end and go_unicode.is_space(s[start]):
+        start += 1
+    while end > start and go_unicode.is_space(s[end - 1]):
+        end -= 1
+    return s[start:end]
+
+
 def regex(pattern: str, subject: str) -> re.Pattern:
     """An RE2 pattern as Python's ``re`` for ``subject`` (``dra_cel_re2``); Go's parse error as a
-    ``CelFailure``, ``Unsupported`` where Python's Unicode tables cannot settle it."""
+    ``CelFailure``, ``Unsupported`` near Go's size limits."""
     try:
         return translate(pattern, subject)
     except Re2Error as err:
@@ -539,21 +672,17 @@ def _ordering(name: str, c: int) -> object:
 
 
 def go_quote_text(s: str) -> str:
-    """Go's ``strconv.Quote`` (``%q``): printable runes as they are, the others escaped.
-
-    Go's ``IsPrint`` follows Unicode 15; a rune Python's tables (an older Unicode) leave
-    unassigned may be printable there, so it raises ``Unsupported``."""
+    """Go's ``strconv.Quote`` (``%q``): printable runes (Go's ``IsPrint``, Unicode 15) as they are,
+    the others escaped."""
     out = ['"']
     for c in s:
         code = ord(c)
         if c in '"\\':
             out.append("\\" + c)
-        elif c == " " or unicodedata.category(c)[0] in "LMNPS":
+        elif go_unicode.is_print(c):
             out.append(c)
         elif c in _GO_ESCAPES:
             out.append(_GO_ESCAPES[c])
-        elif unicodedata.category(c) == "Cn":
-            raise Unsupported("a rune unassigned in Python's Unicode tables")
         elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
         elif code < 0x10000:
