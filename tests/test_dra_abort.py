@@ -478,3 +478,30 @@ def test_the_exact_runs_equal_the_brute_force_on_more_splits():
     splits = [s for s in product(range(4), range(3), range(3)) if 0 < sum(s) <= 4]
     compared, _ = _differential(6, splits, 3)
     assert compared > 3000
+
+
+# nodes of ``_two_zones(0, 5, 101)`` the job's PreFilterResult leaves out -> job lands on n1
+PREFILTERED = {("n2",): True, ("n2", "b-m0", "b-m1"): False}
+
+
+@pytest.mark.parametrize("left_out", list(PREFILTERED))
+def test_a_prefilter_result_is_one_zone_with_k_from_its_names(left_out):
+    """The 109 nodes of the state that aborts above, job restricted by ``matchFields metadata.name In``
+    (a term per name) to all but n2: the scheduler filters the 108 named nodes in Go map order (any order: one zone), k =
+    100 from their count, and 102 are feasible: a run counts 101 before an erring node, job lands on n1
+    (where the zones' order alone aborts). Leaving out two feasible nodes of b too: 100 feasible, every
+    run filters every candidate: the abort holds. Exact either way: no mark."""
+    docs = _two_zones(0, 5, 101)
+    names = [o["metadata"]["name"] for o in docs if o["kind"] == "Node" and o["metadata"]["name"] not in left_out]
+    for o in docs:
+        if o["kind"] == "Pod":
+            o["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}
+                                      for name in names]}}}
+    lands = PREFILTERED[left_out]
+    inst, report = load_kubernetes_documents(docs, "<abort>")
+    t, sigma = inst.type_index("default/job"), inst.initial_config()
+    assert (semantics.node_failure(inst, t, 0, sigma) is None) is lands
+    assert (semantics.cycle_abort(inst, t, sigma) is None) is lands
+    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    _job_on_n1(inst, t, lands)
