@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
-from symreach import reasons
+from symreach import filter_runs, reasons
 from symreach.model import (
     AFTER_ALL,
     ATTACH_PREFIX,
@@ -543,32 +543,41 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
 
     The node order is not in the input: the snapshot lists the node tree zone by zone, round robin
     (``nodeTree.list``, ``model.zone_key``), zones and the nodes of a zone in the order the informer
-    added them, which any creation history can make any order. One worker running the list alone
-    from the start index is a run of the parallel ``Until`` (the other workers not scheduled before
-    the cancel). Two such runs are tried (``zone_runs_past``), n early: erring nodes last in their
-    zones and the start at the list's head; erring nodes first in their zones and the start right after
-    the last of them. With one zone (nodes without zone labels share one) the first exists whenever
-    k + 1 nodes are feasible: exact. With several zones a run that fails both may still exist (erring
-    nodes at both ends of a zone, workers that stall holding a chunk): the front end marks such types
-    (``k8s_dra._abort_caveats``)."""
-    k = num_feasible_nodes_to_find(len(inst.nodes))
-    if len(inst.nodes) - len(erring) <= k:
-        return False   # never k + 1 feasible nodes: every node is evaluated
+    added them, which any creation history can make any order. ``filter_runs.runs_past`` decides it
+    exactly on the zones' counts where every chunk of the parallel ``Until`` can be held by its own
+    worker (up to about 250 nodes); beyond, two constructed runs are tried (``zone_runs_past``: sound,
+    not complete) and the front end marks such types (``k8s_dra._abort_caveats``). NodeAffinity's
+    PreFilterResult (``matchFields metadata.name In``: the nodes not named carry
+    ``PREFILTER_NODE_AFFINITY``) makes the list the named nodes in Go map order, any order of them,
+    with k from their count: one zone over the candidates, exact. (A PreFilterResult naming every
+    node is not told apart from none: the zones' answer, sound.)"""
     last = _LAST_ZONES[0]   # every node of one state asks in turn: count its zones once
     if last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
-        zones = last[3]
+        zones, count = last[3], last[4]
     else:
-        zones = {}   # zone -> [feasible, others, erring]
-        for m, node in enumerate(inst.nodes):
+        named = [m for m in range(len(inst.nodes)) if inst.static_block[t][m] != reasons.PREFILTER_NODE_AFFINITY]
+        count = len(named)
+        zones = {}   # zone -> [feasible, others, erring]; the candidates of a PreFilterResult: one zone
+        for m in named:
             kind = 2 if m in erring else 0 if filter_failure(inst, t, m, sigma) is None else 1
-            zones.setdefault(zone_key(node.labels), [0, 0, 0])[kind] += 1
-        _LAST_ZONES[0] = (inst, t, sigma, zones)
+            key = zone_key(inst.nodes[m].labels) if count == len(inst.nodes) else ""
+            zones.setdefault(key, [0, 0, 0])[kind] += 1
+        _LAST_ZONES[0] = (inst, t, sigma, zones, count)
+    k = num_feasible_nodes_to_find(count)
     if sum(f for f, _, _ in zones.values()) <= k:
+        return False   # never k + 1 feasible nodes: every candidate is evaluated, an erring one too
+    own = None if n is None else zone_key(inst.nodes[n].labels) if count == len(inst.nodes) else ""
+    names = list(zones)
+    if own is not None and own not in zones:
         return False
-    return zone_runs_past(zones, None if n is None else zone_key(inst.nodes[n].labels), k)
+    exact = filter_runs.runs_past(tuple(tuple(zones[z]) for z in names), None if own is None else names.index(own),
+                                  k, filter_runs.chunk_size(count), filter_runs.PARALLELISM)
+    if exact is not None:
+        return exact
+    return zone_runs_past(zones, own, k)
 
 
-_LAST_ZONES: list = [None]   # (inst, t, sigma, zone counts) of the last state cycle_runs_past counted
+_LAST_ZONES: list = [None]   # (inst, t, sigma, zone counts, candidates) of the last state cycle_runs_past counted
 
 
 def zone_runs_past(zones: Mapping[str, Sequence[int]], own: Optional[str], k: int) -> bool:

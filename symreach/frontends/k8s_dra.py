@@ -26,9 +26,9 @@ template's spec, unallocated. The allocation itself (pools, CEL selectors,
 constraints, admin access, which devices v1.35's default feature gates leave
 out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
 aborts the pod's whole scheduling cycle where the node passes every earlier
-filter (``semantics.cycle_abort``; above 100 nodes in several zones a caveat: ``_abort_caveats``).
-Where the slice order the scheduler draws once per cycle for every node decides a fit, each
-order's fitting and erring nodes are recorded (v1 ``cycleOrders``, ``dra_slice_orders``). The verdicts are
+filter (``semantics.cycle_abort``; in several zones beyond ``filter_runs.exact_domain`` a caveat:
+``_abort_caveats``). Where the slice order the scheduler draws once per cycle for every node decides
+a fit, each order's fitting and erring nodes are recorded (v1 ``cycleOrders``, ``dra_slice_orders``). The verdicts are
 existential over the scheduler's random order of pools and slices
 (``dra_orders.allocate``; ``PodDra.orders`` names what each order gives). What is left out
 is a caveat on the pod type, never silent: selectors ``dra_cel`` cannot
@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from symreach import filter_runs
 from symreach.frontends import dra_allocator, dra_orders, dra_slice_orders
 from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
@@ -220,23 +221,27 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
 
     ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
     nodes; ``semantics.cycle_runs_past`` decides whether a run can stop before every erring node,
-    exactly when the candidates share one zone (any order of them is the scheduler's) or cannot hold
-    k + 1 feasible nodes besides an erring one (every one is evaluated; always up to 101). Marked
-    otherwise: candidates in several zones, or named by NodeAffinity's PreFilterResult (filtered in map
-    order, k from their count). The order of a pool's slices is drawn once per cycle for every node
-    (``dra_orders.allocate`` takes it per node): where that decides a fit
+    exactly when the candidates share one zone, cannot hold k + 1 feasible nodes besides an erring one
+    (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (every chunk
+    of the parallel scan held by its own worker, up to about 250 nodes), or are named by
+    NodeAffinity's PreFilterResult (map order: one zone, k from their count). Marked otherwise, and
+    when a PreFilterResult names every node (the model cannot tell it from none). The order of a
+    pool's slices is drawn once per cycle for every node (``dra_orders.allocate`` takes it per
+    node): where that decides a fit
     (``dra_slice_orders.inexact_fits``) ``found.cycle_orders`` gets each cycle order's fitting and
     erring nodes (``semantics.abort_failure`` reads them), a caveat past the search's guards."""
     out = []
     named = _prefilter_names(spec)
     candidates = [node for node in nodes if named is None or node["name"] in named]
     zones = {zone_key(node.get("labels") or {}) for node in candidates}
-    if len(candidates) - 1 > num_feasible_nodes_to_find(len(candidates)) and (len(zones) > 1 or len(candidates) < len(nodes)):
-        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones (or named by "
-                   "a PreFilterResult) the scheduler stops filtering after numFeasibleNodesToFind feasible nodes "
-                   "in an order the input does not give, so a run may not evaluate a node where the allocator "
-                   "errs; the model lets the pod land only by the runs it constructs (a not-deployable answer "
-                   "may be too strict)")
+    k = num_feasible_nodes_to_find(len(candidates))
+    if len(candidates) - 1 > k and len(zones) > 1 and (len(candidates) == len(nodes) if named is not None
+                                                       else not filter_runs.exact_domain(len(candidates), len(zones), k)):
+        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones beyond the exact "
+                   "search (or a PreFilterResult naming every node) the scheduler stops filtering after "
+                   "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not "
+                   "evaluate a node where the allocator errs; the model lets the pod land only by the runs it "
+                   "constructs (a not-deployable answer may be too strict)")
     fitting = [n["name"] for n in nodes if n["name"] not in found.filters]
     if not claims or not fitting:
         return out
