@@ -507,10 +507,7 @@ def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int], order
                 erring.append((m, errors))
         if not erring:
             return []
-        _LAST_ZONES[0] = None   # its zone count holds for one set of erring nodes: they differ per order
-        past = cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n)
-        _LAST_ZONES[0] = None
-        if past:
+        if cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n, order.fits):
             return []
         for m, errors in erring:
             found.setdefault(m, []).extend(e for e in errors if e not in found.get(m, ()))
@@ -529,9 +526,12 @@ def _cycle_orders(inst: Instance, t: int, sigma: Config) -> tuple[CycleOrder, ..
     return inst.cycle_orders.get(t, ())
 
 
-def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None) -> bool:
+def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None,
+                    fitting: Optional[frozenset[int]] = None) -> bool:
     """Whether some run of t's Filter phase in sigma evaluates none of the erring nodes and finds n
-    feasible (n None: any node), existentially over the scheduler's nondeterminism.
+    feasible (n None: any node), existentially over the scheduler's nondeterminism. ``fitting``: under
+    one slice order of the cycle (``_order_erring``), the nodes where DynamicResources fits under it;
+    a node fitting only under another order is not feasible in this cycle.
 
     ``findNodesThatPassFilters`` filters the snapshot's node list from ``nextStartNodeIndex`` (any
     index over the scheduler's history), wrapping around, in parallel chunks, and cancels the rest once
@@ -552,17 +552,18 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     with k from their count: one zone over the candidates, exact. (A PreFilterResult naming every
     node is not told apart from none: the zones' answer, sound.)"""
     last = _LAST_ZONES[0]   # every node of one state asks in turn: count its zones once
-    if last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
+    if fitting is None and last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
         zones, count = last[3], last[4]
     else:
         named = [m for m in range(len(inst.nodes)) if inst.static_block[t][m] != reasons.PREFILTER_NODE_AFFINITY]
         count = len(named)
         zones = {}   # zone -> [feasible, others, erring]; the candidates of a PreFilterResult: one zone
         for m in named:
-            kind = 2 if m in erring else 0 if filter_failure(inst, t, m, sigma) is None else 1
+            kind = 2 if m in erring else 0 if (fitting is None or m in fitting) \
+                and filter_failure(inst, t, m, sigma) is None else 1
             key = zone_key(inst.nodes[m].labels) if count == len(inst.nodes) else ""
             zones.setdefault(key, [0, 0, 0])[kind] += 1
-        _LAST_ZONES[0] = (inst, t, sigma, zones, count)
+        _LAST_ZONES[0] = (inst, t, sigma, zones, count) if fitting is None else None   # per order: not kept
     k = num_feasible_nodes_to_find(count)
     if sum(f for f, _, _ in zones.values()) <= k:
         return False   # never k + 1 feasible nodes: every candidate is evaluated, an erring one too

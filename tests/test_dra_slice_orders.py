@@ -408,3 +408,47 @@ def test_an_allocation_state_a_witness_reaches_has_its_own_cycle_orders():
     u = given.type_index("default/job")
     alone = {n: semantics.node_failure(given, u, given.node_index(n), given.initial_config()) for n in ("n1", "n2", "n3")}
     assert after == alone and all(f is not None and f.plugin == DRA and "aborts" in f.reason for f in after.values())
+
+
+def _split_cycle(a_nodes: int, b_nodes: int) -> str:
+    """A v1 instance: nodes a* fit only under slice order 0, b* only under order 1, e errs under both
+    (one zone, so the early stop is exact): above 101 nodes whether a run stops before e depends on
+    how many fit under the cycle's one order, not on how many fit under some order."""
+    names = [f"a{i}" for i in range(a_nodes)] + [f"b{i}" for i in range(b_nodes)] + ["e"]
+    error = 'running "DynamicResources" filter plugin: boom'
+    nodes = ", ".join(f"{{name: {n}, capacity: {{cpu: 2, pods: 10}}}}" for n in names)
+    a = ", ".join(names[:a_nodes])
+    b = ", ".join(names[a_nodes:-1])
+    return f"""version: 1
+semantics: kubernetes
+nodes: [{nodes}]
+podTypes:
+- name: p
+  requests: {{cpu: 1}}
+  dra:
+    filter: [{{node: e, plugin: DynamicResources, reasons: ['{error}']}}]
+    cycleOrders:
+    - {{fits: [{a}], errs: {{e: ['{error}']}}}}
+    - {{fits: [{b}], errs: {{e: ['{error}']}}}}
+"""
+
+
+@pytest.mark.parametrize("a_nodes,lands", [(60, False), (100, False), (101, True)])
+def test_above_101_nodes_the_early_stop_counts_the_nodes_fitting_under_the_cycles_order(a_nodes, lands):
+    """121-161 nodes, k = 100: per node, the 120+ a and b nodes fit (under some order), more than k,
+    so a run could stop before e. Under one order only the a (or b) nodes fit: with at most k of them
+    every node is filtered and e's error aborts every cycle; with k + 1 a nodes the run starting at
+    their head stops before e under order 0 (the b nodes, 60, never do)."""
+    from symreach import semantics
+    from symreach.loader import load_text
+    from symreach.model import num_feasible_nodes_to_find
+
+    inst = load_text(_split_cycle(a_nodes, 60), "<v1>")
+    t, sigma = 0, inst.initial_config()
+    assert num_feasible_nodes_to_find(len(inst.nodes)) == 100
+    per_node = [m for m in range(len(inst.nodes)) if semantics.filter_failure(inst, t, m, sigma) is None]
+    assert len(per_node) == a_nodes + 60 > 100
+    a0, b0 = inst.node_index("a0"), inst.node_index("b0")
+    assert (semantics.node_failure(inst, t, a0, sigma) is None) is lands
+    assert semantics.node_failure(inst, t, b0, sigma) is not None   # 60 b nodes: every cycle under order 1 aborts
+    assert (semantics.cycle_abort(inst, t, sigma) is None) is lands

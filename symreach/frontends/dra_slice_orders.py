@@ -21,8 +21,8 @@ the allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices
 selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
 guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``; the random states stay far below)
 no table is recorded and every fit is marked with a caveat. Each allocation state a witness reaches
-has its own table (``k8s_dra_state``). Still marked: above 101 nodes the early stop counts a node
-feasible where some sigma fits it (``k8s_dra._abort_caveats``).
+has its own table (``k8s_dra_state``). Above 101 nodes the early stop counts as feasible, under
+sigma, the nodes that fit under sigma (``semantics.cycle_runs_past``'s ``fitting``).
 """
 
 from __future__ import annotations

@@ -256,10 +256,6 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
                       "lenient)"]
     found.cycle_orders = [{"fits": sorted(fits), "errs": {node: list(why) for node, why in sorted(errs.items())}}
                           for fits, errs in table]
-    if len(nodes) - 1 > num_feasible_nodes_to_find(len(nodes)):
-        out.append(f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the scheduler "
-                   f"draws once per cycle for every node; with more than {MIN_FEASIBLE_NODES + 1} nodes the early "
-                   "stop counts a node feasible where some order fits it (the fit may be too lenient)")
     return out
 
 
