@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
-from symreach import filter_runs, reasons
+from symreach import reasons
 from symreach.model import (
     AFTER_ALL,
     ATTACH_PREFIX,
@@ -571,6 +571,8 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     names = list(zones)
     if own is not None and own not in zones:
         return False
+    from symreach import filter_runs   # past k feasible nodes only: rare, and kept out of a small check's start-up
+
     exact = filter_runs.runs_past(tuple(tuple(zones[z]) for z in names), None if own is None else names.index(own),
                                   k, filter_runs.chunk_size(count), filter_runs.PARALLELISM)
     if exact is not None:
