@@ -122,21 +122,14 @@ def parse_quantity(text: str):
     return Quantity(number * Fraction(10) ** exponent, "." not in m.group(1) and exponent >= 0)
 
 
-def go_quote(s: str) -> str:
-    """Go's ``%q`` / ``strconv.Quote`` for printable ASCII (``Unsupported`` beyond)."""
-    if not all(" " <= c <= "~" for c in s):
-        raise Unsupported("non-ASCII text in a Go message")
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _number_problem(part: str, what: str) -> str | None:
     if not re.fullmatch(r"[0-9]*", part):
-        return f"Invalid character(s) found in {what} number {go_quote(part)}"
+        return f"Invalid character(s) found in {what} number {go_quote_text(part)}"
     if len(part) > 1 and part[0] == "0":
-        return f"{what.capitalize()} number must not contain leading zeroes {go_quote(part)}"
+        return f"{what.capitalize()} number must not contain leading zeroes {go_quote_text(part)}"
     if not part or int(part) >= 1 << 64:
         why = "invalid syntax" if not part else "value out of range"
-        return f"strconv.ParseUint: parsing {go_quote(part)}: {why}"
+        return f"strconv.ParseUint: parsing {go_quote_text(part)}: {why}"
     return None
 
 
@@ -145,9 +138,9 @@ def _prerelease_problem(p: str) -> str | None:
         return "Prerelease is empty"
     if re.fullmatch(r"[0-9]+", p):
         if len(p) > 1 and p[0] == "0":
-            return f"Numeric PreRelease version must not contain leading zeroes {go_quote(p)}"
-        return None if int(p) < 1 << 64 else f"strconv.ParseUint: parsing {go_quote(p)}: value out of range"
-    return None if re.fullmatch(r"[0-9A-Za-z-]+", p) else f"Invalid character(s) found in prerelease {go_quote(p)}"
+            return f"Numeric PreRelease version must not contain leading zeroes {go_quote_text(p)}"
+        return None if int(p) < 1 << 64 else f"strconv.ParseUint: parsing {go_quote_text(p)}: value out of range"
+    return None if re.fullmatch(r"[0-9A-Za-z-]+", p) else f"Invalid character(s) found in prerelease {go_quote_text(p)}"
 
 
 def semver_problem(text: str) -> str | None:
@@ -171,7 +164,7 @@ def semver_problem(text: str) -> str | None:
         if not b:
             return "Build meta data is empty"
         if not re.fullmatch(r"[0-9A-Za-z-]+", b):
-            return f"Invalid character(s) found in build meta data {go_quote(b)}"
+            return f"Invalid character(s) found in build meta data {go_quote_text(b)}"
     return None
 
 
