@@ -97,8 +97,8 @@ from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
 from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
-                                               check_int, compare, equal, key_text, key_value, kind, map_find,
-                                               map_has, map_key, type_name)
+                                               check_int, check_qualifier, compare, equal, key_text, key_value, kind,
+                                               map_find, map_has, map_key, type_name)
 
 __all__ = ["UNKNOWN", "CelError", "Outcome", "attribute_values", "capacity_values", "evaluate"]
 UNKNOWN = "unknown"
@@ -408,6 +408,8 @@ class _Eval:
                 return target
             target = target.value
         if isinstance(target, dict):
+            if not (key is None or isinstance(key, (str, int, float))):
+                raise Unsupported("an optional index of type " + type_name(key))
             found = map_find(target, key)
             return Optional(map_has(target, key), found)
         if isinstance(target, list) and node[0] == "optindex" and kind(key) == "num" and not isinstance(key, float):
@@ -422,15 +424,16 @@ class _Eval:
         out: dict = {}
         for key_node, value_node in node[1]:
             optional = key_node[0] == "opt"
-            key = map_key(self.run(key_node[1] if optional else key_node))   # a later equal key replaces
-            if optional:
+            key = self.run(key_node[1] if optional else key_node)   # a later equal key replaces
+            if optional:   # the value is evaluated before Go hashes the key (cel-go's evalMap)
                 value = self._present(value_node)
                 if value.present:
-                    out[key] = value.value
-                else:   # an absent optional entry removes the key (cel-go's evalMap)
-                    out.pop(key, None)
+                    out[map_key(key)] = value.value
+                else:   # an absent optional entry removes the key
+                    out.pop(map_key(key, deleting=True), None)
             else:
-                out[key] = self.run(value_node)
+                plain = self.run(value_node)
+                out[map_key(key)] = plain
         return out
 
     def _ident(self, node: Node) -> object:
@@ -546,6 +549,7 @@ class _Eval:
         if isinstance(target, _Domains):
             return target.get(key)
         if isinstance(target, dict):
+            check_qualifier(key)
             if not map_has(target, key):
                 raise CelFailure(f"no such key: {key_text(key)}")
             return map_find(target, key)

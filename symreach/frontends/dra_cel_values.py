@@ -222,7 +222,7 @@ def _holds(m: dict, k: object, v: object) -> bool:
 
 @dataclass(frozen=True)
 class MapKey:
-    """A bool, uint, double or null key of a CEL map. Python's dict would merge ``true``, ``1u``,
+    """A bool, uint, double, null, duration, address, prefix or type key of a CEL map. Python's dict would merge ``true``, ``1u``,
     ``1.0`` and ``1``; cel-go's Go map keeps them apart (a key is its type and value). A NaN key is
     never equal to another (``serial``), as in a Go map."""
 
@@ -235,8 +235,9 @@ _NAN_KEYS = itertools.count(1)
 _MISSING = object()
 
 
-def map_key(v: object) -> object:
-    """The dict key of a CEL value: strings and ints as they are, bools, uints and doubles wrapped."""
+def map_key(v: object, deleting: bool = False) -> object:
+    """The dict key of a CEL value: strings and ints as they are, bools, uints, doubles and the values
+    a Go map compares by value wrapped; cel-go's error for a key Go cannot hash."""
     if isinstance(v, str) or type(v) is int:
         return v
     if isinstance(v, bool):
@@ -247,7 +248,34 @@ def map_key(v: object) -> object:
         return MapKey("double", v, next(_NAN_KEYS) if v != v else 0)
     if v is None:
         return MapKey("null", None)
-    raise Unsupported("a map key of type " + type_name(v))   # cel-go keys a list or a timestamp by identity
+    held = type(v).__name__
+    if held in _VALUE_KEYS:
+        return MapKey(held, v)
+    if held in _UNHASHABLE:   # Go panics hashing it; cel-go's Eval recovers the panic as an error
+        if deleting:
+            raise CelFailure(f"internal error: hash of unhashable type: {_GO_TYPES[held]}")
+        raise CelFailure(f"internal error: runtime error: hash of unhashable type {_GO_TYPES[held]}")
+    raise Unsupported("a map key of type " + type_name(v))   # cel-go keys a list or a quantity by identity
+
+
+# The Go types of CEL values a map may be keyed by beyond the primitives: compared by value in a Go
+# map (a duration, an address, a prefix as written, a type), unhashable (Go panics), the rest
+# compared by identity (lists, maps, quantities, URLs, optionals; a timestamp by its zone's pointer).
+_GO_TYPES = {"bytes": "types.Bytes", "Semver": "cel.Semver", "Format": "cel.Format", "Duration": "types.Duration",
+             "Address": "cel.IP", "Network": "cel.CIDR", "CelType": "*types.Type", "Quantity": "cel.Quantity",
+             "Url": "cel.URL", "Optional": "*types.Optional", "Timestamp": "types.Timestamp"}
+_VALUE_KEYS = ("Duration", "Address", "Network", "CelType")
+_UNHASHABLE = ("bytes", "Semver", "Format")
+
+
+def check_qualifier(key: object) -> None:
+    """cel-go's map index refuses a key that is not a string, number, bool or null before any lookup."""
+    if key is None or isinstance(key, (str, int, float)):
+        return
+    held = type(key).__name__
+    if held not in _GO_TYPES:
+        raise Unsupported("a map index of type " + type_name(key))   # a list's Go type depends on how it was made
+    raise CelFailure(f"invalid qualifier type: {_GO_TYPES[held]}")
 
 
 def key_value(k: object) -> object:
