@@ -542,6 +542,28 @@ class _Eval:
             return target[name]
         raise CelFailure(f"no such key: {name}" if isinstance(target, _Domains) else "no such overload")
 
+    def _plain(self, value: object) -> object:
+        """``device`` and its maps as the plain maps ``format`` prints (cel-go iterates Go maps in
+        random order and stops at the first value it cannot print: with values of two such types,
+        a semver and a quantity, which message comes is chance)."""
+        if isinstance(value, list):
+            return [self._plain(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._plain(v) for k, v in value.items()}
+        if isinstance(value, _Device):
+            plain = {"driver": self.driver, "allowMultipleAllocations": False,
+                     "attributes": self._plain(self.attributes), "capacity": self._plain(self.capacity)}
+        elif isinstance(value, _Domains):
+            plain = {}
+            for (domain, name), v in value.values.items():
+                plain.setdefault(domain, {})[name] = v
+        else:
+            return value
+        unprintable = {type(v).__name__ for v in _leaves(plain) if not isinstance(v, (str, int))}
+        if len(unprintable) > 1 or "CelError" in unprintable:
+            raise Unsupported("formatting device values of two types Go cannot print")
+        return plain
+
     def _index(self, node: Node) -> object:
         target, key = self.run(node[1]), self.run(node[2])
         if isinstance(target, Optional):
@@ -587,6 +609,8 @@ class _Eval:
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
             return self._library(name, values) if name in _GLOBALS else call_global(name, values)
+        if name == "format" and isinstance(receiver, str):
+            values = [self._plain(v) for v in values]
         return _method(name, receiver, values)
 
     def _library(self, name: str, values: list[object]) -> object:
@@ -659,6 +683,10 @@ class _Eval:
 def _time_int(value: Timestamp | Duration) -> int:
     """``int(timestamp)``: Unix seconds; ``int(duration)``: nanoseconds."""
     return value.nanos // 10 ** 9 if isinstance(value, Timestamp) else value.nanos
+
+
+def _leaves(tree: dict) -> list[object]:
+    return [x for v in tree.values() for x in (_leaves(v) if isinstance(v, dict) else [v])]
 
 
 def _method(name: str, receiver: object, values: list[object]) -> object:
