@@ -59,19 +59,25 @@ estimated cost, so the runtime cost limit is not modelled.
 
 Unicode is Go's (15.0 in go1.25, ``go_unicode``), not Python's older tables: RE2's
 categories, scripts and folding, ``%s``'s quoting (``strconv.IsPrint``), ``trim``
-(White_Space). Map keys are kept apart by type as in cel-go's Go map (``true``,
-``1u``, ``1.0`` and ``1`` are four keys; a later equal key replaces an earlier one,
-an absent optional entry removes it), and looked up as cel-go's ``Find`` does
-(a double or uint finds the same number's int key, an int its uint key).
+(White_Space), and the quoting in Go's parser messages (an address, a prefix, a semver).
+Map keys are kept apart by type as in cel-go's Go map (``true``, ``1u``, ``1.0`` and
+``1`` are four keys; a later equal key replaces an earlier one, an absent optional entry
+removes it), and looked up as cel-go's ``Find`` does (a double or uint finds the same
+number's int key, an int its uint key); durations, addresses, prefixes and types are keys
+by value, bytes, semvers and formats an error (Go cannot hash them: cel-go recovers the
+panic), and an index of such a type is ``invalid qualifier type``. The getters' time
+zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
 as matching and marks the answer with a caveat, never silently): a map key that
-is not a string, int, uint, bool, double or null (a list, a timestamp, ..., which
-cel-go's Go map keys by identity, or bytes, on which it panics);
-``%s`` of the device itself; a pattern over 2,000 characters or 200 nested
-groups, a ``format`` precision over 10,000; and the messages of Go's parsers for text outside
-printable ASCII (an address, a prefix, a semver), a time zone offset that is not
-``±H:M``).
+cel-go's Go map compares by identity (a list, a map, a quantity, a URL, an
+optional; a timestamp, which it compares with its zone's pointer), and a duration
+key named in an ``insert failed`` message; ``%s`` of a device holding both a semver
+and a quantity (Go's random map order picks which error it reports); a ``format``
+precision over 10,000 (the variant's answers show x/text's digit count wrapping past
+32,767); a pattern over
+2,000 characters or 200 nested groups (Go refuses a parse tree over 1,000 high or
+3.3M instructions, limits not modelled).
 
 A domain with no attribute is an empty map (the scheduler's default); a
 missing name in it is the runtime error ``no such key: <name>``, as is an
