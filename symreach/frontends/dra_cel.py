@@ -64,15 +64,17 @@ Map keys are kept apart by type as in cel-go's Go map (``true``, ``1u``, ``1.0``
 ``1`` are four keys; a later equal key replaces an earlier one, an absent optional entry
 removes it), and looked up as cel-go's ``Find`` does (a double or uint finds the same
 number's int key, an int its uint key); durations, addresses, prefixes and types are keys
-by value, bytes, semvers and formats an error (Go cannot hash them: cel-go recovers the
-panic), and an index of such a type is ``invalid qualifier type``. The getters' time
+by value, lists, maps, quantities and URLs by identity (Go compares their pointers: only the
+object ``cel.bind`` or a comprehension hands on finds its entry), bytes, semvers and formats
+an error (Go cannot hash them: cel-go recovers the panic), and an index of such a type is
+``invalid qualifier type``. The getters' time
 zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
 as matching and marks the answer with a caveat, never silently): a map key that
-cel-go's Go map compares by identity (a list, a map, a quantity, a URL, an
-optional; a timestamp, which it compares with its zone's pointer), and a duration
-key named in an ``insert failed`` message; ``%s`` of a device holding both a semver
+is an optional or a timestamp (which Go compares with its zone's pointer), an index
+or ``[?k]`` by a list or a map (the message names the list's Go type), an ``insert
+failed`` message naming a duration or a list key; ``%s`` of a device holding both a semver
 and a quantity (Go's random map order picks which error it reports); a ``format``
 precision over 10,000 (the variant's answers show x/text's digit count wrapping past
 32,767); a pattern over

@@ -251,21 +251,41 @@ def map_key(v: object, deleting: bool = False) -> object:
     held = type(v).__name__
     if held in _VALUE_KEYS:
         return MapKey(held, v)
+    if held in _POINTER_KEYS:
+        return IdentityKey(v)
     if held in _UNHASHABLE:   # Go panics hashing it; cel-go's Eval recovers the panic as an error
         if deleting:
             raise CelFailure(f"internal error: hash of unhashable type: {_GO_TYPES[held]}")
         raise CelFailure(f"internal error: runtime error: hash of unhashable type {_GO_TYPES[held]}")
-    raise Unsupported("a map key of type " + type_name(v))   # cel-go keys a list or a quantity by identity
+    raise Unsupported("a map key of type " + type_name(v))   # an optional, a timestamp (its zone's pointer)
+
+
+class IdentityKey:
+    """A key cel-go's Go map compares by pointer (a list, a map, a quantity, a URL): only the same
+    object finds it, as when ``cel.bind`` or a comprehension hands the one value on."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IdentityKey) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
 
 
 # The Go types of CEL values a map may be keyed by beyond the primitives: compared by value in a Go
 # map (a duration, an address, a prefix as written, a type), unhashable (Go panics), the rest
-# compared by identity (lists, maps, quantities, URLs, optionals; a timestamp by its zone's pointer).
+# compared by identity (lists, maps, quantities, URLs; optionals and timestamps, whose identity
+# cel-go's answers do not follow from the values, unevaluated).
 _GO_TYPES = {"bytes": "types.Bytes", "Semver": "cel.Semver", "Format": "cel.Format", "Duration": "types.Duration",
              "Address": "cel.IP", "Network": "cel.CIDR", "CelType": "*types.Type", "Quantity": "cel.Quantity",
              "Url": "cel.URL", "Optional": "*types.Optional", "Timestamp": "types.Timestamp"}
 _VALUE_KEYS = ("Duration", "Address", "Network", "CelType")
 _UNHASHABLE = ("bytes", "Semver", "Format")
+_POINTER_KEYS = ("list", "dict", "Quantity", "Url")
 
 
 def check_qualifier(key: object) -> None:
@@ -280,6 +300,8 @@ def check_qualifier(key: object) -> None:
 
 def key_value(k: object) -> object:
     """The CEL value of a dict key (``map_key``'s inverse)."""
+    if isinstance(k, IdentityKey):
+        return k.value
     if not isinstance(k, MapKey):
         return k
     return Uint(k.value) if k.kind == "uint" else k.value   # type: ignore[call-overload]
@@ -335,7 +357,9 @@ def check_int(value: object) -> object:
 def arith(op: str, a: object, b: object) -> object:
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
-    if op == "+" and (isinstance(a, list) and isinstance(b, list) or isinstance(a, bytes) and isinstance(b, bytes)):
+    if op == "+" and isinstance(a, list) and isinstance(b, list):
+        return b if not a else a if not b else a + b   # cel-go's Add hands an empty side's partner on itself
+    if op == "+" and isinstance(a, bytes) and isinstance(b, bytes):
         return a + b
     if kind(a) != "num" or kind(b) != "num" or type(a) is not type(b):
         raise CelFailure("no such overload")
