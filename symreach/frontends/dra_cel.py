@@ -72,7 +72,8 @@ zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its 
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
 as matching and marks the answer with a caveat, never silently): a map key that
-is an optional or a timestamp (which Go compares with its zone's pointer), an index
+is an optional or a timestamp (which Go compares with its zone's pointer), ``device``
+or its ``attributes``/``capacity`` map as a key, an index
 or ``[?k]`` by a list or a map (the message names the list's Go type), an ``insert
 failed`` message naming a duration or a list key; ``%s`` of a device holding both a semver
 and a quantity (Go's random map order picks which error it reports); a ``format``
@@ -81,7 +82,9 @@ precision over 10,000 (the variant's answers show x/text's digit count wrapping 
 2,000 characters or 200 nested groups (Go refuses a parse tree over 1,000 high or
 3.3M instructions, limits not modelled).
 
-A domain with no attribute is an empty map (the scheduler's default); a
+A domain with no attribute is an empty map (the scheduler's default, one map for
+every such read; ``has`` finds every domain, ``in``, ``size`` and the macros see the
+domains that hold something); a
 missing name in it is the runtime error ``no such key: <name>``, as is an
 ordering of mismatched types (``no such overload``). ``evaluate`` returns
 True, False, a ``CelError`` (the scheduler then aborts the pod's cycle), or
@@ -360,13 +363,23 @@ class _Device:
 class _Domains:
     """``device.attributes`` or ``device.capacity``: a domain with nothing is an empty map."""
 
-    def __init__(self, values: dict[tuple[str, str], object]) -> None:
+    def __init__(self, values: dict[tuple[str, str], object], empty: dict) -> None:
         self.values = values
+        self.empty = empty
 
     def get(self, domain: object) -> dict:
+        """A new map per read, as cel-go wraps the Go map anew; a domain with nothing the one empty
+        map both ``attributes`` and ``capacity`` hand out (a map key by identity tells them apart)."""
         if not isinstance(domain, str):
             raise CelFailure("no such overload")
-        return {name: v for (d, name), v in self.values.items() if d == domain}
+        return {name: v for (d, name), v in self.values.items() if d == domain} or self.empty
+
+    def present(self) -> dict:
+        """The domains that hold something, as the Go map cel-go iterates, sizes and asks ``in``."""
+        out: dict = {}
+        for (domain, name), v in self.values.items():
+            out.setdefault(domain, {})[name] = v
+        return out
 
 
 _HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident", "field": "field",
@@ -377,8 +390,9 @@ _HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit",
 class _Eval:
     def __init__(self, driver: str, attributes: dict, capacity: dict) -> None:
         self.driver = driver
-        self.attributes = _Domains(attributes)
-        self.capacity = _Domains(capacity)
+        empty: dict = {}   # the compiled expression's emptyMapVal
+        self.attributes = _Domains(attributes, empty)
+        self.capacity = _Domains(capacity, empty)
         self.scope: dict[str, object] = {}
 
     def run(self, node: Node) -> object:
@@ -501,6 +515,8 @@ class _Eval:
         if op == "!=":
             return not equal(a, b)
         if op == "in":
+            if isinstance(b, _Domains):
+                b = b.present()
             if isinstance(b, list):
                 return any(equal(a, x) for x in b)
             if isinstance(b, dict):
@@ -548,7 +564,9 @@ class _Eval:
             if name not in target:
                 raise CelFailure(f"no such key: {name}")
             return target[name]
-        raise CelFailure(f"no such key: {name}" if isinstance(target, _Domains) else "no such overload")
+        if isinstance(target, _Domains):   # a field of the domains map is its index
+            return target.get(name)
+        raise CelFailure("no such overload")
 
     def _plain(self, value: object) -> object:
         """``device`` and its maps as the plain maps ``format`` prints (cel-go iterates Go maps in
@@ -617,6 +635,8 @@ class _Eval:
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
             return self._library(name, values) if name in _GLOBALS else call_global(name, values)
+        if isinstance(receiver, _Domains):
+            receiver = receiver.present()
         if name == "format" and isinstance(receiver, str):
             values = [self._plain(v) for v in values]
         return _method(name, receiver, values)
@@ -646,14 +666,17 @@ class _Eval:
         if isinstance(target, dict):
             return args[0][2] in target
         if isinstance(target, _Device):
-            return args[0][2] in ("driver", "attributes", "capacity")
+            return args[0][2] in ("driver", "attributes", "capacity", "allowMultipleAllocations")
+        if isinstance(target, _Domains):   # cel-go's has() finds every domain (the default map)
+            return True
         raise CelFailure("no such overload")
 
     def _macro(self, name: str, target: Node, args: list[Node]) -> object:
         count = _variables(name, len(args))
         if any(a[0] != "id" for a in args[:count]):
             raise Unsupported(name)
-        pairs = _pairs(self.run(target), name, count)
+        ranged = self.run(target)
+        pairs = _pairs(ranged.present() if isinstance(ranged, _Domains) else ranged, name, count)
         names = [a[1] for a in args[:count]]
         body = args[len(names):]
         results: list[object] = []
