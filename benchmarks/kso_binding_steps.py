@@ -139,7 +139,7 @@ def binding_caveats(states: Sequence[State]) -> tuple[int, int, Counter]:
 
 
 def _kind(caveat: str) -> str:
-    for key in ("another CSI driver", "joint bindings", "provisioned", "which reason", "distinct ways"):
+    for key in ("another CSI driver", "joint bindings", "provisioned", "which reason", "search states"):
         if key in caveat:
             return key
     return caveat

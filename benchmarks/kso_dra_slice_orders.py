@@ -11,6 +11,7 @@ refuses must be refused in every run with a reason some run gives. Unmarked fits
 apart (the per-node model exact there); fits symreach marks are only checked to be possible.
 
     python -m benchmarks.kso_dra_slice_orders --states 40 --seed 1
+    python -m benchmarks.kso_dra_slice_orders --states 100 --seed 3 --slices 6   # orders past the old cap of 120
 """
 
 from __future__ import annotations
@@ -33,15 +34,16 @@ DRIVER = "gpu.example.com"
 ATTRIBUTES = ({"numa": {"int": 0}}, {"numa": {"int": 1}}, {"model": {"string": "t4"}})   # fits, no match, error
 
 
-def contested(rng: random.Random) -> list[dict]:
-    """One state: nodes, the numa0 class, a pool shared by the nodes, the pending pod and its claim."""
+def contested(rng: random.Random, most: int = 3) -> list[dict]:
+    """One state: nodes, the numa0 class, a pool shared by the nodes (2 to ``most`` slices), the pending
+    pod and its claim."""
     names = [f"n{i}" for i in range(1, rng.choice((2, 3)) + 1)]
     objects: list[dict] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"rack": rng.choice("ab")}},
                             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}} for n in names]
     objects.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "numa0"},
                     "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}},
                                            {"cel": {"expression": f'device.attributes["{DRIVER}"].numa == 0'}}]}})
-    count = rng.choice((2, 3))
+    count = rng.choice((2, 3)) if most == 3 else rng.randint(2, most)   # the first form keeps the old seeds' states
     for k in range(count):
         spec: dict = {"driver": DRIVER, "pool": {"name": "shared", "generation": 1, "resourceSliceCount": count},
                       "devices": [{"name": f"s{k}", "attributes": copy.deepcopy(rng.choice(ATTRIBUTES))}]}
@@ -90,16 +92,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--states", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kso", type=Path, default=VARIANT)
+    ap.add_argument("--slices", type=int, default=3, help="most slices of the shared pool (6: up to 720 orders)")
+    ap.add_argument("--runs", type=int, default=RUNS, help="variant runs per state (more slices want more)")
     args = ap.parse_args(argv)
     load, t0 = os.getloadavg()[0], time.perf_counter()
     rng = random.Random(args.seed)
     verdicts = exact = loose = several = 0
     wrong: list[str] = []
     for i in range(args.states):
-        v, e, lo, c, w = judge_state(any_state(contested(rng), "default/job"), args.kso)
+        v, e, lo, c, w = judge_state(any_state(contested(rng, args.slices), "default/job"), args.kso, args.runs)
         verdicts, exact, loose, several = verdicts + v, exact + e, loose + lo, several + c
         wrong += [f"state {i} {x}" for x in w]
-    print(f"states {args.states} (seed {args.seed}), node verdicts {verdicts}, each against {RUNS} variant runs: "
+    print(f"states {args.states} (seed {args.seed}), node verdicts {verdicts}, each against {args.runs} variant runs: "
           f"{verdicts - len(wrong)} agree ({several} with several outcomes over the orders); fits unmarked "
           f"{exact}, marked {loose}")
     for line in wrong[:10]:

@@ -457,8 +457,8 @@ class BindingGroup:
     # informer's order: ``k8s_volume_matching``): ``choices[s][t][n]`` lists every state deploying t
     # on n may move the group to, ``next[s][t][n]`` first; () where there is one (``semantics.binding_choices``).
     choices: tuple[FrozenDict[int, tuple[tuple[int, ...], ...]], ...] = ()
-    # PVs equal but for their names (one choice for the scheduler): the states name the first free
-    # one of a class, a witness's step may name any free one (``semantics.step_choice``).
+    # PVs equal but for their names (one choice for the scheduler): the states name one free PV of
+    # a class (``k8s_volume_matching.Runs.own``), a witness's step may name any free one (``semantics.step_choice``).
     interchangeable: tuple[frozenset[str], ...] = ()
     # per state, as ``Instance.run_refusals`` (empty: none in any state)
     run_refusals: tuple[FrozenDict[Pair, tuple[tuple[str, tuple[str, ...]], ...]], ...] = ()

@@ -1053,7 +1053,7 @@ def choice_text(inst: Instance, sigma: Config, t: int, n: int, choice: int) -> s
 def step_choice(inst: Instance, sigma: Config, t: int, n: int, binds: Optional[str],
                 taken: Optional[set[str]] = None) -> Optional[int]:
     """The choice (``binding_choices``) a step's ``binds`` names, None for none named; ValueError
-    when the scheduler cannot bind that way there. The states name the first free PV of a class of
+    when the scheduler cannot bind that way there. The states name one free PV of a class of
     interchangeable ones (``BindingGroup.interchangeable``); a step may name any other of the class
     that no earlier step took (``taken``: the PVs the trace's steps named so far, updated)."""
     choices = binding_choices(inst, sigma, t, n)

@@ -162,7 +162,7 @@ def test_a_long_search_is_spared_or_marked():
     """Two requests of 6 among 11 devices: the scheduler's search tries 11!/5! ways of the first
     before failing; symreach's stops after 50,000 steps and the assignment check decides, exactly
     (no failing selector; a constraint only removes assignments), so without a caveat."""
-    from symreach.frontends import dra_allocator
+    from symreach.frontends import dra_allocator, dra_orders
 
     slices = [{"spec": {"driver": "g", "nodeName": "n1", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
                         "devices": [{"name": f"d{i}", "attributes": {"m": {"int": 1}}} for i in range(11)]}}]
@@ -172,8 +172,8 @@ def test_a_long_search_is_spared_or_marked():
         {"name": name, "exactly": {"deviceClassName": "c", "count": 6}} for name in ("a", "b")]}}}
     for constraints in ([], [{"matchAttribute": "g/m"}]):
         claim["spec"]["devices"]["constraints"] = constraints
-        found = dra_allocator.allocate([claim], pools, classes, set())
+        found = dra_orders.allocate([claim], pools, classes, set())
         assert (found.reason, found.error, found.caveats) == ("cannot allocate all claims", False, [])
     claim["spec"]["devices"]["requests"][1]["exactly"]["count"] = 5
-    found = dra_allocator.allocate([claim], pools, classes, set())
+    found = dra_orders.allocate([claim], pools, classes, set())
     assert found.reason is None and [d.name for _, d in found.results[0]] == [f"d{i}" for i in range(11)]

@@ -25,18 +25,17 @@ scheduler runs the "incubating" allocator of
   which aborts the pod's whole scheduling cycle.
 
 The scheduler visits pools in Go map order (random, per node) and slices in
-informer order (random, per cycle): where that order could change the outcome
-(only when an error is involved), every order is tried and the outcome is
-existential, as reachability asks (``allocate``: a fit if some run fits, an
-error only if every run errs; ``Outcome.outcomes`` names each). Selectors outside ``dra_cel`` are taken as matching, with a
-caveat; a search over ``STEP_LIMIT`` steps falls back to a matching that
-ignores constraints, with a caveat.
+informer order (random, per cycle): ``allocate_in_order`` runs the search in one
+order (``Allocator.walk``), ``dra_orders.allocate`` over every order that can
+differ. Selectors outside ``dra_cel`` are taken as matching, with a caveat; a
+search over ``STEP_LIMIT`` steps falls back to a matching that ignores
+constraints, with a caveat.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from symreach import reasons
 from symreach.frontends import dra_cel
@@ -217,12 +216,16 @@ class _MatchAttribute:
             self.n -= 1
 
 
+Sequence = Callable[[], Iterator[tuple[Pool, Optional[Device]]]]   # the pools and devices in one order
+
+
 class Allocator:
     """One ``Allocate`` call: ``claims`` (ResourceClaim dicts) on the node's ``pools``."""
 
     def __init__(self, claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
-                 errors_as_false: bool = False) -> None:
+                 errors_as_false: bool = False, sequence: Optional[Sequence] = None) -> None:
         self.claims, self.pools, self.classes, self.allocated = claims, pools, classes, allocated
+        self.sequence = sequence
         self.errors_as_false = errors_as_false
         self.caveats: list[str] = []
         self.cache: dict[tuple[int, int, int, int], bool] = {}
@@ -231,6 +234,35 @@ class Allocator:
         self.requests: list[list[list[_Req]]] = []
         self.constraints: list[list[_MatchAttribute]] = []
         self.steps = 0
+        self.every: list[tuple[int, _Req]] = []   # every request and subrequest, for ``signature``
+
+    def walk(self) -> Iterator[tuple[Pool, Optional[Device]]]:
+        """The order the search takes: each pool as (pool, None), then (pool, device) per device of its
+        slices (``sequence``'s order where given, else ``pools`` as they stand)."""
+        if self.sequence is not None:
+            yield from self.sequence()
+            return
+        for pool in self.pools:
+            yield pool, None
+            for device in pool.devices:
+                yield pool, device
+
+    def signature(self, device: Device) -> tuple:
+        """All the search reads of ``device`` but its name: every request's selectors on it (value and
+        caveats), its typed attributes, counters, binding conditions and whether it is allocated.
+        Devices with equal signatures are interchangeable (up to the results and the names errors give)."""
+        if not self.every:   # kept: the probe cache knows a request by its id
+            for c, claim in enumerate(self.claims):
+                for request in _l(_d(_d(claim.get("spec")).get("devices")).get("requests")):
+                    request = _d(request)
+                    for body in [_d(x) for x in _l(request.get("firstAvailable"))] or [_d(request.get("exactly"))]:
+                        self.every.append((c, _Req(body, "", None, str(body.get("deviceClassName") or ""), False)))
+        probes = []
+        for c, req in self.every:
+            before = len(self.caveats)
+            probes.append((self.probe(c, req, device), tuple(self.caveats[before:])))
+        return (tuple(probes), tuple(sorted(repr(x) for x in device.typed.items())), device.consumes_counters,
+                device.binding_conditions, device.key in self.allocated)
 
     # -- set-up (``Allocate`` before the search) --
     def prepare(self) -> None:
@@ -270,12 +302,13 @@ class Allocator:
             req.count = int(body.get("count") or 1)
         elif mode == "All":
             req.all_devices = []
-            for pool in self.pools:
-                if pool.incomplete or pool.invalid:
+            for pool, device in self.walk():
+                if device is None and (pool.incomplete or pool.invalid):
                     state = "is currently being updated" if pool.incomplete else "is currently invalid"
                     raise _Error(f"claim {_ref(self.claims[c])}, request {name}: asks for all devices, but resource "
                                  f"pool {pool.driver}/{pool.name} {state}")
-                req.all_devices += [d for d in pool.devices if self.selectable(c, req, d)]
+                if device is not None and self.selectable(c, req, device):
+                    req.all_devices.append(device)
             req.count = len(req.all_devices)
         else:
             raise _Error(f"claim {_ref(self.claims[c])}, request {name}: unsupported count mode {mode}")
@@ -388,14 +421,13 @@ class Allocator:
             return bool(self.extend(c, r, s, k, in_sub, req, req.all_devices[k], True))
         if self.too_few(c, req, req.count - k):
             return False
-        for pool in self.pools:
-            if pool.incomplete or pool.invalid:
+        for pool, device in self.walk():
+            if device is None or pool.incomplete or pool.invalid:
                 continue
-            for device in pool.devices:
-                if self.in_use(device, c, req.admin) or not self.selectable(c, req, device):
-                    continue
-                if self.extend(c, r, s, k, in_sub, req, device, False):
-                    return True
+            if self.in_use(device, c, req.admin) or not self.selectable(c, req, device):
+                continue
+            if self.extend(c, r, s, k, in_sub, req, device, False):
+                return True
         return False
 
     def too_few(self, c: int, req: _Req, wanted: int) -> bool:
@@ -403,15 +435,13 @@ class Allocator:
         search would evaluate every free device's selectors before giving up, so it meets the first
         error among them (raised here) or none: stopping is faithful. Counts no further than needed."""
         usable, first_error = 0, None
-        for pool in self.pools:
-            if not pool.incomplete and not pool.invalid:
-                for device in pool.devices:
-                    if not self.in_use(device, c, req.admin):
-                        found = self.probe(c, req, device)
-                        first_error = first_error or (found if isinstance(found, str) else None)
-                        usable += found is not False and not device.consumes_counters
-                        if usable >= wanted:
-                            return False
+        for pool, device in self.walk():
+            if device is not None and not pool.incomplete and not pool.invalid and not self.in_use(device, c, req.admin):
+                found = self.probe(c, req, device)
+                first_error = first_error or (found if isinstance(found, str) else None)
+                usable += found is not False and not device.consumes_counters
+                if usable >= wanted:
+                    return False
         if first_error is not None and not self.errors_as_false:
             raise _Error(first_error)
         return True
@@ -440,64 +470,11 @@ def _ref(claim: dict) -> str:
     return f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
 
 
-def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
-             where: str = "") -> Outcome:
-    """What DynamicResources' Filter says on the node for the claims to allocate, over the runs of the
-    scheduler: a fit when some order of pools and slices fits (that order's results), an error only
-    when every order errs, else the failure.
-
-    v1.35 ``Allocate`` calls ``GatherPools`` on every node, which flattens a Go map (the pool order
-    is drawn per node), over the slices PreFilter listed once per cycle (their order is the
-    informer's, drawn per cycle). Pools are tried sorted, slices in input order; where an error is
-    involved (the one case the order can change the outcome: the search is exhaustive otherwise),
-    every order (up to ``ORDERS``) is tried and ``outcomes`` names each one."""
-    several = _order_count(pools) > 1
-    first = allocate_in_order(claims, pools, classes, allocated, several)
-    if not several or (not first.error and not first.met_error):
-        return first
-    orders = _orders(pools)
-    if orders is None:
-        first.caveats.append(f"DRA{where}: the scheduler visits pools and slices in a random order; on another order "
-                             "the allocator may meet an error at another point (too many orders to try; the verdict, "
-                             "its reasons and whether it aborts the pod's cycle are those of the first order)")
-        return first
-    runs = [first] + [allocate_in_order(claims, order, classes, allocated, False) for order in orders]
-    chosen = next((o for o in runs if o.reason is None), None) or \
-        next((o for o in runs if not o.error), None) or first
-    seen = {None if o.reason is None else o.reason for o in runs}
-    if len(seen) > 1:
-        chosen.outcomes = tuple(sorted(seen, key=lambda r: (r is not None, r or "")))
-    chosen.caveats = list(dict.fromkeys(c for o in runs for c in o.caveats))
-    return chosen
-
-
-ORDERS = 120
-
-
-def _order_count(pools: list[Pool]) -> int:
-    """How many orders of pools and, inside each, of slices the scheduler may take."""
-    from math import factorial, prod
-
-    return factorial(len(pools)) * prod(factorial(len(p.slices)) for p in pools)
-
-
-def _orders(pools: list[Pool]) -> Optional[list[list[Pool]]]:
-    """Every order of pools and, inside each, of slices (None when there are more than ``ORDERS``)."""
-    from itertools import permutations, product
-
-    if _order_count(pools) > ORDERS:
-        return None
-    out = []
-    for order in permutations(pools):
-        for inner in product(*[list(permutations(p.slices)) for p in order]):
-            out.append([Pool(p.driver, p.name, list(slices), p.incomplete, p.invalid) for p, slices in zip(order, inner)])
-    return out
-
-
 def allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
-                       note_errors: bool = False) -> Outcome:
-    """The search in this order; ``note_errors``: on a fit, say whether a selector fails on a free device."""
-    run = Allocator(claims, pools, classes, allocated)
+                       note_errors: bool = False, sequence: Optional[Sequence] = None) -> Outcome:
+    """The search in this order (``sequence``'s, else ``pools`` as they stand); ``note_errors``: on a fit,
+    say whether a selector fails on a free device."""
+    run = Allocator(claims, pools, classes, allocated, sequence=sequence)
     try:
         run.prepare()
         found = run.one(0, 0, 0, 0, False)

@@ -3,7 +3,7 @@
 DynamicResources' PreFilter lists the ResourceSlices once per cycle (``ListWithDeviceTaintRules``)
 and hands that list to ``structured.NewAllocator``; Filter's ``Allocate`` then runs per node, and
 ``GatherPools`` takes each pool's slices in that list's order (the order of pools is a Go map's,
-drawn per node). ``dra_allocator.allocate`` is existential per node: a node fits if some order of
+drawn per node). ``dra_orders.allocate`` is existential per node: a node fits if some order of
 pools and slices fits, errs only if every order errs. The exact reading, with one slice order sigma
 for the cycle: the pod lands on n iff under ONE sigma n fits (some pool order) and no node passing
 its earlier filters errs (every pool order errs there).
@@ -14,19 +14,25 @@ for a node n that fits under some sigma whose erring nodes are exactly those err
 iff none of those passes its earlier filters, which is the model's. A node that fits under no sigma
 fails (or errs) in both readings; a node erring under every sigma errs in both. So only a fitting node
 whose every fitting sigma makes another node err (where the others do not) can differ; such nodes keep
-a caveat, as do all fitting nodes beyond ``dra_allocator.ORDERS`` orders or ``BUDGET`` searches.
+a caveat (it happens: ``tests/test_dra_slice_orders.py`` holds a case). The sigmas tried are those the
+allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
+selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
+guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``; the random states stay far below)
+every fit is marked.
 """
 
 from __future__ import annotations
 
-from itertools import permutations, product
-from math import factorial, prod
-from typing import Optional
+from itertools import product
+from math import prod
+from typing import Iterator, Optional
 
-from symreach.frontends.dra_allocator import ORDERS, Pool, allocate_in_order
+from symreach.frontends.dra_allocator import Pool
+from symreach.frontends.dra_orders import runs, slice_kinds
 
 Key = tuple[str, str]   # (driver, pool)
-BUDGET = 20_000          # searches tried over every cycle order and node before marking every fit instead
+BUDGET = 20_000          # searches over every cycle order and node (a guard: then every fit is marked)
+CYCLE_ORDERS = 5_040     # distinct cycle orders (a guard, as BUDGET)
 
 
 def shared_pools(pools_of: dict[str, list[Pool]]) -> dict[Key, list[int]]:
@@ -42,52 +48,70 @@ def shared_pools(pools_of: dict[str, list[Pool]]) -> dict[Key, list[int]]:
     return {k: sorted(ids[k]) for k, nodes in seen.items() if len(nodes) > 1 and len(ids[k]) > 1}
 
 
-def cycle_orders(shared: dict[Key, list[int]]) -> Optional[list[dict[int, int]]]:
-    """Every order of the shared pools' slices as a rank per slice id (None beyond ``ORDERS``)."""
-    if prod(factorial(len(v)) for v in shared.values()) > ORDERS:
+def _arrangements(kinds: list[int]) -> Iterator[list[int]]:
+    """Every distinct order of the multiset ``kinds``."""
+    if not kinds:
+        yield []
+        return
+    for k in sorted(set(kinds)):
+        rest = list(kinds)
+        rest.remove(k)
+        for tail in _arrangements(rest):
+            yield [k] + tail
+
+
+def cycle_orders(shared: dict[Key, list[int]], kinds: dict[int, Optional[int]]) -> Optional[list[dict[int, int]]]:
+    """The cycle orders of the shared pools' slices the search can tell apart, as a rank per slice id:
+    slices of one kind (``kinds``: ``dra_orders.slice_kinds``) take their places in id order, slices
+    it never counts (None) go last. None beyond ``CYCLE_ORDERS``."""
+    per_pool: list[list[list[int]]] = []
+    for ids in shared.values():
+        counted = [i for i in ids if kinds.get(i) is not None]
+        orders = []
+        for arrangement in _arrangements([kinds[i] for i in counted]):
+            queues = {k: [i for i in counted if kinds[i] == k] for k in set(arrangement)}
+            orders.append([queues[k].pop(0) for k in arrangement] + [i for i in ids if i not in counted])
+            if len(orders) > CYCLE_ORDERS:
+                return None
+        per_pool.append(orders)
+    if prod(len(o) for o in per_pool) > CYCLE_ORDERS:
         return None
-    out = []
-    for choice in product(*[list(permutations(v)) for v in shared.values()]):
-        out.append({sid: rank for order in choice for rank, sid in enumerate(order)})
-    return out
+    return [{sid: rank for order in choice for rank, sid in enumerate(order)} for choice in product(*per_pool)]
 
 
-def _run_count(pools: list[Pool], shared: dict[Key, list[int]]) -> int:
-    """How many orders a node has under one cycle order (pools, and the slices of unshared pools)."""
-    return factorial(len(pools)) * prod(factorial(len(p.slices)) for p in pools if (p.driver, p.name) not in shared)
-
-
-def _node_runs(pools: list[Pool], shared: dict[Key, list[int]], rank: dict[int, int]) -> list[list[Pool]]:
-    """The node's orders under one cycle order: pools in any order, a shared pool's slices as ``rank``
-    says, the other pools' slices in any order."""
-    fixed = [(p.driver, p.name) in shared for p in pools]
-    ranked = [Pool(p.driver, p.name, sorted(p.slices, key=lambda s: rank.get(s[0].slice_id, -1) if s else -1),
-                   p.incomplete, p.invalid) if f else p for p, f in zip(pools, fixed)]
-    inner = [[p.slices] if f else list(permutations(p.slices)) for p, f in zip(ranked, fixed)]
-    out = []
-    for picks in product(*inner):
-        base = [Pool(p.driver, p.name, list(s), p.incomplete, p.invalid) for p, s in zip(ranked, picks)]
-        out.extend(list(order) for order in permutations(base))
-    return out
+def _ranked(pools: list[Pool], shared: dict[Key, list[int]], rank: dict[int, int]) -> list[Pool]:
+    """The node's pools with each shared pool's slices in the cycle order ``rank``."""
+    return [Pool(p.driver, p.name, sorted(p.slices, key=lambda s: rank.get(s[0].slice_id, -1) if s else -1),
+                 p.incomplete, p.invalid) if (p.driver, p.name) in shared else p for p in pools]
 
 
 def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict], allocated: set,
                  fitting: list[str]) -> list[str]:
     """Of the nodes the per-node model lets the pod fit (``fitting``), those where one slice order per
-    cycle may forbid it in some state (the module's condition); every one of them when there are too
-    many orders to try."""
+    cycle may forbid it in some state (the module's condition); every one of them past the guards
+    (``CYCLE_ORDERS``, ``BUDGET``)."""
     shared = shared_pools(pools_of)
     if not shared or not fitting:
         return []
-    orders = cycle_orders(shared)
-    if orders is None or any(_run_count(p, shared) > ORDERS for p in pools_of.values()) or \
-            len(orders) * sum(_run_count(p, shared) for p in pools_of.values()) > BUDGET:
+    kinds: dict[int, Optional[int]] = {}
+    for key in shared:   # a slice's kind is the same on every node: its devices are
+        by_id = {s[0].slice_id: s for pools in pools_of.values() for p in pools if (p.driver, p.name) == key
+                 and not p.incomplete and not p.invalid for s in p.slices if s}
+        union = Pool(key[0], key[1], list(by_id.values()))
+        kinds.update(zip(by_id, slice_kinds(claims, union, classes, allocated)))
+    orders = cycle_orders(shared, kinds)
+    if orders is None:
         return list(fitting)
+    fixed = frozenset(shared)
+    left = BUDGET
     table: list[tuple[set[str], set[str]]] = []   # per cycle order: (fitting nodes, erring nodes)
     for rank in orders:
         fits, errs = set(), set()
         for node, pools in pools_of.items():
-            outcomes = [allocate_in_order(claims, run, classes, allocated) for run in _node_runs(pools, shared, rank)]
+            outcomes = runs(claims, _ranked(pools, shared, rank), classes, allocated, fixed, left)
+            if outcomes is None:
+                return list(fitting)
+            left -= len(outcomes)
             if any(o.reason is None for o in outcomes):
                 fits.add(node)
             elif all(o.error for o in outcomes):

@@ -30,7 +30,7 @@ filter (``semantics.cycle_abort``; above 100 nodes in several zones, or where th
 the scheduler draws once per cycle for every node may change a fit, a caveat:
 ``_abort_caveats``, ``dra_slice_orders``). The verdicts are
 existential over the scheduler's random order of pools and slices
-(``dra_allocator.allocate``; ``PodDra.orders`` names what each order gives). What is left out
+(``dra_orders.allocate``; ``PodDra.orders`` names what each order gives). What is left out
 is a caveat on the pod type, never silent: selectors ``dra_cel`` cannot
 evaluate (taken as matching), and devices a witness's earlier steps would
 allocate or free (the verdicts are those of the input's allocation state).
@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from symreach.frontends import dra_allocator, dra_slice_orders
+from symreach.frontends import dra_allocator, dra_orders, dra_slice_orders
 from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
 from symreach.model import MIN_FEASIBLE_NODES, num_feasible_nodes_to_find, zone_key
@@ -191,7 +191,7 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
     errors = False
     for node in nodes:
         if to_allocate:
-            found = dra_allocator.allocate(to_allocate, index.pools(node), index.classes, allocated,
+            found = dra_orders.allocate(to_allocate, index.pools(node), index.classes, allocated,
                                            f" on {node['name']}")
             out.caveats += found.caveats
             if found.outcomes:
@@ -222,7 +222,7 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     k + 1 feasible nodes besides an erring one (every one is evaluated; always up to 101). Marked
     otherwise: candidates in several zones, or named by NodeAffinity's PreFilterResult (filtered in map
     order, k from their count). The order of a pool's slices is drawn once per cycle for every node
-    (``dra_allocator.allocate`` takes it per node): exact but on the fitting nodes
+    (``dra_orders.allocate`` takes it per node): exact but on the fitting nodes
     ``dra_slice_orders.inexact_fits`` names."""
     out = []
     named = _prefilter_names(spec)
@@ -440,11 +440,11 @@ def first_allocation(index: DraIndex, claims: list[dict], node: dict, allocated:
     """The structured allocator's first assignment on node (``dra_allocator``'s search in the scheduler's
     order: claims, requests, subrequests, then pools, slices, devices); per claim its (request name,
     device) results, or None (no fit, or an error). Without ``pool_order``: the first order that fits
-    (``dra_allocator.allocate``, the run the verdict's fit stands for); ``pool_order`` (driver, pool)
+    (``dra_orders.allocate``, the run the verdict's fit stands for); ``pool_order`` (driver, pool)
     tries that order of pools alone (the scheduler's is a Go map's)."""
     pools = index.pools(node)
     if pool_order is None:
-        found = dra_allocator.allocate(claims, pools, index.classes, allocated)
+        found = dra_orders.allocate(claims, pools, index.classes, allocated)
         return found.results if found.reason is None else None
     rank = {p: i for i, p in enumerate(pool_order)}
     pools = sorted(pools, key=lambda p: rank.get((p.driver, p.name), len(rank)))

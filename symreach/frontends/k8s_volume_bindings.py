@@ -35,7 +35,14 @@ give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choi
 
 Not modelled, and marked with a caveat instead: the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
-decides it), and a group with more than ``MAX_STATES`` joint bindings.
+decides it), and a group with more than ``MAX_STATES`` joint bindings (a guard:
+had the first free PV of a class been named, n claims that deployments bind in any
+order to n interchangeable PVs would make sum_k C(n,k) k! states, 326 for n = 5;
+each claim naming its own PV of the class where free (``Runs.own``), they make
+2^n, the number up to renaming PVs; more claims than PVs of a class still add
+renamings). A
+deployment's choices are listed lazily (``pod_outcomes``), so the guard stops
+before they are all listed.
 """
 
 from __future__ import annotations
@@ -150,7 +157,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
-        if len(states) > MAX_STATES:
+        if len(states) > MAX_STATES:   # the pod slots' ``frees`` (``_held_fields``) add states too
             return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
         joint = states[s]
         bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None and k[0] != HELD})
@@ -170,6 +177,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                         drift |= drifts
                         provisioned |= provisions
                         if nxt not in ids:
+                            if len(states) == MAX_STATES:   # before the next choice is even listed
+                                return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
                             ids[nxt] = len(states)
                             states.append(nxt)
                         if ids[nxt] not in targets:
@@ -197,8 +206,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
 
 def interchangeable(index: VolumeIndex) -> list[list[str]]:
     """The Available PVs that only names and volume handles tell apart (``k8s_volume_matching.shape``),
-    two or more a class, in input order: the joint bindings name the first free one of a class,
-    and a witness may name any other free one instead (``semantics.step_choice``)."""
+    two or more a class, in input order: the joint bindings name one free PV of a class (the
+    claim's own: ``k8s_volume_matching.Runs.own``), and a witness may name any other free one instead (``semantics.step_choice``)."""
     classes: dict[str, list[str]] = {}
     read = labels_read(index)
     for name, pv in index.volumes.items():

@@ -16,7 +16,7 @@ decide from the volume objects alone, in the scheduler's words:
 
 Static per-node verdicts are exact for the state as given; VolumeBinding's is existential
 over the informer's orders (``k8s_volume_matching``: a node passes when some run of
-``findMatchingVolumes`` does, as reachability asks of the scheduler). A WaitForFirstConsumer
+``findMatchingVolumes`` does, as reachability asks of the scheduler; every run, unbounded). A WaitForFirstConsumer
 claim becomes bound once a pod using it is scheduled: ``pod_outcomes`` gives what a
 deployment binds on a node, ``bound_index`` the volume objects then, and
 ``k8s_volume_bindings`` explores the joint bindings (v1 ``binds``).
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from symreach import reasons
 from symreach.frontends.k8s_volumes import (
@@ -40,12 +40,13 @@ from symreach.frontends.k8s_volumes import (
     bound,
 )
 from symreach.frontends.k8s_volume_matching import (
-    MAX_RUNS,
     ZONE_LABELS,
     Claim,
     Matching,
-    matchings,
+    Runs,
+    SearchBound,
     node_affinity_ok,
+    search_caveat,
     storage_of,
 )
 from symreach.loader.labels import parse_label_selector
@@ -89,7 +90,7 @@ class PodVolumes:
     # the verdict above is existential, exact for reachability; the scheduler's one attempt is random)
     order_dependent: list[str] = field(default_factory=list)
     # nodes refused in every run with reasons that differ between runs: every verdict some run
-    # reports (``filters`` holds the input order's, the first); complete unless a caveat says so
+    # reports (``filters`` holds the input order's, the first)
     runs: dict[str, list[Verdict]] = field(default_factory=dict)
     # nodes where some run passes the volume plugins and others refuse: those runs' refusals (a later
     # plugin's refusal there is one of a set with them: v1 ``otherRunRefusals``)
@@ -172,11 +173,8 @@ def pod_volumes(index: VolumeIndex, spec: dict, namespace: str, pod_name: Option
                 out.runs[node["name"]] = list(verdicts)
         elif len(verdicts) > 1:
             out.passed_runs[node["name"]] = [v for v in verdicts if v is not None]
-    claim_names = ", ".join(f"{c.namespace}/{c.name}" for c in delayed)
     if cut:
-        out.caveats.append(f"claim(s) {claim_names}: more than {MAX_RUNS} distinct ways to match them to PVs on "
-                           f"{', '.join(cut)}; VolumeBinding's verdict there, the reasons a refusal there may give "
-                           f"and what a deployment there may bind are the first {MAX_RUNS} ways' only")
+        out.caveats.append(search_caveat(delayed, cut))
     out.delayed = delayed
     return out
 
@@ -209,23 +207,41 @@ def _filter_entry(node: str, plugin: str, why: tuple[str, ...], runs) -> dict:
     return entry
 
 
-def pod_outcomes(index: VolumeIndex, claims: list[Claim], node: str, labels: dict) -> list[dict[tuple[str, str], str]]:
+def pod_outcomes(index: VolumeIndex, claims: list[Claim], node: str, labels: dict
+                 ) -> Iterator[dict[tuple[str, str], str]]:
     """What PreBind may bind a pod's unbound claims to on a node its Filter passed, one entry per
-    distinct run of ``FindPodVolumes`` that fits there (``matchings``; the input's order first):
-    claims with a selected node are provisioned; the others take the PV their run matched them to
-    (``PV <name>``), else are provisioned in the node's topology (``provisioned:<key>=<value>,...``)."""
-    out: list[dict[tuple[str, str], str]] = []
-    for bind_ok, enough, run in _binding_runs(index, claims, node, labels)[0]:
-        if not (bind_ok and enough):
-            continue
-        outcome = {(c.namespace, c.name): f"PV {pv}" for c, pv in run.chosen}
-        for c in claims:
-            if (c.namespace, c.name) not in outcome:
-                outcome[(c.namespace, c.name)] = "provisioned:" + ",".join(
-                    f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
-        if outcome not in out:
-            out.append(outcome)
-    return out
+    distinct run of ``FindPodVolumes`` that fits there (``Runs.runs``, every one, lazily: their
+    number is the answer's size; the input's order first): claims with a selected node are
+    provisioned; the others take the PV their run matched them to (``PV <name>``), else are
+    provisioned in the node's topology (``provisioned:<key>=<value>,...``)."""
+    if any(annotations(c.data or {}).get(SELECTED_NODE) not in (None, node) for c in claims):
+        return   # the fast path: selected for another node
+    fixed = [c for c in claims if SELECTED_NODE in annotations(c.data or {})]
+
+    def fits(unmatched: tuple[Claim, ...]) -> bool:
+        return not (fixed or unmatched) or check_provisions(index, fixed + list(unmatched), labels) == (True, True)
+
+    seen: list[dict[tuple[str, str], str]] = []
+    runs = Runs(index, claims, labels)
+    try:
+        for run in runs.runs(fits):
+            outcome = _outcome(index, claims, labels, run)
+            if outcome not in seen:
+                seen.append(outcome)
+                yield outcome
+    except SearchBound:   # pod_volumes says so (a caveat): the input order's run stands for all
+        first = runs.first()
+        if fits(first.unmatched) and _outcome(index, claims, labels, first) not in seen:
+            yield _outcome(index, claims, labels, first)
+
+
+def _outcome(index: VolumeIndex, claims: list[Claim], labels: dict, run: Matching) -> dict[tuple[str, str], str]:
+    outcome = {(c.namespace, c.name): f"PV {pv}" for c, pv in run.chosen}
+    for c in claims:
+        if (c.namespace, c.name) not in outcome:
+            outcome[(c.namespace, c.name)] = "provisioned:" + ",".join(
+                f"{key}={labels[key]}" for key in provision_keys(index, c, labels))
+    return outcome
 
 
 def candidate_volumes(index: VolumeIndex, c: "Claim") -> bool:
@@ -350,16 +366,16 @@ def _node_verdicts(index: VolumeIndex, bound_claims: list[dict], delayed: list[C
                    topologies: list[tuple[str, frozenset[str]]], node: str, labels: dict
                    ) -> tuple[list[Optional[Verdict]], bool]:
     """VolumeBinding's Filter (``FindPodVolumes``), then VolumeZone's, on this node: the distinct
-    verdicts over the informer's orders, the input order's first (None: that run fits; VolumeZone
-    speaks only in a run VolumeBinding passes), and whether every run was followed (``MAX_RUNS``).
-    Existential: the node fits when some run does; else each verdict is one the scheduler's single
-    attempt may report, and no other."""
+    verdicts over the informer's orders (every one), the input order's first (None: that run fits;
+    VolumeZone speaks only in a run VolumeBinding passes); and False past the search guard (then
+    the input order's only). Existential: the node fits when some run does; else each verdict is
+    one the scheduler's single attempt may report, and no other."""
     node_conflict = any(not node_affinity_ok(index.volumes[as_dict(c.get("spec"))["volumeName"]], labels)
                         for c in bound_claims)
     zone_ok = _zone_ok(topologies, labels)
-    runs, complete = _binding_runs(index, delayed, node, labels)
     found: list[Optional[Verdict]] = []
-    for bind_ok, enough, _ in runs:
+    verdicts, complete = _binding_verdicts(index, delayed, node, labels)
+    for bind_ok, enough in verdicts:
         reasons = ((NODE_CONFLICT,) if node_conflict else ()) + (() if bind_ok else (BIND_CONFLICT,)) + \
                   (() if enough else (NOT_ENOUGH_SPACE,))
         verdict = (VOLUME_BINDING, reasons) if reasons else None if zone_ok else (VOLUME_ZONE, (ZONE_CONFLICT,))
@@ -368,27 +384,31 @@ def _node_verdicts(index: VolumeIndex, bound_claims: list[dict], delayed: list[C
     return found, complete
 
 
-def _binding_runs(index: VolumeIndex, delayed: list[Claim], node: str, labels: dict
-                  ) -> tuple[list[tuple[bool, bool, Matching]], bool]:
-    """Per run of ``findMatchingVolumes`` (``matchings``) then ``checkVolumeProvisions`` on the claims
-    left and those with a selected node: (claims can be bound or provisioned, enough capacity, run);
-    and whether every run was followed."""
+def _binding_verdicts(index: VolumeIndex, delayed: list[Claim], node: str, labels: dict
+                      ) -> tuple[list[tuple[bool, bool]], bool]:
+    """``findMatchingVolumes`` then ``checkVolumeProvisions`` on the claims left and those with a
+    selected node, over every run (``Runs.unmatched``: the claims a run leaves are all it reads):
+    the distinct (claims can be bound or provisioned, enough capacity), the input order's first;
+    and False past the search guard (``SearchBound``: the input order's run's alone)."""
     if not delayed:
-        return [(True, True, Matching((), ()))], True
+        return [(True, True)], True
     if any(annotations(c.data or {}).get(SELECTED_NODE) not in (None, node) for c in delayed):
-        return [(False, True, Matching((), ()))], True   # the fast path: selected for another node
+        return [(False, True)], True   # the fast path: selected for another node
     fixed = [c for c in delayed if SELECTED_NODE in annotations(c.data or {})]
-    runs, complete = matchings(index, delayed, labels)
-    out = []
-    for run in runs:
-        bind_ok, enough = not run.unmatched, True
-        if fixed or run.unmatched:
-            bind_ok, enough = _provisions(index, fixed + list(run.unmatched), labels)
-        out.append((bind_ok, enough, run))
+    runs = Runs(index, delayed, labels)
+    try:
+        left, complete = runs.unmatched(), True
+    except SearchBound:
+        left, complete = [runs.first().unmatched], False
+    out: list[tuple[bool, bool]] = []
+    for unmatched in left:
+        found = check_provisions(index, fixed + list(unmatched), labels) if fixed or unmatched else (True, True)
+        if found not in out:
+            out.append(found)
     return out, complete
 
 
-def _provisions(index: VolumeIndex, claims: list[Claim], labels: dict) -> tuple[bool, bool]:
+def check_provisions(index: VolumeIndex, claims: list[Claim], labels: dict) -> tuple[bool, bool]:
     """``checkVolumeProvisions``: (provisioning possible here, enough storage capacity)."""
     for c in claims:
         claim = c.data or {}

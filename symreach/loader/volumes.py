@@ -18,7 +18,7 @@ the outcome here, so that the model needs no notion of volumes:
       disks: [{kind: gcePersistentDisk, name: pd-1, readOnly: true}]   # in-tree disks in the pod
       binds:                      # its unbound WaitForFirstConsumer claims, bound when it is deployed
         claims: [default/data, default/logs]   # the binding group's claims (namespace/name)
-        interchangeable: [[pv-1, pv-2]]        # PVs equal but for their names: the states name the first free
+        interchangeable: [[pv-1, pv-2]]        # PVs equal but for their names: states name one free PV of a class
         states:                   # the group's reachable joint bindings; the first is the input's
           - bound: [null, null]
             nodes: {n1: 1, n2: [2, 3]}   # deploying the type there moves the group to that state (a list:
