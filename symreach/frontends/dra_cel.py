@@ -75,7 +75,7 @@ as matching and marks the answer with a caveat, never silently): a map key that
 is an optional or a timestamp (which Go compares with its zone's pointer), ``device``
 or its ``attributes``/``capacity`` map as a key, an index
 or ``[?k]`` by a list or a map (the message names the list's Go type), an ``insert
-failed`` message naming a duration or a list key; ``%s`` of a device holding both a semver
+failed`` message naming a list key; ``%s`` of a device holding both a semver
 and a quantity (Go's random map order picks which error it reports); a ``format``
 precision over 10,000 (the variant's answers show x/text's digit count wrapping past
 32,767); a pattern over

@@ -338,7 +338,37 @@ def key_text(key: object) -> str:
         return go_float_text(key)
     if isinstance(key, (str, int)):
         return str(key)
+    if type(key).__name__ == "Duration":
+        return go_duration_text(key.nanos)   # type: ignore[attr-defined]
     raise Unsupported("a map key of type " + type_name(key))
+
+
+def _fraction(value: int, digits: int) -> tuple[str, int]:
+    """Go's ``fmtFrac``: the last ``digits`` decimal digits as ``.ddd`` without trailing zeros."""
+    value, rest = divmod(value, 10 ** digits)
+    text = f"{rest:0{digits}d}".rstrip("0") if digits else ""
+    return ("." + text if text else ""), value
+
+
+def go_duration_text(nanos: int) -> str:
+    """Go's ``time.Duration.String``: ``1h2m0.5s``, ``1.5µs``, ``0s``."""
+    u = abs(nanos)
+    if u == 0:
+        return "0s"
+    if u < 10 ** 9:
+        digits, unit = (0, "ns") if u < 10 ** 3 else (3, "\u00b5s") if u < 10 ** 6 else (6, "ms")
+        fraction, whole = _fraction(u, digits)
+        text = f"{whole}{fraction}{unit}"
+    else:
+        fraction, seconds = _fraction(u, 9)
+        minutes, seconds = divmod(seconds, 60)
+        hours, minutes = divmod(minutes, 60)
+        text = f"{seconds}{fraction}s"
+        if minutes or hours:
+            text = f"{minutes}m" + text
+        if hours:
+            text = f"{hours}h" + text
+    return ("-" if nanos < 0 else "") + text
 
 
 def compare(a: object, b: object) -> int:
