@@ -64,18 +64,19 @@ Map keys are kept apart by type as in cel-go's Go map (``true``, ``1u``, ``1.0``
 ``1`` are four keys; a later equal key replaces an earlier one, an absent optional entry
 removes it), and looked up as cel-go's ``Find`` does (a double or uint finds the same
 number's int key, an int its uint key); durations, addresses, prefixes and types are keys
-by value, lists, maps, quantities and URLs by identity (Go compares their pointers: only the
-object ``cel.bind`` or a comprehension hands on finds its entry), bytes, semvers and formats
+by value, lists, maps, quantities, URLs and present optionals by identity (Go compares
+their pointers: only the object ``cel.bind`` or a comprehension hands on finds its entry,
+but a variable's optional is a new pointer at each read), ``optional.none()`` one key, bytes, semvers and formats
 an error (Go cannot hash them: cel-go recovers the panic), and an index of such a type is
 ``invalid qualifier type``. The getters' time
 zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): a map key that
-is an optional or a timestamp (which Go compares with its zone's pointer), ``device``
-or its ``attributes``/``capacity`` map as a key, an index
-or ``[?k]`` by a list or a map (the message names the list's Go type), an ``insert
-failed`` message naming a list key; ``%s`` of a device holding both a semver
+as matching and marks the answer with a caveat, never silently): a timestamp map
+key (which Go compares with its zone's pointer), ``device`` or its
+``attributes``/``capacity`` map as a key, an index or ``[?k]`` by a list or a map (the
+message names the list's Go type) or ``[?k]`` by an optional, an ``insert failed``
+message naming a list or an optional key; ``%s`` of a device holding both a semver
 and a quantity (Go's random map order picks which error it reports); a ``format``
 precision over 10,000 (the variant's answers show x/text's digit count wrapping past
 32,767); a pattern over
@@ -460,7 +461,10 @@ class _Eval:
 
     def _ident(self, node: Node) -> object:
         if node[1] in self.scope:
-            return self.scope[node[1]]
+            held = self.scope[node[1]]
+            if isinstance(held, Optional) and held.present:   # cel-go hands a variable's optional
+                return Optional(True, held.value)   # on as a new pointer each time it is read
+            return held
         name = node[1].removeprefix(".")
         if name == "device":
             return _Device()
