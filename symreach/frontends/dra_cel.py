@@ -66,15 +66,16 @@ removes it), and looked up as cel-go's ``Find`` does (a double or uint finds the
 number's int key, an int its uint key); durations, addresses, prefixes and types are keys
 by value, lists, maps, quantities, URLs and present optionals by identity (Go compares
 their pointers: only the object ``cel.bind`` or a comprehension hands on finds its entry,
-but a variable's optional is a new pointer at each read), ``optional.none()`` one key, bytes, semvers and formats
+but a variable's optional is a new pointer at each read), ``optional.none()`` one key,
+timestamps by instant and ``*time.Location`` (nil for ``Z``, Local for a zero offset, one per
+whole hour from -12 to +14, else one per parse: ``dra_cel_time``), bytes, semvers and formats
 an error (Go cannot hash them: cel-go recovers the panic), and an index of such a type is
 ``invalid qualifier type``. The getters' time
 zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): a timestamp map
-key (which Go compares with its zone's pointer), ``device`` or its
-``attributes``/``capacity`` map as a key, an index or ``[?k]`` by a list or a map (the
+as matching and marks the answer with a caveat, never silently): ``device`` or its
+``attributes``/``capacity`` map as a map key, an index or ``[?k]`` by a list or a map (the
 message names the list's Go type) or ``[?k]`` by an optional, an ``insert failed``
 message naming a list or an optional key; ``%s`` of a device holding both a semver
 and a quantity (Go's random map order picks which error it reports); a ``format``

@@ -31,6 +31,19 @@ class Timestamp:
 
     nanos: int
     offset: int = field(default=0, compare=False)
+    zone: object = field(default=None, compare=False)   # Go's *Location, which a map key compares
+
+
+def _location(text: str, offset: int) -> object:
+    """The ``*time.Location`` ``time.Parse`` gives: nil for ``Z``, Local (UTC) for a zero offset,
+    ``FixedZone``'s shared one for whole hours from -12 to +14, else a new one per parse."""
+    if text.endswith("Z"):
+        return None
+    if offset == 0:
+        return "Local"
+    if offset % 3600 == 0 and -12 <= offset // 3600 <= 14:
+        return ("fixed", offset // 3600)
+    return object()
 
 
 @dataclass(frozen=True)
@@ -38,10 +51,10 @@ class Duration:
     nanos: int
 
 
-def _checked_time(nanos: int, offset: int = 0) -> Timestamp:
+def _checked_time(nanos: int, offset: int = 0, zone: object = None) -> Timestamp:
     if not _MIN_UNIX <= nanos // _SECOND <= _MAX_UNIX:
         raise CelFailure("timestamp overflow")
-    return Timestamp(nanos, offset)
+    return Timestamp(nanos, offset, zone)
 
 
 def _checked_int(value: int) -> int:
@@ -118,7 +131,7 @@ def timestamp_of(value: object) -> Timestamp:
     parsed = _parse_rfc3339(value)
     if parsed is None:
         raise CelFailure("type conversion error from 'string' to 'google.protobuf.Timestamp'")
-    return _checked_time(*parsed)
+    return _checked_time(*parsed, _location(value, parsed[1]))
 
 
 def duration_of(value: object) -> Duration:
@@ -165,9 +178,9 @@ def time_arith(op: str, a: object, b: object) -> object:
     if op == "-" and isinstance(a, Timestamp) and isinstance(b, Timestamp):
         return Duration(_checked_int(a.nanos - b.nanos))
     if op in "+-" and isinstance(a, Timestamp) and isinstance(b, Duration):
-        return _checked_time(a.nanos + (b.nanos if op == "+" else -_checked_int(-b.nanos)), a.offset)
+        return _checked_time(a.nanos + (b.nanos if op == "+" else -_checked_int(-b.nanos)), a.offset, a.zone)
     if op == "+" and isinstance(a, Duration) and isinstance(b, Timestamp):
-        return _checked_time(b.nanos + a.nanos, b.offset)
+        return _checked_time(b.nanos + a.nanos, b.offset, b.zone)
     if op in "+-" and isinstance(a, Duration) and isinstance(b, Duration):
         return Duration(_checked_int(a.nanos + b.nanos if op == "+" else a.nanos - b.nanos))
     raise CelFailure("no such overload")

@@ -253,13 +253,15 @@ def map_key(v: object, deleting: bool = False) -> object:
         return MapKey(held, v)
     if held in _POINTER_KEYS:
         return IdentityKey(v)
+    if held == "Timestamp":
+        return TimeKey(v)
     if held == "Optional":   # optional.none() is one Go value; a present one a pointer
         return IdentityKey(v) if v.present else NoneKey(v)   # type: ignore[attr-defined]
     if held in _UNHASHABLE:   # Go panics hashing it; cel-go's Eval recovers the panic as an error
         if deleting:
             raise CelFailure(f"internal error: hash of unhashable type: {_GO_TYPES[held]}")
         raise CelFailure(f"internal error: runtime error: hash of unhashable type {_GO_TYPES[held]}")
-    raise Unsupported("a map key of type " + type_name(v))   # a timestamp (its zone's pointer)
+    raise Unsupported("a map key of type " + type_name(v))
 
 
 class IdentityKey:
@@ -278,6 +280,21 @@ class IdentityKey:
         return id(self.value)
 
 
+class TimeKey(IdentityKey):
+    """A timestamp as a Go map key: its instant and its ``*time.Location`` pointer."""
+
+    __slots__ = ()
+
+    def _held(self) -> tuple[object, object]:
+        return self.value.nanos, self.value.zone   # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TimeKey) and other._held() == self._held()
+
+    def __hash__(self) -> int:
+        return hash(self._held())
+
+
 class NoneKey(IdentityKey):
     """``optional.none()`` as a key: one Go value, however it was made."""
 
@@ -292,8 +309,8 @@ class NoneKey(IdentityKey):
 
 # The Go types of CEL values a map may be keyed by beyond the primitives: compared by value in a Go
 # map (a duration, an address, a prefix as written, a type), unhashable (Go panics), the rest
-# compared by identity (lists, maps, quantities, URLs, present optionals; a timestamp, which Go
-# compares with its zone's pointer, unevaluated).
+# compared by identity (lists, maps, quantities, URLs, present optionals; a timestamp with its
+# zone's pointer).
 _GO_TYPES = {"bytes": "types.Bytes", "Semver": "cel.Semver", "Format": "cel.Format", "Duration": "types.Duration",
              "Address": "cel.IP", "Network": "cel.CIDR", "CelType": "*types.Type", "Quantity": "cel.Quantity",
              "Url": "cel.URL", "Optional": "*types.Optional", "Timestamp": "types.Timestamp"}
