@@ -106,6 +106,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"states {args.states} (seed {args.seed}), node verdicts {verdicts}, each against {args.runs} variant runs: "
           f"{verdicts - len(wrong)} agree ({several} with several outcomes over the orders); fits unmarked "
           f"{exact}, marked {loose}")
+    return finish(wrong, load, t0)
+
+
+def finish(wrong: list[str], load: float, t0: float) -> int:
+    """Print the first disagreements, the time and the load at start; the exit status."""
     for line in wrong[:10]:
         print("  " + line)
     print(f"time {time.perf_counter() - t0:.1f} s wall, load {load:.1f} at start")

@@ -419,6 +419,16 @@ class ClaimBinding:
 
 
 @record
+class CycleOrder:
+    """One order of the ResourceSlices that DynamicResources' PreFilter lists for a whole scheduling
+    cycle (``frontends.dra_slice_orders``): the nodes where some order of pools fits, and the nodes
+    where every one errs, each with its errors (node index, errors)."""
+
+    fits: frozenset[int]
+    errs: tuple[tuple[int, tuple[str, ...]], ...]
+
+
+@record
 class BindingGroup:
     """Claims whose bindings depend on each other (one pod binds them together, or they could
     take the same PV), with every joint binding reachable from the input's.
@@ -462,6 +472,8 @@ class BindingGroup:
     interchangeable: tuple[frozenset[str], ...] = ()
     # per state, as ``Instance.run_refusals`` (empty: none in any state)
     run_refusals: tuple[FrozenDict[Pair, tuple[tuple[str, tuple[str, ...]], ...]], ...] = ()
+    # per state, as ``Instance.cycle_orders`` (empty: none in any state)
+    cycle_orders: tuple[FrozenDict[int, tuple[CycleOrder, ...]], ...] = ()
 
     @cached_property
     def state_ids(self) -> dict[tuple[int, ...], int]:
@@ -511,6 +523,10 @@ class Instance:
     bindings: tuple[ClaimBinding, ...] = ()
     binding_groups: tuple[BindingGroup, ...] = ()
     replica_targets: tuple[ReplicaTarget, ...] = ()  # Deployments, ReplicaSets, StatefulSets (SPEC 5.2)
+    # t -> its cycle orders where the slice order drawn once per cycle decides a fit (v1 ``dra.cycleOrders``):
+    # t lands on n by one of them (``semantics.abort_failure``; in another allocation state, its group's
+    # ``BindingGroup.cycle_orders``); empty otherwise.
+    cycle_orders: FrozenDict[int, tuple[CycleOrder, ...]] = field(default_factory=FrozenDict)
 
     # ---- indexing helpers -------------------------------------------------
     @property
@@ -549,14 +565,18 @@ class Instance:
     @cached_property
     def filter_errors(self) -> dict[int, frozenset[int]]:
         """Pod type -> the nodes where its DynamicResources Filter errs in some allocation state: the
-        scheduler may abort its whole scheduling cycle there (``semantics.cycle_abort``)."""
+        scheduler may abort its whole scheduling cycle there (``semantics.cycle_abort``), every order of
+        the cycle's slices or some (``cycle_orders``)."""
         maps = (self.volume_failures,) + tuple(f for group in self.binding_groups for f in group.failures)
         out: dict[int, set[int]] = {}
+        for tables in (self.cycle_orders,) + tuple(c for group in self.binding_groups for c in group.cycle_orders):
+            for t, orders in tables.items():
+                out.setdefault(t, set()).update(m for order in orders for m, _ in order.errs)
         for failures in maps:
             for (t, n), why in failures.items():
                 if why[2] == AFTER_ALL and why[1] and why[1][0].startswith(FILTER_ERROR):
                     out.setdefault(t, set()).add(n)
-        return {t: frozenset(nodes) for t, nodes in out.items()}
+        return {t: frozenset(nodes) for t, nodes in out.items() if nodes}
 
     def initial_config(self) -> Config:
         sigma = [0] * self.num_pairs

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
-from symreach import reasons
+from symreach import filter_runs, reasons
 from symreach.model import (
     AFTER_ALL,
     ATTACH_PREFIX,
@@ -23,6 +23,7 @@ from symreach.model import (
     AffinityTerm,
     BindingGroup,
     Config,
+    CycleOrder,
     Disk,
     Instance,
     Query,
@@ -398,7 +399,8 @@ def existing_anti_affinity_ok(inst: Instance, t: int, n: int, sigma: Config) -> 
 def node_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
     """The first failing plugin of Hard(t, n, sigma) with its reasons, or None when it holds:
     n's own Filter verdict (``filter_failure``), else the scheduler's abort of t's cycle by another
-    node's error (``cycle_abort``).
+    node's error (``cycle_abort``; under one slice order for the whole cycle where the front end
+    recorded them, ``Instance.cycle_orders``).
 
     Creatability and the user's ``maxPerNode`` bound are not part of Hard;
     see ``deploy_failure``.
@@ -454,7 +456,10 @@ def cycle_abort(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) 
     errs (``dra_allocator.allocate``: otherwise some run of the scheduler does not err there). Whether
     a run can stop before reaching every erring node is ``cycle_runs_past``. A PreFilterResult leaves
     out nodes that fail NodeAffinity's or VolumeBinding's filter anyway, so they never err here either.
-    The first erring node by index is named (the scheduler's is a race: ``abort_failure`` names each)."""
+    The first erring node by index is named (the scheduler's is a race: ``abort_failure`` names each).
+    Where the order of a pool's slices, drawn once per cycle for every node, decides a fit, the front
+    end records per order the nodes fitting and erring (``Instance.cycle_orders``) and the abort is
+    read under one order for the whole cycle (``_order_erring``), in sigma's allocation state."""
     erring = _erring(inst, t, sigma, n)
     return erring[0] if erring else None
 
@@ -463,6 +468,9 @@ def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> l
     """``cycle_abort``'s erring nodes, by index, with their errors; [] when some run passes them all."""
     if t not in inst.filter_errors:
         return []
+    orders = _cycle_orders(inst, t, sigma)
+    if orders:
+        return _order_erring(inst, t, sigma, n, orders)
     erring = []
     for m in sorted(inst.filter_errors[t]):
         recorded = static_view(inst, t, m, sigma)[1] if inst.binding_groups else inst.volume_failures.get((t, m))
@@ -477,9 +485,53 @@ def _erring(inst: Instance, t: int, sigma: Config, n: Optional[int] = None) -> l
     return erring
 
 
-def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None) -> bool:
+def _order_erring(inst: Instance, t: int, sigma: Config, n: Optional[int], orders: tuple[CycleOrder, ...]
+                  ) -> list[tuple[int, Failure]]:
+    """``_erring`` with one slice order for the whole cycle (``Instance.cycle_orders``): [] when under
+    some order n fits (n None: any order) and its erring nodes that pass their earlier filters in sigma
+    are none or missed by some run (``cycle_runs_past``); else the erring nodes of every order n fits
+    in (n None: every order), their errors under them. A node passes its earlier filters where its
+    own verdict is None or DynamicResources' (the last filter); under one order it may err where the
+    per-node verdict fits or refuses."""
+    passing: dict[int, bool] = {}
+    found: dict[int, list[str]] = {}
+    for order in orders:
+        if n is not None and n not in order.fits:
+            continue
+        erring = []
+        for m, errors in order.errs:
+            if m not in passing:
+                own = filter_failure(inst, t, m, sigma)
+                passing[m] = own is None or own.plugin == reasons.DYNAMIC_RESOURCES_PLUGIN
+            if passing[m]:
+                erring.append((m, errors))
+        if not erring:
+            return []
+        if cycle_runs_past(inst, t, sigma, {m for m, _ in erring}, n, order.fits):
+            return []
+        for m, errors in erring:
+            found.setdefault(m, []).extend(e for e in errors if e not in found.get(m, ()))
+    return [(m, Failure(reasons.DYNAMIC_RESOURCES_PLUGIN, (why[0],),
+                        tuple((reasons.DYNAMIC_RESOURCES_PLUGIN, (e,)) for e in why[1:]))) for m, why in sorted(found.items())]
+
+
+def _cycle_orders(inst: Instance, t: int, sigma: Config) -> tuple[CycleOrder, ...]:
+    """t's slice orders of the cycle in sigma's allocation state (``Instance.cycle_orders``; () where
+    the per-node verdicts are exact)."""
+    g = inst.binding_of.get(t) if inst.binding_groups else None
+    s = group_state(inst, sigma, g) if g is not None else 0
+    if s:
+        group = inst.binding_groups[g]  # type: ignore[index]
+        return group.cycle_orders[s].get(t, ()) if group.cycle_orders else ()
+    return inst.cycle_orders.get(t, ())
+
+
+def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: Optional[int] = None,
+                    fitting: Optional[frozenset[int]] = None) -> bool:
     """Whether some run of t's Filter phase in sigma evaluates none of the erring nodes and finds n
-    feasible (n None: any node), existentially over the scheduler's nondeterminism.
+    feasible (n None: any node), existentially over the scheduler's nondeterminism. ``fitting``: under
+    one slice order of the cycle (``_order_erring``), the nodes where DynamicResources fits under it;
+    a node fitting only under another order is not feasible in this cycle.
 
     ``findNodesThatPassFilters`` filters the snapshot's node list from ``nextStartNodeIndex`` (any
     index over the scheduler's history), wrapping around, in parallel chunks, and cancels the rest once
@@ -491,32 +543,42 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
 
     The node order is not in the input: the snapshot lists the node tree zone by zone, round robin
     (``nodeTree.list``, ``model.zone_key``), zones and the nodes of a zone in the order the informer
-    added them, which any creation history can make any order. One worker running the list alone
-    from the start index is a run of the parallel ``Until`` (the other workers not scheduled before
-    the cancel). Two such runs are tried (``zone_runs_past``), n early: erring nodes last in their
-    zones and the start at the list's head; erring nodes first in their zones and the start right after
-    the last of them. With one zone (nodes without zone labels share one) the first exists whenever
-    k + 1 nodes are feasible: exact. With several zones a run that fails both may still exist (erring
-    nodes at both ends of a zone, workers that stall holding a chunk): the front end marks such types
-    (``k8s_dra._abort_caveats``)."""
-    k = num_feasible_nodes_to_find(len(inst.nodes))
-    if len(inst.nodes) - len(erring) <= k:
-        return False   # never k + 1 feasible nodes: every node is evaluated
+    added them, which any creation history can make any order. ``filter_runs.runs_past`` decides it
+    exactly on the zones' counts where every chunk of the parallel ``Until`` can be held by its own
+    worker (up to about 250 nodes); beyond, two constructed runs are tried (``zone_runs_past``: sound,
+    not complete) and the front end marks such types (``k8s_dra._abort_caveats``). NodeAffinity's
+    PreFilterResult (``matchFields metadata.name In``: the nodes not named carry
+    ``PREFILTER_NODE_AFFINITY``) makes the list the named nodes in Go map order, any order of them,
+    with k from their count: one zone over the candidates, exact. (A PreFilterResult naming every
+    node is not told apart from none: the zones' answer, sound.)"""
     last = _LAST_ZONES[0]   # every node of one state asks in turn: count its zones once
-    if last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
-        zones = last[3]
+    if fitting is None and last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
+        zones, count = last[3], last[4]
     else:
-        zones = {}   # zone -> [feasible, others, erring]
-        for m, node in enumerate(inst.nodes):
-            kind = 2 if m in erring else 0 if filter_failure(inst, t, m, sigma) is None else 1
-            zones.setdefault(zone_key(node.labels), [0, 0, 0])[kind] += 1
-        _LAST_ZONES[0] = (inst, t, sigma, zones)
+        named = [m for m in range(len(inst.nodes)) if inst.static_block[t][m] != reasons.PREFILTER_NODE_AFFINITY]
+        count = len(named)
+        zones = {}   # zone -> [feasible, others, erring]; the candidates of a PreFilterResult: one zone
+        for m in named:
+            kind = 2 if m in erring else 0 if (fitting is None or m in fitting) \
+                and filter_failure(inst, t, m, sigma) is None else 1
+            key = zone_key(inst.nodes[m].labels) if count == len(inst.nodes) else ""
+            zones.setdefault(key, [0, 0, 0])[kind] += 1
+        _LAST_ZONES[0] = (inst, t, sigma, zones, count) if fitting is None else None   # per order: not kept
+    k = num_feasible_nodes_to_find(count)
     if sum(f for f, _, _ in zones.values()) <= k:
+        return False   # never k + 1 feasible nodes: every candidate is evaluated, an erring one too
+    own = None if n is None else zone_key(inst.nodes[n].labels) if count == len(inst.nodes) else ""
+    names = list(zones)
+    if own is not None and own not in zones:
         return False
-    return zone_runs_past(zones, None if n is None else zone_key(inst.nodes[n].labels), k)
+    exact = filter_runs.runs_past(tuple(tuple(zones[z]) for z in names), None if own is None else names.index(own),
+                                  k, filter_runs.chunk_size(count), filter_runs.PARALLELISM)
+    if exact is not None:
+        return exact
+    return zone_runs_past(zones, own, k)
 
 
-_LAST_ZONES: list = [None]   # (inst, t, sigma, zone counts) of the last state cycle_runs_past counted
+_LAST_ZONES: list = [None]   # (inst, t, sigma, zone counts, candidates) of the last state cycle_runs_past counted
 
 
 def zone_runs_past(zones: Mapping[str, Sequence[int]], own: Optional[str], k: int) -> bool:

@@ -167,6 +167,17 @@ def test_num_feasible_nodes_to_find_is_the_schedulers():
     assert got == {3: 3, 99: 99, 100: 100, 101: 100, 206: 100, 207: 101, 1000: 420, 5000: 500, 6000: 300}
 
 
+def _job_on_n1(inst, t: int, lands: bool) -> None:
+    """explicit's answer for job on n1: a witness that replays, or a certificate that re-checks."""
+    target = Query((frozenset({(t, 0)}),))
+    result = make_engine("explicit").check(inst, target)
+    assert result.verdict is (Verdict.DEPLOYABLE if lands else Verdict.NOT_DEPLOYABLE)
+    if lands:
+        semantics.replay(inst, result.trace, target)
+    else:
+        assert result.certificate.check(inst, target)[0]
+
+
 # gpus among 117 extra nodes (120 in all, k = 100) -> whether job lands on n1 despite n3's error
 BOUNDARY = {5: False, 99: False, 100: True, 117: True}
 
@@ -197,20 +208,15 @@ def test_above_100_nodes_the_abort_holds_iff_no_run_stops_before_the_erring_node
     else:
         assert all(v.plugin == DRA and "on node n3" in v.reason for v in verdicts)
     assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
-    target = Query((frozenset({(t, 0)}),))
-    result = make_engine("explicit").check(inst, target)
-    assert result.verdict is (Verdict.DEPLOYABLE if lands else Verdict.NOT_DEPLOYABLE)
-    if lands:
-        semantics.replay(inst, result.trace, target)
-    else:
-        assert result.certificate.check(inst, target)[0]
+    _job_on_n1(inst, t, lands)
 
 
-@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, True)])
-def test_several_zones_above_100_nodes_are_marked(nodes, marked):
+@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, False), (300, True)])
+def test_several_zones_beyond_the_exact_search_are_marked(nodes, marked):
     """101 candidates cannot hold k + 1 = 101 feasible nodes besides n3: every node is evaluated (exact
-    whatever the zones); from 102 on, with nodes in two zones, the scheduler's zone-interleaved order
-    is not in the input: marked."""
+    whatever the zones); from 102 on, with nodes in two zones, ``filter_runs`` decides the runs exactly
+    while every chunk of the parallel scan has its own worker (``exact_domain``); 300 nodes make 18
+    chunks for 16 workers: marked."""
     base = _base()
     for o in base:
         if o["kind"] == "Node":
@@ -224,8 +230,8 @@ def test_several_zones_above_100_nodes_are_marked(nodes, marked):
 def test_a_zone_of_erring_nodes_alone_is_passed_by_the_run_that_starts_after_it():
     """n3 (erring) alone in zone a, n1, n2 and 117 nodes in zone b, 101 of them feasible: every order
     interleaves n3 in the first round, so the run from the list's head may meet it; the run starting
-    past it (erring nodes first in their zones) counts 101 feasible nodes first: job lands (marked, as
-    several zones are)."""
+    past it (erring nodes first in their zones) counts 101 feasible nodes first: job lands (exact: 120 nodes are in
+    ``filter_runs.exact_domain``, no mark)."""
     base = _base()
     for o in base:
         if o["kind"] == "Node":
@@ -360,3 +366,142 @@ def test_the_constructed_runs_exist_and_one_zone_is_exact():
                     exact += 1
                 checked += 1
     assert checked > 300 and exact >= 20
+
+
+def _erring(count: int, zone: str) -> list[dict]:
+    """count nodes e0.. like n3: 2 CPUs and a GPU without the numa attribute (the allocator errs)."""
+    out = []
+    for i in range(count):
+        out.append({"apiVersion": "v1", "kind": "Node",
+                    "metadata": {"name": f"e{i}", "labels": {"topology.kubernetes.io/zone": zone}},
+                    "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "10"}}})
+        out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"e{i}-gpu"},
+                    "spec": {"driver": "gpu.example.com", "nodeName": f"e{i}", "devices": [
+                        {"name": "g", "attributes": {"model": {"string": "t4"}}}],
+                        "pool": {"name": f"e{i}", "generation": 1, "resourceSliceCount": 1}}})
+    return out
+
+
+def _two_zones(gpus_a: int, erring_a: int, gpus_b: int) -> list[dict]:
+    """n1 (fits), n2 (no GPU), n3 (errs) and ``gpus_a`` GPU nodes and ``erring_a`` erring nodes in zone a;
+    ``gpus_b`` GPU nodes in zone b (named b-m0..)."""
+    base = _base()
+    for o in base:
+        if o["kind"] == "Node":
+            o["metadata"]["labels"] = {"topology.kubernetes.io/zone": "a"}
+    other = _nodes(gpus_b, gpus_b, "b")
+    for o in other:
+        o["metadata"]["name"] = "b-" + o["metadata"]["name"]
+        if o["kind"] == "ResourceSlice":
+            o["spec"]["nodeName"] = "b-" + o["spec"]["nodeName"]
+            o["spec"]["pool"]["name"] = "b-" + o["spec"]["pool"]["name"]
+    return base + _nodes(gpus_a, gpus_a, "a") + _erring(erring_a, "a") + other
+
+
+# (GPU nodes in a besides n1, erring nodes in a besides n3, GPU nodes in b) -> job lands on n1
+TWO_ZONES = {(39, 2, 61): True, (0, 5, 101): False}
+
+
+@pytest.mark.parametrize("split", list(TWO_ZONES))
+def test_two_zones_above_100_nodes_are_decided_exactly(split):
+    """Zone a: 40 feasible nodes, n2, 3 erring; zone b: 61 feasible (105 nodes, k = 100, 7 chunks of 15
+    for 7 workers). The two constructed runs of ``zone_runs_past`` both meet an erring node (the old
+    answer: not deployable, marked); ``filter_runs`` finds the run (erring nodes last in zone a, held
+    back in the chunk suffixes of workers that stall while the others count 101 feasible nodes): job lands
+    on n1, no mark. Zone a with n1, n2 and 6 erring, zone b 101 feasible (109 nodes, one feasible node
+    to spare): every run meets an erring node or drops n1, exactly (no mark either)."""
+    lands = TWO_ZONES[split]
+    inst, report = load_kubernetes_documents(_two_zones(*split), "<abort>")
+    t, sigma = inst.type_index("default/job"), inst.initial_config()
+    k = num_feasible_nodes_to_find(len(inst.nodes))
+    feasible = [n for n in range(len(inst.nodes)) if semantics.filter_failure(inst, t, n, sigma) is None]
+    assert len(feasible) == 1 + split[0] + split[2] and len(feasible) > k
+    zones = {"a": (1 + split[0], 1, 1 + split[1]), "b": (split[2], 0, 0)}
+    assert not semantics.zone_runs_past(zones, "a", k)   # the old constructed runs: too strict
+    verdict = semantics.node_failure(inst, t, 0, sigma)
+    assert (verdict is None) is lands
+    if not lands:
+        assert verdict.plugin == DRA and "on node" in verdict.reason
+    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    _job_on_n1(inst, t, lands)
+
+
+def _differential(max_nodes: int, zone_splits, limit_zones: int) -> tuple[int, int]:
+    """``filter_runs.runs_past`` against the brute-force simulation on every split of up to
+    ``max_nodes`` nodes over 1..``limit_zones`` zones with an erring node, every k, chunk sizes 1..3,
+    workers = chunks (the exact domain) and n in zone 0 or any node; (compared, outside the domain)."""
+    from itertools import combinations_with_replacement
+
+    from symreach.filter_runs import runs_past
+    from tests.filter_runs_brute import brute_runs_past
+
+    compared = outside = 0
+    for count in range(1, limit_zones + 1):
+        for combo in combinations_with_replacement(zone_splits, count):
+            for first in set(combo):   # n's zone: each distinct split once
+                rest = list(combo)
+                rest.remove(first)
+                zones = dict(zip("abc", [first] + rest))
+                nodes = sum(map(sum, zones.values()))
+                if nodes > max_nodes or not any(r for _, _, r in zones.values()):
+                    continue
+                for k in range(1, nodes):
+                    for chunk in (1, 2, 3):
+                        workers = -(-nodes // chunk)
+                        for own in ("a", None):
+                            ours = runs_past(tuple(zones.values()), 0 if own else None, k, chunk, workers)
+                            if ours is None:
+                                outside += 1   # n's chunk-mates could outnumber k (chunk > k)
+                                continue
+                            assert ours == brute_runs_past(zones, own, k, chunk, workers), (zones, own, k, chunk)
+                            compared += 1
+    return compared, outside
+
+
+def test_the_exact_runs_equal_the_brute_force():
+    """Every split of up to 5 nodes over one or two zones (n's zone first): equal, not only sound."""
+    from itertools import product
+
+    splits = [s for s in product(range(3), range(2), range(3)) if 0 < sum(s) <= 3]
+    compared, outside = _differential(5, splits, 2)
+    assert compared == COMPARED_FAST and outside < compared
+
+
+COMPARED_FAST = 2204   # the splits the fast test compares (it fails if fewer are)
+
+
+@pytest.mark.slow
+def test_the_exact_runs_equal_the_brute_force_on_more_splits():
+    """Up to 6 nodes over up to three zones."""
+    from itertools import product
+
+    splits = [s for s in product(range(4), range(3), range(3)) if 0 < sum(s) <= 4]
+    compared, _ = _differential(6, splits, 3)
+    assert compared == 32290
+
+
+# nodes of ``_two_zones(0, 5, 101)`` the job's PreFilterResult leaves out -> job lands on n1
+PREFILTERED = {("n2",): True, ("n2", "b-m0", "b-m1"): False}
+
+
+@pytest.mark.parametrize("left_out", list(PREFILTERED))
+def test_a_prefilter_result_is_one_zone_with_k_from_its_names(left_out):
+    """The 109 nodes of the state that aborts above, job restricted by ``matchFields metadata.name In``
+    (a term per name) to all but n2: the scheduler filters the 108 named nodes in Go map order (any order: one zone), k =
+    100 from their count, and 102 are feasible: a run counts 101 before an erring node, job lands on n1
+    (where the zones' order alone aborts). Leaving out two feasible nodes of b too: 100 feasible, every
+    run filters every candidate: the abort holds. Exact either way: no mark."""
+    docs = _two_zones(0, 5, 101)
+    names = [o["metadata"]["name"] for o in docs if o["kind"] == "Node" and o["metadata"]["name"] not in left_out]
+    for o in docs:
+        if o["kind"] == "Pod":
+            o["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}
+                                      for name in names]}}}
+    lands = PREFILTERED[left_out]
+    inst, report = load_kubernetes_documents(docs, "<abort>")
+    t, sigma = inst.type_index("default/job"), inst.initial_config()
+    assert (semantics.node_failure(inst, t, 0, sigma) is None) is lands
+    assert (semantics.cycle_abort(inst, t, sigma) is None) is lands
+    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    _job_on_n1(inst, t, lands)

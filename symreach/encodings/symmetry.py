@@ -14,8 +14,9 @@ were folded by the loader, so a node named by any of them differs from its
 pool), the same initial count ``sigma0(u, .)`` and the same multiplicity
 bound; for every topology a term or spread constraint of a type in ``C``
 uses, either the same domain, or both lack the key, or each is alone in its
-own domain (hostname-like keys); and the same membership in the eligible set
-of every spread constraint of a type in ``C``.
+own domain (hostname-like keys); the same membership in the eligible set
+of every spread constraint of a type in ``C``; and neither named by a type's
+slice orders of the cycle (``Instance.cycle_orders``: such nodes stay apart).
 
 *Theorem.* If ``n`` and ``m`` are interchangeable, the transposition
 ``pi = (n m)`` is an automorphism of the system restricted to ``C``:
@@ -130,6 +131,11 @@ def signature_columns(inst: Instance, types: Sequence[int]) -> list[Sequence[obj
     for u in types:
         for h in inst.pod_types[u].spread:
             columns.append([n in h.eligible for n in range(width)])
+    tables = (inst.cycle_orders,) + tuple(c for group in inst.binding_groups for c in group.cycle_orders)
+    for u in types:   # a node's part in one slice order of the cycle: each node its own (no swap is checked)
+        named = {m for table in tables for order in table.get(u, ()) for m in order.fits | {m for m, _ in order.errs}}
+        if named:
+            columns.append([n if n in named else None for n in range(width)])
     return columns
 
 

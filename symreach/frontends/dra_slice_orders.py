@@ -13,12 +13,16 @@ for a node n that fits under some sigma whose erring nodes are exactly those err
 (the nodes the model records as erring, ``cycle_abort``): the joint condition then holds in a state
 iff none of those passes its earlier filters, which is the model's. A node that fits under no sigma
 fails (or errs) in both readings; a node erring under every sigma errs in both. So only a fitting node
-whose every fitting sigma makes another node err (where the others do not) can differ; such nodes keep
-a caveat (it happens: ``tests/test_dra_slice_orders.py`` holds a case). The sigmas tried are those the
-allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
+whose every fitting sigma makes another node err (where the others do not) can differ (it happens:
+``tests/test_dra_slice_orders.py`` holds a case). For such a pod the front end records ``cycle_table``,
+each sigma's fitting and erring nodes (v1 ``dra.cycleOrders``, ``Instance.cycle_orders``), and the
+semantics reads the joint condition from it (``semantics.abort_failure``). The sigmas tried are those
+the allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
 selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
 guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``; the random states stay far below)
-every fit is marked.
+no table is recorded and every fit is marked with a caveat. Each allocation state a witness reaches
+has its own table (``k8s_dra_state``). Above 101 nodes the early stop counts as feasible, under
+sigma, the nodes that fit under sigma (``semantics.cycle_runs_past``'s ``fitting``).
 """
 
 from __future__ import annotations
@@ -85,13 +89,16 @@ def _ranked(pools: list[Pool], shared: dict[Key, list[int]], rank: dict[int, int
                  p.incomplete, p.invalid) if (p.driver, p.name) in shared else p for p in pools]
 
 
-def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict], allocated: set,
-                 fitting: list[str]) -> list[str]:
-    """Of the nodes the per-node model lets the pod fit (``fitting``), those where one slice order per
-    cycle may forbid it in some state (the module's condition); every one of them past the guards
-    (``CYCLE_ORDERS``, ``BUDGET``)."""
+Table = list[tuple[set[str], dict[str, tuple[str, ...]]]]   # per cycle order: fitting nodes, erring -> errors
+
+
+def cycle_table(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict],
+                allocated: set) -> Optional[Table]:
+    """Per cycle order the search can tell apart: the nodes where some pool order fits, and those
+    where every one errs with their errors (distinct, in the runs' order); [] without a shared pool;
+    None past the guards (``CYCLE_ORDERS``, ``BUDGET``)."""
     shared = shared_pools(pools_of)
-    if not shared or not fitting:
+    if not shared:
         return []
     kinds: dict[int, Optional[int]] = {}
     for key in shared:   # a slice's kind is the same on every node: its devices are
@@ -101,23 +108,38 @@ def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: d
         kinds.update(zip(by_id, slice_kinds(claims, union, classes, allocated)))
     orders = cycle_orders(shared, kinds)
     if orders is None:
-        return list(fitting)
+        return None
     fixed = frozenset(shared)
     left = BUDGET
-    table: list[tuple[set[str], set[str]]] = []   # per cycle order: (fitting nodes, erring nodes)
+    table: Table = []
     for rank in orders:
-        fits, errs = set(), set()
+        fits: set[str] = set()
+        errs: dict[str, tuple[str, ...]] = {}
         for node, pools in pools_of.items():
             outcomes = runs(claims, _ranked(pools, shared, rank), classes, allocated, fixed, left)
             if outcomes is None:
-                return list(fitting)
+                return None
             left -= len(outcomes)
             if any(o.reason is None for o in outcomes):
                 fits.add(node)
             elif all(o.error for o in outcomes):
-                errs.add(node)
-        table.append((fits, errs))
-    return judge(table, fitting)
+                errs[node] = tuple(dict.fromkeys(o.reason or "" for o in outcomes))
+        if (fits, errs) not in table:
+            table.append((fits, errs))
+    return table
+
+
+def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict], allocated: set,
+                 fitting: list[str]) -> list[str]:
+    """Of the nodes the per-node model lets the pod fit (``fitting``), those where one slice order per
+    cycle may forbid it in some state (the module's condition); every one of them past the guards
+    (``CYCLE_ORDERS``, ``BUDGET``)."""
+    if not fitting:
+        return []
+    table = cycle_table(claims, pools_of, classes, allocated)
+    if table is None:
+        return list(fitting)
+    return judge([(fits, set(errs)) for fits, errs in table], fitting) if table else []
 
 
 def judge(table: list[tuple[set[str], set[str]]], fitting: list[str]) -> list[str]:

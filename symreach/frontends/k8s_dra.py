@@ -26,9 +26,9 @@ template's spec, unallocated. The allocation itself (pools, CEL selectors,
 constraints, admin access, which devices v1.35's default feature gates leave
 out) is ``dra_allocator``'s; an allocator error (a CEL runtime error, ...)
 aborts the pod's whole scheduling cycle where the node passes every earlier
-filter (``semantics.cycle_abort``; above 100 nodes in several zones, or where the slice order
-the scheduler draws once per cycle for every node may change a fit, a caveat:
-``_abort_caveats``, ``dra_slice_orders``). The verdicts are
+filter (``semantics.cycle_abort``; in several zones beyond ``filter_runs.exact_domain`` a caveat:
+``_abort_caveats``). Where the slice order the scheduler draws once per cycle for every node decides
+a fit, each order's fitting and erring nodes are recorded (v1 ``cycleOrders``, ``dra_slice_orders``). The verdicts are
 existential over the scheduler's random order of pools and slices
 (``dra_orders.allocate``; ``PodDra.orders`` names what each order gives). What is left out
 is a caveat on the pod type, never silent: selectors ``dra_cel`` cannot
@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from symreach import filter_runs
 from symreach.frontends import dra_allocator, dra_orders, dra_slice_orders
 from symreach.frontends.dra_allocator import Device, Pool
 from symreach.loader.labels import parse_node_selector
@@ -148,6 +149,8 @@ class PodDra:
     orders: dict[str, tuple] = field(default_factory=dict)   # node -> each outcome over the random orders
     runs: dict[str, list[str]] = field(default_factory=dict)  # refused node -> the other orders' reasons
     err_runs: dict[str, list[str]] = field(default_factory=dict)  # fitting node -> the errors other orders meet
+    # per slice order of the cycle where it decides a fit (``dra_slice_orders``): v1 ``cycleOrders`` entries
+    cycle_orders: list[dict] = field(default_factory=list)
 
 
 def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -218,29 +221,41 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
 
     ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
     nodes; ``semantics.cycle_runs_past`` decides whether a run can stop before every erring node,
-    exactly when the candidates share one zone (any order of them is the scheduler's) or cannot hold
-    k + 1 feasible nodes besides an erring one (every one is evaluated; always up to 101). Marked
-    otherwise: candidates in several zones, or named by NodeAffinity's PreFilterResult (filtered in map
-    order, k from their count). The order of a pool's slices is drawn once per cycle for every node
-    (``dra_orders.allocate`` takes it per node): exact but on the fitting nodes
-    ``dra_slice_orders.inexact_fits`` names."""
+    exactly when the candidates share one zone, cannot hold k + 1 feasible nodes besides an erring one
+    (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (every chunk
+    of the parallel scan held by its own worker, up to about 250 nodes), or are named by
+    NodeAffinity's PreFilterResult (map order: one zone, k from their count). Marked otherwise, and
+    when a PreFilterResult names every node (the model cannot tell it from none). The order of a
+    pool's slices is drawn once per cycle for every node (``dra_orders.allocate`` takes it per
+    node): where that decides a fit
+    (``dra_slice_orders.inexact_fits``) ``found.cycle_orders`` gets each cycle order's fitting and
+    erring nodes (``semantics.abort_failure`` reads them), a caveat past the search's guards."""
     out = []
     named = _prefilter_names(spec)
     candidates = [node for node in nodes if named is None or node["name"] in named]
     zones = {zone_key(node.get("labels") or {}) for node in candidates}
-    if len(candidates) - 1 > num_feasible_nodes_to_find(len(candidates)) and (len(zones) > 1 or len(candidates) < len(nodes)):
-        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones (or named by "
-                   "a PreFilterResult) the scheduler stops filtering after numFeasibleNodesToFind feasible nodes "
-                   "in an order the input does not give, so a run may not evaluate a node where the allocator "
-                   "errs; the model lets the pod land only by the runs it constructs (a not-deployable answer "
-                   "may be too strict)")
+    k = num_feasible_nodes_to_find(len(candidates))
+    if len(candidates) - 1 > k and len(zones) > 1 and (len(candidates) == len(nodes) if named is not None
+                                                       else not filter_runs.exact_domain(len(candidates), len(zones), k)):
+        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones beyond the exact "
+                   "search (or a PreFilterResult naming every node) the scheduler stops filtering after "
+                   "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not "
+                   "evaluate a node where the allocator errs; the model lets the pod land only by the runs it "
+                   "constructs (a not-deployable answer may be too strict)")
     fitting = [n["name"] for n in nodes if n["name"] not in found.filters]
-    shared = dra_slice_orders.inexact_fits(claims, {n["name"]: index.pools(n) for n in nodes}, index.classes,
-                                           allocated, fitting) if claims else []
-    if shared:
-        out.append(f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the "
-                   "scheduler draws once per cycle for every node, and every order that fits there makes another "
-                   "node err; the model draws the order per node (the fit may be too lenient)")
+    if not claims or not fitting:
+        return out
+    table = dra_slice_orders.cycle_table(claims, {n["name"]: index.pools(n) for n in nodes}, index.classes, allocated)
+    shared = fitting if table is None else dra_slice_orders.judge([(f, set(e)) for f, e in table], fitting)
+    if not shared:
+        return out
+    if table is None:
+        return out + [f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the "
+                      "scheduler draws once per cycle for every node, and every order that fits there makes another "
+                      "node err; past the search's guards the model draws the order per node (the fit may be too "
+                      "lenient)"]
+    found.cycle_orders = [{"fits": sorted(fits), "errs": {node: list(why) for node, why in sorted(errs.items())}}
+                          for fits, errs in table]
     return out
 
 
@@ -411,6 +426,8 @@ def dra_field(found: PodDra) -> dict:
     if found.err_runs and found.prefilter is None:
         out["otherRunRefusals"] = [{"node": node, "plugin": PLUGIN, "reasons": [why]}
                                    for node, errors in found.err_runs.items() for why in errors]
+    if found.cycle_orders and found.prefilter is None:
+        out["cycleOrders"] = found.cycle_orders
     if found.allocates:
         out["allocates"] = True
     if found.claims:

@@ -277,7 +277,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             entry: dict = {"held": [_held(v) for v in state]}
             if s:
                 later += [c for c in verdict.caveats if c not in later]   # state 0's are the type's own
-                entry.update({k: v for k, v in dra_field(verdict).items() if k in ("preFilter", "filter", "otherRunRefusals")})
+                entry.update({k: v for k, v in dra_field(verdict).items() if k in ("preFilter", "filter", "otherRunRefusals", "cycleOrders")})
             on, frees = {}, {}
             for node in nodes:
                 if verdict.prefilter is None and node["name"] not in verdict.filters:

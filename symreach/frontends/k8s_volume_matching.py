@@ -29,6 +29,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional
 
+from symreach.frontends.go_sort import go_sort
 from symreach.frontends.k8s_volumes import SELECTED_NODE, VolumeIndex, annotations, as_dict, as_list
 from symreach.loader.labels import parse_label_selector, parse_node_selector
 from symreach.loader.quantities import QuantityError, parse_quantity
@@ -85,8 +86,8 @@ class Seen:
 
 class Runs:
     """The runs of ``findMatchingVolumes`` on a node with these labels, for the claims without a
-    selected node (smallest request first; equal requests keep the pod's order, as the insertion
-    sort ``sort.Sort`` uses on short slices does).
+    selected node, in the order ``sort.Sort(byPVCSize)`` leaves the pod's (``go_sort``: not stable
+    past 12 claims, so equal requests may change places).
 
     Which claims a run leaves unmatched depends only on how each claim sees each PV (``eligibility``),
     so PVs every claim sees alike form a class and a run's state there is (next claim, PVs taken per
@@ -95,8 +96,8 @@ class Runs:
 
     def __init__(self, index: VolumeIndex, claims: list[Claim], labels: dict) -> None:
         self.index = index
-        self.order = sorted((c for c in claims if SELECTED_NODE not in annotations(c.data or {})),
-                            key=lambda c: storage_of(c.data or {}, "resources", "requests", "storage"))
+        sized = [(requested(c), c) for c in claims if SELECTED_NODE not in annotations(c.data or {})]
+        self.order = [c for _, c in go_sort(sized, lambda x, y: x[0] < y[0])]
         self.seen = [eligibility(index, c, labels) for c in self.order]
         classes: dict[tuple, list[str]] = {}
         for pv in index.volumes:
@@ -350,6 +351,12 @@ def node_affinity_ok(volume: dict, labels: dict) -> bool:
         return parse_node_selector(required).matches("", labels)
     except FieldError:
         return False
+
+
+def requested(claim: Claim) -> int:
+    """The claim's storage request, as ``byPVCSize`` compares it (a missing one is zero; in whole
+    bytes rounded up, as the matching reads it, so requests differing below a byte compare equal)."""
+    return storage_of(claim.data or {}, "resources", "requests", "storage")
 
 
 def storage_of(claim_or_volume: dict, *path: str) -> int:

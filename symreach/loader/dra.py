@@ -10,6 +10,9 @@ so the model needs no notion of devices:
       # otherRuns (optional, per filter entry): the other refusals some order of pools and slices gives
       otherRunRefusals: [{node: n1, plugin: DynamicResources, reasons: [...]}]   # where some order fits:
                                # the errors other orders meet (they abort the pod's cycle in those runs)
+      cycleOrders:             # where the slice order drawn once per cycle decides a fit: per order,
+        - {fits: [n1, n3], errs: {n2: ['running "DynamicResources" filter plugin: ...']}}
+                               # the nodes that fit and those that err (``semantics.abort_failure``)
       allocates: true          # scheduling the pod allocates devices to a claim
       claims: [gpu]            # the ResourceClaims it uses (named, or generated for it), in its namespace
       allocations:             # DRA devices as state (``frontends.k8s_dra_state``)
@@ -19,6 +22,7 @@ so the model needs no notion of devices:
             nodes: {n1: 1}     # deploying the type there moves to that state
           - held: ["n1: gpu.example.com/n1/g0", null]
             filter: [{node: n1, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
+                               # (and otherRunRefusals, cycleOrders: the verdicts in that state)
             frees: {n1: {gpu.example.com/n1/g0: 0}}   # deleting its pod there holding that (a pod slot's type)
             releases: {default/gpu: 0}   # the claim deallocated (its last pod gone)
 
@@ -45,10 +49,14 @@ from typing import Optional
 
 from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list
 from symreach.loader.volumes import FilterEntry, parse_run_refusals
+from symreach.reasons import FILTER_ERROR as ERROR
 from symreach.records import record
 
 PLUGIN = "DynamicResources"
-DRA_FIELDS = ("preFilter", "filter", "otherRunRefusals", "allocates", "claims", "allocations")
+DRA_FIELDS = ("preFilter", "filter", "otherRunRefusals", "cycleOrders", "allocates", "claims", "allocations")
+VERDICT_FIELDS = ("preFilter", "filter", "otherRunRefusals", "cycleOrders")   # also per allocation state
+# one slice order of a cycle: the nodes fitting, the nodes erring with their errors (each one of a set)
+CycleOrderSpec = tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]
 
 
 @record
@@ -59,6 +67,7 @@ class DraSpec:
     claims: tuple[str, ...] = ()
     allocations: Optional["AllocSpec"] = None
     run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``: (node, plugin, reasons)
+    cycle_orders: tuple[CycleOrderSpec, ...] = ()   # ``cycleOrders``
 
 
 @record
@@ -73,6 +82,7 @@ class AllocState:
     frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]   # node -> (holding freed, state) per choice
     releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
     run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``
+    cycle_orders: tuple[CycleOrderSpec, ...] = ()   # ``cycleOrders``
 
 
 @record
@@ -95,13 +105,39 @@ def parse_dra(raw: object, path: Path, node_names: set[str]) -> DraSpec:
     nodes = [entry[0] for entry in filters]
     if len(set(nodes)) != len(nodes):
         raise FieldError(path + ("filter",), "a node is listed twice")
-    if prefilter is not None and filters:
-        raise FieldError(path + ("filter",), "a PreFilter rejection leaves no Filter verdicts")
+    for key in ("filter", "cycleOrders"):
+        if prefilter is not None and body.get(key):
+            raise FieldError(path + (key,), "a PreFilter rejection leaves no Filter verdicts")
     allocations = None if body.get("allocations") is None else \
         _allocations(body["allocations"], path + ("allocations",), node_names)
     return DraSpec(prefilter, filters, boolean(body.get("allocates"), path + ("allocates",), False),
                    tuple(string_list(body.get("claims"), path + ("claims",))), allocations,
-                   parse_run_refusals(body, path, node_names, _verdict))
+                   parse_run_refusals(body, path, node_names, _verdict),
+                   _cycle_orders(body.get("cycleOrders"), path + ("cycleOrders",), node_names, set(nodes)))
+
+
+def _cycle_orders(raw: object, path: Path, node_names: set[str], refused: set[str]) -> tuple[CycleOrderSpec, ...]:
+    """``cycleOrders``: per slice order of the cycle, the nodes that fit and those that err (with
+    errors); every node without a ``filter`` entry fits under some order, none both fits and errs."""
+    out = []
+    for i, item in enumerate(sequence(raw, path)):
+        where = path + (i,)
+        entry = mapping(item, where, ("fits", "errs"))
+        fits = tuple(string_list(entry.get("fits"), where + ("fits",)))
+        errs = tuple((node, tuple(string_list(why, where + ("errs", node)))) for node, why in _named(
+            entry.get("errs"), where + ("errs",), node_names))
+        for k, node in enumerate(fits):
+            if node not in node_names:
+                raise FieldError(where + ("fits", k), f"unknown node '{node}'")
+        if any(not why or not all(w.startswith(ERROR) for w in why) for _, why in errs):
+            raise FieldError(where + ("errs",), f"expected errors (reasons starting '{ERROR}')")
+        if set(fits) & {node for node, _ in errs}:
+            raise FieldError(where, "a node both fits and errs")
+        out.append((fits, errs))
+    left = node_names - refused - {node for fits, _ in out for node in fits}
+    if out and left:
+        raise FieldError(path, f"{sorted(left)[0]} has no filter entry but fits under no order")
+    return tuple(out)
 
 
 def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
@@ -113,20 +149,19 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
     states = []
     for i, item in enumerate(raw_states):
         where = path + ("states", i)
-        entry = mapping(item, where, ("held", "preFilter", "filter", "otherRunRefusals", "nodes", "frees", "releases"),
-                        required=("held",))
+        entry = mapping(item, where, ("held",) + VERDICT_FIELDS + ("nodes", "frees", "releases"), required=("held",))
         held = sequence(entry["held"], where + ("held",))
         if len(held) != len(slots):
             raise FieldError(where + ("held",), f"expected {len(slots)} entries (one per slot)")
         for k, value in enumerate(held):
             if value is not None:
                 string(value, where + ("held", k))
-        sub = parse_dra({k: entry[k] for k in ("preFilter", "filter", "otherRunRefusals") if k in entry}, where,
-                        node_names)
+        sub = parse_dra({k: entry[k] for k in VERDICT_FIELDS if k in entry}, where, node_names)
         on, releases = (_moves(entry.get(key), where + (key,), names, len(raw_states))
                         for key, names in (("nodes", node_names), ("releases", set(slots))))
         frees = _frees(entry.get("frees"), where + ("frees",), node_names, len(raw_states))
-        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases, sub.run_refusals))
+        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases, sub.run_refusals,
+                                 sub.cycle_orders))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.held for s in states}) != len(states):

@@ -44,6 +44,7 @@ from symreach.model import (
     AffinityTerm,
     BindingGroup,
     ClaimBinding,
+    CycleOrder,
     FrozenDict,
     Instance,
     Node,
@@ -54,7 +55,7 @@ from symreach.model import (
     Topology,
 )
 from symreach.loader.shapes import FieldError
-from symreach.loader.dra import DraSpec
+from symreach.loader.dra import CycleOrderSpec, DraSpec
 from symreach.loader.volumes import VOLUME_RESTRICTIONS
 
 
@@ -342,7 +343,18 @@ def build_instance(doc: Document, source: str) -> Instance:
         bindings=bindings,
         binding_groups=binding_groups,
         replica_targets=resolve_controllers(doc.controllers, pod_types, doc.nodes, doc.initial),
+        cycle_orders=cycle_orders(doc),
     )
+
+
+def cycle_orders(doc: Document, per_type: Optional[list[tuple[CycleOrderSpec, ...]]] = None
+                 ) -> FrozenDict[int, tuple[CycleOrder, ...]]:
+    """t -> its v1 ``dra.cycleOrders`` (``per_type``: those of one allocation state) with node
+    indices (``Instance.cycle_orders``)."""
+    index = {node.name: n for n, node in enumerate(doc.nodes)}
+    tables = [spec.dra.cycle_orders for spec in doc.pod_types] if per_type is None else per_type
+    return FrozenDict({t: tuple(CycleOrder(frozenset(index[m] for m in fits), tuple((index[m], why) for m, why in errs))
+                                for fits, errs in table) for t, table in enumerate(tables) if table})
 
 
 def run_refusals(doc: Document, per_type: list[tuple[tuple[str, str, tuple[str, ...]], ...]]
@@ -545,11 +557,13 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
         holders.append(frozenset(t for t, spec in enumerate(doc.pod_types) if spec.namespace == ns and name in spec.dra.claims))
     releases = tuple(tuple(dict(state.releases).get(slot, -1) for slot in first.slots) for state in first.states)
     index = {node.name: n for n, node in enumerate(doc.nodes)}
-    rows, failures, following, frees, refusals = [], [], [], [], []
+    rows, failures, following, frees, refusals, tables = [], [], [], [], [], []
     for s in range(len(states)):
         found: dict[Pair, tuple[str, tuple[str, ...], int]] = {}
         refusals.append(FrozenDict(run_refusals(doc, [doc.pod_types[t].dra.allocations.states[s].run_refusals
                                                       if t in types else () for t in range(len(doc.pod_types))])))
+        tables.append(cycle_orders(doc, [doc.pod_types[t].dra.allocations.states[s].cycle_orders if t in types and s
+                                         else () for t in range(len(doc.pod_types))]))
         row_of, next_of, free_of = {}, {}, {}
         for t in types:
             state = doc.pod_types[t].dra.allocations.states[s]
@@ -570,7 +584,8 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
                                for t in types}) for _ in states)
     group = BindingGroup(tuple(range(base, base + len(claims))), frozenset(types), states, tuple(rows),
                          tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases,
-                         run_refusals=tuple(refusals) if any(refusals) else ())
+                         run_refusals=tuple(refusals) if any(refusals) else (),
+                         cycle_orders=tuple(tables) if any(tables) else ())
     return claims, (group,)
 
 
