@@ -59,21 +59,34 @@ estimated cost, so the runtime cost limit is not modelled.
 
 Unicode is Go's (15.0 in go1.25, ``go_unicode``), not Python's older tables: RE2's
 categories, scripts and folding, ``%s``'s quoting (``strconv.IsPrint``), ``trim``
-(White_Space). Map keys are kept apart by type as in cel-go's Go map (``true``,
-``1u``, ``1.0`` and ``1`` are four keys; a later equal key replaces an earlier one,
-an absent optional entry removes it), and looked up as cel-go's ``Find`` does
-(a double or uint finds the same number's int key, an int its uint key).
+(White_Space), and the quoting in Go's parser messages (an address, a prefix, a semver).
+Map keys are kept apart by type as in cel-go's Go map (``true``, ``1u``, ``1.0`` and
+``1`` are four keys; a later equal key replaces an earlier one, an absent optional entry
+removes it), and looked up as cel-go's ``Find`` does (a double or uint finds the same
+number's int key, an int its uint key); durations, addresses, prefixes and types are keys
+by value, lists, maps, quantities, URLs and present optionals by identity (Go compares
+their pointers: only the object ``cel.bind`` or a comprehension hands on finds its entry,
+but a variable's optional is a new pointer at each read), ``optional.none()`` one key,
+timestamps by instant and ``*time.Location`` (nil for ``Z``, Local for a zero offset, one per
+whole hour from -12 to +14, else one per parse: ``dra_cel_time``), bytes, semvers and formats
+an error (Go cannot hash them: cel-go recovers the panic), and an index of such a type is
+``invalid qualifier type``. The getters' time
+zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): a map key that
-is not a string, int, uint, bool, double or null (a list, a timestamp, ..., which
-cel-go's Go map keys by identity, or bytes, on which it panics);
-``%s`` of the device itself; a pattern over 2,000 characters or 200 nested
-groups, a ``format`` precision over 10,000; and the messages of Go's parsers for text outside
-printable ASCII (an address, a prefix, a semver), a time zone offset that is not
-``±H:M``).
+as matching and marks the answer with a caveat, never silently): ``device`` or its
+``attributes``/``capacity`` map as a map key, an index or ``[?k]`` by a list or a map (the
+message names the list's Go type) or ``[?k]`` by an optional, an ``insert failed``
+message naming a list or an optional key; ``%s`` of a device holding both a semver
+and a quantity (Go's random map order picks which error it reports); a ``format``
+precision over 10,000 (the variant's answers show x/text's digit count wrapping past
+32,767); a pattern over
+2,000 characters or 200 nested groups (Go refuses a parse tree over 1,000 high or
+3.3M instructions, limits not modelled).
 
-A domain with no attribute is an empty map (the scheduler's default); a
+A domain with no attribute is an empty map (the scheduler's default, one map for
+every such read; ``has`` finds every domain, ``in``, ``size`` and the macros see the
+domains that hold something); a
 missing name in it is the runtime error ``no such key: <name>``, as is an
 ordering of mismatched types (``no such overload``). ``evaluate`` returns
 True, False, a ``CelError`` (the scheduler then aborts the pod's cycle), or
@@ -97,8 +110,8 @@ from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
 from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
-                                               check_int, compare, equal, key_text, key_value, kind, map_find,
-                                               map_has, map_key, type_name)
+                                               check_int, check_qualifier, compare, equal, key_text, key_value, kind,
+                                               map_find, map_has, map_key, type_name)
 
 __all__ = ["UNKNOWN", "CelError", "Outcome", "attribute_values", "capacity_values", "evaluate"]
 UNKNOWN = "unknown"
@@ -352,13 +365,23 @@ class _Device:
 class _Domains:
     """``device.attributes`` or ``device.capacity``: a domain with nothing is an empty map."""
 
-    def __init__(self, values: dict[tuple[str, str], object]) -> None:
+    def __init__(self, values: dict[tuple[str, str], object], empty: dict) -> None:
         self.values = values
+        self.empty = empty
 
     def get(self, domain: object) -> dict:
+        """A new map per read, as cel-go wraps the Go map anew; a domain with nothing the one empty
+        map both ``attributes`` and ``capacity`` hand out (a map key by identity tells them apart)."""
         if not isinstance(domain, str):
             raise CelFailure("no such overload")
-        return {name: v for (d, name), v in self.values.items() if d == domain}
+        return {name: v for (d, name), v in self.values.items() if d == domain} or self.empty
+
+    def present(self) -> dict:
+        """The domains that hold something, as the Go map cel-go iterates, sizes and asks ``in``."""
+        out: dict = {}
+        for (domain, name), v in self.values.items():
+            out.setdefault(domain, {})[name] = v
+        return out
 
 
 _HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident", "field": "field",
@@ -369,8 +392,9 @@ _HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit",
 class _Eval:
     def __init__(self, driver: str, attributes: dict, capacity: dict) -> None:
         self.driver = driver
-        self.attributes = _Domains(attributes)
-        self.capacity = _Domains(capacity)
+        empty: dict = {}   # the compiled expression's emptyMapVal
+        self.attributes = _Domains(attributes, empty)
+        self.capacity = _Domains(capacity, empty)
         self.scope: dict[str, object] = {}
 
     def run(self, node: Node) -> object:
@@ -408,6 +432,8 @@ class _Eval:
                 return target
             target = target.value
         if isinstance(target, dict):
+            if not (key is None or isinstance(key, (str, int, float))):
+                raise Unsupported("an optional index of type " + type_name(key))
             found = map_find(target, key)
             return Optional(map_has(target, key), found)
         if isinstance(target, list) and node[0] == "optindex" and kind(key) == "num" and not isinstance(key, float):
@@ -422,20 +448,24 @@ class _Eval:
         out: dict = {}
         for key_node, value_node in node[1]:
             optional = key_node[0] == "opt"
-            key = map_key(self.run(key_node[1] if optional else key_node))   # a later equal key replaces
-            if optional:
+            key = self.run(key_node[1] if optional else key_node)   # a later equal key replaces
+            if optional:   # the value is evaluated before Go hashes the key (cel-go's evalMap)
                 value = self._present(value_node)
                 if value.present:
-                    out[key] = value.value
-                else:   # an absent optional entry removes the key (cel-go's evalMap)
-                    out.pop(key, None)
+                    out[map_key(key)] = value.value
+                else:   # an absent optional entry removes the key
+                    out.pop(map_key(key, deleting=True), None)
             else:
-                out[key] = self.run(value_node)
+                plain = self.run(value_node)
+                out[map_key(key)] = plain
         return out
 
     def _ident(self, node: Node) -> object:
         if node[1] in self.scope:
-            return self.scope[node[1]]
+            held = self.scope[node[1]]
+            if isinstance(held, Optional) and held.present:   # cel-go hands a variable's optional
+                return Optional(True, held.value)   # on as a new pointer each time it is read
+            return held
         name = node[1].removeprefix(".")
         if name == "device":
             return _Device()
@@ -490,6 +520,8 @@ class _Eval:
         if op == "!=":
             return not equal(a, b)
         if op == "in":
+            if isinstance(b, _Domains):
+                b = b.present()
             if isinstance(b, list):
                 return any(equal(a, x) for x in b)
             if isinstance(b, dict):
@@ -537,7 +569,31 @@ class _Eval:
             if name not in target:
                 raise CelFailure(f"no such key: {name}")
             return target[name]
-        raise CelFailure(f"no such key: {name}" if isinstance(target, _Domains) else "no such overload")
+        if isinstance(target, _Domains):   # a field of the domains map is its index
+            return target.get(name)
+        raise CelFailure("no such overload")
+
+    def _plain(self, value: object) -> object:
+        """``device`` and its maps as the plain maps ``format`` prints (cel-go iterates Go maps in
+        random order and stops at the first value it cannot print: with values of two such types,
+        a semver and a quantity, which message comes is chance)."""
+        if isinstance(value, list):
+            return [self._plain(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._plain(v) for k, v in value.items()}
+        if isinstance(value, _Device):
+            plain = {"driver": self.driver, "allowMultipleAllocations": False,
+                     "attributes": self._plain(self.attributes), "capacity": self._plain(self.capacity)}
+        elif isinstance(value, _Domains):
+            plain = {}
+            for (domain, name), v in value.values.items():
+                plain.setdefault(domain, {})[name] = v
+        else:
+            return value
+        unprintable = {type(v).__name__ for v in _leaves(plain) if not isinstance(v, (str, int))}
+        if len(unprintable) > 1 or "CelError" in unprintable:
+            raise Unsupported("formatting device values of two types Go cannot print")
+        return plain
 
     def _index(self, node: Node) -> object:
         target, key = self.run(node[1]), self.run(node[2])
@@ -546,6 +602,7 @@ class _Eval:
         if isinstance(target, _Domains):
             return target.get(key)
         if isinstance(target, dict):
+            check_qualifier(key)
             if not map_has(target, key):
                 raise CelFailure(f"no such key: {key_text(key)}")
             return map_find(target, key)
@@ -583,6 +640,10 @@ class _Eval:
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
             return self._library(name, values) if name in _GLOBALS else call_global(name, values)
+        if isinstance(receiver, _Domains):
+            receiver = receiver.present()
+        if name == "format" and isinstance(receiver, str):
+            values = [self._plain(v) for v in values]
         return _method(name, receiver, values)
 
     def _library(self, name: str, values: list[object]) -> object:
@@ -610,14 +671,17 @@ class _Eval:
         if isinstance(target, dict):
             return args[0][2] in target
         if isinstance(target, _Device):
-            return args[0][2] in ("driver", "attributes", "capacity")
+            return args[0][2] in ("driver", "attributes", "capacity", "allowMultipleAllocations")
+        if isinstance(target, _Domains):   # cel-go's has() finds every domain (the default map)
+            return True
         raise CelFailure("no such overload")
 
     def _macro(self, name: str, target: Node, args: list[Node]) -> object:
         count = _variables(name, len(args))
         if any(a[0] != "id" for a in args[:count]):
             raise Unsupported(name)
-        pairs = _pairs(self.run(target), name, count)
+        ranged = self.run(target)
+        pairs = _pairs(ranged.present() if isinstance(ranged, _Domains) else ranged, name, count)
         names = [a[1] for a in args[:count]]
         body = args[len(names):]
         results: list[object] = []
@@ -655,6 +719,10 @@ class _Eval:
 def _time_int(value: Timestamp | Duration) -> int:
     """``int(timestamp)``: Unix seconds; ``int(duration)``: nanoseconds."""
     return value.nanos // 10 ** 9 if isinstance(value, Timestamp) else value.nanos
+
+
+def _leaves(tree: dict) -> list[object]:
+    return [x for v in tree.values() for x in (_leaves(v) if isinstance(v, dict) else [v])]
 
 
 def _method(name: str, receiver: object, values: list[object]) -> object:

@@ -17,7 +17,7 @@ from typing import Callable
 
 from symreach.frontends.dra_cel_netip import NetipError, parse_addr, parse_prefix
 from symreach.frontends.dra_cel_re2 import find_all
-from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, go_quote, kind,
+from symreach.frontends.dra_cel_values import (CelFailure, Unsupported, arith, compare, equal, go_quote_text, kind,
                                                parse_semver, semver_problem,
                                                regex)
 
@@ -211,11 +211,11 @@ def _address(raw: object) -> Address:
     try:
         ip, zone = parse_addr(raw)
     except NetipError as err:
-        raise CelFailure(f"IP Address {go_quote(raw)} parse error during conversion from string: {err}") from None
+        raise CelFailure(f"IP Address {go_quote_text(raw)} parse error during conversion from string: {err}") from None
     if zone:
-        raise CelFailure(f"IP address {go_quote(raw)} with zone value is not allowed")
+        raise CelFailure(f"IP address {go_quote_text(raw)} with zone value is not allowed")
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        raise CelFailure(f"IPv4-mapped IPv6 address {go_quote(raw)} is not allowed")
+        raise CelFailure(f"IPv4-mapped IPv6 address {go_quote_text(raw)} is not allowed")
     return Address(ip)
 
 
@@ -232,7 +232,7 @@ def _network(raw: object) -> Network:
     except NetipError as err:
         raise CelFailure(f"{_CIDR_ERROR}{_CIDR_ERROR}{err}") from None
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        raise CelFailure(f"{_CIDR_ERROR}IPv4-mapped IPv6 address {go_quote(raw)} is not allowed")
+        raise CelFailure(f"{_CIDR_ERROR}IPv4-mapped IPv6 address {go_quote_text(raw)} is not allowed")
     return Network(ip, length)
 
 

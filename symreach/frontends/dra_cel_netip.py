@@ -4,15 +4,16 @@ Kubernetes' ``ip()`` and ``cidr()`` (library/ip.go, library/cidr.go) parse with
 ``netip.ParseAddr`` / ``netip.ParsePrefix`` and put Go's message in the CEL runtime
 error, which the scheduler shows; Python's ``ipaddress`` accepts other strings and
 says other things. ``parse_addr`` and ``parse_prefix`` return the address (and the
-prefix length) or raise ``NetipError`` with Go's text; ``Unsupported`` for input
-outside printable ASCII, where Go's byte-wise messages are not reproduced.
+prefix length) or raise ``NetipError`` with Go's text. Go parses byte by byte, but every
+message cuts the text at an ASCII byte or at the first byte of the character it refuses, so
+the quoted parts are whole characters (``strconv.Quote``, Go's ``IsPrint``).
 """
 
 from __future__ import annotations
 
 import ipaddress
 
-from symreach.frontends.dra_cel_values import go_quote
+from symreach.frontends.dra_cel_values import go_quote_text
 
 __all__ = ["NetipError", "parse_addr", "parse_prefix"]
 
@@ -22,8 +23,8 @@ class NetipError(Exception):
 
 
 def _fail(text: str, msg: str, at: str = "") -> NetipError:
-    suffix = f" (at {go_quote(at)})" if at else ""
-    return NetipError(f"ParseAddr({go_quote(text)}): {msg}{suffix}")
+    suffix = f" (at {go_quote_text(at)})" if at else ""
+    return NetipError(f"ParseAddr({go_quote_text(text)}): {msg}{suffix}")
 
 
 def _ipv4_fields(text: str, s: str) -> bytes:
@@ -112,7 +113,6 @@ def _ipv6(text: str) -> tuple[bytes, str]:
 
 def parse_addr(text: str) -> tuple[object, str]:
     """``netip.ParseAddr``: (the address, its zone)."""
-    go_quote(text)
     for c in text:
         if c == ".":
             return ipaddress.IPv4Address(_ipv4_fields(text, text)), ""
@@ -126,7 +126,7 @@ def parse_addr(text: str) -> tuple[object, str]:
 
 def parse_prefix(text: str) -> tuple[object, int]:
     """``netip.ParsePrefix``: (the address as written, the prefix length)."""
-    quoted = go_quote(text)
+    quoted = go_quote_text(text)
     if "/" not in text:
         raise NetipError(f"netip.ParsePrefix({quoted}): no '/'")
     address, bits = text.rsplit("/", 1)
@@ -136,7 +136,7 @@ def parse_prefix(text: str) -> tuple[object, int]:
             raise NetipError("IPv6 zones cannot be present in a prefix")
     except NetipError as err:
         raise NetipError(f"netip.ParsePrefix({quoted}): {err}") from None
-    bad = NetipError(f"netip.ParsePrefix({quoted}): bad bits after slash: {go_quote(bits)}")
+    bad = NetipError(f"netip.ParsePrefix({quoted}): bad bits after slash: {go_quote_text(bits)}")
     if len(bits) > 1 and not "1" <= bits[0] <= "9":
         raise bad
     try:

@@ -57,7 +57,7 @@ def _text(v: object) -> str:
 
 
 def _known(v: object) -> None:
-    """``device`` and ``device.attributes`` are CEL values this module does not print."""
+    """``device`` and its maps arrive as plain maps (``dra_cel``); any other object is not printed."""
     if type_of(v) == "object":
         raise Unsupported("formatting a value of the device itself")
 

@@ -13,7 +13,8 @@ import datetime
 import re
 from dataclasses import dataclass, field
 
-from symreach.frontends.dra_cel_values import INT_MAX, INT_MIN, CelFailure, Unsupported, go_float_text
+from symreach.frontends.dra_cel_values import INT_MAX, INT_MIN, CelFailure, go_float_text
+from symreach.frontends.dra_cel_zone import zone_fields, zone_offset
 
 __all__ = ["Duration", "Timestamp", "duration_of", "time_arith", "time_compare", "time_method", "timestamp_of",
            "time_text"]
@@ -30,6 +31,19 @@ class Timestamp:
 
     nanos: int
     offset: int = field(default=0, compare=False)
+    zone: object = field(default=None, compare=False)   # Go's *Location, which a map key compares
+
+
+def _location(text: str, offset: int) -> object:
+    """The ``*time.Location`` ``time.Parse`` gives: nil for ``Z``, Local (UTC) for a zero offset,
+    ``FixedZone``'s shared one for whole hours from -12 to +14, else a new one per parse."""
+    if text.endswith("Z"):
+        return None
+    if offset == 0:
+        return "Local"
+    if offset % 3600 == 0 and -12 <= offset // 3600 <= 14:
+        return ("fixed", offset // 3600)
+    return object()
 
 
 @dataclass(frozen=True)
@@ -37,10 +51,10 @@ class Duration:
     nanos: int
 
 
-def _checked_time(nanos: int, offset: int = 0) -> Timestamp:
+def _checked_time(nanos: int, offset: int = 0, zone: object = None) -> Timestamp:
     if not _MIN_UNIX <= nanos // _SECOND <= _MAX_UNIX:
         raise CelFailure("timestamp overflow")
-    return Timestamp(nanos, offset)
+    return Timestamp(nanos, offset, zone)
 
 
 def _checked_int(value: int) -> int:
@@ -117,7 +131,7 @@ def timestamp_of(value: object) -> Timestamp:
     parsed = _parse_rfc3339(value)
     if parsed is None:
         raise CelFailure("type conversion error from 'string' to 'google.protobuf.Timestamp'")
-    return _checked_time(*parsed)
+    return _checked_time(*parsed, _location(value, parsed[1]))
 
 
 def duration_of(value: object) -> Duration:
@@ -164,38 +178,16 @@ def time_arith(op: str, a: object, b: object) -> object:
     if op == "-" and isinstance(a, Timestamp) and isinstance(b, Timestamp):
         return Duration(_checked_int(a.nanos - b.nanos))
     if op in "+-" and isinstance(a, Timestamp) and isinstance(b, Duration):
-        return _checked_time(a.nanos + (b.nanos if op == "+" else -_checked_int(-b.nanos)), a.offset)
+        return _checked_time(a.nanos + (b.nanos if op == "+" else -_checked_int(-b.nanos)), a.offset, a.zone)
     if op == "+" and isinstance(a, Duration) and isinstance(b, Timestamp):
-        return _checked_time(b.nanos + a.nanos, b.offset)
+        return _checked_time(b.nanos + a.nanos, b.offset, b.zone)
     if op in "+-" and isinstance(a, Duration) and isinstance(b, Duration):
         return Duration(_checked_int(a.nanos + b.nanos if op == "+" else a.nanos - b.nanos))
     raise CelFailure("no such overload")
 
 
-def _zone(name: object) -> datetime.tzinfo:
-    if not isinstance(name, str):
-        raise CelFailure("no such overload")
-    if ":" not in name:
-        try:
-            import zoneinfo
-            return zoneinfo.ZoneInfo(name) if name not in ("", "UTC") else datetime.timezone.utc
-        except (ValueError, OSError, LookupError):
-            raise CelFailure(f"unknown time zone {name}") from None
-    hours, _, minutes = name.partition(":")
-    if not re.fullmatch(r"[+-]?\d+", hours) or not re.fullmatch(r"[+-]?\d+", minutes):
-        raise Unsupported("time zone")   # strconv.Atoi's message is not reproduced
-    offset = int(hours) * 60 - int(minutes) if name.startswith("-") else int(hours) * 60 + int(minutes)
-    if abs(offset) >= 24 * 60:
-        raise Unsupported("time zone")
-    return datetime.timezone(datetime.timedelta(minutes=offset))
-
-
-_TIME_GETTERS = {
-    "getFullYear": lambda t: t.year, "getMonth": lambda t: t.month - 1,
-    "getDayOfYear": lambda t: t.timetuple().tm_yday - 1,
-    "getDayOfMonth": lambda t: t.day - 1, "getDate": lambda t: t.day, "getDayOfWeek": lambda t: (t.weekday() + 1) % 7,
-    "getHours": lambda t: t.hour, "getMinutes": lambda t: t.minute, "getSeconds": lambda t: t.second,
-}
+_TIMESTAMP_GETTERS = ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
+                      "getHours", "getMinutes", "getSeconds", "getMilliseconds")
 _DURATION_GETTERS = {"getHours": 3600 * _SECOND, "getMinutes": 60 * _SECOND, "getSeconds": _SECOND,
                      "getMilliseconds": 10 ** 6}
 
@@ -207,12 +199,10 @@ def time_method(name: str, value: Timestamp | Duration, args: list[object]) -> o
             raise CelFailure("no such overload")
         unit = _DURATION_GETTERS[name]
         return value.nanos // unit if value.nanos >= 0 else -(-value.nanos // unit)
-    if len(args) > 1 or name not in _TIME_GETTERS and name != "getMilliseconds":
+    if len(args) > 1 or name not in _TIMESTAMP_GETTERS:
         raise CelFailure("no such overload")
     seconds, nanos = divmod(value.nanos, _SECOND)
-    moment = _EPOCH + datetime.timedelta(seconds=seconds)
-    if args:
-        moment = moment.astimezone(_zone(args[0]))
+    offset = zone_offset(args[0], seconds) if args else 0
     if name == "getMilliseconds":
         return nanos // 10 ** 6
-    return _TIME_GETTERS[name](moment)
+    return zone_fields(seconds + offset)[name]

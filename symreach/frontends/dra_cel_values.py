@@ -122,21 +122,14 @@ def parse_quantity(text: str):
     return Quantity(number * Fraction(10) ** exponent, "." not in m.group(1) and exponent >= 0)
 
 
-def go_quote(s: str) -> str:
-    """Go's ``%q`` / ``strconv.Quote`` for printable ASCII (``Unsupported`` beyond)."""
-    if not all(" " <= c <= "~" for c in s):
-        raise Unsupported("non-ASCII text in a Go message")
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _number_problem(part: str, what: str) -> str | None:
     if not re.fullmatch(r"[0-9]*", part):
-        return f"Invalid character(s) found in {what} number {go_quote(part)}"
+        return f"Invalid character(s) found in {what} number {go_quote_text(part)}"
     if len(part) > 1 and part[0] == "0":
-        return f"{what.capitalize()} number must not contain leading zeroes {go_quote(part)}"
+        return f"{what.capitalize()} number must not contain leading zeroes {go_quote_text(part)}"
     if not part or int(part) >= 1 << 64:
         why = "invalid syntax" if not part else "value out of range"
-        return f"strconv.ParseUint: parsing {go_quote(part)}: {why}"
+        return f"strconv.ParseUint: parsing {go_quote_text(part)}: {why}"
     return None
 
 
@@ -145,9 +138,9 @@ def _prerelease_problem(p: str) -> str | None:
         return "Prerelease is empty"
     if re.fullmatch(r"[0-9]+", p):
         if len(p) > 1 and p[0] == "0":
-            return f"Numeric PreRelease version must not contain leading zeroes {go_quote(p)}"
-        return None if int(p) < 1 << 64 else f"strconv.ParseUint: parsing {go_quote(p)}: value out of range"
-    return None if re.fullmatch(r"[0-9A-Za-z-]+", p) else f"Invalid character(s) found in prerelease {go_quote(p)}"
+            return f"Numeric PreRelease version must not contain leading zeroes {go_quote_text(p)}"
+        return None if int(p) < 1 << 64 else f"strconv.ParseUint: parsing {go_quote_text(p)}: value out of range"
+    return None if re.fullmatch(r"[0-9A-Za-z-]+", p) else f"Invalid character(s) found in prerelease {go_quote_text(p)}"
 
 
 def semver_problem(text: str) -> str | None:
@@ -171,7 +164,7 @@ def semver_problem(text: str) -> str | None:
         if not b:
             return "Build meta data is empty"
         if not re.fullmatch(r"[0-9A-Za-z-]+", b):
-            return f"Invalid character(s) found in build meta data {go_quote(b)}"
+            return f"Invalid character(s) found in build meta data {go_quote_text(b)}"
     return None
 
 
@@ -229,7 +222,7 @@ def _holds(m: dict, k: object, v: object) -> bool:
 
 @dataclass(frozen=True)
 class MapKey:
-    """A bool, uint, double or null key of a CEL map. Python's dict would merge ``true``, ``1u``,
+    """A bool, uint, double, null, duration, address, prefix or type key of a CEL map. Python's dict would merge ``true``, ``1u``,
     ``1.0`` and ``1``; cel-go's Go map keeps them apart (a key is its type and value). A NaN key is
     never equal to another (``serial``), as in a Go map."""
 
@@ -242,8 +235,9 @@ _NAN_KEYS = itertools.count(1)
 _MISSING = object()
 
 
-def map_key(v: object) -> object:
-    """The dict key of a CEL value: strings and ints as they are, bools, uints and doubles wrapped."""
+def map_key(v: object, deleting: bool = False) -> object:
+    """The dict key of a CEL value: strings and ints as they are, bools, uints, doubles and the values
+    a Go map compares by value wrapped; cel-go's error for a key Go cannot hash."""
     if isinstance(v, str) or type(v) is int:
         return v
     if isinstance(v, bool):
@@ -254,11 +248,91 @@ def map_key(v: object) -> object:
         return MapKey("double", v, next(_NAN_KEYS) if v != v else 0)
     if v is None:
         return MapKey("null", None)
-    raise Unsupported("a map key of type " + type_name(v))   # cel-go keys a list or a timestamp by identity
+    held = type(v).__name__
+    if held in _VALUE_KEYS:
+        return MapKey(held, v)
+    if held in _POINTER_KEYS:
+        return IdentityKey(v)
+    if held == "Timestamp":
+        return TimeKey(v)
+    if held == "Optional":   # optional.none() is one Go value; a present one a pointer
+        return IdentityKey(v) if v.present else NoneKey(v)   # type: ignore[attr-defined]
+    if held in _UNHASHABLE:   # Go panics hashing it; cel-go's Eval recovers the panic as an error
+        if deleting:
+            raise CelFailure(f"internal error: hash of unhashable type: {_GO_TYPES[held]}")
+        raise CelFailure(f"internal error: runtime error: hash of unhashable type {_GO_TYPES[held]}")
+    raise Unsupported("a map key of type " + type_name(v))
+
+
+class IdentityKey:
+    """A key cel-go's Go map compares by pointer (a list, a map, a quantity, a URL): only the same
+    object finds it, as when ``cel.bind`` or a comprehension hands the one value on."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IdentityKey) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
+class TimeKey(IdentityKey):
+    """A timestamp as a Go map key: its instant and its ``*time.Location`` pointer."""
+
+    __slots__ = ()
+
+    def _held(self) -> tuple[object, object]:
+        return self.value.nanos, self.value.zone   # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TimeKey) and other._held() == self._held()
+
+    def __hash__(self) -> int:
+        return hash(self._held())
+
+
+class NoneKey(IdentityKey):
+    """``optional.none()`` as a key: one Go value, however it was made."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NoneKey)
+
+    def __hash__(self) -> int:
+        return 0
+
+
+# The Go types of CEL values a map may be keyed by beyond the primitives: compared by value in a Go
+# map (a duration, an address, a prefix as written, a type), unhashable (Go panics), the rest
+# compared by identity (lists, maps, quantities, URLs, present optionals; a timestamp with its
+# zone's pointer).
+_GO_TYPES = {"bytes": "types.Bytes", "Semver": "cel.Semver", "Format": "cel.Format", "Duration": "types.Duration",
+             "Address": "cel.IP", "Network": "cel.CIDR", "CelType": "*types.Type", "Quantity": "cel.Quantity",
+             "Url": "cel.URL", "Optional": "*types.Optional", "Timestamp": "types.Timestamp"}
+_VALUE_KEYS = ("Duration", "Address", "Network", "CelType")
+_UNHASHABLE = ("bytes", "Semver", "Format")
+_POINTER_KEYS = ("list", "dict", "Quantity", "Url")
+
+
+def check_qualifier(key: object) -> None:
+    """cel-go's map index refuses a key that is not a string, number, bool or null before any lookup."""
+    if key is None or isinstance(key, (str, int, float)):
+        return
+    held = type(key).__name__
+    if held not in _GO_TYPES:
+        raise Unsupported("a map index of type " + type_name(key))   # a list's Go type depends on how it was made
+    raise CelFailure(f"invalid qualifier type: {_GO_TYPES[held]}")
 
 
 def key_value(k: object) -> object:
     """The CEL value of a dict key (``map_key``'s inverse)."""
+    if isinstance(k, IdentityKey):
+        return k.value
     if not isinstance(k, MapKey):
         return k
     return Uint(k.value) if k.kind == "uint" else k.value   # type: ignore[call-overload]
@@ -295,7 +369,37 @@ def key_text(key: object) -> str:
         return go_float_text(key)
     if isinstance(key, (str, int)):
         return str(key)
+    if type(key).__name__ == "Duration":
+        return go_duration_text(key.nanos)   # type: ignore[attr-defined]
     raise Unsupported("a map key of type " + type_name(key))
+
+
+def _fraction(value: int, digits: int) -> tuple[str, int]:
+    """Go's ``fmtFrac``: the last ``digits`` decimal digits as ``.ddd`` without trailing zeros."""
+    value, rest = divmod(value, 10 ** digits)
+    text = f"{rest:0{digits}d}".rstrip("0") if digits else ""
+    return ("." + text if text else ""), value
+
+
+def go_duration_text(nanos: int) -> str:
+    """Go's ``time.Duration.String``: ``1h2m0.5s``, ``1.5µs``, ``0s``."""
+    u = abs(nanos)
+    if u == 0:
+        return "0s"
+    if u < 10 ** 9:
+        digits, unit = (0, "ns") if u < 10 ** 3 else (3, "\u00b5s") if u < 10 ** 6 else (6, "ms")
+        fraction, whole = _fraction(u, digits)
+        text = f"{whole}{fraction}{unit}"
+    else:
+        fraction, seconds = _fraction(u, 9)
+        minutes, seconds = divmod(seconds, 60)
+        hours, minutes = divmod(minutes, 60)
+        text = f"{seconds}{fraction}s"
+        if minutes or hours:
+            text = f"{minutes}m" + text
+        if hours:
+            text = f"{hours}h" + text
+    return ("-" if nanos < 0 else "") + text
 
 
 def compare(a: object, b: object) -> int:
@@ -314,7 +418,9 @@ def check_int(value: object) -> object:
 def arith(op: str, a: object, b: object) -> object:
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
-    if op == "+" and (isinstance(a, list) and isinstance(b, list) or isinstance(a, bytes) and isinstance(b, bytes)):
+    if op == "+" and isinstance(a, list) and isinstance(b, list):
+        return b if not a else a if not b else a + b   # cel-go's Add hands an empty side's partner on itself
+    if op == "+" and isinstance(a, bytes) and isinstance(b, bytes):
         return a + b
     if kind(a) != "num" or kind(b) != "num" or type(a) is not type(b):
         raise CelFailure("no such overload")
