@@ -21,9 +21,9 @@ import zoneinfo
 
 from symreach.frontends.dra_cel_values import CelFailure, Unsupported, go_quote_text
 
-__all__ = ["zone_fields", "zone_offset"]
+__all__ = ["GO_ZONE_DIRS", "zone_fields", "zone_offset"]
 
-_GO_ZONE_DIRS = ("/usr/share/zoneinfo/", "/usr/share/lib/zoneinfo/", "/usr/lib/locale/TZ/", "/etc/zoneinfo/")
+GO_ZONE_DIRS = ("/usr/share/zoneinfo/", "/usr/share/lib/zoneinfo/", "/usr/lib/locale/TZ/", "/etc/zoneinfo/")
 _GO_ERRNO = {errno.EISDIR: "is a directory", errno.ENOTDIR: "not a directory", errno.EACCES: "permission denied",
              errno.ENAMETOOLONG: "file name too long", errno.ELOOP: "too many levels of symbolic links"}
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -72,7 +72,7 @@ def _load(name: str) -> zoneinfo.ZoneInfo | None:
     if "\x00" in name:
         raise CelFailure("invalid argument")   # the open(2) Go's readFile makes refuses a NUL
     first: str | None = None
-    for directory in _GO_ZONE_DIRS:
+    for directory in GO_ZONE_DIRS:
         try:
             with open(directory + name, "rb") as f:
                 data = f.read()
