@@ -8,17 +8,13 @@ answers on scripts, Unicode 15 characters and folding are in ``test_dra_cel_envi
 
 from __future__ import annotations
 
-import os
-import subprocess
 import unicodedata
-from pathlib import Path
 
 import pytest
 
 from symreach.frontends import go_unicode
+from tests.go_tool import GO, REPO, generated
 
-GO = Path(os.environ.get("GO", "/work/wt/dra-kso/toolchain/usr/lib/go-1.25/bin/go"))   # go1.25, as kso DRA
-REPO = Path(__file__).resolve().parent.parent
 
 LEAVES = ("Cc Cf Co Cs Ll Lm Lo Lt Lu Mc Me Mn Nd Nl No Pc Pd Pe Pf Pi Po Ps Sc Sk Sm So Zl Zp Zs").split()
 
@@ -81,8 +77,4 @@ def test_print_and_space():
 @pytest.mark.skipif(not GO.exists(), reason="no Go toolchain here")
 def test_the_data_file_is_what_the_generator_writes(tmp_path):
     """``go_unicode.txt`` is generated: rerunning the generator with go1.25 gives it byte for byte."""
-    env = {**os.environ, "GOFLAGS": "-mod=mod", "GOCACHE": str(tmp_path / "cache"), "GOPATH": str(tmp_path / "gopath")}
-    out = subprocess.run([str(GO), "run", "tools/go_unicode_tables/main.go"], cwd=REPO, env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout == (REPO / "symreach" / "frontends" / "go_unicode.txt").read_text()
+    assert generated("tools/go_unicode_tables/main.go", tmp_path) == (REPO / "symreach" / "frontends" / "go_unicode.txt").read_text()

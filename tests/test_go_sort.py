@@ -3,17 +3,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from symreach.frontends import go_sort as go_sort_module
 from symreach.frontends.go_sort import go_sort
+from tests.go_tool import GO, REPO, generated
 
-GO = Path(os.environ.get("GO", "/work/wt/dra-kso/toolchain/usr/lib/go-1.25/bin/go"))   # go1.25, as kube-scheduler v1.35
-REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "tests" / "data" / "go_sort_cases.txt"
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -58,8 +54,4 @@ def test_short_and_stable_up_to_twelve():
 @pytest.mark.skipif(not GO.exists(), reason="no Go toolchain here")
 def test_the_cases_file_is_what_the_generator_writes(tmp_path):
     """``go_sort_cases.txt`` is generated: rerunning the generator with go1.25 gives it byte for byte."""
-    env = {**os.environ, "GOFLAGS": "-mod=mod", "GOCACHE": str(tmp_path / "cache"), "GOPATH": str(tmp_path / "gopath")}
-    out = subprocess.run([str(GO), "run", "tools/go_sort_cases/main.go"], cwd=REPO, env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout == CASES.read_text()
+    assert generated("tools/go_sort_cases/main.go", tmp_path) == CASES.read_text()
