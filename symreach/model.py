@@ -278,6 +278,10 @@ class PodType:
     attach: FrozenDict[str, frozenset[str]] = field(default_factory=FrozenDict)
     attach_own: FrozenDict[str, int] = field(default_factory=FrozenDict)
     disks: tuple[Disk, ...] = ()
+    # NodeAffinity's PreFilterResult names the candidates (kubernetes: ``matchFields metadata.name In``
+    # in every required term): the scheduler filters those nodes in Go map order, not the node tree's
+    # zone by zone order (``semantics.cycle_runs_past``), even where they are every node.
+    prefilter_named: bool = False
 
 
 @record

@@ -549,25 +549,25 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     not complete) and the front end marks such types (``k8s_dra._abort_caveats``). NodeAffinity's
     PreFilterResult (``matchFields metadata.name In``: the nodes not named carry
     ``PREFILTER_NODE_AFFINITY``) makes the list the named nodes in Go map order, any order of them,
-    with k from their count: one zone over the candidates, exact. (A PreFilterResult naming every
-    node is not told apart from none: the zones' answer, sound.)"""
+    with k from their count: one zone over the candidates, exact, also where it names every node
+    (``PodType.prefilter_named``)."""
     last = _LAST_ZONES[0]   # every node of one state asks in turn: count its zones once
     if fitting is None and last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
         zones, count = last[3], last[4]
     else:
         named = [m for m in range(len(inst.nodes)) if inst.static_block[t][m] != reasons.PREFILTER_NODE_AFFINITY]
-        count = len(named)
+        count, map_order = len(named), inst.pod_types[t].prefilter_named
         zones = {}   # zone -> [feasible, others, erring]; the candidates of a PreFilterResult: one zone
         for m in named:
             kind = 2 if m in erring else 0 if (fitting is None or m in fitting) \
                 and filter_failure(inst, t, m, sigma) is None else 1
-            key = zone_key(inst.nodes[m].labels) if count == len(inst.nodes) else ""
+            key = "" if map_order else zone_key(inst.nodes[m].labels)
             zones.setdefault(key, [0, 0, 0])[kind] += 1
         _LAST_ZONES[0] = (inst, t, sigma, zones, count) if fitting is None else None   # per order: not kept
     k = num_feasible_nodes_to_find(count)
     if sum(f for f, _, _ in zones.values()) <= k:
         return False   # never k + 1 feasible nodes: every candidate is evaluated, an erring one too
-    own = None if n is None else zone_key(inst.nodes[n].labels) if count == len(inst.nodes) else ""
+    own = None if n is None else "" if inst.pod_types[t].prefilter_named else zone_key(inst.nodes[n].labels)
     names = list(zones)
     if own is not None and own not in zones:
         return False

@@ -481,7 +481,7 @@ def test_the_exact_runs_equal_the_brute_force_on_more_splits():
 
 
 # nodes of ``_two_zones(0, 5, 101)`` the job's PreFilterResult leaves out -> job lands on n1
-PREFILTERED = {("n2",): True, ("n2", "b-m0", "b-m1"): False}
+PREFILTERED = {(): True, ("n2",): True, ("n2", "b-m0", "b-m1"): False}
 
 
 @pytest.mark.parametrize("left_out", list(PREFILTERED))
@@ -490,7 +490,9 @@ def test_a_prefilter_result_is_one_zone_with_k_from_its_names(left_out):
     (a term per name) to all but n2: the scheduler filters the 108 named nodes in Go map order (any order: one zone), k =
     100 from their count, and 102 are feasible: a run counts 101 before an erring node, job lands on n1
     (where the zones' order alone aborts). Leaving out two feasible nodes of b too: 100 feasible, every
-    run filters every candidate: the abort holds. Exact either way: no mark."""
+    run filters every candidate: the abort holds. Naming every node is a PreFilterResult too (map
+    order, not the zones' round robin: ``PodType.prefilter_named``): 102 of 109 feasible, job lands.
+    Exact each way: no mark."""
     docs = _two_zones(0, 5, 101)
     names = [o["metadata"]["name"] for o in docs if o["kind"] == "Node" and o["metadata"]["name"] not in left_out]
     for o in docs:

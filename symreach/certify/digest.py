@@ -76,6 +76,9 @@ def _canonical(inst: Instance) -> dict[str, Any]:
                       for n in inst.nodes if n.attached)
     if attach or attached:   # only then, so that the digests of other instances stay as they were
         out["attach"] = [attach, attached]
+    named = sorted([p.namespace, p.name] for p in inst.pod_types if p.prefilter_named)
+    if named:   # the Filter phase's node order (the cycle's abort reads it); only then, as above
+        out["prefilterNamed"] = named
     # the operator rules' data (SPEC 5.2), only when present: digests of other instances stay as they were
     if inst.budgets:
         out["budgets"] = sorted([b.name, type_set(b.counts), b.desired_healthy] for b in inst.budgets)

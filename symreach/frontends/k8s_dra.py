@@ -224,8 +224,8 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     exactly when the candidates share one zone, cannot hold k + 1 feasible nodes besides an erring one
     (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (every chunk
     of the parallel scan held by its own worker, up to about 250 nodes), or are named by
-    NodeAffinity's PreFilterResult (map order: one zone, k from their count). Marked otherwise, and
-    when a PreFilterResult names every node (the model cannot tell it from none). The order of a
+    NodeAffinity's PreFilterResult (map order: one zone, k from their count, ``PodType.prefilter_named``;
+    also where it names every node). Marked otherwise. The order of a
     pool's slices is drawn once per cycle for every node (``dra_orders.allocate`` takes it per
     node): where that decides a fit
     (``dra_slice_orders.inexact_fits``) ``found.cycle_orders`` gets each cycle order's fitting and
@@ -235,10 +235,10 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     candidates = [node for node in nodes if named is None or node["name"] in named]
     zones = {zone_key(node.get("labels") or {}) for node in candidates}
     k = num_feasible_nodes_to_find(len(candidates))
-    if len(candidates) - 1 > k and len(zones) > 1 and (len(candidates) == len(nodes) if named is not None
-                                                       else not filter_runs.exact_domain(len(candidates), len(zones), k)):
+    if len(candidates) - 1 > k and len(zones) > 1 and named is None \
+            and not filter_runs.exact_domain(len(candidates), len(zones), k):
         out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones beyond the exact "
-                   "search (or a PreFilterResult naming every node) the scheduler stops filtering after "
+                   "search the scheduler stops filtering after "
                    "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not "
                    "evaluate a node where the allocator errs; the model lets the pod land only by the runs it "
                    "constructs (a not-deployable answer may be too strict)")

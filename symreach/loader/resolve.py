@@ -647,6 +647,7 @@ def _pod_type(ctx: _Context, spec: PodTypeSpec) -> PodType:
         attach=spec.volumes.attach,
         attach_own=spec.volumes.attach_own,
         disks=spec.volumes.disks,
+        prefilter_named=ctx.kube and bool(prefilter_node_names(spec.placement.node_affinity)),
     )
 
 
