@@ -551,12 +551,15 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     ``PREFILTER_NODE_AFFINITY``) makes the list the named nodes in Go map order, any order of them,
     with k from their count: one zone over the candidates, exact, also where it names every node
     (``PodType.prefilter_named``)."""
+    if len(inst.nodes) - len(erring) <= num_feasible_nodes_to_find(len(inst.nodes)):
+        return False   # never k + 1 feasible nodes (nor among fewer candidates: n - k(n) never shrinks)
+    map_order = inst.pod_types[t].prefilter_named
     last = _LAST_ZONES[0]   # every node of one state asks in turn: count its zones once
     if fitting is None and last is not None and last[0] is inst and last[1] == t and last[2] == sigma:
         zones, count = last[3], last[4]
     else:
         named = [m for m in range(len(inst.nodes)) if inst.static_block[t][m] != reasons.PREFILTER_NODE_AFFINITY]
-        count, map_order = len(named), inst.pod_types[t].prefilter_named
+        count = len(named)
         zones = {}   # zone -> [feasible, others, erring]; the candidates of a PreFilterResult: one zone
         for m in named:
             kind = 2 if m in erring else 0 if (fitting is None or m in fitting) \
@@ -567,7 +570,7 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     k = num_feasible_nodes_to_find(count)
     if sum(f for f, _, _ in zones.values()) <= k:
         return False   # never k + 1 feasible nodes: every candidate is evaluated, an erring one too
-    own = None if n is None else "" if inst.pod_types[t].prefilter_named else zone_key(inst.nodes[n].labels)
+    own = None if n is None else "" if map_order else zone_key(inst.nodes[n].labels)
     names = list(zones)
     if own is not None and own not in zones:
         return False

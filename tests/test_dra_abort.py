@@ -167,6 +167,13 @@ def test_num_feasible_nodes_to_find_is_the_schedulers():
     assert got == {3: 3, 99: 99, 100: 100, 101: 100, 206: 100, 207: 101, 1000: 420, 5000: 500, 6000: 300}
 
 
+def test_nodes_beyond_k_never_shrink_with_more_nodes():
+    """n - k(n) is nondecreasing: ``cycle_runs_past`` answers False from the whole node count before
+    it counts a PreFilterResult's fewer candidates (no k + 1 feasible among all: none among fewer)."""
+    beyond = [n - num_feasible_nodes_to_find(n) for n in range(20_001)]
+    assert all(a <= b for a, b in zip(beyond, beyond[1:])) and beyond[101] == 1
+
+
 def _job_on_n1(inst, t: int, lands: bool) -> None:
     """explicit's answer for job on n1: a witness that replays, or a certificate that re-checks."""
     target = Query((frozenset({(t, 0)}),))
