@@ -27,6 +27,7 @@ from math import factorial, prod
 from typing import Iterator, Optional
 
 from symreach.frontends.dra_allocator import Allocator, Device, Outcome, Pool, allocate_in_order
+from symreach.frontends.k8s_volumes import as_dict, as_list
 
 Key = tuple[str, str]   # (driver, pool)
 SEARCH_LIMIT = 20_000   # runs of the search per call (a guard: the random states need at most 4)
@@ -117,11 +118,13 @@ class _Kinds:
 
     def __init__(self, claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set) -> None:
         self.scratch = Allocator(claims, pools, classes, allocated, errors_as_false=True)
-        requests = [_d(r) for c in claims for r in _l(_d(_d(c.get("spec")).get("devices")).get("requests"))]
+        devices = [as_dict(as_dict(c.get("spec")).get("devices")) for c in claims]
+        requests = [as_dict(r) for d in devices for r in as_list(d.get("requests"))]
         self.every_all = any(b.get("allocationMode") == "All" for r in requests
-                             for b in [_d(x) for x in _l(r.get("firstAvailable"))] + [_d(r.get("exactly"))])
+                             for b in [as_dict(x) for x in as_list(r.get("firstAvailable"))]
+                             + [as_dict(r.get("exactly"))])
         # an All request under a claim's constraint errs naming the device: then names tell devices apart
-        constrained = any(_l(_d(_d(c.get("spec")).get("devices")).get("constraints")) for c in claims)
+        constrained = any(as_list(d.get("constraints")) for d in devices)
         self.named = self.every_all and constrained
         self.typed = constrained   # only a constraint reads the typed attributes
         self.kinds: dict[object, int] = {}
@@ -199,11 +202,3 @@ def combine(first: Outcome, others: list[Outcome]) -> Outcome:
         chosen.outcomes = tuple(sorted(seen, key=lambda r: (r is not None, r or "")))
     chosen.caveats = list(dict.fromkeys(c for o in every for c in o.caveats))
     return chosen
-
-
-def _d(value: object) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _l(value: object) -> list:
-    return value if isinstance(value, list) else []
