@@ -136,7 +136,12 @@ def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: d
     (``CYCLE_ORDERS``, ``BUDGET``)."""
     if not fitting:
         return []
-    table = cycle_table(claims, pools_of, classes, allocated)
+    return table_inexact(cycle_table(claims, pools_of, classes, allocated), fitting)
+
+
+def table_inexact(table: Optional[Table], fitting: list[str]) -> list[str]:
+    """``inexact_fits`` from a ``cycle_table``: every fitting node past the guards (None), none
+    without a shared pool ([])."""
     if table is None:
         return list(fitting)
     return judge([(fits, set(errs)) for fits, errs in table], fitting) if table else []

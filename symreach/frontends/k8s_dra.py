@@ -246,7 +246,7 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     if not claims or not fitting:
         return out
     table = dra_slice_orders.cycle_table(claims, {n["name"]: index.pools(n) for n in nodes}, index.classes, allocated)
-    shared = fitting if table is None else dra_slice_orders.judge([(f, set(e)) for f, e in table], fitting)
+    shared = dra_slice_orders.table_inexact(table, fitting)
     if not shared:
         return out
     if table is None:
