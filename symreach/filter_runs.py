@@ -2,21 +2,24 @@
 
 ``findNodesThatPassFilters`` filters the node list from ``nextStartNodeIndex`` (any index) with
 ``parallelize.Until``: chunks of ``chunkSizeFor(N, 16)`` consecutive pieces, handed out in order to
-min(16, chunks) workers, each running its chunk's pieces in order and checking the stop channel before
-each. The k + 1st feasible node counted cancels (and is dropped); an Error from a node filtered before
-the cancel aborts the cycle. The node tree lists zones round robin, zones and each zone's nodes in
-any order (``model.zone_key``); a PreFilterResult's names are one zone.
+W = min(16, chunks) workers, each running its chunk's pieces in order and checking the stop channel
+before each. The k + 1st feasible node counted cancels (and is dropped); an Error from a node filtered
+before the cancel aborts the cycle. The node tree lists zones round robin, zones and each zone's nodes
+in any order (``model.zone_key``); a PreFilterResult's names are one zone.
 
-So the nodes filtered before the cancel are: chunks 0..L picked, each a prefix of itself; at most
-``workers`` of them unfinished, and when exactly that many, L is one (no worker is left to pick
-another). With chunks <= workers that is any prefix of every chunk. A run then misses every erring
-node and finds n iff the prefixes' per-zone node counts e_z leave room for the zone's erring nodes
-(e_z <= feasible + others) and can hold k + 1 feasible nodes (sum of min(feasible, e_z) > k), n's zone
-having a slot among them: kinds are placed freely within a zone, every chunk before n's can be
-held back by its worker (chunks <= workers), and the nodes before n in its chunk are fewer than
-chunk <= k. ``tests/filter_runs_brute.py`` simulates every list, start and interleaving; the test
-compares the two on every small split. Above ``workers`` chunks the answer is the two constructed
-runs of ``constructed_runs_past`` (sound, not complete): ``exact_domain`` says which."""
+The filtered nodes of a run at any moment: chunks 0..L picked, each a prefix of itself, and a chunk
+left unfinished keeps its worker, so at most W - 1 of the chunks before the last unfinished one are
+unfinished. In the rotated list the unfiltered nodes are therefore a tail (from anywhere to the end)
+and the suffixes of at most W - 1 chunks wholly before the tail's first chunk ("holes"); every such
+shape is a run. Kinds are placed freely within a zone, so a run misses every erring node and counts
+k + 1 feasible ones iff the unfiltered counts u_z cover the erring nodes (u_z >= erring) and lose at
+most ``spare`` feasible nodes (sum of u_z - erring - others, where positive). Node n is among the
+first k iff, n taken as its zone's first filtered node in chunk j, the W - 1 other workers hold
+chunks before j (the unfinished ones among them) and every other chunk before j, with j's nodes
+before n, is filtered first: there the zones' nodes beyond their others are feasible and must be
+fewer than k, and one more feasible node must be filtered after n. ``tests/filter_runs_brute.py``
+simulates every list, start and interleaving; the tests compare the two on every small split, with
+fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays bounded."""
 
 from __future__ import annotations
 
@@ -36,10 +39,8 @@ def chunk_size(nodes: int, parallelism: int = PARALLELISM) -> int:
 
 def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM) -> bool:
     """Whether ``runs_past`` answers (not None) for ``nodes`` nodes in ``zones`` zones with the
-    scheduler's chunks: every chunk can be held by its own worker, and the search is small enough."""
-    chunk = chunk_size(nodes, parallelism)
-    chunks = -(-nodes // chunk)
-    return chunks <= parallelism and _work(nodes, zones, k, chunk) <= MAX_WORK
+    scheduler's chunks: the search is small enough."""
+    return _work(nodes, zones, k, chunk_size(nodes, parallelism)) <= MAX_WORK
 
 
 def _work(nodes: int, zones: int, k: int, chunk: int) -> int:
@@ -57,8 +58,7 @@ Counts = tuple[tuple[int, int, int], ...]
 
 def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int) -> Optional[bool]:
     """Whether some run misses every erring node and finds a feasible node of zone ``own`` (None:
-    any node): zones' (feasible, others, erring) counts. None when outside the exact search's reach
-    (more chunks than workers, or a search beyond ``MAX_WORK``)."""
+    any node): zones' (feasible, others, erring) counts. None when the search is beyond ``MAX_WORK``."""
     return _runs_past(tuple(sorted(zones)) if own is None else _own_first(zones, own), own is not None,
                       k, chunk, workers)
 
@@ -77,25 +77,31 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -
     spare = sum(f for f, _, _ in zones) - k - 1   # feasible nodes that may stay unfiltered
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
-    if has_own and chunk > k:
-        return None   # n's chunk-mates before it could reach k (never with the scheduler's k)
-    chunks = -(-nodes // chunk)
-    if chunks > workers:
-        return None
     if _work(nodes, len(zones), k, chunk) > MAX_WORK:
         return None
-    caps = [r + o for _, o, r in zones]   # slots of a zone that may stay unfiltered for free
-    orders = _orders(zones, has_own)
-    for order in orders:
-        listed = _round_robin(order, [sum(zones[z]) for z in range(len(zones))])
-        seen = set()
-        for start in range(nodes):
+    held = min(workers, -(-nodes // chunk))
+    if has_own:
+        if not _search(zones, False, k, chunk, held, spare, "any"):
+            return False   # no run misses the erring nodes at all
+        if chunk <= k and _search(zones, True, k, chunk, held, spare, "any"):
+            return True   # n in one of the first W chunks: held back, fewer than k nodes before it
+    return _search(zones, has_own, k, chunk, held, spare, "own" if has_own else "any")
+
+
+def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str) -> bool:
+    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method)."""
+    seen = set()
+    sizes = [sum(z) for z in zones]
+    for order in _orders(zones, has_own):
+        listed = _round_robin(order, sizes)
+        for start in range(len(listed)):
             rotated = listed[start:] + listed[:start]
             key = tuple(_class(zones, has_own, z) for z in rotated)
             if key in seen:
                 continue
             seen.add(key)
-            if _fits(rotated, zones, has_own, caps, spare, chunk):
+            scan = _Scan(rotated, zones, k, chunk, held, spare)
+            if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
                 return True
     return False
 
@@ -120,35 +126,161 @@ def _round_robin(order: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(z for j in range(depth) for z in order if j < sizes[z])
 
 
-def _fits(rotated: tuple[int, ...], zones: Counts, has_own: bool, caps: list[int], spare: int,
-          chunk: int) -> bool:
-    """Some choice of each chunk's unfiltered suffix leaves every zone's erring nodes unfiltered
-    and loses at most ``spare`` feasible nodes (n's zone keeping a filtered slot)."""
-    width = len(zones)
-    # state: per-zone unfiltered slots capped at the zone's free slots, own-zone-filtered flag -> least loss
-    states: dict[tuple, int] = {(0,) * width + (False,): 0}
-    for lo in range(0, len(rotated), chunk):
-        piece = rotated[lo:lo + chunk]
-        nxt: dict[tuple, int] = {}
-        for state, loss in states.items():
-            counts = list(state[:width])
-            seen_own = state[width]
-            extra = 0
-            for t in range(len(piece) + 1):   # t: the unfiltered suffix's length
-                if t:
-                    z = piece[len(piece) - t]
-                    if counts[z] < caps[z]:
-                        counts[z] += 1
-                    else:
-                        extra += 1
-                if loss + extra > spare:
-                    break
-                own_here = seen_own or (has_own and 0 in piece[:len(piece) - t])
-                key = tuple(counts) + (own_here,)
-                if nxt.get(key, spare + 1) > loss + extra:
-                    nxt[key] = loss + extra
-        states = nxt
-    for state, loss in states.items():
-        if all(state[z] >= zones[z][2] for z in range(width)) and (state[width] or not has_own):
-            return True
-    return False
+Vec = tuple[int, ...]
+
+
+def _keep(states: dict, key: tuple, loss: int) -> None:
+    if states.get(key, loss + 1) > loss:
+        states[key] = loss
+
+
+class _Scan:
+    """The runs over one rotated list (zone indices; n's zone is 0): dynamic programs over its
+    chunks, each filtered whole, left with a hole (a suffix, at most W - 1 of them) or where the
+    tail starts. States: the unfiltered counts so far, capped at the zone's erring + others (above,
+    a feasible node lost, counted), the holes taken -> the least loss. A hole or tail is shrunk to
+    start at an erring zone's node: a shorter one covers the same erring nodes and loses no more."""
+
+    def __init__(self, rotated: tuple[int, ...], zones: Counts, k: int, chunk: int, held: int, spare: int):
+        self.rotated, self.zones, self.k, self.chunk, self.held, self.spare = rotated, zones, k, chunk, held, spare
+        self.width = len(zones)
+        self.caps = [r + o for _, o, r in zones]
+        self.need = [r for _, _, r in zones]
+        suffix = [[0] * self.width]
+        for z in reversed(rotated):
+            row = list(suffix[-1])
+            row[z] += 1
+            suffix.append(row)
+        self.suffix = [tuple(row) for row in reversed(suffix)]   # counts of rotated[p:]
+        positions: list[list[int]] = [[] for _ in zones]
+        for p, z in enumerate(rotated):
+            positions[z].append(p)
+        # latest[z][x]: the last start p whose suffix holds x nodes of zone z
+        self.latest = [[len(rotated)] + pos[::-1] for pos in positions]
+
+    def seg(self, lo: int, hi: int) -> Vec:
+        return tuple(a - b for a, b in zip(self.suffix[lo], self.suffix[hi]))
+
+    def add(self, u: Vec, loss: int, counts: Vec) -> tuple[Vec, int]:
+        out = []
+        for z, c in enumerate(counts):
+            v = u[z] + c
+            if v > self.caps[z]:
+                loss += v - self.caps[z]
+                v = self.caps[z]
+            out.append(v)
+        return tuple(out), loss
+
+    def tail_from(self, u: Vec) -> int:
+        """The latest tail start that covers every zone's erring nodes besides u (-1: none)."""
+        p = len(self.rotated)
+        for z, need in enumerate(self.need):
+            x = need - u[z]
+            if x > 0:
+                if x >= len(self.latest[z]):
+                    return -1
+                p = min(p, self.latest[z][x])
+        return p
+
+    def starts(self, lo: int, hi: int) -> list[int]:
+        return [p for p in range(lo, hi) if self.need[self.rotated[p]]]
+
+    def tail_loss(self, u: Vec, loss: int, lo: int, hi: int) -> int:
+        """The start of the best tail beginning in [lo, hi) (-1: none) if it loses at most spare."""
+        p = self.tail_from(u)
+        if p < lo:
+            return -1
+        p = min(p, hi - 1)
+        return p if self.add(u, loss, self.suffix[p])[1] <= self.spare else -1
+
+    def any_fits(self, own_early: bool) -> bool:
+        """Some run misses every erring node and counts k + 1 feasible nodes; ``own_early``: with a
+        node of zone 0 filtered in one of the first W chunks."""
+        n, width = len(self.rotated), self.width
+        states: dict[tuple, int] = {((0,) * width, 0, not own_early): 0}   # (u, holes, own seen)
+        for index, lo in enumerate(range(0, n, self.chunk)):
+            hi = min(lo + self.chunk, n)
+            early = own_early and index < self.held
+            for (u, holes, seen), loss in states.items():
+                p = self.tail_loss(u, loss, lo, hi)
+                if p >= 0 and (seen or early and 0 in self.rotated[lo:p]):
+                    return True
+            nxt: dict[tuple, int] = {}
+            for (u, holes, seen), loss in states.items():
+                _keep(nxt, (u, holes, seen or early and 0 in self.rotated[lo:hi]), loss)
+                if holes < self.held - 1:
+                    for p in self.starts(lo, hi):
+                        v, lost = self.add(u, loss, self.seg(p, hi))
+                        if lost <= self.spare:
+                            _keep(nxt, (v, holes + 1, seen or early and 0 in self.rotated[lo:p]), lost)
+            states = nxt
+        return any(seen and self.tail_from(u) >= n for (u, _, seen) in states)
+
+    def own_fits(self) -> bool:
+        """Some run misses every erring node and counts node n (zone 0's first filtered node) among
+        the first k. Before n's chunk j (phase 0) a chunk is filtered first (its counts added to the
+        early nodes a, capped at the zone's others, the rest feasible: ``excess`` < k), held whole
+        or held with a hole (at most W - 1 held); zone 0's nodes there are in holes. After n
+        (phase 1) as ``any_fits``. b: each zone's nodes filtered after n, capped at min(feasible, 2)."""
+        n, width, k = len(self.rotated), self.width, self.k
+        others = [o for _, o, _ in self.zones]
+        late_cap = [min(f, 2) for f, _, _ in self.zones]
+
+        def late(b: Vec, counts: Vec) -> Vec:
+            return tuple(min(late_cap[z], b[z] + counts[z]) for z in range(width))
+
+        def early(a: Vec, excess: int, counts: Vec) -> tuple[Vec, int]:
+            out = []
+            for z, c in enumerate(counts):
+                v = a[z] + c
+                if v > others[z]:
+                    excess += v - others[z]
+                    v = others[z]
+                out.append(v)
+            return tuple(out), excess
+
+        def tail_fits(u: Vec, loss: int, b: Vec, lo: int, hi: int, since: int) -> bool:
+            p = self.tail_loss(u, loss, lo, hi)
+            return p >= 0 and sum(late(b, self.seg(since, p))) >= 2
+
+        zero = (0,) * width
+        before: dict[tuple, int] = {(zero, zero, zero, 0, 0, 0): 0}   # (u, a, b, holes, held, excess)
+        after: dict[tuple, int] = {}   # (u, b, holes)
+        for lo in range(0, n, self.chunk):
+            hi = min(lo + self.chunk, n)
+            mine = [p for p in range(lo, hi) if self.rotated[p] == 0]
+            first = mine[0] if mine else hi
+            nxt_after: dict[tuple, int] = {}
+            for (u, b, holes), loss in after.items():
+                if tail_fits(u, loss, b, lo, hi, lo):
+                    return True
+                _keep(nxt_after, (u, late(b, self.seg(lo, hi)), holes), loss)
+                if holes < self.held - 1:
+                    for p in self.starts(lo, hi):
+                        v, lost = self.add(u, loss, self.seg(p, hi))
+                        if lost <= self.spare:
+                            _keep(nxt_after, (v, late(b, self.seg(lo, p)), holes + 1), lost)
+            nxt_before: dict[tuple, int] = {}
+            for (u, a, b, holes, held, excess), loss in before.items():
+                if mine and early(a, excess, self.seg(lo, first))[1] < k:   # n is this chunk's `first`
+                    if tail_fits(u, loss, b, first + 1, hi, first):
+                        return True
+                    _keep(nxt_after, (u, late(b, self.seg(first, hi)), holes), loss)
+                    if holes < self.held - 1:
+                        for p in self.starts(first + 1, hi):
+                            v, lost = self.add(u, loss, self.seg(p, hi))
+                            if lost <= self.spare:
+                                _keep(nxt_after, (v, late(b, self.seg(first, p)), holes + 1), lost)
+                if not mine:
+                    a2, e2 = early(a, excess, self.seg(lo, hi))
+                    if e2 < k:
+                        _keep(nxt_before, (u, a2, b, holes, held, e2), loss)
+                    if held < self.held - 1:
+                        _keep(nxt_before, (u, a, late(b, self.seg(lo, hi)), holes, held + 1, excess), loss)
+                if held < self.held - 1 and holes < self.held - 1:
+                    for p in self.starts(lo, first) + mine[:1]:
+                        v, lost = self.add(u, loss, self.seg(p, hi))
+                        if lost <= self.spare:
+                            _keep(nxt_before, (v, a, late(b, self.seg(lo, p)), holes + 1, held + 1, excess), lost)
+            before, after = nxt_before, nxt_after
+        return any(self.tail_from(u) >= n and sum(b) >= 2 for (u, b, _) in after)

@@ -433,60 +433,6 @@ def test_two_zones_above_100_nodes_are_decided_exactly(split):
     _job_on_n1(inst, t, lands)
 
 
-def _differential(max_nodes: int, zone_splits, limit_zones: int) -> tuple[int, int]:
-    """``filter_runs.runs_past`` against the brute-force simulation on every split of up to
-    ``max_nodes`` nodes over 1..``limit_zones`` zones with an erring node, every k, chunk sizes 1..3,
-    workers = chunks (the exact domain) and n in zone 0 or any node; (compared, outside the domain)."""
-    from itertools import combinations_with_replacement
-
-    from symreach.filter_runs import runs_past
-    from tests.filter_runs_brute import brute_runs_past
-
-    compared = outside = 0
-    for count in range(1, limit_zones + 1):
-        for combo in combinations_with_replacement(zone_splits, count):
-            for first in set(combo):   # n's zone: each distinct split once
-                rest = list(combo)
-                rest.remove(first)
-                zones = dict(zip("abc", [first] + rest))
-                nodes = sum(map(sum, zones.values()))
-                if nodes > max_nodes or not any(r for _, _, r in zones.values()):
-                    continue
-                for k in range(1, nodes):
-                    for chunk in (1, 2, 3):
-                        workers = -(-nodes // chunk)
-                        for own in ("a", None):
-                            ours = runs_past(tuple(zones.values()), 0 if own else None, k, chunk, workers)
-                            if ours is None:
-                                outside += 1   # n's chunk-mates could outnumber k (chunk > k)
-                                continue
-                            assert ours == brute_runs_past(zones, own, k, chunk, workers), (zones, own, k, chunk)
-                            compared += 1
-    return compared, outside
-
-
-def test_the_exact_runs_equal_the_brute_force():
-    """Every split of up to 5 nodes over one or two zones (n's zone first): equal, not only sound."""
-    from itertools import product
-
-    splits = [s for s in product(range(3), range(2), range(3)) if 0 < sum(s) <= 3]
-    compared, outside = _differential(5, splits, 2)
-    assert compared == COMPARED_FAST and outside < compared
-
-
-COMPARED_FAST = 2204   # the splits the fast test compares (it fails if fewer are)
-
-
-@pytest.mark.slow
-def test_the_exact_runs_equal_the_brute_force_on_more_splits():
-    """Up to 6 nodes over up to three zones."""
-    from itertools import product
-
-    splits = [s for s in product(range(4), range(3), range(3)) if 0 < sum(s) <= 4]
-    compared, _ = _differential(6, splits, 3)
-    assert compared == 32290
-
-
 # nodes of ``_two_zones(0, 5, 101)`` the job's PreFilterResult leaves out -> job lands on n1
 PREFILTERED = {(): True, ("n2",): True, ("n2", "b-m0", "b-m1"): False}
 
