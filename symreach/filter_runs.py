@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import permutations
 from math import isqrt
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 PARALLELISM = 16   # kube-scheduler's default parallelism: Until's workers
 MAX_WORK = 10 ** 9   # the exact search's bound on its steps (``_work``); beyond, None
@@ -37,20 +37,44 @@ def chunk_size(nodes: int, parallelism: int = PARALLELISM) -> int:
     return max(1, min(isqrt(nodes), nodes // parallelism + 1))
 
 
-def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM) -> bool:
+def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM,
+                 sizes: Optional[Sequence[int]] = None) -> bool:
     """Whether ``runs_past`` answers (not None) for ``nodes`` nodes in ``zones`` zones with the
-    scheduler's chunks: the search is small enough."""
-    return _work(nodes, zones, k, chunk_size(nodes, parallelism)) <= MAX_WORK
+    scheduler's chunks: the search is small enough. ``sizes``: the zones' node counts, if known
+    (equal ones repeat the list every round: ``zones`` starts to search, not ``nodes``)."""
+    starts = _starts(sizes) if sizes is not None else nodes
+    return _work(nodes, zones, k, chunk_size(nodes, parallelism), starts) <= MAX_WORK
 
 
-def _work(nodes: int, zones: int, k: int, chunk: int) -> int:
-    """A bound on the search's steps: count vectors (the zones' free slots sum to at most
-    nodes - k - 1 when it is asked at all) x zone orders x starts x chunk suffixes."""
+def _starts(sizes: Sequence[int]) -> int:
+    """The starts whose lists differ, at most: the round robin of equal zones repeats every round."""
+    return len(sizes) if len(set(sizes)) <= 1 else sum(sizes)
+
+
+def _work(nodes: int, zones: int, k: int, chunk: int, starts: int) -> int:
+    """A bound on the search's steps for any counts (``_steps`` of the worst): the zones' free slots
+    sum to at most nodes - k - 1 when it is asked at all, so their count vectors are at most share ** zones."""
     share = max(0, nodes - k - 1) // max(zones, 1) + 2
-    orders = 1
-    for i in range(2, zones + 1):
-        orders *= i
-    return share ** zones * orders * nodes * (nodes + chunk)
+    return share ** zones * _factorial(zones) * starts * (nodes + chunk)
+
+
+def _steps(zones: "Counts", chunk: int, workers: int) -> int:
+    """The search's steps for these counts: count vectors (a zone's unfiltered count before the tail
+    is at most its erring + others, and at most the holes' W - 1 chunks) x zone orders x starts x
+    chunk suffixes. At most ``_work``."""
+    nodes = sum(map(sum, zones))
+    holes = (min(workers, -(-nodes // chunk)) - 1) * chunk
+    vectors = 1
+    for _, o, r in zones:
+        vectors *= min(r + o, holes) + 1
+    return vectors * _factorial(len(zones)) * _starts([sum(z) for z in zones]) * (nodes + chunk)
+
+
+def _factorial(n: int) -> int:
+    out = 1
+    for i in range(2, n + 1):
+        out *= i
+    return out
 
 
 Counts = tuple[tuple[int, int, int], ...]
@@ -77,7 +101,7 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -
     spare = sum(f for f, _, _ in zones) - k - 1   # feasible nodes that may stay unfiltered
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
-    if _work(nodes, len(zones), k, chunk) > MAX_WORK:
+    if _steps(zones, chunk, workers) > MAX_WORK:
         return None
     held = min(workers, -(-nodes // chunk))
     if has_own:
@@ -129,9 +153,19 @@ def _round_robin(order: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
 Vec = tuple[int, ...]
 
 
-def _keep(states: dict, key: tuple, loss: int) -> None:
-    if states.get(key, loss + 1) > loss:
-        states[key] = loss
+class _States:
+    """A dynamic program's states: (key, holes taken) -> the least loss."""
+
+    def __init__(self) -> None:
+        self.least: dict[tuple[tuple, int], int] = {}
+
+    def add(self, key: tuple, holes: int, loss: int) -> None:
+        if self.least.get((key, holes), loss + 1) > loss:
+            self.least[(key, holes)] = loss
+
+    def items(self) -> Iterator[tuple[tuple, int, int]]:
+        for (key, holes), loss in self.least.items():
+            yield key, holes, loss
 
 
 class _Scan:
@@ -182,8 +216,23 @@ class _Scan:
                 p = min(p, self.latest[z][x])
         return p
 
-    def starts(self, lo: int, hi: int) -> list[int]:
-        return [p for p in range(lo, hi) if self.need[self.rotated[p]]]
+    def holes(self, u: Vec, loss: int, lo: int, hi: int, upto: int = -1) -> list[tuple[int, Vec, int]]:
+        """The holes of chunk [lo, hi) worth taking: (start, counts, loss) for each start at an erring
+        zone's node (or ``upto``, and none after it when given) losing at most spare, grown one node
+        at a time from the chunk's end."""
+        out: list[tuple[int, Vec, int]] = []
+        v = list(u)
+        for p in range(hi - 1, lo - 1, -1):
+            z = self.rotated[p]
+            if v[z] < self.caps[z]:
+                v[z] += 1
+            else:
+                loss += 1
+                if loss > self.spare:
+                    break
+            if (self.need[z] or p == upto) and (upto < 0 or p <= upto):
+                out.append((p, tuple(v), loss))
+        return out
 
     def tail_loss(self, u: Vec, loss: int, lo: int, hi: int) -> int:
         """The start of the best tail beginning in [lo, hi) (-1: none) if it loses at most spare."""
@@ -197,24 +246,23 @@ class _Scan:
         """Some run misses every erring node and counts k + 1 feasible nodes; ``own_early``: with a
         node of zone 0 filtered in one of the first W chunks."""
         n, width = len(self.rotated), self.width
-        states: dict[tuple, int] = {((0,) * width, 0, not own_early): 0}   # (u, holes, own seen)
+        states = _States()   # (u, own seen) -> (holes, loss)
+        states.add(((0,) * width, not own_early), 0, 0)
         for index, lo in enumerate(range(0, n, self.chunk)):
             hi = min(lo + self.chunk, n)
             early = own_early and index < self.held
-            for (u, holes, seen), loss in states.items():
+            for (u, seen), holes, loss in states.items():
                 p = self.tail_loss(u, loss, lo, hi)
                 if p >= 0 and (seen or early and 0 in self.rotated[lo:p]):
                     return True
-            nxt: dict[tuple, int] = {}
-            for (u, holes, seen), loss in states.items():
-                _keep(nxt, (u, holes, seen or early and 0 in self.rotated[lo:hi]), loss)
+            nxt = _States()
+            for (u, seen), holes, loss in states.items():
+                nxt.add((u, seen or early and 0 in self.rotated[lo:hi]), holes, loss)
                 if holes < self.held - 1:
-                    for p in self.starts(lo, hi):
-                        v, lost = self.add(u, loss, self.seg(p, hi))
-                        if lost <= self.spare:
-                            _keep(nxt, (v, holes + 1, seen or early and 0 in self.rotated[lo:p]), lost)
+                    for p, v, lost in self.holes(u, loss, lo, hi):
+                        nxt.add((v, seen or early and 0 in self.rotated[lo:p]), holes + 1, lost)
             states = nxt
-        return any(seen and self.tail_from(u) >= n for (u, _, seen) in states)
+        return any(seen and self.tail_from(u) >= n for (u, seen), _, _ in states.items())
 
     def own_fits(self) -> bool:
         """Some run misses every erring node and counts node n (zone 0's first filtered node) among
@@ -244,43 +292,38 @@ class _Scan:
             return p >= 0 and sum(late(b, self.seg(since, p))) >= 2
 
         zero = (0,) * width
-        before: dict[tuple, int] = {(zero, zero, zero, 0, 0, 0): 0}   # (u, a, b, holes, held, excess)
-        after: dict[tuple, int] = {}   # (u, b, holes)
+        before = _States()   # (u, a, b, held, excess) -> (holes, loss)
+        before.add((zero, zero, zero, 0, 0), 0, 0)
+        after = _States()   # (u, b) -> (holes, loss)
         for lo in range(0, n, self.chunk):
             hi = min(lo + self.chunk, n)
             mine = [p for p in range(lo, hi) if self.rotated[p] == 0]
             first = mine[0] if mine else hi
-            nxt_after: dict[tuple, int] = {}
-            for (u, b, holes), loss in after.items():
+            nxt_after = _States()
+            for (u, b), holes, loss in after.items():
                 if tail_fits(u, loss, b, lo, hi, lo):
                     return True
-                _keep(nxt_after, (u, late(b, self.seg(lo, hi)), holes), loss)
+                nxt_after.add((u, late(b, self.seg(lo, hi))), holes, loss)
                 if holes < self.held - 1:
-                    for p in self.starts(lo, hi):
-                        v, lost = self.add(u, loss, self.seg(p, hi))
-                        if lost <= self.spare:
-                            _keep(nxt_after, (v, late(b, self.seg(lo, p)), holes + 1), lost)
-            nxt_before: dict[tuple, int] = {}
-            for (u, a, b, holes, held, excess), loss in before.items():
+                    for p, v, lost in self.holes(u, loss, lo, hi):
+                        nxt_after.add((v, late(b, self.seg(lo, p))), holes + 1, lost)
+            nxt_before = _States()
+            for (u, a, b, held, excess), holes, loss in before.items():
                 if mine and early(a, excess, self.seg(lo, first))[1] < k:   # n is this chunk's `first`
                     if tail_fits(u, loss, b, first + 1, hi, first):
                         return True
-                    _keep(nxt_after, (u, late(b, self.seg(first, hi)), holes), loss)
+                    nxt_after.add((u, late(b, self.seg(first, hi))), holes, loss)
                     if holes < self.held - 1:
-                        for p in self.starts(first + 1, hi):
-                            v, lost = self.add(u, loss, self.seg(p, hi))
-                            if lost <= self.spare:
-                                _keep(nxt_after, (v, late(b, self.seg(first, p)), holes + 1), lost)
+                        for p, v, lost in self.holes(u, loss, first + 1, hi):
+                            nxt_after.add((v, late(b, self.seg(first, p))), holes + 1, lost)
                 if not mine:
                     a2, e2 = early(a, excess, self.seg(lo, hi))
                     if e2 < k:
-                        _keep(nxt_before, (u, a2, b, holes, held, e2), loss)
+                        nxt_before.add((u, a2, b, held, e2), holes, loss)
                     if held < self.held - 1:
-                        _keep(nxt_before, (u, a, late(b, self.seg(lo, hi)), holes, held + 1, excess), loss)
+                        nxt_before.add((u, a, late(b, self.seg(lo, hi)), held + 1, excess), holes, loss)
                 if held < self.held - 1 and holes < self.held - 1:
-                    for p in self.starts(lo, first) + mine[:1]:
-                        v, lost = self.add(u, loss, self.seg(p, hi))
-                        if lost <= self.spare:
-                            _keep(nxt_before, (v, a, late(b, self.seg(lo, p)), holes + 1, held + 1, excess), lost)
+                    for p, v, lost in self.holes(u, loss, lo, hi, first if mine else -1):
+                        nxt_before.add((v, a, late(b, self.seg(lo, p)), held + 1, excess), holes + 1, lost)
             before, after = nxt_before, nxt_after
-        return any(self.tail_from(u) >= n and sum(b) >= 2 for (u, b, _) in after)
+        return any(self.tail_from(u) >= n and sum(b) >= 2 for (u, b), _, _ in after.items())
