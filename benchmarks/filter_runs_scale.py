@@ -3,8 +3,9 @@
     python -m benchmarks.filter_runs_scale --nodes 100,300,1000 --zones 1,2,3 --limit 20
 
 For each node count and zone count, zones of about equal size with the scheduler's k, chunk size and
-16 workers: zone 0 holds 30 % others and a growing number of erring nodes (a step of nodes/(20 zones)),
-zone 1 two erring nodes, the rest feasible nodes; the erring nodes grow until no run misses them. The
+16 workers: about 2k feasible nodes spread over the zones (k + 1 may stay unfiltered), zone 1 two
+erring nodes, zone 0 a growing number of them (a step of nodes/(20 zones), from its others, then
+from its feasible nodes), the rest others; the erring nodes grow until no run misses them. The
 last two steps (the answer's edge, where the search is longest) are timed for any node and for a node
 of zone 0 as ``semantics.cycle_runs_past`` asks (the constructed runs of ``zone_runs_past`` first,
 then the exact search), with ``MAX_WORK`` lifted; a call over ``--limit`` seconds is stopped and
@@ -51,10 +52,10 @@ def timed(zones: tuple, own: Optional[int], k: int, chunk: int, limit: float) ->
 BOUND = filter_runs.MAX_WORK   # the module's own, for exact_domain
 
 
-def _exact_domain(nodes: int, count: int, k: int) -> bool:
+def _exact_domain(nodes: int, count: int, k: int, sizes: list[int]) -> bool:
     lifted, filter_runs.MAX_WORK = filter_runs.MAX_WORK, BOUND
     try:
-        return filter_runs.exact_domain(nodes, count, k)
+        return filter_runs.exact_domain(nodes, count, k, sizes=sizes)
     finally:
         filter_runs.MAX_WORK = lifted
 
@@ -64,13 +65,14 @@ def edge(nodes: int, count: int, limit: float) -> dict:
     sizes = [nodes // count + (i < nodes % count) for i in range(count)]
     k, chunk = num_feasible_nodes_to_find(nodes), filter_runs.chunk_size(nodes)
     step = max(1, nodes // (20 * count))
-    others = sizes[0] * 3 // 10
+    feasible = [min(s - 2, (2 * k + 2) // count) for s in sizes]   # about 2k feasible: k + 1 to spare
     worst, answers, old = 0.0, [], []
     erring = 1
     previous = None
     while True:
-        spec = [(others, erring)] + [(0, 2 if count > 1 and i == 1 else 0) for i in range(1, count)]
-        zones = tuple((s - o - r, o, r) for s, (o, r) in zip(sizes, spec))
+        spec = [(feasible[0] - max(0, erring - (sizes[0] - feasible[0])), erring)] + \
+            [(feasible[i], 2 if i == 1 else 0) for i in range(1, count)]
+        zones = tuple((f, s - f - r, r) for s, (f, r) in zip(sizes, spec))
         if zones[0][0] < 1 or sum(f for f, _, _ in zones) <= k:
             break
         got = []
@@ -79,13 +81,13 @@ def edge(nodes: int, count: int, limit: float) -> dict:
             worst = max(worst, spent)
             got.append(answer)
         constructed = [semantics.zone_runs_past(dict(enumerate(zones)), own, k) for own in (None, 0)]
-        if got[0] is None or not got[0]:
+        if got[0] is None or not got[0] or got[1] is None:
             answers, old = (previous or ([], []))[0] + [got], (previous or ([], []))[1] + [constructed]
             break
         previous = ([got], [constructed])
         erring += step
     return {"nodes": nodes, "zones": count, "chunks": -(-nodes // chunk), "k": k,
-            "exact_domain": _exact_domain(nodes, count, k), "worst": worst,
+            "exact_domain": _exact_domain(nodes, count, k, sizes), "worst": worst,
             "answers": answers, "constructed": old, "stopped": any(a is None for g in answers for a in g)}
 
 

@@ -7,11 +7,12 @@ before each. The k + 1st feasible node counted cancels (and is dropped); an Erro
 before the cancel aborts the cycle. The node tree lists zones round robin, zones and each zone's nodes
 in any order (``model.zone_key``); a PreFilterResult's names are one zone.
 
-The filtered nodes of a run at any moment: chunks 0..L picked, each a prefix of itself, and a chunk
-left unfinished keeps its worker, so at most W - 1 of the chunks before the last unfinished one are
-unfinished. In the rotated list the unfiltered nodes are therefore a tail (from anywhere to the end)
-and the suffixes of at most W - 1 chunks wholly before the tail's first chunk ("holes"); every such
-shape is a run. Kinds are placed freely within a zone, so a run misses every erring node and counts
+The filtered nodes of a run at any moment: chunks 0..L picked, each filtered a prefix of itself; an
+unfinished chunk keeps its worker, so at most W are unfinished, and when W are, L is one of them (no
+worker was free to pick a later chunk). In the rotated list the unfiltered nodes are therefore a tail
+(from anywhere to the end) and the suffixes of at most W - 1 chunks wholly before the tail's first
+chunk ("holes"); every such shape is a run (one worker finishes the whole chunks in order, each
+hole's worker stalls). Kinds are placed freely within a zone, so a run misses every erring node and counts
 k + 1 feasible ones iff the unfiltered counts u_z cover the erring nodes (u_z >= erring) and lose at
 most ``spare`` feasible nodes (sum of u_z - erring - others, where positive). Node n is among the
 first k iff, n taken as its zone's first filtered node in chunk j, the W - 1 other workers hold
