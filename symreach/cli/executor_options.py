@@ -72,9 +72,13 @@ def workers_loading(name: str, scheduler: Optional[str], workers: int, worker_me
         return None
     from symreach.solvers.dask_source import WorkerLoaded
 
+    from functools import partial
+
+    from symreach.cli.options import current_budget
+
     ctx = click.get_current_context()
     loaded = WorkerLoaded(ctx.with_resource(executor_from_options(name, scheduler, workers, worker_memory)),
-                          load_shipped_sources, namespace or "default")
+                          partial(load_shipped_sources, budget=current_budget()), namespace or "default")
     ctx.call_on_close(loaded.close)   # before the executor's own close (last in, first out)
     return loaded
 
@@ -99,11 +103,13 @@ def outline_from_workers(inputs, max_input_mb: int, opened):
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
 
 
-def load_shipped_sources(payload: bytes):
-    """On a Dask worker: the pickled ``(sources, namespace)`` loaded as here, with what the
-    client prints of it (``InputSummary``), or the ``InputError`` that refused it."""
+def load_shipped_sources(payload: bytes, budget=None):
+    """On a Dask worker: the pickled ``(sources, namespace)`` loaded as here (``budget``: the
+    command's ``--search-budget``), with what the client prints of it (``InputSummary``), or the
+    ``InputError`` that refused it."""
     import pickle
 
+    from symreach.cli.options import with_option_names
     from symreach.frontends.dispatch import load_sources
     from symreach.report.caveats import type_caveats
     from symreach.report.warnings import warning_groups
@@ -111,9 +117,10 @@ def load_shipped_sources(payload: bytes):
 
     sources, namespace = pickle.loads(payload)
     try:
-        loaded = load_sources(sources, namespace)
+        loaded = load_sources(sources, namespace, budget=budget)
     except InputError as exc:
         return Shipped(None, error=exc)
+    with_option_names(loaded.report)
     return Shipped(loaded.instance, InputSummary(warning_groups(loaded.report),
                                                  type_caveats(loaded.report, loaded.instance)))
 

@@ -32,8 +32,9 @@ one kind are one choice). The result is each type's v1
 Not exact, and marked with a caveat instead: devices of several pools a request
 could take (the scheduler's pool order is a Go map's, so random; modelled: pools
 by driver and name, slices in input order; an order in which the allocator errs
-places nothing, so it is no other outcome), and more joint states than
-``MAX_STATES`` (or ``MAX_WORK`` evaluations). States are kept up to renaming
+places nothing, so it is no other outcome), and more joint states than the search
+budget's ``dra-states`` guard (or evaluations than ``dra-state-work``, states x users
+x nodes; ``symreach.budgets``). States are kept up to renaming
 devices within a kind (``_States.canonical``), so a trace names one device of
 the kind the scheduler takes, not necessarily the one it takes.
 """
@@ -44,10 +45,9 @@ from dataclasses import dataclass, field, fields
 from itertools import permutations
 from typing import Optional, Union
 
+from symreach import budgets
 from symreach.frontends.k8s_dra import DraIndex, PodDra, allocation_status, dra_field, first_allocation, pod_dra
 
-MAX_STATES = 4096
-MAX_WORK = 120_000            # states x users x nodes before giving up (load time stays seconds: the v1 document lists them)
 MAX_POOL_ORDERS = 24          # pool orders tried to see whether the first assignment depends on it
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
 NOTHING = "no devices"        # the holding of a pod whose claims took no device
@@ -267,8 +267,10 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     memo = _Memo(index, keys, nodes)
     s = 0
     while s < len(found.states):
-        if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
-            return None, [f"DRA: more than {len(found.states) - 1} joint device allocations (not modelled)"]
+        many = budgets.over(budgets.DRA_STATES, len(found.states))
+        if budgets.over(budgets.DRA_STATE_WORK, len(found.states) * max(1, len(users) * len(nodes))) or many:
+            return None, ["DRA: listing the joint device allocations that deployments and deletions reach went "
+                          + budgets.past(budgets.DRA_STATES, budgets.DRA_STATE_WORK)]
         state = found.states[s]
         view = found.view(state)
         allocated = frozenset(view.allocated())
