@@ -240,7 +240,7 @@ def with_option_names(report) -> None:
 
 def input_options(func):
     """``INPUT...`` and ``-f/--filename`` (files, directories, ``-`` for standard input; together
-    they are the inputs), ``-n/--namespace``, ``--strict`` and ``--max-input-mb``.
+    they are the inputs), ``-n/--namespace``, ``--strict``, ``--max-input-mb`` and ``--search-budget``.
 
     ``-n`` is the namespace of namespaced objects that name none (manifests
     applied with ``kubectl apply -n NS``) and filters the targets; it is kept
