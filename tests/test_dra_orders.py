@@ -141,17 +141,18 @@ def test_past_the_guard_the_first_order_stands_with_a_caveat():
     exact = dra_orders.allocate(claims, pools, CLASSES, allocated)
     assert exact.outcomes[0] is None and not exact.caveats
     low = Budget(limits={budgets.DRA_ORDERS: 3})
-    with budgets.using(low):
+    with budgets.loading(low) as load:
         assert dra_orders.runs(claims, pools, CLASSES, allocated) is None
         got = dra_orders.allocate(claims, pools, CLASSES, allocated)
-    assert got.error and not got.outcomes
+    assert got.error and not got.outcomes and load.departed == {budgets.DRA_ORDERS}
     assert got.caveats == ["DRA: the scheduler visits pools and slices in a random order; on another order the "
                            "allocator may meet an error at another point (the verdict, its reasons and whether it "
                            "aborts the pod's cycle are those of the first order: telling the orders apart went past "
                            "the search budget of 3 allocator runs (dra-orders); a search budget of 4 raises it)"]
-    with budgets.using(Budget(4, low.limits)):
+    with budgets.loading(Budget(4, low.limits)) as load:
         raised = dra_orders.allocate(claims, pools, CLASSES, allocated)
     assert (raised.reason, raised.outcomes, raised.caveats) == (exact.reason, exact.outcomes, [])
+    assert load.departed == set()   # 12 runs: as the default's
 
 
 def _pathological() -> tuple[list[dict], list[Pool], set]:

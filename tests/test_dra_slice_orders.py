@@ -126,8 +126,9 @@ def test_beyond_the_guard_every_fitting_node_is_marked():
     kinds = dict(zip(shared[("d", "p")], dra_orders.slice_kinds([CLAIM], pools["n1"][0], CLASSES, set())))
     assert dra_slice_orders.cycle_orders(shared, kinds) is None
     assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1"]) == ["n1"]
-    with budgets.using(8):   # 40,320 orders
+    with budgets.loading(8) as load:   # 40,320 orders, past the default: the load notes it (the digest)
         assert len(dra_slice_orders.cycle_orders(shared, kinds)) == 40320
+    assert load.departed == {budgets.DRA_CYCLE_ORDERS}
     pools = _pools([f"m{k}" for k in range(3)], ["n1", "n2"])
     assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1"]) == []
     low = Budget(limits={budgets.DRA_CYCLE_SEARCHES: 5})   # 6 cycle orders, a search each on 2 nodes

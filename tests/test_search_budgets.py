@@ -228,3 +228,21 @@ def test_the_command_line_raises_the_budget_and_names_its_option(tmp_path: Path)
     assert refused.exit_code == 1 and "another instance" in refused.output, refused.output
     bad = CliRunner().invoke(cli, ["check", str(path), *ask, "--search-budget", "0"])
     assert bad.exit_code == 2 and "--search-budget" in bad.output
+
+
+def test_dask_workers_load_under_the_command_s_budget():
+    """``matrix --executor dask``: the workers load the shipped text under the command's budget,
+    so their instance is the client's, and their caveats name the option too."""
+    import pickle
+
+    from symreach.cli.executor_options import load_shipped_sources
+    from symreach.frontends.dispatch import Source, load_sources
+
+    sources = [Source("gpus.yaml", yaml.safe_dump_all(_gpu_cluster(2, 2, 1)))]
+    payload = pickle.dumps((sources, "default"))
+    small = Budget(0.002)
+    shipped = load_shipped_sources(payload, budget=small)
+    here = load_sources(sources, budget=small).instance
+    assert shipped.instance == here and here.search_budget == "0.002"
+    assert any("--search-budget 0.008 raises it" in c for cs in shipped.summary.caveats.values() for c in cs)
+    assert load_shipped_sources(payload).instance.search_budget is None
