@@ -182,6 +182,23 @@ def over(name: str, used: int) -> bool:
     return passed
 
 
+class Watch:
+    """A guard in a hot loop, asked at the cost of one comparison: ``if used > watch.at and
+    watch.passed(used)``. ``at`` is the next count ``over`` must see: the default (to note a
+    search going past it), then the budget's value."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.limit = limit(name)
+        self.at = min(self.limit, BY_NAME[name].default)
+
+    def passed(self, used: int) -> bool:
+        if over(self.name, used):
+            return True
+        self.at = max(self.at, self.limit)
+        return False
+
+
 class Allowance:
     """One guard's budget spent a step at a time, by one search or several sharing it."""
 

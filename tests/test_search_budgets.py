@@ -62,6 +62,11 @@ def test_a_load_notes_where_its_budget_changed_the_outcome():
         assert not budgets.over(name, default + 1) and load.departed == {name}
         assert budgets.over(name, 2 * default + 1)
     assert budgets.active() == budgets.DEFAULT
+    for budget, stops in ((Budget(limits={name: 3}), 4), (budgets.DEFAULT, default + 1), (Budget(2), 2 * default + 1)):
+        with budgets.loading(budget) as load:   # a Watch asked at each step stops where ``over`` does
+            watch = budgets.Watch(name)
+            used = next(k for k in range(1, 3 * default) if k > watch.at and watch.passed(k))
+        assert used == stops and load.departed == ({name} if budget != budgets.DEFAULT else set())
 
 
 def test_past_the_allocator_steps_guard_the_relaxed_fit_is_marked():

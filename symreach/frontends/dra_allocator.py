@@ -226,8 +226,7 @@ class Allocator:
         self.requests: list[list[list[_Req]]] = []
         self.constraints: list[list[_MatchAttribute]] = []
         self.steps = 0
-        limit = budgets.limit(budgets.DRA_ALLOCATOR_STEPS)   # the guard, checked past the default too:
-        self.step_watch = min(limit, budgets.BY_NAME[budgets.DRA_ALLOCATOR_STEPS].default)   # ``budgets.over``
+        self.step_guard = budgets.Watch(budgets.DRA_ALLOCATOR_STEPS)
         self.every: list[tuple[int, _Req]] = []   # every request and subrequest, for ``signature``
 
     def walk(self) -> Iterator[tuple[Pool, Optional[Device]]]:
@@ -382,10 +381,8 @@ class Allocator:
     # -- ``allocateOne`` --
     def one(self, c: int, r: int, s: int, k: int, in_sub: bool) -> bool:
         self.steps += 1
-        if self.steps > self.step_watch:
-            if budgets.over(budgets.DRA_ALLOCATOR_STEPS, self.steps):
-                raise _Budget()
-            self.step_watch = budgets.limit(budgets.DRA_ALLOCATOR_STEPS)
+        if self.steps > self.step_guard.at and self.step_guard.passed(self.steps):
+            raise _Budget()
         if c == len(self.claims):
             return True
         if r == len(self.requests[c]):

@@ -115,6 +115,7 @@ class Runs:
             self.ranks[key] = per_class.get(cls, 0)
             per_class[cls] = self.ranks[key] + 1
         self.memo: dict[tuple[int, tuple[int, ...]], Leftovers] = {}
+        self.guard = budgets.Watch(budgets.VOLUME_SEARCH)
 
     def choices(self, k: int, taken: Taken) -> list[Optional[str]]:
         """What claim k may get with ``taken`` gone: one PV per shape and None (unmatched) where
@@ -175,7 +176,7 @@ class Runs:
             return (frozenset(),)
         state = (k, counts)
         if state not in self.memo:
-            if budgets.over(budgets.VOLUME_SEARCH, len(self.memo) + 1):
+            if len(self.memo) + 1 > self.guard.at and self.guard.passed(len(self.memo) + 1):
                 raise SearchBound(len(self.memo))
             free = [(members[n], self.seen[k][members[n]]) for members, n in zip(self.classes, counts)
                     if n < len(members) and members[n] in self.seen[k]]
