@@ -32,7 +32,7 @@ import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, Optional, Union
+from typing import Iterator, Mapping, Union
 
 
 @dataclass(frozen=True)
