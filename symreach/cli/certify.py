@@ -65,6 +65,9 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
                               "write it with check --cert-out")
     else:
         ok, message = certificate.check(instance, target)
+    if not ok and "another instance" in message and loaded.kind == "kubernetes":
+        message += ("; a Kubernetes input loaded under another --search-budget than check's is another instance "
+                    "where that changed a search's outcome: give check's")
     clock = command_clock()
     clock.split()
     if fmt == "csv" and not quiet:
