@@ -20,6 +20,7 @@ The database is per run (``use``); ``used`` names those a lookup has read since.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -169,11 +170,8 @@ class Database:
         return Database("", (), image=path)
 
     def describe(self) -> str:
-        if self.image:
-            return f"{self.image} (--zoneinfo)"
-        present = [d.rstrip("/") for d in self.dirs if os.path.isdir(d)]
-        first = f"ZONEINFO={self.zoneinfo}, then " if self.zoneinfo else ""
-        return f"{first}this machine's {', '.join(present) or 'zone files (none)'} (Go's default lookup)"
+        """The database as the output names it (with the IANA release its ``tzdata.zi`` states)."""
+        return _described(self)
 
     def _sources(self) -> list[tuple[str, str]]:
         zoneinfo = [(self.zoneinfo, "zoneinfo")] if self.zoneinfo else []
@@ -198,6 +196,25 @@ class Database:
                 if kind != "zoneinfo":   # sets firstErr to the read's nil error: the parser's is scoped to its if)
                     first = first or "malformed time zone information"
         raise CelFailure(first or f"unknown time zone {name}")
+
+
+@functools.lru_cache(maxsize=8)
+def _described(database: Database) -> str:
+    if database.image:
+        return f"{database.image}{_release(database.image)}"
+    present = [d.rstrip("/") + _release(d) for d in database.dirs if os.path.isdir(d)]
+    first = f"ZONEINFO={database.zoneinfo}{_release(database.zoneinfo)}, then " if database.zoneinfo else ""
+    return f"{first}this machine's {', '.join(present) or 'zone files (none)'} (Go's default lookup)"
+
+
+def _release(directory: str) -> str:
+    """``, IANA 2025b`` from the first line of a directory's ``tzdata.zi``, else nothing."""
+    try:
+        with open(os.path.join(directory, "tzdata.zi"), "rb") as f:
+            first = f.readline(64).decode("ascii", "replace").split()
+    except OSError:
+        return ""
+    return f", IANA {first[2]}" if first[:2] == ["#", "version"] and len(first) > 2 else ""
 
 
 _USED: dict[str, None] = {}
