@@ -93,6 +93,14 @@ def test_zoneinfo_first_then_the_system_directory(zips):
         **system, "zone.tab": f"unsupported compression for zone.tab in {zips['deflated']}", "Europe/Berlin": 4}
 
 
+def test_the_default_is_go_s_lookup_on_this_machine(monkeypatch, zips):
+    monkeypatch.setenv("ZONEINFO", str(zips["stored"]))
+    assert zoneinfo_db.current() == zoneinfo_db.Database(str(zips["stored"]), zoneinfo_db.GO_ZONE_DIRS)
+    assert _hours("Asia/Kolkata", zoneinfo_db.current()) == 8
+    monkeypatch.delenv("ZONEINFO")
+    assert zoneinfo_db.current() == zoneinfo_db.Database("", zoneinfo_db.GO_ZONE_DIRS)
+
+
 def test_the_scheduler_database_is_read_as_its_usr_share_zoneinfo(tmp_path):
     """``--zoneinfo``: the image's directory, nothing of this machine (``right/UTC`` is not in the
     pinned package), Go's path in the messages (kso: ``/usr/share/zoneinfo//Big``)."""
