@@ -157,6 +157,11 @@ def test_cli_zoneinfo_decides_a_zone_dependent_verdict(tmp_path, zips):
     assert text.splitlines()[-1] == f"  zoneinfo: time zones read from {lacking} (--zoneinfo)"
     why = runner.invoke(cli, ["explain", str(state), "--zoneinfo", str(lacking)]).output
     assert "CEL runtime error: unknown time zone Asia/Kolkata" in why
+    cert = tmp_path / "cert.json"
+    assert runner.invoke(cli, target + ["--zoneinfo", str(lacking), "--cert-out", str(cert)]).exit_code == 1
+    certify = ["certify", str(state), str(cert), "--pod", "default/p1", "--node", "n1", "--quiet", "--zoneinfo"]
+    assert runner.invoke(cli, certify + [str(lacking)]).exit_code == 0
+    assert runner.invoke(cli, certify + [str(PINNED)]).exit_code == 1   # another instance: refused
     plain = runner.invoke(cli, ["check", EXAMPLE, "-o", "json"])
     assert yaml.safe_load(plain.output)["zoneinfo"] is None   # no zone read
 

@@ -220,7 +220,7 @@ def input_options(func):
     def wrapper(*args, **kwargs):
         files = tuple(kwargs.pop("filenames") or ())
         click.get_current_context().meta[_NAMESPACE] = kwargs.pop("namespace")
-        _use_zoneinfo(kwargs.pop("zoneinfo"))
+        use_zoneinfo(kwargs.pop("zoneinfo"))
         kwargs["inputs"] = tuple(kwargs["inputs"]) + files
         command_clock()   # the load / decide / minimise split starts here
         if not kwargs["inputs"]:
@@ -240,17 +240,22 @@ def input_options(func):
                      help="Refuse the input (exit 2) when reading it raised any warning."),
         click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
                      show_default=True, help="Refuse an input file larger than this (MiB)."),
-        click.option("--zoneinfo", default=None, metavar="PATH",
-                     help="The scheduler's tz database, for the time zones of DRA selectors: point it at the "
-                          "zoneinfo of the scheduler's image (for the official image: its distroless tzdata), "
-                          "a directory or a Go zoneinfo.zip. Default: Go's lookup on this machine ($ZONEINFO, "
-                          "then /usr/share/zoneinfo, ...)."),
+        zoneinfo_option(),
     )):
         wrapper = decorator(wrapper)
     return wrapper
 
 
-def _use_zoneinfo(path: Optional[str]) -> None:
+def zoneinfo_option():
+    """``--zoneinfo PATH`` (``input_options`` has it; the command calls ``use_zoneinfo``)."""
+    return click.option("--zoneinfo", default=None, metavar="PATH",
+                        help="The scheduler's tz database, for the time zones of DRA selectors: point it at the "
+                             "zoneinfo of the scheduler's image (for the official image: its distroless tzdata), "
+                             "a directory or a Go zoneinfo.zip. Default: Go's lookup on this machine "
+                             "($ZONEINFO, then /usr/share/zoneinfo, ...).")
+
+
+def use_zoneinfo(path: Optional[str]) -> None:
     """The run's tz database: ``--zoneinfo``, else Go's default lookup on this machine (a small
     check does not import ``zoneinfo_db``; one imported by an earlier run in this process is reset)."""
     if path is None:
