@@ -174,3 +174,28 @@ def test_cli_refuses_a_zoneinfo_that_cannot_be_a_database(zips, given, problem):
     out = CliRunner().invoke(cli, ["check", EXAMPLE, "--zoneinfo", str(zips[given])])
     assert out.exit_code == 2
     assert f"--zoneinfo {zips[given]}: {problem}" in out.output
+
+
+def test_dask_workers_that_load_the_input_read_the_client_s_database(tmp_path):
+    """``matrix --executor dask -o csv``: the workers alone load the input, with the run's
+    ``--zoneinfo`` (not their own default, which has Asia/Kolkata here and would fit the pod)."""
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    from tests.dask_cluster import running
+
+    state = tmp_path / "zone.yaml"
+    state.write_text(_state('timestamp("2024-03-05T03:20:30Z").getHours("Asia/Kolkata") == 8'))
+    lacking = tmp_path / "lacking"
+    lacking.mkdir()
+    with running() as cluster:
+        cluster.add_workers(1)
+        with Client(cluster.address, timeout=30) as client:
+            cluster.wait_for(1, client)
+        rows = {}
+        for label, path in (("pinned", PINNED), ("lacking", lacking)):
+            out = CliRunner().invoke(cli, ["matrix", str(state), "-o", "csv", "--zoneinfo", str(path),
+                                           "--executor", "dask", "--scheduler", cluster.address])
+            assert out.exit_code == 0, out.output
+            rows[label] = out.stdout.splitlines()[1].split(",")[:3]
+    assert rows == {"pinned": ["default/p1", "n1", "deployable"], "lacking": ["default/p1", "n1", "not-deployable"]}

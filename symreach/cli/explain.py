@@ -12,7 +12,8 @@ from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (check_engine, current_namespace, engine_option, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, load_inputs_from_options,
-                                  memory_option, pod_hints, timeout_option, warnings_json)
+                                  memory_option, pod_hints, timeout_option, warnings_json,
+                                  zoneinfo_read)
 from symreach.cli.timing import command_clock, minimise_seconds
 from symreach.report.verdict import times_text
 from symreach.errors import InputError
@@ -73,8 +74,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
         from symreach.report.schema import render_document
 
         data = [dict(e.to_json(), reachability=o) for e, o in zip(explanations, outcomes)]
-        click.echo(render_document("explain", {"pods": data, "times": clock.times(),
-                                               "warnings": warnings_json(loaded)}, fmt, indent=1))
+        click.echo(render_document("explain", {"pods": data, "times": clock.times(), "warnings": warnings_json(loaded),
+                                               "zoneinfo": zoneinfo_read()}, fmt, indent=1))
         return
     if fmt == "csv":
         click.echo(_explain_csv(explanations), nl=False)

@@ -13,7 +13,8 @@ from symreach.cli.executor_options import (executor_from_options, executor_optio
                                           task_progress, workers_loading)
 from symreach.cli.options import (announce_warnings, current_namespace, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, listing_targets,
-                                  load_inputs_from_options, memory_option, timeout_option, warnings_json)
+                                  load_inputs_from_options, memory_option, timeout_option, warnings_json,
+                                  zoneinfo_read)
 from symreach.cli.timing import command_clock
 from symreach.report.verdict import times_text
 
@@ -143,7 +144,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         from symreach.report.matrix_view import view, view_json
 
         return {**view_json(m, inst, view(m, inst, True, None, None, None)),
-                "times": clock.times(), "warnings": list(warnings_json(loaded))}
+                "times": clock.times(), "warnings": list(warnings_json(loaded)), "zoneinfo": zoneinfo_read()}
 
     def write(m, out) -> None:
         """JSON, YAML and CSV of every cell, streamed (millions of cells); the rest rendered."""
@@ -291,6 +292,6 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
 
     data = {"pods": [r.name for r in grouped.rows], "nodes": [n.name for n in inst.nodes if n.name in keep_nodes],
             "cells": cells, **view_json(m, inst, grouped), "stats": m.stats, "times": times,
-            "warnings": list(warnings),
+            "warnings": list(warnings), "zoneinfo": zoneinfo_read(),
             "caveats": {m.types[t]: list(c) for t, c in sorted((getattr(m, "caveats", None) or {}).items())}}
     return render_document("matrix", data, fmt, indent=2)
