@@ -9,6 +9,7 @@ directory, with ``ZONEINFO`` set as each case says; the zips were built as ``_zi
 from __future__ import annotations
 
 import os
+import struct
 import zipfile
 from pathlib import Path
 
@@ -91,6 +92,35 @@ def test_zoneinfo_first_then_the_system_directory(zips):
     deflated = zoneinfo_db.Database(str(zips["deflated"]), (str(PINNED),))
     assert {n: _hours(n, deflated) for n in NAMES} == {
         **system, "zone.tab": f"unsupported compression for zone.tab in {zips['deflated']}", "Europe/Berlin": 4}
+
+
+def _cut_short(path: Path, directory: bytes) -> Path:
+    """A zip whose end record points at ``directory``, a central directory cut short."""
+    path.write_bytes(directory + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(directory), 0, 0))
+    return path
+
+
+def test_a_zip_go_panics_on_aborts_the_whole_evaluation(tmp_path):
+    """Go slices past the end of a central directory cut short: a runtime panic that cel-go's
+    ``Eval`` recovers as the expression's error, which ``||`` does not absorb (unlike a CEL
+    error), and no later source is tried. kso, ZONEINFO each of these zips, the pinned database
+    or an empty directory as /usr/share/zoneinfo, Asia/Tokyo looked up."""
+    head = struct.pack("<I", 0x02014B50)
+    names = bytearray(head + bytes(42) + b"Asia/Tokyo")
+    names[28:32] = struct.pack("<HH", 10, 5)   # namelen 10, xlen 5: past the 56 bytes
+    namelen = bytearray(head + bytes(42))
+    namelen[28:30] = struct.pack("<H", 10)
+    zips = {"[24:20]": _cut_short(tmp_path / "a.zip", head + bytes(16)),
+            "[:56] with capacity 46": _cut_short(tmp_path / "b.zip", bytes(namelen)),
+            "[61:56]": _cut_short(tmp_path / "c.zip", bytes(names))}
+    tokyo = 'timestamp("2024-03-05T03:20:30Z").getHours("Asia/Tokyo") == 12'
+    for bounds, path in zips.items():
+        with zoneinfo_db.using(zoneinfo_db.Database(str(path), (str(PINNED),))):
+            got = {e: dra_cel.evaluate(e, DRIVER, {}, {}) for e in (
+                tokyo + " || true", "true || " + tokyo, f"[1, 2].exists(x, x == 2 || {tokyo})",
+                '{"a": 1}["b"] == 1 || true')}
+        panic = dra_cel.CelError(f"internal error: runtime error: slice bounds out of range {bounds}")
+        assert list(got.values()) == [panic, True, panic, True], bounds
 
 
 def test_the_default_is_go_s_lookup_on_this_machine(monkeypatch, zips):

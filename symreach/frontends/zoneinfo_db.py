@@ -7,7 +7,9 @@ its central directory. A source without the file (ENOENT, a zip without the entr
 that does not exist) is passed over; the first other error (the errno's text, ``corrupt zip
 file P``, ``unsupported compression for N in P``, ``time: file P is too large``, the parser's
 ``malformed time zone information``, except for a ZONEINFO file: Go forgets that one) answers
-when no later source has the zone, else ``unknown time zone N``. kso is built like
+when no later source has the zone, else ``unknown time zone N``. A zip whose central directory
+is cut short makes Go slice past its end: a runtime panic that ends the whole CEL evaluation
+(``GoPanic``). kso is built like
 kube-scheduler with ``-trimpath`` and links no ``time/tzdata``: nothing comes after them.
 
 ``Database.host()`` is that lookup on this machine, the default: the process's ZONEINFO and
@@ -26,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, TypeVar
 
-from symreach.frontends.dra_cel_values import CelFailure, Unsupported
+from symreach.frontends.dra_cel_values import CelFailure, GoPanic, Unsupported
 
 __all__ = ["GO_ZONE_DIRS", "Database", "current", "use", "using", "used", "check_given"]
 
@@ -98,6 +100,17 @@ def _pread(f, size: int, offset: int, whence: int = os.SEEK_SET) -> Optional[byt
     return data if len(data) == size else None
 
 
+def _go_slice(buf: bytes, low: int, high: Optional[int] = None) -> bytes:
+    """``buf[low:high]`` (``buf[low:]`` without ``high``) or Go's bounds panic (capacity = length),
+    which leaves ``LoadLocation`` and the whole CEL evaluation (kso: ``[24:20]``, ``[:56] with
+    capacity 46``, ``[61:56]`` for central directories cut short)."""
+    if high is not None and high > len(buf):
+        raise GoPanic(f"internal error: runtime error: slice bounds out of range [:{high}] with capacity {len(buf)}")
+    if high is None and low > len(buf):
+        raise GoPanic(f"internal error: runtime error: slice bounds out of range [{low}:{len(buf)}]")
+    return buf[low:high]
+
+
 def _read_zip(zipfile: str, name: str) -> bytes:
     """``loadTzinfoFromZip``: the stored entry ``name`` found through the central directory."""
     corrupt = CelFailure(f"corrupt zip file {zipfile}")
@@ -114,11 +127,12 @@ def _read_zip(zipfile: str, name: str) -> bytes:
         for _ in range(count):
             if _u(buf, 0, 4) != 0x02014B50:
                 break
+            for at in (10, 24, 28, 30, 32, 42):   # get2(buf[10:]), get4(buf[24:]), ...
+                _go_slice(buf, at)
             method, size = _u(buf, 10, 2), _u(buf, 24, 4)
             namelen, xlen, fclen, offset = _u(buf, 28, 2), _u(buf, 30, 2), _u(buf, 32, 2), _u(buf, 42, 4)
-            if len(buf) < 46 + namelen + xlen + fclen:   # Go slices past the end: a runtime panic
-                raise Unsupported(f"a zip file Go panics on: {zipfile}")
-            zname, buf = buf[46:46 + namelen], buf[46 + namelen + xlen + fclen:]
+            zname = _go_slice(buf, 46, 46 + namelen)
+            buf = _go_slice(buf, 46 + namelen + xlen + fclen)
             if zname != name.encode("utf-8", "surrogateescape"):
                 continue
             if method != 0:
