@@ -36,7 +36,8 @@ map both give for a domain with nothing); then 13 on a duration key in ``insert 
 (Go's ``Duration.String``); then 26 on optional keys (``optional.none()`` one key, a present
 optional a pointer that a variable hands on anew at each read, a list element or map value
 not); then 21 more zone names (a NUL, ``.``, a directory, a long name, files that are not
-TZif, ``right/`` and ``posix/`` zones), and 23 on which list and quantity operations hand
+TZif, ``right/`` and ``posix/`` zones, which the pinned database lacks), and 23 on which
+list and quantity operations hand
 the same object on (``? :``, ``orValue``, a map value, ``[] + x``, an element through
 ``flatten``, ``sortBy``, ``reverse``, ``distinct``, ``slice``) and which make a new one;
 then 20 on timestamp keys (Go compares the instant and the ``*time.Location``: nil for ``Z``,
