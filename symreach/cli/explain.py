@@ -106,7 +106,9 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
                     text += f"\n    {more['reason']}"
         types = sorted({t for t in s.per_node if t is not None} & set(per_type))
         blocks.append(with_caveats(text, [f"{instance.pod_types[t].name}: {m}" for t in types for m in per_type[t]]))
-    click.echo("\n\n".join(blocks) + f"\ntime: {times_text(clock.times())}")
+    zones = zoneinfo_read()
+    click.echo("\n\n".join(blocks) + (f"\nzoneinfo: time zones read from {zones}" if zones else "")
+               + f"\ntime: {times_text(clock.times())}")
 
 
 def _explain_csv(explanations) -> str:
