@@ -188,6 +188,8 @@ def test_cli_zoneinfo_decides_a_zone_dependent_verdict(tmp_path, zips):
     why = runner.invoke(cli, ["explain", str(state), "--zoneinfo", str(lacking)]).output
     assert "CEL runtime error: unknown time zone Asia/Kolkata" in why
     assert why.splitlines()[-2] == f"zoneinfo: time zones read from {lacking} (--zoneinfo)"
+    grid = runner.invoke(cli, ["matrix", str(state), "--zoneinfo", str(lacking)]).output
+    assert grid.splitlines()[-2] == f"zoneinfo: time zones read from {lacking} (--zoneinfo)"
     cert = tmp_path / "cert.json"
     assert runner.invoke(cli, target + ["--zoneinfo", str(lacking), "--cert-out", str(cert)]).exit_code == 1
     certify = ["certify", str(state), str(cert), "--pod", "default/p1", "--node", "n1", "--quiet", "--zoneinfo"]

@@ -266,10 +266,12 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
                                                                         namespace), transpose)
         if not times:
             return text
+        zones = zoneinfo_read()
+        timeline = (f"zoneinfo: time zones read from {zones}\n" if zones else "") + f"time: {times_text(times)}"
         body, sep, last = text.rpartition("\n")   # the time line before "incomplete: ...", which stays last
         if sep and last.startswith("incomplete: "):
-            return f"{body}\ntime: {times_text(times)}\n{last}"
-        return f"{text}\ntime: {times_text(times)}"
+            return f"{body}\n{timeline}\n{last}"
+        return f"{text}\n{timeline}"
     keep_rows = {r.name for r in grouped.rows}
     keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
     cells = [{**{k: c[k] for k in CELL_KEYS}, "caveats": c.get("caveats", [])} for c in m.rows()
