@@ -9,8 +9,8 @@ file P``, ``unsupported compression for N in P``, ``time: file P is too large``,
 ``malformed time zone information``, except for a ZONEINFO file: Go forgets that one) answers
 when no later source has the zone, else ``unknown time zone N``. A zip whose central directory
 is cut short makes Go slice past its end: a runtime panic that ends the whole CEL evaluation
-(``GoPanic``). kso is built like
-kube-scheduler with ``-trimpath`` and links no ``time/tzdata``: nothing comes after them.
+(``GoPanic``). kso (built with ``-trimpath``, as Kubernetes builds its binaries) links no
+``time/tzdata``: nothing comes after these sources there.
 
 ``Database.host()`` is that lookup on this machine, the default: the process's ZONEINFO and
 this machine's directories. ``Database.of(path)`` is ``--zoneinfo``: the scheduler's own
