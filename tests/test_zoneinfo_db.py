@@ -142,6 +142,15 @@ def test_the_scheduler_database_is_read_as_its_usr_share_zoneinfo(tmp_path):
     big = zoneinfo_db.Database.of(str(tmp_path))
     assert (_hours("Big", big), _hours("Edge", big)) == ("time: file /usr/share/zoneinfo//Big is too large",
                                                          MALFORMED)
+    (tmp_path / "Europe").mkdir()
+    (tmp_path / "Europe" / "Berlin").write_bytes((PINNED / "Europe" / "Berlin").read_bytes())
+    (tmp_path / "Link").symlink_to("Europe/Berlin")
+    (tmp_path / "localtime").symlink_to("/etc/localtime")   # as in Debian's tzdata, distroless's
+    (tmp_path / "Up").symlink_to("../elsewhere")
+    assert _hours("Link", big) == 4
+    with zoneinfo_db.using(big):   # the container's /etc is not an input: marked, not answered
+        assert [dra_cel.evaluate(f'timestamp("2024-03-05T03:20:30Z").getHours("{n}") == 4', DRIVER, {}, {})
+                for n in ("localtime", "Up", "Up/x")] == [dra_cel.UNKNOWN] * 3
 
 
 def _state(expression: str) -> str:

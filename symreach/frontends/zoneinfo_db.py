@@ -15,7 +15,9 @@ is cut short makes Go slice past its end: a runtime panic that ends the whole CE
 ``Database.host()`` is that lookup on this machine, the default: the process's ZONEINFO and
 this machine's directories. ``Database.of(path)`` is ``--zoneinfo``: the scheduler's own
 database, read as its container reads the image's ``/usr/share/zoneinfo`` (the messages name
-that path), and nothing of this machine: a zone it lacks is ``unknown time zone`` there too.
+that path), and nothing of this machine: a zone it lacks is ``unknown time zone`` there too;
+a link out of it (Debian's ``localtime`` -> ``/etc/localtime``) reads the container's other
+files, which are not an input: unsupported, so the selector is marked.
 The database is per run (``use``); ``used`` names those a lookup has read since.
 """
 
@@ -148,12 +150,22 @@ def _read_zip(zipfile: str, name: str) -> bytes:
     raise _Missing
 
 
+def _inside(root: str, name: str) -> None:
+    """A link out of the scheduler's database (an image's ``localtime`` -> ``/etc/localtime``)
+    leads to its container's other files, which are not an input: unsupported (a caveat)."""
+    real, top = os.path.realpath(os.path.join(root, name)), os.path.realpath(root)
+    if os.path.commonpath([real, top]) != top:
+        raise Unsupported(f"time zone {name}: a link out of the scheduler's tz database")
+
+
 def _read(source: str, name: str, image: bool) -> bytes:
     """``loadTzinfoFromDirOrZip``; ``image``: ``source`` is the scheduler's ``/usr/share/zoneinfo``."""
     if len(source) > 4 and source.endswith(".zip"):
         return _read_zip(source, name)
     if not image:
         return _read_file(source + "/" + name, source + "/" + name)
+    if "\x00" not in name:
+        _inside(source, name)
     try:
         base = os.open(source, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
