@@ -241,13 +241,14 @@ def test_dask_workers_load_under_the_command_s_budget():
     import pickle
 
     from symreach.cli.executor_options import load_shipped_sources
+    from symreach.frontends import zoneinfo_db
     from symreach.frontends.dispatch import Source, load_sources
 
     sources = [Source("gpus.yaml", yaml.safe_dump_all(_gpu_cluster(2, 2, 1)))]
     payload = pickle.dumps((sources, "default"))
     small = Budget(0.002)
-    shipped = load_shipped_sources(payload, budget=small)
+    shipped = load_shipped_sources(zoneinfo_db.current(), payload, budget=small)
     here = load_sources(sources, budget=small).instance
     assert shipped.instance == here and here.search_budget == "0.002"
     assert any("--search-budget 0.008 raises it" in c for cs in shipped.summary.caveats.values() for c in cs)
-    assert load_shipped_sources(payload).instance.search_budget is None
+    assert load_shipped_sources(zoneinfo_db.current(), payload).instance.search_budget is None

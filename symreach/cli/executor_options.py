@@ -70,15 +70,16 @@ def workers_loading(name: str, scheduler: Optional[str], workers: int, worker_me
     its ``ship_sources`` is the loader's ``on_sources``). None for the local executor."""
     if name != "dask":
         return None
-    from symreach.solvers.dask_source import WorkerLoaded
-
     from functools import partial
 
     from symreach.cli.options import current_budget
+    from symreach.frontends import zoneinfo_db
+    from symreach.solvers.dask_source import WorkerLoaded
 
     ctx = click.get_current_context()
     loaded = WorkerLoaded(ctx.with_resource(executor_from_options(name, scheduler, workers, worker_memory)),
-                          partial(load_shipped_sources, budget=current_budget()), namespace or "default")
+                          partial(load_shipped_sources, zoneinfo_db.current(), budget=current_budget()),
+                          namespace or "default")
     ctx.call_on_close(loaded.close)   # before the executor's own close (last in, first out)
     return loaded
 
@@ -103,14 +104,18 @@ def outline_from_workers(inputs, max_input_mb: int, opened):
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
 
 
-def load_shipped_sources(payload: bytes, budget=None):
-    """On a Dask worker: the pickled ``(sources, namespace)`` loaded as here (``budget``: the
-    command's ``--search-budget``), with what the client prints of it (``InputSummary``), or the
-    ``InputError`` that refused it."""
+def load_shipped_sources(zoneinfo, payload: bytes, budget=None):
+    """On a Dask worker: the pickled ``(sources, namespace)`` loaded as here, with what the
+    client prints of it (``InputSummary``), or the ``InputError`` that refused it. ``zoneinfo``:
+    the client's tz database (``zoneinfo_db.Database``), read at the same path on the worker;
+    ``budget``: the command's ``--search-budget``."""
     import pickle
 
     from symreach.cli.options import with_option_names
+    from symreach.frontends import zoneinfo_db
     from symreach.frontends.dispatch import load_sources
+
+    zoneinfo_db.use(zoneinfo)
     from symreach.report.caveats import type_caveats
     from symreach.report.warnings import warning_groups
     from symreach.solvers.dask_source import Shipped

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
@@ -238,9 +239,13 @@ def with_option_names(report) -> None:
     report.notes = [(category, naming_option(w, SEARCH_BUDGET)) for category, w in report.notes]
 
 
+_ZONEINFO_DB = "symreach.frontends.zoneinfo_db"
+
+
 def input_options(func):
     """``INPUT...`` and ``-f/--filename`` (files, directories, ``-`` for standard input; together
-    they are the inputs), ``-n/--namespace``, ``--strict``, ``--max-input-mb`` and ``--search-budget``.
+    they are the inputs), ``-n/--namespace``, ``--strict``, ``--max-input-mb``, ``--zoneinfo``
+    (the scheduler's tz database, set for the run: ``zoneinfo_db``) and ``--search-budget``.
 
     ``-n`` is the namespace of namespaced objects that name none (manifests
     applied with ``kubectl apply -n NS``) and filters the targets; it is kept
@@ -254,6 +259,7 @@ def input_options(func):
     def wrapper(*args, **kwargs):
         files = tuple(kwargs.pop("filenames") or ())
         click.get_current_context().meta[_NAMESPACE] = kwargs.pop("namespace")
+        use_zoneinfo(kwargs.pop("zoneinfo"))
         kwargs["inputs"] = tuple(kwargs["inputs"]) + files
         command_clock()   # the load / decide / minimise split starts here
         if not kwargs["inputs"]:
@@ -273,10 +279,44 @@ def input_options(func):
                      help="Refuse the input (exit 2) when reading it raised any warning."),
         click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
                      show_default=True, help="Refuse an input file larger than this (MiB)."),
+        zoneinfo_option(),
         search_budget_option,
     )):
         wrapper = decorator(wrapper)
     return wrapper
+
+
+def zoneinfo_option():
+    """``--zoneinfo PATH`` (``input_options`` has it; the command calls ``use_zoneinfo``)."""
+    return click.option("--zoneinfo", default=None, metavar="PATH",
+                        help="The scheduler's tz database, for the time zones of DRA selectors: point it at the "
+                             "zoneinfo of the scheduler's image (for the official image: its distroless tzdata), "
+                             "a directory or a Go zoneinfo.zip. Default: Go's lookup on this machine "
+                             "($ZONEINFO, then /usr/share/zoneinfo, ...).")
+
+
+def use_zoneinfo(path: Optional[str]) -> None:
+    """The run's tz database: ``--zoneinfo``, else Go's default lookup on this machine (a small
+    check does not import ``zoneinfo_db``; one imported by an earlier run in this process is reset)."""
+    if path is None:
+        loaded = sys.modules.get(_ZONEINFO_DB)
+        if loaded is not None:
+            loaded.use(None)
+        return
+    from symreach.frontends import zoneinfo_db
+
+    problem = zoneinfo_db.check_given(path)
+    if problem is not None:
+        raise InputError(f"--zoneinfo {path}: {problem}")
+    zoneinfo_db.use(zoneinfo_db.Database.of(path))
+
+
+def zoneinfo_read() -> Optional[str]:
+    """The tz database this run's DRA selectors looked time zones up in, or None (none did)."""
+    loaded = sys.modules.get(_ZONEINFO_DB)
+    read = loaded.used() if loaded is not None else []
+    given = " (--zoneinfo)" if read and loaded.current().image else ""
+    return "; ".join(read) + given if read else None
 
 
 def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources=None):
