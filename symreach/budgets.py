@@ -51,6 +51,7 @@ DRA_CYCLE_SEARCHES = "dra-cycle-searches"
 VOLUME_SEARCH = "volume-search"
 VOLUME_BINDINGS = "volume-bindings"
 DRA_STATES = "dra-states"
+DRA_POOL_ORDERS = "dra-pool-orders"
 DRA_STATE_WORK = "dra-state-work"
 
 GUARDS: tuple[Guard, ...] = (   # the times: benchmarks/search_budgets.py, CPU until the guard stops (load 4, 2 cores)
@@ -81,6 +82,11 @@ GUARDS: tuple[Guard, ...] = (   # the times: benchmarks/search_budgets.py, CPU u
           "the DRA allocation states reachable from the input's (k8s_dra_state.explore)",
           "1.1 s: 3 nodes x 4 gpus, a Deployment and 3 bare claims pass it; 9 of 300 random allocation walks "
           "pass it or dra-state-work; the v1 document lists every state"),
+    Guard(DRA_POOL_ORDERS, 24, "pool orders",
+          "the orders of a node's pools tried to see whether a deployment's devices depend on it "
+          "(k8s_dra_state._first); past it: taken as depending (a caveat)",
+          "4!: the orders are counted before any is tried, so passing it costs nothing; below it each order "
+          "is one allocator run per deployment, node and state (5 pools: 120)"),
     Guard(DRA_STATE_WORK, 120_000, "states x users x nodes",
           "the DynamicResources evaluations of that exploration (k8s_dra_state.explore)",
           "0.2 s: 6 nodes x 2 gpus, a Deployment and 5 bare claims pass it (each state is evaluated for every "
@@ -212,12 +218,16 @@ class Allowance:
         return over(self.name, self.used)
 
 
-def past(*names: str) -> str:
+def past(*names: str, needed: int = 0) -> str:
     """The caveat's words for a guard passed (one of ``names``): its name, value and the budget
-    that raises it (four times the active factor: a guard's cost is at most linear in its value)."""
+    that raises it: four times the active factor (a guard's cost is at most linear in its value),
+    or the factor that takes the guard to ``needed`` where the search knows what it needs."""
     budget = active()
     values = " or ".join(f"{budget.limit(n):,} {BY_NAME[n].unit} ({n})" for n in names)
-    return f"past the search budget of {values}; " + RAISES.format(_number(budget.factor * 4))
+    factor = budget.factor * 4
+    if needed:
+        factor = max(math.ceil(needed / budget.limits.get(names[0], BY_NAME[names[0]].default)), 1)
+    return f"past the search budget of {values}; " + RAISES.format(_number(factor))
 
 
 def naming_option(text: str, option: str) -> str:

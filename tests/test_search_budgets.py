@@ -33,7 +33,7 @@ from tests.test_layering import REPO, analyse, discover
 
 
 def test_a_budget_scales_every_guard_and_refuses_what_is_no_budget():
-    assert [g.name for g in budgets.GUARDS] == list(budgets.BY_NAME) and len(budgets.GUARDS) == 8
+    assert [g.name for g in budgets.GUARDS] == list(budgets.BY_NAME) and len(budgets.GUARDS) == 9
     four = Budget(4)
     assert all(four.limit(g.name) == 4 * g.default for g in budgets.GUARDS)
     based = Budget(0.5, {budgets.DRA_ORDERS: 10})
@@ -158,6 +158,26 @@ def test_past_the_dra_state_guards_the_allocations_are_not_state(guard, base, fa
     assert not report.caveats and raised.binding_groups == default.binding_groups
     assert raised.search_budget is None and instance_digest(raised) == instance_digest(default)
     assert _answers(raised) == _answers(default)
+
+
+def test_past_the_pool_orders_guard_the_devices_taken_are_a_tie():
+    """One gpu pool and four nic pools on n0 (5! = 120 pool orders, past the default 24): whether the
+    Deployment's gpu depends on the pool order is not tried, a tie with a caveat naming the guard and
+    the factor that reaches 120 (5); under it every order is tried: the same gpu, no caveat, the
+    same allocation states (the instance records the budget: a search went past the default)."""
+    objects = _gpu_cluster(1, 1, 0) + [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"nic{k}"},
+         "spec": {"driver": "nic.example.com", "nodeName": "n0", "devices": [{"name": "x"}],
+                  "pool": {"name": f"nic{k}", "generation": 1, "resourceSliceCount": 1}}} for k in range(4)]
+    default, report = load_kubernetes_documents(objects, "<dra>")
+    assert report.caveats == {"default/train": [
+        "DRA: a request may take devices of several pools (or slices of one pool), which the scheduler tries in "
+        "random order (modelled: pools by driver and name, slices in input order); whether the order changes what "
+        "it takes was not checked where trying every order of a node's pools went past the search budget of 24 "
+        "pool orders (dra-pool-orders); a search budget of 5 raises it"]}
+    raised, report = load_kubernetes_documents(objects, "<dra>", budget=Budget(5))
+    assert report.caveats == {} and raised.binding_groups == default.binding_groups
+    assert raised.search_budget == "5" and default.search_budget is None
 
 
 # ``k8s_dra._prefilter_names`` as it was before it read the affinity through the v1 loader's rule
