@@ -141,6 +141,23 @@ def dra_states_input(nodes: int = 3, gpus: int = 4, claims: int = 3) -> Callable
     return run
 
 
+def pool_orders_input(nics: int = 4) -> Callable[[], tuple[bool, object]]:
+    """``dra_states_input``'s cluster on one node with one gpu and ``nics`` pools of another driver:
+    (nics + 1)! pool orders to try for the Deployment's gpu."""
+    from tests.test_dra import _gpu_cluster
+
+    objects = _gpu_cluster(1, 1, 0) + [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"nic{k}"},
+         "spec": {"driver": "nic.example.com", "nodeName": "n0", "devices": [{"name": "x"}],
+                  "pool": {"name": f"nic{k}", "generation": 1, "resourceSliceCount": 1}}} for k in range(nics)]
+
+    def run() -> tuple[bool, object]:
+        inst, report = load_kubernetes_documents(copy.deepcopy(objects), "<state>")
+        caveats = [c for cs in report.caveats.values() for c in cs if "search budget" in c]
+        return bool(caveats), [len(g.states) for g in inst.binding_groups if g.holders]
+    return run
+
+
 CASES: dict[str, tuple[str, Callable[[], Callable[[], tuple[bool, object]]]]] = {
     budgets.DRA_ALLOCATOR_STEPS: ("12 + 2 devices, 5 + 1 requested, one matchAttribute", allocator_steps_input),
     budgets.DRA_ORDERS: ("8 pools a constraint tells apart, the first erring, 2 devices asked", orders_input),
@@ -149,6 +166,7 @@ CASES: dict[str, tuple[str, Callable[[], Callable[[], tuple[bool, object]]]]] = 
     budgets.VOLUME_SEARCH: ("13 claims, 12 tiers x 3 PVs, claim k refusing tier k", volume_search_input),
     budgets.VOLUME_BINDINGS: ("9 pods binding 9 interchangeable PVs", volume_bindings_input),
     budgets.DRA_STATES: ("3 nodes x 4 gpus, a Deployment and 3 bare claims", dra_states_input),
+    budgets.DRA_POOL_ORDERS: ("1 gpu pool and 4 nic pools on a node (120 orders)", pool_orders_input),
     budgets.DRA_STATE_WORK: ("6 nodes x 2 gpus, a Deployment and 5 bare claims", lambda: dra_states_input(6, 2, 5)),
 }
 
