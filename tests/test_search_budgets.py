@@ -272,3 +272,17 @@ def test_dask_workers_load_under_the_command_s_budget():
     assert shipped.instance == here and here.search_budget == "0.002"
     assert any("--search-budget 0.008 raises it" in c for cs in shipped.summary.caveats.values() for c in cs)
     assert load_shipped_sources(zoneinfo_db.current(), payload).instance.search_budget is None
+
+
+def test_the_command_line_names_its_option_in_caveats_and_warnings():
+    """Below cli/ a caveat names the search budget that raises a guard; the commands name their option."""
+    from symreach.cli.options import with_option_names
+    from symreach.frontends.kubernetes import Report
+
+    text = "past the search budget of 3 joint bindings (volume-bindings); a search budget of 0.04 raises it"
+    report = Report(caveats={"default/p": [text, "other"]})
+    report.warn("volumes", "document 3 (Pod default/p): " + text)
+    with_option_names(report)
+    named = text.replace("a search budget of 0.04", "--search-budget 0.04")
+    assert report.caveats == {"default/p": [named, "other"]}
+    assert report.warnings == ["document 3 (Pod default/p): " + named] and report.notes[0][1] == report.warnings[0]

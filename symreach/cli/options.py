@@ -21,6 +21,7 @@ from symreach.loader.query import MAX_COUNT
 from symreach.model import Instance, Query
 
 if TYPE_CHECKING:
+    from symreach.budgets import Budget
     from symreach.cli.names import Targets
 
 # The query's fields as the command line names them: below cli/ an error names
@@ -202,7 +203,7 @@ def current_namespace() -> Optional[str]:
     return ctx.meta.get(_NAMESPACE) if ctx is not None else None
 
 
-def current_budget():
+def current_budget() -> "Budget":
     """``--search-budget FACTOR`` of the running command as a ``budgets.Budget`` (the default without it)."""
     from symreach.budgets import DEFAULT, Budget
 
