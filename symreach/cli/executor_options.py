@@ -72,12 +72,14 @@ def workers_loading(name: str, scheduler: Optional[str], workers: int, worker_me
         return None
     from functools import partial
 
+    from symreach.cli.options import current_budget
     from symreach.frontends import zoneinfo_db
     from symreach.solvers.dask_source import WorkerLoaded
 
     ctx = click.get_current_context()
     loaded = WorkerLoaded(ctx.with_resource(executor_from_options(name, scheduler, workers, worker_memory)),
-                          partial(load_shipped_sources, zoneinfo_db.current()), namespace or "default")
+                          partial(load_shipped_sources, zoneinfo_db.current(), budget=current_budget()),
+                          namespace or "default")
     ctx.call_on_close(loaded.close)   # before the executor's own close (last in, first out)
     return loaded
 
@@ -102,12 +104,14 @@ def outline_from_workers(inputs, max_input_mb: int, opened):
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
 
 
-def load_shipped_sources(zoneinfo, payload: bytes):
+def load_shipped_sources(zoneinfo, payload: bytes, budget=None):
     """On a Dask worker: the pickled ``(sources, namespace)`` loaded as here, with what the
     client prints of it (``InputSummary``), or the ``InputError`` that refused it. ``zoneinfo``:
-    the client's tz database (``zoneinfo_db.Database``), read at the same path on the worker."""
+    the client's tz database (``zoneinfo_db.Database``), read at the same path on the worker;
+    ``budget``: the command's ``--search-budget``."""
     import pickle
 
+    from symreach.cli.options import with_option_names
     from symreach.frontends import zoneinfo_db
     from symreach.frontends.dispatch import load_sources
 
@@ -118,9 +122,10 @@ def load_shipped_sources(zoneinfo, payload: bytes):
 
     sources, namespace = pickle.loads(payload)
     try:
-        loaded = load_sources(sources, namespace)
+        loaded = load_sources(sources, namespace, budget=budget)
     except InputError as exc:
         return Shipped(None, error=exc)
+    with_option_names(loaded.report)
     return Shipped(loaded.instance, InputSummary(warning_groups(loaded.report),
                                                  type_caveats(loaded.report, loaded.instance)))
 

@@ -21,6 +21,7 @@ from symreach.loader.query import MAX_COUNT
 from symreach.model import Instance, Query
 
 if TYPE_CHECKING:
+    from symreach.budgets import Budget
     from symreach.cli.names import Targets
 
 # The query's fields as the command line names them: below cli/ an error names
@@ -191,6 +192,8 @@ MIB = 1024 * 1024
 
 
 _NAMESPACE = "symreach.namespace"
+_BUDGET = "symreach.search_budget"
+SEARCH_BUDGET = "--search-budget"
 _TARGETS = "symreach.targets"   # (instance, Targets) of the inputs the command loaded
 
 
@@ -200,13 +203,50 @@ def current_namespace() -> Optional[str]:
     return ctx.meta.get(_NAMESPACE) if ctx is not None else None
 
 
+def current_budget() -> "Budget":
+    """``--search-budget FACTOR`` of the running command as a ``budgets.Budget`` (the default without it)."""
+    from symreach.budgets import DEFAULT, Budget
+
+    ctx = click.get_current_context(silent=True)
+    factor = ctx.meta.get(_BUDGET) if ctx is not None else None
+    return DEFAULT if factor is None else Budget(factor)
+
+
+def search_budget_option(func):
+    """``--search-budget FACTOR``: every guard of the exact searches times FACTOR (``symreach.budgets``),
+    kept in the click context (``current_budget``) so the commands' signatures stay as they are."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        click.get_current_context().meta[_BUDGET] = kwargs.pop("search_budget")
+        return func(*args, **kwargs)
+
+    return click.option(SEARCH_BUDGET, "search_budget", type=click.FloatRange(min=0, min_open=True, max=1e6),
+                        default=None, metavar="FACTOR",
+                        help="Multiply every guard of the Kubernetes front end's exact searches (orders of DRA "
+                             "pools and slices, PV matching runs, joint bindings and allocations; README "
+                             "'Search budgets') by FACTOR: a caveat past a guard names the factor that raises "
+                             "it. Default 1.")(wrapper)
+
+
+def with_option_names(report) -> None:
+    """The caveats and warnings of a Kubernetes ``Report`` name ``--search-budget`` where they say
+    which search budget raises a guard (below cli/ they name the budget, not the option)."""
+    from symreach.budgets import naming_option
+
+    if report is None:
+        return
+    report.caveats = {name: [naming_option(c, SEARCH_BUDGET) for c in notes] for name, notes in report.caveats.items()}
+    report.warnings = [naming_option(w, SEARCH_BUDGET) for w in report.warnings]
+    report.notes = [(category, naming_option(w, SEARCH_BUDGET)) for category, w in report.notes]
+
+
 _ZONEINFO_DB = "symreach.frontends.zoneinfo_db"
 
 
 def input_options(func):
     """``INPUT...`` and ``-f/--filename`` (files, directories, ``-`` for standard input; together
-    they are the inputs), ``-n/--namespace``, ``--strict``, ``--max-input-mb`` and ``--zoneinfo``
-    (the scheduler's tz database, set for the run: ``zoneinfo_db``).
+    they are the inputs), ``-n/--namespace``, ``--strict``, ``--max-input-mb``, ``--zoneinfo``
+    (the scheduler's tz database, set for the run: ``zoneinfo_db``) and ``--search-budget``.
 
     ``-n`` is the namespace of namespaced objects that name none (manifests
     applied with ``kubectl apply -n NS``) and filters the targets; it is kept
@@ -241,6 +281,7 @@ def input_options(func):
         click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
                      show_default=True, help="Refuse an input file larger than this (MiB)."),
         zoneinfo_option(),
+        search_budget_option,
     )):
         wrapper = decorator(wrapper)
     return wrapper
@@ -298,10 +339,11 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources
     try:
         with loading(", ".join(inputs)):
             loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB, run=loading_context(),
-                                 on_sources=on_sources,
+                                 on_sources=on_sources, budget=current_budget(),
                                  **({"namespace": namespace} if namespace else {}))
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
+    with_option_names(loaded.report)
     groups = warning_groups(loaded.report)
     announce_warnings(groups, strict)
     loaded.context["warnings"] = groups
