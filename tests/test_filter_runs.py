@@ -2,12 +2,13 @@
 ``tests/filter_runs_brute.py`` (every node list, start and interleaving simulated) on every small
 split, with fewer workers than chunks (a worker takes several chunks in turn) and chunks longer than
 k (n's chunk-mates before it can fill k), and against ``semantics.zone_runs_past``'s two constructed
-runs (sound, not complete: the exact search finds more)."""
+runs (sound, not complete: the exact search finds more). The brute force itself, with one worker,
+equals a plain sequential scan (``test_one_worker_is_the_sequential_scan``)."""
 
 from __future__ import annotations
 
-from itertools import combinations_with_replacement, product
-from typing import Iterable
+from itertools import combinations_with_replacement, permutations, product
+from typing import Iterable, Optional
 
 import pytest
 
@@ -62,3 +63,43 @@ def test_the_exact_runs_equal_the_brute_force_on_more_splits():
 
 
 COMPARED_SLOW = (40624, 24976, 141)
+
+
+def _sequential(zones: dict[str, tuple[int, int, int]], own: Optional[str], k: int) -> bool:
+    """One worker filtering the list alone, over every node-tree list and start: k + 1 feasible nodes
+    (n among the first k; own None: any node) before an erring node. Written apart from both searches."""
+    kinds = {z: "F" * (f - (z == own)) + "N" * (z == own) + "O" * o + "R" * r for z, (f, o, r) in zones.items()}
+    for zone_order in permutations(zones):
+        for per_zone in product(*(sorted(set(permutations(kinds[z]))) for z in zone_order)):
+            listed = [seq[j] for j in range(max(map(len, per_zone), default=0)) for seq in per_zone if j < len(seq)]
+            for start in range(len(listed)):
+                found = []
+                for kind in listed[start:] + listed[:start]:
+                    if kind == "R":
+                        break
+                    if kind in "FN":
+                        found.append(kind)
+                    if len(found) > k:
+                        if own is None or "N" in found[:k]:
+                            return True
+                        break
+    return False
+
+
+def test_one_worker_is_the_sequential_scan():
+    """The brute force with one worker (it takes every chunk in turn, whatever their size) equals a
+    plain sequential scan: its model of a worker taking several chunks is the scheduler's."""
+    checked = 0
+    splits = [s for s in product(range(3), range(2), range(3)) if 0 < sum(s) <= 3]
+    for a, b in product(splits, [None] + splits):
+        zones = {"a": a} if b is None else {"a": a, "b": b}
+        nodes = sum(map(sum, zones.values()))
+        if nodes > 5 or not any(r for _, _, r in zones.values()) or not a[0]:
+            continue
+        for k, chunk, own in product(range(1, nodes), (1, 2, 3), ("a", None)):
+            assert brute_runs_past(zones, own, k, chunk, 1) == _sequential(zones, own, k), (zones, own, k, chunk)
+            checked += 1
+    assert checked == CHECKED_SEQUENTIAL
+
+
+CHECKED_SEQUENTIAL = 1338
