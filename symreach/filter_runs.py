@@ -178,6 +178,7 @@ class _Scan:
 
     def __init__(self, rotated: tuple[int, ...], zones: Counts, k: int, chunk: int, held: int, spare: int):
         self.rotated, self.zones, self.k, self.chunk, self.held, self.spare = rotated, zones, k, chunk, held, spare
+        self.count = int(-(-len(rotated) // chunk) > held)   # holes and held chunks bind only past W chunks
         self.width = len(zones)
         self.caps = [r + o for _, o, r in zones]
         self.need = [r for _, _, r in zones]
@@ -261,7 +262,7 @@ class _Scan:
                 nxt.add((u, seen or early and 0 in self.rotated[lo:hi]), holes, loss)
                 if holes < self.held - 1:
                     for p, v, lost in self.holes(u, loss, lo, hi):
-                        nxt.add((v, seen or early and 0 in self.rotated[lo:p]), holes + 1, lost)
+                        nxt.add((v, seen or early and 0 in self.rotated[lo:p]), holes + self.count, lost)
             states = nxt
         return any(seen and self.tail_from(u) >= n for (u, seen), _, _ in states.items())
 
@@ -307,7 +308,7 @@ class _Scan:
                 nxt_after.add((u, late(b, self.seg(lo, hi))), holes, loss)
                 if holes < self.held - 1:
                     for p, v, lost in self.holes(u, loss, lo, hi):
-                        nxt_after.add((v, late(b, self.seg(lo, p))), holes + 1, lost)
+                        nxt_after.add((v, late(b, self.seg(lo, p))), holes + self.count, lost)
             nxt_before = _States()
             for (u, a, b, held, excess), holes, loss in before.items():
                 if mine and early(a, excess, self.seg(lo, first))[1] < k:   # n is this chunk's `first`
@@ -316,15 +317,15 @@ class _Scan:
                     nxt_after.add((u, late(b, self.seg(first, hi))), holes, loss)
                     if holes < self.held - 1:
                         for p, v, lost in self.holes(u, loss, first + 1, hi):
-                            nxt_after.add((v, late(b, self.seg(first, p))), holes + 1, lost)
+                            nxt_after.add((v, late(b, self.seg(first, p))), holes + self.count, lost)
                 if not mine:
                     a2, e2 = early(a, excess, self.seg(lo, hi))
                     if e2 < k:
                         nxt_before.add((u, a2, b, held, e2), holes, loss)
                     if held < self.held - 1:
-                        nxt_before.add((u, a, late(b, self.seg(lo, hi)), held + 1, excess), holes, loss)
+                        nxt_before.add((u, a, late(b, self.seg(lo, hi)), held + self.count, excess), holes, loss)
                 if held < self.held - 1 and holes < self.held - 1:
                     for p, v, lost in self.holes(u, loss, lo, hi, first if mine else -1):
-                        nxt_before.add((v, a, late(b, self.seg(lo, p)), held + 1, excess), holes + 1, lost)
+                        nxt_before.add((v, a, late(b, self.seg(lo, p)), held + self.count, excess), holes + self.count, lost)
             before, after = nxt_before, nxt_after
         return any(self.tail_from(u) >= n and sum(b) >= 2 for (u, b), _, _ in after.items())
