@@ -4,7 +4,7 @@
 
 ``frontends.k8s_dra_state`` explores the joint device allocations reachable from
 an input's (the search budget's ``dra-states`` and ``dra-state-work`` guards,
-``symreach.budgets``: states, states x users x nodes); above
+``symreach.search_budget``: states, states x users x nodes); above
 that the input keeps the old caveat ("devices that earlier steps of a witness
 allocate ... are not modelled"). For the inputs of ``benchmarks.kso_dra_walks``
 (``walk_input``), prints how many are over the cap, the states explored, and the
@@ -21,13 +21,13 @@ import random
 import time
 
 from benchmarks.kso_dra_walks import walk_input
-from symreach import budgets
+from symreach import search_budget
 from symreach.frontends.kubernetes import load_kubernetes_documents
 
 OVER = "joint device allocations"
 
 
-def measure(seeds: list[int], inputs: int, budget: budgets.Budget = budgets.DEFAULT) -> tuple[int, int, float, float]:
+def measure(seeds: list[int], inputs: int, budget: search_budget.Budget = search_budget.DEFAULT) -> tuple[int, int, float, float]:
     """(inputs over the cap, states explored, load CPU seconds in total, the largest)."""
     over = states = 0
     total = largest = 0.0
@@ -48,12 +48,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="1", help="comma-separated seeds of walk_input")
     ap.add_argument("--inputs", type=int, default=150, help="inputs per seed")
-    ap.add_argument("--states", type=int, default=budgets.BY_NAME[budgets.DRA_STATES].default,
+    ap.add_argument("--states", type=int, default=search_budget.BY_NAME[search_budget.DRA_STATES].default,
                     help="the dra-states guard to try")
-    ap.add_argument("--work", type=int, default=budgets.BY_NAME[budgets.DRA_STATE_WORK].default,
+    ap.add_argument("--work", type=int, default=search_budget.BY_NAME[search_budget.DRA_STATE_WORK].default,
                     help="the dra-state-work guard to try")
     args = ap.parse_args()
-    budget = budgets.Budget(limits={budgets.DRA_STATES: args.states, budgets.DRA_STATE_WORK: args.work})
+    budget = search_budget.Budget(limits={search_budget.DRA_STATES: args.states, search_budget.DRA_STATE_WORK: args.work})
     seeds = [int(s) for s in args.seeds.split(",")]
     load = os.getloadavg()[0]
     over, states, total, largest = measure(seeds, args.inputs, budget)

@@ -2,7 +2,7 @@
 
     python -m benchmarks.search_budgets [--only GUARD ...] [--factor F]
 
-Per guard of ``symreach.budgets``: a pathological input that passes the default
+Per guard of ``symreach.search_budget``: a pathological input that passes the default
 guard, the CPU time until the guard stops the search (what the default lets a load
 spend on that search), whether the answer carries the caveat, and with ``--factor``
 (e.g. 4) the same under that budget. Prints the load with every figure.
@@ -18,8 +18,8 @@ from typing import Callable
 
 import yaml
 
-from symreach import budgets
-from symreach.budgets import Budget
+from symreach import search_budget
+from symreach.search_budget import Budget
 from symreach.frontends import dra_orders, dra_slice_orders
 from symreach.frontends.dra_allocator import allocate_in_order, gather_pools
 from symreach.frontends.kubernetes import load_kubernetes_documents
@@ -159,21 +159,21 @@ def pool_orders_input(nics: int = 4) -> Callable[[], tuple[bool, object]]:
 
 
 CASES: dict[str, tuple[str, Callable[[], Callable[[], tuple[bool, object]]]]] = {
-    budgets.DRA_ALLOCATOR_STEPS: ("12 + 2 devices, 5 + 1 requested, one matchAttribute", allocator_steps_input),
-    budgets.DRA_ORDERS: ("8 pools a constraint tells apart, the first erring, 2 devices asked", orders_input),
-    budgets.DRA_CYCLE_ORDERS: ("8 slices a constraint tells apart, 2 nodes", lambda: cycle_input(8, 2)),
-    budgets.DRA_CYCLE_SEARCHES: ("7 slices a constraint tells apart, 4 nodes", lambda: cycle_input(7, 4)),
-    budgets.VOLUME_SEARCH: ("13 claims, 12 tiers x 3 PVs, claim k refusing tier k", volume_search_input),
-    budgets.VOLUME_BINDINGS: ("9 pods binding 9 interchangeable PVs", volume_bindings_input),
-    budgets.DRA_STATES: ("3 nodes x 4 gpus, a Deployment and 3 bare claims", dra_states_input),
-    budgets.DRA_POOL_ORDERS: ("1 gpu pool and 4 nic pools on a node (120 orders)", pool_orders_input),
-    budgets.DRA_STATE_WORK: ("6 nodes x 2 gpus, a Deployment and 5 bare claims", lambda: dra_states_input(6, 2, 5)),
+    search_budget.DRA_ALLOCATOR_STEPS: ("12 + 2 devices, 5 + 1 requested, one matchAttribute", allocator_steps_input),
+    search_budget.DRA_ORDERS: ("8 pools a constraint tells apart, the first erring, 2 devices asked", orders_input),
+    search_budget.DRA_CYCLE_ORDERS: ("8 slices a constraint tells apart, 2 nodes", lambda: cycle_input(8, 2)),
+    search_budget.DRA_CYCLE_SEARCHES: ("7 slices a constraint tells apart, 4 nodes", lambda: cycle_input(7, 4)),
+    search_budget.VOLUME_SEARCH: ("13 claims, 12 tiers x 3 PVs, claim k refusing tier k", volume_search_input),
+    search_budget.VOLUME_BINDINGS: ("9 pods binding 9 interchangeable PVs", volume_bindings_input),
+    search_budget.DRA_STATES: ("3 nodes x 4 gpus, a Deployment and 3 bare claims", dra_states_input),
+    search_budget.DRA_POOL_ORDERS: ("1 gpu pool and 4 nic pools on a node (120 orders)", pool_orders_input),
+    search_budget.DRA_STATE_WORK: ("6 nodes x 2 gpus, a Deployment and 5 bare claims", lambda: dra_states_input(6, 2, 5)),
 }
 
 
 def measure(name: str, budget: Budget) -> tuple[float, bool, object]:
     run = CASES[name][1]()
-    with budgets.using(budget):
+    with search_budget.using(budget):
         t0 = time.process_time()
         caveat, answer = run()
         return time.process_time() - t0, caveat, answer
@@ -186,8 +186,8 @@ def main() -> int:
     args = ap.parse_args()
     for name in args.only:
         load = os.getloadavg()[0]
-        spent, caveat, answer = measure(name, budgets.DEFAULT)
-        line = (f"{name} ({budgets.BY_NAME[name].default:,}): {CASES[name][0]}: {spent:.2f} s CPU, "
+        spent, caveat, answer = measure(name, search_budget.DEFAULT)
+        line = (f"{name} ({search_budget.BY_NAME[name].default:,}): {CASES[name][0]}: {spent:.2f} s CPU, "
                 f"caveat {caveat}, {answer}")
         if args.factor is not None:
             raised, caveat_r, answer_r = measure(name, Budget(args.factor))

@@ -1,4 +1,4 @@
-"""The search budget (``symreach.budgets``): every guard of the exact searches, one knob raising them.
+"""The search budget (``symreach.search_budget``): every guard of the exact searches, one knob raising them.
 
 Per guard (those of ``tests/test_dra_orders.py``, ``tests/test_dra_slice_orders.py`` and
 ``tests/test_volume_runs.py`` beside): an input past a lowered guard answers with a caveat naming
@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from benchmarks.kso_dra_agreement import symreach_dra
 from benchmarks.kso_harness import any_state
 from benchmarks.search_budgets import allocator_steps_input
-from symreach import budgets
-from symreach.budgets import Budget
+from symreach import search_budget
+from symreach.search_budget import Budget
 from symreach.certify.digest import instance_digest
 from symreach.cli import cli
 from symreach.frontends.k8s_dra import _prefilter_names
@@ -33,12 +33,12 @@ from tests.test_layering import REPO, analyse, discover
 
 
 def test_a_budget_scales_every_guard_and_refuses_what_is_no_budget():
-    assert [g.name for g in budgets.GUARDS] == list(budgets.BY_NAME) and len(budgets.GUARDS) == 9
+    assert [g.name for g in search_budget.GUARDS] == list(search_budget.BY_NAME) and len(search_budget.GUARDS) == 9
     four = Budget(4)
-    assert all(four.limit(g.name) == 4 * g.default for g in budgets.GUARDS)
-    based = Budget(0.5, {budgets.DRA_ORDERS: 10})
-    assert based.limit(budgets.DRA_ORDERS) == 5 and based.limit(budgets.VOLUME_BINDINGS) == 128
-    assert Budget(1e-9).limit(budgets.DRA_STATES) == 1 and based.text() == "0.5 dra-orders=10"
+    assert all(four.limit(g.name) == 4 * g.default for g in search_budget.GUARDS)
+    based = Budget(0.5, {search_budget.DRA_ORDERS: 10})
+    assert based.limit(search_budget.DRA_ORDERS) == 5 and based.limit(search_budget.VOLUME_BINDINGS) == 128
+    assert Budget(1e-9).limit(search_budget.DRA_STATES) == 1 and based.text() == "0.5 dra-orders=10"
     assert Budget().is_default and not four.is_default and Budget(4) == four and hash(Budget(4)) == hash(four)
     for bad in (0, -1, float("inf"), float("nan")):
         with pytest.raises(ValueError):
@@ -50,23 +50,23 @@ def test_a_budget_scales_every_guard_and_refuses_what_is_no_budget():
 def test_a_load_notes_where_its_budget_changed_the_outcome():
     """``over`` notes a guard passed below its default, and a search going past the default
     unstopped; nothing under the default budget, nor where the outcome is the default's."""
-    name, default = budgets.VOLUME_BINDINGS, budgets.BY_NAME[budgets.VOLUME_BINDINGS].default
-    with budgets.loading() as load:
-        assert budgets.over(name, default + 1) and not budgets.over(name, default)
+    name, default = search_budget.VOLUME_BINDINGS, search_budget.BY_NAME[search_budget.VOLUME_BINDINGS].default
+    with search_budget.loading() as load:
+        assert search_budget.over(name, default + 1) and not search_budget.over(name, default)
     assert load.departed == set()
-    with budgets.loading(Budget(limits={name: 3})) as load:
-        assert not budgets.over(name, 3) and load.departed == set()
-        assert budgets.over(name, 4) and load.departed == {name}
-    with budgets.loading(2) as load:
-        assert not budgets.over(name, default) and load.departed == set()
-        assert not budgets.over(name, default + 1) and load.departed == {name}
-        assert budgets.over(name, 2 * default + 1)
-    assert budgets.active() == budgets.DEFAULT
-    for budget, stops in ((Budget(limits={name: 3}), 4), (budgets.DEFAULT, default + 1), (Budget(2), 2 * default + 1)):
-        with budgets.loading(budget) as load:   # a Watch asked at each step stops where ``over`` does
-            watch = budgets.Watch(name)
+    with search_budget.loading(Budget(limits={name: 3})) as load:
+        assert not search_budget.over(name, 3) and load.departed == set()
+        assert search_budget.over(name, 4) and load.departed == {name}
+    with search_budget.loading(2) as load:
+        assert not search_budget.over(name, default) and load.departed == set()
+        assert not search_budget.over(name, default + 1) and load.departed == {name}
+        assert search_budget.over(name, 2 * default + 1)
+    assert search_budget.active() == search_budget.DEFAULT
+    for budget, stops in ((Budget(limits={name: 3}), 4), (search_budget.DEFAULT, default + 1), (Budget(2), 2 * default + 1)):
+        with search_budget.loading(budget) as load:   # a Watch asked at each step stops where ``over`` does
+            watch = search_budget.Watch(name)
             used = next(k for k in range(1, 3 * default) if k > watch.at and watch.passed(k))
-        assert used == stops and load.departed == ({name} if budget != budgets.DEFAULT else set())
+        assert used == stops and load.departed == ({name} if budget != search_budget.DEFAULT else set())
 
 
 def test_past_the_allocator_steps_guard_the_relaxed_fit_is_marked():
@@ -74,11 +74,11 @@ def test_past_the_allocator_steps_guard_the_relaxed_fit_is_marked():
     guard of 200 the relaxation (constraints unchecked) fits, with the caveat; 4 times it, exact."""
     run = allocator_steps_input(8, 3)
     assert run() == (False, "cannot allocate all claims")
-    low = Budget(limits={budgets.DRA_ALLOCATOR_STEPS: 200})
-    with budgets.using(low):
+    low = Budget(limits={search_budget.DRA_ALLOCATOR_STEPS: 200})
+    with search_budget.using(low):
         caveat, reason = run()
     assert caveat and reason is None
-    with budgets.using(Budget(4, low.limits)):
+    with search_budget.using(Budget(4, low.limits)):
         assert run() == (False, "cannot allocate all claims")
 
 
@@ -90,7 +90,7 @@ def test_the_allocator_steps_caveat_names_the_guard():
     claim = {"metadata": {"name": "c", "namespace": "default"}, "spec": {"devices": {
         "requests": [{"name": "r", "exactly": {"deviceClassName": "c", "count": 2}}],
         "constraints": [{"matchAttribute": "d/numa"}]}}}
-    with budgets.using(Budget(limits={budgets.DRA_ALLOCATOR_STEPS: 2})):
+    with search_budget.using(Budget(limits={search_budget.DRA_ALLOCATOR_STEPS: 2})):
         found = allocate_in_order([claim], _pools([devices]), {"c": {"spec": {}}}, set())
     assert found.reason is None and found.caveats == [
         "DRA: the allocator's search on this node went past the search budget of 2 allocator steps "
@@ -102,8 +102,8 @@ def test_past_the_cycle_guards_the_shared_slices_mark_the_fit():
     """``tests/test_dra_abort.py``'s shared pool: 2 cycle orders x 2 nodes, one run each. Past a
     ``dra-cycle-searches`` guard of 1 the fits are marked (no table); 4 times it, exact and unmarked."""
     exact = symreach_dra(any_state(_shared_pool(), "default/job"))
-    low = Budget(limits={budgets.DRA_CYCLE_SEARCHES: 1})
-    with budgets.using(low):
+    low = Budget(limits={search_budget.DRA_CYCLE_SEARCHES: 1})
+    with search_budget.using(low):
         marked = symreach_dra(any_state(_shared_pool(), "default/job"))
     [caveat] = [c for c in marked.caveats if "search budget" in c]
     assert caveat == ("DRA: the fit on n1, n2 depends on the order of a pool's slices, which the scheduler draws "
@@ -111,7 +111,7 @@ def test_past_the_cycle_guards_the_shared_slices_mark_the_fit():
                       "model draws the order per node (the fit may be too lenient): telling the orders apart went "
                       "past the search budget of 5,040 cycle orders (dra-cycle-orders) or 1 allocator runs "
                       "(dra-cycle-searches); a search budget of 4 raises it")
-    with budgets.using(Budget(4, low.limits)):
+    with search_budget.using(Budget(4, low.limits)):
         raised = symreach_dra(any_state(_shared_pool(), "default/job"))
     assert (raised.verdicts, raised.possible, raised.caveats) == (exact.verdicts, exact.possible, exact.caveats)
     assert not [c for c in exact.caveats if "search budget" in c]
@@ -135,7 +135,7 @@ def _answers(inst) -> list:
     return out
 
 
-@pytest.mark.parametrize("guard,base,factor", [(budgets.DRA_STATES, 10, 4), (budgets.DRA_STATE_WORK, 40, 4)])
+@pytest.mark.parametrize("guard,base,factor", [(search_budget.DRA_STATES, 10, 4), (search_budget.DRA_STATE_WORK, 40, 4)])
 def test_past_the_dra_state_guards_the_allocations_are_not_state(guard, base, factor):
     """2 nodes x 2 gpus, the Deployment and p0: 21 joint allocations, 2 users on 2 nodes (84
     evaluations). Past a lowered guard: a caveat naming it, no allocation state, and the instance
@@ -150,8 +150,8 @@ def test_past_the_dra_state_guards_the_allocations_are_not_state(guard, base, fa
     notes = [c for cs in report.caveats.values() for c in cs if "search budget" in c]
     assert notes and set(notes) == {
         "DRA: listing the joint device allocations that deployments and deletions reach went past the search budget "
-        f"of {low.limit(budgets.DRA_STATES):,} joint device allocations (dra-states) or "
-        f"{low.limit(budgets.DRA_STATE_WORK):,} states x users x nodes (dra-state-work); a search budget of 4 raises it"}
+        f"of {low.limit(search_budget.DRA_STATES):,} joint device allocations (dra-states) or "
+        f"{low.limit(search_budget.DRA_STATE_WORK):,} states x users x nodes (dra-state-work); a search budget of 4 raises it"}
     assert not any(g.holders for g in marked.binding_groups)
     assert marked.search_budget == f"1 {guard}={base}" and instance_digest(marked) != instance_digest(default)
     raised, report = load_kubernetes_documents(objects, "<dra>", budget=Budget(factor, low.limits))
@@ -228,7 +228,7 @@ def test_prefilter_names_read_as_the_v1_loader_reads_them():
 
 def test_budgets_imports_nothing_of_the_package():
     known = discover()
-    assert analyse("symreach.budgets", REPO / "symreach" / "budgets.py", known).targets == set()
+    assert analyse("symreach.search_budget", REPO / "symreach" / "search_budget.py", known).targets == set()
 
 
 def test_the_command_line_raises_the_budget_and_names_its_option(tmp_path: Path):

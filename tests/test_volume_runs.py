@@ -22,8 +22,8 @@ import pytest
 
 from benchmarks.kso_harness import any_state, find_kso, kso_verdicts_single, normalized, symreach_answer
 from benchmarks.kso_order import judge, symreach_runs
-from symreach import budgets
-from symreach.budgets import Budget
+from symreach import search_budget
+from symreach.search_budget import Budget
 from symreach.frontends.k8s_volume_filters import (
     BIND_CONFLICT,
     NOT_ENOUGH_SPACE,
@@ -334,7 +334,7 @@ def test_a_group_past_its_joint_binding_bound_is_marked_before_its_choices_are_l
             yield outcome
 
     monkeypatch.setattr(bindings, "pod_outcomes", counted)
-    low = Budget(limits={budgets.VOLUME_BINDINGS: 5})
+    low = Budget(limits={search_budget.VOLUME_BINDINGS: 5})
     inst, report = load_kubernetes_documents(fit_past_docs(), "<state>", budget=low)
     [caveat] = report.caveats["default/incoming"]
     assert not inst.binding_groups and len(listed) == 5
@@ -363,17 +363,17 @@ def test_past_the_search_guard_the_input_order_s_run_stands_for_all_and_is_marke
     """The ``volume-search`` guard stops pathological inputs: past it on a node, the verdict there is
     the input order's run's (fit_past: it refuses) and the answer carries a caveat naming the guard;
     raised 16 times it still stops (48 states), 32 times (96) the answer is exact again (kso's: a run fits)."""
-    low = Budget(limits={budgets.VOLUME_SEARCH: 3})
-    with budgets.using(low):
+    low = Budget(limits={search_budget.VOLUME_SEARCH: 3})
+    with search_budget.using(low):
         verdicts, caveats = symreach_answer(any_state(fit_past_docs(), "default/incoming"))
     assert verdicts == {"n1": NO_PV}
     [caveat] = caveats
     assert ": VolumeBinding's runs there went past the search budget of 3 search states (volume-search); a search " \
            "budget of 4 raises it" in caveat
-    with budgets.using(Budget(16, low.limits)):
+    with search_budget.using(Budget(16, low.limits)):
         assert symreach_answer(any_state(fit_past_docs(), "default/incoming")) == ({"n1": NO_PV}, [
             caveat.replace(" 3 search states", " 48 search states").replace("budget of 4 raises", "budget of 64 raises")])
-    with budgets.using(Budget(32, low.limits)):
+    with search_budget.using(Budget(32, low.limits)):
         verdicts, caveats = symreach_answer(any_state(fit_past_docs(), "default/incoming"))
     assert verdicts == {"n1": None} and caveats == [] and None in KSO_RUNS["fit_past_docs"]
 

@@ -5,7 +5,7 @@ it for any other. The digest is a SHA-256 over everything the checkers read
 (profile, nodes, pod types with their resolved constraints and pod specs,
 static filter verdicts, the initial configuration, multiplicity bounds,
 namespaces, and PodDisruptionBudgets and controllers' replicas when there are any; the
-front end's search budget where it changed the instance, ``symreach.budgets``), written with *names* instead of indices and sorted, so that it
+front end's search budget where it changed the instance, ``symreach.search_budget``), written with *names* instead of indices and sorted, so that it
 survives a reordering of the input file, as the certificates do. The query
 is not part of it (a certificate names its target separately), nor are the
 file name and where a type came from.

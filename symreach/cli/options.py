@@ -21,7 +21,7 @@ from symreach.loader.query import MAX_COUNT
 from symreach.model import Instance, Query
 
 if TYPE_CHECKING:
-    from symreach.budgets import Budget
+    from symreach.search_budget import Budget
     from symreach.cli.names import Targets
 
 # The query's fields as the command line names them: below cli/ an error names
@@ -204,8 +204,8 @@ def current_namespace() -> Optional[str]:
 
 
 def current_budget() -> "Budget":
-    """``--search-budget FACTOR`` of the running command as a ``budgets.Budget`` (the default without it)."""
-    from symreach.budgets import DEFAULT, Budget
+    """``--search-budget FACTOR`` of the running command as a ``search_budget.Budget`` (the default without it)."""
+    from symreach.search_budget import DEFAULT, Budget
 
     ctx = click.get_current_context(silent=True)
     factor = ctx.meta.get(_BUDGET) if ctx is not None else None
@@ -213,7 +213,7 @@ def current_budget() -> "Budget":
 
 
 def search_budget_option(func):
-    """``--search-budget FACTOR``: every guard of the exact searches times FACTOR (``symreach.budgets``),
+    """``--search-budget FACTOR``: every guard of the exact searches times FACTOR (``symreach.search_budget``),
     kept in the click context (``current_budget``) so the commands' signatures stay as they are."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -231,7 +231,7 @@ def search_budget_option(func):
 def with_option_names(report) -> None:
     """The caveats and warnings of a Kubernetes ``Report`` name ``--search-budget`` where they say
     which search budget raises a guard (below cli/ they name the budget, not the option)."""
-    from symreach.budgets import naming_option
+    from symreach.search_budget import naming_option
 
     if report is None:
         return

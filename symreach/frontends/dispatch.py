@@ -30,7 +30,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional, Sequence, Union
 
-from symreach.budgets import BudgetLike
+from symreach.search_budget import BudgetLike
 from symreach.errors import InputError
 from symreach.loader import yaml_source
 from symreach.loader.collector import collector_paused
@@ -241,7 +241,7 @@ def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_s
     """Read every input once and load them as one instance; ``namespace`` is the
     namespace of Kubernetes objects that name none (``kubectl apply -n``).
     ``on_sources`` is given the text read before it is parsed (Dask workers parse it too).
-    ``budget``: the Kubernetes front end's search budget (``symreach.budgets``; None: the active one)."""
+    ``budget``: the Kubernetes front end's search budget (``symreach.search_budget``; None: the active one)."""
     if isinstance(args, (str, os.PathLike)):
         args = [args]
     run = run if run is not None else RunContext()

@@ -28,7 +28,7 @@ The scheduler visits pools in Go map order (random, per node) and slices in
 informer order (random, per cycle): ``allocate_in_order`` runs the search in one
 order (``Allocator.walk``), ``dra_orders.allocate`` over every order that can
 differ. Selectors outside ``dra_cel`` are taken as matching, with a caveat; a
-search past the search budget's ``dra-allocator-steps`` guard (``symreach.budgets``)
+search past the search budget's ``dra-allocator-steps`` guard (``symreach.search_budget``)
 falls back to a matching that ignores constraints, with a caveat.
 """
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from symreach import budgets, reasons
+from symreach import search_budget, reasons
 from symreach.frontends import dra_cel
 from symreach.frontends.dra_matching import assignable
 from symreach.frontends.k8s_volumes import as_dict, as_list
@@ -226,7 +226,7 @@ class Allocator:
         self.requests: list[list[list[_Req]]] = []
         self.constraints: list[list[_MatchAttribute]] = []
         self.steps = 0
-        self.step_guard = budgets.Watch(budgets.DRA_ALLOCATOR_STEPS)
+        self.step_guard = search_budget.Watch(search_budget.DRA_ALLOCATOR_STEPS)
         self.every: list[tuple[int, _Req]] = []   # every request and subrequest, for ``signature``
 
     def walk(self) -> Iterator[tuple[Pool, Optional[Device]]]:
@@ -481,7 +481,7 @@ def allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, 
                       run.caveats)
         if not _relaxation_exact(run, constraints=not fits):   # constraints only remove fits
             out.caveats.append("DRA: the allocator's search on this node went "
-                               f"{budgets.past(budgets.DRA_ALLOCATOR_STEPS)}; the verdict is whether distinct "
+                               f"{search_budget.past(search_budget.DRA_ALLOCATOR_STEPS)}; the verdict is whether distinct "
                                "matching devices exist (constraints and errors not checked)")
         return out
     out = Outcome(None if found else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE,

@@ -19,7 +19,7 @@ each sigma's fitting and erring nodes (v1 ``dra.cycleOrders``, ``Instance.cycle_
 semantics reads the joint condition from it (``semantics.abort_failure``). The sigmas tried are those
 the allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
 selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
-search budget's guards against pathological inputs (``symreach.budgets``: ``dra-cycle-orders``,
+search budget's guards against pathological inputs (``symreach.search_budget``: ``dra-cycle-orders``,
 ``dra-cycle-searches``; the random states stay far below)
 no table is recorded and every fit is marked with a caveat. Each allocation state a witness reaches
 has its own table (``k8s_dra_state``). Above 101 nodes the early stop counts as feasible, under
@@ -32,7 +32,7 @@ from itertools import product
 from math import prod
 from typing import Iterator, Optional
 
-from symreach import budgets
+from symreach import search_budget
 from symreach.frontends.dra_allocator import Pool
 from symreach.frontends.dra_orders import runs, slice_kinds
 
@@ -75,10 +75,10 @@ def cycle_orders(shared: dict[Key, list[int]], kinds: dict[int, Optional[int]]) 
         for arrangement in _arrangements([kinds[i] for i in counted]):
             queues = {k: [i for i in counted if kinds[i] == k] for k in set(arrangement)}
             orders.append([queues[k].pop(0) for k in arrangement] + [i for i in ids if i not in counted])
-            if budgets.over(budgets.DRA_CYCLE_ORDERS, len(orders)):
+            if search_budget.over(search_budget.DRA_CYCLE_ORDERS, len(orders)):
                 return None
         per_pool.append(orders)
-    if budgets.over(budgets.DRA_CYCLE_ORDERS, prod(len(o) for o in per_pool)):
+    if search_budget.over(search_budget.DRA_CYCLE_ORDERS, prod(len(o) for o in per_pool)):
         return None
     return [{sid: rank for order in choice for rank, sid in enumerate(order)} for choice in product(*per_pool)]
 
@@ -110,7 +110,7 @@ def cycle_table(claims: list[dict], pools_of: dict[str, list[Pool]], classes: di
     if orders is None:
         return None
     fixed = frozenset(shared)
-    allowance = budgets.Allowance(budgets.DRA_CYCLE_SEARCHES)   # every order's and node's runs share it
+    allowance = search_budget.Allowance(search_budget.DRA_CYCLE_SEARCHES)   # every order's and node's runs share it
     table: Table = []
     for rank in orders:
         fits: set[str] = set()

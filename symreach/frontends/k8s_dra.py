@@ -42,7 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from symreach import budgets, filter_runs
+from symreach import search_budget, filter_runs
 from symreach.frontends import dra_allocator, dra_orders, dra_slice_orders
 from symreach.frontends.dra_allocator import Device, Pool
 from symreach.frontends.k8s_volumes import as_dict, as_list
@@ -249,7 +249,7 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
         return out + [f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the "
                       "scheduler draws once per cycle for every node, and every order that fits there makes another "
                       "node err; the model draws the order per node (the fit may be too lenient): telling the "
-                      "orders apart went " + budgets.past(budgets.DRA_CYCLE_ORDERS, budgets.DRA_CYCLE_SEARCHES)]
+                      "orders apart went " + search_budget.past(search_budget.DRA_CYCLE_ORDERS, search_budget.DRA_CYCLE_SEARCHES)]
     found.cycle_orders = [{"fits": sorted(fits), "errs": {node: list(why) for node, why in sorted(errs.items())}}
                           for fits, errs in table]
     return out

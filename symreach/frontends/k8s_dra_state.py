@@ -34,7 +34,7 @@ could take (the scheduler's pool order is a Go map's, so random; modelled: pools
 by driver and name, slices in input order; an order in which the allocator errs
 places nothing, so it is no other outcome), and more joint states than the search
 budget's ``dra-states`` guard (or evaluations than ``dra-state-work``, states x users
-x nodes; ``symreach.budgets``). States are kept up to renaming
+x nodes; ``symreach.search_budget``). States are kept up to renaming
 devices within a kind (``_States.canonical``), so a trace names one device of
 the kind the scheduler takes, not necessarily the one it takes.
 """
@@ -46,7 +46,7 @@ from itertools import permutations
 from math import factorial
 from typing import Optional, Union
 
-from symreach import budgets
+from symreach import search_budget
 from symreach.frontends.k8s_dra import DraIndex, PodDra, allocation_status, dra_field, first_allocation, pod_dra
 
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
@@ -268,10 +268,10 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     memo = _Memo(index, keys, nodes)
     s = 0
     while s < len(found.states):
-        many = budgets.over(budgets.DRA_STATES, len(found.states))
-        if budgets.over(budgets.DRA_STATE_WORK, len(found.states) * max(1, len(users) * len(nodes))) or many:
+        many = search_budget.over(search_budget.DRA_STATES, len(found.states))
+        if search_budget.over(search_budget.DRA_STATE_WORK, len(found.states) * max(1, len(users) * len(nodes))) or many:
             return None, ["DRA: listing the joint device allocations that deployments and deletions reach went "
-                          + budgets.past(budgets.DRA_STATES, budgets.DRA_STATE_WORK)]
+                          + search_budget.past(search_budget.DRA_STATES, search_budget.DRA_STATE_WORK)]
         state = found.states[s]
         view = found.view(state)
         allocated = frozenset(view.allocated())
@@ -312,7 +312,7 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
         caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
                        "scheduler tries in random order (modelled: pools by driver and name, slices in input order)"
                        + ("; whether the order changes what it takes was not checked where trying every order of "
-                          f"a node's pools went {budgets.past(budgets.DRA_POOL_ORDERS, needed=factorial(unchecked))}"
+                          f"a node's pools went {search_budget.past(search_budget.DRA_POOL_ORDERS, needed=factorial(unchecked))}"
                           if unchecked else ""))
     slots = [f"{ns}/{c}" for ns, c in keys] + [PODS + name for name in per_pod]
     return {name: {"slots": slots, "states": entries[name]} for name in users}, caveats
@@ -370,7 +370,7 @@ def _first(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tu
         return None, True
     pools = sorted({(d.driver, d.pool) for d in view.devices(node)[0]})
     alike: Optional[bool] = True
-    if len(pools) > 1 and budgets.over(budgets.DRA_POOL_ORDERS, factorial(len(pools))):
+    if len(pools) > 1 and search_budget.over(search_budget.DRA_POOL_ORDERS, factorial(len(pools))):
         alike = None
     elif len(pools) > 1:
         others = (first_allocation(view, claims, node, allocated, list(o)) for o in permutations(pools))

@@ -36,7 +36,7 @@ give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choi
 Not modelled, and marked with a caveat instead: the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
 decides it), and a group with more joint bindings than the search budget's ``volume-bindings``
-guard (``symreach.budgets``, 256 by default:
+guard (``symreach.search_budget``, 256 by default:
 had the first free PV of a class been named, n claims that deployments bind in any
 order to n interchangeable PVs would make sum_k C(n,k) k! states, 326 for n = 5;
 each claim naming its own PV of the class where free (``Runs.own``), they make
@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from symreach import budgets
+from symreach import search_budget
 from symreach.frontends.k8s_volume_filters import (
     bound_index,
     candidate_volumes,
@@ -158,7 +158,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
-        if budgets.over(budgets.VOLUME_BINDINGS, len(states)):   # the pod slots' ``frees`` (``_held_fields``) add states too
+        if search_budget.over(search_budget.VOLUME_BINDINGS, len(states)):   # the pod slots' ``frees`` (``_held_fields``) add states too
             return None, [_guard_caveat(claims)]
         joint = states[s]
         bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None and k[0] != HELD})
@@ -178,7 +178,7 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                         drift |= drifts
                         provisioned |= provisions
                         if nxt not in ids:
-                            if budgets.over(budgets.VOLUME_BINDINGS, len(states) + 1):   # before the next choice is listed
+                            if search_budget.over(search_budget.VOLUME_BINDINGS, len(states) + 1):   # before the next choice is listed
                                 return None, [_guard_caveat(claims)]
                             ids[nxt] = len(states)
                             states.append(nxt)
@@ -332,7 +332,7 @@ def _caveat(claims: list[Key], what: str) -> str:
 
 def _guard_caveat(claims: list[Key]) -> str:
     return (_caveat(claims, "")[:-1] + ": what deployments bind is not followed (the verdicts are those of the "
-            f"input's bindings): listing the joint bindings they reach went {budgets.past(budgets.VOLUME_BINDINGS)}")
+            f"input's bindings): listing the joint bindings they reach went {search_budget.past(search_budget.VOLUME_BINDINGS)}")
 
 
 def bind_all(index: VolumeIndex, binders: dict[str, Binder], nodes: list[dict]

@@ -18,7 +18,7 @@ depends on less: PVs every claim of the pod sees alike on the node are one
 class, and the next claim plus how many PVs of each class are taken is the
 whole state of a run (``Runs``), searched memoized: exact, with no bound on the
 runs, and polynomial in the claims for a given number of classes
-(the search budget's ``volume-search`` guard, ``symreach.budgets``, stops pathological inputs only).
+(the search budget's ``volume-search`` guard, ``symreach.search_budget``, stops pathological inputs only).
 Reachability is existential
 over these runs (``k8s_volume_filters``).
 """
@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional
 
-from symreach import budgets
+from symreach import search_budget
 from symreach.frontends.go_sort import go_sort
 from symreach.frontends.k8s_volumes import SELECTED_NODE, VolumeIndex, annotations, as_dict, as_list
 from symreach.loader.labels import parse_label_selector, parse_node_selector
@@ -39,13 +39,13 @@ from symreach.loader.shapes import FieldError
 
 class SearchBound(Exception):
     """The search states (claim, PVs taken per class) ``Runs`` memoizes on a node passed the
-    ``volume-search`` guard (``symreach.budgets``): the input order's run then stands for all, with a caveat."""
+    ``volume-search`` guard (``symreach.search_budget``): the input order's run then stands for all, with a caveat."""
 
 
 def search_caveat(claims: list["Claim"], nodes: list[str]) -> str:
     names = ", ".join(f"{c.namespace}/{c.name}" for c in claims)
     return (f"claim(s) {names}: the verdict on {', '.join(nodes)} and what a deployment there may bind are the input "
-            f"order's run's only: VolumeBinding's runs there went {budgets.past(budgets.VOLUME_SEARCH)}")
+            f"order's run's only: VolumeBinding's runs there went {search_budget.past(search_budget.VOLUME_SEARCH)}")
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class Runs:
             self.ranks[key] = per_class.get(cls, 0)
             per_class[cls] = self.ranks[key] + 1
         self.memo: dict[tuple[int, tuple[int, ...]], Leftovers] = {}
-        self.guard = budgets.Watch(budgets.VOLUME_SEARCH)
+        self.guard = search_budget.Watch(search_budget.VOLUME_SEARCH)
 
     def choices(self, k: int, taken: Taken) -> list[Optional[str]]:
         """What claim k may get with ``taken`` gone: one PV per shape and None (unmatched) where

@@ -23,7 +23,7 @@ What becomes what:
   ``staticPod``: protected under operator moves).
 - PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (name, namespace,
   selector, minAvailable/maxUnavailable, unhealthyPodEvictionPolicy),
-  checked strictly by the v1 loader (``loader/budgets.py``).
+  checked strictly by the v1 loader (``loader/search_budget.py``).
 - Pod with ``spec.nodeName`` and not finished -> one pod of the initial
   configuration, attached to its workload's type through ownerReferences
   (Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob, DaemonSet per
@@ -45,7 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
-from symreach import budgets
+from symreach import search_budget
 from symreach.errors import InputError
 from symreach.frontends.k8s_controllers import (
     TEMPLATE_PATHS,
@@ -174,13 +174,13 @@ def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Li
                               doc_files: Optional[list[tuple[str, int]]] = None,
                               default_namespace: str = DEFAULT_NAMESPACE,
                               run: Optional[RunContext] = None,
-                              budget: budgets.BudgetLike = None) -> tuple[Instance, Report]:
+                              budget: search_budget.BudgetLike = None) -> tuple[Instance, Report]:
     """Convert, then load through the v1 loader; its errors point back at the source objects.
 
     ``doc_files`` names (file, document index in it) per document when the
     documents come from several files. ``default_namespace`` is the namespace
     of namespaced objects that name none (``kubectl apply -n NS``). ``budget``:
-    the exact searches' (``symreach.budgets``; None: the active one); where it
+    the exact searches' (``symreach.search_budget``; None: the active one); where it
     gave another instance than the default would, the instance records it.
     """
     from symreach.loader import load_document
@@ -188,7 +188,7 @@ def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Li
     converter = _Converter(filename, docs, lines, doc_files)
     converter.default_namespace = default_namespace
     converter.context = run if run is not None else RunContext()
-    with budgets.loading(budget) as load:
+    with search_budget.loading(budget) as load:
         conversion = converter.run()
     try:
         instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)

@@ -151,7 +151,7 @@ class Load:
     departed: set[str] = field(default_factory=set)
 
 
-_ACTIVE: ContextVar[Load] = ContextVar("symreach.budgets", default=Load(DEFAULT))
+_ACTIVE: ContextVar[Load] = ContextVar("symreach.search_budget", default=Load(DEFAULT))
 
 
 def active() -> Budget:
