@@ -38,6 +38,7 @@ allocate or free (the verdicts are those of the input's allocation state).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -216,8 +217,9 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
     nodes; ``semantics.cycle_runs_past`` decides whether a run can stop before every erring node,
     exactly when the candidates share one zone, cannot hold k + 1 feasible nodes besides an erring one
-    (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (every chunk
-    of the parallel scan held by its own worker, up to about 250 nodes), or are named by
+    (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (its search's
+    bound, from the zones' node counts: e.g. 2 zones of equal size up to 1,374 nodes, 3 up to 309, any
+    sizes 286 and 151), or are named by
     NodeAffinity's PreFilterResult (map order: one zone, k from their count, ``PodType.prefilter_named``;
     also where it names every node). Marked otherwise. The order of a
     pool's slices is drawn once per cycle for every node (``dra_orders.allocate`` takes it per
@@ -227,10 +229,10 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     out = []
     named = _prefilter_names(spec)
     candidates = [node for node in nodes if named is None or node["name"] in named]
-    zones = {zone_key(node.get("labels") or {}) for node in candidates}
+    zones = Counter(zone_key(node.get("labels") or {}) for node in candidates)
     k = num_feasible_nodes_to_find(len(candidates))
     if len(candidates) - 1 > k and len(zones) > 1 and named is None \
-            and not filter_runs.exact_domain(len(candidates), len(zones), k):
+            and not filter_runs.exact_domain(len(candidates), len(zones), k, sizes=list(zones.values())):
         out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones beyond the exact "
                    "search the scheduler stops filtering after "
                    "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not "
