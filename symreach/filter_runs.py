@@ -20,7 +20,9 @@ chunks before j (the unfinished ones among them) and every other chunk before j,
 before n, is filtered first: there the zones' nodes beyond their others are feasible and must be
 fewer than k, and one more feasible node must be filtered after n. ``tests/filter_runs_brute.py``
 simulates every list, start and interleaving; the tests compare the two on every small split, with
-fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays bounded."""
+fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays within a bound
+(the search budget's ``filter-runs`` guard, ``symreach.search_budget``: the front end checks it at load and
+records a value other than the default in the instance, which the solve's ``runs_past`` then reads)."""
 
 from __future__ import annotations
 
@@ -29,8 +31,10 @@ from itertools import permutations
 from math import isqrt
 from typing import Iterator, Optional, Sequence
 
+from symreach import search_budget
+
 PARALLELISM = 16   # kube-scheduler's default parallelism: Until's workers
-MAX_WORK = 10 ** 9   # the exact search's bound on its steps (``_work``); beyond, None
+MAX_WORK = search_budget.BY_NAME[search_budget.FILTER_RUNS].default   # the default bound on ``_work``; beyond, None
 
 
 def chunk_size(nodes: int, parallelism: int = PARALLELISM) -> int:
@@ -39,12 +43,18 @@ def chunk_size(nodes: int, parallelism: int = PARALLELISM) -> int:
 
 
 def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM,
-                 sizes: Optional[Sequence[int]] = None) -> bool:
-    """Whether ``runs_past`` answers (not None) for ``nodes`` nodes in ``zones`` zones with the
-    scheduler's chunks: the search is small enough. ``sizes``: the zones' node counts, if known
-    (equal ones repeat the list every round: ``zones`` starts to search, not ``nodes``)."""
+                 sizes: Optional[Sequence[int]] = None, bound: int = MAX_WORK) -> bool:
+    """Whether ``runs_past`` under ``bound`` answers (not None) for ``nodes`` nodes in ``zones`` zones
+    with the scheduler's chunks, whatever their kinds: the search is small enough."""
+    return work(nodes, zones, k, parallelism, sizes) <= bound
+
+
+def work(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM, sizes: Optional[Sequence[int]] = None) -> int:
+    """The bound ``runs_past`` needs to answer on every count of ``nodes`` nodes in ``zones`` zones.
+    ``sizes``: the zones' node counts, if known (equal ones repeat the list every round: ``zones``
+    starts to search, not ``nodes``)."""
     starts = _starts(sizes) if sizes is not None else nodes
-    return _work(nodes, zones, k, chunk_size(nodes, parallelism), starts) <= MAX_WORK
+    return _work(nodes, zones, k, chunk_size(nodes, parallelism), starts)
 
 
 def _starts(sizes: Sequence[int]) -> int:
@@ -81,11 +91,12 @@ def _factorial(n: int) -> int:
 Counts = tuple[tuple[int, int, int], ...]
 
 
-def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int) -> Optional[bool]:
+def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int,
+              bound: int = MAX_WORK) -> Optional[bool]:
     """Whether some run misses every erring node and finds a feasible node of zone ``own`` (None:
-    any node): zones' (feasible, others, erring) counts. None when the search is beyond ``MAX_WORK``."""
+    any node): zones' (feasible, others, erring) counts. None when the search is beyond ``bound``."""
     return _runs_past(tuple(sorted(zones)) if own is None else _own_first(zones, own), own is not None,
-                      k, chunk, workers)
+                      k, chunk, workers, bound)
 
 
 def _own_first(zones: Counts, own: int) -> Counts:
@@ -93,7 +104,7 @@ def _own_first(zones: Counts, own: int) -> Counts:
 
 
 @lru_cache(maxsize=4096)
-def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -> Optional[bool]:
+def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, bound: int) -> Optional[bool]:
     nodes = sum(map(sum, zones))
     if has_own and not zones[0][0]:
         return False
@@ -102,7 +113,7 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -
     spare = sum(f for f, _, _ in zones) - k - 1   # feasible nodes that may stay unfiltered
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
-    if _steps(zones, chunk, workers) > MAX_WORK:
+    if _steps(zones, chunk, workers) > bound:
         return None
     held = min(workers, -(-nodes // chunk))
     if has_own:
