@@ -51,15 +51,15 @@ def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM,
 
 def work(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM, sizes: Optional[Sequence[int]] = None) -> int:
     """The bound ``runs_past`` needs to answer on every count of ``nodes`` nodes in ``zones`` zones.
-    ``sizes``: the zones' node counts, if known (equal ones repeat the list every round: ``zones``
-    starts to search, not ``nodes``)."""
+    ``sizes``: the zones' node counts, if known (equal ones: one start per zone order, not ``nodes``)."""
     starts = _starts(sizes) if sizes is not None else nodes
     return _work(nodes, zones, k, chunk_size(nodes, parallelism), starts)
 
 
 def _starts(sizes: Sequence[int]) -> int:
-    """The starts whose lists differ, at most: the round robin of equal zones repeats every round."""
-    return len(sizes) if len(set(sizes)) <= 1 else sum(sizes)
+    """The starts to search per zone order: with zones of equal size the list from start s is the
+    round robin of the order rotated by s (every order is searched), so start 0 alone; else every node."""
+    return 1 if len(set(sizes)) <= 1 else sum(sizes)
 
 
 def _work(nodes: int, zones: int, k: int, chunk: int, starts: int) -> int:
@@ -125,12 +125,12 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
 
 
 def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str) -> bool:
-    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method)."""
+    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method), each list once."""
     seen = set()
     sizes = [sum(z) for z in zones]
     for order in _orders(zones, has_own):
         listed = _round_robin(order, sizes)
-        for start in range(len(listed)):
+        for start in range(_starts(sizes)):
             rotated = listed[start:] + listed[:start]
             key = tuple(_class(zones, has_own, z) for z in rotated)
             if key in seen:
@@ -166,18 +166,27 @@ Vec = tuple[int, ...]
 
 
 class _States:
-    """A dynamic program's states: (key, holes taken) -> the least loss."""
+    """A dynamic program's states: key -> the (holes taken, loss) no other of the key beats in both
+    (fewer holes leave more choices, less loss too: a state beaten in both reaches nothing more)."""
 
     def __init__(self) -> None:
-        self.least: dict[tuple[tuple, int], int] = {}
+        self.least: dict[tuple, list[tuple[int, int]]] = {}
 
     def add(self, key: tuple, holes: int, loss: int) -> None:
-        if self.least.get((key, holes), loss + 1) > loss:
-            self.least[(key, holes)] = loss
+        front = self.least.get(key)
+        if front is None:
+            self.least[key] = [(holes, loss)]
+            return
+        for h, lost in front:
+            if h <= holes and lost <= loss:
+                return
+        front[:] = [(h, lost) for h, lost in front if h < holes or lost < loss]
+        front.append((holes, loss))
 
     def items(self) -> Iterator[tuple[tuple, int, int]]:
-        for (key, holes), loss in self.least.items():
-            yield key, holes, loss
+        for key, front in self.least.items():
+            for holes, loss in front:
+                yield key, holes, loss
 
 
 class _Scan:

@@ -511,8 +511,8 @@ def test_a_prefilter_result_is_one_zone_with_k_from_its_names(left_out):
     _job_on_n1(inst, t, lands)
 
 
-# 3 equal zones of 104 nodes: the first count of 3 equal zones past the default filter-runs guard
-PAST = 312
+# 3 equal zones of 136 nodes: the first count of 3 equal zones past the default filter-runs guard
+PAST = 408
 
 
 def _three_equal(nodes: int, erring: int) -> tuple[list[dict], dict[str, tuple[int, int, int]]]:
@@ -530,11 +530,11 @@ def _three_equal(nodes: int, erring: int) -> tuple[list[dict], dict[str, tuple[i
 
 
 def test_a_raised_search_budget_decides_the_runs_past_the_default_bound():
-    """312 nodes in 3 equal zones (k = 149, 19 chunks of 17): past the default ``filter-runs`` guard
-    (``filter_runs.exact_domain``; 309 are within), so the type is marked, naming the guard and the
+    """408 nodes in 3 equal zones (k = 191, 21 chunks of 20): past the default ``filter-runs`` guard
+    (``filter_runs.exact_domain``; 405 are within), so the type is marked, naming the guard and the
     factor that raises it (2). Loaded under that budget: no mark, the instance records the guard's
     value (and its digest the budget), and the solve's search reads it: job lands on n1 exactly as
-    ``runs_past`` with no bound says (zone a's 47 erring nodes: only the exact search finds the run,
+    ``runs_past`` with no bound says (zone a's 66 erring nodes: only the exact search finds the run,
     ``tests/test_filter_runs.py`` proves it against the brute force). A budget lowering the guard to
     1,000 steps marks the type too, and the solve, reading that value, falls back to the constructed
     runs (job does not land: too strict, as the mark says)."""
@@ -546,7 +546,7 @@ def test_a_raised_search_budget_decides_the_runs_past_the_default_bound():
     assert filter_runs.exact_domain(PAST - 3, 3, num_feasible_nodes_to_find(PAST - 3), sizes=[PAST // 3 - 1] * 3)
     assert not filter_runs.exact_domain(PAST, 3, k, sizes=sizes)
     factor = -(-filter_runs.work(PAST, 3, k, sizes=sizes) // filter_runs.MAX_WORK)
-    docs, zones = _three_equal(PAST, 46)
+    docs, zones = _three_equal(PAST, 65)
     exact = filter_runs.runs_past(tuple(zones.values()), 0, k, filter_runs.chunk_size(PAST), filter_runs.PARALLELISM,
                                   bound=10 ** 100)
     assert exact and not semantics.zone_runs_past(zones, "a", k)
@@ -560,7 +560,7 @@ def test_a_raised_search_budget_decides_the_runs_past_the_default_bound():
         "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not evaluate a "
         "node where the allocator errs"]
     assert marks(report)[0].endswith(
-        "the exact search of the runs of 312 nodes in 3 zones went past the search budget of 1,000,000,000 search "
+        "the exact search of the runs of 408 nodes in 3 zones went past the search budget of 1,000,000,000 search "
         f"steps (filter-runs); a search budget of {factor} raises it") and factor == 2
     assert default.search_budget is None and default.filter_runs_work is None
     raised, report = load_kubernetes_documents(docs, "<abort>", budget=Budget(factor))
