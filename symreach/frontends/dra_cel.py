@@ -371,9 +371,10 @@ class _Domains:
 
     def get(self, domain: object) -> dict:
         """A new map per read, as cel-go wraps the Go map anew; a domain with nothing the one empty
-        map both ``attributes`` and ``capacity`` hand out (a map key by identity tells them apart)."""
+        map both ``attributes`` and ``capacity`` hand out (a map key by identity tells them apart),
+        also for a key of another type (the scheduler's ``mapper.Find`` answers the default then)."""
         if not isinstance(domain, str):
-            raise CelFailure("no such overload")
+            return self.empty
         return {name: v for (d, name), v in self.values.items() if d == domain} or self.empty
 
     def present(self) -> dict:
@@ -384,6 +385,7 @@ class _Domains:
         return out
 
 
+_ATTRIBUTES = ("id", "field", "index", "optfield", "optindex")   # cel-go plans these as attributes
 _HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident", "field": "field",
              "index": "index", "call": "call", "list": "list_", "map": "map_", "optfield": "optional",
              "optindex": "optional"}
@@ -427,13 +429,12 @@ class _Eval:
         """``x.?f`` and ``x[?k]``: ``optional.none()`` where the key is absent, chained through optionals."""
         target = self.run(node[1])
         key = node[2] if node[0] == "optfield" else self.run(node[2])
+        self._qualifier(node[2], key)
         if isinstance(target, Optional):
             if not target.present:
                 return target
             target = target.value
         if isinstance(target, dict):
-            if not (key is None or isinstance(key, (str, int, float))):
-                raise Unsupported("an optional index of type " + type_name(key))
             found = map_find(target, key)
             return Optional(map_has(target, key), found)
         if isinstance(target, list) and node[0] == "optindex" and kind(key) == "num" and not isinstance(key, float):
@@ -595,14 +596,27 @@ class _Eval:
             raise Unsupported("formatting device values of two types Go cannot print")
         return plain
 
+    def _qualifier(self, node: Node | str, key: object) -> None:
+        """cel-go's ``newQualifier`` check of an index's value; ``device`` read directly (an attribute
+        cel-go resolves without wrapping) is its Go map ``map[string]interface {}``."""
+        raw = isinstance(key, _Device) and not isinstance(node, str) and self._raw_device(node)
+        check_qualifier(key, "map[string]interface {}" if raw else None)
+
+    def _raw_device(self, node: Node) -> bool:
+        if node[0] == "id":
+            return node[1].removeprefix(".") == "device" and node[1] not in self.scope
+        if node[0] == "?" and _attribute(node):
+            return self._raw_device(node[2] if self.run(node[1]) is True else node[3])
+        return False
+
     def _index(self, node: Node) -> object:
         target, key = self.run(node[1]), self.run(node[2])
+        self._qualifier(node[2], key)
         if isinstance(target, Optional):
             return self._optional(("optindex",) + tuple(node[1:]))
         if isinstance(target, _Domains):
             return target.get(key)
         if isinstance(target, dict):
-            check_qualifier(key)
             if not map_has(target, key):
                 raise CelFailure(f"no such key: {key_text(key)}")
             return map_find(target, key)
@@ -714,6 +728,11 @@ class _Eval:
         if not isinstance(value, bool):
             raise CelFailure("no such overload")
         return value
+
+
+def _attribute(node: Node) -> bool:
+    """Whether cel-go plans ``node`` as an attribute (a conditional one when both branches are)."""
+    return node[0] in _ATTRIBUTES or node[0] == "?" and _attribute(node[2]) and _attribute(node[3])
 
 
 def _time_int(value: Timestamp | Duration) -> int:
