@@ -21,15 +21,23 @@ from symreach.frontends.dra_cel_re2 import Re2Error, Re2Unsupported, translate
 
 @dataclass(frozen=True)
 class CelError:
-    """A CEL runtime error, with cel-go's message."""
+    """A CEL runtime error, with cel-go's message; where Go's random map order or a pointer picks
+    the message (the error itself is certain), ``pattern``: a regular expression every message
+    Go can give fully matches, ``message`` one of them."""
 
     message: str
+    pattern: str = ""
+
+    def admits(self, message: str) -> bool:
+        """Whether Go can report this error with ``message``."""
+        return message == self.message or bool(self.pattern) and re.fullmatch(self.pattern, message) is not None
 
 
 class CelFailure(Exception):
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, pattern: str = "") -> None:
         super().__init__(message)
         self.message = message
+        self.pattern = pattern
 
 
 class Unsupported(Exception):
@@ -321,11 +329,11 @@ _GO_TYPES = {"bytes": "types.Bytes", "Semver": "cel.Semver", "Format": "cel.Form
              "Url": "cel.URL", "Optional": "*types.Optional", "Timestamp": "types.Timestamp"}
 _VALUE_KEYS = ("Duration", "Address", "Network", "CelType")
 _UNHASHABLE = ("bytes", "Semver", "Format")
-_POINTER_KEYS = ("list", "ConcatList", "dict", "Quantity", "Url", "_Device", "_Domains")
+_POINTER_KEYS = ("list", "ConcatList", "dict", "Quantity", "Url", "Device", "Domains")
 # an index's Go type beyond those (``dra_cel``'s ``device`` is a map cel-go wraps anew at each read,
 # its ``attributes`` and ``capacity`` the scheduler's ``cel.mapper`` struct)
 _QUALIFIER_TYPES = {"NoneType": "types.Null", "list": "*types.baseList", "ConcatList": "*types.concatList",
-                    "dict": "*types.baseMap", "_Device": "*types.baseMap", "_Domains": "cel.mapper"}
+                    "dict": "*types.baseMap", "Device": "*types.baseMap", "Domains": "cel.mapper"}
 
 
 def check_qualifier(key: object, go_type: str | None = None) -> None:
@@ -382,14 +390,7 @@ def key_text(key: object) -> str:
         return go_float_text(key)
     if isinstance(key, (str, int)):
         return str(key)
-    if isinstance(key, list):   # baseList.String: each element's %v
-        return "[" + ", ".join(key_text(x) for x in key) + "]"
-    if isinstance(key, dict) and len(key) < 2:   # more entries: Go's random map order
-        return "{" + "".join(f"{key_text(key_value(k))}: {key_text(v)}" for k, v in key.items()) + "}"
-    held = type(key).__name__
-    if held == "Optional":
-        return f"optional({key_text(key.value)})" if key.present else "optional.none()"   # type: ignore[attr-defined]
-    if held == "Duration":
+    if type(key).__name__ == "Duration":
         return go_duration_text(key.nanos)   # type: ignore[attr-defined]
     raise Unsupported("a map key of type " + type_name(key))
 
