@@ -70,19 +70,22 @@ but a variable's optional is a new pointer at each read), ``optional.none()`` on
 timestamps by instant and ``*time.Location`` (nil for ``Z``, Local for a zero offset, one per
 whole hour from -12 to +14, else one per parse: ``dra_cel_time``), bytes, semvers and formats
 an error (Go cannot hash them: cel-go recovers the panic), and an index of such a type is
-``invalid qualifier type``. The getters' time
-zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps.
+``invalid qualifier type``. So are ``device`` (a new Go map at each read) and its
+``attributes``/``capacity`` (the scheduler's ``cel.mapper``, one each) as keys; an index or ``[?k]``
+by a list, a map, an optional, null or the device fails naming its Go type (``*types.baseList``,
+``*types.concatList`` for ``a + b``, ``*types.baseMap``, ``cel.mapper``, ``map[string]interface {}``),
+and of a scalar says ``no such key`` (``dra_cel_index``). ``insert failed`` prints its key with
+Go's ``%v`` (``dra_cel_gotext``). The getters' time
+zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps. Where Go's
+random map order or a pointer picks an error's message (``%s`` of maps holding a semver and a
+quantity, ``insert failed`` naming a map or the device), the error is certain and
+``CelError.pattern`` admits every message Go can give.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): ``device`` or its
-``attributes``/``capacity`` map as a map key, an index or ``[?k]`` by a list or a map (the
-message names the list's Go type) or ``[?k]`` by an optional, an ``insert failed``
-message naming a list or an optional key; ``%s`` of a device holding both a semver
-and a quantity (Go's random map order picks which error it reports); a ``format``
-precision over 10,000 (the variant's answers show x/text's digit count wrapping past
-32,767); a pattern over
-2,000 characters or 200 nested groups (Go refuses a parse tree over 1,000 high or
-3.3M instructions, limits not modelled).
+as matching and marks the answer with a caveat, never silently): an ``insert failed`` key
+holding a ``format.*`` value (Go prints the validator's function pointer in the scheduler's
+binary); a pattern over 2,000 characters or 200 nested groups (Go refuses a parse tree over
+1,000 high or 3.3M instructions, limits not modelled).
 
 A domain with no attribute is an empty map (the scheduler's default, one map for
 every such read; ``has`` finds every domain, ``in``, ``size`` and the macros see the

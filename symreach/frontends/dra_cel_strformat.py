@@ -7,7 +7,9 @@ Go's ``%q``, doubles with six decimals, map entries sorted), while ``%f`` and ``
 through golang.org/x/text's locale printer: ``%f`` groups the integer digits with commas
 (``1,234.50``, infinity ``∞``), and ``%e`` is printed as ``%<precision>e`` (cel-go passes
 the precision as the width, so six significant decimals always) in the locale's
-superscript form ``1.234500×10⁰³``, padded with spaces to that width. Errors carry
+superscript form ``1.234500×10⁰³``, padded with spaces to that width (x/text keeps a precision
+as int16 digits to round to and uint8 digits to pad to, a width as uint16, and gives up at
+``%!(NOVERB)`` on a number its parser reads past 1e6: every size is modelled). Errors carry
 cel-go's texts (measured against the kso DRA variant, ``tests/test_dra_cel_environment.py``).
 """
 
