@@ -84,8 +84,10 @@ quantity, ``insert failed`` naming a map or the device), the error is certain an
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
 as matching and marks the answer with a caveat, never silently): an ``insert failed`` key
 holding a ``format.*`` value (Go prints the validator's function pointer in the scheduler's
-binary); a pattern over 2,000 characters or 200 nested groups (Go refuses a parse tree over
-1,000 high or 3.3M instructions, limits not modelled).
+binary); a pattern over 2,000 characters (Python's backtracking matcher can take minutes on
+one), 200 nested groups (Python's ``re`` recursion), or whose bounds of Go's tree height, size
+and class runes (``dra_cel_re2_limits``) exceed Go's limits (1,000 high, 3.3M instructions,
+33.5M runes), where Go may refuse it (``expression nests too deeply``, ``expression too large``).
 
 A domain with no attribute is an empty map (the scheduler's default, one map for
 every such read; ``has`` finds every domain, ``in``, ``size`` and the macros see the
