@@ -3,12 +3,13 @@
     python -m benchmarks.dra_state_cap --seeds 1,2 --inputs 150
 
 ``frontends.k8s_dra_state`` explores the joint device allocations reachable from
-an input's (``MAX_STATES`` states, ``MAX_WORK`` states x users x nodes); above
+an input's (the search budget's ``dra-states`` and ``dra-state-work`` guards,
+``symreach.search_budget``: states, states x users x nodes); above
 that the input keeps the old caveat ("devices that earlier steps of a witness
 allocate ... are not modelled"). For the inputs of ``benchmarks.kso_dra_walks``
 (``walk_input``), prints how many are over the cap, the states explored, and the
 CPU time of loading them (front end and v1 loader), total and largest, with the
-load. ``--states N --work N`` try other caps on the same inputs.
+load. ``--states N --work N`` try other guards on the same inputs.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ import random
 import time
 
 from benchmarks.kso_dra_walks import walk_input
-from symreach.frontends import k8s_dra_state
+from symreach import search_budget
 from symreach.frontends.kubernetes import load_kubernetes_documents
 
-OVER = "joint device allocations (not modelled)"
+OVER = "joint device allocations"
 
 
-def measure(seeds: list[int], inputs: int) -> tuple[int, int, float, float]:
+def measure(seeds: list[int], inputs: int, budget: search_budget.Budget = search_budget.DEFAULT) -> tuple[int, int, float, float]:
     """(inputs over the cap, states explored, load CPU seconds in total, the largest)."""
     over = states = 0
     total = largest = 0.0
@@ -35,7 +36,7 @@ def measure(seeds: list[int], inputs: int) -> tuple[int, int, float, float]:
         for i in range(inputs):
             objects, _ = walk_input(rng, i)
             t0 = time.process_time()
-            inst, report = load_kubernetes_documents(copy.deepcopy(objects), "<walk>")
+            inst, report = load_kubernetes_documents(copy.deepcopy(objects), "<walk>", budget=budget)
             spent = time.process_time() - t0
             total, largest = total + spent, max(largest, spent)
             over += any(OVER in c for cs in report.caveats.values() for c in cs)
@@ -47,14 +48,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="1", help="comma-separated seeds of walk_input")
     ap.add_argument("--inputs", type=int, default=150, help="inputs per seed")
-    ap.add_argument("--states", type=int, default=k8s_dra_state.MAX_STATES, help="MAX_STATES to try")
-    ap.add_argument("--work", type=int, default=k8s_dra_state.MAX_WORK, help="MAX_WORK to try")
+    ap.add_argument("--states", type=int, default=search_budget.BY_NAME[search_budget.DRA_STATES].default,
+                    help="the dra-states guard to try")
+    ap.add_argument("--work", type=int, default=search_budget.BY_NAME[search_budget.DRA_STATE_WORK].default,
+                    help="the dra-state-work guard to try")
     args = ap.parse_args()
-    k8s_dra_state.MAX_STATES, k8s_dra_state.MAX_WORK = args.states, args.work
+    budget = search_budget.Budget(limits={search_budget.DRA_STATES: args.states, search_budget.DRA_STATE_WORK: args.work})
     seeds = [int(s) for s in args.seeds.split(",")]
     load = os.getloadavg()[0]
-    over, states, total, largest = measure(seeds, args.inputs)
-    print(f"seeds {seeds} x {args.inputs} inputs, MAX_STATES {args.states}, MAX_WORK {args.work}: "
+    over, states, total, largest = measure(seeds, args.inputs, budget)
+    print(f"seeds {seeds} x {args.inputs} inputs, dra-states {args.states}, dra-state-work {args.work}: "
           f"{over} over the cap; {states} states explored; load CPU {total:.1f} s in total, {largest:.2f} s the "
           f"largest; load {load:.1f} at start")
     return 0

@@ -2,28 +2,32 @@
 
 ``findNodesThatPassFilters`` filters the node list from ``nextStartNodeIndex`` (any index) with
 ``parallelize.Until``: chunks of ``chunkSizeFor(N, 16)`` consecutive pieces, handed out in order to
-min(16, chunks) workers, each running its chunk's pieces in order and checking the stop channel before
-each. The k + 1st feasible node counted cancels (and is dropped); an Error from a node filtered before
-the cancel aborts the cycle. The node tree lists zones round robin, zones and each zone's nodes in
-any order (``model.zone_key``); a PreFilterResult's names are one zone.
+W = min(16, chunks) workers, each running its chunk's pieces in order and checking the stop channel
+before each. The k + 1st feasible node counted cancels (and is dropped); an Error from a node filtered
+before the cancel aborts the cycle. The node tree lists zones round robin, zones and each zone's nodes
+in any order (``model.zone_key``); a PreFilterResult's names are one zone.
 
-So the nodes filtered before the cancel are: chunks 0..L picked, each a prefix of itself; at most
-``workers`` of them unfinished, and when exactly that many, L is one (no worker is left to pick
-another). With chunks <= workers that is any prefix of every chunk. A run then misses every erring
-node and finds n iff the prefixes' per-zone node counts e_z leave room for the zone's erring nodes
-(e_z <= feasible + others) and can hold k + 1 feasible nodes (sum of min(feasible, e_z) > k), n's zone
-having a slot among them: kinds are placed freely within a zone, every chunk before n's can be
-held back by its worker (chunks <= workers), and the nodes before n in its chunk are fewer than
-chunk <= k. ``tests/filter_runs_brute.py`` simulates every list, start and interleaving; the test
-compares the two on every small split. Above ``workers`` chunks the answer is the two constructed
-runs of ``constructed_runs_past`` (sound, not complete): ``exact_domain`` says which."""
+The filtered nodes of a run at any moment: chunks 0..L picked, each filtered a prefix of itself; an
+unfinished chunk keeps its worker, so at most W are unfinished, and when W are, L is one of them (no
+worker was free to pick a later chunk). In the rotated list the unfiltered nodes are therefore a tail
+(from anywhere to the end) and the suffixes of at most W - 1 chunks wholly before the tail's first
+chunk ("holes"); every such shape is a run (one worker finishes the whole chunks in order, each
+hole's worker stalls). Kinds are placed freely within a zone, so a run misses every erring node and counts
+k + 1 feasible ones iff the unfiltered counts u_z cover the erring nodes (u_z >= erring) and lose at
+most ``spare`` feasible nodes (sum of u_z - erring - others, where positive). Node n is among the
+first k iff, n taken as its zone's first filtered node in chunk j, the W - 1 other workers hold
+chunks before j (the unfinished ones among them) and every other chunk before j, with j's nodes
+before n, is filtered first: there the zones' nodes beyond their others are feasible and must be
+fewer than k, and one more feasible node must be filtered after n. ``tests/filter_runs_brute.py``
+simulates every list, start and interleaving; the tests compare the two on every small split, with
+fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays bounded."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from itertools import permutations
 from math import isqrt
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 PARALLELISM = 16   # kube-scheduler's default parallelism: Until's workers
 MAX_WORK = 10 ** 9   # the exact search's bound on its steps (``_work``); beyond, None
@@ -34,22 +38,44 @@ def chunk_size(nodes: int, parallelism: int = PARALLELISM) -> int:
     return max(1, min(isqrt(nodes), nodes // parallelism + 1))
 
 
-def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM) -> bool:
+def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM,
+                 sizes: Optional[Sequence[int]] = None) -> bool:
     """Whether ``runs_past`` answers (not None) for ``nodes`` nodes in ``zones`` zones with the
-    scheduler's chunks: every chunk can be held by its own worker, and the search is small enough."""
-    chunk = chunk_size(nodes, parallelism)
-    chunks = -(-nodes // chunk)
-    return chunks <= parallelism and _work(nodes, zones, k, chunk) <= MAX_WORK
+    scheduler's chunks: the search is small enough. ``sizes``: the zones' node counts, if known
+    (equal ones repeat the list every round: ``zones`` starts to search, not ``nodes``)."""
+    starts = _starts(sizes) if sizes is not None else nodes
+    return _work(nodes, zones, k, chunk_size(nodes, parallelism), starts) <= MAX_WORK
 
 
-def _work(nodes: int, zones: int, k: int, chunk: int) -> int:
-    """A bound on the search's steps: count vectors (the zones' free slots sum to at most
-    nodes - k - 1 when it is asked at all) x zone orders x starts x chunk suffixes."""
+def _starts(sizes: Sequence[int]) -> int:
+    """The starts whose lists differ, at most: the round robin of equal zones repeats every round."""
+    return len(sizes) if len(set(sizes)) <= 1 else sum(sizes)
+
+
+def _work(nodes: int, zones: int, k: int, chunk: int, starts: int) -> int:
+    """A bound on the search's steps for any counts (``_steps`` of the worst): the zones' free slots
+    sum to at most nodes - k - 1 when it is asked at all, so their count vectors are at most share ** zones."""
     share = max(0, nodes - k - 1) // max(zones, 1) + 2
-    orders = 1
-    for i in range(2, zones + 1):
-        orders *= i
-    return share ** zones * orders * nodes * (nodes + chunk)
+    return share ** zones * _factorial(zones) * starts * (nodes + chunk)
+
+
+def _steps(zones: "Counts", chunk: int, workers: int) -> int:
+    """The search's steps for these counts: count vectors (a zone's unfiltered count before the tail
+    is at most its erring + others, and at most the holes' W - 1 chunks) x zone orders x starts x
+    chunk suffixes. At most ``_work``."""
+    nodes = sum(map(sum, zones))
+    holes = (min(workers, -(-nodes // chunk)) - 1) * chunk
+    vectors = 1
+    for _, o, r in zones:
+        vectors *= min(r + o, holes) + 1
+    return vectors * _factorial(len(zones)) * _starts([sum(z) for z in zones]) * (nodes + chunk)
+
+
+def _factorial(n: int) -> int:
+    out = 1
+    for i in range(2, n + 1):
+        out *= i
+    return out
 
 
 Counts = tuple[tuple[int, int, int], ...]
@@ -57,8 +83,7 @@ Counts = tuple[tuple[int, int, int], ...]
 
 def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int) -> Optional[bool]:
     """Whether some run misses every erring node and finds a feasible node of zone ``own`` (None:
-    any node): zones' (feasible, others, erring) counts. None when outside the exact search's reach
-    (more chunks than workers, or a search beyond ``MAX_WORK``)."""
+    any node): zones' (feasible, others, erring) counts. None when the search is beyond ``MAX_WORK``."""
     return _runs_past(tuple(sorted(zones)) if own is None else _own_first(zones, own), own is not None,
                       k, chunk, workers)
 
@@ -77,25 +102,31 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -
     spare = sum(f for f, _, _ in zones) - k - 1   # feasible nodes that may stay unfiltered
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
-    if has_own and chunk > k:
-        return None   # n's chunk-mates before it could reach k (never with the scheduler's k)
-    chunks = -(-nodes // chunk)
-    if chunks > workers:
+    if _steps(zones, chunk, workers) > MAX_WORK:
         return None
-    if _work(nodes, len(zones), k, chunk) > MAX_WORK:
-        return None
-    caps = [r + o for _, o, r in zones]   # slots of a zone that may stay unfiltered for free
-    orders = _orders(zones, has_own)
-    for order in orders:
-        listed = _round_robin(order, [sum(zones[z]) for z in range(len(zones))])
-        seen = set()
-        for start in range(nodes):
+    held = min(workers, -(-nodes // chunk))
+    if has_own:
+        if not _search(zones, False, k, chunk, held, spare, "any"):
+            return False   # no run misses the erring nodes at all
+        if chunk <= k and _search(zones, True, k, chunk, held, spare, "any"):
+            return True   # n in one of the first W chunks: held back, fewer than k nodes before it
+    return _search(zones, has_own, k, chunk, held, spare, "own" if has_own else "any")
+
+
+def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str) -> bool:
+    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method)."""
+    seen = set()
+    sizes = [sum(z) for z in zones]
+    for order in _orders(zones, has_own):
+        listed = _round_robin(order, sizes)
+        for start in range(len(listed)):
             rotated = listed[start:] + listed[:start]
             key = tuple(_class(zones, has_own, z) for z in rotated)
             if key in seen:
                 continue
             seen.add(key)
-            if _fits(rotated, zones, has_own, caps, spare, chunk):
+            scan = _Scan(rotated, zones, k, chunk, held, spare)
+            if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
                 return True
     return False
 
@@ -120,35 +151,181 @@ def _round_robin(order: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(z for j in range(depth) for z in order if j < sizes[z])
 
 
-def _fits(rotated: tuple[int, ...], zones: Counts, has_own: bool, caps: list[int], spare: int,
-          chunk: int) -> bool:
-    """Some choice of each chunk's unfiltered suffix leaves every zone's erring nodes unfiltered
-    and loses at most ``spare`` feasible nodes (n's zone keeping a filtered slot)."""
-    width = len(zones)
-    # state: per-zone unfiltered slots capped at the zone's free slots, own-zone-filtered flag -> least loss
-    states: dict[tuple, int] = {(0,) * width + (False,): 0}
-    for lo in range(0, len(rotated), chunk):
-        piece = rotated[lo:lo + chunk]
-        nxt: dict[tuple, int] = {}
-        for state, loss in states.items():
-            counts = list(state[:width])
-            seen_own = state[width]
-            extra = 0
-            for t in range(len(piece) + 1):   # t: the unfiltered suffix's length
-                if t:
-                    z = piece[len(piece) - t]
-                    if counts[z] < caps[z]:
-                        counts[z] += 1
-                    else:
-                        extra += 1
-                if loss + extra > spare:
+Vec = tuple[int, ...]
+
+
+class _States:
+    """A dynamic program's states: (key, holes taken) -> the least loss."""
+
+    def __init__(self) -> None:
+        self.least: dict[tuple[tuple, int], int] = {}
+
+    def add(self, key: tuple, holes: int, loss: int) -> None:
+        if self.least.get((key, holes), loss + 1) > loss:
+            self.least[(key, holes)] = loss
+
+    def items(self) -> Iterator[tuple[tuple, int, int]]:
+        for (key, holes), loss in self.least.items():
+            yield key, holes, loss
+
+
+class _Scan:
+    """The runs over one rotated list (zone indices; n's zone is 0): dynamic programs over its
+    chunks, each filtered whole, left with a hole (a suffix, at most W - 1 of them) or where the
+    tail starts. States: the unfiltered counts so far, capped at the zone's erring + others (above,
+    a feasible node lost, counted), the holes taken -> the least loss. A hole or tail is shrunk to
+    start at an erring zone's node: a shorter one covers the same erring nodes and loses no more."""
+
+    def __init__(self, rotated: tuple[int, ...], zones: Counts, k: int, chunk: int, held: int, spare: int):
+        self.rotated, self.zones, self.k, self.chunk, self.held, self.spare = rotated, zones, k, chunk, held, spare
+        self.count = int(-(-len(rotated) // chunk) > held)   # holes and held chunks bind only past W chunks
+        self.width = len(zones)
+        self.caps = [r + o for _, o, r in zones]
+        self.need = [r for _, _, r in zones]
+        suffix = [[0] * self.width]
+        for z in reversed(rotated):
+            row = list(suffix[-1])
+            row[z] += 1
+            suffix.append(row)
+        self.suffix = [tuple(row) for row in reversed(suffix)]   # counts of rotated[p:]
+        positions: list[list[int]] = [[] for _ in zones]
+        for p, z in enumerate(rotated):
+            positions[z].append(p)
+        # latest[z][x]: the last start p whose suffix holds x nodes of zone z
+        self.latest = [[len(rotated)] + pos[::-1] for pos in positions]
+
+    def seg(self, lo: int, hi: int) -> Vec:
+        return tuple(a - b for a, b in zip(self.suffix[lo], self.suffix[hi]))
+
+    def add(self, u: Vec, loss: int, counts: Vec) -> tuple[Vec, int]:
+        out = []
+        for z, c in enumerate(counts):
+            v = u[z] + c
+            if v > self.caps[z]:
+                loss += v - self.caps[z]
+                v = self.caps[z]
+            out.append(v)
+        return tuple(out), loss
+
+    def tail_from(self, u: Vec) -> int:
+        """The latest tail start that covers every zone's erring nodes besides u (-1: none)."""
+        p = len(self.rotated)
+        for z, need in enumerate(self.need):
+            x = need - u[z]
+            if x > 0:
+                if x >= len(self.latest[z]):
+                    return -1
+                p = min(p, self.latest[z][x])
+        return p
+
+    def holes(self, u: Vec, loss: int, lo: int, hi: int, upto: int = -1) -> list[tuple[int, Vec, int]]:
+        """The holes of chunk [lo, hi) worth taking: (start, counts, loss) for each start at an erring
+        zone's node (or ``upto``, and none after it when given) losing at most spare, grown one node
+        at a time from the chunk's end."""
+        out: list[tuple[int, Vec, int]] = []
+        v = list(u)
+        for p in range(hi - 1, lo - 1, -1):
+            z = self.rotated[p]
+            if v[z] < self.caps[z]:
+                v[z] += 1
+            else:
+                loss += 1
+                if loss > self.spare:
                     break
-                own_here = seen_own or (has_own and 0 in piece[:len(piece) - t])
-                key = tuple(counts) + (own_here,)
-                if nxt.get(key, spare + 1) > loss + extra:
-                    nxt[key] = loss + extra
-        states = nxt
-    for state, loss in states.items():
-        if all(state[z] >= zones[z][2] for z in range(width)) and (state[width] or not has_own):
-            return True
-    return False
+            if (self.need[z] or p == upto) and (upto < 0 or p <= upto):
+                out.append((p, tuple(v), loss))
+        return out
+
+    def tail_loss(self, u: Vec, loss: int, lo: int, hi: int) -> int:
+        """The start of the best tail beginning in [lo, hi) (-1: none) if it loses at most spare."""
+        p = self.tail_from(u)
+        if p < lo:
+            return -1
+        p = min(p, hi - 1)
+        return p if self.add(u, loss, self.suffix[p])[1] <= self.spare else -1
+
+    def any_fits(self, own_early: bool) -> bool:
+        """Some run misses every erring node and counts k + 1 feasible nodes; ``own_early``: with a
+        node of zone 0 filtered in one of the first W chunks."""
+        n, width = len(self.rotated), self.width
+        states = _States()   # (u, own seen) -> (holes, loss)
+        states.add(((0,) * width, not own_early), 0, 0)
+        for index, lo in enumerate(range(0, n, self.chunk)):
+            hi = min(lo + self.chunk, n)
+            early = own_early and index < self.held
+            for (u, seen), holes, loss in states.items():
+                p = self.tail_loss(u, loss, lo, hi)
+                if p >= 0 and (seen or early and 0 in self.rotated[lo:p]):
+                    return True
+            nxt = _States()
+            for (u, seen), holes, loss in states.items():
+                nxt.add((u, seen or early and 0 in self.rotated[lo:hi]), holes, loss)
+                if holes < self.held - 1:
+                    for p, v, lost in self.holes(u, loss, lo, hi):
+                        nxt.add((v, seen or early and 0 in self.rotated[lo:p]), holes + self.count, lost)
+            states = nxt
+        return any(seen and self.tail_from(u) >= n for (u, seen), _, _ in states.items())
+
+    def own_fits(self) -> bool:
+        """Some run misses every erring node and counts node n (zone 0's first filtered node) among
+        the first k. Before n's chunk j (phase 0) a chunk is filtered first (its counts added to the
+        early nodes a, capped at the zone's others, the rest feasible: ``excess`` < k), held whole
+        or held with a hole (at most W - 1 held); zone 0's nodes there are in holes. After n
+        (phase 1) as ``any_fits``. b: each zone's nodes filtered after n, capped at min(feasible, 2)."""
+        n, width, k = len(self.rotated), self.width, self.k
+        others = [o for _, o, _ in self.zones]
+        late_cap = [min(f, 2) for f, _, _ in self.zones]
+
+        def late(b: Vec, counts: Vec) -> Vec:
+            return tuple(min(late_cap[z], b[z] + counts[z]) for z in range(width))
+
+        def early(a: Vec, excess: int, counts: Vec) -> tuple[Vec, int]:
+            out = []
+            for z, c in enumerate(counts):
+                v = a[z] + c
+                if v > others[z]:
+                    excess += v - others[z]
+                    v = others[z]
+                out.append(v)
+            return tuple(out), excess
+
+        def tail_fits(u: Vec, loss: int, b: Vec, lo: int, hi: int, since: int) -> bool:
+            p = self.tail_loss(u, loss, lo, hi)
+            return p >= 0 and sum(late(b, self.seg(since, p))) >= 2
+
+        zero = (0,) * width
+        before = _States()   # (u, a, b, held, excess) -> (holes, loss)
+        before.add((zero, zero, zero, 0, 0), 0, 0)
+        after = _States()   # (u, b) -> (holes, loss)
+        for lo in range(0, n, self.chunk):
+            hi = min(lo + self.chunk, n)
+            mine = [p for p in range(lo, hi) if self.rotated[p] == 0]
+            first = mine[0] if mine else hi
+            nxt_after = _States()
+            for (u, b), holes, loss in after.items():
+                if tail_fits(u, loss, b, lo, hi, lo):
+                    return True
+                nxt_after.add((u, late(b, self.seg(lo, hi))), holes, loss)
+                if holes < self.held - 1:
+                    for p, v, lost in self.holes(u, loss, lo, hi):
+                        nxt_after.add((v, late(b, self.seg(lo, p))), holes + self.count, lost)
+            nxt_before = _States()
+            for (u, a, b, held, excess), holes, loss in before.items():
+                if mine and early(a, excess, self.seg(lo, first))[1] < k:   # n is this chunk's `first`
+                    if tail_fits(u, loss, b, first + 1, hi, first):
+                        return True
+                    nxt_after.add((u, late(b, self.seg(first, hi))), holes, loss)
+                    if holes < self.held - 1:
+                        for p, v, lost in self.holes(u, loss, first + 1, hi):
+                            nxt_after.add((v, late(b, self.seg(first, p))), holes + self.count, lost)
+                if not mine:
+                    a2, e2 = early(a, excess, self.seg(lo, hi))
+                    if e2 < k:
+                        nxt_before.add((u, a2, b, held, e2), holes, loss)
+                    if held < self.held - 1:
+                        nxt_before.add((u, a, late(b, self.seg(lo, hi)), held + self.count, excess), holes, loss)
+                if held < self.held - 1 and holes < self.held - 1:
+                    for p, v, lost in self.holes(u, loss, lo, hi, first if mine else -1):
+                        nxt_before.add((v, a, late(b, self.seg(lo, p)), held + self.count, excess), holes + self.count, lost)
+            before, after = nxt_before, nxt_after
+        return any(self.tail_from(u) >= n and sum(b) >= 2 for (u, b), _, _ in after.items())

@@ -531,6 +531,10 @@ class Instance:
     # t lands on n by one of them (``semantics.abort_failure``; in another allocation state, its group's
     # ``BindingGroup.cycle_orders``); empty otherwise.
     cycle_orders: FrozenDict[int, tuple[CycleOrder, ...]] = field(default_factory=FrozenDict)
+    # The front end's search budget (``symreach.search_budget.Budget.text``) where it gave another instance
+    # than the default budget would (a search past a default guard, or a guard below its default
+    # passed); None otherwise. In the certificate digest when set.
+    search_budget: Optional[str] = None
 
     # ---- indexing helpers -------------------------------------------------
     @property

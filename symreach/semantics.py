@@ -543,10 +543,11 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
 
     The node order is not in the input: the snapshot lists the node tree zone by zone, round robin
     (``nodeTree.list``, ``model.zone_key``), zones and the nodes of a zone in the order the informer
-    added them, which any creation history can make any order. ``filter_runs.runs_past`` decides it
-    exactly on the zones' counts where every chunk of the parallel ``Until`` can be held by its own
-    worker (up to about 250 nodes); beyond, two constructed runs are tried (``zone_runs_past``: sound,
-    not complete) and the front end marks such types (``k8s_dra._abort_caveats``). NodeAffinity's
+    added them, which any creation history can make any order. Two constructed runs are tried first
+    (``zone_runs_past``: sound, not complete, cheap); ``filter_runs.runs_past`` then decides it exactly
+    on the zones' counts, whatever the number of chunks of the parallel ``Until``, within its search
+    bound (``filter_runs.exact_domain``); beyond, the constructed runs alone answer and the front end
+    marks such types (``k8s_dra._abort_caveats``). NodeAffinity's
     PreFilterResult (``matchFields metadata.name In``: the nodes not named carry
     ``PREFILTER_NODE_AFFINITY``) makes the list the named nodes in Go map order, any order of them,
     with k from their count: one zone over the candidates, exact, also where it names every node
@@ -574,13 +575,12 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     names = list(zones)
     if own is not None and own not in zones:
         return False
+    if zone_runs_past(zones, own, k):
+        return True
     from symreach import filter_runs   # past k feasible nodes only: rare, and kept out of a small check's start-up
 
-    exact = filter_runs.runs_past(tuple(tuple(zones[z]) for z in names), None if own is None else names.index(own),
-                                  k, filter_runs.chunk_size(count), filter_runs.PARALLELISM)
-    if exact is not None:
-        return exact
-    return zone_runs_past(zones, own, k)
+    return bool(filter_runs.runs_past(tuple(tuple(zones[z]) for z in names), None if own is None else names.index(own),
+                                      k, filter_runs.chunk_size(count), filter_runs.PARALLELISM))   # None: beyond its bound
 
 
 _LAST_ZONES: list = [None]   # (inst, t, sigma, zone counts, candidates) of the last state cycle_runs_past counted

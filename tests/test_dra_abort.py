@@ -218,12 +218,13 @@ def test_above_100_nodes_the_abort_holds_iff_no_run_stops_before_the_erring_node
     _job_on_n1(inst, t, lands)
 
 
-@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, False), (300, True)])
+@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, False), (250, False), (300, True)])
 def test_several_zones_beyond_the_exact_search_are_marked(nodes, marked):
     """101 candidates cannot hold k + 1 = 101 feasible nodes besides n3: every node is evaluated (exact
     whatever the zones); from 102 on, with nodes in two zones, ``filter_runs`` decides the runs exactly
-    while every chunk of the parallel scan has its own worker (``exact_domain``); 300 nodes make 18
-    chunks for 16 workers: marked."""
+    within its bound (``exact_domain``), also where the parallel scan has more chunks than workers
+    (250 nodes: 17 chunks for 16 workers); 300 nodes in two zones of unequal size are beyond it: marked
+    (``test_three_zones_past_sixteen_chunks_are_decided_exactly``: 300 in three equal zones are not)."""
     base = _base()
     for o in base:
         if o["kind"] == "Node":
@@ -433,58 +434,52 @@ def test_two_zones_above_100_nodes_are_decided_exactly(split):
     _job_on_n1(inst, t, lands)
 
 
-def _differential(max_nodes: int, zone_splits, limit_zones: int) -> tuple[int, int]:
-    """``filter_runs.runs_past`` against the brute-force simulation on every split of up to
-    ``max_nodes`` nodes over 1..``limit_zones`` zones with an erring node, every k, chunk sizes 1..3,
-    workers = chunks (the exact domain) and n in zone 0 or any node; (compared, outside the domain)."""
-    from itertools import combinations_with_replacement
-
-    from symreach.filter_runs import runs_past
-    from tests.filter_runs_brute import brute_runs_past
-
-    compared = outside = 0
-    for count in range(1, limit_zones + 1):
-        for combo in combinations_with_replacement(zone_splits, count):
-            for first in set(combo):   # n's zone: each distinct split once
-                rest = list(combo)
-                rest.remove(first)
-                zones = dict(zip("abc", [first] + rest))
-                nodes = sum(map(sum, zones.values()))
-                if nodes > max_nodes or not any(r for _, _, r in zones.values()):
-                    continue
-                for k in range(1, nodes):
-                    for chunk in (1, 2, 3):
-                        workers = -(-nodes // chunk)
-                        for own in ("a", None):
-                            ours = runs_past(tuple(zones.values()), 0 if own else None, k, chunk, workers)
-                            if ours is None:
-                                outside += 1   # n's chunk-mates could outnumber k (chunk > k)
-                                continue
-                            assert ours == brute_runs_past(zones, own, k, chunk, workers), (zones, own, k, chunk)
-                            compared += 1
-    return compared, outside
+def _zone(prefix: str, zone: str, gpus: int, others: int, erring: int) -> list[dict]:
+    """Nodes of zone ``zone`` named ``prefix``-...: ``gpus`` where job fits, ``others`` without a GPU,
+    ``erring`` where the allocator errs."""
+    out = _nodes(gpus + others, gpus, zone) + _erring(erring, zone)
+    for o in out:
+        o["metadata"]["name"] = f"{prefix}-{o['metadata']['name']}"
+        if o["kind"] == "ResourceSlice":
+            o["spec"]["nodeName"] = f"{prefix}-{o['spec']['nodeName']}"
+            o["spec"]["pool"]["name"] = f"{prefix}-{o['spec']['pool']['name']}"
+    return out
 
 
-def test_the_exact_runs_equal_the_brute_force():
-    """Every split of up to 5 nodes over one or two zones (n's zone first): equal, not only sound."""
-    from itertools import product
-
-    splits = [s for s in product(range(3), range(2), range(3)) if 0 < sum(s) <= 3]
-    compared, outside = _differential(5, splits, 2)
-    assert compared == COMPARED_FAST and outside < compared
+# erring nodes in zone a besides n3 -> job lands on n1
+THREE_ZONES = {44: True, 49: False}
 
 
-COMPARED_FAST = 2204   # the splits the fast test compares (it fails if fewer are)
-
-
-@pytest.mark.slow
-def test_the_exact_runs_equal_the_brute_force_on_more_splits():
-    """Up to 6 nodes over up to three zones."""
-    from itertools import product
-
-    splits = [s for s in product(range(4), range(3), range(3)) if 0 < sum(s) <= 4]
-    compared, _ = _differential(6, splits, 3)
-    assert compared == 32290
+@pytest.mark.parametrize("erring", list(THREE_ZONES))
+def test_three_zones_past_sixteen_chunks_are_decided_exactly(erring):
+    """300 nodes (k = 144, 18 chunks of 17 for 16 workers: one worker takes two in turn). Zone a: n1
+    and 24 more where job fits, n2 and 29 without a GPU, n3 and 44 erring nodes; zone b: 98 fit, 2 err;
+    zone c: 100 fit. The two constructed runs of ``zone_runs_past`` meet an erring node (the old
+    answer: not deployable, marked: more chunks than workers); ``filter_runs`` finds a run (zone a's
+    erring nodes left in the tail and in the suffixes of chunks whose workers stall): job lands on n1,
+    no mark. With 5 more erring nodes in a (fewer feasible ones) no run misses them all: the abort
+    holds, exactly (no mark either). ``tests/test_filter_runs.py`` proves the search on small splits."""
+    lands = THREE_ZONES[erring]
+    base = _base()
+    for o in base:
+        if o["kind"] == "Node":
+            o["metadata"]["labels"] = {"topology.kubernetes.io/zone": "a"}
+    gpus = 24 - (erring - 44)
+    docs = base + _zone("a", "a", gpus, 29, erring) + _zone("b", "b", 98, 0, 2) + _zone("c", "c", 100, 0, 0)
+    inst, report = load_kubernetes_documents(docs, "<abort>")
+    t, sigma = inst.type_index("default/job"), inst.initial_config()
+    k = num_feasible_nodes_to_find(len(inst.nodes))
+    assert len(inst.nodes) == 300 and k == 144
+    zones = {"a": (1 + gpus, 30, 1 + erring), "b": (98, 0, 2), "c": (100, 0, 0)}
+    feasible = [n for n in range(300) if semantics.filter_failure(inst, t, n, sigma) is None]
+    assert len(feasible) == sum(f for f, _, _ in zones.values())
+    assert not semantics.zone_runs_past(zones, "a", k) and not semantics.zone_runs_past(zones, None, k)
+    verdict = semantics.node_failure(inst, t, 0, sigma)
+    assert (verdict is None) is lands
+    if not lands:
+        assert verdict.plugin == DRA and "on node" in verdict.reason
+    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    _job_on_n1(inst, t, lands)
 
 
 # nodes of ``_two_zones(0, 5, 101)`` the job's PreFilterResult leaves out -> job lands on n1

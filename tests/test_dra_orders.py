@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from itertools import permutations, product
 
+from symreach import search_budget
+from symreach.search_budget import Budget
 from symreach.frontends import dra_orders
 from symreach.frontends.dra_allocator import Outcome, Pool, allocate_in_order, gather_pools
 
@@ -130,15 +132,27 @@ def test_interchangeable_slices_are_one_choice():
     assert got.outcomes[0] is None and "no such key: numa" in str(got.outcomes[1])
 
 
-def test_past_the_guard_the_first_order_stands_with_a_caveat(monkeypatch):
+def test_past_the_guard_the_first_order_stands_with_a_caveat():
+    """The search needs 4 runs: under a ``dra-orders`` guard of 3 the first order's error stands, with a
+    caveat naming the guard, its value and the budget that raises it; 4 times that is exact again."""
     claims, pools, allocated = _pathological()
     found = dra_orders.runs(claims, pools, CLASSES, allocated)
     assert found is not None and len(found) == 4 and len({o.reason for o in found}) == 2
-    assert dra_orders.allocate(claims, pools, CLASSES, allocated).outcomes[0] is None
-    monkeypatch.setattr(dra_orders, "SEARCH_LIMIT", 3)
-    assert dra_orders.runs(claims, pools, CLASSES, allocated) is None
-    got = dra_orders.allocate(claims, pools, CLASSES, allocated)
-    assert got.error and not got.outcomes and [c for c in got.caveats if "searches to tell the orders apart" in c]
+    exact = dra_orders.allocate(claims, pools, CLASSES, allocated)
+    assert exact.outcomes[0] is None and not exact.caveats
+    low = Budget(limits={search_budget.DRA_ORDERS: 3})
+    with search_budget.loading(low) as load:
+        assert dra_orders.runs(claims, pools, CLASSES, allocated) is None
+        got = dra_orders.allocate(claims, pools, CLASSES, allocated)
+    assert got.error and not got.outcomes and load.departed == {search_budget.DRA_ORDERS}
+    assert got.caveats == ["DRA: the scheduler visits pools and slices in a random order; on another order the "
+                           "allocator may meet an error at another point (the verdict, its reasons and whether it "
+                           "aborts the pod's cycle are those of the first order: telling the orders apart went past "
+                           "the search budget of 3 allocator runs (dra-orders); a search budget of 4 raises it)"]
+    with search_budget.loading(Budget(4, low.limits)) as load:
+        raised = dra_orders.allocate(claims, pools, CLASSES, allocated)
+    assert (raised.reason, raised.outcomes, raised.caveats) == (exact.reason, exact.outcomes, [])
+    assert load.departed == set()   # 12 runs: as the default's
 
 
 def _pathological() -> tuple[list[dict], list[Pool], set]:

@@ -27,7 +27,8 @@ import yaml
 from benchmarks.kso_dra_agreement import kso_dra_verdicts, symreach_dra
 from benchmarks.kso_dra_cycle_orders import attributes, resource_slice
 from benchmarks.kso_harness import any_state, kso_verdicts_single
-from symreach import reasons
+from symreach import search_budget, reasons
+from symreach.search_budget import Budget
 from symreach.errors import InputError
 from symreach.frontends.kubernetes import kubernetes_to_v1, load_kubernetes_documents
 from symreach.loader import load_text
@@ -117,16 +118,24 @@ def test_interchangeable_slices_are_one_cycle_order():
     assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1", "n2"]) == []
 
 
-def test_beyond_the_guard_every_fitting_node_is_marked(monkeypatch):
+def test_beyond_the_guard_every_fitting_node_is_marked():
+    """Past ``dra-cycle-orders`` (8! orders) or ``dra-cycle-searches`` every fitting node is marked;
+    a budget raising the guard gives the table (here: no node marked) again."""
     pools = _pools([f"m{k}" for k in range(8)], ["n1", "n2"])   # 8! orders the constraint tells apart
     shared = dra_slice_orders.shared_pools(pools)
     kinds = dict(zip(shared[("d", "p")], dra_orders.slice_kinds([CLAIM], pools["n1"][0], CLASSES, set())))
     assert dra_slice_orders.cycle_orders(shared, kinds) is None
     assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1"]) == ["n1"]
+    with search_budget.loading(8) as load:   # 40,320 orders, past the default: the load notes it (the digest)
+        assert len(dra_slice_orders.cycle_orders(shared, kinds)) == 40320
+    assert load.departed == {search_budget.DRA_CYCLE_ORDERS}
     pools = _pools([f"m{k}" for k in range(3)], ["n1", "n2"])
     assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1"]) == []
-    monkeypatch.setattr(dra_slice_orders, "BUDGET", 5)   # 6 cycle orders, a search each on 2 nodes
-    assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1"]) == ["n1"]
+    low = Budget(limits={search_budget.DRA_CYCLE_SEARCHES: 5})   # 6 cycle orders, a search each on 2 nodes
+    with search_budget.using(low):
+        assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1"]) == ["n1"]
+    with search_budget.using(Budget(4, low.limits)):   # 20 >= 12 runs
+        assert dra_slice_orders.inexact_fits([CLAIM], pools, CLASSES, set(), ["n1"]) == []
 
 
 def _brute_table(claims, pools_of, classes) -> list[tuple[set[str], set[str]]]:

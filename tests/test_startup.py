@@ -68,7 +68,7 @@ SMALL_CHECK_MODULES = frozenset("symreach." + m if m else "symreach" for m in ""
     loader.budgets loader.collector loader.controllers loader.groups loader.kube_objects loader.labels
     loader.moves loader.quantities loader.query loader.resolve loader.shapes loader.v1 loader.volumes
     loader.yaml_simple loader.yaml_source model reasons records report report.caveats report.moves
-    report.narrate report.progress report.verdict report.warnings result run semantics solvers
+    report.narrate report.progress report.verdict report.warnings result run search_budget semantics solvers
     solvers.abc_binary solvers.base solvers.explicit solvers.fast_paths solvers.heap solvers.portfolio
     solvers.processes solvers.registry solvers.replica_order solvers.schedule solvers.witness
 """.split()) | {"symreach"}

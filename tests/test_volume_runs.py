@@ -22,6 +22,8 @@ import pytest
 
 from benchmarks.kso_harness import any_state, find_kso, kso_verdicts_single, normalized, symreach_answer
 from benchmarks.kso_order import judge, symreach_runs
+from symreach import search_budget
+from symreach.search_budget import Budget
 from symreach.frontends.k8s_volume_filters import (
     BIND_CONFLICT,
     NOT_ENOUGH_SPACE,
@@ -317,8 +319,9 @@ def test_past_256_runs_a_deployment_binds_each_fitting_run():
 
 
 def test_a_group_past_its_joint_binding_bound_is_marked_before_its_choices_are_listed(monkeypatch):
-    """``MAX_STATES`` guards ``explore``: past it the group is not modelled (a caveat), and the
-    deployment's choices (``pod_outcomes``, lazy) are not all listed first."""
+    """The ``volume-bindings`` guard stops ``explore``: past it the group is not modelled (a caveat
+    naming the guard), and the deployment's choices (``pod_outcomes``, lazy) are not all listed first;
+    5 times the guard lists the 21 joint bindings the default does."""
     import symreach.frontends.k8s_volume_bindings as bindings
     import symreach.frontends.k8s_volume_filters as filters
 
@@ -330,11 +333,17 @@ def test_a_group_past_its_joint_binding_bound_is_marked_before_its_choices_are_l
             listed.append(outcome)
             yield outcome
 
-    monkeypatch.setattr(bindings, "MAX_STATES", 5)
     monkeypatch.setattr(bindings, "pod_outcomes", counted)
-    _, report = load_kubernetes_documents(fit_past_docs(), "<state>")
+    low = Budget(limits={search_budget.VOLUME_BINDINGS: 5})
+    inst, report = load_kubernetes_documents(fit_past_docs(), "<state>", budget=low)
     [caveat] = report.caveats["default/incoming"]
-    assert caveat.endswith("more than 5 joint bindings (not modelled)") and len(listed) == 5
+    assert not inst.binding_groups and len(listed) == 5
+    assert caveat.endswith("listing the joint bindings they reach went past the search budget of 5 joint bindings "
+                           "(volume-bindings); a search budget of 4 raises it")
+    raised, report = load_kubernetes_documents(fit_past_docs(), "<state>", budget=Budget(5, low.limits))
+    default, _ = load_kubernetes_documents(fit_past_docs(), "<state>")
+    assert report.caveats == {} and len(raised.binding_groups[0].states) == 21
+    assert raised.binding_groups == default.binding_groups
 
 
 KSO = find_kso()
@@ -350,16 +359,23 @@ def test_kso_outcomes_are_as_written():
         assert seen <= set(written), name
 
 
-def test_past_the_search_guard_the_input_order_s_run_stands_for_all_and_is_marked(monkeypatch):
-    """``MAX_SEARCH`` guards pathological inputs: past it on a node, the verdict there is the input
-    order's run's (fit_past: it refuses) and the answer carries a caveat."""
-    import symreach.frontends.k8s_volume_matching as matching
-
-    monkeypatch.setattr(matching, "MAX_SEARCH", 3)
-    verdicts, caveats = symreach_answer(any_state(fit_past_docs(), "default/incoming"))
+def test_past_the_search_guard_the_input_order_s_run_stands_for_all_and_is_marked():
+    """The ``volume-search`` guard stops pathological inputs: past it on a node, the verdict there is
+    the input order's run's (fit_past: it refuses) and the answer carries a caveat naming the guard;
+    raised 16 times it still stops (48 states), 32 times (96) the answer is exact again (kso's: a run fits)."""
+    low = Budget(limits={search_budget.VOLUME_SEARCH: 3})
+    with search_budget.using(low):
+        verdicts, caveats = symreach_answer(any_state(fit_past_docs(), "default/incoming"))
     assert verdicts == {"n1": NO_PV}
     [caveat] = caveats
-    assert "VolumeBinding's runs on n1 need more than 3 search states (a guard)" in caveat
+    assert ": VolumeBinding's runs there went past the search budget of 3 search states (volume-search); a search " \
+           "budget of 4 raises it" in caveat
+    with search_budget.using(Budget(16, low.limits)):
+        assert symreach_answer(any_state(fit_past_docs(), "default/incoming")) == ({"n1": NO_PV}, [
+            caveat.replace(" 3 search states", " 48 search states").replace("budget of 4 raises", "budget of 64 raises")])
+    with search_budget.using(Budget(32, low.limits)):
+        verdicts, caveats = symreach_answer(any_state(fit_past_docs(), "default/incoming"))
+    assert verdicts == {"n1": None} and caveats == [] and None in KSO_RUNS["fit_past_docs"]
 
 
 def test_claims_binding_in_any_order_name_their_own_pvs():

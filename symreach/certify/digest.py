@@ -4,7 +4,8 @@ A certificate proves something about one instance; ``certify`` must refuse
 it for any other. The digest is a SHA-256 over everything the checkers read
 (profile, nodes, pod types with their resolved constraints and pod specs,
 static filter verdicts, the initial configuration, multiplicity bounds,
-namespaces, and PodDisruptionBudgets and controllers' replicas when there are any), written with *names* instead of indices and sorted, so that it
+namespaces, and PodDisruptionBudgets and controllers' replicas when there are any; the
+front end's search budget where it changed the instance, ``symreach.search_budget``), written with *names* instead of indices and sorted, so that it
 survives a reordering of the input file, as the certificates do. The query
 is not part of it (a certificate names its target separately), nor are the
 file name and where a type came from.
@@ -76,6 +77,8 @@ def _canonical(inst: Instance) -> dict[str, Any]:
                       for n in inst.nodes if n.attached)
     if attach or attached:   # only then, so that the digests of other instances stay as they were
         out["attach"] = [attach, attached]
+    if inst.search_budget is not None:   # the load's search budget changed the instance: only then, as above
+        out["searchBudget"] = inst.search_budget
     named = sorted([p.namespace, p.name] for p in inst.pod_types if p.prefilter_named)
     if named:   # the Filter phase's node order (the cycle's abort reads it); only then, as above
         out["prefilterNamed"] = named

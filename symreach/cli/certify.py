@@ -19,7 +19,8 @@ import click
 from symreach.cli import group_check
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (format_options, limit_options, load_inputs_from_options, pod_hints,
-                                  query_from_options, target_options)
+                                  query_from_options, search_budget_option, target_options, use_zoneinfo,
+                                  zoneinfo_option)
 from symreach.cli.timing import command_clock
 from symreach.report.verdict import times_text
 from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
@@ -33,19 +34,23 @@ from symreach.loader.yaml_source import DEFAULT_MAX_INPUT_MB, read_file_text
 @click.option("--explain", is_flag=True, help="Also print the certificate as a few readable lemmas.")
 @click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB, show_default=True,
               help="Refuse an input file larger than this (MiB).")
+@search_budget_option
+@zoneinfo_option()
 @format_options()
 @limit_options
 def certify_command(file: str, cert: Path, pod, node, node_selector, with_items, quiet: bool, explain: bool,
-                    max_input_mb: int, fmt: str) -> None:
+                    max_input_mb: int, zoneinfo, fmt: str) -> None:
     """Re-check a not-deployable certificate CERT against FILE.
 
     Every kind --cert-out writes is accepted: static filter, Theorem 5,
     may-be-present fixpoint, explicit reachable set, counter invariant, lazy
     closure, BDD and IC3 invariants. Give the target options check was given
     (default: FILE's own query); a certificate for another instance or target
-    is refused. Exit 0 valid, 1 invalid or refused, 2 bad input."""
+    is refused; so is one for a Kubernetes input loaded with another --search-budget where that
+    changed the instance (give check's). Exit 0 valid, 1 invalid or refused, 2 bad input."""
     from symreach.certify.dispatch import parse
 
+    use_zoneinfo(zoneinfo)
     loaded = load_inputs_from_options([file], False, max_input_mb)
     instance = loaded.instance
     text = read_file_text(cert)
@@ -63,6 +68,9 @@ def certify_command(file: str, cert: Path, pod, node, node_selector, with_items,
                               "write it with check --cert-out")
     else:
         ok, message = certificate.check(instance, target)
+    if not ok and "another instance" in message and loaded.kind == "kubernetes":
+        message += ("; a Kubernetes input loaded under another --search-budget than check's is another instance "
+                    "where that changed a search's outcome: give check's")
     clock = command_clock()
     clock.split()
     if fmt == "csv" and not quiet:

@@ -33,6 +33,7 @@ from symreach.cli.options import (
     target_options,
     timeout_option,
     warnings_json,
+    zoneinfo_read,
 )
 from symreach.cli.output import PendingOutput, certificate_text, emit_verdict
 from symreach.cli.timing import Clock, command_clock, minimise_seconds
@@ -111,7 +112,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
         names = trace_pod_names(result, instance, context)
         operator = operator_terms(instance, result, names)  # sets stats["operator_steps"] for JSON
         return render_check(result, fmt, query.description, warnings_json(loaded), clock.times(), caveats,
-                            names) + (operator if fmt in ("text", "wide") else "")
+                            names, zoneinfo_read()) + (operator if fmt in ("text", "wide") else "")
 
     def fallback(reason: str) -> str:
         return render(_limited(engine, reason, recorder, clock))
@@ -208,8 +209,9 @@ def _limited(engine: str, reason: str, recorder, clock: Clock) -> Result:
 
 def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[list] = None,
                  times: Optional[dict[str, float]] = None, caveats: Sequence[str] = (),
-                 pod_names: Sequence[str] = ()) -> str:
-    """The verdict in the format of ``-o``, with its caveats (what it depends on that is not modelled)."""
+                 pod_names: Sequence[str] = (), zoneinfo: Optional[str] = None) -> str:
+    """The verdict in the format of ``-o``, with its caveats (what it depends on that is not modelled)
+    and, when DRA selectors looked time zones up, the tz database they read (``zoneinfo``)."""
     from symreach.report.caveats import with_caveats
     from symreach.report.verdict import result_data, result_text
 
@@ -217,7 +219,7 @@ def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[
         from symreach.report.schema import render_document
 
         data = dict(result_data(result, target, times), warnings=warnings or [], caveats=list(caveats))
-        return render_document("check", data, fmt)
+        return render_document("check", dict(data, zoneinfo=zoneinfo), fmt)
     if fmt == "csv":
         import csv
         import io
@@ -229,4 +231,5 @@ def render_check(result: Result, fmt: str, target: str = "", warnings: Optional[
         writer.writerow([data["verdict"], target, data["engine"], data["times"]["total_s"], len(data["trace"]),
                          data["reason"], data["proved"] or ""])
         return out.getvalue().rstrip("\n")
-    return with_caveats(result_text(result, target, times, wide=fmt == "wide", pod_names=pod_names), list(caveats))
+    text = with_caveats(result_text(result, target, times, wide=fmt == "wide", pod_names=pod_names), list(caveats))
+    return text + (f"\n  zoneinfo: time zones read from {zoneinfo}" if zoneinfo else "")

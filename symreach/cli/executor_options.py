@@ -70,11 +70,16 @@ def workers_loading(name: str, scheduler: Optional[str], workers: int, worker_me
     its ``ship_sources`` is the loader's ``on_sources``). None for the local executor."""
     if name != "dask":
         return None
+    from functools import partial
+
+    from symreach.cli.options import current_budget
+    from symreach.frontends import zoneinfo_db
     from symreach.solvers.dask_source import WorkerLoaded
 
     ctx = click.get_current_context()
     loaded = WorkerLoaded(ctx.with_resource(executor_from_options(name, scheduler, workers, worker_memory)),
-                          load_shipped_sources, namespace or "default")
+                          partial(load_shipped_sources, zoneinfo_db.current(), budget=current_budget()),
+                          namespace or "default")
     ctx.call_on_close(loaded.close)   # before the executor's own close (last in, first out)
     return loaded
 
@@ -99,21 +104,28 @@ def outline_from_workers(inputs, max_input_mb: int, opened):
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
 
 
-def load_shipped_sources(payload: bytes):
+def load_shipped_sources(zoneinfo, payload: bytes, budget=None):
     """On a Dask worker: the pickled ``(sources, namespace)`` loaded as here, with what the
-    client prints of it (``InputSummary``), or the ``InputError`` that refused it."""
+    client prints of it (``InputSummary``), or the ``InputError`` that refused it. ``zoneinfo``:
+    the client's tz database (``zoneinfo_db.Database``), read at the same path on the worker;
+    ``budget``: the command's ``--search-budget``."""
     import pickle
 
+    from symreach.cli.options import with_option_names
+    from symreach.frontends import zoneinfo_db
     from symreach.frontends.dispatch import load_sources
+
+    zoneinfo_db.use(zoneinfo)
     from symreach.report.caveats import type_caveats
     from symreach.report.warnings import warning_groups
     from symreach.solvers.dask_source import Shipped
 
     sources, namespace = pickle.loads(payload)
     try:
-        loaded = load_sources(sources, namespace)
+        loaded = load_sources(sources, namespace, budget=budget)
     except InputError as exc:
         return Shipped(None, error=exc)
+    with_option_names(loaded.report)
     return Shipped(loaded.instance, InputSummary(warning_groups(loaded.report),
                                                  type_caveats(loaded.report, loaded.instance)))
 

@@ -12,7 +12,8 @@ from symreach.cli.group_check import group_option
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (check_engine, current_namespace, engine_option, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, load_inputs_from_options,
-                                  memory_option, pod_hints, timeout_option, warnings_json)
+                                  memory_option, pod_hints, timeout_option, warnings_json,
+                                  zoneinfo_read)
 from symreach.cli.timing import command_clock, minimise_seconds
 from symreach.report.verdict import times_text
 from symreach.errors import InputError
@@ -73,8 +74,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
         from symreach.report.schema import render_document
 
         data = [dict(e.to_json(), reachability=o) for e, o in zip(explanations, outcomes)]
-        click.echo(render_document("explain", {"pods": data, "times": clock.times(),
-                                               "warnings": warnings_json(loaded)}, fmt, indent=1))
+        click.echo(render_document("explain", {"pods": data, "times": clock.times(), "warnings": warnings_json(loaded),
+                                               "zoneinfo": zoneinfo_read()}, fmt, indent=1))
         return
     if fmt == "csv":
         click.echo(_explain_csv(explanations), nl=False)
@@ -105,7 +106,9 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
                     text += f"\n    {more['reason']}"
         types = sorted({t for t in s.per_node if t is not None} & set(per_type))
         blocks.append(with_caveats(text, [f"{instance.pod_types[t].name}: {m}" for t in types for m in per_type[t]]))
-    click.echo("\n\n".join(blocks) + f"\ntime: {times_text(clock.times())}")
+    zones = zoneinfo_read()
+    click.echo("\n\n".join(blocks) + (f"\nzoneinfo: time zones read from {zones}" if zones else "")
+               + f"\ntime: {times_text(clock.times())}")
 
 
 def _explain_csv(explanations) -> str:

@@ -13,7 +13,8 @@ from symreach.cli.executor_options import (executor_from_options, executor_optio
                                           task_progress, workers_loading)
 from symreach.cli.options import (announce_warnings, current_namespace, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, listing_targets,
-                                  load_inputs_from_options, memory_option, timeout_option, warnings_json)
+                                  load_inputs_from_options, memory_option, timeout_option, warnings_json,
+                                  zoneinfo_read)
 from symreach.cli.timing import command_clock
 from symreach.report.verdict import times_text
 
@@ -143,7 +144,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         from symreach.report.matrix_view import view, view_json
 
         return {**view_json(m, inst, view(m, inst, True, None, None, None)),
-                "times": clock.times(), "warnings": list(warnings_json(loaded))}
+                "times": clock.times(), "warnings": list(warnings_json(loaded)), "zoneinfo": zoneinfo_read()}
 
     def write(m, out) -> None:
         """JSON, YAML and CSV of every cell, streamed (millions of cells); the rest rendered."""
@@ -265,10 +266,12 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
                                                                         namespace), transpose)
         if not times:
             return text
+        zones = zoneinfo_read()
+        timeline = (f"zoneinfo: time zones read from {zones}\n" if zones else "") + f"time: {times_text(times)}"
         body, sep, last = text.rpartition("\n")   # the time line before "incomplete: ...", which stays last
         if sep and last.startswith("incomplete: "):
-            return f"{body}\ntime: {times_text(times)}\n{last}"
-        return f"{text}\ntime: {times_text(times)}"
+            return f"{body}\n{timeline}\n{last}"
+        return f"{text}\n{timeline}"
     keep_rows = {r.name for r in grouped.rows}
     keep_nodes = {inst.nodes[n].name for c in grouped.columns for n in c.nodes}
     cells = [{**{k: c[k] for k in CELL_KEYS}, "caveats": c.get("caveats", [])} for c in m.rows()
@@ -291,6 +294,6 @@ def render_matrix(m, inst, fmt: str, transpose: bool = False, pod_filter=None, n
 
     data = {"pods": [r.name for r in grouped.rows], "nodes": [n.name for n in inst.nodes if n.name in keep_nodes],
             "cells": cells, **view_json(m, inst, grouped), "stats": m.stats, "times": times,
-            "warnings": list(warnings),
+            "warnings": list(warnings), "zoneinfo": zoneinfo_read(),
             "caveats": {m.types[t]: list(c) for t, c in sorted((getattr(m, "caveats", None) or {}).items())}}
     return render_document("matrix", data, fmt, indent=2)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
@@ -20,6 +21,7 @@ from symreach.loader.query import MAX_COUNT
 from symreach.model import Instance, Query
 
 if TYPE_CHECKING:
+    from symreach.search_budget import Budget
     from symreach.cli.names import Targets
 
 # The query's fields as the command line names them: below cli/ an error names
@@ -190,6 +192,8 @@ MIB = 1024 * 1024
 
 
 _NAMESPACE = "symreach.namespace"
+_BUDGET = "symreach.search_budget"
+SEARCH_BUDGET = "--search-budget"
 _TARGETS = "symreach.targets"   # (instance, Targets) of the inputs the command loaded
 
 
@@ -199,9 +203,50 @@ def current_namespace() -> Optional[str]:
     return ctx.meta.get(_NAMESPACE) if ctx is not None else None
 
 
+def current_budget() -> "Budget":
+    """``--search-budget FACTOR`` of the running command as a ``search_budget.Budget`` (the default without it)."""
+    from symreach.search_budget import DEFAULT, Budget
+
+    ctx = click.get_current_context(silent=True)
+    factor = ctx.meta.get(_BUDGET) if ctx is not None else None
+    return DEFAULT if factor is None else Budget(factor)
+
+
+def search_budget_option(func):
+    """``--search-budget FACTOR``: every guard of the exact searches times FACTOR (``symreach.search_budget``),
+    kept in the click context (``current_budget``) so the commands' signatures stay as they are."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        click.get_current_context().meta[_BUDGET] = kwargs.pop("search_budget")
+        return func(*args, **kwargs)
+
+    return click.option(SEARCH_BUDGET, "search_budget", type=click.FloatRange(min=0, min_open=True, max=1e6),
+                        default=None, metavar="FACTOR",
+                        help="Multiply every guard of the Kubernetes front end's exact searches (orders of DRA "
+                             "pools and slices, PV matching runs, joint bindings and allocations; README "
+                             "'Search budgets') by FACTOR: a caveat past a guard names the factor that raises "
+                             "it. Default 1.")(wrapper)
+
+
+def with_option_names(report) -> None:
+    """The caveats and warnings of a Kubernetes ``Report`` name ``--search-budget`` where they say
+    which search budget raises a guard (below cli/ they name the budget, not the option)."""
+    from symreach.search_budget import naming_option
+
+    if report is None:
+        return
+    report.caveats = {name: [naming_option(c, SEARCH_BUDGET) for c in notes] for name, notes in report.caveats.items()}
+    report.warnings = [naming_option(w, SEARCH_BUDGET) for w in report.warnings]
+    report.notes = [(category, naming_option(w, SEARCH_BUDGET)) for category, w in report.notes]
+
+
+_ZONEINFO_DB = "symreach.frontends.zoneinfo_db"
+
+
 def input_options(func):
     """``INPUT...`` and ``-f/--filename`` (files, directories, ``-`` for standard input; together
-    they are the inputs), ``-n/--namespace``, ``--strict`` and ``--max-input-mb``.
+    they are the inputs), ``-n/--namespace``, ``--strict``, ``--max-input-mb``, ``--zoneinfo``
+    (the scheduler's tz database, set for the run: ``zoneinfo_db``) and ``--search-budget``.
 
     ``-n`` is the namespace of namespaced objects that name none (manifests
     applied with ``kubectl apply -n NS``) and filters the targets; it is kept
@@ -215,6 +260,7 @@ def input_options(func):
     def wrapper(*args, **kwargs):
         files = tuple(kwargs.pop("filenames") or ())
         click.get_current_context().meta[_NAMESPACE] = kwargs.pop("namespace")
+        use_zoneinfo(kwargs.pop("zoneinfo"))
         kwargs["inputs"] = tuple(kwargs["inputs"]) + files
         command_clock()   # the load / decide / minimise split starts here
         if not kwargs["inputs"]:
@@ -234,9 +280,44 @@ def input_options(func):
                      help="Refuse the input (exit 2) when reading it raised any warning."),
         click.option("--max-input-mb", type=click.IntRange(min=1), default=DEFAULT_MAX_INPUT_MB,
                      show_default=True, help="Refuse an input file larger than this (MiB)."),
+        zoneinfo_option(),
+        search_budget_option,
     )):
         wrapper = decorator(wrapper)
     return wrapper
+
+
+def zoneinfo_option():
+    """``--zoneinfo PATH`` (``input_options`` has it; the command calls ``use_zoneinfo``)."""
+    return click.option("--zoneinfo", default=None, metavar="PATH",
+                        help="The scheduler's tz database, for the time zones of DRA selectors: point it at the "
+                             "zoneinfo of the scheduler's image (for the official image: its distroless tzdata), "
+                             "a directory or a Go zoneinfo.zip. Default: Go's lookup on this machine "
+                             "($ZONEINFO, then /usr/share/zoneinfo, ...).")
+
+
+def use_zoneinfo(path: Optional[str]) -> None:
+    """The run's tz database: ``--zoneinfo``, else Go's default lookup on this machine (a small
+    check does not import ``zoneinfo_db``; one imported by an earlier run in this process is reset)."""
+    if path is None:
+        loaded = sys.modules.get(_ZONEINFO_DB)
+        if loaded is not None:
+            loaded.use(None)
+        return
+    from symreach.frontends import zoneinfo_db
+
+    problem = zoneinfo_db.check_given(path)
+    if problem is not None:
+        raise InputError(f"--zoneinfo {path}: {problem}")
+    zoneinfo_db.use(zoneinfo_db.Database.of(path))
+
+
+def zoneinfo_read() -> Optional[str]:
+    """The tz database this run's DRA selectors looked time zones up in, or None (none did)."""
+    loaded = sys.modules.get(_ZONEINFO_DB)
+    read = loaded.used() if loaded is not None else []
+    given = " (--zoneinfo)" if read and loaded.current().image else ""
+    return "; ".join(read) + given if read else None
 
 
 def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources=None):
@@ -258,10 +339,11 @@ def load_inputs_from_options(inputs, strict: bool, max_input_mb: int, on_sources
     try:
         with loading(", ".join(inputs)):
             loaded = load_inputs(list(inputs), max_bytes=max_input_mb * MIB, run=loading_context(),
-                                 on_sources=on_sources,
+                                 on_sources=on_sources, budget=current_budget(),
                                  **({"namespace": namespace} if namespace else {}))
     except InputTooLarge as err:
         raise InputError(f"{err.problem}; raise it with --max-input-mb", err.filename) from None
+    with_option_names(loaded.report)
     groups = warning_groups(loaded.report)
     announce_warnings(groups, strict)
     loaded.context["warnings"] = groups

@@ -30,6 +30,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional, Sequence, Union
 
+from symreach.search_budget import BudgetLike
 from symreach.errors import InputError
 from symreach.loader import yaml_source
 from symreach.loader.collector import collector_paused
@@ -235,10 +236,12 @@ def _json_skip(text: str, at: int) -> int:
 def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_source.MAX_FILE_BYTES,
                 stdin: Optional[BinaryIO] = None, namespace: str = "default",
                 run: Optional[RunContext] = None,
-                on_sources: Optional[Callable[[list[Source]], None]] = None) -> Loaded:
+                on_sources: Optional[Callable[[list[Source]], None]] = None,
+                budget: BudgetLike = None) -> Loaded:
     """Read every input once and load them as one instance; ``namespace`` is the
     namespace of Kubernetes objects that name none (``kubectl apply -n``).
-    ``on_sources`` is given the text read before it is parsed (Dask workers parse it too)."""
+    ``on_sources`` is given the text read before it is parsed (Dask workers parse it too).
+    ``budget``: the Kubernetes front end's search budget (``symreach.search_budget``; None: the active one)."""
     if isinstance(args, (str, os.PathLike)):
         args = [args]
     run = run if run is not None else RunContext()
@@ -246,10 +249,11 @@ def load_inputs(args: Union[PathArg, Sequence[PathArg]], max_bytes: int = yaml_s
     sources = read_sources(args, max_bytes, stdin, run)
     if on_sources is not None:
         on_sources(sources)
-    return load_sources(sources, namespace, run)
+    return load_sources(sources, namespace, run, budget)
 
 
-def load_sources(sources: list[Source], namespace: str = "default", run: Optional[RunContext] = None) -> Loaded:
+def load_sources(sources: list[Source], namespace: str = "default", run: Optional[RunContext] = None,
+                 budget: BudgetLike = None) -> Loaded:
     """The inputs' text (``read_sources``) as one instance."""
     run = run if run is not None else RunContext()
     kinds = [source_kind(s) for s in sources]
@@ -262,14 +266,15 @@ def load_sources(sources: list[Source], namespace: str = "default", run: Optiona
 
         run.check(PHASE)
         return Loaded(load_text(sources[0].text, sources[0].name), "v1", names)
-    instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"], namespace, run)
+    instance, report = load_kubernetes_sources([s for s, k in zip(sources, kinds) if k != "empty"], namespace, run,
+                                               budget)
     context = {"initial_pod_names": report.initial_pod_names, "initial_holdings": report.initial_holdings,
                "report": report}
     return Loaded(instance, "kubernetes", names, context)
 
 
 def load_kubernetes_sources(sources: Sequence[Source], namespace: str = "default",
-                            run: Optional[RunContext] = None):
+                            run: Optional[RunContext] = None, budget: BudgetLike = None):
     """Kubernetes documents of several sources as one cluster: (instance, report).
 
     Read without lines first; if the conversion or the model refuses the
@@ -290,7 +295,8 @@ def load_kubernetes_sources(sources: Sequence[Source], namespace: str = "default
             all_lines.extend(source_lines)
             doc_files.extend((source.name, i) for i in range(len(source_docs)))
         name = sources[0].name if len(sources) == 1 else f"{len(sources)} inputs"
-        return load_kubernetes_documents(docs, name, all_lines, doc_files, default_namespace=namespace, run=run)
+        return load_kubernetes_documents(docs, name, all_lines, doc_files, default_namespace=namespace, run=run,
+                                         budget=budget)
 
     try:
         with collector_paused():

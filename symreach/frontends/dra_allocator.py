@@ -28,8 +28,8 @@ The scheduler visits pools in Go map order (random, per node) and slices in
 informer order (random, per cycle): ``allocate_in_order`` runs the search in one
 order (``Allocator.walk``), ``dra_orders.allocate`` over every order that can
 differ. Selectors outside ``dra_cel`` are taken as matching, with a caveat; a
-search over ``STEP_LIMIT`` steps falls back to a matching that ignores
-constraints, with a caveat.
+search past the search budget's ``dra-allocator-steps`` guard (``symreach.search_budget``)
+falls back to a matching that ignores constraints, with a caveat.
 """
 
 from __future__ import annotations
@@ -37,23 +37,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from symreach import reasons
+from symreach import search_budget, reasons
 from symreach.frontends import dra_cel
 from symreach.frontends.dra_matching import assignable
+from symreach.frontends.k8s_volumes import as_dict, as_list
 
 MAX_RESULTS = 32   # resourceapi.AllocationResultsMaxSize
-STEP_LIMIT = 50_000
 CANNOT_ALLOCATE = "cannot allocate all claims"
 INVALID_POOLS = "invalid resource pools were encountered"
 ERROR_PREFIX = reasons.FILTER_ERROR
-
-
-def _d(value: object) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _l(value: object) -> list:
-    return value if isinstance(value, list) else []
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,12 +93,12 @@ def gather_pools(slices: list[dict], node: dict, node_matches: Callable[[dict, d
     """``GatherPools``: the pools of ``slices`` (ResourceSlice objects) that reach ``node``."""
     found: dict[tuple[str, str], list[tuple[int, dict]]] = {}
     for k, s in enumerate(slices):
-        spec = _d(s.get("spec"))
-        if spec.get("perDeviceNodeSelection") is not None or _l(spec.get("sharedCounters")):
+        spec = as_dict(s.get("spec"))
+        if spec.get("perDeviceNodeSelection") is not None or as_list(spec.get("sharedCounters")):
             continue
         if not node_matches(spec, node):
             continue
-        key = (str(spec.get("driver")), str(_d(spec.get("pool")).get("name")))
+        key = (str(spec.get("driver")), str(as_dict(spec.get("pool")).get("name")))
         have = found.get(key)
         if have is None or _generation(spec) > _generation(have[0][1]):
             found[key] = [(k, spec)]
@@ -114,38 +106,38 @@ def gather_pools(slices: list[dict], node: dict, node_matches: Callable[[dict, d
             have.append((k, spec))
     out: list[Pool] = []
     for (driver, name), specs in sorted(found.items()):
-        want = int(_d(specs[0][1].get("pool")).get("resourceSliceCount") or 0)
+        want = int(as_dict(specs[0][1].get("pool")).get("resourceSliceCount") or 0)
         if len(specs) != want:
-            same = [spec for spec in (_d(s.get("spec")) for s in slices)
-                    if str(spec.get("driver")) == driver and str(_d(spec.get("pool")).get("name")) == name]
+            same = [spec for spec in (as_dict(s.get("spec")) for s in slices)
+                    if str(spec.get("driver")) == driver and str(as_dict(spec.get("pool")).get("name")) == name]
             if any(_generation(x) > _generation(specs[0][1]) for x in same):
                 continue   # obsolete: the driver is replacing this generation
             if sum(1 for x in same if _generation(x) == _generation(specs[0][1])) != want:
                 out.append(Pool(driver, name, incomplete=True))
                 continue
-        names = [str(_d(d).get("name")) for _, spec in specs for d in _l(spec.get("devices"))]
+        names = [str(as_dict(d).get("name")) for _, spec in specs for d in as_list(spec.get("devices"))]
         if len(set(names)) != len(names):
             out.append(Pool(driver, name, invalid=True))
             continue
-        out.append(Pool(driver, name, [[_device(driver, name, _d(d), k) for d in _l(spec.get("devices"))]
+        out.append(Pool(driver, name, [[_device(driver, name, as_dict(d), k) for d in as_list(spec.get("devices"))]
                                        for k, spec in specs]))
     return out
 
 
 def _generation(spec: dict) -> int:
-    return int(_d(spec.get("pool")).get("generation") or 0)
+    return int(as_dict(spec.get("pool")).get("generation") or 0)
 
 
 def _device(driver: str, pool: str, raw: dict, slice_id: int) -> Device:
-    attributes = _d(raw.get("attributes"))
+    attributes = as_dict(raw.get("attributes"))
     typed = {}
     for key, value in attributes.items():
         domain, _, name = str(key).partition("/") if "/" in str(key) else (driver, "", str(key))
-        kinds = [k for k in ("string", "int", "bool", "version") if k in _d(value)]
-        typed[(domain, name)] = (kinds[0], _d(value)[kinds[0]]) if kinds else None
+        kinds = [k for k in ("string", "int", "bool", "version") if k in as_dict(value)]
+        typed[(domain, name)] = (kinds[0], as_dict(value)[kinds[0]]) if kinds else None
     return Device(driver, pool, str(raw.get("name")), dra_cel.attribute_values(driver, attributes),
-                  dra_cel.capacity_values(driver, _d(raw.get("capacity"))), typed,
-                  bool(_l(raw.get("consumesCounters"))), bool(_l(raw.get("bindingConditions"))), slice_id)
+                  dra_cel.capacity_values(driver, as_dict(raw.get("capacity"))), typed,
+                  bool(as_list(raw.get("consumesCounters"))), bool(as_list(raw.get("bindingConditions"))), slice_id)
 
 
 # ---- the search ---------------------------------------------------------------------------
@@ -234,6 +226,7 @@ class Allocator:
         self.requests: list[list[list[_Req]]] = []
         self.constraints: list[list[_MatchAttribute]] = []
         self.steps = 0
+        self.step_guard = search_budget.Watch(search_budget.DRA_ALLOCATOR_STEPS)
         self.every: list[tuple[int, _Req]] = []   # every request and subrequest, for ``signature``
 
     def walk(self) -> Iterator[tuple[Pool, Optional[Device]]]:
@@ -253,9 +246,9 @@ class Allocator:
         Devices with equal signatures are interchangeable (up to the results and the names errors give)."""
         if not self.every:   # kept: the probe cache knows a request by its id
             for c, claim in enumerate(self.claims):
-                for request in _l(_d(_d(claim.get("spec")).get("devices")).get("requests")):
-                    request = _d(request)
-                    for body in [_d(x) for x in _l(request.get("firstAvailable"))] or [_d(request.get("exactly"))]:
+                for request in as_list(as_dict(as_dict(claim.get("spec")).get("devices")).get("requests")):
+                    request = as_dict(request)
+                    for body in [as_dict(x) for x in as_list(request.get("firstAvailable"))] or [as_dict(request.get("exactly"))]:
                         self.every.append((c, _Req(body, "", None, str(body.get("deviceClassName") or ""), False)))
         probes = []
         for c, req in self.every:
@@ -268,14 +261,14 @@ class Allocator:
     def prepare(self) -> None:
         for c, claim in enumerate(self.claims):
             least, per_claim = 0, []
-            for request in _l(_d(_d(claim.get("spec")).get("devices")).get("requests")):
-                request = _d(request)
+            for request in as_list(as_dict(as_dict(claim.get("spec")).get("devices")).get("requests")):
+                request = as_dict(request)
                 if request.get("firstAvailable"):
-                    subs = [self._req(c, _d(s), str(_d(s).get("name")), str(request.get("name")))
-                            for s in _l(request["firstAvailable"])]
+                    subs = [self._req(c, as_dict(s), str(as_dict(s).get("name")), str(request.get("name")))
+                            for s in as_list(request["firstAvailable"])]
                     least += min(r.count for r in subs)
                 else:
-                    subs = [self._req(c, _d(request.get("exactly")), str(request.get("name")), None)]
+                    subs = [self._req(c, as_dict(request.get("exactly")), str(request.get("name")), None)]
                     least += subs[0].count
                 per_claim.append(subs)
             self.requests.append(per_claim)
@@ -283,11 +276,11 @@ class Allocator:
                 raise _Error(f"claim {_ref(claim)}: number of requested devices {least} exceeds the claim limit of "
                              f"{MAX_RESULTS}")
             kept = []
-            for i, constraint in enumerate(_l(_d(_d(claim.get("spec")).get("devices")).get("constraints"))):
-                constraint = _d(constraint)
+            for i, constraint in enumerate(as_list(as_dict(as_dict(claim.get("spec")).get("devices")).get("constraints"))):
+                constraint = as_dict(constraint)
                 if constraint.get("matchAttribute") is None:
                     raise _Error(f"claim {_ref(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
-                kept.append(_MatchAttribute([str(x) for x in _l(constraint.get("requests"))],
+                kept.append(_MatchAttribute([str(x) for x in as_list(constraint.get("requests"))],
                                             str(constraint["matchAttribute"])))
             self.constraints.append(kept)
 
@@ -332,12 +325,12 @@ class Allocator:
         if key in self.cache:
             return self.cache[key]
         cls = self.classes.get(req.class_name)
-        sources = [(f"class {req.class_name}", _d(_d(cls).get("spec")).get("selectors"))] if cls is not None else []
+        sources = [(f"class {req.class_name}", as_dict(as_dict(cls).get("spec")).get("selectors"))] if cls is not None else []
         sources.append((f"claim {_ref(self.claims[c])}", req.body.get("selectors")))
         value: bool | str = True
         for where, selectors in sources:
-            for i, s in enumerate(_l(selectors)):
-                expr = str(_d(_d(s).get("cel")).get("expression") or "")
+            for i, s in enumerate(as_list(selectors)):
+                expr = str(as_dict(as_dict(s).get("cel")).get("expression") or "")
                 got = device.evaluate(expr)
                 if got == dra_cel.UNKNOWN:
                     self.caveats.append(f"DRA: CEL selector not evaluated (taken as matching): {expr}")
@@ -388,7 +381,7 @@ class Allocator:
     # -- ``allocateOne`` --
     def one(self, c: int, r: int, s: int, k: int, in_sub: bool) -> bool:
         self.steps += 1
-        if self.steps > STEP_LIMIT:
+        if self.steps > self.step_guard.at and self.step_guard.passed(self.steps):
             raise _Budget()
         if c == len(self.claims):
             return True
@@ -464,7 +457,7 @@ class Allocator:
 
 def _ref(claim: dict) -> str:
     """``klog.KObj``: ns/name (a template's claim, not created yet, has no name: said so)."""
-    meta = _d(claim.get("metadata"))
+    meta = as_dict(claim.get("metadata"))
     if meta.get("name") is None:
         return "(not created yet, from a ResourceClaimTemplate)"
     return f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
@@ -487,8 +480,9 @@ def allocate_in_order(claims: list[dict], pools: list[Pool], classes: dict[str, 
         out = Outcome(None if fits else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE, False,
                       run.caveats)
         if not _relaxation_exact(run, constraints=not fits):   # constraints only remove fits
-            out.caveats.append(f"DRA: the allocator's search took over {STEP_LIMIT} steps on this node; the verdict "
-                               "is whether distinct matching devices exist (constraints and errors not checked)")
+            out.caveats.append("DRA: the allocator's search on this node went "
+                               f"{search_budget.past(search_budget.DRA_ALLOCATOR_STEPS)}; the verdict is whether distinct "
+                               "matching devices exist (constraints and errors not checked)")
         return out
     out = Outcome(None if found else INVALID_POOLS if any(p.invalid for p in pools) else CANNOT_ALLOCATE,
                   False, run.caveats, [list(r) for r in run.results] if found else [])

@@ -115,7 +115,7 @@ from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, t
                                              time_text, timestamp_of)
 from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
 from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
-from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, Uint, Unsupported, arith,
+from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, GoPanic, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
                                                check_int, check_qualifier, compare, equal, key_text, key_value, kind,
                                                map_find, map_has, map_key, type_name)
@@ -346,8 +346,8 @@ def evaluate(expression: str, driver: str, attributes: dict[tuple[str, str], obj
         return UNKNOWN
     try:
         value = _Eval(driver, attributes, capacity or {}).run(tree)
-    except CelFailure as err:
-        return CelError(err.message, err.pattern)
+    except (CelFailure, GoPanic) as err:
+        return CelError(err.message, getattr(err, "pattern", ""))
     except Exception:
         return UNKNOWN   # Unsupported or an unforeseen case: never a traceback, a caveat
     if not isinstance(value, bool):

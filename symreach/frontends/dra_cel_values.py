@@ -44,6 +44,15 @@ class Unsupported(Exception):
     pass
 
 
+class GoPanic(Exception):
+    """A Go runtime panic that cel-go's ``Eval`` recovers: the whole evaluation's error
+    (``internal error: ...``), which no ``||``, ``&&`` or macro absorbs."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
 
 

@@ -6,8 +6,8 @@ the offset ``hours*60 ± minutes`` minutes with Go's int64 wrap-around, made sec
 ``time.Duration(...).Seconds()`` and used as a ``time.FixedZone`` of any size. Any other text
 is Go's ``time.LoadLocation``: ``""`` and ``UTC`` are UTC, ``Local`` the process's zone (UTC,
 as in the scheduler's container and the kso variant), a name with ``..`` or a leading ``/`` or
-``\\`` refused, else the TZif file read from Go's system directories in Go's order, with Go's
-messages for a file that is missing, a directory or not TZif. The fields come from the
+``\\`` refused, else the TZif file the run's tz database holds (``zoneinfo_db``: ZONEINFO and
+Go's system directories, or ``--zoneinfo``), with Go's messages. The fields come from the
 proleptic Gregorian calendar over the local seconds (years 0 and below included, which Python's
 ``datetime`` cannot hold).
 """
@@ -15,17 +15,14 @@ proleptic Gregorian calendar over the local seconds (years 0 and below included,
 from __future__ import annotations
 
 import datetime
-import errno
 import io
 import zoneinfo
 
-from symreach.frontends.dra_cel_values import CelFailure, Unsupported, go_quote_text
+from symreach.frontends import zoneinfo_db
+from symreach.frontends.dra_cel_values import CelFailure, go_quote_text
 
-__all__ = ["GO_ZONE_DIRS", "zone_fields", "zone_offset"]
+__all__ = ["zone_fields", "zone_offset"]
 
-GO_ZONE_DIRS = ("/usr/share/zoneinfo/", "/usr/share/lib/zoneinfo/", "/usr/lib/locale/TZ/", "/etc/zoneinfo/")
-_GO_ERRNO = {errno.EISDIR: "is a directory", errno.ENOTDIR: "not a directory", errno.EACCES: "permission denied",
-             errno.ENAMETOOLONG: "file name too long", errno.ELOOP: "too many levels of symbolic links"}
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
@@ -69,25 +66,7 @@ def _load(name: str) -> zoneinfo.ZoneInfo | None:
         return None
     if ".." in name or name[0] in "/\\":
         raise CelFailure("time: invalid location name")
-    if "\x00" in name:
-        raise CelFailure("invalid argument")   # the open(2) Go's readFile makes refuses a NUL
-    first: str | None = None
-    for directory in GO_ZONE_DIRS:
-        try:
-            with open(directory + name, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            continue
-        except OSError as err:
-            if err.errno not in _GO_ERRNO:
-                raise Unsupported(f"time zone file error {err.errno}") from None
-            first = first or _GO_ERRNO[err.errno]
-            continue
-        try:
-            return zoneinfo.ZoneInfo.from_file(io.BytesIO(data), key=name)
-        except ValueError:
-            first = first or "malformed time zone information"
-    raise CelFailure(first or f"unknown time zone {name}")
+    return zoneinfo_db.current().load(name, lambda data: zoneinfo.ZoneInfo.from_file(io.BytesIO(data), key=name))
 
 
 def zone_offset(name: object, seconds: int) -> int:

@@ -15,9 +15,10 @@ agrees so far. At a choice, pools (slices) the search cannot tell apart are one 
 allocated), slices up to their order inside the pool. Slices no selector matches nor errs on, and
 pools of them, are never visited by the search in any way that counts, so they are left out. So
 the cost follows how far into the order the runs look and how many distinct slices they meet
-there, not pools! * prod(slices!). ``SEARCH_LIMIT`` runs is a guard against pathological inputs
-only (a caveat then): the random states need at most 4 runs; 7 pools a constraint tells apart, each
-run meeting an error only after scanning them, need 1,962 leaves of 5,040 orders (0.3 s), 8 pass it.
+there, not pools! * prod(slices!). The search budget's ``dra-orders`` guard (``symreach.search_budget``,
+20,000 runs by default) stops pathological inputs only (a caveat then): the random states need at most
+4 runs; 7 pools a constraint tells apart, each run meeting an error only after scanning them, need
+1,962 leaves of 5,040 orders (0.3 s), 8 pass it.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from dataclasses import dataclass
 from math import factorial, prod
 from typing import Iterator, Optional
 
+from symreach import search_budget
 from symreach.frontends.dra_allocator import Allocator, Device, Outcome, Pool, allocate_in_order
 from symreach.frontends.k8s_volumes import as_dict, as_list
 
 Key = tuple[str, str]   # (driver, pool)
-SEARCH_LIMIT = 20_000   # runs of the search per call (a guard: the random states need at most 4)
 
 
 def order_count(pools: list[Pool]) -> int:
@@ -151,18 +152,17 @@ def slice_kinds(claims: list[dict], pool: Pool, classes: dict[str, dict], alloca
 
 
 def runs(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
-         fixed: frozenset[Key] = frozenset(), limit: Optional[int] = None) -> Optional[list[Outcome]]:
+         fixed: frozenset[Key] = frozenset(), allowance: Optional[search_budget.Allowance] = None
+         ) -> Optional[list[Outcome]]:
     """One outcome per class of orders the search cannot tell apart (``fixed`` pools' slices in the
-    order given); None past ``limit`` runs (``SEARCH_LIMIT``)."""
-    limit = SEARCH_LIMIT if limit is None else limit
+    order given); None once its runs pass ``allowance`` (by default its own, the ``dra-orders`` guard)."""
+    allowance = search_budget.Allowance(search_budget.DRA_ORDERS) if allowance is None else allowance
     visible = _visible(claims, pools, classes, allocated, fixed)
     stack: list[tuple[int, ...]] = [()]
     out: list[Outcome] = []
-    count = 0
     while stack:
         prefix = stack.pop()
-        count += 1
-        if count > limit:
+        if allowance.spend():
             return None
         try:
             out.append(allocate_in_order(claims, pools, classes, allocated, sequence=_Order(visible, prefix).walk))
@@ -185,9 +185,9 @@ def allocate(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
     found = runs(claims, pools, classes, allocated)
     if found is None:
         first.caveats.append(f"DRA{where}: the scheduler visits pools and slices in a random order; on another order "
-                             "the allocator may meet an error at another point (over "
-                             f"{SEARCH_LIMIT} searches to tell the orders apart; the verdict, its reasons and "
-                             "whether it aborts the pod's cycle are those of the first order)")
+                             "the allocator may meet an error at another point (the verdict, its reasons and "
+                             "whether it aborts the pod's cycle are those of the first order: telling the orders "
+                             f"apart went {search_budget.past(search_budget.DRA_ORDERS)})")
         return first
     return combine(first, found)
 

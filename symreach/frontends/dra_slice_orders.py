@@ -19,7 +19,8 @@ each sigma's fitting and erring nodes (v1 ``dra.cycleOrders``, ``Instance.cycle_
 semantics reads the joint condition from it (``semantics.abort_failure``). The sigmas tried are those
 the allocator can tell apart (``dra_orders.slice_kinds``: interchangeable slices one choice, slices no
 selector reads last), each node's orders under one sigma ``dra_orders.runs``' exact search; past the
-guards against pathological inputs (``CYCLE_ORDERS``, ``BUDGET``; the random states stay far below)
+search budget's guards against pathological inputs (``symreach.search_budget``: ``dra-cycle-orders``,
+``dra-cycle-searches``; the random states stay far below)
 no table is recorded and every fit is marked with a caveat. Each allocation state a witness reaches
 has its own table (``k8s_dra_state``). Above 101 nodes the early stop counts as feasible, under
 sigma, the nodes that fit under sigma (``semantics.cycle_runs_past``'s ``fitting``).
@@ -31,12 +32,11 @@ from itertools import product
 from math import prod
 from typing import Iterator, Optional
 
+from symreach import search_budget
 from symreach.frontends.dra_allocator import Pool
 from symreach.frontends.dra_orders import runs, slice_kinds
 
 Key = tuple[str, str]   # (driver, pool)
-BUDGET = 20_000          # searches over every cycle order and node (a guard: then every fit is marked)
-CYCLE_ORDERS = 5_040     # distinct cycle orders (a guard, as BUDGET)
 
 
 def shared_pools(pools_of: dict[str, list[Pool]]) -> dict[Key, list[int]]:
@@ -67,7 +67,7 @@ def _arrangements(kinds: list[int]) -> Iterator[list[int]]:
 def cycle_orders(shared: dict[Key, list[int]], kinds: dict[int, Optional[int]]) -> Optional[list[dict[int, int]]]:
     """The cycle orders of the shared pools' slices the search can tell apart, as a rank per slice id:
     slices of one kind (``kinds``: ``dra_orders.slice_kinds``) take their places in id order, slices
-    it never counts (None) go last. None beyond ``CYCLE_ORDERS``."""
+    it never counts (None) go last. None past the ``dra-cycle-orders`` guard."""
     per_pool: list[list[list[int]]] = []
     for ids in shared.values():
         counted = [i for i in ids if kinds.get(i) is not None]
@@ -75,10 +75,10 @@ def cycle_orders(shared: dict[Key, list[int]], kinds: dict[int, Optional[int]]) 
         for arrangement in _arrangements([kinds[i] for i in counted]):
             queues = {k: [i for i in counted if kinds[i] == k] for k in set(arrangement)}
             orders.append([queues[k].pop(0) for k in arrangement] + [i for i in ids if i not in counted])
-            if len(orders) > CYCLE_ORDERS:
+            if search_budget.over(search_budget.DRA_CYCLE_ORDERS, len(orders)):
                 return None
         per_pool.append(orders)
-    if prod(len(o) for o in per_pool) > CYCLE_ORDERS:
+    if search_budget.over(search_budget.DRA_CYCLE_ORDERS, prod(len(o) for o in per_pool)):
         return None
     return [{sid: rank for order in choice for rank, sid in enumerate(order)} for choice in product(*per_pool)]
 
@@ -96,7 +96,7 @@ def cycle_table(claims: list[dict], pools_of: dict[str, list[Pool]], classes: di
                 allocated: set) -> Optional[Table]:
     """Per cycle order the search can tell apart: the nodes where some pool order fits, and those
     where every one errs with their errors (distinct, in the runs' order); [] without a shared pool;
-    None past the guards (``CYCLE_ORDERS``, ``BUDGET``)."""
+    None past the guards (``dra-cycle-orders``, ``dra-cycle-searches``)."""
     shared = shared_pools(pools_of)
     if not shared:
         return []
@@ -110,16 +110,15 @@ def cycle_table(claims: list[dict], pools_of: dict[str, list[Pool]], classes: di
     if orders is None:
         return None
     fixed = frozenset(shared)
-    left = BUDGET
+    allowance = search_budget.Allowance(search_budget.DRA_CYCLE_SEARCHES)   # every order's and node's runs share it
     table: Table = []
     for rank in orders:
         fits: set[str] = set()
         errs: dict[str, tuple[str, ...]] = {}
         for node, pools in pools_of.items():
-            outcomes = runs(claims, _ranked(pools, shared, rank), classes, allocated, fixed, left)
+            outcomes = runs(claims, _ranked(pools, shared, rank), classes, allocated, fixed, allowance)
             if outcomes is None:
                 return None
-            left -= len(outcomes)
             if any(o.reason is None for o in outcomes):
                 fits.add(node)
             elif all(o.error for o in outcomes):
@@ -133,7 +132,7 @@ def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: d
                  fitting: list[str]) -> list[str]:
     """Of the nodes the per-node model lets the pod fit (``fitting``), those where one slice order per
     cycle may forbid it in some state (the module's condition); every one of them past the guards
-    (``CYCLE_ORDERS``, ``BUDGET``)."""
+    (``dra-cycle-orders``, ``dra-cycle-searches``)."""
     if not fitting:
         return []
     return table_inexact(cycle_table(claims, pools_of, classes, allocated), fitting)

@@ -38,13 +38,16 @@ allocate or free (the verdicts are those of the input's allocation state).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from symreach import filter_runs
+from symreach import search_budget, filter_runs
 from symreach.frontends import dra_allocator, dra_orders, dra_slice_orders
 from symreach.frontends.dra_allocator import Device, Pool
+from symreach.frontends.k8s_volumes import as_dict, as_list
 from symreach.loader.labels import parse_node_selector
+from symreach.loader.resolve import prefilter_node_names
 from symreach.model import MIN_FEASIBLE_NODES, num_feasible_nodes_to_find, zone_key
 from symreach.loader.shapes import FieldError
 
@@ -55,14 +58,6 @@ NOT_AVAILABLE = "resourceclaim not available on the node"
 MAX_RESULTS = dra_allocator.MAX_RESULTS
 DYNAMIC_CAVEAT = ("DRA: devices that earlier steps of a witness allocate (or free by deleting a pod) are not "
                   "modelled; the DynamicResources verdicts are those of the input's allocation state")
-
-
-def _d(value: object) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _l(value: object) -> list:
-    return value if isinstance(value, list) else []
 
 
 @dataclass
@@ -97,7 +92,7 @@ class DraIndex:
         """(driver, pool, device) every claim's allocation holds (admin access holds none)."""
         out = set()
         for claim in self.claims.values():
-            results = _l(_d(_d(_d(claim.get("status")).get("allocation")).get("devices")).get("results"))
+            results = as_list(as_dict(as_dict(as_dict(claim.get("status")).get("allocation")).get("devices")).get("results"))
             for r in results:
                 if isinstance(r, dict) and not r.get("adminAccess"):
                     out.add((str(r.get("driver")), str(r.get("pool")), str(r.get("device"))))
@@ -105,8 +100,8 @@ class DraIndex:
 
     def slice_count(self, node: dict, driver: str, pool: str) -> int:
         """How many slices of a pool are on node: their order is the informer's, so random."""
-        return sum(1 for s in self.slices if str(_d(s.get("spec")).get("driver")) == driver
-                   and str(_d(_d(s.get("spec")).get("pool")).get("name")) == pool and _slice_on(_d(s.get("spec")), node))
+        return sum(1 for s in self.slices if str(as_dict(s.get("spec")).get("driver")) == driver
+                   and str(as_dict(as_dict(s.get("spec")).get("pool")).get("name")) == pool and _slice_on(as_dict(s.get("spec")), node))
 
     def devices(self, node: dict) -> tuple[list[Device], list[str]]:
         """The devices of the usable pools on a node (``GatherPools``), in the allocator's order."""
@@ -157,7 +152,7 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
             nodes: list[dict]) -> PodDra:
     """The plugin's verdicts for one pod spec; ``pod`` is the Pod's metadata (None for a template)."""
     out = PodDra()
-    entries = [e for e in _l(spec.get("resourceClaims")) if isinstance(e, dict)]
+    entries = [e for e in as_list(spec.get("resourceClaims")) if isinstance(e, dict)]
     if not entries:
         return out
     claims: list[dict] = []
@@ -177,14 +172,14 @@ def pod_dra(index: DraIndex, spec: dict, status: Optional[dict], namespace: str,
     to_allocate: list[dict] = []
     selectors: list[object] = []
     for claim in claims:
-        allocation = _d(claim.get("status")).get("allocation")
+        allocation = as_dict(claim.get("status")).get("allocation")
         if allocation is not None:
-            if _d(allocation).get("nodeSelector") is not None:
-                selectors.append(_d(allocation)["nodeSelector"])
+            if as_dict(allocation).get("nodeSelector") is not None:
+                selectors.append(as_dict(allocation)["nodeSelector"])
             continue
-        requests = _l(_d(_d(claim.get("spec")).get("devices")).get("requests"))
+        requests = as_list(as_dict(as_dict(claim.get("spec")).get("devices")).get("requests"))
         for r in requests:
-            why = _class_problem(index, _d(r), claim, namespace)
+            why = _class_problem(index, as_dict(r), claim, namespace)
             if why:
                 out.prefilter = why
                 return out
@@ -222,8 +217,9 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     ``findNodesThatPassFilters`` stops once it has more than ``numFeasibleNodesToFind`` feasible
     nodes; ``semantics.cycle_runs_past`` decides whether a run can stop before every erring node,
     exactly when the candidates share one zone, cannot hold k + 1 feasible nodes besides an erring one
-    (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (every chunk
-    of the parallel scan held by its own worker, up to about 250 nodes), or are named by
+    (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (its search's
+    bound, from the zones' node counts: e.g. 2 zones of equal size up to 1,374 nodes, 3 up to 309, any
+    sizes 286 and 151), or are named by
     NodeAffinity's PreFilterResult (map order: one zone, k from their count, ``PodType.prefilter_named``;
     also where it names every node). Marked otherwise. The order of a
     pool's slices is drawn once per cycle for every node (``dra_orders.allocate`` takes it per
@@ -233,10 +229,10 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     out = []
     named = _prefilter_names(spec)
     candidates = [node for node in nodes if named is None or node["name"] in named]
-    zones = {zone_key(node.get("labels") or {}) for node in candidates}
+    zones = Counter(zone_key(node.get("labels") or {}) for node in candidates)
     k = num_feasible_nodes_to_find(len(candidates))
     if len(candidates) - 1 > k and len(zones) > 1 and named is None \
-            and not filter_runs.exact_domain(len(candidates), len(zones), k):
+            and not filter_runs.exact_domain(len(candidates), len(zones), k, sizes=list(zones.values())):
         out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones beyond the exact "
                    "search the scheduler stops filtering after "
                    "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not "
@@ -252,29 +248,24 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     if table is None:
         return out + [f"DRA: the fit on {', '.join(shared)} depends on the order of a pool's slices, which the "
                       "scheduler draws once per cycle for every node, and every order that fits there makes another "
-                      "node err; past the search's guards the model draws the order per node (the fit may be too "
-                      "lenient)"]
+                      "node err; the model draws the order per node (the fit may be too lenient): telling the "
+                      "orders apart went " + search_budget.past(search_budget.DRA_CYCLE_ORDERS, search_budget.DRA_CYCLE_SEARCHES)]
     found.cycle_orders = [{"fits": sorted(fits), "errs": {node: list(why) for node, why in sorted(errs.items())}}
                           for fits, errs in table]
     return out
 
 
-def _prefilter_names(spec: dict) -> Optional[set[str]]:
-    """The node names of NodeAffinity's v1.35 PreFilterResult: the union over required terms of each
-    term's ``matchFields`` ``metadata.name`` In values (intersected); None when a term has none."""
-    affinity = _d(_d(_d(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
-    terms = [_d(term) for term in _l(affinity.get("nodeSelectorTerms"))]
-    names: Optional[set[str]] = None
-    for term in terms:
-        own: Optional[set[str]] = None
-        for r in (_d(r) for r in _l(term.get("matchFields"))):
-            if r.get("key") == "metadata.name" and r.get("operator") == "In":
-                values = {str(v) for v in _l(r.get("values"))}
-                own = values if own is None else own & values
-        if own is None:
-            return None
-        names = own if names is None else names | own
-    return names
+def _prefilter_names(spec: dict) -> Optional[frozenset[str]]:
+    """The node names of NodeAffinity's v1.35 PreFilterResult (``resolve.prefilter_node_names``, as the
+    v1 loader reads it); None without one, or for an affinity the v1 loader refuses (the load then fails)."""
+    affinity = as_dict(spec.get("affinity")).get("nodeAffinity")
+    required = as_dict(affinity).get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required is None:
+        return None
+    try:
+        return prefilter_node_names(parse_node_selector(required))
+    except FieldError:
+        return None
 
 
 def _claim_of(index: DraIndex, entry: dict, status: Optional[dict], namespace: str, pod: Optional[dict],
@@ -293,8 +284,8 @@ def _claim_of(index: DraIndex, entry: dict, status: Optional[dict], namespace: s
             out.caveats.append(f"DRA: ResourceClaimTemplate {namespace}/{entry['resourceClaimTemplateName']} is not "
                                "in the input (its pods' claims would not be created)")
             return None
-        return {"spec": _d(_d(template.get("spec")).get("spec"))}
-    for s in _l(_d(status).get("resourceClaimStatuses")):
+        return {"spec": as_dict(as_dict(template.get("spec")).get("spec"))}
+    for s in as_list(as_dict(status).get("resourceClaimStatuses")):
         if isinstance(s, dict) and s.get("name") == entry.get("name"):
             if s.get("resourceClaimName") is None:
                 return None
@@ -307,7 +298,7 @@ def _existing(index: DraIndex, namespace: str, name: str, owner: Optional[dict],
     claim = index.claims.get((namespace, name))
     if claim is None:
         return f'could not find ResourceClaim "{namespace}/{name}"'
-    meta = _d(claim.get("metadata"))
+    meta = as_dict(claim.get("metadata"))
     if meta.get("deletionTimestamp"):
         return f'resourceclaim "{name}" is being deleted'
     if owner is not None and not _controlled_by(meta, owner):
@@ -317,7 +308,7 @@ def _existing(index: DraIndex, namespace: str, name: str, owner: Optional[dict],
 
 def _controlled_by(meta: dict, pod: dict) -> bool:
     uid = pod.get("uid")
-    for ref in _l(meta.get("ownerReferences")):
+    for ref in as_list(meta.get("ownerReferences")):
         if isinstance(ref, dict) and ref.get("controller") and (
                 ref.get("uid") == uid if uid else ref.get("kind") == "Pod" and ref.get("name") == pod.get("name")):
             return True
@@ -327,11 +318,11 @@ def _controlled_by(meta: dict, pod: dict) -> bool:
 def _class_problem(index: DraIndex, request: dict, claim: dict, namespace: str) -> str:
     name = request.get("name")
     if request.get("exactly") is not None:
-        pairs = [(str(name), _d(request["exactly"]).get("deviceClassName"))]
+        pairs = [(str(name), as_dict(request["exactly"]).get("deviceClassName"))]
     elif request.get("firstAvailable"):
-        pairs = [(f"{name}/{_d(s).get('name')}", _d(s).get("deviceClassName")) for s in _l(request["firstAvailable"])]
+        pairs = [(f"{name}/{as_dict(s).get('name')}", as_dict(s).get("deviceClassName")) for s in as_list(request["firstAvailable"])]
     else:
-        meta = _d(claim.get("metadata"))
+        meta = as_dict(claim.get("metadata"))
         return f"resource claim {namespace}/{meta.get('name')}, request {name}: unknown request type"
     for label, cls in pairs:
         if cls and cls not in index.classes:
@@ -481,10 +472,10 @@ def allocation_status(index: DraIndex, node: dict, results: list[tuple[str, Devi
         if spec.get("nodeName") is not None:
             pinned = True
             break
-        terms = _l(_d(spec.get("nodeSelector")).get("nodeSelectorTerms"))
+        terms = as_list(as_dict(spec.get("nodeSelector")).get("nodeSelectorTerms"))
         if len(terms) == 1:
-            fields += [r for r in _l(_d(terms[0]).get("matchFields")) if r not in fields]
-            expressions += [r for r in _l(_d(terms[0]).get("matchExpressions")) if r not in expressions]
+            fields += [r for r in as_list(as_dict(terms[0]).get("matchFields")) if r not in fields]
+            expressions += [r for r in as_list(as_dict(terms[0]).get("matchExpressions")) if r not in expressions]
     out: dict = {"devices": {"results": [{"request": label, "driver": d.driver, "pool": d.pool, "device": d.name}
                                          for label, d in results]}}
     if pinned:
@@ -498,8 +489,8 @@ def allocation_status(index: DraIndex, node: dict, results: list[tuple[str, Devi
 
 def _slice_of(index: DraIndex, node: dict, device: Device) -> dict:
     for s in index.slices:
-        spec = _d(s.get("spec"))
-        if str(spec.get("driver")) == device.driver and str(_d(spec.get("pool")).get("name")) == device.pool \
-                and _slice_on(spec, node) and any(str(_d(x).get("name")) == device.name for x in _l(spec.get("devices"))):
+        spec = as_dict(s.get("spec"))
+        if str(spec.get("driver")) == device.driver and str(as_dict(spec.get("pool")).get("name")) == device.pool \
+                and _slice_on(spec, node) and any(str(as_dict(x).get("name")) == device.name for x in as_list(spec.get("devices"))):
             return spec
     return {}

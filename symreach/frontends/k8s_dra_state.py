@@ -32,8 +32,9 @@ one kind are one choice). The result is each type's v1
 Not exact, and marked with a caveat instead: devices of several pools a request
 could take (the scheduler's pool order is a Go map's, so random; modelled: pools
 by driver and name, slices in input order; an order in which the allocator errs
-places nothing, so it is no other outcome), and more joint states than
-``MAX_STATES`` (or ``MAX_WORK`` evaluations). States are kept up to renaming
+places nothing, so it is no other outcome), and more joint states than the search
+budget's ``dra-states`` guard (or evaluations than ``dra-state-work``, states x users
+x nodes; ``symreach.search_budget``). States are kept up to renaming
 devices within a kind (``_States.canonical``), so a trace names one device of
 the kind the scheduler takes, not necessarily the one it takes.
 """
@@ -42,13 +43,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from itertools import permutations
+from math import factorial
 from typing import Optional, Union
 
+from symreach import search_budget
 from symreach.frontends.k8s_dra import DraIndex, PodDra, allocation_status, dra_field, first_allocation, pod_dra
 
-MAX_STATES = 4096
-MAX_WORK = 120_000            # states x users x nodes before giving up (load time stays seconds: the v1 document lists them)
-MAX_POOL_ORDERS = 24          # pool orders tried to see whether the first assignment depends on it
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
 NOTHING = "no devices"        # the holding of a pod whose claims took no device
 Key = tuple[str, str]         # (namespace, claim)
@@ -263,12 +263,15 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}
     tied = False
+    unchecked = 0   # the most pools of a node whose orders went past the dra-pool-orders guard
     later: list[str] = []
     memo = _Memo(index, keys, nodes)
     s = 0
     while s < len(found.states):
-        if len(found.states) > min(MAX_STATES, MAX_WORK // max(1, len(users) * len(nodes))):
-            return None, [f"DRA: more than {len(found.states) - 1} joint device allocations (not modelled)"]
+        many = search_budget.over(search_budget.DRA_STATES, len(found.states))
+        if search_budget.over(search_budget.DRA_STATE_WORK, len(found.states) * max(1, len(users) * len(nodes))) or many:
+            return None, ["DRA: listing the joint device allocations that deployments and deletions reach went "
+                          + search_budget.past(search_budget.DRA_STATES, search_budget.DRA_STATE_WORK)]
         state = found.states[s]
         view = found.view(state)
         allocated = frozenset(view.allocated())
@@ -283,6 +286,8 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
                 if verdict.prefilter is None and node["name"] not in verdict.filters:
                     nxt, alike = _deploy(found, view, state, name, u, node, memo.first(view, state, allocated, name, u, node))
                     tied |= not alike
+                    if alike is None:
+                        unchecked = max(unchecked, len(memo.pools[node["name"]]))
                     k = found.add(nxt) if nxt is not None else s
                     if k != s:
                         on[node["name"]] = k
@@ -305,7 +310,10 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
     caveats = list(later)
     if tied:
         caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
-                       "scheduler tries in random order (modelled: pools by driver and name, slices in input order)")
+                       "scheduler tries in random order (modelled: pools by driver and name, slices in input order)"
+                       + ("; whether the order changes what it takes was not checked where trying every order of "
+                          f"a node's pools went {search_budget.past(search_budget.DRA_POOL_ORDERS, needed=factorial(unchecked))}"
+                          if unchecked else ""))
     slots = [f"{ns}/{c}" for ns, c in keys] + [PODS + name for name in per_pod]
     return {name: {"slots": slots, "states": entries[name]} for name in users}, caveats
 
@@ -341,9 +349,9 @@ class _Memo:
         return self._verdicts[key]
 
     def first(self, view: DraIndex, state: tuple, allocated: frozenset, name: str, u: DraUser, node: dict
-              ) -> tuple[list[tuple[Entry, dict]], Optional[list], bool]:
+              ) -> tuple[list[tuple[Entry, dict]], Optional[list], Optional[bool]]:
         """``u``'s claims to allocate, the first assignment on node (None: none) and whether the
-        pool order cannot change it."""
+        pool order cannot change it (``_first``)."""
         todo = [(e, view.claims[e] if isinstance(e, tuple) else e) for e in u.entries]
         todo = [(e, c) for e, c in todo if isinstance(e, dict) or (c.get("status") or {}).get("allocation") is None]
         pools = self.pools[node["name"]]
@@ -354,24 +362,27 @@ class _Memo:
         return (todo, *self._first[key])
 
 
-def _first(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tuple[Optional[list], bool]:
-    """The first assignment of ``claims`` on node (None: none), and whether the pool order cannot change it."""
+def _first(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tuple[Optional[list], Optional[bool]]:
+    """The first assignment of ``claims`` on node (None: none), and whether the pool order cannot change it
+    (every order of the node's pools tried; None: not tried, their orders past the ``dra-pool-orders`` guard)."""
     first = first_allocation(view, claims, node, allocated)
     if first is None:
         return None, True
     pools = sorted({(d.driver, d.pool) for d in view.devices(node)[0]})
-    alike = True
-    if len(pools) > 1:
-        orders = list(permutations(pools)) if len(pools) <= 4 else []
-        others = (first_allocation(view, claims, node, allocated, list(o)) for o in orders[:MAX_POOL_ORDERS])
-        alike = bool(orders) and all(x is None or x == first for x in others)   # None: that order errs, places nothing
+    alike: Optional[bool] = True
+    if len(pools) > 1 and search_budget.over(search_budget.DRA_POOL_ORDERS, factorial(len(pools))):
+        alike = None
+    elif len(pools) > 1:
+        others = (first_allocation(view, claims, node, allocated, list(o)) for o in permutations(pools))
+        alike = all(x is None or x == first for x in others)   # None: that order errs, places nothing
     if any(view.slice_count(node, d.driver, d.pool) > 1 for results in first for _, d in results):
         alike = False   # the slices of a pool come in the informer's order: conservatively a tie
     return first, alike
 
 
 def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser, node: dict,
-            first: tuple[list[tuple[Entry, dict]], Optional[list], bool]) -> tuple[Optional[tuple], bool]:
+            first: tuple[list[tuple[Entry, dict]], Optional[list], Optional[bool]]
+            ) -> tuple[Optional[tuple], Optional[bool]]:
     """The state after a pod of ``u`` is scheduled on node, and whether the pool order cannot change it,
     from its first assignment there (``_Memo.first``)."""
     todo, results_of, alike = first

@@ -35,7 +35,8 @@ give (``pod_outcomes``; v1 ``nodes: {n1: [a, b]}``, interchangeable PVs one choi
 
 Not modelled, and marked with a caveat instead: the topology of a
 volume a deployment provisions for a claim other pods can use (the CSI driver
-decides it), and a group with more than ``MAX_STATES`` joint bindings (a guard:
+decides it), and a group with more joint bindings than the search budget's ``volume-bindings``
+guard (``symreach.search_budget``, 256 by default:
 had the first free PV of a class been named, n claims that deployments bind in any
 order to n interchangeable PVs would make sum_k C(n,k) k! states, 326 for n = 5;
 each claim naming its own PV of the class where free (``Runs.own``), they make
@@ -50,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from symreach import search_budget
 from symreach.frontends.k8s_volume_filters import (
     bound_index,
     candidate_volumes,
@@ -61,7 +63,6 @@ from symreach.frontends.k8s_volume_filters import (
 from symreach.frontends.k8s_volume_matching import labels_read, shape
 from symreach.frontends.k8s_volumes import VolumeIndex
 
-MAX_STATES = 256
 Key = tuple[str, str]   # (namespace, claim)
 TAKEN = "(ephemeral)"   # a class's PVs that ephemeral claims took: key (TAKEN, class), outcome ``taken:<pv>,...``
 HELD = "pods of"        # a type's pods holding a PV counted under another driver: key (HELD, type)
@@ -157,8 +158,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
     later: list[str] = []   # the Filter's own caveats in a joint binding reached (``pod_volumes``)
     s = 0
     while s < len(states):
-        if len(states) > MAX_STATES:   # the pod slots' ``frees`` (``_held_fields``) add states too
-            return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
+        if search_budget.over(search_budget.VOLUME_BINDINGS, len(states)):   # the pod slots' ``frees`` (``_held_fields``) add states too
+            return None, [_guard_caveat(claims)]
         joint = states[s]
         bound = bound_index(index, {k: o for k, o in zip(claims, joint) if o is not None and k[0] != HELD})
         for name, b in users.items():
@@ -177,8 +178,8 @@ def explore(index: VolumeIndex, claims: list[Key], users: dict[str, Binder], nod
                         drift |= drifts
                         provisioned |= provisions
                         if nxt not in ids:
-                            if len(states) == MAX_STATES:   # before the next choice is even listed
-                                return None, [_caveat(claims, f"more than {MAX_STATES} joint bindings (not modelled)")]
+                            if search_budget.over(search_budget.VOLUME_BINDINGS, len(states) + 1):   # before the next choice is listed
+                                return None, [_guard_caveat(claims)]
                             ids[nxt] = len(states)
                             states.append(nxt)
                         if ids[nxt] not in targets:
@@ -327,6 +328,11 @@ def _held_fields(index: VolumeIndex, joint: tuple, k: int, ids: dict, states: li
 
 def _caveat(claims: list[Key], what: str) -> str:
     return "claim(s) " + ", ".join(f"{ns}/{c}" for ns, c in claims) + " " + what
+
+
+def _guard_caveat(claims: list[Key]) -> str:
+    return (_caveat(claims, "")[:-1] + ": what deployments bind is not followed (the verdicts are those of the "
+            f"input's bindings): listing the joint bindings they reach went {search_budget.past(search_budget.VOLUME_BINDINGS)}")
 
 
 def bind_all(index: VolumeIndex, binders: dict[str, Binder], nodes: list[dict]

@@ -18,7 +18,8 @@ depends on less: PVs every claim of the pod sees alike on the node are one
 class, and the next claim plus how many PVs of each class are taken is the
 whole state of a run (``Runs``), searched memoized: exact, with no bound on the
 runs, and polynomial in the claims for a given number of classes
-(``MAX_SEARCH`` guards pathological inputs only). Reachability is existential
+(the search budget's ``volume-search`` guard, ``symreach.search_budget``, stops pathological inputs only).
+Reachability is existential
 over these runs (``k8s_volume_filters``).
 """
 
@@ -29,26 +30,22 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional
 
+from symreach import search_budget
 from symreach.frontends.go_sort import go_sort
 from symreach.frontends.k8s_volumes import SELECTED_NODE, VolumeIndex, annotations, as_dict, as_list
 from symreach.loader.labels import parse_label_selector, parse_node_selector
 from symreach.loader.quantities import QuantityError, parse_quantity
 from symreach.loader.shapes import FieldError
 
-# A guard against pathological inputs, not a bound met in practice: the search states (claim, PVs taken
-# per class) ``Runs`` may memoize on a node (~12 us each; 12 claims with pairwise different selectors
-# over 10 classes of PVs need 486,168). Past it the input order's run stands for all, with a caveat.
-MAX_SEARCH = 1_000_000
-
-
 class SearchBound(Exception):
-    """More than ``MAX_SEARCH`` search states on a node."""
+    """The search states (claim, PVs taken per class) ``Runs`` memoizes on a node passed the
+    ``volume-search`` guard (``symreach.search_budget``): the input order's run then stands for all, with a caveat."""
 
 
 def search_caveat(claims: list["Claim"], nodes: list[str]) -> str:
     names = ", ".join(f"{c.namespace}/{c.name}" for c in claims)
-    return (f"claim(s) {names}: VolumeBinding's runs on {', '.join(nodes)} need more than {MAX_SEARCH:,} search "
-            f"states (a guard); the verdict there and what a deployment there may bind are the input order's run's only")
+    return (f"claim(s) {names}: the verdict on {', '.join(nodes)} and what a deployment there may bind are the input "
+            f"order's run's only: VolumeBinding's runs there went {search_budget.past(search_budget.VOLUME_SEARCH)}")
 
 
 @dataclass(frozen=True)
@@ -118,6 +115,7 @@ class Runs:
             self.ranks[key] = per_class.get(cls, 0)
             per_class[cls] = self.ranks[key] + 1
         self.memo: dict[tuple[int, tuple[int, ...]], Leftovers] = {}
+        self.guard = search_budget.Watch(search_budget.VOLUME_SEARCH)
 
     def choices(self, k: int, taken: Taken) -> list[Optional[str]]:
         """What claim k may get with ``taken`` gone: one PV per shape and None (unmatched) where
@@ -178,7 +176,7 @@ class Runs:
             return (frozenset(),)
         state = (k, counts)
         if state not in self.memo:
-            if len(self.memo) >= MAX_SEARCH:
+            if len(self.memo) + 1 > self.guard.at and self.guard.passed(len(self.memo) + 1):
                 raise SearchBound(len(self.memo))
             free = [(members[n], self.seen[k][members[n]]) for members, n in zip(self.classes, counts)
                     if n < len(members) and members[n] in self.seen[k]]

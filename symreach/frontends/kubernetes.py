@@ -23,7 +23,7 @@ What becomes what:
   ``staticPod``: protected under operator moves).
 - PodDisruptionBudget -> a v1 ``disruptionBudgets`` entry (name, namespace,
   selector, minAvailable/maxUnavailable, unhealthyPodEvictionPolicy),
-  checked strictly by the v1 loader (``loader/budgets.py``).
+  checked strictly by the v1 loader (``loader/search_budget.py``).
 - Pod with ``spec.nodeName`` and not finished -> one pod of the initial
   configuration, attached to its workload's type through ownerReferences
   (Pod -> ReplicaSet -> Deployment, Pod -> Job -> CronJob, DaemonSet per
@@ -42,9 +42,10 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
+from symreach import search_budget
 from symreach.errors import InputError
 from symreach.frontends.k8s_controllers import (
     TEMPLATE_PATHS,
@@ -172,23 +173,29 @@ def load_kubernetes_with_report(path: Union[str, os.PathLike]) -> tuple[Instance
 def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Lines]] = None,
                               doc_files: Optional[list[tuple[str, int]]] = None,
                               default_namespace: str = DEFAULT_NAMESPACE,
-                              run: Optional[RunContext] = None) -> tuple[Instance, Report]:
+                              run: Optional[RunContext] = None,
+                              budget: search_budget.BudgetLike = None) -> tuple[Instance, Report]:
     """Convert, then load through the v1 loader; its errors point back at the source objects.
 
     ``doc_files`` names (file, document index in it) per document when the
     documents come from several files. ``default_namespace`` is the namespace
-    of namespaced objects that name none (``kubectl apply -n NS``).
+    of namespaced objects that name none (``kubectl apply -n NS``). ``budget``:
+    the exact searches' (``symreach.search_budget``; None: the active one); where it
+    gave another instance than the default would, the instance records it.
     """
     from symreach.loader import load_document
 
     converter = _Converter(filename, docs, lines, doc_files)
     converter.default_namespace = default_namespace
     converter.context = run if run is not None else RunContext()
-    conversion = converter.run()
+    with search_budget.loading(budget) as load:
+        conversion = converter.run()
     try:
         instance = load_document(conversion.document, filename, conversion.v1_lines, default_hostname=False)
     except InputError as err:
         raise conversion.relocate(err) from None
+    if load.departed:
+        instance = replace(instance, search_budget=load.budget.text())
     return instance, conversion.report
 
 

@@ -1,0 +1,105 @@
+"""``filter_runs.runs_past`` (the exact search over the parallel Filter phase's runs) against
+``tests/filter_runs_brute.py`` (every node list, start and interleaving simulated) on every small
+split, with fewer workers than chunks (a worker takes several chunks in turn) and chunks longer than
+k (n's chunk-mates before it can fill k), and against ``semantics.zone_runs_past``'s two constructed
+runs (sound, not complete: the exact search finds more). The brute force itself, with one worker,
+equals a plain sequential scan (``test_one_worker_is_the_sequential_scan``)."""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement, permutations, product
+from typing import Iterable, Optional
+
+import pytest
+
+from symreach import semantics
+from symreach.filter_runs import chunk_size, exact_domain, runs_past
+from tests.filter_runs_brute import brute_runs_past
+
+
+def _differential(max_nodes: int, splits: Iterable[tuple[int, int, int]], max_zones: int,
+                  chunks: tuple[int, ...]) -> tuple[int, int, int]:
+    """Every split of up to ``max_nodes`` nodes over 1..``max_zones`` zones with an erring node (n's
+    zone first), every k, the chunk sizes given, workers 1, 2, 3 and one per chunk, n in zone a or any
+    node; (compared, more chunks than workers among them, found where zone_runs_past finds none)."""
+    compared = fewer = beyond = 0
+    splits = list(splits)
+    for count in range(1, max_zones + 1):
+        for combo in combinations_with_replacement(splits, count):
+            for first in set(combo):
+                rest = list(combo)
+                rest.remove(first)
+                zones = dict(zip("abc", [first] + rest))
+                nodes = sum(map(sum, zones.values()))
+                if nodes > max_nodes or not any(r for _, _, r in zones.values()):
+                    continue
+                for k, chunk, own in product(range(1, nodes), chunks, ("a", None)):
+                    pieces = -(-nodes // chunk)
+                    for workers in sorted({1, 2, 3, pieces} & set(range(1, pieces + 1))):
+                        ours = runs_past(tuple(zones.values()), 0 if own else None, k, chunk, workers)
+                        assert ours == brute_runs_past(zones, own, k, chunk, workers), (zones, own, k, chunk, workers)
+                        compared += 1
+                        fewer += workers < pieces
+                        old = (own is None or zones[own][0] > 0) and semantics.zone_runs_past(zones, own, k)
+                        assert ours or not old, (zones, own, k, chunk, workers)   # the fallback is sound
+                        beyond += bool(ours) and not old
+    return compared, fewer, beyond
+
+
+def test_the_exact_runs_equal_the_brute_force():
+    """Every split of up to 4 nodes over up to three zones, chunks of 1 to 3: equal, not only sound."""
+    splits = [s for s in product(range(4), range(3), range(3)) if 0 < sum(s) <= 4]
+    assert _differential(4, splits, 3, (1, 2, 3)) == COMPARED_FAST
+
+
+COMPARED_FAST = (7672, 4648, 12)   # (compared, with more chunks than workers, beyond zone_runs_past)
+
+
+@pytest.mark.slow
+def test_the_exact_runs_equal_the_brute_force_on_more_splits():
+    """Up to 5 nodes over up to three zones, chunks of 1 to 4."""
+    splits = [s for s in product(range(4), range(3), range(3)) if 0 < sum(s) <= 5]
+    assert _differential(5, splits, 3, (1, 2, 3, 4)) == COMPARED_SLOW
+
+
+COMPARED_SLOW = (40624, 24976, 141)
+
+
+def _sequential(zones: dict[str, tuple[int, int, int]], own: Optional[str], k: int) -> bool:
+    """One worker filtering the list alone, over every node-tree list and start: k + 1 feasible nodes
+    (n among the first k; own None: any node) before an erring node. Written apart from both searches."""
+    kinds = {z: "F" * (f - (z == own)) + "N" * (z == own) + "O" * o + "R" * r for z, (f, o, r) in zones.items()}
+    for zone_order in permutations(zones):
+        for per_zone in product(*(sorted(set(permutations(kinds[z]))) for z in zone_order)):
+            listed = [seq[j] for j in range(max(map(len, per_zone), default=0)) for seq in per_zone if j < len(seq)]
+            for start in range(len(listed)):
+                found = []
+                for kind in listed[start:] + listed[:start]:
+                    if kind == "R":
+                        break
+                    if kind in "FN":
+                        found.append(kind)
+                    if len(found) > k:
+                        if own is None or "N" in found[:k]:
+                            return True
+                        break
+    return False
+
+
+def test_one_worker_is_the_sequential_scan():
+    """The brute force with one worker (it takes every chunk in turn, whatever their size) equals a
+    plain sequential scan: its model of a worker taking several chunks is the scheduler's."""
+    checked = 0
+    splits = [s for s in product(range(3), range(2), range(3)) if 0 < sum(s) <= 3]
+    for a, b in product(splits, [None] + splits):
+        zones = {"a": a} if b is None else {"a": a, "b": b}
+        nodes = sum(map(sum, zones.values()))
+        if nodes > 5 or not any(r for _, _, r in zones.values()) or not a[0]:
+            continue
+        for k, chunk, own in product(range(1, nodes), (1, 2, 3), ("a", None)):
+            assert brute_runs_past(zones, own, k, chunk, 1) == _sequential(zones, own, k), (zones, own, k, chunk)
+            checked += 1
+    assert checked == CHECKED_SEQUENTIAL
+
+
+CHECKED_SEQUENTIAL = 1338
