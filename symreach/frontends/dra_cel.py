@@ -82,9 +82,7 @@ quantity, ``insert failed`` naming a map or the device), the error is certain an
 ``CelError.pattern`` admits every message Go can give.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): an ``insert failed`` key
-holding a ``format.*`` value (Go prints the validator's function pointer in the scheduler's
-binary); a pattern over 2,000 characters (Python's backtracking matcher can take minutes on
+as matching and marks the answer with a caveat, never silently): a pattern over 2,000 characters (Python's backtracking matcher can take minutes on
 one), 200 nested groups (Python's ``re`` recursion), or whose bounds of Go's tree height, size
 and class runes (``dra_cel_re2_limits``) exceed Go's limits (1,000 high, 3.3M instructions,
 33.5M runes), where Go may refuse it (``expression nests too deeply``, ``expression too large``).

@@ -4,7 +4,8 @@
 ``optional(%v)``, a duration Go's ``Duration.String``, null ``0`` (an enum without a ``String``); ``baseMap.String`` prints its entries
 in Go's random map order, and the scheduler's ``cel.mapper`` (``device.attributes``,
 ``device.capacity``) prints as a Go struct: its map, then the default map's pointer, an
-address that changes from run to run. So a message may be one of many: ``key_pattern``
+address that changes from run to run (a ``format.*`` value prints its validator's function
+pointer, fixed in the scheduler's binary but unknown here). So a message may be one of many: ``key_pattern``
 is a regular expression of every text Go can give (entries in any order, any address, a
 quantity any quantity text: the exact spelling of ``resource.Quantity.String`` is not
 modelled), ``key_text`` one text in that shape.
@@ -69,7 +70,18 @@ def _print(v: object, lit, order, address: str, quantity: str) -> str:
         return lit(_semver(v))
     if held == "Quantity":
         return quantity or _quantity(v.value)   # type: ignore[attr-defined]
+    if held == "Format":   # the struct cel.Format{Name, ValidateFunc, MaxRegexSize}: a function pointer
+        name, size = _FORMATS.get(v.name, (v.name, ""))   # type: ignore[attr-defined]
+        return lit("{" + name + " ") + address + lit(" ") + (lit(size) if size else "[0-9]+") + lit("}")
     raise Unsupported("printing a value of type " + held)
+
+
+# Kubernetes' ConstantFormats: the Go name and MaxRegexSize of each (the strfmt ones: a pattern's length)
+_FORMATS = {"dns1123Label": ("DNS1123Label", "30"), "dns1123Subdomain": ("DNS1123Subdomain", "60"),
+            "dns1035Label": ("DNS1035Label", "30"), "qualifiedName": ("QualifiedName", "60"),
+            "dns1123LabelPrefix": ("DNS1123LabelPrefix", "30"), "dns1123SubdomainPrefix": ("DNS1123SubdomainPrefix", "60"),
+            "dns1035LabelPrefix": ("DNS1035LabelPrefix", "30"), "labelValue": ("LabelValue", "40"),
+            "uri": ("URI", "1103"), "byte": ("byte", "84")}
 
 
 def _quantity(value) -> str:
