@@ -7,7 +7,7 @@ compile error: ...`` (the API server refuses such a claim, so it cannot exist in
 Every other answer symreach gives must be the variant's (UNKNOWN for none of them now: the 10
 it once answered so, with ``device`` or ``device.attributes`` as a map key, an index or ``[?k]``
 by a list, a map or an optional, an ``insert failed`` message naming a list or an optional, are
-evaluated; ``tests/test_dra_cel_tail.py`` checks those constructs on 956 more). (``%s`` of this
+evaluated; ``tests/test_dra_cel_tail.py`` checks those constructs on 1,166 more). (``%s`` of this
 device, which holds a semver and a quantity, is left out here: Go's random map order makes the
 variant name either, one run or the next; ``test_dra_cel_tail`` checks symreach admits both.)
 The expressions after the first 530 probe the URL library, ``string.format``, the strfmt formats,

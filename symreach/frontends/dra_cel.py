@@ -115,7 +115,7 @@ from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
 from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, GoPanic, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
-                                               check_int, check_qualifier, compare, equal, key_text, key_value, kind,
+                                               check_int, check_qualifier, compare, equal, key_value, kind,
                                                map_find, map_has, map_key, type_name)
 
 __all__ = ["UNKNOWN", "CelError", "Outcome", "attribute_values", "capacity_values", "evaluate"]

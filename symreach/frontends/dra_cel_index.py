@@ -84,4 +84,6 @@ def _list_index(key: object) -> int:
         if key == key and INT_MIN <= key < 2.0 ** 63 and key == int(key):
             return int(key)
         raise CelFailure(f"unsupported index value {go_float_text(key)} in list")
-    return int(key) if isinstance(key, (int, Uint)) else -1
+    if isinstance(key, Uint) and key > INT_MAX:
+        raise CelFailure(f"unsupported index value {int(key)} in list")
+    return int(key) if isinstance(key, int) else -1
