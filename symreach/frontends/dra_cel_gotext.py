@@ -14,6 +14,7 @@ modelled), ``key_text`` one text in that shape.
 from __future__ import annotations
 
 import re
+from typing import Any, Callable
 
 from symreach.frontends.dra_cel_values import Unsupported, go_duration_text, go_float_text, key_value
 
@@ -41,7 +42,8 @@ def _any_order(entries: list[str]) -> list[str]:
     return [one + f"(?:, {one}){{{len(entries) - 1}}}"]
 
 
-def _print(v: object, lit, order, address: str, quantity: str) -> str:
+def _print(v: object, lit: Callable[[str], str], order: Callable[[list[str]], list[str]], address: str,
+           quantity: str) -> str:
     def go(x: object) -> str:
         return _print(x, lit, order, address, quantity)
 
@@ -84,7 +86,7 @@ _FORMATS = {"dns1123Label": ("DNS1123Label", "30"), "dns1123Subdomain": ("DNS112
             "uri": ("URI", "1103"), "byte": ("byte", "84")}
 
 
-def _quantity(value) -> str:
+def _quantity(value: Any) -> str:
     """A quantity's text (the spelling Go's canonical form picks is not modelled)."""
     for suffix, power in (("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)):
         if value and value % (1 << power) == 0:
@@ -92,6 +94,6 @@ def _quantity(value) -> str:
     return str(value) if value.denominator == 1 else f"{value * 1000}m"
 
 
-def _semver(v) -> str:
+def _semver(v: Any) -> str:
     core = f"{v.major}.{v.minor}.{v.patch}"
     return core + ("-" + ".".join(v.pre) if v.pre else "")
