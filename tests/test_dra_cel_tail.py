@@ -28,6 +28,7 @@ import pytest
 
 import tests.test_dra_cel_environment as environment
 from symreach.frontends import dra_cel
+from tests.dra_cel_tail_expressions import expressions
 
 DATA = json.loads((Path(__file__).parent / "data" / "dra" / "cel_tail.json").read_text())
 
@@ -72,6 +73,13 @@ def test_a_pattern_admits_what_it_should_and_not_more():
     assert len(set(seen)) == 7 and all(got.admits(a[len(environment.RUNTIME):]) for a in seen)
     assert not got.admits(seen[0][len(environment.RUNTIME):].replace("a100", "a101"))
     assert not got.admits(seen[0][len(environment.RUNTIME):].replace(" 0xc", " 0xz"))
+
+
+def test_the_random_expressions_are_the_generators():
+    """The 400 random expressions are ``dra_cel_tail_expressions``' with seed 41, in order."""
+    made = expressions(41, 400)
+    start = [e for e, _ in DATA["answers"]].index(made[0])
+    assert [e for e, _ in DATA["answers"][start:start + 400]] == made
 
 
 @pytest.mark.slow
