@@ -1,7 +1,7 @@
 """``string.format``'s ``%s`` of ``device`` and its maps, against the kso DRA variant's answers for
 a device with neither a version attribute nor a capacity (the device of ``cel_environment.json``
 has both: cel-go's random Go map order then picks which of two errors it reports, and symreach
-answers UNKNOWN there)."""
+answers that error with a pattern admitting both messages: ``tests/test_dra_cel_tail.py``)."""
 
 from __future__ import annotations
 

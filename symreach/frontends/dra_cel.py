@@ -70,19 +70,22 @@ but a variable's optional is a new pointer at each read), ``optional.none()`` on
 timestamps by instant and ``*time.Location`` (nil for ``Z``, Local for a zero offset, one per
 whole hour from -12 to +14, else one per parse: ``dra_cel_time``), bytes, semvers and formats
 an error (Go cannot hash them: cel-go recovers the panic), and an index of such a type is
-``invalid qualifier type``. The getters' time
-zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps.
+``invalid qualifier type``. So are ``device`` (a new Go map at each read) and its
+``attributes``/``capacity`` (the scheduler's ``cel.mapper``, one each) as keys; an index or ``[?k]``
+by a list, a map, an optional, null or the device fails naming its Go type (``*types.baseList``,
+``*types.concatList`` for ``a + b``, ``*types.baseMap``, ``cel.mapper``, ``map[string]interface {}``),
+and of a scalar says ``no such key`` (``dra_cel_index``). ``insert failed`` prints its key with
+Go's ``%v`` (``dra_cel_gotext``). The getters' time
+zones follow Go's ``time`` (``dra_cel_zone``); ``%s`` prints ``device`` and its maps. Where Go's
+random map order or a pointer picks an error's message (``%s`` of maps holding a semver and a
+quantity, ``insert failed`` naming a map or the device), the error is certain and
+``CelError.pattern`` admits every message Go can give.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): ``device`` or its
-``attributes``/``capacity`` map as a map key, an index or ``[?k]`` by a list or a map (the
-message names the list's Go type) or ``[?k]`` by an optional, an ``insert failed``
-message naming a list or an optional key; ``%s`` of a device holding both a semver
-and a quantity (Go's random map order picks which error it reports); a ``format``
-precision over 10,000 (the variant's answers show x/text's digit count wrapping past
-32,767); a pattern over
-2,000 characters or 200 nested groups (Go refuses a parse tree over 1,000 high or
-3.3M instructions, limits not modelled).
+as matching and marks the answer with a caveat, never silently): a pattern over 2,000 characters (Python's backtracking matcher can take minutes on
+one), 200 nested groups (Python's ``re`` recursion), or whose bounds of Go's tree height, size
+and class runes (``dra_cel_re2_limits``) exceed Go's limits (1,000 high, 3.3M instructions,
+33.5M runes), where Go may refuse it (``expression nests too deeply``, ``expression too large``).
 
 A domain with no attribute is an empty map (the scheduler's default, one map for
 every such read; ``has`` finds every domain, ``in``, ``size`` and the macros see the
@@ -102,6 +105,8 @@ from symreach.frontends.dra_cel_library import (GLOBALS, Address, CelType, Netwo
                                                 address_text,
                                                 list_method, optional_method, regex_method, semver_normalized,
                                                 sort_list)
+from symreach.frontends.dra_cel_index import ABSENT, Device, Domains, lookup
+from symreach.frontends.dra_cel_gotext import key_pattern as go_key_pattern, key_text as go_key_text
 from symreach.frontends.dra_cel_format import FORMAT_GLOBALS, Format, format_method
 from symreach.frontends.dra_cel_strformat import string_format
 from symreach.frontends.dra_cel_time import (Duration, Timestamp, duration_of, time_arith, time_compare, time_method,
@@ -110,7 +115,7 @@ from symreach.frontends.dra_cel_types import TYPE_NAMES, type_of
 from symreach.frontends.dra_cel_url import URL_GLOBALS, Url, url_method
 from symreach.frontends.dra_cel_values import (INT_MAX, CelError, CelFailure, GoPanic, Uint, Unsupported, arith,
                                                attribute_values, call_global, call_method, capacity_values,
-                                               check_int, check_qualifier, compare, equal, key_text, key_value, kind,
+                                               check_int, check_qualifier, compare, equal, key_value, kind,
                                                map_find, map_has, map_key, type_name)
 
 __all__ = ["UNKNOWN", "CelError", "Outcome", "attribute_values", "capacity_values", "evaluate"]
@@ -340,7 +345,7 @@ def evaluate(expression: str, driver: str, attributes: dict[tuple[str, str], obj
     try:
         value = _Eval(driver, attributes, capacity or {}).run(tree)
     except (CelFailure, GoPanic) as err:
-        return CelError(err.message)
+        return CelError(err.message, getattr(err, "pattern", ""))
     except Exception:
         return UNKNOWN   # Unsupported or an unforeseen case: never a traceback, a caveat
     if not isinstance(value, bool):
@@ -358,32 +363,7 @@ def _parse(expression: str) -> Node:
     return _PARSED[expression]
 
 
-class _Device:
-    """The ``device`` variable."""
-
-
-class _Domains:
-    """``device.attributes`` or ``device.capacity``: a domain with nothing is an empty map."""
-
-    def __init__(self, values: dict[tuple[str, str], object], empty: dict) -> None:
-        self.values = values
-        self.empty = empty
-
-    def get(self, domain: object) -> dict:
-        """A new map per read, as cel-go wraps the Go map anew; a domain with nothing the one empty
-        map both ``attributes`` and ``capacity`` hand out (a map key by identity tells them apart)."""
-        if not isinstance(domain, str):
-            raise CelFailure("no such overload")
-        return {name: v for (d, name), v in self.values.items() if d == domain} or self.empty
-
-    def present(self) -> dict:
-        """The domains that hold something, as the Go map cel-go iterates, sizes and asks ``in``."""
-        out: dict = {}
-        for (domain, name), v in self.values.items():
-            out.setdefault(domain, {})[name] = v
-        return out
-
-
+_ATTRIBUTES = ("id", "field", "index", "optfield", "optindex")   # cel-go plans these as attributes
 _HANDLERS = {"?": "cond", "op": "op", "not": "not_", "neg": "neg", "lit": "lit", "id": "ident", "field": "field",
              "index": "index", "call": "call", "list": "list_", "map": "map_", "optfield": "optional",
              "optindex": "optional"}
@@ -393,8 +373,8 @@ class _Eval:
     def __init__(self, driver: str, attributes: dict, capacity: dict) -> None:
         self.driver = driver
         empty: dict = {}   # the compiled expression's emptyMapVal
-        self.attributes = _Domains(attributes, empty)
-        self.capacity = _Domains(capacity, empty)
+        self.attributes = Domains(attributes, empty)
+        self.capacity = Domains(capacity, empty)
         self.scope: dict[str, object] = {}
 
     def run(self, node: Node) -> object:
@@ -427,20 +407,20 @@ class _Eval:
         """``x.?f`` and ``x[?k]``: ``optional.none()`` where the key is absent, chained through optionals."""
         target = self.run(node[1])
         key = node[2] if node[0] == "optfield" else self.run(node[2])
+        self._qualifier(node[2], key)
         if isinstance(target, Optional):
             if not target.present:
                 return target
             target = target.value
+        if node[0] == "optindex":
+            found = lookup(target, key, presence=True)
+            return Optional(found is not ABSENT, None if found is ABSENT else found)
         if isinstance(target, dict):
-            if not (key is None or isinstance(key, (str, int, float))):
-                raise Unsupported("an optional index of type " + type_name(key))
             found = map_find(target, key)
             return Optional(map_has(target, key), found)
-        if isinstance(target, list) and node[0] == "optindex" and kind(key) == "num" and not isinstance(key, float):
-            return Optional(0 <= key < len(target), target[key] if 0 <= key < len(target) else None)
-        if isinstance(target, _Domains):
+        if isinstance(target, Domains):
             return Optional(True, target.get(key))
-        if isinstance(target, _Device) and node[0] == "optfield":
+        if isinstance(target, Device) and node[0] == "optfield":
             return Optional(True, self._select(target, key))
         raise CelFailure("no such overload")
 
@@ -468,7 +448,8 @@ class _Eval:
             return held
         name = node[1].removeprefix(".")
         if name == "device":
-            return _Device()
+            return Device({"driver": self.driver, "allowMultipleAllocations": False, "attributes": self.attributes,
+                            "capacity": self.capacity})
         if name in TYPE_NAMES:
             return CelType(name)
         raise Unsupported(node[1])
@@ -520,7 +501,7 @@ class _Eval:
         if op == "!=":
             return not equal(a, b)
         if op == "in":
-            if isinstance(b, _Domains):
+            if isinstance(b, Domains):
                 b = b.present()
             if isinstance(b, list):
                 return any(equal(a, x) for x in b)
@@ -557,7 +538,7 @@ class _Eval:
         return name
 
     def _select(self, target: object, name: str) -> object:
-        if isinstance(target, _Device):
+        if isinstance(target, Device):
             if name == "driver":
                 return self.driver
             if name in ("attributes", "capacity"):
@@ -569,50 +550,71 @@ class _Eval:
             if name not in target:
                 raise CelFailure(f"no such key: {name}")
             return target[name]
-        if isinstance(target, _Domains):   # a field of the domains map is its index
+        if isinstance(target, Domains):   # a field of the domains map is its index
             return target.get(name)
         raise CelFailure("no such overload")
 
-    def _plain(self, value: object) -> object:
-        """``device`` and its maps as the plain maps ``format`` prints (cel-go iterates Go maps in
-        random order and stops at the first value it cannot print: with values of two such types,
-        a semver and a quantity, which message comes is chance)."""
+    def _format(self, template: str, values: list[object]) -> object:
+        """``template.format(values)``: cel-go iterates a Go map (``device``, its maps, any map) in
+        random order and stops at the first value it cannot print, so with values of two such
+        types (a semver and a quantity) either message can come: each type met first is tried,
+        and a ``CelFailure`` whose pattern admits each message they give is raised."""
+        kinds = sorted(_leaf_types(self._plain(values, "")))
+        if "CelError" in kinds:
+            raise Unsupported("formatting a device value that cannot be read")
+        outcomes: list[tuple[bool, str]] = []
+        for first in kinds if len(kinds) > 1 else [""]:
+            try:
+                outcomes.append((True, string_format(template, self._plain(values, first))))   # type: ignore[arg-type]
+            except CelFailure as err:
+                outcomes.append((False, err.message))
+        if len(set(outcomes)) == 1:
+            if outcomes[0][0]:
+                return outcomes[0][1]
+            raise CelFailure(outcomes[0][1])
+        if any(ok for ok, _ in outcomes):   # a value Go cannot print errs in every order
+            raise Unsupported("a format that Go's map order decides")
+        messages = sorted({text for _, text in outcomes})
+        raise CelFailure(outcomes[0][1], "|".join(re.escape(m) for m in messages))
+
+    def _plain(self, value: object, first: str) -> object:
+        """``device`` and its maps as the plain maps ``format`` prints; ``first``: the type whose
+        values each map holds first (the run of Go's random map order that meets them first)."""
         if isinstance(value, list):
-            return [self._plain(v) for v in value]
+            return [self._plain(v, first) for v in value]
         if isinstance(value, dict):
-            return {k: self._plain(v) for k, v in value.items()}
-        if isinstance(value, _Device):
+            plain = {k: self._plain(v, first) for k, v in value.items()}
+        elif isinstance(value, Device):
             plain = {"driver": self.driver, "allowMultipleAllocations": False,
-                     "attributes": self._plain(self.attributes), "capacity": self._plain(self.capacity)}
-        elif isinstance(value, _Domains):
+                     "attributes": self._plain(self.attributes, first), "capacity": self._plain(self.capacity, first)}
+        elif isinstance(value, Domains):
             plain = {}
             for (domain, name), v in value.values.items():
                 plain.setdefault(domain, {})[name] = v
         else:
             return value
-        unprintable = {type(v).__name__ for v in _leaves(plain) if not isinstance(v, (str, int))}
-        if len(unprintable) > 1 or "CelError" in unprintable:
-            raise Unsupported("formatting device values of two types Go cannot print")
-        return plain
+        holds = {k: _leaf_types([key_value(k), v]) for k, v in plain.items()}
+        return dict(sorted(plain.items(), key=lambda kv: first not in holds[kv[0]]))
+
+    def _qualifier(self, node: Node | str, key: object) -> None:
+        """cel-go's ``newQualifier`` check of an index's value; ``device`` read directly (an attribute
+        cel-go resolves without wrapping) is its Go map ``map[string]interface {}``."""
+        raw = isinstance(key, Device) and not isinstance(node, str) and self._raw_device(node)
+        check_qualifier(key, "map[string]interface {}" if raw else None)
+
+    def _raw_device(self, node: Node) -> bool:
+        if node[0] == "id":
+            return node[1].removeprefix(".") == "device" and node[1] not in self.scope
+        if node[0] == "?" and _attribute(node):
+            return self._raw_device(node[2] if self.run(node[1]) is True else node[3])
+        return False
 
     def _index(self, node: Node) -> object:
         target, key = self.run(node[1]), self.run(node[2])
-        if isinstance(target, Optional):
+        self._qualifier(node[2], key)
+        if isinstance(target, Optional):   # an index into an optional is an optional one
             return self._optional(("optindex",) + tuple(node[1:]))
-        if isinstance(target, _Domains):
-            return target.get(key)
-        if isinstance(target, dict):
-            check_qualifier(key)
-            if not map_has(target, key):
-                raise CelFailure(f"no such key: {key_text(key)}")
-            return map_find(target, key)
-        if isinstance(target, list):
-            if kind(key) != "num" or isinstance(key, float):
-                raise CelFailure("no such overload")
-            if not 0 <= key < len(target):   # type: ignore[operator]
-                raise CelFailure(f"index out of bounds: {key}")
-            return target[key]   # type: ignore[index]
-        raise CelFailure(f"no such key: {key}" if isinstance(target, str) else "no such overload")
+        return lookup(target, key, presence=False)
 
     def _call(self, node: Node) -> object:
         name, target, args = node[1], node[2], node[3]
@@ -640,10 +642,10 @@ class _Eval:
             if name in ("semver", "isSemver") and len(values) in (1, 2):
                 return semver_normalized(name, values[0], values[1] if len(values) == 2 else False)
             return self._library(name, values) if name in _GLOBALS else call_global(name, values)
-        if isinstance(receiver, _Domains):
+        if isinstance(receiver, Domains):
             receiver = receiver.present()
         if name == "format" and isinstance(receiver, str):
-            values = [self._plain(v) for v in values]
+            return self._format(receiver, values)
         return _method(name, receiver, values)
 
     def _library(self, name: str, values: list[object]) -> object:
@@ -670,9 +672,9 @@ class _Eval:
         target = self.run(args[0][1])
         if isinstance(target, dict):
             return args[0][2] in target
-        if isinstance(target, _Device):
+        if isinstance(target, Device):
             return args[0][2] in ("driver", "attributes", "capacity", "allowMultipleAllocations")
-        if isinstance(target, _Domains):   # cel-go's has() finds every domain (the default map)
+        if isinstance(target, Domains):   # cel-go's has() finds every domain (the default map)
             return True
         raise CelFailure("no such overload")
 
@@ -681,7 +683,7 @@ class _Eval:
         if any(a[0] != "id" for a in args[:count]):
             raise Unsupported(name)
         ranged = self.run(target)
-        pairs = _pairs(ranged.present() if isinstance(ranged, _Domains) else ranged, name, count)
+        pairs = _pairs(ranged.present() if isinstance(ranged, Domains) else ranged, name, count)
         names = [a[1] for a in args[:count]]
         body = args[len(names):]
         results: list[object] = []
@@ -716,13 +718,23 @@ class _Eval:
         return value
 
 
+def _attribute(node: Node) -> bool:
+    """Whether cel-go plans ``node`` as an attribute (a conditional one when both branches are)."""
+    return node[0] in _ATTRIBUTES or node[0] == "?" and _attribute(node[2]) and _attribute(node[3])
+
+
 def _time_int(value: Timestamp | Duration) -> int:
     """``int(timestamp)``: Unix seconds; ``int(duration)``: nanoseconds."""
     return value.nanos // 10 ** 9 if isinstance(value, Timestamp) else value.nanos
 
 
-def _leaves(tree: dict) -> list[object]:
-    return [x for v in tree.values() for x in (_leaves(v) if isinstance(v, dict) else [v])]
+def _leaf_types(tree: object) -> set[str]:
+    """The type names of the values (and map keys) in lists and maps, at any depth."""
+    if isinstance(tree, list):
+        return set().union(*(_leaf_types(x) for x in tree))
+    if isinstance(tree, dict):
+        return set().union(*(_leaf_types(x) for kv in tree.items() for x in (key_value(kv[0]), kv[1])))
+    return {type(tree).__name__}
 
 
 def _method(name: str, receiver: object, values: list[object]) -> object:
@@ -811,5 +823,7 @@ def _fold(name: str, pairs: list[tuple], results: list[object]) -> object:
 def _insert(out: dict, key: object, value: object) -> None:
     """cel-go's ``mapInsert``: a key ``Find`` finds already (``1u`` after ``1``) is an error."""
     if map_has(out, key):
-        raise CelFailure(f"insert failed: key {key_text(key)} already exists")
+        text, pattern = go_key_text(key), go_key_pattern(key)
+        raise CelFailure(f"insert failed: key {text} already exists",
+                         "" if pattern == re.escape(text) else f"insert failed: key {pattern} already exists")
     out[map_key(key)] = value

@@ -7,13 +7,16 @@ Go's ``%q``, doubles with six decimals, map entries sorted), while ``%f`` and ``
 through golang.org/x/text's locale printer: ``%f`` groups the integer digits with commas
 (``1,234.50``, infinity ``∞``), and ``%e`` is printed as ``%<precision>e`` (cel-go passes
 the precision as the width, so six significant decimals always) in the locale's
-superscript form ``1.234500×10⁰³``, padded with spaces to that width. Errors carry
+superscript form ``1.234500×10⁰³``, padded with spaces to that width (x/text keeps a precision
+as int16 digits to round to and uint8 digits to pad to, a width as uint16, and gives up at
+``%!(NOVERB)`` on a number its parser reads past 1e6: every size is modelled). Errors carry
 cel-go's texts (measured against the kso DRA variant, ``tests/test_dra_cel_environment.py``).
 """
 
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from symreach.frontends.dra_cel_library import CelType
 from symreach.frontends.dra_cel_time import Duration, Timestamp, time_text
@@ -23,7 +26,7 @@ from symreach.frontends.dra_cel_values import CelFailure, Unsupported, go_quote_
 __all__ = ["string_format"]
 
 _SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_MAX_PRECISION = 10000   # x/text holds at most 32767 fraction digits; kept well below
+_MAX_NUMBER = 10 ** 6   # x/text's parsenum stops reading a width or precision past this (tooLarge)
 
 
 class _FormatError(Exception):
@@ -100,12 +103,19 @@ def _double(v: object, clause: str) -> float:
 
 
 def _fixed(v: object, precision: int) -> str:
-    """x/text's en_US ``%.<precision>f``: grouped integer digits, the sign of a negative value."""
+    """x/text's en_US ``%.<precision>f``: grouped integer digits, the sign of a negative value.
+    x/text holds the precision as ``int16`` digits to round to (a negative one: Go's shortest
+    digits) and ``uint8`` digits to pad to, so both wrap."""
     x = _double(v, "fixed-point")
     if x != x or math.isinf(x):
         return "NaN" if x != x else "∞" if x > 0 else "-∞"
-    whole, _, fraction = format(abs(x), f".{precision}f").partition(".")
-    while len(fraction) > precision % 256 and fraction.endswith("0"):   # x/text keeps uint8(precision) digits
+    rounded, padded = (precision + 2 ** 15) % 2 ** 16 - 2 ** 15, precision % 256
+    if rounded >= 0:
+        whole, _, fraction = format(abs(x), f".{rounded}f").partition(".")
+    else:
+        whole, _, fraction = format(Decimal(repr(abs(x))), "f").partition(".")
+        fraction = fraction.rstrip("0").ljust(padded, "0")
+    while len(fraction) > padded and fraction.endswith("0"):   # x/text keeps uint8(precision) digits
         fraction = fraction[:-1]
     grouped = f"{int(whole):,}"
     return ("-" if x < 0 else "") + grouped + ("." + fraction if fraction else "")
@@ -168,9 +178,9 @@ def _clause(verb: str, precision: int | None, arg: object) -> str:
     if verb in _CLAUSES:
         return _integer(arg, *_CLAUSES[verb])
     p = 6 if precision is None else precision
-    if p > _MAX_PRECISION:
-        raise Unsupported("a precision over 10000")
-    return _fixed(arg, p) if verb == "f" else _scientific(arg, p)
+    if len(str(p)) > 1 and int(str(p)[:-1]) > _MAX_NUMBER:   # x/text's parser gives up before the verb
+        return "%!(NOVERB)"
+    return _fixed(arg, p) if verb == "f" else _scientific(arg, p % 2 ** 16)   # the width is a uint16
 
 
 def string_format(template: object, args: list[object]) -> str:

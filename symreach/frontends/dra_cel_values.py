@@ -21,15 +21,23 @@ from symreach.frontends.dra_cel_re2 import Re2Error, Re2Unsupported, translate
 
 @dataclass(frozen=True)
 class CelError:
-    """A CEL runtime error, with cel-go's message."""
+    """A CEL runtime error, with cel-go's message; where Go's random map order or a pointer picks
+    the message (the error itself is certain), ``pattern``: a regular expression every message
+    Go can give fully matches, ``message`` one of them."""
 
     message: str
+    pattern: str = ""
+
+    def admits(self, message: str) -> bool:
+        """Whether Go can report this error with ``message``."""
+        return message == self.message or bool(self.pattern) and re.fullmatch(self.pattern, message) is not None
 
 
 class CelFailure(Exception):
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, pattern: str = "") -> None:
         super().__init__(message)
         self.message = message
+        self.pattern = pattern
 
 
 class Unsupported(Exception):
@@ -50,6 +58,11 @@ INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
 
 class Uint(int):
     """A CEL uint (only literals and ``uint()`` make one)."""
+
+
+class ConcatList(list):
+    """cel-go's ``*types.concatList``: ``a + b`` of two non-empty lists (every other list is a
+    ``*types.baseList``); an index by it names that Go type."""
 
 
 @dataclass(frozen=True)
@@ -325,17 +338,25 @@ _GO_TYPES = {"bytes": "types.Bytes", "Semver": "cel.Semver", "Format": "cel.Form
              "Url": "cel.URL", "Optional": "*types.Optional", "Timestamp": "types.Timestamp"}
 _VALUE_KEYS = ("Duration", "Address", "Network", "CelType")
 _UNHASHABLE = ("bytes", "Semver", "Format")
-_POINTER_KEYS = ("list", "dict", "Quantity", "Url")
+_POINTER_KEYS = ("list", "ConcatList", "dict", "Quantity", "Url", "Device", "Domains")
+# an index's Go type beyond those (``dra_cel``'s ``device`` is a map cel-go wraps anew at each read,
+# its ``attributes`` and ``capacity`` the scheduler's ``cel.mapper`` struct)
+_QUALIFIER_TYPES = {"NoneType": "types.Null", "list": "*types.baseList", "ConcatList": "*types.concatList",
+                    "dict": "*types.baseMap", "Device": "*types.baseMap", "Domains": "cel.mapper"}
 
 
-def check_qualifier(key: object) -> None:
-    """cel-go's map index refuses a key that is not a string, number, bool or null before any lookup."""
-    if key is None or isinstance(key, (str, int, float)):
+def check_qualifier(key: object, go_type: str | None = None) -> None:
+    """cel-go's ``newQualifier``: an index (``[k]`` or ``[?k]``) that is not a string, number or
+    bool is an error naming its Go type (``go_type`` where the caller knows better) before any
+    lookup, whatever it indexes."""
+    if isinstance(key, (str, int, float)):
         return
     held = type(key).__name__
-    if held not in _GO_TYPES:
-        raise Unsupported("a map index of type " + type_name(key))   # a list's Go type depends on how it was made
-    raise CelFailure(f"invalid qualifier type: {_GO_TYPES[held]}")
+    if go_type is None:
+        go_type = _GO_TYPES.get(held) or _QUALIFIER_TYPES.get(held)
+    if go_type is None:
+        raise Unsupported("a map index of type " + type_name(key))
+    raise CelFailure(f"invalid qualifier type: {go_type}")
 
 
 def key_value(k: object) -> object:
@@ -428,7 +449,7 @@ def arith(op: str, a: object, b: object) -> object:
     if op == "+" and isinstance(a, str) and isinstance(b, str):
         return a + b
     if op == "+" and isinstance(a, list) and isinstance(b, list):
-        return b if not a else a if not b else a + b   # cel-go's Add hands an empty side's partner on itself
+        return b if not a else a if not b else ConcatList(a + b)   # Add hands an empty side's partner on
     if op == "+" and isinstance(a, bytes) and isinstance(b, bytes):
         return a + b
     if kind(a) != "num" or kind(b) != "num" or type(a) is not type(b):
