@@ -51,34 +51,56 @@ def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM,
 
 def work(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM, sizes: Optional[Sequence[int]] = None) -> int:
     """The bound ``runs_past`` needs to answer on every count of ``nodes`` nodes in ``zones`` zones.
-    ``sizes``: the zones' node counts, if known (equal ones: one start per zone order, not ``nodes``)."""
-    starts = _starts(sizes) if sizes is not None else nodes
-    return _work(nodes, zones, k, chunk_size(nodes, parallelism), starts)
+    ``sizes``: the zones' node counts, if known (the distinct lists, ``_lists``; else every order and start)."""
+    lists = _lists(tuple(sizes)) if sizes is not None else _factorial(zones) * nodes
+    return _work(nodes, zones, k, chunk_size(nodes, parallelism), lists)
 
 
-def _starts(sizes: Sequence[int]) -> int:
-    """The starts to search per zone order: with zones of equal size the list from start s is the
-    round robin of the order rotated by s (every order is searched), so start 0 alone; else every node."""
-    return 1 if len(set(sizes)) <= 1 else sum(sizes)
+ROTATIONS_UP_TO = 5   # zones up to which ``_lists`` compares the orders' lists (5! = 120 of them)
 
 
-def _work(nodes: int, zones: int, k: int, chunk: int, starts: int) -> int:
+@lru_cache(maxsize=256)
+def _lists(sizes: tuple[int, ...]) -> int:
+    """The distinct node lists (zone order and start) of zones of these sizes, each zone told apart,
+    at most: a list from start s is the round robin of another order where it is a rotation of it
+    (always with equal sizes), and ``_search`` takes each rotation class once (``_cycles``). Past
+    ``ROTATIONS_UP_TO`` zones: every order, and every start (one per order where sizes are equal)."""
+    if len(sizes) > ROTATIONS_UP_TO:
+        return _factorial(len(sizes)) * (1 if len(set(sizes)) <= 1 else sum(sizes))
+    words = ["".join(map(chr, _round_robin(order, sizes))) for order in permutations(range(len(sizes)))]
+    return sum(period for _, period in _cycles(words))
+
+
+def _cycles(words: Sequence[str]) -> list[tuple[int, int]]:
+    """(index, period) of each word that is no rotation of an earlier one: its first ``period``
+    rotations are every rotation of it, and of the later words rotating it."""
+    kept: list[str] = []
+    out = []
+    for index, word in enumerate(words):
+        if any(len(word) == len(w) and word in w + w for w in kept):
+            continue
+        kept.append(word)
+        out.append((index, (word + word).find(word, 1)))
+    return out
+
+
+def _work(nodes: int, zones: int, k: int, chunk: int, lists: int) -> int:
     """A bound on the search's steps for any counts (``_steps`` of the worst): the zones' free slots
     sum to at most nodes - k - 1 when it is asked at all, so their count vectors are at most share ** zones."""
     share = max(0, nodes - k - 1) // max(zones, 1) + 2
-    return share ** zones * _factorial(zones) * starts * (nodes + chunk)
+    return share ** zones * lists * (nodes + chunk)
 
 
 def _steps(zones: "Counts", chunk: int, workers: int) -> int:
     """The search's steps for these counts: count vectors (a zone's unfiltered count before the tail
-    is at most its erring + others, and at most the holes' W - 1 chunks) x zone orders x starts x
-    chunk suffixes. At most ``_work``."""
+    is at most its erring + others, and at most the holes' W - 1 chunks) x distinct lists x chunk
+    suffixes. At most ``_work``."""
     nodes = sum(map(sum, zones))
     holes = (min(workers, -(-nodes // chunk)) - 1) * chunk
     vectors = 1
     for _, o, r in zones:
         vectors *= min(r + o, holes) + 1
-    return vectors * _factorial(len(zones)) * _starts([sum(z) for z in zones]) * (nodes + chunk)
+    return vectors * _lists(tuple(sum(z) for z in zones)) * (nodes + chunk)
 
 
 def _factorial(n: int) -> int:
@@ -126,16 +148,14 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
 
 def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str) -> bool:
     """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method), each list once."""
-    seen = set()
     sizes = [sum(z) for z in zones]
-    for order in _orders(zones, has_own):
-        listed = _round_robin(order, sizes)
-        for start in range(_starts(sizes)):
-            rotated = listed[start:] + listed[:start]
-            key = tuple(_class(zones, has_own, z) for z in rotated)
-            if key in seen:
-                continue
-            seen.add(key)
+    orders = _orders(zones, has_own)
+    listed = [_round_robin(order, sizes) for order in orders]
+    classes: dict[tuple, int] = {}
+    words = ["".join(chr(classes.setdefault(_class(zones, has_own, z), len(classes))) for z in lst) for lst in listed]
+    for index, period in _cycles(words):
+        for start in range(period):
+            rotated = listed[index][start:] + listed[index][:start]
             scan = _Scan(rotated, zones, k, chunk, held, spare)
             if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
                 return True

@@ -98,8 +98,8 @@ GUARDS: tuple[Guard, ...] = (   # the times: benchmarks/search_budgets.py, CPU u
           "per state at solve time, reading the value the instance records); past it: the constructed runs "
           "(semantics.zone_runs_past), a caveat",
           "a bound on steps far above the real count (benchmarks/results/filter_runs_scale.md): 2 equal zones "
-          "up to 1,698 nodes, 3 up to 405, 4 up to 180, unequal sizes 286, 151, 124; 1,698 nodes in 2 equal "
-          "zones take 7.4 s at the answer's edge, 1,000 1.9 s"),
+          "up to 1,698 nodes, 3 up to 405, 4 up to 180, unequal sizes 342, 159, 124; 1,698 nodes in 2 equal "
+          "zones take 7.4 s at the answer's edge, 341 in 2 unequal ones 16 s"),
 )
 BY_NAME: dict[str, Guard] = {g.name: g for g in GUARDS}
 RAISES = "a search budget of {} raises it"   # the command line names its option there

@@ -218,12 +218,13 @@ def test_above_100_nodes_the_abort_holds_iff_no_run_stops_before_the_erring_node
     _job_on_n1(inst, t, lands)
 
 
-@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, False), (250, False), (300, True)])
+@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, False), (250, False), (300, False),
+                                          (350, True)])
 def test_several_zones_beyond_the_exact_search_are_marked(nodes, marked):
     """101 candidates cannot hold k + 1 = 101 feasible nodes besides n3: every node is evaluated (exact
     whatever the zones); from 102 on, with nodes in two zones, ``filter_runs`` decides the runs exactly
     within its bound (``exact_domain``), also where the parallel scan has more chunks than workers
-    (250 nodes: 17 chunks for 16 workers); 300 nodes in two zones of unequal size are beyond it: marked
+    (250 nodes: 17 chunks for 16 workers; 300 too); 350 nodes in two zones of unequal size are beyond it: marked
     (``test_three_zones_past_sixteen_chunks_are_decided_exactly``: 300 in three equal zones are not)."""
     base = _base()
     for o in base:
