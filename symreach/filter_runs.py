@@ -20,7 +20,9 @@ chunks before j (the unfinished ones among them) and every other chunk before j,
 before n, is filtered first: there the zones' nodes beyond their others are feasible and must be
 fewer than k, and one more feasible node must be filtered after n. ``tests/filter_runs_brute.py``
 simulates every list, start and interleaving; the tests compare the two on every small split, with
-fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays bounded."""
+fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays within a bound
+(the search budget's ``filter-runs`` guard, ``symreach.search_budget``: the front end checks it at load and
+records a value other than the default in the instance, which the solve's ``runs_past`` then reads)."""
 
 from __future__ import annotations
 
@@ -29,8 +31,10 @@ from itertools import permutations
 from math import isqrt
 from typing import Iterator, Optional, Sequence
 
+from symreach import search_budget
+
 PARALLELISM = 16   # kube-scheduler's default parallelism: Until's workers
-MAX_WORK = 10 ** 9   # the exact search's bound on its steps (``_work``); beyond, None
+MAX_WORK = search_budget.BY_NAME[search_budget.FILTER_RUNS].default   # the default bound on ``_work``; beyond, None
 
 
 def chunk_size(nodes: int, parallelism: int = PARALLELISM) -> int:
@@ -39,36 +43,64 @@ def chunk_size(nodes: int, parallelism: int = PARALLELISM) -> int:
 
 
 def exact_domain(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM,
-                 sizes: Optional[Sequence[int]] = None) -> bool:
-    """Whether ``runs_past`` answers (not None) for ``nodes`` nodes in ``zones`` zones with the
-    scheduler's chunks: the search is small enough. ``sizes``: the zones' node counts, if known
-    (equal ones repeat the list every round: ``zones`` starts to search, not ``nodes``)."""
-    starts = _starts(sizes) if sizes is not None else nodes
-    return _work(nodes, zones, k, chunk_size(nodes, parallelism), starts) <= MAX_WORK
+                 sizes: Optional[Sequence[int]] = None, bound: int = MAX_WORK) -> bool:
+    """Whether ``runs_past`` under ``bound`` answers (not None) for ``nodes`` nodes in ``zones`` zones
+    with the scheduler's chunks, whatever their kinds: the search is small enough."""
+    return work(nodes, zones, k, parallelism, sizes) <= bound
 
 
-def _starts(sizes: Sequence[int]) -> int:
-    """The starts whose lists differ, at most: the round robin of equal zones repeats every round."""
-    return len(sizes) if len(set(sizes)) <= 1 else sum(sizes)
+def work(nodes: int, zones: int, k: int, parallelism: int = PARALLELISM, sizes: Optional[Sequence[int]] = None) -> int:
+    """The bound ``runs_past`` needs to answer on every count of ``nodes`` nodes in ``zones`` zones.
+    ``sizes``: the zones' node counts, if known (the distinct lists, ``_lists``; else every order and start)."""
+    lists = _lists(tuple(sizes)) if sizes is not None else _factorial(zones) * nodes
+    return _work(nodes, zones, k, chunk_size(nodes, parallelism), lists)
 
 
-def _work(nodes: int, zones: int, k: int, chunk: int, starts: int) -> int:
+ROTATIONS_UP_TO = 5   # zones up to which ``_lists`` compares the orders' lists (5! = 120 of them)
+
+
+@lru_cache(maxsize=256)
+def _lists(sizes: tuple[int, ...]) -> int:
+    """The distinct node lists (zone order and start) of zones of these sizes, each zone told apart,
+    at most: a list from start s is the round robin of another order where it is a rotation of it
+    (always with equal sizes), and ``_search`` takes each rotation class once (``_cycles``). Past
+    ``ROTATIONS_UP_TO`` zones: every order, and every start (one per order where sizes are equal)."""
+    if len(sizes) > ROTATIONS_UP_TO:
+        return _factorial(len(sizes)) * (1 if len(set(sizes)) <= 1 else sum(sizes))
+    words = ["".join(map(chr, _round_robin(order, sizes))) for order in permutations(range(len(sizes)))]
+    return sum(period for _, period in _cycles(words))
+
+
+def _cycles(words: Sequence[str]) -> list[tuple[int, int]]:
+    """(index, period) of each word that is no rotation of an earlier one: its first ``period``
+    rotations are every rotation of it, and of the later words rotating it."""
+    kept: list[str] = []
+    out = []
+    for index, word in enumerate(words):
+        if any(len(word) == len(w) and word in w + w for w in kept):
+            continue
+        kept.append(word)
+        out.append((index, (word + word).find(word, 1)))
+    return out
+
+
+def _work(nodes: int, zones: int, k: int, chunk: int, lists: int) -> int:
     """A bound on the search's steps for any counts (``_steps`` of the worst): the zones' free slots
     sum to at most nodes - k - 1 when it is asked at all, so their count vectors are at most share ** zones."""
     share = max(0, nodes - k - 1) // max(zones, 1) + 2
-    return share ** zones * _factorial(zones) * starts * (nodes + chunk)
+    return share ** zones * lists * (nodes + chunk)
 
 
 def _steps(zones: "Counts", chunk: int, workers: int) -> int:
     """The search's steps for these counts: count vectors (a zone's unfiltered count before the tail
-    is at most its erring + others, and at most the holes' W - 1 chunks) x zone orders x starts x
-    chunk suffixes. At most ``_work``."""
+    is at most its erring + others, and at most the holes' W - 1 chunks) x distinct lists x chunk
+    suffixes. At most ``_work``."""
     nodes = sum(map(sum, zones))
     holes = (min(workers, -(-nodes // chunk)) - 1) * chunk
     vectors = 1
     for _, o, r in zones:
         vectors *= min(r + o, holes) + 1
-    return vectors * _factorial(len(zones)) * _starts([sum(z) for z in zones]) * (nodes + chunk)
+    return vectors * _lists(tuple(sum(z) for z in zones)) * (nodes + chunk)
 
 
 def _factorial(n: int) -> int:
@@ -81,11 +113,12 @@ def _factorial(n: int) -> int:
 Counts = tuple[tuple[int, int, int], ...]
 
 
-def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int) -> Optional[bool]:
+def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int,
+              bound: int = MAX_WORK) -> Optional[bool]:
     """Whether some run misses every erring node and finds a feasible node of zone ``own`` (None:
-    any node): zones' (feasible, others, erring) counts. None when the search is beyond ``MAX_WORK``."""
+    any node): zones' (feasible, others, erring) counts. None when the search is beyond ``bound``."""
     return _runs_past(tuple(sorted(zones)) if own is None else _own_first(zones, own), own is not None,
-                      k, chunk, workers)
+                      k, chunk, workers, bound)
 
 
 def _own_first(zones: Counts, own: int) -> Counts:
@@ -93,7 +126,7 @@ def _own_first(zones: Counts, own: int) -> Counts:
 
 
 @lru_cache(maxsize=4096)
-def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -> Optional[bool]:
+def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, bound: int) -> Optional[bool]:
     nodes = sum(map(sum, zones))
     if has_own and not zones[0][0]:
         return False
@@ -102,7 +135,7 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -
     spare = sum(f for f, _, _ in zones) - k - 1   # feasible nodes that may stay unfiltered
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
-    if _steps(zones, chunk, workers) > MAX_WORK:
+    if _steps(zones, chunk, workers) > bound:
         return None
     held = min(workers, -(-nodes // chunk))
     if has_own:
@@ -114,17 +147,15 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int) -
 
 
 def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str) -> bool:
-    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method)."""
-    seen = set()
+    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method), each list once."""
     sizes = [sum(z) for z in zones]
-    for order in _orders(zones, has_own):
-        listed = _round_robin(order, sizes)
-        for start in range(len(listed)):
-            rotated = listed[start:] + listed[:start]
-            key = tuple(_class(zones, has_own, z) for z in rotated)
-            if key in seen:
-                continue
-            seen.add(key)
+    orders = _orders(zones, has_own)
+    listed = [_round_robin(order, sizes) for order in orders]
+    classes: dict[tuple, int] = {}
+    words = ["".join(chr(classes.setdefault(_class(zones, has_own, z), len(classes))) for z in lst) for lst in listed]
+    for index, period in _cycles(words):
+        for start in range(period):
+            rotated = listed[index][start:] + listed[index][:start]
             scan = _Scan(rotated, zones, k, chunk, held, spare)
             if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
                 return True
@@ -155,18 +186,27 @@ Vec = tuple[int, ...]
 
 
 class _States:
-    """A dynamic program's states: (key, holes taken) -> the least loss."""
+    """A dynamic program's states: key -> the (holes taken, loss) no other of the key beats in both
+    (fewer holes leave more choices, less loss too: a state beaten in both reaches nothing more)."""
 
     def __init__(self) -> None:
-        self.least: dict[tuple[tuple, int], int] = {}
+        self.least: dict[tuple, list[tuple[int, int]]] = {}
 
     def add(self, key: tuple, holes: int, loss: int) -> None:
-        if self.least.get((key, holes), loss + 1) > loss:
-            self.least[(key, holes)] = loss
+        front = self.least.get(key)
+        if front is None:
+            self.least[key] = [(holes, loss)]
+            return
+        for h, lost in front:
+            if h <= holes and lost <= loss:
+                return
+        front[:] = [(h, lost) for h, lost in front if h < holes or lost < loss]
+        front.append((holes, loss))
 
     def items(self) -> Iterator[tuple[tuple, int, int]]:
-        for (key, holes), loss in self.least.items():
-            yield key, holes, loss
+        for key, front in self.least.items():
+            for holes, loss in front:
+                yield key, holes, loss
 
 
 class _Scan:

@@ -535,6 +535,10 @@ class Instance:
     # than the default budget would (a search past a default guard, or a guard below its default
     # passed); None otherwise. In the certificate digest when set.
     search_budget: Optional[str] = None
+    # The search budget's ``filter-runs`` value where it departed from the default's (a pod type's
+    # candidates past the default or this value, ``k8s_dra._abort_caveats``): the bound the solve's
+    # ``semantics.cycle_runs_past`` gives ``filter_runs.runs_past``; None: the default. In the digest when set.
+    filter_runs_work: Optional[int] = None
 
     # ---- indexing helpers -------------------------------------------------
     @property

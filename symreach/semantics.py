@@ -546,7 +546,8 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     added them, which any creation history can make any order. Two constructed runs are tried first
     (``zone_runs_past``: sound, not complete, cheap); ``filter_runs.runs_past`` then decides it exactly
     on the zones' counts, whatever the number of chunks of the parallel ``Until``, within its search
-    bound (``filter_runs.exact_domain``); beyond, the constructed runs alone answer and the front end
+    bound (``filter_runs.exact_domain``: the search budget's ``filter-runs`` guard, the value the load
+    used, ``Instance.filter_runs_work``); beyond, the constructed runs alone answer and the front end
     marks such types (``k8s_dra._abort_caveats``). NodeAffinity's
     PreFilterResult (``matchFields metadata.name In``: the nodes not named carry
     ``PREFILTER_NODE_AFFINITY``) makes the list the named nodes in Go map order, any order of them,
@@ -579,8 +580,9 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
         return True
     from symreach import filter_runs   # past k feasible nodes only: rare, and kept out of a small check's start-up
 
+    bound = filter_runs.MAX_WORK if inst.filter_runs_work is None else inst.filter_runs_work   # the load's
     return bool(filter_runs.runs_past(tuple(tuple(zones[z]) for z in names), None if own is None else names.index(own),
-                                      k, filter_runs.chunk_size(count), filter_runs.PARALLELISM))   # None: beyond its bound
+                                      k, filter_runs.chunk_size(count), filter_runs.PARALLELISM, bound))   # None: beyond it
 
 
 _LAST_ZONES: list = [None]   # (inst, t, sigma, zone counts, candidates) of the last state cycle_runs_past counted

@@ -218,12 +218,13 @@ def test_above_100_nodes_the_abort_holds_iff_no_run_stops_before_the_erring_node
     _job_on_n1(inst, t, lands)
 
 
-@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, False), (250, False), (300, True)])
+@pytest.mark.parametrize("nodes,marked", [(100, False), (101, False), (102, False), (250, False), (300, False),
+                                          (350, True)])
 def test_several_zones_beyond_the_exact_search_are_marked(nodes, marked):
     """101 candidates cannot hold k + 1 = 101 feasible nodes besides n3: every node is evaluated (exact
     whatever the zones); from 102 on, with nodes in two zones, ``filter_runs`` decides the runs exactly
     within its bound (``exact_domain``), also where the parallel scan has more chunks than workers
-    (250 nodes: 17 chunks for 16 workers); 300 nodes in two zones of unequal size are beyond it: marked
+    (250 nodes: 17 chunks for 16 workers; 300 too); 350 nodes in two zones of unequal size are beyond it: marked
     (``test_three_zones_past_sixteen_chunks_are_decided_exactly``: 300 in three equal zones are not)."""
     base = _base()
     for o in base:
@@ -509,3 +510,67 @@ def test_a_prefilter_result_is_one_zone_with_k_from_its_names(left_out):
     assert (semantics.cycle_abort(inst, t, sigma) is None) is lands
     assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
     _job_on_n1(inst, t, lands)
+
+
+# 3 equal zones of 136 nodes: the first count of 3 equal zones past the default filter-runs guard
+PAST = 408
+
+
+def _three_equal(nodes: int, erring: int) -> tuple[list[dict], dict[str, tuple[int, int, int]]]:
+    """``nodes`` in zones a, b, c of equal size: zone a n1 and GPU nodes (job fits), n2 and 29 without
+    a GPU, n3 and ``erring`` erring nodes; b 2 erring nodes, the rest fit; c every node fits. With
+    the zones' (feasible, others, erring) counts."""
+    size = nodes // 3
+    gpus = size - 32 - erring
+    base = _base()
+    for o in base:
+        if o["kind"] == "Node":
+            o["metadata"]["labels"] = {"topology.kubernetes.io/zone": "a"}
+    docs = base + _zone("a", "a", gpus, 29, erring) + _zone("b", "b", size - 2, 0, 2) + _zone("c", "c", size, 0, 0)
+    return docs, {"a": (1 + gpus, 30, 1 + erring), "b": (size - 2, 0, 2), "c": (size, 0, 0)}
+
+
+def test_a_raised_search_budget_decides_the_runs_past_the_default_bound():
+    """408 nodes in 3 equal zones (k = 191, 21 chunks of 20): past the default ``filter-runs`` guard
+    (``filter_runs.exact_domain``; 405 are within), so the type is marked, naming the guard and the
+    factor that raises it (2). Loaded under that budget: no mark, the instance records the guard's
+    value (and its digest the budget), and the solve's search reads it: job lands on n1 exactly as
+    ``runs_past`` with no bound says (zone a's 66 erring nodes: only the exact search finds the run,
+    ``tests/test_filter_runs.py`` proves it against the brute force). A budget lowering the guard to
+    1,000 steps marks the type too, and the solve, reading that value, falls back to the constructed
+    runs (job does not land: too strict, as the mark says)."""
+    from symreach import filter_runs, search_budget
+    from symreach.certify.digest import instance_digest
+    from symreach.search_budget import Budget
+
+    k, sizes = num_feasible_nodes_to_find(PAST), [PAST // 3] * 3
+    assert filter_runs.exact_domain(PAST - 3, 3, num_feasible_nodes_to_find(PAST - 3), sizes=[PAST // 3 - 1] * 3)
+    assert not filter_runs.exact_domain(PAST, 3, k, sizes=sizes)
+    factor = -(-filter_runs.work(PAST, 3, k, sizes=sizes) // filter_runs.MAX_WORK)
+    docs, zones = _three_equal(PAST, 65)
+    exact = filter_runs.runs_past(tuple(zones.values()), 0, k, filter_runs.chunk_size(PAST), filter_runs.PARALLELISM,
+                                  bound=10 ** 100)
+    assert exact and not semantics.zone_runs_past(zones, "a", k)
+
+    def marks(report) -> list[str]:
+        return [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+
+    default, report = load_kubernetes_documents(docs, "<abort>")
+    assert [m.split("; the model")[0] for m in marks(report)] == [
+        "DRA: with more than 100 candidate nodes in several zones the scheduler stops filtering after "
+        "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not evaluate a "
+        "node where the allocator errs"]
+    assert marks(report)[0].endswith(
+        "the exact search of the runs of 408 nodes in 3 zones went past the search budget of 1,000,000,000 search "
+        f"steps (filter-runs); a search budget of {factor} raises it") and factor == 2
+    assert default.search_budget is None and default.filter_runs_work is None
+    raised, report = load_kubernetes_documents(docs, "<abort>", budget=Budget(factor))
+    assert not marks(report) and raised.search_budget == "2" and raised.filter_runs_work == 2 * filter_runs.MAX_WORK
+    assert instance_digest(raised) != instance_digest(default)
+    t, sigma = raised.type_index("default/job"), raised.initial_config()
+    assert len(raised.nodes) == PAST and (semantics.node_failure(raised, t, 0, sigma) is None) is exact
+    _job_on_n1(raised, t, exact)
+    low = Budget(limits={search_budget.FILTER_RUNS: 1000})
+    lowered, report = load_kubernetes_documents(docs, "<abort>", budget=low)
+    assert len(marks(report)) == 1 and lowered.filter_runs_work == 1000
+    assert "on node" in semantics.node_failure(lowered, t, 0, sigma).reason

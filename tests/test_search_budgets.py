@@ -33,7 +33,7 @@ from tests.test_layering import REPO, analyse, discover
 
 
 def test_a_budget_scales_every_guard_and_refuses_what_is_no_budget():
-    assert [g.name for g in search_budget.GUARDS] == list(search_budget.BY_NAME) and len(search_budget.GUARDS) == 9
+    assert [g.name for g in search_budget.GUARDS] == list(search_budget.BY_NAME) and len(search_budget.GUARDS) == 10
     four = Budget(4)
     assert all(four.limit(g.name) == 4 * g.default for g in search_budget.GUARDS)
     based = Budget(0.5, {search_budget.DRA_ORDERS: 10})
@@ -67,6 +67,21 @@ def test_a_load_notes_where_its_budget_changed_the_outcome():
             watch = search_budget.Watch(name)
             used = next(k for k in range(1, 3 * default) if k > watch.at and watch.passed(k))
         assert used == stops and load.departed == ({name} if budget != search_budget.DEFAULT else set())
+
+
+def test_a_guard_read_again_later_departs_wherever_its_value_may_matter():
+    """``over_later`` (``filter-runs``: the solve's search reads the value the instance records): a
+    departure where the use passes the smaller of the default and the budget's value and they differ;
+    none under the default budget nor below both values."""
+    name, default = search_budget.FILTER_RUNS, search_budget.BY_NAME[search_budget.FILTER_RUNS].default
+    cases = [(search_budget.DEFAULT, 3 * default, True, set()), (Budget(2), default, False, set()),
+             (Budget(2), default + 1, False, {name}), (Budget(2), 3 * default, True, {name}),
+             (Budget(0.5), default // 2, False, set()), (Budget(0.5), default // 2 + 1, True, {name}),
+             (Budget(0.5), 3 * default, True, {name})]
+    for budget, used, passed, departed in cases:
+        with search_budget.loading(budget) as load:
+            assert search_budget.over_later(name, used) is passed and load.departed == departed, (budget, used)
+    assert len(cases) == 7
 
 
 def test_past_the_allocator_steps_guard_the_relaxed_fit_is_marked():

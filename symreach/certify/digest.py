@@ -79,6 +79,8 @@ def _canonical(inst: Instance) -> dict[str, Any]:
         out["attach"] = [attach, attached]
     if inst.search_budget is not None:   # the load's search budget changed the instance: only then, as above
         out["searchBudget"] = inst.search_budget
+    if inst.filter_runs_work is not None:   # the bound of the DRA abort's search of runs (solve time): as above
+        out["filterRunsWork"] = inst.filter_runs_work
     named = sorted([p.namespace, p.name] for p in inst.pod_types if p.prefilter_named)
     if named:   # the Filter phase's node order (the cycle's abort reads it); only then, as above
         out["prefilterNamed"] = named

@@ -223,7 +223,8 @@ def search_budget_option(func):
     return click.option(SEARCH_BUDGET, "search_budget", type=click.FloatRange(min=0, min_open=True, max=1e6),
                         default=None, metavar="FACTOR",
                         help="Multiply every guard of the Kubernetes front end's exact searches (orders of DRA "
-                             "pools and slices, PV matching runs, joint bindings and allocations; README "
+                             "pools and slices, PV matching runs, joint bindings and allocations, the DRA "
+                             "abort's Filter runs; README "
                              "'Search budgets') by FACTOR: a caveat past a guard names the factor that raises "
                              "it. Default 1.")(wrapper)
 

@@ -218,8 +218,8 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     nodes; ``semantics.cycle_runs_past`` decides whether a run can stop before every erring node,
     exactly when the candidates share one zone, cannot hold k + 1 feasible nodes besides an erring one
     (every one is evaluated; always up to 101), or lie in ``filter_runs.exact_domain`` (its search's
-    bound, from the zones' node counts: e.g. 2 zones of equal size up to 1,374 nodes, 3 up to 309, any
-    sizes 286 and 151), or are named by
+    bound, from the zones' node counts: the search budget's ``filter-runs`` guard, whose value the
+    solve's search reads from the instance where it departs from the default), or are named by
     NodeAffinity's PreFilterResult (map order: one zone, k from their count, ``PodType.prefilter_named``;
     also where it names every node). Marked otherwise. The order of a
     pool's slices is drawn once per cycle for every node (``dra_orders.allocate`` takes it per
@@ -231,13 +231,15 @@ def _abort_caveats(index: DraIndex, found: PodDra, nodes: list[dict], spec: dict
     candidates = [node for node in nodes if named is None or node["name"] in named]
     zones = Counter(zone_key(node.get("labels") or {}) for node in candidates)
     k = num_feasible_nodes_to_find(len(candidates))
-    if len(candidates) - 1 > k and len(zones) > 1 and named is None \
-            and not filter_runs.exact_domain(len(candidates), len(zones), k, sizes=list(zones.values())):
-        out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones beyond the exact "
-                   "search the scheduler stops filtering after "
-                   "numFeasibleNodesToFind feasible nodes in an order the input does not give, so a run may not "
-                   "evaluate a node where the allocator errs; the model lets the pod land only by the runs it "
-                   "constructs (a not-deployable answer may be too strict)")
+    if len(candidates) - 1 > k and len(zones) > 1 and named is None:
+        work = filter_runs.work(len(candidates), len(zones), k, sizes=list(zones.values()))
+        if search_budget.over_later(search_budget.FILTER_RUNS, work):   # the solve's search reads the same value
+            out.append(f"DRA: with more than {MIN_FEASIBLE_NODES} candidate nodes in several zones the scheduler "
+                       "stops filtering after numFeasibleNodesToFind feasible nodes in an order the input does not "
+                       "give, so a run may not evaluate a node where the allocator errs; the model lets the pod land "
+                       "only by the runs it constructs (a not-deployable answer may be too strict): the exact search "
+                       f"of the runs of {len(candidates)} nodes in {len(zones)} zones went "
+                       + search_budget.past(search_budget.FILTER_RUNS, needed=work))
     fitting = [n["name"] for n in nodes if n["name"] not in found.filters]
     if not claims or not fitting:
         return out

@@ -195,7 +195,8 @@ def load_kubernetes_documents(docs: list, filename: str, lines: Optional[list[Li
     except InputError as err:
         raise conversion.relocate(err) from None
     if load.departed:
-        instance = replace(instance, search_budget=load.budget.text())
+        runs = load.budget.limit(search_budget.FILTER_RUNS) if search_budget.FILTER_RUNS in load.departed else None
+        instance = replace(instance, search_budget=load.budget.text(), filter_runs_work=runs)
     return instance, conversion.report
 
 
