@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 
+import pytest
 import re2
 
 from symreach.frontends import dra_cel
@@ -22,6 +24,7 @@ _ATOMS = ["a", "b", "a", "b", ".", "[ab]", "[^a]", "[a-c\\n]", "\\b", "\\B", "^"
           "\\w", "\\W", "\\s", "(?i:k)", "(?i:ss)", "\\pL", "\\p{Greek}", "[[:alpha:]]", "é", "\\x{e9}", "ß", "😀",
           "\\n", "", "K", "[^\\x00-\\x{10FFFF}]", "\\Qa.\\E"]
 _REPEATS = ["*", "+", "?", "{2}", "{0,2}", "{1,}", "{0}", "{1,3}"]
+_LIMIT = sys.getrecursionlimit()
 _SUBJECT = "aab\n é😀Kß1_k\u212a.Sſ"
 
 
@@ -124,3 +127,14 @@ def test_a_match_starts_at_a_character():
     assert find_all(translate("\\B", subject), subject, -1) == ["", "", "", ""]
     assert [f.span for f in [translate("\\B", "ßé").search("ßé", 1)]] == [(1, 1)]
     assert translate("\\B", "").search("") is not None   # Go: \\B holds in the empty text
+
+
+def test_groups_as_deep_as_go_allows():
+    """999 nested groups: Go's tree is 1,000 high (its limit), and the answer is not UNKNOWN
+    (the old cap was 200 groups); on Python before 3.11 the cap stays 200 (C stack)."""
+    pattern = "(" * 999 + "b" + ")" * 999
+    if sys.version_info < (3, 11):
+        pytest.skip("200 groups before Python 3.11")
+    found = translate(pattern, "ab").search("ab")
+    assert found is not None and found.span == (1, 2)
+    assert sys.getrecursionlimit() == _LIMIT   # restored

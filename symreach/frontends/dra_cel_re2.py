@@ -21,16 +21,19 @@ anchored at a character, so a match starts at a rune as in Go, and positions com
 characters. Repetition counts are at most 1,000 as in Go; RE2 C++'s memory budget is 256 MB.
 
 ``Re2Unsupported``: patterns Go's size and height limits may refuse (``dra_cel_re2_limits``
-bounds Go's numbers from above), over 200 groups deep (this module's recursive parser), a
+bounds Go's numbers from above), over 1,000 groups deep (200 before Python 3.11: this module's
+recursive parser), a
 surrogate (not in a Go string), or a translation RE2 C++ refuses.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
+import sys
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import re2
 
@@ -88,7 +91,10 @@ _PERL = {"d": "0-9", "s": "\t\n\f\r ", "w": "0-9A-Za-z_"}
 _POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\x00-\x7f", "blank": "\t ", "cntrl": "\x00-\x1f\x7f",
           "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@[-`{-~",
           "space": "\t-\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
-_MAX_DEPTH = 200   # nested groups this module's recursive parser and emitter take; Go's limits: dra_cel_re2_limits
+# Nested groups this module's recursive parser and emitter take: as deep as Go's 1,000 height lets
+# a tree be where Python's calls do not use the C stack (3.11 on), else 200.
+_MAX_DEPTH = 1000 if sys.version_info >= (3, 11) else 200
+_FRAMES = 12   # Python frames per nested group, at most: parse, the limits' walks, emit
 _MAX_MEMORY = 1 << 28   # RE2 C++'s max_mem: its compiled program and DFA cache
 
 
@@ -551,16 +557,29 @@ def emit(pattern: str, subject: str) -> str:
     does; ``Re2Error`` with Go's message when Go refuses the pattern."""
     if _SURROGATE.search(pattern) or _SURROGATE.search(subject):
         raise Re2Unsupported("a surrogate, which Go's UTF-8 strings cannot hold")
-    parser = _Parser(pattern)
+    with _frames(pattern.count("(")):
+        parser = _Parser(pattern)
+        try:
+            tree = parser.parse()
+        except Re2Error:
+            if may_exceed_text(pattern[:parser.i + 1]):
+                raise Re2Unsupported("a pattern Go's limits may refuse before its syntax error") from None
+            raise
+        if may_exceed(tree, pattern):
+            raise Re2Unsupported("a pattern Go's size or height limits may refuse")
+        return _emit(tree, sorted(set(subject)))
+
+
+@contextlib.contextmanager
+def _frames(groups: int) -> Iterator[None]:
+    """Python's recursion limit raised for a pattern with ``groups`` parentheses (at most
+    ``_MAX_DEPTH`` deep: the parser stops there), then restored."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(before + _FRAMES * (min(groups, _MAX_DEPTH) + 2))
     try:
-        tree = parser.parse()
-    except Re2Error:
-        if may_exceed_text(pattern[:parser.i + 1]):
-            raise Re2Unsupported("a pattern Go's limits may refuse before its syntax error") from None
-        raise
-    if may_exceed(tree, pattern):
-        raise Re2Unsupported("a pattern Go's size or height limits may refuse")
-    return _emit(tree, sorted(set(subject)))
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
