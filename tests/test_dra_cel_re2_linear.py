@@ -5,20 +5,25 @@ exact (leftmost-first, as Go) but exponential on patterns such as ``^(a|a)*b$``.
 (``google-re2``) matches the same emitted pattern. Seeded random Go patterns and subjects, small
 enough that backtracking stays cheap, give the same ``matches``, ``find`` and ``findAll`` spans
 under both engines, non-ASCII subjects included (RE2 works on UTF-8 bytes; positions come back
-in characters, matches start at characters only).
+in characters, matches start at characters only). Where they differed, the kso DRA variant
+answered as RE2 does. ``tests/data/dra/cel_re2_long.json``: the variant's answers to 60 random
+patterns of 2,000 to 9,000 characters (over the old cap, UNKNOWN before), all given now.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sys
+from pathlib import Path
 
 import pytest
 import re2
 
 from symreach.frontends import dra_cel
-from symreach.frontends.dra_cel_re2 import emit, find_all, translate
+from tests.test_dra_cel_environment import RUNTIME, VARIANT, variant_answer
+from symreach.frontends.dra_cel_re2 import Re2Unsupported, emit, find_all, translate
 
 _ATOMS = ["a", "b", "a", "b", ".", "[ab]", "[^a]", "[a-c\\n]", "\\b", "\\B", "^", "$", "\\A", "\\z", "\\d",
           "\\w", "\\W", "\\s", "(?i:k)", "(?i:ss)", "\\pL", "\\p{Greek}", "[[:alpha:]]", "é", "\\x{e9}", "ß", "😀",
@@ -138,3 +143,58 @@ def test_groups_as_deep_as_go_allows():
     found = translate(pattern, "ab").search("ab")
     assert found is not None and found.span == (1, 2)
     assert sys.getrecursionlimit() == _LIMIT   # restored
+
+
+LONG = Path(__file__).parent / "data" / "dra" / "cel_re2_long.json"
+
+
+def long_expressions(seed: int, count: int) -> list[str]:
+    """Selectors with random patterns of 2,000 to 9,000 characters (``_pattern``'s joined by ``|``
+    or one after another, within Go's limits by ``dra_cel_re2_limits``' bounds) on random subjects
+    up to 40 characters, showing ``findAll``'s matches."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < count:
+        size, parts = rng.randint(2000, 9000), []
+        while sum(map(len, parts)) < size:
+            parts.append(_pattern(rng))
+        pattern = ("|" if rng.random() < 0.8 else "").join(parts)
+        subject = "".join(rng.choice(_SUBJECT) for _ in range(rng.randint(0, 40)))
+        try:
+            emit(pattern, subject)
+        except Re2Unsupported:
+            continue
+        out.append(_expression(pattern, subject))
+    return out
+
+
+def record() -> None:
+    """Writes ``LONG``: the kso DRA variant's answers (``PYTHONPATH=. python -c 'import
+    tests.test_dra_cel_re2_linear as t; t.record()'``, with ``KSO_DRA`` set)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        answers = [[e, variant_answer(e, Path(tmp) / "s.yaml")] for e in long_expressions(28, 60)]
+    LONG.write_text(json.dumps({"note": "The kso DRA variant's answers (k8s.io/kubernetes v1.35.4) to "
+                                "long_expressions(28, 60) of tests/test_dra_cel_re2_linear.py", "answers": answers},
+                               ensure_ascii=False, indent=1) + "\n")
+
+
+def test_long_patterns_give_the_variant_answer():
+    """60 random patterns of 2,000 to 9,000 characters (answered UNKNOWN before: over the old
+    2,000-character cap) give the kso DRA variant's ``findAll`` matches."""
+    data = json.loads(LONG.read_text())
+    expressions = [e for e, _ in data["answers"]]
+    assert expressions == long_expressions(28, 60)
+    for expression, answer in data["answers"]:
+        assert answer.startswith(RUNTIME), expression
+        got = dra_cel.evaluate(expression, "d", {}, {})
+        assert got == dra_cel.CelError(answer[len(RUNTIME):]), expression
+    assert sum(answer != RUNTIME + "no such key: #" for _, answer in data["answers"]) == 46   # some match
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not VARIANT.exists(), reason="the kso DRA variant is not built here")
+def test_long_answers_are_the_variant_answers(tmp_path):
+    for expression, answer in json.loads(LONG.read_text())["answers"]:
+        assert variant_answer(expression, tmp_path / "s.yaml") == answer, expression
