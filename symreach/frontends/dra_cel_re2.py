@@ -32,6 +32,7 @@ import contextlib
 import functools
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -573,13 +574,20 @@ def emit(pattern: str, subject: str) -> str:
 @contextlib.contextmanager
 def _frames(groups: int) -> Iterator[None]:
     """Python's recursion limit raised for a pattern with ``groups`` parentheses (at most
-    ``_MAX_DEPTH`` deep: the parser stops there), then restored."""
-    before = sys.getrecursionlimit()
-    sys.setrecursionlimit(before + _FRAMES * (min(groups, _MAX_DEPTH) + 2))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(before)
+    ``_MAX_DEPTH`` deep: the parser stops there), then restored; one pattern at a time (the limit
+    is the process's). A recursion error all the same is an unsupported pattern, never a crash."""
+    with _RAISING:
+        before = sys.getrecursionlimit()
+        sys.setrecursionlimit(before + _FRAMES * (min(groups, _MAX_DEPTH) + 2))
+        try:
+            yield
+        except RecursionError:
+            raise Re2Unsupported("nesting deeper than Python's recursion allows") from None
+        finally:
+            sys.setrecursionlimit(before)
+
+
+_RAISING = threading.Lock()
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
