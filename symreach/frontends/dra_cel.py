@@ -82,8 +82,8 @@ quantity, ``insert failed`` naming a map or the device), the error is certain an
 ``CelError.pattern`` admits every message Go can give.
 
 Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): a pattern over 2,000 characters (Python's backtracking matcher can take minutes on
-one), 200 nested groups (Python's ``re`` recursion), or whose bounds of Go's tree height, size
+as matching and marks the answer with a caveat, never silently): a pattern over 1,000
+nested groups (``dra_cel_re2``'s recursive parser; 200 before Python 3.11), or whose bounds of Go's tree height, size
 and class runes (``dra_cel_re2_limits``) exceed Go's limits (1,000 high, 3.3M instructions,
 33.5M runes), where Go may refuse it (``expression nests too deeply``, ``expression too large``).
 

@@ -1,4 +1,4 @@
-"""RE2 patterns (Go's ``regexp``) as Python ``re`` patterns for one subject text.
+"""RE2 patterns (Go's ``regexp``) for one subject text, matched by RE2 C++ as Go matches them.
 
 cel-go's ``matches`` and Kubernetes' ``find``/``findAll`` compile the pattern with Go's
 ``regexp.Compile`` (Perl flags: ``^``/``$`` at the text's ends unless ``(?m)``, ``.`` not
@@ -8,28 +8,40 @@ Unicode's simple folding orbits). The parse below follows Go 1.25's ``regexp/syn
 parser, with its error texts (``missing closing ]: `[```) and limits (repeat counts up to
 1000). Each character class, ``.`` and case-folded literal becomes the explicit set of the
 subject's characters it matches: the pattern only ever meets that one text, so the
-translation is exact without Python knowing RE2's classes or folding. Unicode classes
+translation is exact without RE2 C++ knowing Go's classes or folding. Unicode classes
 (categories, scripts, ``Assigned``) and folding orbits are Go's own tables (``go_unicode``,
-Unicode 15), not Python's older ``unicodedata``. Python then backtracks in RE2's
-leftmost-first preference order.
+Unicode 15), not Python's older ``unicodedata``.
+
+The emitted pattern uses only explicit character sets, ``(?:...)``, alternation, greedy and lazy
+counted repetition, ``\\A \\z (?m:^) (?m:$)`` and ASCII ``\\b \\B``, and RE2 C++ (``google-re2``)
+matches it: linear time, like Go (Python's backtracking ``re`` took minutes on ``^(a|a)*b$`` and
+on long patterns), and Go's own semantics where backtracking differs (a loop body matching
+empty, ``\\B`` in the empty text). RE2 runs on UTF-8 bytes; a search is ``(?s:.)*?(body)``
+anchored at a character, so a match starts at a rune as in Go, and positions come back in
+characters. Repetition counts are at most 1,000 as in Go; RE2 C++'s memory budget is 256 MB.
 
 ``Re2Unsupported``: patterns Go's size and height limits may refuse (``dra_cel_re2_limits``
-bounds Go's numbers from above), over 200 groups deep (Python's ``re`` recursion) or over 2,000
-characters (Python's backtracking matcher can take exponential time on them: measured on random
-6,000-character patterns, over two minutes each, where RE2 is linear).
+bounds Go's numbers from above), over 1,000 groups deep (200 before Python 3.11: this module's
+recursive parser), a
+surrogate (not in a Go string), or a translation RE2 C++ refuses.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
+import sys
+import threading
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
+
+import re2
 
 from symreach.frontends import go_unicode
 from symreach.frontends.dra_cel_re2_limits import may_exceed, may_exceed_text
 
-__all__ = ["Re2Error", "Re2Unsupported", "find_all", "translate"]
+__all__ = ["Re2Error", "Found", "Re2Unsupported", "Pattern", "emit", "find_all", "translate"]
 
 
 class Re2Error(Exception):
@@ -44,14 +56,47 @@ class Re2Unsupported(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class Found:
+    """A match: its span in ``str`` characters, as Python's ``re.Match`` gives it."""
+
+    text: str
+    span: tuple[int, int]
+
+    def start(self) -> int:
+        return self.span[0]
+
+    def end(self) -> int:
+        return self.span[1]
+
+    def group(self, index: int = 0) -> str:
+        return self.text[self.span[0]:self.span[1]]
+
+
+class Pattern:
+    """A pattern RE2 compiled: ``(?s:.)*?(body)`` matched from a position on. RE2's own unanchored
+    search may start a match inside a UTF-8 sequence (an empty one, such as ``\\B``); Go starts
+    one at each rune, as this prefix does."""
+
+    def __init__(self, body: str) -> None:
+        self.regexp = re2.compile("(?s:.)*?(" + body + ")", _OPTIONS)
+
+    def search(self, text: str, pos: int = 0) -> Found | None:
+        m = self.regexp.match(text, pos)
+        return None if m is None else Found(text, m.span(1))
+
+
 _I, _M, _S, _U = 1, 2, 4, 8   # FoldCase, multi-line (not OneLine), DotNL, NonGreedy
 
 _PERL = {"d": "0-9", "s": "\t\n\f\r ", "w": "0-9A-Za-z_"}
 _POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\x00-\x7f", "blank": "\t ", "cntrl": "\x00-\x1f\x7f",
           "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@[-`{-~",
           "space": "\t-\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
-_MAX_LENGTH = 2000   # random 6,000-character patterns took Python's re over two minutes (RE2 is linear)
-_MAX_DEPTH = 200   # nested groups Python's re compiles; Go's limits: dra_cel_re2_limits
+# Nested groups this module's recursive parser and emitter take: as deep as Go's 1,000 height lets
+# a tree be where Python's calls do not use the C stack (3.11 on), else 200.
+_MAX_DEPTH = 1000 if sys.version_info >= (3, 11) else 200
+_FRAMES = 12   # Python frames per nested group, at most: parse, the limits' walks, emit
+_MAX_MEMORY = 1 << 28   # RE2 C++'s max_mem: its compiled program and DFA cache
 
 
 def _ranges(spec: str) -> Callable[[str], bool]:
@@ -457,26 +502,35 @@ def _repeat_valid(node: _Node, n: int) -> bool:
     return all(_repeat_valid(sub, n) for sub in node.subs)
 
 
+def _char(c: str) -> str:
+    """One character in RE2's syntax: a letter or digit as itself, any other as ``\\x{...}``."""
+    return c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}"
+
+
 def _charset(chars: list[str]) -> str:
-    return "[" + "".join(re.escape(c) if c not in "\\]^-[" else "\\" + c for c in chars) + "]" if chars else "(?!)"
+    return "[" + "".join(map(_char, chars)) + "]" if chars else _NOTHING
+
+
+_NOTHING = "[^\\x00-\\x{10ffff}]"   # the empty class (a class of no subject character)
+_FIXED = {"bol": "(?m:^)", "eol": "(?m:$)", "bot": "\\A", "eot": "\\z", "wordb": "\\b", "nwordb": "\\B", "empty": ""}
 
 
 def _emit(node: _Node, alphabet: list[str]) -> str:
+    """RE2 syntax for ``node``: explicit character sets, ``(?:...)`` groups, alternation,
+    counted repetition (greedy or lazy), the anchors and ASCII ``\\b``."""
     kind = node.kind
     if kind == "lit":
         c, fold = node.value   # type: ignore[misc]
         if not fold:
-            return re.escape(c)
+            return _char(c)
         orbit = go_unicode.orbit(c)
         return _charset([x for x in alphabet if x in orbit])
     if kind == "class":
         return _charset([x for x in alphabet if node.value.has(x)])   # type: ignore[union-attr]
     if kind == "any":
         return _charset([x for x in alphabet if node.value or x != "\n"])
-    fixed = {"bol": r"(?:(?<=\n)|\A)", "eol": r"(?=\n|\Z)", "bot": r"\A", "eot": r"\Z", "wordb": r"\b",
-             "nwordb": r"\B", "empty": ""}
-    if kind in fixed:
-        return fixed[kind]
+    if kind in _FIXED:
+        return _FIXED[kind]
     if kind == "cat":
         return "".join(_emit(s, alphabet) for s in node.subs)
     if kind == "alt":
@@ -489,25 +543,68 @@ def _emit(node: _Node, alphabet: list[str]) -> str:
     return "(?:" + _emit(node.subs[0], alphabet) + ")" + count + ("?" if node.lazy else "")
 
 
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = _MAX_MEMORY
+    return options
+
+
+_OPTIONS = _options()
+
+
+def emit(pattern: str, subject: str) -> str:
+    """The RE2 pattern (``re2`` syntax) that matches ``subject`` where Go's ``regexp.Compile(pattern)``
+    does; ``Re2Error`` with Go's message when Go refuses the pattern."""
+    if _SURROGATE.search(pattern) or _SURROGATE.search(subject):
+        raise Re2Unsupported("a surrogate, which Go's UTF-8 strings cannot hold")
+    with _frames(pattern.count("(")):
+        parser = _Parser(pattern)
+        try:
+            tree = parser.parse()
+        except Re2Error:
+            if may_exceed_text(pattern[:parser.i + 1]):
+                raise Re2Unsupported("a pattern Go's limits may refuse before its syntax error") from None
+            raise
+        if may_exceed(tree, pattern):
+            raise Re2Unsupported("a pattern Go's size or height limits may refuse")
+        return _emit(tree, sorted(set(subject)))
+
+
+@contextlib.contextmanager
+def _frames(groups: int) -> Iterator[None]:
+    """Python's recursion limit raised for a pattern with ``groups`` parentheses (at most
+    ``_MAX_DEPTH`` deep: the parser stops there), then restored; one pattern at a time (the limit
+    is the process's). A recursion error all the same is an unsupported pattern, never a crash."""
+    with _RAISING:
+        before = sys.getrecursionlimit()
+        sys.setrecursionlimit(before + _FRAMES * (min(groups, _MAX_DEPTH) + 2))
+        try:
+            yield
+        except RecursionError:
+            raise Re2Unsupported("nesting deeper than Python's recursion allows") from None
+        finally:
+            sys.setrecursionlimit(before)
+
+
+_RAISING = threading.Lock()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 @functools.lru_cache(maxsize=4096)
-def translate(pattern: str, subject: str) -> re.Pattern:
-    """The Python pattern that matches ``subject`` where Go's ``regexp.Compile(pattern)`` does;
-    ``Re2Error`` with Go's message when Go refuses the pattern."""
-    if len(pattern) > _MAX_LENGTH:   # Python's backtracking can take exponential time where Go's RE2 does not
-        raise Re2Unsupported("a long pattern")
-    parser = _Parser(pattern)
+def translate(pattern: str, subject: str) -> Pattern:
+    """``emit``'s pattern compiled by RE2 (``search``, ``start``, ``end``, ``group`` as Python's
+    ``re``; positions in ``str`` characters); ``Re2Unsupported`` where RE2 C++ refuses it."""
+    text = emit(pattern, subject)
     try:
-        tree = parser.parse()
-    except Re2Error:
-        if may_exceed_text(pattern[:parser.i + 1]):
-            raise Re2Unsupported("a pattern Go's limits may refuse before its syntax error") from None
-        raise
-    if may_exceed(tree, pattern):
-        raise Re2Unsupported("a pattern Go's size or height limits may refuse")
-    return re.compile(_emit(tree, sorted(set(subject))), re.ASCII)
+        return Pattern(text)
+    except re2.error as err:   # e.g. over max_mem: Go may still accept it
+        raise Re2Unsupported(f"RE2 C++ refuses the translation: {err}") from None
 
 
-def find_all(pattern: re.Pattern, s: str, limit: int) -> list[str]:
+def find_all(pattern: Pattern, s: str, limit: int) -> list[str]:
     """Go's ``FindAllString``: no empty match right after the previous match."""
     out: list[str] = []
     pos, previous_end = 0, -1

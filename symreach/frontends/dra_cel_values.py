@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from symreach.frontends import go_unicode
-from symreach.frontends.dra_cel_re2 import Re2Error, Re2Unsupported, translate
+from symreach.frontends.dra_cel_re2 import Pattern, Re2Error, Re2Unsupported, translate
 
 
 @dataclass(frozen=True)
@@ -683,8 +683,8 @@ def _trim_space(s: str) -> str:
     return s[start:end]
 
 
-def regex(pattern: str, subject: str) -> re.Pattern:
-    """An RE2 pattern as Python's ``re`` for ``subject`` (``dra_cel_re2``); Go's parse error as a
+def regex(pattern: str, subject: str) -> Pattern:
+    """An RE2 pattern compiled by RE2 for ``subject`` (``dra_cel_re2``); Go's parse error as a
     ``CelFailure``, ``Unsupported`` near Go's size limits."""
     try:
         return translate(pattern, subject)
