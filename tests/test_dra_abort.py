@@ -185,6 +185,17 @@ def _job_on_n1(inst, t: int, lands: bool) -> None:
         assert result.certificate.check(inst, target)[0]
 
 
+def _decided_exactly_on_n1(inst, report, t: int, sigma, lands: bool) -> None:
+    """n1's verdict (a fit, or DynamicResources' error on another node aborting the cycle), unmarked,
+    and explicit's evidence for it."""
+    verdict = semantics.node_failure(inst, t, 0, sigma)
+    assert (verdict is None) is lands
+    if not lands:
+        assert verdict.plugin == DRA and "on node" in verdict.reason
+    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
+    _job_on_n1(inst, t, lands)
+
+
 # gpus among 117 extra nodes (120 in all, k = 100) -> whether job lands on n1 despite n3's error
 BOUNDARY = {5: False, 99: False, 100: True, 117: True}
 
@@ -427,12 +438,7 @@ def test_two_zones_above_100_nodes_are_decided_exactly(split):
     assert len(feasible) == 1 + split[0] + split[2] and len(feasible) > k
     zones = {"a": (1 + split[0], 1, 1 + split[1]), "b": (split[2], 0, 0)}
     assert not semantics.zone_runs_past(zones, "a", k)   # the old constructed runs: too strict
-    verdict = semantics.node_failure(inst, t, 0, sigma)
-    assert (verdict is None) is lands
-    if not lands:
-        assert verdict.plugin == DRA and "on node" in verdict.reason
-    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
-    _job_on_n1(inst, t, lands)
+    _decided_exactly_on_n1(inst, report, t, sigma, lands)
 
 
 def _zone(prefix: str, zone: str, gpus: int, others: int, erring: int) -> list[dict]:
@@ -475,12 +481,7 @@ def test_three_zones_past_sixteen_chunks_are_decided_exactly(erring):
     feasible = [n for n in range(300) if semantics.filter_failure(inst, t, n, sigma) is None]
     assert len(feasible) == sum(f for f, _, _ in zones.values())
     assert not semantics.zone_runs_past(zones, "a", k) and not semantics.zone_runs_past(zones, None, k)
-    verdict = semantics.node_failure(inst, t, 0, sigma)
-    assert (verdict is None) is lands
-    if not lands:
-        assert verdict.plugin == DRA and "on node" in verdict.reason
-    assert not [c for c in report.caveats.get("default/job", []) if "numFeasibleNodesToFind" in c]
-    _job_on_n1(inst, t, lands)
+    _decided_exactly_on_n1(inst, report, t, sigma, lands)
 
 
 # nodes of ``_two_zones(0, 5, 101)`` the job's PreFilterResult leaves out -> job lands on n1
