@@ -456,11 +456,12 @@ def random_state(rng: random.Random, index: int = 0) -> State:
         objects += world.objects[made:]   # the claim the pending pod's ephemeral volume made, if any
         made = len(world.objects)
     if world is not None and rng.random() < 0.15:
-        pods, pending = world.statefulset(namespace, incoming["spec"], incoming["metadata"].get("labels") or {})
+        pods, pending = world.statefulset(namespace, incoming["spec"], incoming["metadata"].get("labels") or {},
+                                          stored="uid" in incoming["metadata"])
         return State(objects + world.objects[made:] + pods, f"{namespace}/{pending}", nodes)
     if rng.random() < 0.12:
         pods, daemonset = daemonset_pods(rng, incoming["spec"], incoming["metadata"].get("labels") or {}, namespace,
-                                         nodes, rng.choice(nodes))
+                                         nodes, rng.choice(nodes), stored="uid" in incoming["metadata"])
         objects += pods + ([daemonset] if daemonset else [])
     else:
         objects.append(incoming)

@@ -233,10 +233,13 @@ class VolumeWorld:
             meta["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
         self.objects.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec})
 
-    def statefulset(self, namespace: str, template_spec: Obj, labels: dict[str, str]) -> tuple[list[Obj], str]:
+    def statefulset(self, namespace: str, template_spec: Obj, labels: dict[str, str],
+                    stored: bool = False) -> tuple[list[Obj], str]:
         """A StatefulSet ``db`` with a volumeClaimTemplate ``data``: its object, each replica's own
         claim ``data-db-<i>`` (bound to a local, zonal or CSI PV, or unbound), the replicas before
-        the last bound to nodes, the last pending; returns the objects and the pending pod's name."""
+        the last bound to nodes, the last pending; returns the objects and the pending pod's name.
+        ``stored``: the template's selectors were merged with labels since changed, so each pod
+        carries a ``uid`` (``stored_pod_meta``)."""
         rng = self.rng
         replicas = rng.choice((1, 2, 3))
         template = copy_plain(template_spec)
@@ -257,8 +260,7 @@ class VolumeWorld:
             if i < replicas - 1:
                 body["nodeName"] = rng.choice(self.nodes)
             out.append({"apiVersion": "v1", "kind": "Pod",
-                        "metadata": {"name": f"db-{i}", "namespace": namespace, "labels": dict(labels),
-                                     "ownerReferences": owner}, "spec": body})
+                        "metadata": stored_pod_meta(f"db-{i}", namespace, labels, owner, stored), "spec": body})
         return out, f"db-{replicas - 1}"
 
     def _replica_claim(self, namespace: str, name: str, storage_class: str) -> None:
@@ -300,9 +302,11 @@ def inline_disks(rng: random.Random) -> list[Obj]:
 # ---- pods as controllers and the kubelet leave them ---------------------------------
 
 def daemonset_pods(rng: random.Random, template_spec: Obj, labels: dict[str, str], namespace: str,
-                   nodes: list[str], pending_node: Optional[str]) -> tuple[list[Obj], Optional[Obj]]:
+                   nodes: list[str], pending_node: Optional[str],
+                   stored: bool = False) -> tuple[list[Obj], Optional[Obj]]:
     """The pods the DaemonSet controller made from ``template_spec`` (bound on some nodes,
-    pending on ``pending_node``), and the DaemonSet itself half of the time.
+    pending on ``pending_node``), and the DaemonSet itself half of the time; ``stored`` as in
+    ``VolumeWorld.statefulset``.
 
     The template gets no node selection of its own: the controller replaces a pod's
     required node affinity by its node pin and creates pods only on nodes the
@@ -323,8 +327,7 @@ def daemonset_pods(rng: random.Random, template_spec: Obj, labels: dict[str, str
                 body["nodeName"] = node
             name = "incoming" if node == pending_node else f"ds-{node}"
             pods.append({"apiVersion": "v1", "kind": "Pod",
-                         "metadata": {"name": name, "namespace": namespace, "labels": dict(labels),
-                                      "ownerReferences": owner}, "spec": body})
+                         "metadata": stored_pod_meta(name, namespace, labels, owner, stored), "spec": body})
             if node != pending_node and rng.random() < 0.2:
                 resize_status(rng, pods[-1])
     daemonset = None
@@ -333,6 +336,17 @@ def daemonset_pods(rng: random.Random, template_spec: Obj, labels: dict[str, str
                      "spec": {"selector": {"matchLabels": dict(labels)},
                               "template": {"metadata": {"labels": dict(labels)}, "spec": copy_plain(template_spec)}}}
     return pods, daemonset
+
+
+def stored_pod_meta(name: str, namespace: str, labels: dict[str, str], owner: list[Obj], stored: bool) -> Obj:
+    """A controller's pod's metadata. A pod made from a template whose selectors the API server
+    merged with labels that have changed since must say it is stored (``uid``): the API server
+    would merge a new pod's ``matchLabelKeys`` with its present labels, and symreach does so for a
+    pod without a ``uid`` (state 167 of ``kso_agreement --volumes --contested --seed 822``)."""
+    meta: Obj = {"name": name, "namespace": namespace, "labels": dict(labels), "ownerReferences": owner}
+    if stored:
+        meta["uid"] = f"uid-{name}"
+    return meta
 
 
 def resize_status(rng: random.Random, pod: Obj) -> None:
