@@ -875,6 +875,11 @@ class _Converter:
         if not node:
             self.report.pending[f"{namespace}/{name}"] = type_name
             self.count_not_counted("pending pods (no spec.nodeName)")
+            if meta.get("deletionTimestamp"):
+                caveat = (f"pending pod {namespace}/{name} is being deleted (metadata.deletionTimestamp): the scheduler "
+                          "skips it (skipPodSchedule); analysed as if it were not")
+                self.report.warn("pending pods being deleted", f"{obj.where}: {caveat}")
+                self.report.caveats.setdefault(type_name, []).append(caveat)
             return
         if node not in self.node_names:
             self.count_not_counted("pods on nodes not in the input")

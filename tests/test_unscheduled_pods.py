@@ -1,9 +1,11 @@
-"""Pods with ``spec.schedulingGates``: not silently analysed as schedulable.
+"""Pods the scheduler does not try: not silently analysed as schedulable.
 
 The scheduling queue's PreEnqueue (the SchedulingGates plugin) keeps a gated pod out of every
 scheduling cycle until a controller removes its gates, so the Filter phase never sees it before.
 symreach answers as if the gates were removed, and says so: a warning naming the pod, and a
 caveat on every answer about the pod's type (``Y*`` in the matrix, ``caveats`` under check).
+Likewise a pending pod being deleted (``metadata.deletionTimestamp``): ``scheduleOne`` skips it
+(``skipPodSchedule``).
 """
 
 from __future__ import annotations
@@ -52,3 +54,14 @@ def test_a_deployment_template_with_gates_marks_its_type():
     _, report = load_kubernetes_documents([NODE, deployment], "<state>")
     assert [c for cs in _gate_caveats(report).values() for c in cs] and \
         all("kueue.x-k8s.io/admission" in c for cs in _gate_caveats(report).values() for c in cs)
+
+
+def test_pending_pod_being_deleted_is_warned_and_marked():
+    dying = _pod("dying")
+    dying["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    running = _pod("running", node="n1")
+    running["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"   # terminating, modelled: no caveat
+    _, report = load_kubernetes_documents([NODE, dying, running, _pod("free")], "<state>")
+    marked = {name for name, caveats in report.caveats.items() if any("skipPodSchedule" in c for c in caveats)}
+    assert marked == {"default/dying"}
+    assert sum("skipPodSchedule" in w for w in report.warnings) == 1
