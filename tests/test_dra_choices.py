@@ -17,6 +17,7 @@ import json
 import os
 import random
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,100 @@ def test_a_certificate_must_hold_every_choice():
     forged = dict(cert, states=[cert["states"][k] for k in keep], bound=[cert["bound"][k] for k in keep])
     ok, why = check_certificate(inst, forged)
     assert not ok and "not closed under deploying" in why and "n1-b/b0" in why
+
+
+def plain_bfs(inst, query, cap: int) -> object:
+    """Every deployment (each choice) and deletion (each holding) the semantics allows, no saturation:
+    whether the target is reachable, or None past ``cap`` configurations."""
+    start = inst.initial_config()
+    seen, frontier = {start}, deque([start])
+    while frontier:
+        sigma = frontier.popleft()
+        if semantics.query_holds(inst, query, sigma):
+            return True
+        succ = [after for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))
+                if semantics.deploy_failure(inst, t, n, sigma) is None
+                for _, after in semantics.deploys(inst, sigma, t, n)]
+        succ += [after for p, c in enumerate(sigma[:inst.num_pairs]) if c
+                 for _, after in semantics.deletions(inst, sigma, *inst.unpair(p))]
+        for s in succ:
+            if s not in seen:
+                seen.add(s)
+                frontier.append(s)
+        if len(seen) > cap:
+            return None
+    return False
+
+
+def tied_instance(rng: random.Random) -> list[dict]:
+    """1-2 nodes, each with 2-3 pools of one driver of 1-2 gpus (a100 or t4), sometimes one pool for
+    every node; 2-3 bare pods whose claim asks one or two gpus, of a model or any, sometimes with an
+    affinity to ``first``'s node: which gpus a pod takes is the pool order's, and a later pod's fit may
+    hang on it."""
+    nodes = [f"n{i}" for i in range(rng.choice((1, 2)))]
+    objects: list[dict] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+                            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}} for n in nodes]
+    objects.append({"apiVersion": API, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                    "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})
+    places = [(n, f"{n}-p{k}") for n in nodes for k in range(rng.choice((2, 3)))] + ([(None, "all")] if rng.random() < 0.3 else [])
+    for node, pool in places:
+        where = {"nodeName": node} if node else {"allNodes": True}
+        objects.append({"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": pool},
+                        "spec": {"driver": "gpu.example.com", **where, "pool": {"name": pool, "generation": 1, "resourceSliceCount": 1},
+                                 "devices": [{"name": f"g{i}", "attributes": {"model": {"string": rng.choice(("a100", "t4"))}}}
+                                             for i in range(rng.choice((1, 1, 2)))]}})
+    for j in range(rng.choice((2, 3))):
+        name = "first" if j == 0 else f"p{j}"
+        model = rng.choice(("", "", "a100", "t4") if j == 0 else ("", "a100", "a100", "t4"))
+        claim = _claim(f"c{j}", f'device.attributes["gpu.example.com"].model == "{model}"' if model else "")
+        claim["spec"]["devices"]["requests"][0]["exactly"]["count"] = rng.choice((1, 1, 2))
+        pod = _pod(name, f"c{j}", j > 0 and rng.random() < 0.8)   # then on a node where first runs
+        objects += [claim, pod]
+    return objects
+
+
+@pytest.mark.parametrize("source", ["tied", "walks"])
+def test_explicit_agrees_with_a_plain_bfs_on_random_dra_instances(source):
+    """Random inputs, ``tied_instance``'s (every claim user on every node asked) and the allocation
+    walks' (``benchmarks.kso_dra_walks.walk_input``: random DRA states with bare claim users and a
+    Deployment taking claims from a template, a class of any driver tying pools of two drivers; one
+    claim user on a node asked with the last one there): explicit's verdict is the plain search's,
+    a witness replays, a certificate re-checks. Counted: each answer, the questions in instances
+    where some deployment has several outcomes, and those the choices decide (every deployment's
+    first choice alone answers otherwise)."""
+    from benchmarks.kso_dra_walks import walk_input
+
+    rng = random.Random(51)
+    checked = {True: 0, False: 0}
+    tied = decided = 0
+    for i in range(400):
+        objects = tied_instance(rng) if source == "tied" else walk_input(rng, i)[0]
+        inst, _ = load_kubernetes_documents(objects, "<dra>")
+        groups = [g for g in inst.binding_groups if g.holders]
+        if not groups:
+            continue
+        users, n = sorted(groups[0].users), rng.randrange(len(inst.nodes))
+        queries = [Query((frozenset({(t, m)}),)) for t in users for m in range(len(inst.nodes))] if source == "tied" \
+            else [Query((frozenset({(rng.choice(users), n), (users[-1], n)}),))]
+        alone = replace(inst, binding_groups=tuple(replace(g, choices=()) for g in inst.binding_groups))
+        for query in queries:
+            want = plain_bfs(inst, query, 4000)
+            if want is None:
+                continue
+            result = ExplicitEngine().check(inst, query)
+            assert result.verdict is (Verdict.DEPLOYABLE if want else Verdict.NOT_DEPLOYABLE), i
+            if want:
+                semantics.replay(inst, result.trace, query)
+            else:
+                ok, why = check_certificate(inst, json.loads(result.certificate.dumps()))
+                assert ok, why
+            checked[want] += 1
+            if groups[0].choices:   # the same instance with every deployment's first choice alone
+                tied += 1
+                decided += plain_bfs(alone, query, 4000) != want
+        if sum(checked.values()) >= (200 if source == "tied" else 30):
+            break
+    assert (checked[True], checked[False], tied, decided) == COUNTS[source]
+
+
+COUNTS = {"tied": (140, 62, 178, 5), "walks": (5, 25, 6, 0)}
