@@ -350,8 +350,8 @@ def _held(value) -> Optional[str]:
 class _Memo:
     """Allocator evaluations shared between joint states. The allocator reads of the allocation
     only whether each device of the pools it is given is taken (``dra_allocator``: ``device.key in
-    allocated``), so a deployment's first assignment on a node is a function of (type, node, which
-    of its claims are unallocated, the taken devices of the node's pools), and a type's verdicts
+    allocated``), so a deployment's assignments on a node (every order's) are a function of (type,
+    node, which of its claims are unallocated, the taken devices of the node's pools), and a type's verdicts
     one of (type, its claims' allocations, every taken device): states that differ elsewhere (on
     other nodes, in which pod holds what) share them."""
 
