@@ -270,3 +270,23 @@ def test_explicit_agrees_with_a_plain_bfs_on_random_dra_instances(source):
 
 
 COUNTS = {"tied": (140, 62, 178, 5), "walks": (5, 25, 6, 0)}
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_an_exported_witness_keeps_its_choice(tmp_path, fmt):
+    """``check`` prints each deploying step with the devices it allocates; the trace file ``--trace-out``
+    writes carries the choice (JSON ``binds``, a Pod annotation in YAML), so reading it back replays it."""
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+    from symreach.export import parse_exported_trace
+
+    path, out = tmp_path / "choices.yaml", tmp_path / f"trace.{fmt}"
+    path.write_text(yaml.safe_dump_all(cluster()))
+    run = CliRunner().invoke(cli, ["check", str(path), "--pod", "default/second", "--node", "n1", "--trace-out", str(out)])
+    assert run.exit_code == 0, run.output
+    assert "; " + T4 in run.output
+    steps = parse_exported_trace(out.read_text(), fmt)
+    assert [s.binds for s in steps] == [T4, None]
+    inst, _ = load_kubernetes_documents(cluster(), "<s>")
+    semantics.replay(inst, steps)
