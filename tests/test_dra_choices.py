@@ -16,7 +16,6 @@ import copy
 import json
 import os
 import random
-from collections import deque
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from symreach.model import Query
 from symreach.result import Verdict
 from symreach.solvers.explicit import ExplicitEngine
 from symreach.solvers.registry import make_engine
+from tests.test_wffc_binding import plain_bfs
 
 VARIANT = Path(os.environ.get("KSO_DRA", "/work/wt/dra-kso/kso"))
 API = "resource.k8s.io/v1"
@@ -173,29 +173,6 @@ def test_a_certificate_must_hold_every_choice():
     forged = dict(cert, states=[cert["states"][k] for k in keep], bound=[cert["bound"][k] for k in keep])
     ok, why = check_certificate(inst, forged)
     assert not ok and "not closed under deploying" in why and "n1-b/b0" in why
-
-
-def plain_bfs(inst, query, cap: int) -> object:
-    """Every deployment (each choice) and deletion (each holding) the semantics allows, no saturation:
-    whether the target is reachable, or None past ``cap`` configurations."""
-    start = inst.initial_config()
-    seen, frontier = {start}, deque([start])
-    while frontier:
-        sigma = frontier.popleft()
-        if semantics.query_holds(inst, query, sigma):
-            return True
-        succ = [after for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))
-                if semantics.deploy_failure(inst, t, n, sigma) is None
-                for _, after in semantics.deploys(inst, sigma, t, n)]
-        succ += [after for p, c in enumerate(sigma[:inst.num_pairs]) if c
-                 for _, after in semantics.deletions(inst, sigma, *inst.unpair(p))]
-        for s in succ:
-            if s not in seen:
-                seen.add(s)
-                frontier.append(s)
-        if len(seen) > cap:
-            return None
-    return False
 
 
 def tied_instance(rng: random.Random) -> list[dict]:
