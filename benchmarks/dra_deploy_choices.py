@@ -1,6 +1,6 @@
 """How many deploy choices and allocation states the allocation walks' inputs load with.
 
-    PYTHONPATH=<tree> python -m benchmarks.dra_deploy_choices --seed 51 --inputs 100
+    PYTHONPATH=<tree> python benchmarks/dra_deploy_choices.py --seed 51 --inputs 100   # from this tree
 
 Loads ``benchmarks.kso_dra_walks.walk_input``'s random inputs and prints, for the tree on
 PYTHONPATH: the inputs whose devices are state, their joint states, the (state, type, node)
