@@ -267,3 +267,17 @@ def test_an_exported_witness_keeps_its_choice(tmp_path, fmt):
     assert [s.binds for s in steps] == [T4, None]
     inst, _ = load_kubernetes_documents(cluster(), "<s>")
     semantics.replay(inst, steps)
+
+
+@pytest.mark.parametrize("per_order,lands", [
+    ([({"a"}, {"n2"}), ({"a"}, {"n1"})], True),           # the same devices whichever order lands
+    ([({"a"}, {"n2"}), ({"b"}, {"n1"})], False),          # n1 passing its filters: only the first order lands
+    ([({"a", "b"}, set()), ({"a"}, {"n1"})], True),       # the order with no error gives every outcome
+    ([({"a"}, set()), ({"a", "b"}, {"n1"})], False),      # b only where n1's error aborts the cycle
+    ([({"a"}, set()), (set(), {"n1"})], True)])           # an order that does not fit the node: no outcome
+def test_an_outcome_lands_only_under_an_order_that_lands(per_order, lands):
+    """``dra_slice_orders.every_outcome_lands`` on hand-made (outcomes on the node, erring nodes) per cycle
+    order: whether in every state where some order lands the pod there, every outcome can come."""
+    from symreach.frontends.dra_slice_orders import every_outcome_lands
+
+    assert every_outcome_lands([(frozenset(f), frozenset(e)) for f, e in per_order]) is lands
