@@ -241,12 +241,12 @@ def test_explicit_agrees_with_a_plain_bfs_on_random_dra_instances(source):
             if groups[0].choices:   # the same instance with every deployment's first choice alone
                 tied += 1
                 decided += plain_bfs(alone, query, 4000) != want
-        if sum(checked.values()) >= (200 if source == "tied" else 30):
+        if sum(checked.values()) >= (200 if source == "tied" else 20):
             break
     assert (checked[True], checked[False], tied, decided) == COUNTS[source]
 
 
-COUNTS = {"tied": (140, 62, 178, 5), "walks": (5, 25, 6, 0)}
+COUNTS = {"tied": (140, 62, 178, 5), "walks": (2, 18, 4, 0)}
 
 
 @pytest.mark.parametrize("fmt", ["json", "yaml"])

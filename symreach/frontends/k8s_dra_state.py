@@ -393,6 +393,8 @@ def _outcomes(view: DraIndex, claims: list[dict], node: dict, allocated: set) ->
     first = first_allocation(view, claims, node, allocated)
     if first is None:
         return [], True
+    if dra_orders.order_count(view.pools(node)) == 1:
+        return [_ordered(first)], True
     found = dra_orders.runs(claims, view.pools(node), view.classes, allocated,
                             allowance=search_budget.Allowance(search_budget.DRA_POOL_ORDERS), distinct=True)
     first = _ordered(first)
