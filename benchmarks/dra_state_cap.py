@@ -9,7 +9,7 @@ that the input keeps the old caveat ("devices that earlier steps of a witness
 allocate ... are not modelled"). For the inputs of ``benchmarks.kso_dra_walks``
 (``walk_input``), prints how many are over the cap, the states explored, and the
 CPU time of loading them (front end and v1 loader), total and largest, with the
-load. ``--states N --work N`` try other guards on the same inputs.
+load, and the deployments with several outcomes (deploy choices). ``--states N --work N`` try other guards on the same inputs.
 """
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ from symreach.frontends.kubernetes import load_kubernetes_documents
 OVER = "joint device allocations"
 
 
-def measure(seeds: list[int], inputs: int, budget: search_budget.Budget = search_budget.DEFAULT) -> tuple[int, int, float, float]:
-    """(inputs over the cap, states explored, load CPU seconds in total, the largest)."""
-    over = states = 0
+def measure(seeds: list[int], inputs: int, budget: search_budget.Budget = search_budget.DEFAULT
+            ) -> tuple[int, int, float, float, int]:
+    """(inputs over the cap, states explored, load CPU seconds in total, the largest, deployments
+    with several outcomes: (state, type, node) where the scheduler's order of pools and slices
+    decides the devices, ``BindingGroup.choices``)."""
+    over = states = choices = 0
     total = largest = 0.0
     for seed in seeds:
         rng = random.Random(seed)
@@ -41,7 +44,9 @@ def measure(seeds: list[int], inputs: int, budget: search_budget.Budget = search
             total, largest = total + spent, max(largest, spent)
             over += any(OVER in c for cs in report.caveats.values() for c in cs)
             states += sum(len(g.states) for g in inst.binding_groups if g.holders)
-    return over, states, total, largest
+            choices += sum(1 for g in inst.binding_groups if g.holders for per in g.choices
+                           for row in per.values() for c in row if c)
+    return over, states, total, largest, choices
 
 
 def main() -> int:
@@ -56,9 +61,10 @@ def main() -> int:
     budget = search_budget.Budget(limits={search_budget.DRA_STATES: args.states, search_budget.DRA_STATE_WORK: args.work})
     seeds = [int(s) for s in args.seeds.split(",")]
     load = os.getloadavg()[0]
-    over, states, total, largest = measure(seeds, args.inputs, budget)
+    over, states, total, largest, choices = measure(seeds, args.inputs, budget)
     print(f"seeds {seeds} x {args.inputs} inputs, dra-states {args.states}, dra-state-work {args.work}: "
-          f"{over} over the cap; {states} states explored; load CPU {total:.1f} s in total, {largest:.2f} s the "
+          f"{over} over the cap; {states} states explored, {choices} deployments with several outcomes; "
+          f"load CPU {total:.1f} s in total, {largest:.2f} s the "
           f"largest; load {load:.1f} at start")
     return 0
 

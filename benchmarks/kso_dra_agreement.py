@@ -193,6 +193,8 @@ def run_walks(walks_n: int, steps: int, seed: int, kso: Path, workers: int, exam
     print(f"verdicts that differ from those of the input's allocation state (the model before): {moved}")
     print(f"deletions that named one of several holdings (pods of a type on a node holding different devices): "
           f"{counts.get('choices', 0)}")
+    print(f"deployments that picked one of several outcomes (the devices the scheduler's order of pools and slices "
+          f"decides): {counts.get('deploy choices', 0)}")
     print(f"time {elapsed:.1f} s wall, load {load:.1f} at start")
     _classes(classes, example, examples, lambda k: (f"walk-{k}.yaml", dump(states[k])))
     if results is not None:

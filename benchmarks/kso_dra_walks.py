@@ -4,8 +4,9 @@ A walk starts from a random DRA state (``generators.k8s_dra_states``) with more
 pods wanting devices: bare pending pods with claims of their own or shared, and
 sometimes a Deployment whose pods take claims from a ResourceClaimTemplate. It
 takes up to ``steps`` random moves that the semantics allows, among pods using
-claims: deploying a pending pod (or a new pod of the Deployment), deleting a
-running one. After each move the state reached is written as the cluster would
+claims: deploying a pending pod (or a new pod of the Deployment; where the
+scheduler's order of pools and slices decides which devices it takes, one of
+those outcomes at random), deleting a running one. After each move the state reached is written as the cluster would
 hold it: the pods on their nodes, each claim's ``status.allocation`` as the
 group state says the scheduler wrote it (a node-local device pins the node; a
 slice's selector otherwise) with ``reservedFor`` its running pods, a claim
@@ -46,6 +47,7 @@ class Walk:
     states: list[tuple[list[dict], dict[str, str], Config]] = field(default_factory=list)
     instance: Optional[Instance] = None
     choices: int = 0   # deletions that chose among pods holding different devices
+    deploy_choices: int = 0   # deployments that chose among the devices the scheduler's orders give
 
 
 def walk_input(rng: random.Random, index: int, errors: bool = False) -> tuple[list[dict], list[str]]:
@@ -120,8 +122,10 @@ def walk(objects: list[dict], nodes: list[str], rng: random.Random, steps: int) 
         if not moves:
             break
         op, t, n = rng.choice(moves)
-        if op == "deploy":
-            after = semantics.deploy(inst, sigma, t, n)
+        if op == "deploy":   # the scheduler's order of pools and slices may decide the devices: one of them
+            outcomes = semantics.deploys(inst, sigma, t, n)
+            out.deploy_choices += len(outcomes) > 1
+            after = rng.choice(outcomes)[1] if len(outcomes) > 1 else outcomes[0][1]
         else:   # pods there may hold different devices: the deletion names one holding
             choices = semantics.deletions(inst, sigma, t, n)
             out.choices += len(choices) > 1
@@ -390,12 +394,14 @@ def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int,
                   counts: Optional[dict] = None
                   ) -> tuple[list[list[dict]], list[Asked]]:
     """Run the walks; every state reached (its objects) and every node verdict asked there.
-    ``counts`` gets ``choices``: deletions among pods holding different devices."""
+    ``counts`` gets ``choices``: deletions among pods holding different devices, and ``deploy choices``:
+    deployments among several outcomes (picked at random, the state written is the one picked)."""
     asked: list[tuple] = []
     for i in range(walks):
         w = walk(*walk_input(rng, i, errors), rng, steps)
         if counts is not None:
             counts["choices"] = counts.get("choices", 0) + w.choices
+            counts["deploy choices"] = counts.get("deploy choices", 0) + w.deploy_choices
         for state, pending, sigma in w.states:
             if not pending:
                 continue

@@ -141,15 +141,17 @@ def dra_states_input(nodes: int = 3, gpus: int = 4, claims: int = 3) -> Callable
     return run
 
 
-def pool_orders_input(nics: int = 4) -> Callable[[], tuple[bool, object]]:
-    """``dra_states_input``'s cluster on one node with one gpu and ``nics`` pools of another driver:
-    (nics + 1)! pool orders to try for the Deployment's gpu."""
+def pool_orders_input(pools: int = 8, asked: int = 4) -> Callable[[], tuple[bool, object]]:
+    """``dra_states_input``'s cluster on one node whose gpus are ``pools`` pools of one device each, no
+    Deployment, and a bare pod whose claim asks ``asked`` of them: every choice of pools is an outcome of its deployment,
+    met by sum_i pools!/(pools-i)! runs (i up to ``asked``)."""
     from tests.test_dra import _gpu_cluster
 
-    objects = _gpu_cluster(1, 1, 0) + [
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"nic{k}"},
-         "spec": {"driver": "nic.example.com", "nodeName": "n0", "devices": [{"name": "x"}],
-                  "pool": {"name": f"nic{k}", "generation": 1, "resourceSliceCount": 1}}} for k in range(nics)]
+    objects = [o for o in _gpu_cluster(1, 0, 1) if o["kind"] not in ("ResourceSlice", "Deployment")] + [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"g{k}"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "n0", "devices": [{"name": "x"}],
+                  "pool": {"name": f"g{k}", "generation": 1, "resourceSliceCount": 1}}} for k in range(pools)]
+    next(o for o in objects if o["kind"] == "ResourceClaim")["spec"]["devices"]["requests"][0]["exactly"]["count"] = asked
 
     def run() -> tuple[bool, object]:
         inst, report = load_kubernetes_documents(copy.deepcopy(objects), "<state>")
@@ -166,7 +168,7 @@ CASES: dict[str, tuple[str, Callable[[], Callable[[], tuple[bool, object]]]]] = 
     search_budget.VOLUME_SEARCH: ("13 claims, 12 tiers x 3 PVs, claim k refusing tier k", volume_search_input),
     search_budget.VOLUME_BINDINGS: ("9 pods binding 9 interchangeable PVs", volume_bindings_input),
     search_budget.DRA_STATES: ("3 nodes x 4 gpus, a Deployment and 3 bare claims", dra_states_input),
-    search_budget.DRA_POOL_ORDERS: ("1 gpu pool and 4 nic pools on a node (120 orders)", pool_orders_input),
+    search_budget.DRA_POOL_ORDERS: ("8 one-gpu pools on a node, 4 asked (2,081 runs, 70 outcomes)", pool_orders_input),
     search_budget.DRA_STATE_WORK: ("6 nodes x 2 gpus, a Deployment and 5 bare claims", lambda: dra_states_input(6, 2, 5)),
 }
 

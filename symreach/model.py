@@ -468,8 +468,9 @@ class BindingGroup:
     held_pods: tuple[FrozenDict[Pair, int], ...] = ()
     held_attach: tuple[FrozenDict[Pair, FrozenDict[str, int]], ...] = ()
     # Where the scheduler may bind in several ways (which of several PVs a claim takes depends on its
-    # informer's order: ``k8s_volume_matching``): ``choices[s][t][n]`` lists every state deploying t
-    # on n may move the group to, ``next[s][t][n]`` first; () where there is one (``semantics.binding_choices``).
+    # informer's order: ``k8s_volume_matching``; which DRA devices, on its random order of pools and
+    # slices: ``k8s_dra_state``): ``choices[s][t][n]`` lists every state deploying t on n may move the
+    # group to, ``next[s][t][n]`` first; () where there is one (``semantics.binding_choices``).
     choices: tuple[FrozenDict[int, tuple[tuple[int, ...], ...]], ...] = ()
     # PVs equal but for their names (one choice for the scheduler): the states name one free PV of
     # a class (``k8s_volume_matching.Runs.own``), a witness's step may name any free one (``semantics.step_choice``).

@@ -536,14 +536,19 @@ def test_devices_of_one_kind_make_one_state():
     assert answers == [Verdict.DEPLOYABLE, Verdict.NOT_DEPLOYABLE, Verdict.DEPLOYABLE]
 
 
-def test_a_pool_in_two_slices_is_a_tie():
+def test_a_pool_in_two_slices_gives_a_deploy_choice_per_slice():
     """n1's pool split over two slices: the allocator meets them in the informer's order (random),
-    so which gpu a pod takes is not determined: the caveat, not a silent choice."""
+    so a pod of train takes g0 or g1: each a deploy choice naming its gpu, no caveat."""
+    from symreach import semantics
+
     objects = _objects("deployment.yaml")
     pool = next(o for o in objects if o["kind"] == "ResourceSlice")
     second = yaml.safe_load(yaml.safe_dump(pool))
     second["metadata"]["name"], second["spec"]["devices"] = "n1-gpu-b", [{"name": "g1"}]
     for s in (pool, second):
         s["spec"]["pool"]["resourceSliceCount"] = 2
-    _, report = load_kubernetes_documents(objects + [second], "<dra>")
-    assert any("slices of one pool" in c for c in report.caveats.get("default/train", []))
+    inst, report = load_kubernetes_documents(objects + [second], "<dra>")
+    assert not report.caveats
+    t, sigma = inst.type_index("default/train"), inst.initial_config()
+    texts = [semantics.choice_text(inst, sigma, t, 0, k) for k, _ in semantics.deploys(inst, sigma, t, 0)]
+    assert texts == ["its claims get n1: gpu.example.com/n1/g0", "its claims get n1: gpu.example.com/n1/g1"]

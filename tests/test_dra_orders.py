@@ -115,6 +115,25 @@ def test_the_search_gives_what_every_order_gives():
         (compared, differing, erring, pruned)
 
 
+def test_telling_devices_apart_the_search_gives_every_orders_devices():
+    """``runs(distinct=True)`` (``k8s_dra_state``'s deploy choices): the assignments its fitting runs
+    give are exactly those some order gives, however many orders it needs."""
+    rng = random.Random(28)
+    compared = several = 0
+    for _ in range(1500):
+        claims, pools, allocated = _situation(rng)
+        if not 1 < dra_orders.order_count(pools) <= 288:
+            continue
+        every = [allocate_in_order(claims, order, CLASSES, allocated) for order in _every_order(pools)]
+        found = dra_orders.runs(claims, pools, CLASSES, allocated, distinct=True)
+        assert found is not None
+        want = {_results(o) for o in every if o.reason is None}
+        assert {_results(o) for o in found if o.reason is None} == want
+        compared += 1
+        several += len(want) > 1
+    assert compared >= 1200 and several >= 150, (compared, several)   # 1,252 and 194
+
+
 def test_interchangeable_slices_are_one_choice():
     """Eight slices of one pool, each a device lacking the attribute the class reads but one: 8! orders,
     the search tells apart only where the good slice stands among the failing ones (first: a fit)."""

@@ -175,24 +175,27 @@ def test_past_the_dra_state_guards_the_allocations_are_not_state(guard, base, fa
     assert _answers(raised) == _answers(default)
 
 
-def test_past_the_pool_orders_guard_the_devices_taken_are_a_tie():
-    """One gpu pool and four nic pools on n0 (5! = 120 pool orders, past the default 24): whether the
-    Deployment's gpu depends on the pool order is not tried, a tie with a caveat naming the guard and
-    the factor that reaches 120 (5); under it every order is tried: the same gpu, no caveat, the
-    same allocation states (the instance records the budget: a search went past the default)."""
-    objects = _gpu_cluster(1, 1, 0) + [
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"nic{k}"},
-         "spec": {"driver": "nic.example.com", "nodeName": "n0", "devices": [{"name": "x"}],
-                  "pool": {"name": f"nic{k}", "generation": 1, "resourceSliceCount": 1}}} for k in range(4)]
+def test_past_the_pool_orders_guard_the_devices_taken_are_the_input_orders():
+    """One node with 8 one-gpu pools, p0's claim asking 4: listing every choice of 4 pools needs 2,081
+    allocator runs, past the default 1,000: p0's deployment takes the input order's gpus alone (2
+    states), with a caveat naming the guard and the factor that reaches it (3); raised, its 70 outcomes
+    are each a deploy choice (71 states), no caveat, and the instance records the budget."""
+    objects = [o for o in _gpu_cluster(1, 0, 1) if o["kind"] not in ("ResourceSlice", "Deployment")] + [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"g{k}"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "n0", "devices": [{"name": "x"}],
+                  "pool": {"name": f"g{k}", "generation": 1, "resourceSliceCount": 1}}} for k in range(8)]
+    next(o for o in objects if o["kind"] == "ResourceClaim")["spec"]["devices"]["requests"][0]["exactly"]["count"] = 4
     default, report = load_kubernetes_documents(objects, "<dra>")
-    assert report.caveats == {"default/train": [
-        "DRA: a request may take devices of several pools (or slices of one pool), which the scheduler tries in "
-        "random order (modelled: pools by driver and name, slices in input order); whether the order changes what "
-        "it takes was not checked where trying every order of a node's pools went past the search budget of 24 "
-        "pool orders (dra-pool-orders); a search budget of 5 raises it"]}
-    raised, report = load_kubernetes_documents(objects, "<dra>", budget=Budget(5))
-    assert report.caveats == {} and raised.binding_groups == default.binding_groups
-    assert raised.search_budget == "5" and default.search_budget is None
+    assert report.caveats == {"default/p0": [
+        "DRA: which devices a deployment on n0 takes depends on the scheduler's random order of pools and slices; "
+        "listing every outcome went past the search budget of 1,000 allocator runs (dra-pool-orders); a search "
+        "budget of 4 raises it (modelled there: the input order's alone)"]}
+    raised, report = load_kubernetes_documents(objects, "<dra>", budget=Budget(3))
+    group, = [g for g in raised.binding_groups if g.holders]
+    p0 = raised.type_index("default/p0")
+    assert report.caveats == {} and len(group.states) == 71 and len(group.choices[0][p0][0]) == 70
+    assert [len(g.states) for g in default.binding_groups if g.holders] == [2]
+    assert raised.search_budget == "3" and default.search_budget is None
 
 
 # ``k8s_dra._prefilter_names`` as it was before it read the affinity through the v1 loader's rule

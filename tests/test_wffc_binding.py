@@ -12,6 +12,7 @@ import json
 import random
 from dataclasses import replace
 from collections import deque
+from typing import Optional
 
 import pytest
 import yaml
@@ -210,8 +211,9 @@ def node(name: str, zone: str, cpu: str) -> str:
             f"topology.kubernetes.io/zone: {zone}}}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '110'}}}}\n")
 
 
-def plain_bfs(inst, query) -> bool:
-    """Every deployment and deletion the semantics allows, no saturation, no symmetry."""
+def plain_bfs(inst, query, cap: Optional[int] = None) -> Optional[bool]:
+    """Every deployment and deletion the semantics allows, no saturation, no symmetry: whether the target
+    is reachable, None once more than ``cap`` configurations are seen."""
     start = inst.initial_config()
     seen, frontier = {start}, deque([start])
     while frontier:
@@ -220,12 +222,15 @@ def plain_bfs(inst, query) -> bool:
             return True
         succ = [after for t in range(len(inst.pod_types)) for n in range(len(inst.nodes))
                 if semantics.deploy_failure(inst, t, n, sigma) is None
-                for _, after in semantics.deploys(inst, sigma, t, n)]   # each PV the scheduler may take
-        succ += [semantics.delete(inst, sigma, *inst.unpair(p)) for p, c in enumerate(sigma[:inst.num_pairs]) if c]
+                for _, after in semantics.deploys(inst, sigma, t, n)]   # each PV (DRA devices) the scheduler may take
+        succ += [after for p, c in enumerate(sigma[:inst.num_pairs]) if c    # each DRA holding a deletion may free
+                 for _, after in semantics.deletions(inst, sigma, *inst.unpair(p))]
         for s in succ:
             if s not in seen:
                 seen.add(s)
                 frontier.append(s)
+        if cap is not None and len(seen) > cap:
+            return None
     return False
 
 

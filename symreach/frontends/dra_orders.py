@@ -93,10 +93,10 @@ class _Order:
 
 
 def _visible(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
-             fixed: frozenset[Key]) -> list[_Visible]:
+             fixed: frozenset[Key], distinct: bool = False) -> list[_Visible]:
     """The pools and slices a run can see, with the kinds that tell them apart (``fixed`` pools keep
-    their slices' order: one slice of all their devices)."""
-    kinds = _Kinds(claims, pools, classes, allocated)
+    their slices' order: one slice of all their devices; ``distinct``: every slice a kind of its own)."""
+    kinds = _Kinds(claims, pools, classes, allocated, distinct)
     out = []
     for pool in pools:
         if pool.incomplete or pool.invalid:
@@ -117,7 +117,9 @@ def _visible(claims: list[dict], pools: list[Pool], classes: dict[str, dict], al
 class _Kinds:
     """Numbers for what the search can tell apart, over one set of claims and allocated devices."""
 
-    def __init__(self, claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set) -> None:
+    def __init__(self, claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
+                 distinct: bool = False) -> None:
+        self.distinct = distinct   # which devices a run takes counts, not only its verdict
         self.scratch = Allocator(claims, pools, classes, allocated, errors_as_false=True)
         devices = [as_dict(as_dict(c.get("spec")).get("devices")) for c in claims]
         requests = [as_dict(r) for d in devices for r in as_list(d.get("requests"))]
@@ -141,23 +143,27 @@ class _Kinds:
             signatures = [sig[:1] + sig[2:] for sig in signatures]
         if all(value is False and not caveats for sig in signatures for value, caveats in sig[0]):
             return None
+        if self.distinct:
+            return self.of(tuple((sig, d.key) for sig, d in zip(signatures, devices)))
         return self.of(tuple((sig, d.key) if self.named else sig for sig, d in zip(signatures, devices)))
 
 
-def slice_kinds(claims: list[dict], pool: Pool, classes: dict[str, dict], allocated: set) -> list[Optional[int]]:
-    """Per slice of ``pool``: its kind (equal kinds: the search cannot tell the slices apart), None
-    where the search never counts it."""
-    kinds = _Kinds(claims, [pool], classes, allocated)
+def slice_kinds(claims: list[dict], pool: Pool, classes: dict[str, dict], allocated: set,
+                distinct: bool = False) -> list[Optional[int]]:
+    """Per slice of ``pool``: its kind (equal kinds: the search cannot tell the slices apart; ``distinct``:
+    nor which devices it takes), None where the search never counts it."""
+    kinds = _Kinds(claims, [pool], classes, allocated, distinct)
     return [kinds.slice(list(devices)) for devices in pool.slices]
 
 
 def runs(claims: list[dict], pools: list[Pool], classes: dict[str, dict], allocated: set,
-         fixed: frozenset[Key] = frozenset(), allowance: Optional[search_budget.Allowance] = None
-         ) -> Optional[list[Outcome]]:
+         fixed: frozenset[Key] = frozenset(), allowance: Optional[search_budget.Allowance] = None,
+         distinct: bool = False) -> Optional[list[Outcome]]:
     """One outcome per class of orders the search cannot tell apart (``fixed`` pools' slices in the
-    order given); None once its runs pass ``allowance`` (by default its own, the ``dra-orders`` guard)."""
+    order given; ``distinct``: nor which devices it takes, ``k8s_dra_state``); None once its runs pass
+    ``allowance`` (by default its own, the ``dra-orders`` guard)."""
     allowance = search_budget.Allowance(search_budget.DRA_ORDERS) if allowance is None else allowance
-    visible = _visible(claims, pools, classes, allocated, fixed)
+    visible = _visible(claims, pools, classes, allocated, fixed, distinct)
     stack: list[tuple[int, ...]] = [()]
     out: list[Outcome] = []
     while stack:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from itertools import product
 from math import prod
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from symreach import search_budget
 from symreach.frontends.dra_allocator import Pool
@@ -97,16 +97,9 @@ def cycle_table(claims: list[dict], pools_of: dict[str, list[Pool]], classes: di
     """Per cycle order the search can tell apart: the nodes where some pool order fits, and those
     where every one errs with their errors (distinct, in the runs' order); [] without a shared pool;
     None past the guards (``dra-cycle-orders``, ``dra-cycle-searches``)."""
-    shared = shared_pools(pools_of)
+    shared, orders = _shared_orders(claims, pools_of, classes, allocated)
     if not shared:
         return []
-    kinds: dict[int, Optional[int]] = {}
-    for key in shared:   # a slice's kind is the same on every node: its devices are
-        by_id = {s[0].slice_id: s for pools in pools_of.values() for p in pools if (p.driver, p.name) == key
-                 and not p.incomplete and not p.invalid for s in p.slices if s}
-        union = Pool(key[0], key[1], list(by_id.values()))
-        kinds.update(zip(by_id, slice_kinds(claims, union, classes, allocated)))
-    orders = cycle_orders(shared, kinds)
     if orders is None:
         return None
     fixed = frozenset(shared)
@@ -126,6 +119,57 @@ def cycle_table(claims: list[dict], pools_of: dict[str, list[Pool]], classes: di
         if (fits, errs) not in table:
             table.append((fits, errs))
     return table
+
+
+def _shared_orders(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict], allocated: set,
+                   distinct: bool = False) -> tuple[dict[Key, list[int]], Optional[list[dict[int, int]]]]:
+    """The shared pools and the cycle orders of their slices the search can tell apart (``distinct``:
+    nor which devices it takes); no orders past the ``dra-cycle-orders`` guard."""
+    shared = shared_pools(pools_of)
+    kinds: dict[int, Optional[int]] = {}
+    for key in shared:   # a slice's kind is the same on every node: its devices are
+        by_id = {s[0].slice_id: s for pools in pools_of.values() for p in pools if (p.driver, p.name) == key
+                 and not p.incomplete and not p.invalid for s in p.slices if s}
+        union = Pool(key[0], key[1], list(by_id.values()))
+        kinds.update(zip(by_id, slice_kinds(claims, union, classes, allocated, distinct)))
+    return shared, (cycle_orders(shared, kinds) if shared else [])
+
+
+def order_outcomes(claims: list[dict], pools_of: dict[str, list[Pool]], node: str, classes: dict[str, dict],
+                   allocated: set, key: Callable[[list], object]) -> Optional[list[tuple[frozenset, frozenset[str]]]]:
+    """Per cycle order (telling devices apart): the assignments (each as ``key`` gives it) some order of
+    ``node``'s pools fits with (none where none fits) and the nodes where every pool order errs; []
+    without a shared pool; None past the guards (``dra-cycle-orders``, ``dra-cycle-searches``)."""
+    shared, orders = _shared_orders(claims, pools_of, classes, allocated, True)
+    if orders is None:
+        return None
+    allowance = search_budget.Allowance(search_budget.DRA_CYCLE_SEARCHES)
+    fixed = frozenset(shared)
+    out = []
+    for rank in orders if shared else []:
+        found = runs(claims, _ranked(pools_of[node], shared, rank), classes, allocated, fixed, allowance, distinct=True)
+        errs = set()
+        for other, pools in pools_of.items():
+            theirs = runs(claims, _ranked(pools, shared, rank), classes, allocated, fixed, allowance) \
+                if other != node and found is not None else []
+            if theirs is None:
+                return None
+            if theirs and all(o.error for o in theirs):
+                errs.add(other)
+        if found is None:
+            return None
+        out.append((frozenset(key(o.results) for o in found if o.reason is None), frozenset(errs)))
+    return out
+
+
+def every_outcome_lands(per_order: list[tuple[frozenset, frozenset[str]]]) -> bool:
+    """Whether, in every state where the pod can land on the node (``order_outcomes``: some cycle order
+    fits it and none of the nodes erring under it passes its earlier filters), every assignment some
+    order fits with can come. The orders landing in a state where order o lands are at least those
+    whose erring nodes are among o's, so it is enough that those give every assignment, for each o."""
+    every = frozenset().union(*(fits for fits, _ in per_order)) if per_order else frozenset()
+    return all(frozenset().union(*(f for f, e in per_order if f and e <= errs)) == every
+               for fits, errs in per_order if fits)
 
 
 def inexact_fits(claims: list[dict], pools_of: dict[str, list[Pool]], classes: dict[str, dict], allocated: set,

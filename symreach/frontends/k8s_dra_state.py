@@ -1,8 +1,13 @@
 """What deployments allocate and deletions free: DRA devices as state (DynamicResources).
 
-Scheduling a pod whose claims are unallocated allocates them on its node: the
-structured allocator's first assignment (``k8s_dra.first_allocation``), written
-to each claim's ``status.allocation``. What a deletion frees:
+Scheduling a pod whose claims are unallocated allocates them on its node, written to each
+claim's ``status.allocation``: the structured allocator's first assignment in the order the
+scheduler takes, which is random (``GatherPools`` builds a Go map of pools per node, the slices
+come in the order of one List per cycle). So a deployment on a node has one outcome per distinct
+assignment some order gives (``_outcomes``: ``dra_orders.runs``' exact search telling devices
+apart; an order in which the allocator errs or finds nothing places nothing, so it is no
+outcome), the input order's first (pools by driver and name, slices in input order) first.
+What a deletion frees:
 
 - a claim generated from a ResourceClaimTemplate belongs to its pod (owner
   reference) and goes with it; each new pod of a workload gets a fresh one.
@@ -29,24 +34,25 @@ one kind are one choice). The result is each type's v1
 ``dra.allocations`` (``loader.dra``), which ``loader.resolve`` turns into a
 ``model.BindingGroup`` as for claim bindings.
 
-Not exact, and marked with a caveat instead: devices of several pools a request
-could take (the scheduler's pool order is a Go map's, so random; modelled: pools
-by driver and name, slices in input order; an order in which the allocator errs
-places nothing, so it is no other outcome), and more joint states than the search
-budget's ``dra-states`` guard (or evaluations than ``dra-state-work``, states x users
-x nodes; ``symreach.search_budget``). States are kept up to renaming
-devices within a kind (``_States.canonical``), so a trace names one device of
-the kind the scheduler takes, not necessarily the one it takes.
+Each distinct outcome is a deploy choice (v1 ``nodes: {n1: [1, 2]}``, ``semantics.deploys``).
+Not exact, and marked with a caveat instead: outcomes on a node past the search budget's
+``dra-pool-orders`` guard (the allocator runs listing them; then the input order's alone);
+outcomes on a node with a pool of several slices other nodes share where some order errs (the
+slice order is the cycle's, so an outcome may come only with an order that aborts the cycle:
+``dra_slice_orders``); and more joint states than the ``dra-states`` guard (or evaluations than
+``dra-state-work``, states x users x nodes; ``symreach.search_budget``). States are kept up to
+renaming devices within a kind (``_States.canonical``), so a trace names one device of the kind
+the scheduler takes, not necessarily the one it takes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from itertools import permutations
-from math import factorial
 from typing import Optional, Union
 
 from symreach import search_budget
+from symreach.frontends import dra_orders, dra_slice_orders
+from symreach.frontends.dra_allocator import ERROR_PREFIX
 from symreach.frontends.k8s_dra import DraIndex, PodDra, allocation_status, dra_field, first_allocation, pod_dra
 
 PODS = "pods of "             # a pod slot's name: ``pods of <type>``
@@ -262,10 +268,11 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
         start.append(tuple(sorted(held)))
     found.add(tuple(start))
     entries: dict[str, list[dict]] = {name: [] for name in users}
-    tied = False
-    unchecked = 0   # the most pools of a node whose orders went past the dra-pool-orders guard
+    unlisted: set[str] = set()   # nodes where listing a deployment's outcomes went past dra-pool-orders
+    joint: dict[str, Optional[bool]] = {}   # nodes whose outcomes hang on the cycle's slice order (``_order_free``)
     later: list[str] = []
     memo = _Memo(index, keys, nodes)
+    coupled = _coupled(index, nodes)
     s = 0
     while s < len(found.states):
         many = search_budget.over(search_budget.DRA_STATES, len(found.states))
@@ -281,16 +288,23 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
             if s:
                 later += [c for c in verdict.caveats if c not in later]   # state 0's are the type's own
                 entry.update({k: v for k, v in dra_field(verdict).items() if k in ("preFilter", "filter", "otherRunRefusals", "cycleOrders")})
-            on, frees = {}, {}
+            on: dict[str, Union[int, list[int]]] = {}
+            frees = {}
             for node in nodes:
                 if verdict.prefilter is None and node["name"] not in verdict.filters:
-                    nxt, alike = _deploy(found, view, state, name, u, node, memo.first(view, state, allocated, name, u, node))
-                    tied |= not alike
-                    if alike is None:
-                        unchecked = max(unchecked, len(memo.pools[node["name"]]))
-                    k = found.add(nxt) if nxt is not None else s
-                    if k != s:
-                        on[node["name"]] = k
+                    todo, outcomes, exact = memo.outcomes(view, state, allocated, name, u, node)
+                    if not exact:
+                        unlisted.add(node["name"])
+                    targets = list(dict.fromkeys(found.add(nxt) for nxt in
+                                                 (_deploy(found, view, state, name, u, node, todo, r) for r in outcomes)))
+                    if len(targets) > 1:
+                        on[node["name"]] = targets
+                        if node["name"] in coupled and _errs(verdict):
+                            free = _order_free(view, [c for _, c in todo], node, nodes, allocated)
+                            if free is not True:
+                                joint.setdefault(node["name"], free)
+                    elif targets and targets[0] != s:
+                        on[node["name"]] = targets[0]
                 if name in per_pod:
                     choices = _frees(found, state, len(keys) + per_pod.index(name), node["name"])
                     if choices:
@@ -308,12 +322,21 @@ def explore(index: DraIndex, users: dict[str, DraUser], running: dict[str, list[
                 entries[name][-1]["releases"] = releases
         s += 1
     caveats = list(later)
-    if tied:
-        caveats.append("DRA: a request may take devices of several pools (or slices of one pool), which the "
-                       "scheduler tries in random order (modelled: pools by driver and name, slices in input order)"
-                       + ("; whether the order changes what it takes was not checked where trying every order of "
-                          f"a node's pools went {search_budget.past(search_budget.DRA_POOL_ORDERS, needed=factorial(unchecked))}"
-                          if unchecked else ""))
+    if unlisted:
+        caveats.append(f"DRA: which devices a deployment on {', '.join(sorted(unlisted))} takes depends on the "
+                       "scheduler's random order of pools and slices; listing every outcome went "
+                       f"{search_budget.past(search_budget.DRA_POOL_ORDERS)} (modelled there: the input order's "
+                       "alone)")
+    if joint:
+        past = sorted(n for n, free in joint.items() if free is None)
+        caveats.append(f"DRA: which devices a deployment on {', '.join(sorted(joint))} takes depends on the order "
+                       "of a pool's slices, which the scheduler draws once per cycle for every node, and an order "
+                       "makes another node err: in a state where that node passes its earlier filters the cycles "
+                       "under that order abort, so an outcome only they give cannot come; the model lets the pod "
+                       "land with every outcome"
+                       + (f" (on {', '.join(past)} the orders were not told apart: their search went "
+                          f"{search_budget.past(search_budget.DRA_CYCLE_ORDERS, search_budget.DRA_CYCLE_SEARCHES)})"
+                          if past else ""))
     slots = [f"{ns}/{c}" for ns, c in keys] + [PODS + name for name in per_pod]
     return {name: {"slots": slots, "states": entries[name]} for name in users}, caveats
 
@@ -327,15 +350,15 @@ def _held(value) -> Optional[str]:
 class _Memo:
     """Allocator evaluations shared between joint states. The allocator reads of the allocation
     only whether each device of the pools it is given is taken (``dra_allocator``: ``device.key in
-    allocated``), so a deployment's first assignment on a node is a function of (type, node, which
-    of its claims are unallocated, the taken devices of the node's pools), and a type's verdicts
+    allocated``), so a deployment's assignments on a node (every order's) are a function of (type,
+    node, which of its claims are unallocated, the taken devices of the node's pools), and a type's verdicts
     one of (type, its claims' allocations, every taken device): states that differ elsewhere (on
     other nodes, in which pod holds what) share them."""
 
     def __init__(self, index: DraIndex, keys: list[Key], nodes: list[dict]) -> None:
         self.keys = {k: i for i, k in enumerate(keys)}
         self.pools = {node["name"]: frozenset((p.driver, p.name) for p in index.pools(node)) for node in nodes}
-        self._first: dict[tuple, tuple] = {}
+        self._outcomes: dict[tuple, tuple] = {}
         self._verdicts: dict[tuple, PodDra] = {}
 
     def _claims(self, state: tuple, u: DraUser) -> tuple:
@@ -348,46 +371,83 @@ class _Memo:
             self._verdicts[key] = pod_dra(view, u.spec, u.status, u.namespace, u.pod, nodes)
         return self._verdicts[key]
 
-    def first(self, view: DraIndex, state: tuple, allocated: frozenset, name: str, u: DraUser, node: dict
-              ) -> tuple[list[tuple[Entry, dict]], Optional[list], Optional[bool]]:
-        """``u``'s claims to allocate, the first assignment on node (None: none) and whether the
-        pool order cannot change it (``_first``)."""
+    def outcomes(self, view: DraIndex, state: tuple, allocated: frozenset, name: str, u: DraUser, node: dict
+                 ) -> tuple[list[tuple[Entry, dict]], list[list], bool]:
+        """``u``'s claims to allocate, every distinct assignment on node over the scheduler's orders
+        (the input order's first; none: no fit) and whether that list is complete (``_outcomes``)."""
         todo = [(e, view.claims[e] if isinstance(e, tuple) else e) for e in u.entries]
         todo = [(e, c) for e, c in todo if isinstance(e, dict) or (c.get("status") or {}).get("allocation") is None]
         pools = self.pools[node["name"]]
         key = (name, node["name"], tuple(e for e, _ in todo if isinstance(e, tuple)),
                frozenset(d for d in allocated if d[:2] in pools))
-        if key not in self._first:
-            self._first[key] = _first(view, [c for _, c in todo], node, set(allocated)) if todo else (None, True)
-        return (todo, *self._first[key])
+        if key not in self._outcomes:
+            self._outcomes[key] = _outcomes(view, [c for _, c in todo], node, set(allocated)) if todo else ([], True)
+        return (todo, *self._outcomes[key])
 
 
-def _first(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tuple[Optional[list], Optional[bool]]:
-    """The first assignment of ``claims`` on node (None: none), and whether the pool order cannot change it
-    (every order of the node's pools tried; None: not tried, their orders past the ``dra-pool-orders`` guard)."""
+def _outcomes(view: DraIndex, claims: list[dict], node: dict, allocated: set) -> tuple[list[list], bool]:
+    """Every distinct assignment of ``claims`` on node that some order of its pools and slices gives
+    (``dra_orders.runs`` telling devices apart; an order that errs or finds nothing places nothing,
+    so it is no outcome), the input order's first (``first_allocation``); and False when listing
+    them went past the ``dra-pool-orders`` guard (then the first alone)."""
     first = first_allocation(view, claims, node, allocated)
     if first is None:
-        return None, True
-    pools = sorted({(d.driver, d.pool) for d in view.devices(node)[0]})
-    alike: Optional[bool] = True
-    if len(pools) > 1 and search_budget.over(search_budget.DRA_POOL_ORDERS, factorial(len(pools))):
-        alike = None
-    elif len(pools) > 1:
-        others = (first_allocation(view, claims, node, allocated, list(o)) for o in permutations(pools))
-        alike = all(x is None or x == first for x in others)   # None: that order errs, places nothing
-    if any(view.slice_count(node, d.driver, d.pool) > 1 for results in first for _, d in results):
-        alike = False   # the slices of a pool come in the informer's order: conservatively a tie
-    return first, alike
+        return [], True
+    if dra_orders.order_count(view.pools(node)) == 1:
+        return [_ordered(first)], True
+    found = dra_orders.runs(claims, view.pools(node), view.classes, allocated,
+                            allowance=search_budget.Allowance(search_budget.DRA_POOL_ORDERS), distinct=True)
+    first = _ordered(first)
+    out = {_results_key(first): first}
+    for o in found or []:
+        if o.reason is None:
+            results = _ordered(o.results)
+            out.setdefault(_results_key(results), results)
+    return list(out.values()), found is not None
+
+
+def _results_key(results: list) -> tuple:
+    return tuple(tuple((label, d.key) for label, d in per_claim) for per_claim in results)
+
+
+def _ordered(results: list) -> list:
+    """Each claim's results by request (in its order) and device: the order a search met devices
+    of one request in changes nothing the scheduler reads, so it makes no other state."""
+    out = []
+    for per_claim in results:
+        first = {label: k for k, (label, _) in reversed(list(enumerate(per_claim)))}
+        out.append(sorted(per_claim, key=lambda r: (first[r[0]], r[1].key)))
+    return out
+
+
+def _coupled(index: DraIndex, nodes: list[dict]) -> set[str]:
+    """The nodes with a pool of several slices that other nodes share: the order of its slices is
+    drawn once per cycle for all of them (``dra_slice_orders``), so which devices a pod takes on
+    one may come with an order under which another errs."""
+    shared = dra_slice_orders.shared_pools({n["name"]: index.pools(n) for n in nodes})
+    return {n["name"] for n in nodes if any((p.driver, p.name) in shared for p in index.pools(n))}
+
+
+def _order_free(view: DraIndex, claims: list[dict], node: dict, nodes: list[dict], allocated: frozenset
+                ) -> Optional[bool]:
+    """Whether in every state where the pod can land on node every outcome can come, whichever cycle
+    order of the shared pools' slices lets it land (``dra_slice_orders.every_outcome_lands``); None:
+    not told, the search past its guards."""
+    per_order = dra_slice_orders.order_outcomes(claims, {n["name"]: view.pools(n) for n in nodes}, node["name"],
+                                                view.classes, set(allocated), lambda r: _results_key(_ordered(r)))
+    return None if per_order is None else dra_slice_orders.every_outcome_lands(per_order)
+
+
+def _errs(verdict: PodDra) -> bool:
+    """Whether some order of pools and slices errs on some node for the type (an abort)."""
+    reasons = list(verdict.filters.values()) + [r for rs in verdict.orders.values() for r in rs if r]
+    return any(r.startswith(ERROR_PREFIX) for r in reasons)
 
 
 def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser, node: dict,
-            first: tuple[list[tuple[Entry, dict]], Optional[list], Optional[bool]]
-            ) -> tuple[Optional[tuple], Optional[bool]]:
-    """The state after a pod of ``u`` is scheduled on node, and whether the pool order cannot change it,
-    from its first assignment there (``_Memo.first``)."""
-    todo, results_of, alike = first
-    if results_of is None:
-        return None, True
+            todo: list[tuple[Entry, dict]], results_of: list) -> tuple:
+    """The state after a pod of ``u`` is scheduled on node and its claims to allocate (``todo``)
+    get ``results_of`` (one of ``_Memo.outcomes``)."""
     out = list(state)
     fresh = []
     for (e, _), results in zip(todo, results_of):
@@ -399,7 +459,7 @@ def _deploy(found: _States, view: DraIndex, state: tuple, name: str, u: DraUser,
         slot = len(found.keys) + found.slots.index(name)
         entry = found.name(allocation_status(view, node, fresh), node["name"])
         out[slot] = tuple(sorted(out[slot] + (entry,)))
-    return tuple(out), alike
+    return tuple(out)
 
 
 def _frees(found: _States, state: tuple, slot: int, node: str) -> dict[str, int]:

@@ -19,7 +19,9 @@ so the model needs no notion of devices:
         slots: [default/gpu, pods of default/train]   # claims, and a workload's pods' own claims
         states:                # the joint allocations reachable from the input's (the first)
           - held: [null, null]
-            nodes: {n1: 1}     # deploying the type there moves to that state
+            nodes: {n1: 1, n2: [2, 3]}   # deploying the type there moves to that state (a list: any
+                               # of those, as the scheduler's random order of pools and slices
+                               # gives; the input order's first)
           - held: ["n1: gpu.example.com/n1/g0", null]
             filter: [{node: n1, plugin: DynamicResources, reasons: [cannot allocate all claims]}]
                                # (and otherRunRefusals, cycleOrders: the verdicts in that state)
@@ -48,7 +50,7 @@ from __future__ import annotations
 from typing import Optional
 
 from symreach.loader.shapes import FieldError, Path, boolean, integer, mapping, sequence, string, string_list
-from symreach.loader.volumes import FilterEntry, parse_run_refusals
+from symreach.loader.volumes import FilterEntry, parse_run_refusals, state_targets
 from symreach.reasons import FILTER_ERROR as ERROR
 from symreach.records import record
 
@@ -78,11 +80,12 @@ class AllocState:
     held: tuple[Optional[str], ...]
     prefilter: Optional[tuple[str, tuple[str, ...]]]
     filters: tuple[FilterEntry, ...]
-    on: tuple[tuple[str, int], ...]
+    on: tuple[tuple[str, int], ...]                     # ``nodes``: (node, next state; the first of several)
     frees: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]   # node -> (holding freed, state) per choice
     releases: tuple[tuple[str, int], ...]               # claim slot -> the state once it is deallocated
     run_refusals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()   # ``otherRunRefusals``
     cycle_orders: tuple[CycleOrderSpec, ...] = ()   # ``cycleOrders``
+    choices: tuple[tuple[str, tuple[int, ...]], ...] = ()   # nodes where it may move to any of several
 
 
 @record
@@ -157,11 +160,13 @@ def _allocations(raw: object, path: Path, node_names: set[str]) -> AllocSpec:
             if value is not None:
                 string(value, where + ("held", k))
         sub = parse_dra({k: entry[k] for k in VERDICT_FIELDS if k in entry}, where, node_names)
-        on, releases = (_moves(entry.get(key), where + (key,), names, len(raw_states))
-                        for key, names in (("nodes", node_names), ("releases", set(slots))))
+        deploys = [(node, state_targets(nxt, where + ("nodes", node), len(raw_states)))
+                   for node, nxt in _named(entry.get("nodes"), where + ("nodes",), node_names)]
+        releases = _moves(entry.get("releases"), where + ("releases",), set(slots), len(raw_states))
         frees = _frees(entry.get("frees"), where + ("frees",), node_names, len(raw_states))
-        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, on, frees, releases, sub.run_refusals,
-                                 sub.cycle_orders))
+        states.append(AllocState(tuple(held), sub.prefilter, sub.filters, tuple((n, ks[0]) for n, ks in deploys),
+                                 frees, releases, sub.run_refusals, sub.cycle_orders,
+                                 tuple((n, ks) for n, ks in deploys if len(ks) > 1)))
     if not states:
         raise FieldError(path + ("states",), "at least the input's state is needed")
     if len({s.held for s in states}) != len(states):

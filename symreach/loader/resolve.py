@@ -557,14 +557,14 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
         holders.append(frozenset(t for t, spec in enumerate(doc.pod_types) if spec.namespace == ns and name in spec.dra.claims))
     releases = tuple(tuple(dict(state.releases).get(slot, -1) for slot in first.slots) for state in first.states)
     index = {node.name: n for n, node in enumerate(doc.nodes)}
-    rows, failures, following, frees, refusals, tables = [], [], [], [], [], []
+    rows, failures, following, frees, refusals, tables, choices = [], [], [], [], [], [], []
     for s in range(len(states)):
         found: dict[Pair, tuple[str, tuple[str, ...], int]] = {}
         refusals.append(FrozenDict(run_refusals(doc, [doc.pod_types[t].dra.allocations.states[s].run_refusals
                                                       if t in types else () for t in range(len(doc.pod_types))])))
         tables.append(cycle_orders(doc, [doc.pod_types[t].dra.allocations.states[s].cycle_orders if t in types and s
                                          else () for t in range(len(doc.pod_types))]))
-        row_of, next_of, free_of = {}, {}, {}
+        row_of, next_of, free_of, choices_of = {}, {}, {}, {}
         for t in types:
             state = doc.pod_types[t].dra.allocations.states[s]
             if s == 0:
@@ -576,14 +576,19 @@ def device_groups(doc: Document, volume_block: tuple[tuple[Optional[str], ...], 
             on, off = dict(state.on), dict(state.frees)
             next_of[t] = tuple(on.get(node.name, -1) for node in doc.nodes)
             free_of[t] = tuple(off.get(node.name, ()) for node in doc.nodes)
+            if state.choices:   # the scheduler's order of pools and slices decides the devices taken
+                several = dict(state.choices)
+                choices_of[t] = tuple(several.get(node.name, ()) for node in doc.nodes)
         rows.append(FrozenDict(row_of))
         failures.append(FrozenDict(found))
         following.append(FrozenDict(next_of))
         frees.append(FrozenDict(free_of))
+        choices.append(FrozenDict(choices_of))
     attach = tuple(FrozenDict({t: (doc.pod_types[t].volumes.attach, doc.pod_types[t].volumes.attach_own)
                                for t in types}) for _ in states)
     group = BindingGroup(tuple(range(base, base + len(claims))), frozenset(types), states, tuple(rows),
                          tuple(failures), attach, tuple(following), tuple(frees), tuple(holders), releases,
+                         choices=tuple(choices) if any(choices) else (),
                          run_refusals=tuple(refusals) if any(refusals) else (),
                          cycle_orders=tuple(tables) if any(tables) else ())
     return claims, (group,)

@@ -187,7 +187,7 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
         for node, nxt in _by_driver(entry.get("nodes"), where + ("nodes",), "node names").items():
             if node not in node_names:
                 raise FieldError(where + ("nodes", node), f"unknown node '{node}'")
-            targets = _targets(nxt, where + ("nodes", node), len(raw_states))
+            targets = state_targets(nxt, where + ("nodes", node), len(raw_states))
             on.append((node, targets[0]))
             if len(targets) > 1:
                 choices.append((node, targets))
@@ -208,7 +208,7 @@ def _binds(raw: object, path: Path, node_names: set[str]) -> BindSpec:
     return BindSpec(claims, tuple(states), tuple(alike))
 
 
-def _targets(raw: object, path: Path, count: int) -> tuple[int, ...]:
+def state_targets(raw: object, path: Path, count: int) -> tuple[int, ...]:
     """A ``nodes`` entry: the state deploying there moves the group to, or the list of those the
     scheduler may choose between (distinct; the first is the input order's)."""
     if not isinstance(raw, list):
