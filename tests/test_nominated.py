@@ -100,3 +100,63 @@ def test_an_unknown_priority_marks_every_type() -> None:
     _, report = load([node("n1"), q, pod("high", priority=10**9)])
     marked = {name for name, notes in report.caveats.items() if any(NOMINATED_CAVEAT in n for n in notes)}
     assert marked == {"default/q", "default/high"}
+
+
+def check(tmp_path, objects: list[dict], pod_name: str, node_name: str, *extra: str) -> dict:
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "state.yaml"
+    path.write_text(yaml.safe_dump_all(objects))
+    out = CliRunner().invoke(cli, ["check", str(path), "--pod", pod_name, "--node", node_name, "--json", *extra])
+    return json.loads(out.stdout)
+
+
+def test_the_caveat_stays_only_where_the_nomination_can_change_the_answer(tmp_path):
+    """q (100) is nominated to n1 and takes its 2 CPUs. p on n1: the witness deploys p there, which the
+    scheduler refuses while q is nominated: marked. p on n2, q on n1 (its own nomination is not added):
+    the witnesses hold with the nomination: no mark. A not-deployable answer stands (nominations only
+    take deployments away): no mark."""
+    objects = [node("n1"), node("n2"), pod("q", cpu="2", priority=100, nominated="n1"), pod("p"),
+               pod("big", cpu="3")]
+    marked = lambda data: [c for c in data["caveats"] if NOMINATED_CAVEAT in c]   # noqa: E731
+    on_n1 = check(tmp_path, objects, "default/p", "n1")
+    assert on_n1["verdict"] == "deployable" and marked(on_n1)
+    for pod_name, node_name in (("default/p", "n2"), ("default/q", "n1")):
+        data = check(tmp_path, objects, pod_name, node_name)
+        assert data["verdict"] == "deployable" and not marked(data), (pod_name, node_name)
+    never = check(tmp_path, objects, "default/big", "n1")
+    assert never["verdict"] == "not-deployable" and not marked(never)
+
+
+def test_a_nomination_ends_when_its_pod_is_scheduled():
+    """p cannot go to n1 while q (100) is nominated there, but once q is scheduled (on n2) its nomination
+    is gone: [deploy q on n2, deploy p on n1] holds; [deploy p on n1] does not."""
+    from symreach.frontends.k8s_nominated_filter import trace_holds
+    from symreach.result import DEPLOY, Step
+
+    inst, report = load([node("n1"), node("n2"), pod("q", cpu="2", priority=100, nominated="n1"), pod("p")])
+    index = report.nominated
+    assert not trace_holds(inst, index, [Step(DEPLOY, "default/p", "n1")])
+    assert trace_holds(inst, index, [Step(DEPLOY, "default/q", "n2"), Step(DEPLOY, "default/p", "n1")])
+    assert trace_holds(inst, index, [Step(DEPLOY, "default/q", "n1"), Step(DEPLOY, "default/p", "n2")])
+
+
+def test_a_new_pod_of_the_nominated_pods_type_leaves_the_nomination():
+    """n1 has 4 CPUs; q (2 CPUs, 100) is nominated there; p needs 3. Deploying q's type on n2 may be q
+    (the nomination ends, then p fits n1). Two pods of q's type, the first on n1: if it is q, the second
+    (a new pod, same priority) fits n1 beside it; if the first were a new pod, q's nomination would
+    still hold and the second would need 2 + 2 + 2 CPUs there. The search finds the choice that holds."""
+    from symreach.frontends.k8s_nominated_filter import trace_holds
+    from symreach.result import DEPLOY, Step
+
+    inst, report = load([node("n1", cpu="4"), node("n2"), pod("q", cpu="2", priority=100, nominated="n1"),
+                         pod("p", cpu="3")])
+    index = report.nominated
+    assert not trace_holds(inst, index, [Step(DEPLOY, "default/p", "n1")])
+    assert trace_holds(inst, index, [Step(DEPLOY, "default/q", "n2"), Step(DEPLOY, "default/p", "n1")])
+    assert trace_holds(inst, index, [Step(DEPLOY, "default/q", "n1"), Step(DEPLOY, "default/q", "n1")])

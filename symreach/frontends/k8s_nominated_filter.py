@@ -14,18 +14,22 @@ anti-affinity matches it), the nominated pods' anti-affinity is not looked at.
 
 This is exact for one step from a given configuration in which the
 nominations hold (``tests/test_nominated_kso.py``, against the kso variant of
-``benchmarks/kso_nominated``); reachability over nominations that end is not
-modelled (the front end's caveat stays on those answers).
+``benchmarks/kso_nominated``). For reachability: a not-deployable answer
+stands (nominations only take deployments away), and a deployable one stands
+when its witness holds with the nominations, each lasting until its pod is
+scheduled (``trace_holds``); ``unchanged_by_nominations`` says which, and
+the front end's caveat is dropped from those answers (``report.caveats``).
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from symreach import semantics
 from symreach.frontends.k8s_nominated import Nomination, NominationIndex
 from symreach.model import Config, Instance
 from symreach.reasons import INTER_POD_AFFINITY_PLUGIN
+from symreach.result import DEPLOY, Result, Step, Verdict
 
 
 def outranks(nominated: Optional[int], pod: Optional[int]) -> Optional[bool]:
@@ -36,13 +40,13 @@ def outranks(nominated: Optional[int], pod: Optional[int]) -> Optional[bool]:
     return nominated >= pod
 
 
-def added_nominations(index: NominationIndex, node: str, priority: Optional[int],
+def added_nominations(nominations: Sequence[Nomination], node: str, priority: Optional[int],
                       pod: Optional[str] = None) -> list[Nomination]:
     """The nominations the scheduler adds to ``node`` for a pod of ``priority`` (``pod``: the pending
     pod's "ns/name", whose own nomination is never added; None for a new pod of a type).
     An unknown priority raises ``ValueError``: the verdict is not decided."""
     out = []
-    for nom in index.nominations:
+    for nom in nominations:
         if nom.node != node or nom.pod == pod:
             continue
         added = outranks(nom.priority, priority)
@@ -77,15 +81,73 @@ def affinity_skipped(inst: Instance, t: int, sigma: Config) -> bool:
 
 
 def nominated_failure(inst: Instance, index: NominationIndex, type_name: str, node: str, sigma: Config,
-                      pod: Optional[str] = None) -> Optional[semantics.Failure]:
+                      pod: Optional[str] = None, nominations: Optional[Sequence[Nomination]] = None
+                      ) -> Optional[semantics.Failure]:
     """The Filter verdict (first failing plugin, or None) of a pod of ``type_name`` on ``node`` in
-    ``sigma`` with the index's nominations in force: the pending pod ``pod`` ("ns/name", its own
-    priority) or, when None, a new pod of the type (the type's priority)."""
+    ``sigma`` with ``nominations`` (default: the index's, all in force): the pending pod ``pod``
+    ("ns/name", its own priority) or, when None, a new pod of the type (the type's priority).
+    ``ValueError`` where it is not decided: an unknown priority, or a type whose cycle another
+    node's DynamicResources error may abort (a nomination there may make that node fail earlier,
+    which ``semantics.cycle_abort`` does not know)."""
+    nominations = index.nominations if nominations is None else nominations
     priority = index.pod_priority.get(pod) if pod is not None else index.type_priority.get(type_name)
     t, n = inst.type_index(type_name), inst.node_index(node)
-    added = added_nominations(index, node, priority, pod)
+    if nominations and t in inst.filter_errors:
+        raise ValueError("a DynamicResources error that aborts the cycle, with nominated pods")
+    added = added_nominations(nominations, node, priority, pod)
     if added:
         failure = semantics.node_failure(inst, t, n, with_pods(inst, sigma, n, (nom.type_name for nom in added)))
         if failure is not None and not (failure.plugin == INTER_POD_AFFINITY_PLUGIN and affinity_skipped(inst, t, sigma)):
             return failure
     return semantics.node_failure(inst, t, n, sigma)
+
+
+def trace_holds(inst: Instance, index: NominationIndex, trace: Sequence[Step]) -> bool:
+    """Whether a witness (which ``semantics.replay`` accepts) is also one with the nominations in force:
+    each nomination lasts until its pod is scheduled, and a deployment of a nominated pod's type may be
+    that pod (its nomination ends there and is not added for it) or a new pod of the type. Searched
+    over those choices; False where a step's verdict is not decided (``nominated_failure``)."""
+    configs = [inst.initial_config()] + [semantics.replay(inst, trace[:i + 1]) for i in range(len(trace))]
+    failed: set[tuple[int, frozenset[Nomination]]] = set()
+
+    def holds(i: int, active: frozenset[Nomination]) -> bool:
+        if i == len(trace):
+            return True
+        if (i, active) in failed:
+            return False
+        step = trace[i]
+        ok = False
+        if step.op != DEPLOY:
+            ok = holds(i + 1, active)
+        else:
+            for nom in [None] + sorted((q for q in active if q.type_name == step.pod), key=lambda q: q.pod):
+                rest = active if nom is None else active - {nom}
+                try:
+                    fits = nominated_failure(inst, index, step.pod, step.node, configs[i],
+                                             pod=None if nom is None else nom.pod,
+                                             nominations=sorted(active, key=lambda q: q.pod)) is None
+                except ValueError:
+                    return False
+                if fits and holds(i + 1, rest):
+                    ok = True
+                    break
+        if not ok:
+            failed.add((i, active))
+        return ok
+
+    return holds(0, frozenset(index.nominations))
+
+
+def unchanged_by_nominations(inst: Instance, index: NominationIndex, result: Result) -> bool:
+    """Whether the nominations cannot change this answer. They only add Filter runs a deployment must
+    also pass (and deletions ignore them), so a configuration reachable with them is reachable
+    without: a not-deployable answer stands, except where a DynamicResources error may abort a
+    cycle (a nomination can make the erring node fail earlier). A deployable one stands when its
+    witness holds with them (``trace_holds``)."""
+    if not index.nominations:
+        return True
+    if result.verdict is Verdict.NOT_DEPLOYABLE:
+        return not inst.filter_errors
+    if result.verdict is Verdict.DEPLOYABLE and result.trace is not None:
+        return trace_holds(inst, index, result.trace)
+    return False

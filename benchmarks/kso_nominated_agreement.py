@@ -1,0 +1,118 @@
+"""Nominated pods: does symreach's Filter verdict with nominations agree with the real scheduler's?
+
+    python -m benchmarks.kso_nominated_agreement --states 300 --seed 1
+    python -m benchmarks.kso_nominated_agreement --states 300 --seed 1 --results benchmarks/results/kso_nominated.md
+
+Random states with priorities and nominated pods (``symreach.generators.k8s_nominated_states``); every
+pending pod of each state on every node, asked of the kso variant with nominated pods
+(``benchmarks/kso_nominated``, ``KSO_NOMINATED`` or ``--kso``) and of
+``k8s_nominated_filter.nominated_failure`` in the loaded configuration. Prints states, node verdicts,
+fit and plugin+reason agreement, how many verdicts the nominations changed (against plain
+``semantics.node_failure``) and the disagreements per class. Exit 0 when everything agrees, 1
+otherwise, 2 when the variant is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+from benchmarks.kso_harness import Verdict, admitted, compare, kso_pending, normalized, verdicts_at
+from symreach.frontends.k8s_nominated_filter import nominated_failure
+from symreach.frontends.kubernetes import load_kubernetes_documents
+from symreach.generators.k8s_nominated_states import NominatedState, nominated_states
+
+DEFAULT_VARIANT = Path(os.environ.get("KSO_NOMINATED", "/work/wt/nom-kso/kso"))
+
+
+def symreach_pending(state: NominatedState) -> tuple[dict[str, dict[str, Verdict]], dict[str, dict[str, Verdict]]]:
+    """Every pending pod's verdicts with the nominations in force, and without them (plain node_failure)."""
+    inst, report = load_kubernetes_documents(copy.deepcopy(admitted(state.objects)), "<state>")
+    sigma = inst.initial_config()
+    ours: dict[str, dict[str, Verdict]] = {}
+    plain: dict[str, dict[str, Verdict]] = {}
+    for pod in state.pending:
+        type_name = report.pending[pod]
+        ours[pod] = {}
+        for node in state.nodes:
+            failure = nominated_failure(inst, report.nominated, type_name, node, sigma, pod=pod)
+            ours[pod][node] = None if failure is None else (failure.plugin, failure.reasons)
+        plain[pod] = verdicts_at(inst, inst.type_index(type_name), sigma, state.nodes)
+    return ours, plain
+
+
+def agreement(count: int, seed: int, kso: Path, workers: int = 2, examples: Optional[Path] = None) -> dict:
+    states = nominated_states(count, seed)
+    answers = kso_pending([admitted(s.objects) for s in states], [s.pending for s in states],
+                          [s.nodes for s in states], kso, workers=workers)
+    stats: Counter[str] = Counter()
+    classes: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for i, (state, theirs) in enumerate(zip(states, answers)):
+        stats["states"] += 1
+        stats["states with nominations"] += state.nominated > 0
+        stats["nominations"] += state.nominated
+        try:
+            ours, plain = symreach_pending(state)
+        except Exception as exc:   # a state symreach refuses is a disagreement too
+            classes[f"load: {type(exc).__name__}: {str(exc)[:100]}"] += 1
+            first.setdefault(f"load: {type(exc).__name__}", i)
+            continue
+        for pod in state.pending:
+            for node in state.nodes:
+                stats["node verdicts"] += 1
+                stats["fit agrees"] += (theirs[pod][node] is None) == (ours[pod][node] is None)
+                stats["plugin+reason agrees"] += normalized(theirs[pod][node]) == normalized(ours[pod][node])
+                stats["changed by nominations (kso)"] += normalized(theirs[pod][node]) != normalized(plain[pod][node])
+            for d in compare(i, theirs[pod], ours[pod]):
+                classes[d.cls] += 1
+                first.setdefault(d.cls, i)
+    if examples is not None:
+        import yaml
+        examples.mkdir(parents=True, exist_ok=True)
+        for k, (cls, i) in enumerate(sorted(first.items(), key=lambda kv: kv[1])):
+            (examples / f"nominated-{seed}-{i}.yaml").write_text(
+                f"# {cls}\n" + yaml.safe_dump_all(admitted(states[i].objects), sort_keys=False))
+    return {"stats": stats, "classes": classes, "first": first}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--states", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kso", type=Path, default=DEFAULT_VARIANT)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--examples", type=Path)
+    parser.add_argument("--results", type=Path, help="append one table row")
+    args = parser.parse_args(argv)
+    if not args.kso.exists():
+        print(f"kso variant not found: {args.kso} (benchmarks/kso_nominated/README.md)", file=sys.stderr)
+        return 2
+    out = agreement(args.states, args.seed, args.kso, args.workers, args.examples)
+    s = out["stats"]
+    n = max(1, s["node verdicts"])
+    for key in ("states", "states with nominations", "nominations", "node verdicts"):
+        print(f"{key}: {s[key]}")
+    for key in ("fit agrees", "plugin+reason agrees", "changed by nominations (kso)"):
+        print(f"{key}: {s[key]} ({100 * s[key] / n:.2f}%)")
+    for cls, k in out["classes"].most_common():
+        print(f"  {k:5d}  {cls}  (first: state {out['first'][cls]})")
+    if args.results is not None:
+        new = not args.results.exists()
+        with args.results.open("a") as fh:
+            if new:
+                fh.write("| seed | states | with nominations | nominations | node verdicts | fit agrees | "
+                         "plugin+reason agrees | changed by nominations |\n|---|---|---|---|---|---|---|---|\n")
+            fh.write(f"| {args.seed} | {s['states']} | {s['states with nominations']} | {s['nominations']} | "
+                     f"{s['node verdicts']} | {100 * s['fit agrees'] / n:.2f}% | "
+                     f"{100 * s['plugin+reason agrees'] / n:.2f}% | {s['changed by nominations (kso)']} |\n")
+    return 0 if not out["classes"] and s["fit agrees"] == s["plugin+reason agrees"] == s["node verdicts"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
