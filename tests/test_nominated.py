@@ -160,3 +160,29 @@ def test_a_new_pod_of_the_nominated_pods_type_leaves_the_nomination():
     assert not trace_holds(inst, index, [Step(DEPLOY, "default/p", "n1")])
     assert trace_holds(inst, index, [Step(DEPLOY, "default/q", "n2"), Step(DEPLOY, "default/p", "n1")])
     assert trace_holds(inst, index, [Step(DEPLOY, "default/q", "n1"), Step(DEPLOY, "default/q", "n1")])
+
+
+def test_explain_says_what_the_scheduler_says_now_with_the_nominations(tmp_path):
+    """``explain``'s verdicts now apply the nominations as the scheduler does (kso's answers for this
+    state are tests/test_nominated_kso.py's higher-priority-takes-cpu) and name the nominated pod in
+    the details; with only verdicts now, the nomination caveat is gone."""
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "state.yaml"
+    path.write_text(yaml.safe_dump_all([node("n1"), node("n2"), pod("q", cpu="2", priority=100, nominated="n1"),
+                                        pod("p")]))
+    out = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p", "-o", "json"])
+    nodes = {v["node"]: v for v in json.loads(out.stdout)["pods"][0]["nodes"]}
+    assert nodes["n1"]["reason"] == "Insufficient cpu" and nodes["n2"]["fits_now"]
+    assert "0m free of 2000m on n1" in nodes["n1"]["details"][0] and "default/q (priority 100)" in nodes["n1"]["details"][0]
+    own = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/q", "-o", "json"])
+    assert all(v["fits_now"] for v in json.loads(own.stdout)["pods"][0]["nodes"])   # its own nomination
+    text = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p"]).stdout
+    assert "Insufficient cpu" in text and "caveats (" not in text
+    asked = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p", "--node", "n1"]).stdout
+    assert NOMINATED_CAVEAT in asked   # the reachability answer's witness deploys p on n1: marked

@@ -23,7 +23,7 @@ the front end's caveat is dropped from those answers (``report.caveats``).
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from symreach import semantics
 from symreach.frontends.k8s_nominated import Nomination, NominationIndex
@@ -80,6 +80,25 @@ def affinity_skipped(inst: Instance, t: int, sigma: Config) -> bool:
     return True
 
 
+def nominated_run(inst: Instance, index: NominationIndex, type_name: str, node: str, sigma: Config,
+                  pod: Optional[str] = None, nominations: Optional[Sequence[Nomination]] = None
+                  ) -> tuple[Optional[semantics.Failure], Config, tuple[Nomination, ...]]:
+    """``nominated_failure``, with the configuration of the run that decided it and the nominated pods
+    that run added (none: the run without them)."""
+    nominations = index.nominations if nominations is None else nominations
+    priority = index.pod_priority.get(pod) if pod is not None else index.type_priority.get(type_name)
+    t, n = inst.type_index(type_name), inst.node_index(node)
+    if nominations and t in inst.filter_errors:
+        raise ValueError("a DynamicResources error that aborts the cycle, with nominated pods")
+    added = added_nominations(nominations, node, priority, pod)
+    if added:
+        seen = with_pods(inst, sigma, n, (nom.type_name for nom in added))
+        failure = semantics.node_failure(inst, t, n, seen)
+        if failure is not None and not (failure.plugin == INTER_POD_AFFINITY_PLUGIN and affinity_skipped(inst, t, sigma)):
+            return failure, seen, tuple(added)
+    return semantics.node_failure(inst, t, n, sigma), sigma, ()
+
+
 def nominated_failure(inst: Instance, index: NominationIndex, type_name: str, node: str, sigma: Config,
                       pod: Optional[str] = None, nominations: Optional[Sequence[Nomination]] = None
                       ) -> Optional[semantics.Failure]:
@@ -89,17 +108,7 @@ def nominated_failure(inst: Instance, index: NominationIndex, type_name: str, no
     ``ValueError`` where it is not decided: an unknown priority, or a type whose cycle another
     node's DynamicResources error may abort (a nomination there may make that node fail earlier,
     which ``semantics.cycle_abort`` does not know)."""
-    nominations = index.nominations if nominations is None else nominations
-    priority = index.pod_priority.get(pod) if pod is not None else index.type_priority.get(type_name)
-    t, n = inst.type_index(type_name), inst.node_index(node)
-    if nominations and t in inst.filter_errors:
-        raise ValueError("a DynamicResources error that aborts the cycle, with nominated pods")
-    added = added_nominations(nominations, node, priority, pod)
-    if added:
-        failure = semantics.node_failure(inst, t, n, with_pods(inst, sigma, n, (nom.type_name for nom in added)))
-        if failure is not None and not (failure.plugin == INTER_POD_AFFINITY_PLUGIN and affinity_skipped(inst, t, sigma)):
-            return failure
-    return semantics.node_failure(inst, t, n, sigma)
+    return nominated_run(inst, index, type_name, node, sigma, pod, nominations)[0]
 
 
 def trace_holds(inst: Instance, index: NominationIndex, trace: Sequence[Step]) -> bool:
@@ -151,3 +160,46 @@ def unchanged_by_nominations(inst: Instance, index: NominationIndex, result: Res
     if result.verdict is Verdict.DEPLOYABLE and result.trace is not None:
         return trace_holds(inst, index, result.trace)
     return False
+
+
+def filter_now(inst: Instance, report: object
+               ) -> Optional[Callable[[int, int, Config], tuple[Optional[semantics.Failure], Config, str]]]:
+    """The Filter verdict with the report's nominations in force, for ``explain``'s verdicts now (with the
+    configuration its refusing run saw and a note naming the nominated pods it added); None
+    without nominations. A pod type named like one of the pending pods it was made from is that pod
+    (its own nomination is not added); another type is a new pod of it. Where the verdict is not
+    decided (``nominated_failure``'s ValueError) the plain one, and the caveat stays."""
+    index = getattr(report, "nominated", None)
+    if index is None or not index.nominations:
+        return None
+    pending = getattr(report, "pending", {}) or {}
+
+    def verdict(t: int, n: int, sigma: Config) -> tuple[Optional[semantics.Failure], Config, str]:
+        name = inst.pod_types[t].name
+        try:
+            failure, seen, added = nominated_run(inst, index, name, inst.nodes[n].name, sigma,
+                                                 pod=name if pending.get(name) == name else None)
+        except ValueError:
+            return semantics.node_failure(inst, t, n, sigma), sigma, ""
+        note = "" if not added else "counting the pending pod(s) nominated to this node: " + \
+            ", ".join(f"{nom.pod} (priority {nom.priority})" for nom in added)
+        return failure, seen, note
+
+    return verdict
+
+
+def decided_now(inst: Instance, report: object, types: Iterable[int]) -> bool:
+    """Whether ``filter_now`` decides every verdict now of these types exactly (every priority it reads
+    known, no cycle abort with nominations), so that those verdicts need no nomination caveat."""
+    index = getattr(report, "nominated", None)
+    if index is None or not index.nominations:
+        return True
+    if any(nom.priority is None for nom in index.nominations):
+        return False
+    pending = getattr(report, "pending", {}) or {}
+    for t in types:
+        name = inst.pod_types[t].name
+        own = index.pod_priority.get(name) if pending.get(name) == name else index.type_priority.get(name, 0)
+        if t in inst.filter_errors or own is None:
+            return False
+    return True

@@ -5,7 +5,8 @@ gets, with some probability: ``spec.priority`` on its pods (as the API server
 stores it, from a small set so that ties are common), one to three more
 pending pods nominated (``status.nominatedNodeName``) to one of its nodes,
 and a nomination of the state's own pending pod. Every pending pod of a state
-is a question: ``NominatedState.pending`` lists them.
+is a question: ``NominatedState.pending`` lists them. ``small_states`` are
+smaller states whose pending pods often fit, for walks of several deployments.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass, field
+from typing import Optional
 
 from symreach.generators.k8s_states import Obj, random_pod, random_states
 
 PRIORITIES = (-5, 0, 0, 10, 10, 100)
+_APPS = ("a", "b")
+_KEYS = ("kubernetes.io/hostname", "topology.kubernetes.io/zone")
 
 
 @dataclass
@@ -90,4 +94,56 @@ def nominated_states(count: int, seed: int) -> list[NominatedState]:
         pending = [_key(o) for o in objects if _is_pending(o) and (o.get("status") or {}).get("phase")
                    not in ("Succeeded", "Failed")]
         out.append(NominatedState(objects, pending, nodes, nominated))
+    return out
+
+
+def _small_pod(rng: random.Random, name: str, nodes: list[str], node: Optional[str]) -> Obj:
+    """A pod from a small vocabulary (CPU, one host port, app label, anti-affinity, spread, affinity), so
+    that pending pods often fit somewhere and meet each other's ports, labels and terms."""
+    container: Obj = {"name": "c", "image": "registry.k8s.io/pause:3.10",
+                      "resources": {"requests": {"cpu": rng.choice(("500m", "1", "1", "2"))}}}
+    if rng.random() < 0.3:
+        container["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
+    app = rng.choice(_APPS)
+    spec: Obj = {"containers": [container], "priority": rng.choice(PRIORITIES)}
+    terms: Obj = {}
+    if rng.random() < 0.25:
+        terms["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": rng.choice(_APPS)}}, "topologyKey": rng.choice(_KEYS)}]}
+    if rng.random() < 0.1:
+        terms["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": rng.choice(_APPS)}}, "topologyKey": rng.choice(_KEYS)}]}
+    if terms:
+        spec["affinity"] = terms
+    if rng.random() < 0.25:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": rng.choice(_KEYS),
+                                              "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": {"matchLabels": {"app": app}}}]
+    status: Obj = {"phase": "Running" if node else "Pending"}
+    if node:
+        spec["nodeName"] = node
+    elif rng.random() < 0.6:
+        status["nominatedNodeName"] = rng.choice(nodes)
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}", "labels": {"app": app}},
+            "spec": spec, "status": status}
+
+
+def small_states(count: int, seed: int) -> list[NominatedState]:
+    """States for walks: 2-3 nodes of 2-4 CPUs in two zones, 0-3 running pods and 2-4 pending ones of
+    ``_small_pod``'s vocabulary, most pending ones nominated."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        nodes = [f"n{i}" for i in range(rng.choice((2, 3)))]
+        objects: list[Obj] = [{"apiVersion": "v1", "kind": "Node",
+                               "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n,
+                                                                  "topology.kubernetes.io/zone": f"z{i % 2}"}},
+                               "status": {"allocatable": {"cpu": rng.choice(("2", "3", "4")), "memory": "8Gi",
+                                                          "pods": "110"}}} for i, n in enumerate(nodes)]
+        objects += [_small_pod(rng, f"r{i}", nodes, rng.choice(nodes)) for i in range(rng.choice((0, 1, 2, 3)))]
+        pending = [_small_pod(rng, f"p{i}", nodes, None) for i in range(rng.choice((2, 3, 4)))]
+        objects += pending
+        out.append(NominatedState(objects, [_key(p) for p in pending], nodes,
+                                  sum(1 for p in pending if "nominatedNodeName" in p["status"])))
     return out
