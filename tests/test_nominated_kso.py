@@ -98,3 +98,29 @@ def test_written_answers_are_the_variants() -> None:
     nodes = [sorted({n for v in KSO[c].values() for n in v}) for c in names]
     asked = kso_pending([admitted(CASES[c]) for c in names], pods, nodes, VARIANT)
     assert dict(zip(names, asked)) == KSO
+
+
+def test_random_states_carry_priorities_and_nominations() -> None:
+    """The generator is seeded (same arguments, same states) and gives what the differential needs."""
+    from symreach.generators.k8s_nominated_states import nominated_states, small_states
+
+    first, again = nominated_states(20, 5), nominated_states(20, 5)
+    assert [s.objects for s in first] == [s.objects for s in again]
+    for states in (first, small_states(20, 5)):
+        pods = [o for s in states for o in s.objects if o["kind"] == "Pod"]
+        assert any("priority" in o["spec"] for o in pods)
+        assert sum(s.nominated for s in states) >= 10
+        assert all(p in {f"{o['metadata'].get('namespace') or 'default'}/{o['metadata']['name']}" for o in s.objects
+                         if o["kind"] == "Pod" and not o["spec"].get("nodeName")} for s in states for p in s.pending)
+
+
+@pytest.mark.skipif(not VARIANT.exists(), reason="kso variant with nominated pods not built (benchmarks/kso_nominated)")
+def test_random_states_and_walks_agree_with_the_variant() -> None:
+    """A small run of ``benchmarks.kso_nominated_agreement`` (its recorded runs: benchmarks/results/kso_nominated.md)."""
+    from benchmarks.kso_nominated_agreement import agreement
+
+    out = agreement(12, 7, VARIANT, workers=2, walks=2)
+    stats = out["stats"]
+    assert not out["classes"], out["classes"]
+    assert stats["fit agrees"] == stats["plugin+reason agrees"] == stats["node verdicts"] > 0
+    assert stats["walk agrees"] == stats["walk verdicts"] > 0 and stats["walk steps ending a nomination"] > 0
