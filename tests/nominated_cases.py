@@ -87,4 +87,17 @@ CASES: dict[str, list[dict]] = {
                                          pod("q1", cpu="1", priority=50, nominated="n1"),
                                          pod("q2", cpu="1", priority=20, nominated="n1"),
                                          pod("p", cpu="1", priority=20), pod("p0", cpu="1", priority=60)],
+    # The nominated pod does not tolerate n1's taint: the scheduler adds it to n1 all the same.
+    "nominated-where-it-would-not-fit": [dict(node("n1"), spec={"taints": [{"key": "k", "effect": "NoSchedule"}]}),
+                                         node("n2"),
+                                         pod("q", cpu="2", priority=100, nominated="n1"),
+                                         pod("p", tolerations=[{"key": "k", "operator": "Exists"}])],
+    # Pods the queue does not nominate: gated (PreEnqueue), another scheduler's, bound already.
+    "not-nominated": NODES + [pod("g", cpu="2", priority=100, nominated="n1", schedulingGates=[{"name": "w"}]),
+                              pod("o", cpu="2", priority=100, nominated="n1", schedulerName="other"),
+                              dict(pod("b", cpu="1", priority=100, on="n2"),
+                                   status={"phase": "Running", "nominatedNodeName": "n1"}),
+                              pod("p")],
+    # A nomination to a node not in the input filters nothing.
+    "nominated-to-a-missing-node": NODES + [pod("q", cpu="2", priority=100, nominated="gone"), pod("p")],
 }

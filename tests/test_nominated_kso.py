@@ -52,7 +52,16 @@ KSO = {'higher-priority-takes-cpu': {'default/q': {'n1': None, 'n2': None},
  'running-pods-and-two-nominations': {'default/q1': {'n1': None, 'n2': None},
                                       'default/q2': {'n1': None, 'n2': None},
                                       'default/p': {'n1': ('NodeResourcesFit', ('Insufficient cpu',)), 'n2': None},
-                                      'default/p0': {'n1': None, 'n2': None}}}
+                                      'default/p0': {'n1': None, 'n2': None}},
+ 'nominated-where-it-would-not-fit': {'default/q': {'n1': ('TaintToleration',
+                                                           ('node(s) had untolerated taint(s)',)),
+                                                    'n2': None},
+                                      'default/p': {'n1': ('NodeResourcesFit', ('Insufficient cpu',)),
+                                                    'n2': None}},
+ 'not-nominated': {'default/g': {'n1': None, 'n2': ('NodeResourcesFit', ('Insufficient cpu',))},
+                   'default/o': {'n1': None, 'n2': ('NodeResourcesFit', ('Insufficient cpu',))},
+                   'default/p': {'n1': None, 'n2': None}},
+ 'nominated-to-a-missing-node': {'default/q': {'n1': None, 'n2': None}, 'default/p': {'n1': None, 'n2': None}}}
 
 
 def symreach_answers(objects: list[dict]) -> dict:
@@ -88,7 +97,8 @@ def test_nominations_change_the_verdicts_they_should() -> None:
     assert changed == {("higher-priority-takes-cpu", "default/p"), ("equal-priority", "default/p"),
                        ("nominated-anti-affinity-counted", "default/p"), ("own-anti-affinity", "default/p"),
                        ("host-port", "default/p"), ("spread", "default/p"), ("own-nomination", "default/r"),
-                       ("running-pods-and-two-nominations", "default/p")}
+                       ("running-pods-and-two-nominations", "default/p"),
+                       ("nominated-where-it-would-not-fit", "default/p")}
 
 
 @pytest.mark.skipif(not VARIANT.exists(), reason="kso variant with nominated pods not built (benchmarks/kso_nominated)")
