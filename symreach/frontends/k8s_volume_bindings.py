@@ -308,7 +308,9 @@ def _held_fields(index: VolumeIndex, joint: tuple, k: int, ids: dict, states: li
         base = csi_volume(index, "", "", {"spec": {"storageClassName": cls}})[0]   # its class's provisioner
         pods[node] = pods.get(node, 0) + 1
         delta = moved.setdefault(node, {})
-        delta[driver.rstrip(")")] = delta.get(driver.rstrip(")"), 0) + 1
+        driver = driver.rstrip(")")
+        if driver:   # a PV no CSI driver attaches (local, hostPath, NFS, ...) counts under none
+            delta[driver] = delta.get(driver, 0) + 1
         if base:
             delta[base] = delta.get(base, 0) - 1
         rest = _entries(joint[k])
@@ -321,7 +323,8 @@ def _held_fields(index: VolumeIndex, joint: tuple, k: int, ids: dict, states: li
     out: dict = {}
     if pods:
         out["heldPods"] = pods
-        out["heldAttach"] = {n: {d: v for d, v in sorted(delta.items()) if v} for n, delta in sorted(moved.items())}
+        out["heldAttach"] = {n: {d: v for d, v in sorted(delta.items()) if v} for n, delta in sorted(moved.items())
+                             if any(delta.values())}
         out["frees"] = frees
     return out
 

@@ -628,6 +628,11 @@ class _Converter:
         self.apply_dra(obj, spec, namespace, body, template)
         for warning in port_warnings:
             self.report.warn("host ports", f"{obj.where}: {warning}")
+        gates = self.get(obj, spec_path + ("schedulingGates",), list)
+        if gates and not spec.get("nodeName"):
+            caveat = gates_caveat(gates)
+            self.report.warn("scheduling gates", f"{obj.where}: {caveat}")
+            body.setdefault(_CAVEATS, []).append(caveat)
         scheduler = spec.get("schedulerName")
         if scheduler not in (None, DEFAULT_SCHEDULER):
             self.report.warn("other schedulers", f"{obj.where}: schedulerName {scheduler!r} is not the kube-scheduler; "
@@ -887,6 +892,11 @@ class _Converter:
             self.report.nominated.pending(obj.where, f"{namespace}/{name}", type_name, obj.data)
             self.report.pending[f"{namespace}/{name}"] = type_name
             self.count_not_counted("pending pods (no spec.nodeName)")
+            if meta.get("deletionTimestamp"):
+                caveat = (f"pending pod {namespace}/{name} is being deleted (metadata.deletionTimestamp): the scheduler "
+                          "skips it (skipPodSchedule); analysed as if it were not")
+                self.report.warn("pending pods being deleted", f"{obj.where}: {caveat}")
+                self.report.caveats.setdefault(type_name, []).append(caveat)
             return
         if node not in self.node_names:
             self.count_not_counted("pods on nodes not in the input")
@@ -1111,6 +1121,15 @@ def _attach_key(body: dict) -> str:
     """What NodeVolumeLimits counts of a type body's pods (its CSI volumes, own ephemeral ones)."""
     volumes = body.get("volumes") or {}
     return repr((sorted((volumes.get("attach") or {}).items()), sorted((volumes.get("attachOwn") or {}).items())))
+
+
+def gates_caveat(gates: list) -> str:
+    """Why a gated pod's answers are marked: the scheduling queue's PreEnqueue (SchedulingGates
+    plugin) keeps it out of every scheduling cycle until a controller removes its gates; the
+    Filter phase never sees it before, so symreach answers as if they were removed."""
+    names = ", ".join(str(g.get("name")) if isinstance(g, dict) else str(g) for g in gates)
+    return (f"schedulingGates [{names}]: the scheduler does not try the pod until they are removed "
+            "(PreEnqueue); analysed as if they were")
 
 
 def _volume_key(body: dict, *, pending: bool) -> str:
