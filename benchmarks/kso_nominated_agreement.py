@@ -112,8 +112,9 @@ def agreement(count: int, seed: int, kso: Path, workers: int = 2, examples: Opti
         try:
             ours, plain = symreach_pending(state)
         except Exception as exc:   # a state symreach refuses is a disagreement too
-            classes[f"load: {type(exc).__name__}: {str(exc)[:100]}"] += 1
-            first.setdefault(f"load: {type(exc).__name__}", i)
+            cls = f"load: {type(exc).__name__}: {str(exc)[:300]}"
+            classes[cls] += 1
+            first.setdefault(cls, i)
             continue
         for pod in state.pending:
             for node in state.nodes:
