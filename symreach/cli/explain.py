@@ -53,7 +53,10 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
     if pod is None and namespace is not None:
         about = [s for s in about if any(t is not None and instance.pod_types[t].namespace == namespace
                                          for t in s.per_node)]
-    explanations = [explain_subject(instance, s) for s in about]
+    from symreach.frontends.k8s_nominated_filter import decided_now, filter_now
+
+    report = loaded.context.get("report")
+    explanations = [explain_subject(instance, s, filter_now(instance, report)) for s in about]
     outcomes: list[Optional[dict]] = [None] * len(about)
     minimised: list[float] = []
     if node is not None:
@@ -81,6 +84,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
         click.echo(_explain_csv(explanations), nl=False)
         return
     blocks = []
+    from symreach.frontends.k8s_nominated import NOMINATED_CAVEAT
     from symreach.report.caveats import type_caveats, with_caveats
 
     per_type = type_caveats(loaded.context.get("report"), instance)
@@ -105,7 +109,9 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
                 if more["reason"] and not more["narration"]:
                     text += f"\n    {more['reason']}"
         types = sorted({t for t in s.per_node if t is not None} & set(per_type))
-        blocks.append(with_caveats(text, [f"{instance.pod_types[t].name}: {m}" for t in types for m in per_type[t]]))
+        exact = not o and decided_now(instance, report, types)   # verdicts now only, nominations applied
+        blocks.append(with_caveats(text, [f"{instance.pod_types[t].name}: {m}" for t in types for m in per_type[t]
+                                          if not (exact and NOMINATED_CAVEAT in m)]))
     zones = zoneinfo_read()
     click.echo("\n\n".join(blocks) + (f"\nzoneinfo: time zones read from {zones}" if zones else "")
                + f"\ntime: {times_text(clock.times())}")

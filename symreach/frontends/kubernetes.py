@@ -65,6 +65,7 @@ from symreach.frontends.k8s_dra import DRA_KINDS, DraIndex, dra_caveats, dra_fie
 from symreach.frontends.k8s_dra import DRA_FIELD_TYPES, NODE_SELECTORS, POD_FIELDS, concrete_paths, node_selector_problem
 from symreach.frontends.k8s_dra_state import DraUser, dra_user, explore, owned_claims
 from symreach.frontends.k8s_groups import GROUP_KINDS, GroupIndex
+from symreach.frontends.k8s_nominated import CATEGORY as NOMINATED, NominationIndex
 from symreach.frontends.k8s_requests import format_requests, host_ports, pod_requests
 from symreach.frontends.k8s_volume_bindings import Binder, bind_all, binder
 from symreach.frontends.k8s_volume_filters import own_volumes, pod_volumes, verdict_fields
@@ -133,6 +134,8 @@ class Report:
     workloads: dict[str, str] = field(default_factory=dict)
     # pod type -> what its answers depend on that is not modelled (``symreach.report.caveats``)
     caveats: dict[str, list[str]] = field(default_factory=dict)
+    # pending pods the scheduler holds nominated to a node, and each pod type's priority (``k8s_nominated``)
+    nominated: NominationIndex = field(default_factory=NominationIndex)
 
     def warn(self, category: str, message: str) -> None:
         """Record a warning: ``category`` groups it on the command line and in ``--json``."""
@@ -378,6 +381,8 @@ class _Converter:
                 self.volumes.add(obj.kind, obj.data, namespace, name)
             elif obj.kind == "PodDisruptionBudget":
                 self.budget(obj)
+            elif obj.kind == "PriorityClass":
+                self.report.nominated.priorities.add_class(obj.data)
             elif obj.kind in DRA_KINDS:
                 namespace, name, _ = self.metadata(obj, namespaced=obj.kind.startswith("ResourceClaim"))
                 self.check_fields(obj, DRA_FIELD_TYPES[obj.kind])
@@ -399,6 +404,7 @@ class _Converter:
         self.claim_bindings()
         self.attach_capacities()
         self.device_allocations()
+        self.nominations()
         return _Conversion(self.document(), self.report, self.v1_lines, self.origins, self.origin_files)
 
     def flatten(self) -> list[_Object]:
@@ -702,6 +708,14 @@ class _Converter:
             if notes:
                 self.report.caveats.setdefault(name, []).extend(notes)
 
+    def nominations(self) -> None:
+        """A warning per nominated pending pod, a caveat on every type whose Filter verdicts it can change."""
+        warnings, caveats = self.report.nominated.marks(self.node_names)
+        for message in warnings:
+            self.report.warn(NOMINATED, message)
+        for name, notes in caveats.items():
+            self.report.caveats.setdefault(name, []).extend(notes)
+
     def check_fields(self, obj: _Object, fields: tuple) -> None:
         """The fields a reader relies on, with the types the API server insists on ("*": each list item)."""
         for sub, expect in fields:
@@ -810,6 +824,8 @@ class _Converter:
         body = {"name": name, **body}
         if not creatable:
             body["creatable"] = False
+        else:
+            self.report.nominated.add_type(name, self.get(obj, spec_path, dict) or {})
         if origin.startswith("static pod"):
             body["staticPod"] = True
         prefix = ("podTypes", len(self.types))
@@ -873,6 +889,7 @@ class _Converter:
             self.count_not_counted(f"finished ({phase}) pods")
             return
         if not node:
+            self.report.nominated.pending(obj.where, f"{namespace}/{name}", type_name, obj.data)
             self.report.pending[f"{namespace}/{name}"] = type_name
             self.count_not_counted("pending pods (no spec.nodeName)")
             if meta.get("deletionTimestamp"):

@@ -31,12 +31,30 @@ def verdict_caveats(report: object, instance: Instance, query: Query, result: Re
     per_type = type_caveats(report, instance)
     if not per_type:
         return []
+    per_type = _without_settled_nominations(report, instance, result, per_type)
     if result.verdict is Verdict.DEPLOYABLE:
         types = {t for t, _ in query.pairs()} | {instance.type_index(s.pod) for s in result.trace or ()}
     else:
         types = set(per_type)
     return [f"{instance.pod_types[t].name}: {message}" for t in sorted(types & set(per_type))
             for message in per_type[t]]
+
+
+def _without_settled_nominations(report: object, instance: Instance, result: Result,
+                                 per_type: dict[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
+    """``per_type`` without the nominated pods' caveats when they cannot change this verdict
+    (``k8s_nominated_filter.unchanged_by_nominations``: a not-deployable answer, a witness that holds
+    with the nominations)."""
+    index = getattr(report, "nominated", None)
+    if index is None or not index.nominations:
+        return per_type
+    from symreach.frontends.k8s_nominated import NOMINATED_CAVEAT
+    from symreach.frontends.k8s_nominated_filter import unchanged_by_nominations
+
+    if not unchanged_by_nominations(instance, index, result):
+        return per_type
+    kept = {t: tuple(m for m in messages if NOMINATED_CAVEAT not in m) for t, messages in per_type.items()}
+    return {t: messages for t, messages in kept.items() if messages}
 
 
 def with_caveats(text: str, caveats: list[str]) -> str:

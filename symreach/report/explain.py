@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from symreach import semantics
 from symreach.frontends.dispatch import resolve_pod
-from symreach.model import Instance, daemonset_groups
+from symreach.model import Config, Instance, daemonset_groups
 from symreach.report.details import details, with_details
+
+# (t, n, configuration) -> the Filter verdict there, the configuration the refusing run saw (for the
+# details) and a note on what it added, "" when nothing (``explain_subject``'s ``filter_now``)
+FilterNow = Callable[[int, int, Config], tuple[Optional[semantics.Failure], Config, str]]
 
 
 @dataclass(frozen=True)
@@ -127,8 +131,10 @@ def explain(inst: Instance, t: int) -> Explanation:
     return explain_subject(inst, Subject(inst.pod_types[t].name, (t,) * len(inst.nodes)))
 
 
-def explain_subject(inst: Instance, subject: Subject) -> Explanation:
-    """Per node: the first failing reason now for the subject's pod on that node."""
+def explain_subject(inst: Instance, subject: Subject, filter_now: Optional[FilterNow] = None) -> Explanation:
+    """Per node: the first failing reason now for the subject's pod on that node. ``filter_now``: the
+    Filter verdict in place of ``semantics.node_failure`` where the front end knows more of the
+    scheduler's cycle (nominated pods: ``k8s_nominated_filter.filter_now``), with what it added."""
     sigma0 = inst.initial_config()
     empty = (0,) * inst.num_pairs
     verdicts = []
@@ -139,9 +145,15 @@ def explain_subject(inst: Instance, subject: Subject) -> Explanation:
             continue
         reason = semantics.deploy_failure(inst, t, n, sigma0)
         failure = semantics.node_failure(inst, t, n, sigma0) if reason is not None else None
+        seen, note = sigma0, ""
+        if filter_now is not None and (reason is None or (failure is not None and failure.reason == reason)):
+            failure, seen, note = filter_now(t, n, sigma0)   # Hard decides here (not creatability): its verdict
+            reason = None if failure is None else failure.reason
         own = failure is not None and failure.reason == reason
         reasons = failure.reasons if own else ()
-        notes = details(inst, t, n, sigma0, reasons or ((reason,) if reason is not None else ()))
+        notes = details(inst, t, n, seen, reasons or ((reason,) if reason is not None else ()))
+        if note and reason is not None:
+            notes = tuple(f"{d}; {note}" if d else note for d in notes)
         others = tuple(why for _, why in failure.others) if own else ()
         verdicts.append(NodeVerdict(node.name, reason, reason is not None and _static(inst, t, n, empty), reasons,
                                     notes, others))

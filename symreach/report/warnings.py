@@ -27,7 +27,7 @@ BUILTIN_GROUPS = frozenset({
 UNMODELLED_KINDS = {
     "LimitRange": "default requests it would add to pods without requests are not applied",
     "ResourceQuota": "a quota may refuse pods; not checked",
-    "PriorityClass": "priority and preemption are out of scope",
+    "PriorityClass": "read only for the priorities of nominated pods' Filter runs; preemption is out of scope",
     "RuntimeClass": "runtime class overhead and node selection are not applied",
 }
 SHOWN_PER_LINE = 3
