@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -330,7 +331,8 @@ def hard(tmp_path_factory):
     ("auto", signal.SIGHUP, 129, 3),
     ("auto", signal.SIGINT, 130, 3),
     ("ic3", signal.SIGINT, 130, 1),
-    ("abc-pdr", signal.SIGTERM, 143, 2),
+    pytest.param("abc-pdr", signal.SIGTERM, 143, 2,
+                 marks=pytest.mark.skipif(shutil.which("berkeley-abc") is None, reason="berkeley-abc is not installed")),
 ])
 def test_signals_end_every_child(hard, engine, sig, code, expect):
     """``expect``: descendants to wait for (supervised child, race workers or berkeley-abc)."""
