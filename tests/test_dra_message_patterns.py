@@ -3,9 +3,10 @@
 ``tests/data/dra/message_patterns.yaml``: n1's one GPU fails each pod's CEL selector at run time
 (the scheduler aborts the pod's cycle), with ``%s`` of the device (its attributes hold a semver,
 its capacity a quantity: the map order picks which Go meets first) or ``insert failed`` naming
-``device.attributes`` (its entries in map order, its default map's address). ``ANSWERS`` are the
-kso DRA variant's (k8s.io/kubernetes v1.35.4, 12 runs per pod, 21:50 UTC): both format texts and
-four attribute orders. symreach's reason shows one text marked and the pattern of all
+``device.attributes`` (its entries in map order, its default map's address), the device (its fields
+in map order too) or formats (their validators' function pointers). ``ANSWERS`` are the kso DRA
+variant's (k8s.io/kubernetes v1.35.4; 12 runs for ``fmt`` and ``ins``, 4 for ``dev`` and ``fk``,
+21:50-22:15 UTC): both format texts, four attribute orders, three device orders, the formats' one. symreach's reason shows one text marked and the pattern of all
 (``reasons.marked_reason``); ``kso_dra_verdicts`` takes kso's text when the pattern admits it and
 counts it apart (``by_pattern``); ``explain -o json`` gives the pattern (``patterns``).
 """
@@ -34,12 +35,26 @@ DRA = "DynamicResources"
 _HEAD = 'running "DynamicResources" filter plugin: claim default/{}: selector #0: CEL runtime error: '
 _FORMAT = _HEAD.format("c-format") + "error during formatting: no formatting function for kubernetes.{}"
 _INSERT = _HEAD.format("c-insert") + "insert failed: key {{{{gpu.example.com: {{{}}}}} {}}} already exists"
+_ATTRS = "attributes: {{{{gpu.example.com: {{{}}}}} {}}}"
+_CAPACITY = "capacity: {{{{gpu.example.com: {{memory: 16Gi}}}} {}}}"
+_DEVICE = _HEAD.format("c-device") + "insert failed: key {{{}}} already exists"
 ANSWERS = {   # pod -> the variant's texts (it aborts the cycle: the same error on n1 and n2)
     "default/fmt": [_FORMAT.format("Quantity"), _FORMAT.format("Semver")],
     "default/ins": [_INSERT.format("model: h100, driverVersion: 2.0.0-rc.1, ecc: true, mem: 16", "0xc0008438c0"),
                     _INSERT.format("driverVersion: 2.0.0-rc.1, ecc: true, mem: 16, model: h100", "0xc000697840"),
                     _INSERT.format("mem: 16, model: h100, driverVersion: 2.0.0-rc.1, ecc: true", "0xc00079a200"),
                     _INSERT.format("model: h100, driverVersion: 2.0.0-rc.1, ecc: true, mem: 16", "0xc000838680")],
+    "default/dev": [_DEVICE.format("driver: gpu.example.com, allowMultipleAllocations: false, " + _ATTRS.format(
+                        "driverVersion: 2.0.0-rc.1, ecc: true, mem: 16, model: h100", "0xc000878b40") + ", "
+                        + _CAPACITY.format("0xc000878b40")),
+                    _DEVICE.format(_CAPACITY.format("0xc000819cc0") + ", driver: gpu.example.com, "
+                                   "allowMultipleAllocations: false, " + _ATTRS.format(
+                                       "driverVersion: 2.0.0-rc.1, ecc: true, mem: 16, model: h100", "0xc000819cc0")),
+                    _DEVICE.format("allowMultipleAllocations: false, " + _ATTRS.format(
+                        "ecc: true, mem: 16, model: h100, driverVersion: 2.0.0-rc.1", "0xc0007fc5c0") + ", "
+                        + _CAPACITY.format("0xc0007fc5c0") + ", driver: gpu.example.com")],
+    "default/fk": [_HEAD.format("c-formats") + "insert failed: key [{DNS1123Label 0x12c18c0 30}, {URI 0x12c1a40 1103}] "
+                   "already exists"],
 }
 
 

@@ -41,12 +41,15 @@ SELECTORS = {
 }
 _G = 'device.attributes["gpu.example.com"]'
 # selectors that fail on some GPUs with an error whose text Go's random map order or a pointer picks
-# (``%s`` of the device, which holds a semver and a quantity; ``insert failed`` naming a map of the
-# device: its entries' order, its default map's address, a quantity's spelling)
+# (``%s`` of the device, which holds a semver and a quantity; ``insert failed`` naming the device or a
+# map of it: its entries' order, its maps' default map's address, a quantity's spelling; or formats:
+# their validators' function pointers)
+_TWICE = "[1, 2].transformMapEntry(i, v, {{{}: v}}).size() == 1)"
 MESSAGE_ERRORS = [f'{_G}.mem < 80 || ("%s" + device.driver.substring(0,0)).format([device]) == ""',
-                  f'{_G}.model != "h100" || cel.bind(x, device.attributes, [1, 2].transformMapEntry(i, v, {{x: v}}).size() == 1)',
-                  f'{_G}.mem != 16 || cel.bind(k, device.capacity["gpu.example.com"], '
-                  '[1, 2].transformMapEntry(i, v, {k: v}).size() == 1)']
+                  f'{_G}.model != "h100" || cel.bind(x, device.attributes, {_TWICE.format("x")}',
+                  f'{_G}.mem != 16 || cel.bind(k, device.capacity["gpu.example.com"], {_TWICE.format("k")}',
+                  f'{_G}.model != "a100" || cel.bind(d, device, {_TWICE.format("d")}',
+                  f'{_G}.model != "t4" || cel.bind(f, [format.dns1123Label(), format.uri()], {_TWICE.format("f")}']
 FEATURES = {   # selectors outside the first subset; the two before MESSAGE_ERRORS fail on a device without numa
     GPU: [f'({_G}.model == "a100" || {_G}.model == "h100") && !({_G}.mem < 40)',
           f'{_G}.model in ["a100", "h100"]', f'!({_G}.model in ["t4"])',
