@@ -26,11 +26,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
 
-from benchmarks.kso_dra_verdicts import Ours, judged, kso_error, ours_for
+from benchmarks.kso_dra_verdicts import Ours, agrees, judged, kso_error, ours_for
 from benchmarks.kso_harness import admitted, kso_pending
 from symreach import semantics
 from symreach.frontends.kubernetes import load_kubernetes_documents
-from symreach.generators.k8s_dra_states import API, SELECTORS, dra_state
+from symreach.generators.k8s_dra_states import API, MESSAGE_ERRORS, SELECTORS, dra_state
 from symreach.generators.k8s_states import State
 from symreach.model import Config, Instance
 
@@ -87,7 +87,8 @@ def walk_input(rng: random.Random, index: int, errors: bool = False) -> tuple[li
 
 def _simple(rng: random.Random, errors: bool = False) -> dict:
     """A request that allocates often: one or two devices of an existing class, sometimes All,
-    sometimes a GPU selector (``errors``: sometimes one reading numa) or a prioritized list."""
+    sometimes a GPU selector (``errors``: sometimes one reading numa, or one of ``MESSAGE_ERRORS``,
+    whose error text Go's random map order or a pointer picks) or a prioritized list."""
     if rng.random() < 0.1:
         return {"name": "r", "firstAvailable": [{"name": "big", "deviceClassName": "gpu", "count": 2},
                                                  {"name": "one", "deviceClassName": "nic", "count": 1}]}
@@ -99,8 +100,9 @@ def _simple(rng: random.Random, errors: bool = False) -> dict:
         body["count"] = rng.choice((1, 1, 2))
     if cls == "gpu" and rng.random() < 0.3:
         body["selectors"] = [{"cel": {"expression": rng.choice(SELECTORS["gpu.example.com"])}}]
-    elif cls == "gpu" and errors and rng.random() < 0.4:
-        body["selectors"] = [{"cel": {"expression": 'device.attributes["gpu.example.com"].numa == 0'}}]
+    elif cls == "gpu" and errors and rng.random() < 0.4:   # a missing attribute, or an error Go's map order words
+        numa = 'device.attributes["gpu.example.com"].numa == 0'
+        body["selectors"] = [{"cel": {"expression": rng.choice([numa, numa] + MESSAGE_ERRORS)}}]
     return {"name": "r", "exactly": body}
 
 
@@ -388,6 +390,7 @@ class Asked:
     static: object
     other: bool = False
     blocked: bool = False   # symreach: the pod would fit but for the abort
+    patterned: bool = False   # kso's text agrees only by a marked reason's pattern (``reasons.marked_reason``)
 
 
 def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int, errors: bool = False,
@@ -419,11 +422,13 @@ def walk_verdicts(rng: random.Random, walks: int, steps: int, kso, workers: int,
             reported = next(iter(theirs[pod].values()), None)
             ours = _unnamed_ours(ours_for(inst, t, sigma, State(objects, pod, w.nodes), [], reported))
             left = {d.node for d in judged(theirs[pod], ours, k)[0]}
+            by_text = {d.node for d in judged(theirs[pod], ours, k, True)[0]} - left
             for node, verdict in theirs[pod].items():
                 n = inst.node_index(node)
+                own = agrees(ours.verdicts[node], verdict)
                 rows.append(Asked(k, pod, node, verdict, ours.verdicts[node],
                                   _verdict(semantics.node_failure(inst, t, n, before)),
-                                  verdict != ours.verdicts[node] and node not in left, node in ours.blocked))
+                                  not own and node not in left, node in ours.blocked, node in by_text))
     return [a[1] for a in asked], rows
 
 

@@ -1,10 +1,15 @@
 """kube-scheduler's reason strings, verbatim, so explanations read like `kubectl describe`.
 
 Static reasons (folded into ``Instance.static_block`` by the loader) come first,
-in plugin order; the dynamic ones are used by the executable semantics.
+in plugin order; the dynamic ones are used by the executable semantics. Where Go's
+random map order or a pointer picks a message's text, the reason shows one text marked
+and carries the pattern of every one (``marked_reason``, ``reason_admits``).
 """
 
 from __future__ import annotations
+
+import re
+from typing import Optional
 
 # Plugin names, in the kube-scheduler's Filter order.
 NODE_UNSCHEDULABLE_PLUGIN = "NodeUnschedulable"
@@ -105,3 +110,62 @@ def insufficient(resource: str) -> str:
     if resource == "pods":
         return TOO_MANY_PODS
     return INSUFFICIENT.format(resource=resource)
+
+
+# ---- reasons whose text Go picks among several --------------------------------------------
+# Some messages print a Go map (its order random per run) or a pointer (an address per run): a DRA
+# CEL runtime error naming ``device.attributes`` in ``insert failed``, ``%s`` of a map holding a
+# semver and a quantity (``dra_cel.CelError.pattern``). The error is certain, its text one of many.
+# Such a reason stays a plain string everywhere (documents, JSON, certificates) and carries its
+# pattern in its own text (``marked_reason``):
+#     <head>«<one text Go can print>» (Go's random map order or a pointer picks the text in «»: any
+#     that fully matches /<regex>/)
+# The regex's literal parts are ``re.escape``'d (spaces and parentheses escaped), so the closing
+# note never occurs inside it and is found from the end; the head (claim, class and request names:
+# DNS names) holds no «.
+MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
+_NOTE = MARK_CLOSE + " (Go's random map order or a pointer picks the text in \u00ab\u00bb: any that fully matches /"
+_END = "/)"
+
+
+def marked_reason(head: str, message: str, pattern: str) -> str:
+    """``head + message``, or where ``pattern`` (a regex every message Go can print fully matches)
+    is given, that text with ``message`` marked and the pattern carried along."""
+    if not pattern or pattern == re.escape(message):
+        return head + message
+    return f"{head}{MARK_OPEN}{message}{_NOTE}{pattern}{_END}"
+
+
+def _marked_parts(reason: str) -> Optional[tuple[str, str, str]]:
+    """(head, shown message, message pattern) of a marked reason; None for a plain one."""
+    if not reason.endswith(_END):
+        return None
+    j = reason.rfind(_NOTE)
+    i = reason.find(MARK_OPEN)
+    if j < 0 or i < 0 or i > j:
+        return None
+    return reason[:i], reason[i + len(MARK_OPEN):j], reason[j + len(_NOTE):-len(_END)]
+
+
+def reason_pattern(reason: str) -> Optional[str]:
+    """The regex every text Go can print for ``reason`` fully matches (None: a verbatim reason)."""
+    parts = _marked_parts(reason)
+    if parts is None:
+        return None
+    head, _, pattern = parts
+    return re.escape(head) + "(?:" + pattern + ")"
+
+
+def reason_text(reason: str) -> str:
+    """A text Go can print for ``reason``: the reason itself, or a marked one's shown message."""
+    parts = _marked_parts(reason)
+    return reason if parts is None else parts[0] + parts[1]
+
+
+def reason_admits(reason: str, message: str) -> bool:
+    """Whether the scheduler may report ``reason`` with the text ``message``: the same text, or for
+    a marked reason any text its pattern fully matches."""
+    if message == reason:
+        return True
+    pattern = reason_pattern(reason)
+    return pattern is not None and re.fullmatch(pattern, message) is not None

@@ -22,7 +22,9 @@ scheduler runs the "incubating" allocator of
   selectable. The outcome is a fit, a failure with the plugin's reason, or an
   error (a CEL runtime error, an ``All`` request over an incomplete pool, an
   unsupported constraint such as ``distinctAttribute``, more than 32 results),
-  which aborts the pod's whole scheduling cycle.
+  which aborts the pod's whole scheduling cycle. A CEL error whose text Go's random
+  map order or a pointer picks (``CelError.pattern``) is a reason with that text
+  marked and the pattern of every text Go can give (``reasons.marked_reason``).
 
 The scheduler visits pools in Go map order (random, per node) and slices in
 informer order (random, per cycle): ``allocate_in_order`` runs the search in one
@@ -335,8 +337,9 @@ class Allocator:
                 if got == dra_cel.UNKNOWN:
                     self.caveats.append(f"DRA: CEL selector not evaluated (taken as matching): {expr}")
                     continue
-                if isinstance(got, dra_cel.CelError):
-                    value = f"{where}: selector #{i}: CEL runtime error: {got.message}"
+                if isinstance(got, dra_cel.CelError):   # Go's map order or a pointer may pick the text: marked
+                    value = reasons.marked_reason(f"{where}: selector #{i}: CEL runtime error: ", got.message,
+                                                   got.pattern)
                 elif not got:
                     value = False
                 if value is not True:

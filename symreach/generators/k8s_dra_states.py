@@ -13,7 +13,8 @@ controller created (or not yet), a missing claim, one being deleted, a
 request naming a DeviceClass that does not exist. Beyond that (``FEATURES``):
 selectors with parentheses, ``!``, ``in``, ``? :``, string functions, ``has``,
 capacity quantities and semver attributes, and ones reading an attribute
-some devices lack (a CEL runtime error); ``matchAttribute`` constraints (and
+some devices lack (a CEL runtime error) or failing with an error whose text
+Go's random map order or a pointer picks (``MESSAGE_ERRORS``); ``matchAttribute`` constraints (and
 ``distinctAttribute``, an error for v1.35's allocator), ``adminAccess`` and
 tolerations in requests; devices with taints, counters or binding
 conditions, slices with ``perDeviceNodeSelection`` or ``sharedCounters``,
@@ -39,14 +40,25 @@ SELECTORS = {
     NIC: ['device.attributes["nic.example.com"].speed > 10'],
 }
 _G = 'device.attributes["gpu.example.com"]'
-FEATURES = {   # selectors outside the first subset; the last two fail on a device without numa
+# selectors that fail on some GPUs with an error whose text Go's random map order or a pointer picks
+# (``%s`` of the device, which holds a semver and a quantity; ``insert failed`` naming the device or a
+# map of it: its entries' order, its maps' default map's address, a quantity's spelling; or formats:
+# their validators' function pointers)
+_TWICE = "[1, 2].transformMapEntry(i, v, {{{}: v}}).size() == 1)"
+MESSAGE_ERRORS = [f'{_G}.mem < 80 || ("%s" + device.driver.substring(0,0)).format([device]) == ""',
+                  f'{_G}.model != "h100" || cel.bind(x, device.attributes, {_TWICE.format("x")}',
+                  f'{_G}.mem != 16 || cel.bind(k, device.capacity["gpu.example.com"], {_TWICE.format("k")}',
+                  f'{_G}.model != "a100" || cel.bind(d, device, {_TWICE.format("d")}',
+                  f'{_G}.model != "t4" || cel.bind(f, [format.dns1123Label(), format.uri()], {_TWICE.format("f")}']
+FEATURES = {   # selectors outside the first subset; the two before MESSAGE_ERRORS fail on a device without numa
     GPU: [f'({_G}.model == "a100" || {_G}.model == "h100") && !({_G}.mem < 40)',
           f'{_G}.model in ["a100", "h100"]', f'!({_G}.model in ["t4"])',
           'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0',
           'device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("20000Mi"))',
           f'{_G}.model.startsWith("a") || {_G}.model.matches("^h[0-9]+$")',
           f'has({_G}.numa) && {_G}.numa == 0', f'{_G}.driverVersion.isGreaterThan(semver("1.5.0"))',
-          f'{_G}.mem > 16 ? {_G}.ecc : true', f'{_G}.numa == 0', f'{_G}.numa != 1 || {_G}.mem >= 80'],
+          f'{_G}.mem > 16 ? {_G}.ecc : true', f'{_G}.numa == 0', f'{_G}.numa != 1 || {_G}.mem >= 80']
+    + MESSAGE_ERRORS,
     NIC: ['device.attributes["nic.example.com"].speed >= 25 && device.attributes["nic.example.com"].speed in [25, 100]'],
 }
 CLASSES = {"gpu": (GPU, None), "nic": (NIC, None), "a100": (GPU, 'device.attributes["gpu.example.com"].model == "a100"'),
@@ -176,6 +188,8 @@ def _request(rng: random.Random, name: str = "r") -> Obj:
     driver = CLASSES.get(cls, (None, None))[0]
     if driver and rng.random() < 0.45:
         body["selectors"] = [_cel(rng.choice(rng.choice((SELECTORS, FEATURES))[driver]))]
+    elif driver == GPU and rng.random() < 0.25:   # some states exercise a message Go's map order picks
+        body["selectors"] = [_cel(rng.choice(MESSAGE_ERRORS))]
     if rng.random() < 0.1:   # may share devices other claims hold
         body["adminAccess"] = True
     if rng.random() < 0.1:   # not looked at while the device-taints gate is off
@@ -300,14 +314,17 @@ def dra_state(rng: random.Random, index: int = 0, plain: bool = False) -> State:
 
 def plain_objects(objects: list[Obj]) -> list[Obj]:
     """The objects with nothing that makes the allocator fail with an error (every GPU has the
-    attributes selectors read, no claim has constraints, every pool is complete and valid) and
-    without admin access."""
+    attributes selectors read, no selector of ``MESSAGE_ERRORS``, no claim has constraints, every pool
+    is complete and valid) and without admin access."""
     pools: dict[tuple, list[Obj]] = {}
     for o in objects:
         if o["kind"] == "ResourceClaim":
             o["spec"]["devices"].pop("constraints", None)
             for r in o["spec"]["devices"]["requests"]:
                 r.get("exactly", {}).pop("adminAccess", None)
+                for body in [r.get("exactly") or {}] + list(r.get("firstAvailable") or []):
+                    if any(s.get("cel", {}).get("expression") in MESSAGE_ERRORS for s in body.get("selectors") or []):
+                        del body["selectors"]
             for r in (((o.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results", []):
                 r.pop("adminAccess", None)
         if o["kind"] == "ResourceSlice":

@@ -15,6 +15,7 @@ from typing import Callable, Optional
 from symreach import semantics
 from symreach.frontends.dispatch import resolve_pod
 from symreach.model import Config, Instance, daemonset_groups
+from symreach.reasons import reason_pattern
 from symreach.report.details import details, with_details
 
 # (t, n, configuration) -> the Filter verdict there, the configuration the refusing run saw (for the
@@ -83,7 +84,8 @@ class Explanation:
             "pod": self.pod,
             "summary": self.failed_scheduling(),
             "nodes": [{"node": v.node, "fits_now": v.reason is None, "reason": v.reason,
-                       "reasons": list(v.reason_list), "by_run": v.by_run, "details": list(v.details),
+                       "reasons": list(v.reason_list), "patterns": [reason_pattern(r) for r in v.reason_list],
+                       "by_run": v.by_run, "details": list(v.details),
                        "static": v.static} for v in self.nodes],
         }
 
