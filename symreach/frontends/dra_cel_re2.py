@@ -530,8 +530,19 @@ def _char(c: str) -> str:
     return c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}"
 
 
-def _charset(chars: list[str]) -> str:
-    return "[" + "".join(map(_char, chars)) + "]" if chars else _NOTHING
+def _charset(chars: list[str], alphabet: list[str]) -> str:
+    """The subject's characters ``chars`` as a set, or the others' complement where they are
+    fewer (the subject holds no other character): RE2 C++ compiles a set of many non-ASCII
+    characters into many instructions, and a pattern near Go's size limit repeats it thousands
+    of times within RE2's memory budget."""
+    if not chars:
+        return _NOTHING
+    if len(chars) == len(alphabet):
+        return "(?s:.)"
+    if 2 * len(chars) > len(alphabet):
+        members = set(chars)
+        return "[^" + "".join(_char(x) for x in alphabet if x not in members) + "]"
+    return "[" + "".join(map(_char, chars)) + "]"
 
 
 _NOTHING = "[^\\x00-\\x{10ffff}]"   # the empty class (a class of no subject character)
@@ -547,11 +558,11 @@ def _emit(node: _Node, alphabet: list[str]) -> str:
         if not fold:
             return _char(c)
         orbit = go_unicode.orbit(c)
-        return _charset([x for x in alphabet if x in orbit])
+        return _charset([x for x in alphabet if x in orbit], alphabet)
     if kind == "class":
-        return _charset([x for x in alphabet if node.value.has(x)])   # type: ignore[union-attr]
+        return _charset([x for x in alphabet if node.value.has(x)], alphabet)   # type: ignore[union-attr]
     if kind == "any":
-        return _charset([x for x in alphabet if node.value or x != "\n"])
+        return _charset([x for x in alphabet if node.value or x != "\n"], alphabet)
     if kind in _FIXED:
         return _FIXED[kind]
     if kind == "cat":

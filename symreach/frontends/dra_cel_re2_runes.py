@@ -122,7 +122,13 @@ def _append_negated_table(r: list[int], table: Ranges) -> list[int]:
 
 
 def clean(r: list[int]) -> list[int]:
-    """``cleanClass``: sorted by low end (longer first), overlapping and abutting ranges merged."""
+    """``cleanClass``: sorted by low end (longer first), overlapping and abutting ranges merged
+    (remembered: Go cleans a class again at each group around it)."""
+    return list(_clean(tuple(r)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _clean(r: tuple[int, ...]) -> tuple[int, ...]:
     pairs = sorted(zip(r[0::2], r[1::2]), key=lambda p: (p[0], -p[1]))
     out: list[int] = []
     for lo, hi in pairs:
@@ -130,7 +136,7 @@ def clean(r: list[int]) -> list[int]:
             out[-1] = max(out[-1], hi)
         else:
             out += (lo, hi)
-    return out
+    return tuple(out)
 
 
 def negate(r: list[int]) -> list[int]:
