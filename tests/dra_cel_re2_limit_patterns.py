@@ -84,9 +84,9 @@ def _factored(rng: random.Random) -> list[str]:
     for _ in range(6):
         seed = rng.random()
         wrap = rng.choice(["(", "(?:", "(x"])
-        depth = rng.randint(0, 200)
+        depth = rng.randint(300, 450)   # the chain's boundary then within CEL's 100,000 code points
         out += _around(lambda n, s=seed, w=wrap, d=depth: w * d + "(?:" + _prefix_chain(random.Random(s), n) + ")"
-                       + ")" * d, 1, 800)
+                       + ")" * d, 1, 400)
     return out
 
 

@@ -40,8 +40,8 @@ from typing import Callable, Iterator
 import re2
 
 from symreach.frontends import dra_cel_re2_limits as go, go_unicode
-from symreach.frontends.dra_cel_re2_runes import (aliases, append_folded_range, append_group, append_range,
-                                                  canonical_name, clean, negate, unicode_class)
+from symreach.frontends.dra_cel_re2_runes import (append_folded_range, append_group, append_range, clean, negate,
+                                                  unicode_class, unicode_name)
 
 __all__ = ["Re2Error", "Found", "Re2Unsupported", "Pattern", "emit", "find_all", "translate"]
 
@@ -121,7 +121,10 @@ def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bo
     """``unicodeTable``: the class ``\\p{name}`` names, the class under ``(?i)`` (the table and Go's
     ``FoldCategory``/``FoldScript`` table, the table alone where Go has none), and whether it is
     inverted (``Assigned``); None for a name Go does not know."""
-    name = canonical_name(name)
+    resolved = unicode_name(name)
+    if resolved is None:
+        return None
+    name = resolved
     if name == "Any":
         return _any, _any, False
     if name == "Assigned":
@@ -129,14 +132,7 @@ def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bo
         return cn, cn, True
     if name == "Ascii":
         return (lambda c: c.isascii()), (lambda c: c.isascii() or c in "\u017f\u212a"), False
-    if name == "Lc":
-        name = "LC"
     table = go_unicode.category(name) or go_unicode.script(name)
-    if table is None:
-        actual = aliases().get(name)
-        if actual is None:
-            return None
-        name, table = actual, go_unicode.category(actual)
     fold = go_unicode.fold_table(name)
     test = _member(table)   # type: ignore[arg-type]
     return test, (test if fold is None else lambda c: c in table or c in fold), False   # type: ignore[operator]

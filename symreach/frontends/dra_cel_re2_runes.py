@@ -14,8 +14,8 @@ import functools
 
 from symreach.frontends import go_unicode
 
-__all__ = ["MAX_RUNE", "aliases", "append_class", "append_folded_range", "append_group", "append_literal",
-           "append_range", "canonical_name", "clean", "min_fold", "negate", "simple_fold", "unicode_class"]
+__all__ = ["MAX_RUNE", "append_class", "append_folded_range", "append_group", "append_literal", "append_range",
+           "clean", "min_fold", "negate", "simple_fold", "unicode_class", "unicode_name"]
 
 MAX_RUNE = 0x10FFFF
 _MIN_FOLD, _MAX_FOLD = 0x41, 0x1E943   # the runes folding involves (Go's minFold, maxFold)
@@ -154,35 +154,40 @@ def append_group(r: list[int], group: list[int], negated: bool, fold: bool) -> l
     return _append_negated_class(r, group) if negated else append_class(r, group)
 
 
-def _tables(name: str) -> tuple[Ranges, Ranges | None, bool] | None:
-    """``unicodeTable`` by canonical name: Go's table, its fold table, whether inverted."""
+def unicode_name(name: str) -> str | None:
+    """``unicodeTable``'s lookup of ``\\p{name}``: ``Any``, ``Ascii``, ``Assigned``, or the
+    category (``LC``; an alias resolved) or script it names; None where Go knows no such table."""
+    name = _canonical_name(name)
+    if name in ("Any", "Ascii", "Assigned"):
+        return name
+    name = "LC" if name == "Lc" else name
+    if go_unicode.category(name) is not None or go_unicode.script(name) is not None:
+        return name
+    return _aliases().get(name)
+
+
+def _tables(name: str) -> tuple[Ranges, Ranges | None, bool]:
+    """Go's table for a name ``unicode_name`` gave, its fold table, whether it is inverted."""
     special = {"Any": (_ANY, _ANY, False), "Ascii": (_ASCII, _ASCII_FOLD, False)}
     if name in special:
         return special[name]
     if name == "Assigned":
         cn = go_unicode.category_ranges("Cn")
         return cn, cn, True   # type: ignore[return-value]
-    name = "LC" if name == "Lc" else name
     held = go_unicode.category_ranges(name)
     if held is None:
-        script = go_unicode.script(name)
-        held = None if script is None else script.ranges
-    if held is None:
-        actual = aliases().get(name)
-        if actual is None:
-            return None
-        name, held = actual, go_unicode.category_ranges(actual)
+        held = go_unicode.script(name).ranges   # type: ignore[union-attr]
     fold = go_unicode.fold_table(name)
-    return held, None if fold is None else fold.ranges, False   # type: ignore[return-value]
+    return held, None if fold is None else fold.ranges, False
 
 
 @functools.lru_cache(maxsize=1)
-def aliases() -> dict[str, str]:
+def _aliases() -> dict[str, str]:
     """``unicode.CategoryAliases`` by canonical name (Go's ``categoryAliases``)."""
-    return {canonical_name(alias): category for alias, category in go_unicode.aliases().items()}
+    return {_canonical_name(alias): category for alias, category in go_unicode.aliases().items()}
 
 
-def canonical_name(name: str) -> str:
+def _canonical_name(name: str) -> str:
     """Go's ``canonicalName``: an ASCII capital, then ASCII lower case, without ``_ - `` and spaces."""
     kept = [c for c in name if c not in "_- "]
     return "".join((c.upper() if i == 0 else c.lower()) if c.isascii() else c for i, c in enumerate(kept))
@@ -191,9 +196,9 @@ def canonical_name(name: str) -> str:
 def unicode_class(r: list[int], name: str, negated: bool, fold: bool) -> list[int]:
     """``parseUnicodeClass``'s appending of ``\\p{name}`` (``negated`` for ``\\P`` or ``^``) to ``r``;
     the caller has checked that Go knows the name."""
-    found = _tables(canonical_name(name))
-    assert found is not None, name
-    table, fold_table, inverted = found
+    resolved = unicode_name(name)
+    assert resolved is not None, name
+    table, fold_table, inverted = _tables(resolved)
     negated = negated != inverted
     if not fold or fold_table is None:
         return _append_negated_table(r, table) if negated else _append_table(r, table)
