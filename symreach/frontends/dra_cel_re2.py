@@ -23,8 +23,10 @@ characters. Repetition counts are at most 1,000 as in Go; RE2 C++'s memory budge
 Go's limits on its tree's height, size and class runes (``expression nests too deeply``,
 ``expression too large``) are decided exactly: the parser tells each step to
 ``dra_cel_re2_limits``, which replays Go's parse stack and its bookkeeping.
-``Re2Unsupported``: a surrogate (not in a Go string), or a translation RE2 C++ refuses (over
-its 256 MB; none known), or a recursion past Python's limit (raised with the pattern's length).
+``Re2Unsupported``: a surrogate (not in a Go string), a translation RE2 C++ refuses (past its
+256 MB: a pattern near Go's size limit whose classes, written as the subject's characters,
+take RE2 many instructions each, e.g. ``(?:.{3000}){1000}`` on a text of 60 CJK characters),
+or a recursion past Python's limit (raised with the pattern's length; none known).
 """
 
 from __future__ import annotations
