@@ -597,7 +597,7 @@ def emit(pattern: str, subject: str) -> str:
         return _emit(tree, sorted(set(subject)))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=8)   # (a tree of a long pattern holds tens of MB)
 def _parsed(pattern: str) -> _Node | Re2Error:
     """The pattern's tree, or Go's error for it: a syntax error, or a limit Go's parse stack
     passes before it (``expression nests too deeply``, ``expression too large``, the whole
@@ -635,15 +635,28 @@ _RAISING = threading.Lock()
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@functools.lru_cache(maxsize=4096)
 def translate(pattern: str, subject: str) -> Pattern:
     """``emit``'s pattern compiled by RE2 (``search``, ``start``, ``end``, ``group`` as Python's
-    ``re``; positions in ``str`` characters); ``Re2Unsupported`` where RE2 C++ refuses it."""
-    text = emit(pattern, subject)
-    try:
-        return Pattern(text)
-    except re2.error as err:   # e.g. over max_mem: Go may still accept it
-        raise Re2Unsupported(f"RE2 C++ refuses the translation: {err}") from None
+    ``re``; positions in ``str`` characters); ``Re2Unsupported`` where RE2 C++ refuses it.
+    The last 4,096 are kept, but none of over ``_KEPT_PROGRAM`` instructions (one near Go's size
+    limit holds tens of MB)."""
+    key = (pattern, subject)
+    found = _TRANSLATED.pop(key, None)
+    if found is None:
+        text = emit(pattern, subject)
+        try:
+            found = Pattern(text)
+        except re2.error as err:   # e.g. over max_mem: Go may still accept it
+            raise Re2Unsupported(f"RE2 C++ refuses the translation: {err}") from None
+    if found.regexp.programsize <= _KEPT_PROGRAM:
+        _TRANSLATED[key] = found   # (last used last)
+        if len(_TRANSLATED) > 4096:
+            del _TRANSLATED[next(iter(_TRANSLATED))]
+    return found
+
+
+_TRANSLATED: dict[tuple[str, str], Pattern] = {}
+_KEPT_PROGRAM = 100_000
 
 
 def find_all(pattern: Pattern, s: str, limit: int) -> list[str]:

@@ -20,7 +20,7 @@ later in the pattern and loses to one before, as in Go.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from symreach.frontends.dra_cel_re2_runes import (MAX_RUNE, append_class, append_literal, clean, min_fold,
                                                   simple_fold)
@@ -166,6 +166,12 @@ class GoStack:
         self.check_size(re)
         self.check_height(re)
 
+    def _belated(self, cache: str, check: Callable[[_Re], None]) -> None:
+        """A cache Go starts late: made empty, then filled by checking each node on the stack."""
+        setattr(self, cache, {})
+        for x in list(self.stack):
+            check(x)
+
     def check_size(self, re: _Re) -> None:
         if self.size is None:
             self.repeats = self.repeats or 1
@@ -175,9 +181,7 @@ class GoStack:
                 self.repeats = MAX_SIZE if n > MAX_SIZE // self.repeats else self.repeats * n
             if self.allocated < MAX_SIZE // self.repeats:
                 return
-            self.size = {}
-            for x in list(self.stack):
-                self.check_size(x)
+            self._belated("size", self.check_size)
         if self.calc_size(re, True) > MAX_SIZE:
             raise GoLimit(LARGE)
 
@@ -212,9 +216,7 @@ class GoStack:
         if self.allocated < MAX_HEIGHT:
             return
         if self.height is None:
-            self.height = {}
-            for x in list(self.stack):
-                self.check_height(x)
+            self._belated("height", self.check_height)
         if self.calc_height(re, True) > MAX_HEIGHT:
             raise GoLimit(DEEP)
 

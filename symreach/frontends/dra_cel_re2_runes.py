@@ -127,7 +127,7 @@ def clean(r: list[int]) -> list[int]:
     return list(_clean(tuple(r)))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)
 def _clean(r: tuple[int, ...]) -> tuple[int, ...]:
     pairs = sorted(zip(r[0::2], r[1::2]), key=lambda p: (p[0], -p[1]))
     out: list[int] = []
