@@ -81,11 +81,11 @@ random map order or a pointer picks an error's message (``%s`` of maps holding a
 quantity, ``insert failed`` naming a map or the device), the error is certain and
 ``CelError.pattern`` admits every message Go can give.
 
-Still unevaluated, each giving ``UNKNOWN`` (the front end then takes the device
-as matching and marks the answer with a caveat, never silently): a pattern over 1,000
-nested groups (``dra_cel_re2``'s recursive parser; 200 before Python 3.11), or whose bounds of Go's tree height, size
-and class runes (``dra_cel_re2_limits``) exceed Go's limits (1,000 high, 3.3M instructions,
-33.5M runes), where Go may refuse it (``expression nests too deeply``, ``expression too large``).
+Go's limits on a pattern's tree (1,000 high, 3.3M instructions, 33.5M class runes: ``expression
+nests too deeply``, ``expression too large``) are decided exactly, as Go's parse stack reaches
+them (``dra_cel_re2_limits``). ``UNKNOWN`` (the front end then takes the device as matching and
+marks the answer with a caveat, never silently) is left for what no selector is known to hold:
+a construct the evaluator does not know, or a pattern RE2 C++ cannot compile in 256 MB.
 
 A domain with no attribute is an empty map (the scheduler's default, one map for
 every such read; ``has`` finds every domain, ``in``, ``size`` and the macros see the

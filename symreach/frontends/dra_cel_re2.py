@@ -20,10 +20,13 @@ empty, ``\\B`` in the empty text). RE2 runs on UTF-8 bytes; a search is ``(?s:.)
 anchored at a character, so a match starts at a rune as in Go, and positions come back in
 characters. Repetition counts are at most 1,000 as in Go; RE2 C++'s memory budget is 256 MB.
 
-``Re2Unsupported``: patterns Go's size and height limits may refuse (``dra_cel_re2_limits``
-bounds Go's numbers from above), over 1,000 groups deep (200 before Python 3.11: this module's
-recursive parser), a
-surrogate (not in a Go string), or a translation RE2 C++ refuses.
+Go's limits on its tree's height, size and class runes (``expression nests too deeply``,
+``expression too large``) are decided exactly: the parser tells each step to
+``dra_cel_re2_limits``, which replays Go's parse stack and its bookkeeping.
+``Re2Unsupported``: a surrogate (not in a Go string), a translation RE2 C++ refuses (past its
+256 MB: a pattern near Go's size limit whose classes, written as the subject's characters,
+take RE2 many instructions each, e.g. ``(?:.{3000}){1000}`` on a text of 60 CJK characters),
+or a recursion past Python's limit (raised with the pattern's length; none known).
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ from typing import Callable, Iterator
 
 import re2
 
-from symreach.frontends import go_unicode
-from symreach.frontends.dra_cel_re2_limits import may_exceed, may_exceed_text
+from symreach.frontends import dra_cel_re2_limits as go, go_unicode
+from symreach.frontends.dra_cel_re2_runes import (append_folded_range, append_group, append_range, clean, negate,
+                                                  unicode_class, unicode_name)
 
 __all__ = ["Re2Error", "Found", "Re2Unsupported", "Pattern", "emit", "find_all", "translate"]
 
@@ -92,22 +96,13 @@ _PERL = {"d": "0-9", "s": "\t\n\f\r ", "w": "0-9A-Za-z_"}
 _POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\x00-\x7f", "blank": "\t ", "cntrl": "\x00-\x1f\x7f",
           "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@[-`{-~",
           "space": "\t-\r ", "upper": "A-Z", "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f"}
-# Nested groups this module's recursive parser and emitter take: as deep as Go's 1,000 height lets
-# a tree be where Python's calls do not use the C stack (3.11 on), else 200.
-_MAX_DEPTH = 1000 if sys.version_info >= (3, 11) else 200
-_FRAMES = 12   # Python frames per nested group, at most: parse, the limits' walks, emit
+_FRAMES = 12   # Python frames per pattern character, at most: the parser, Go's stack's walks, emit
 _MAX_MEMORY = 1 << 28   # RE2 C++'s max_mem: its compiled program and DFA cache
 
 
 def _ranges(spec: str) -> Callable[[str], bool]:
     pairs = re.findall(r"(.)(?:-(.))?", spec, re.DOTALL)
     return lambda c: any(lo <= c <= (hi or lo) for lo, hi in pairs)
-
-
-def _canonical(name: str) -> str:
-    """Go's ``canonicalName``: an ASCII capital, then ASCII lower case, without ``_ - `` and spaces."""
-    kept = [c for c in name if c not in "_- "]
-    return "".join((c.upper() if i == 0 else c.lower()) if c.isascii() else c for i, c in enumerate(kept))
 
 
 def _folded(test: Callable[[str], bool]) -> Callable[[str], bool]:
@@ -124,17 +119,14 @@ def _any(c: str) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=1)
-def _aliases() -> dict[str, str]:
-    """``unicode.CategoryAliases`` by canonical name (Go's ``categoryAliases``)."""
-    return {_canonical(alias): category for alias, category in go_unicode.aliases().items()}
-
-
 def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bool], bool] | None:
     """``unicodeTable``: the class ``\\p{name}`` names, the class under ``(?i)`` (the table and Go's
     ``FoldCategory``/``FoldScript`` table, the table alone where Go has none), and whether it is
     inverted (``Assigned``); None for a name Go does not know."""
-    name = _canonical(name)
+    resolved = unicode_name(name)
+    if resolved is None:
+        return None
+    name = resolved
     if name == "Any":
         return _any, _any, False
     if name == "Assigned":
@@ -142,14 +134,7 @@ def _unicode_table(name: str) -> tuple[Callable[[str], bool], Callable[[str], bo
         return cn, cn, True
     if name == "Ascii":
         return (lambda c: c.isascii()), (lambda c: c.isascii() or c in "\u017f\u212a"), False
-    if name == "Lc":
-        name = "LC"
     table = go_unicode.category(name) or go_unicode.script(name)
-    if table is None:
-        actual = _aliases().get(name)
-        if actual is None:
-            return None
-        name, table = actual, go_unicode.category(actual)
     fold = go_unicode.fold_table(name)
     test = _member(table)   # type: ignore[arg-type]
     return test, (test if fold is None else lambda c: c in table or c in fold), False   # type: ignore[operator]
@@ -181,31 +166,37 @@ class _Node:
 
 
 class _Parser:
-    """Go's ``regexp/syntax.Parse`` with the Perl flags, as a recursive descent."""
+    """Go's ``regexp/syntax.Parse`` with the Perl flags, as a recursive descent; each step it
+    takes is also told to ``go``, Go's parse stack, which raises ``GoLimit`` where Go's limits
+    refuse the pattern (``dra_cel_re2_limits``)."""
 
     def __init__(self, pattern: str) -> None:
         self.s = pattern
         self.i = 0
-        self.depth = 0
+        self.go = go.GoStack()
 
     def error(self, code: str, expr: str) -> Re2Error:
         return Re2Error(code, expr)
 
     def parse(self) -> _Node:
-        node = self.alternation(0)
+        node, flags = self.alternation(0)
         if self.i < len(self.s):   # a ')' with no group open
+            self.go.close(_go_flags(flags))
             raise self.error("unexpected )", self.s)
+        self.go.finish(_go_flags(flags))
         return node
 
-    def alternation(self, flags: int) -> _Node:
+    def alternation(self, flags: int) -> tuple[_Node, int]:
+        """Branches up to a ``)`` or the end; the flags in force there."""
         branches = []
         while True:
             concat, flags = self.concat(flags)
             branches.append(concat)
             if self.i < len(self.s) and self.s[self.i] == "|":
+                self.go.bar(_go_flags(flags))
                 self.i += 1
                 continue
-            return branches[0] if len(branches) == 1 else _Node("alt", branches)
+            return (branches[0] if len(branches) == 1 else _Node("alt", branches)), flags
 
     def concat(self, flags: int) -> tuple[_Node, int]:
         items: list[_Node] = []
@@ -235,15 +226,15 @@ class _Parser:
         return (items[0] if len(items) == 1 else _Node("cat", items)), flags
 
     def atom(self, c: str, flags: int) -> _Node:
-        if c == "^":
-            return _Node("bol" if flags & _M else "bot")
-        if c == "$":
-            return _Node("eol" if flags & _M else "eot")
-        if c == ".":
-            return _Node("any", value=bool(flags & _S))
+        if c in "^$.":
+            kind = {"^": ("bot", "bol"), "$": ("eot", "eol"), ".": ("any", "any")}[c][bool(flags & _M)]
+            self.go.op(_GO_OPS[kind] if c != "." else go.ANY if flags & _S else go.ANY_NOT_NL, _go_flags(flags),
+                       dollar=c == "$")
+            return _Node(kind, value=bool(flags & _S) if c == "." else None)
         return self.literal(c, flags)
 
     def literal(self, c: str, flags: int) -> _Node:
+        self.go.literal(ord(c), _go_flags(flags))
         return _Node("lit", value=(c, bool(flags & _I)))
 
     def repeat_bounds(self) -> tuple[int, int] | None:
@@ -273,6 +264,8 @@ class _Parser:
             raise self.error("missing argument to repetition operator", self.s[start:self.i])
         node = _Node("rep", [items[-1]], low=bounds[0], high=bounds[1], lazy=lazy)
         counted = self.s[start] == "{"
+        op = go.REPEAT if counted else {"*": go.STAR, "+": go.PLUS, "?": go.QUEST}[self.s[start]]
+        self.go.repeat(op, *(bounds if counted else (0, 0)), _go_flags(flags & ~_U | (_U if lazy else 0)))
         if counted and (bounds[0] >= 2 or bounds[1] >= 2) and not _repeat_valid(node, 1000):
             raise self.error("invalid repeat count", self.s[start:self.i])
         items[-1] = node
@@ -280,7 +273,7 @@ class _Parser:
     def group(self, items: list[_Node], flags: int) -> int:
         """``(``: a capture, ``(?:``, a named capture or flags; returns the flags that follow."""
         s = self.s
-        inner = flags
+        inner, name, capture = flags, "", True
         if s.startswith("(?", self.i):
             t = s[self.i:]
             named = len(t) > 4 and t[2] == "P" and t[3] == "<" or len(t) > 3 and t[2] == "<"
@@ -296,15 +289,15 @@ class _Parser:
                 inner, scoped = self.flags(flags)
                 if not scoped:
                     return inner   # (?flags): the rest of the enclosing group
+                capture = False
         else:
             self.i += 1
-        self.depth += 1
-        if self.depth > _MAX_DEPTH:
-            raise Re2Unsupported("deep nesting")
-        body = self.alternation(inner)
-        self.depth -= 1
+        self.go.open(_go_flags(flags), capture, name)
+        body, inner = self.alternation(inner)
         if self.i >= len(self.s):
+            self.go.finish(_go_flags(inner))
             raise self.error("missing closing )", self.s)
+        self.go.close(_go_flags(inner))
         self.i += 1
         items.append(_Node("group", [body]))
         return flags
@@ -335,6 +328,7 @@ class _Parser:
         simple = {"A": "bot", "z": "eot", "b": "wordb", "B": "nwordb"}
         if nxt in simple:
             self.i += 2
+            self.go.op(_GO_OPS[simple[nxt]], _go_flags(flags))
             items.append(_Node(simple[nxt]))
             return
         if nxt == "C":
@@ -345,14 +339,17 @@ class _Parser:
             self.i = len(s) if end < 0 else end + 2
             items.extend(self.literal(c, flags) for c in text)
             return
-        cls = self.class_escape(flags)
+        runes: list[int] = []
+        cls = self.class_escape(flags, runes)
         if cls is not None:
+            self.go.char_class(runes, _go_flags(flags))
             items.append(_Node("class", value=_Class([cls], fold=bool(flags & _I))))
             return
         items.append(self.literal(self.escaped_char(), flags))
 
-    def class_escape(self, flags: int) -> _Item | None:
-        """``\\pX \\p{Name} \\PX`` and ``\\d \\s \\w`` and their negations, as a class item."""
+    def class_escape(self, flags: int, runes: list[int]) -> _Item | None:
+        """``\\pX \\p{Name} \\PX`` and ``\\d \\s \\w`` and their negations, as a class item;
+        Go's runes for it appended to ``runes``."""
         s, i = self.s, self.i
         nxt = s[i + 1:i + 2]
         if nxt in ("p", "P"):
@@ -371,10 +368,12 @@ class _Parser:
             if found is None:
                 raise self.error("invalid character class range", seq)
             test, folded, inverted = found
+            runes[:] = unicode_class(runes, name, negated, bool(flags & _I))
             return test, negated != inverted, folded
         if nxt.lower() in _PERL:
             self.i += 2
             test = _ranges(_PERL[nxt.lower()])
+            runes[:] = append_group(runes, _group_runes(_PERL[nxt.lower()]), nxt.isupper(), bool(flags & _I))
             return test, nxt.isupper(), _folded(test)
         return None
 
@@ -433,6 +432,7 @@ class _Parser:
         s, whole_start = self.s, self.i
         self.i += 1
         cls = _Class(fold=bool(flags & _I))
+        runes: list[int] = []   # Go's, as parseClass appends them
         if s[self.i:self.i + 1] == "^":
             cls.negated = True
             self.i += 1
@@ -451,9 +451,10 @@ class _Parser:
                         raise self.error("invalid character class range", name)
                     test = _ranges(_POSIX[body.lstrip("^")])
                     cls.items.append((test, negated, _folded(test)))
+                    runes = append_group(runes, _group_runes(_POSIX[body.lstrip("^")]), negated, cls.fold)
                     self.i = end + 2
                     continue
-            item = self.class_escape(flags) if s[self.i] == "\\" else None
+            item = self.class_escape(flags, runes) if s[self.i] == "\\" else None
             if item is not None:
                 cls.items.append(item)
                 continue
@@ -467,7 +468,10 @@ class _Parser:
                     raise self.error("invalid character class range", s[range_start:self.i])
             test = (lambda c, lo=lo, hi=hi: lo <= c <= hi)
             cls.items.append((test, False, _folded(test)))
+            runes = (append_folded_range if cls.fold else append_range)(runes, ord(lo), ord(hi))
         self.i += 1
+        runes = clean(runes)
+        self.go.char_class(negate(runes) if cls.negated else runes, _go_flags(flags))
         return _Node("class", value=cls)
 
     def class_char(self, whole_start: int) -> str:
@@ -477,6 +481,20 @@ class _Parser:
             return self.escaped_char()
         self.i += 1
         return self.s[self.i - 1]
+
+
+def _go_flags(flags: int) -> int:
+    return go.go_flags(bool(flags & _I), bool(flags & _M), bool(flags & _S), bool(flags & _U))
+
+
+_GO_OPS = {"bol": go.BEGIN_LINE, "eol": go.END_LINE, "bot": go.BEGIN_TEXT, "eot": go.END_TEXT, "wordb": go.WORD,
+           "nwordb": go.NO_WORD}
+
+
+@functools.lru_cache(maxsize=None)
+def _group_runes(spec: str) -> list[int]:
+    """A Perl or POSIX class spec as Go's table of it (sorted, merged ranges)."""
+    return clean([ord(c) for lo, hi in re.findall(r"(.)(?:-(.))?", spec, re.DOTALL) for c in (lo, hi or lo)])
 
 
 def _go_int(digits: str) -> int:
@@ -499,7 +517,10 @@ def _repeat_valid(node: _Node, n: int) -> bool:
             return False
         if m > 0:
             n //= m
-    return all(_repeat_valid(sub, n) for sub in node.subs)
+    for sub in node.subs:
+        if not _repeat_valid(sub, n):
+            return False
+    return True
 
 
 def _char(c: str) -> str:
@@ -507,8 +528,19 @@ def _char(c: str) -> str:
     return c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}"
 
 
-def _charset(chars: list[str]) -> str:
-    return "[" + "".join(map(_char, chars)) + "]" if chars else _NOTHING
+def _charset(chars: list[str], alphabet: list[str]) -> str:
+    """The subject's characters ``chars`` as a set, or the others' complement where they are
+    fewer (the subject holds no other character): RE2 C++ compiles a set of many non-ASCII
+    characters into many instructions, and a pattern near Go's size limit repeats it thousands
+    of times within RE2's memory budget."""
+    if not chars:
+        return _NOTHING
+    if len(chars) == len(alphabet):
+        return "(?s:.)"
+    if 2 * len(chars) > len(alphabet):
+        members = set(chars)
+        return "[^" + "".join(_char(x) for x in alphabet if x not in members) + "]"
+    return "[" + "".join(map(_char, chars)) + "]"
 
 
 _NOTHING = "[^\\x00-\\x{10ffff}]"   # the empty class (a class of no subject character)
@@ -524,17 +556,17 @@ def _emit(node: _Node, alphabet: list[str]) -> str:
         if not fold:
             return _char(c)
         orbit = go_unicode.orbit(c)
-        return _charset([x for x in alphabet if x in orbit])
+        return _charset([x for x in alphabet if x in orbit], alphabet)
     if kind == "class":
-        return _charset([x for x in alphabet if node.value.has(x)])   # type: ignore[union-attr]
+        return _charset([x for x in alphabet if node.value.has(x)], alphabet)   # type: ignore[union-attr]
     if kind == "any":
-        return _charset([x for x in alphabet if node.value or x != "\n"])
+        return _charset([x for x in alphabet if node.value or x != "\n"], alphabet)
     if kind in _FIXED:
         return _FIXED[kind]
     if kind == "cat":
-        return "".join(_emit(s, alphabet) for s in node.subs)
+        return "".join([_emit(s, alphabet) for s in node.subs])
     if kind == "alt":
-        return "(?:" + "|".join(_emit(s, alphabet) for s in node.subs) + ")"
+        return "(?:" + "|".join([_emit(s, alphabet) for s in node.subs]) + ")"
     if kind == "group":
         return "(?:" + _emit(node.subs[0], alphabet) + ")"
     low, high = node.low, node.high
@@ -558,27 +590,37 @@ def emit(pattern: str, subject: str) -> str:
     does; ``Re2Error`` with Go's message when Go refuses the pattern."""
     if _SURROGATE.search(pattern) or _SURROGATE.search(subject):
         raise Re2Unsupported("a surrogate, which Go's UTF-8 strings cannot hold")
-    with _frames(pattern.count("(")):
-        parser = _Parser(pattern)
-        try:
-            tree = parser.parse()
-        except Re2Error:
-            if may_exceed_text(pattern[:parser.i + 1]):
-                raise Re2Unsupported("a pattern Go's limits may refuse before its syntax error") from None
-            raise
-        if may_exceed(tree, pattern):
-            raise Re2Unsupported("a pattern Go's size or height limits may refuse")
+    tree = _parsed(pattern)
+    if isinstance(tree, Re2Error):
+        raise tree
+    with _frames(len(pattern)):
         return _emit(tree, sorted(set(subject)))
 
 
+@functools.lru_cache(maxsize=8)   # (a tree of a long pattern holds tens of MB)
+def _parsed(pattern: str) -> _Node | Re2Error:
+    """The pattern's tree, or Go's error for it: a syntax error, or a limit Go's parse stack
+    passes before it (``expression nests too deeply``, ``expression too large``, the whole
+    pattern quoted, as Go's ``parse`` reports a limit's panic)."""
+    with _frames(len(pattern)):
+        try:
+            return _Parser(pattern).parse()
+        except go.GoLimit as limit:
+            return Re2Error(limit.code, pattern)
+        except Re2Error as err:
+            return err
+
+
 @contextlib.contextmanager
-def _frames(groups: int) -> Iterator[None]:
-    """Python's recursion limit raised for a pattern with ``groups`` parentheses (at most
-    ``_MAX_DEPTH`` deep: the parser stops there), then restored; one pattern at a time (the limit
-    is the process's). A recursion error all the same is an unsupported pattern, never a crash."""
+def _frames(length: int) -> Iterator[None]:
+    """Python's recursion limit raised for a pattern of ``length`` characters (no deeper than that
+    in groups, in Go's tree or in its factoring), then restored; one pattern at a time (the limit
+    is the process's). The recursive walks call themselves from Python only (no ``max``/``all``
+    over a generator), so deep recursion uses no C stack on Python 3.11 on. A recursion error all
+    the same is an unsupported pattern, never a crash."""
     with _RAISING:
         before = sys.getrecursionlimit()
-        sys.setrecursionlimit(before + _FRAMES * (min(groups, _MAX_DEPTH) + 2))
+        sys.setrecursionlimit(before + _FRAMES * (length + 2))
         try:
             yield
         except RecursionError:
@@ -593,15 +635,28 @@ _RAISING = threading.Lock()
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@functools.lru_cache(maxsize=4096)
 def translate(pattern: str, subject: str) -> Pattern:
     """``emit``'s pattern compiled by RE2 (``search``, ``start``, ``end``, ``group`` as Python's
-    ``re``; positions in ``str`` characters); ``Re2Unsupported`` where RE2 C++ refuses it."""
-    text = emit(pattern, subject)
-    try:
-        return Pattern(text)
-    except re2.error as err:   # e.g. over max_mem: Go may still accept it
-        raise Re2Unsupported(f"RE2 C++ refuses the translation: {err}") from None
+    ``re``; positions in ``str`` characters); ``Re2Unsupported`` where RE2 C++ refuses it.
+    The last 4,096 are kept, but none of over ``_KEPT_PROGRAM`` instructions (one near Go's size
+    limit holds tens of MB)."""
+    key = (pattern, subject)
+    found = _TRANSLATED.pop(key, None)
+    if found is None:
+        text = emit(pattern, subject)
+        try:
+            found = Pattern(text)
+        except re2.error as err:   # e.g. over max_mem: Go may still accept it
+            raise Re2Unsupported(f"RE2 C++ refuses the translation: {err}") from None
+    if found.regexp.programsize <= _KEPT_PROGRAM:
+        _TRANSLATED[key] = found   # (last used last)
+        if len(_TRANSLATED) > 4096:
+            del _TRANSLATED[next(iter(_TRANSLATED))]
+    return found
+
+
+_TRANSLATED: dict[tuple[str, str], Pattern] = {}
+_KEPT_PROGRAM = 100_000
 
 
 def find_all(pattern: Pattern, s: str, limit: int) -> list[str]:

@@ -13,8 +13,8 @@ import functools
 from dataclasses import dataclass, field
 from importlib import resources
 
-__all__ = ["Table", "aliases", "category", "fold_table", "is_print", "is_space", "orbit", "script", "script_names",
-           "version"]
+__all__ = ["Table", "aliases", "category", "category_ranges", "fold_table", "is_print", "is_space", "orbit", "script",
+           "script_names", "version"]
 
 
 @dataclass
@@ -47,6 +47,7 @@ class _Tables:
     aliases: dict[str, str] = field(default_factory=dict)
     space: Table = field(default_factory=Table)
     orbits: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    held: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)
 
 
 def _ranges(words: list[str]) -> list[tuple[int, int, int]]:
@@ -95,6 +96,8 @@ def _tables() -> _Tables:
             t.aliases[words[0]] = words[1]
         elif kind == "space":
             t.space = Table(_ranges(words))
+        elif kind == "table":
+            t.held[words[0]] = _ranges(words[1:])
         elif kind == "orbits":
             t.orbits = _orbits(words)
     leaves = list(t.categories.values())
@@ -111,6 +114,14 @@ def version() -> str:
 def category(name: str) -> Table | None:
     """``unicode.Categories[name]`` (``Cn`` and ``LC`` included)."""
     return _tables().categories.get(name)
+
+
+def category_ranges(name: str) -> list[tuple[int, int, int]] | None:
+    """``unicode.Categories[name]``'s ranges as Go holds them, in order (a union's own table, not
+    its parts': ``regexp/syntax`` appends a table range by range, so the split matters)."""
+    t = _tables()
+    held = t.held.get(name)
+    return held if held is not None else t.categories[name].ranges if name in t.categories else None
 
 
 def script(name: str) -> Table | None:

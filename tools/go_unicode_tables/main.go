@@ -112,7 +112,8 @@ func main() {
 	fmt.Println("# strconv.IsPrint and strings.TrimSpace read. Generated, do not edit:")
 	fmt.Println("#   go run tools/go_unicode_tables/main.go > symreach/frontends/go_unicode.txt")
 	fmt.Println("# lines: version; category NAME ranges (hex lo-hi:stride); complement NAME (the runes no")
-	fmt.Println("# category holds); union NAME its categories;")
+	fmt.Println("# category holds); union NAME its categories; table NAME: a union's or Cn's own ranges, as Go")
+	fmt.Println("# holds them (regexp/syntax appends a table range by range);")
 	fmt.Println("# fold NAME ranges (unicode.FoldCategory/FoldScript); script NAME ranges; alias NAME CATEGORY;")
 	fmt.Println("# space ranges (unicode.White_Space); orbits: simple folding orbits (lo-hi:stride+delta pairs, a,b,c)")
 	fmt.Printf("version %s\n", unicode.Version)
@@ -132,6 +133,7 @@ func main() {
 		}
 	}
 	fmt.Println("complement Cn")
+	fmt.Printf("table Cn %s\n", ranges(unicode.Cn))
 	for _, k := range sortedKeys(unicode.Categories) {
 		if len(k) == 2 && k != "LC" {
 			continue
@@ -153,6 +155,7 @@ func main() {
 			}
 		}
 		fmt.Printf("union %s %s\n", k, strings.Join(parts, " "))
+		fmt.Printf("table %s %s\n", k, ranges(unicode.Categories[k]))
 	}
 	for _, k := range sortedKeys(unicode.FoldCategory) {
 		fmt.Printf("fold %s %s\n", k, ranges(unicode.FoldCategory[k]))
