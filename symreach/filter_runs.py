@@ -121,6 +121,22 @@ def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: in
                       k, chunk, workers, bound)
 
 
+def segments_cover(zones: Counts, spare: int, segments: int) -> bool:
+    """A necessary condition for a run to miss every erring node: the unfiltered nodes form at most
+    ``segments`` (W = min(16, chunks)) contiguous stretches of the cyclic node list (the tail and
+    W - 1 chunk suffixes; one suffix a chunk where chunks <= W). In the zones' round robin, a zone at
+    least as large as z' lies between any two consecutive nodes of z' (both are listed in each round
+    z' is, wrapping included), so a stretch holds at most one node more of z' than of z: each zone
+    keeps unfiltered at least the erring nodes of any zone no larger, less ``segments``, and where
+    that passes its erring and other nodes, feasible ones (``spare`` is what may be lost)."""
+    lost = 0
+    for f, o, r in zones:
+        size = f + o + r
+        floor = max(r2 for f2, o2, r2 in zones if f2 + o2 + r2 <= size) - segments
+        lost += max(0, floor - o - r)
+    return lost <= spare
+
+
 def _own_first(zones: Counts, own: int) -> Counts:
     return (zones[own],) + tuple(sorted(z for i, z in enumerate(zones) if i != own))
 
@@ -135,9 +151,11 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     spare = sum(f for f, _, _ in zones) - k - 1   # feasible nodes that may stay unfiltered
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
+    held = min(workers, -(-nodes // chunk))
+    if not segments_cover(zones, spare, held):
+        return False   # exact at any size: no unfiltered set of so few segments covers the erring nodes
     if _steps(zones, chunk, workers) > bound:
         return None
-    held = min(workers, -(-nodes // chunk))
     if has_own:
         if not _search(zones, False, k, chunk, held, spare, "any"):
             return False   # no run misses the erring nodes at all
