@@ -124,15 +124,17 @@ def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: in
 def segments_cover(zones: Counts, spare: int, segments: int) -> bool:
     """A necessary condition for a run to miss every erring node: the unfiltered nodes form at most
     ``segments`` (W = min(16, chunks)) contiguous stretches of the cyclic node list (the tail and
-    W - 1 chunk suffixes; one suffix a chunk where chunks <= W). In the zones' round robin, a zone at
-    least as large as z' lies between any two consecutive nodes of z' (both are listed in each round
-    z' is, wrapping included), so a stretch holds at most one node more of z' than of z: each zone
-    keeps unfiltered at least the erring nodes of any zone no larger, less ``segments``, and where
-    that passes its erring and other nodes, feasible ones (``spare`` is what may be lost)."""
+    W - 1 chunk suffixes; one suffix a chunk where chunks <= W). In the zones' round robin, between
+    two nodes of zone z of rounds below the size of zone y, consecutive among them, lies a node of y
+    (both are listed in each of those rounds, in one order; wrapping, from y's last round to round 0,
+    too), so a stretch holds at most one node of z more than of y besides z's nodes of rounds y has
+    none in (max(0, size z - size y) in the whole list). So y keeps unfiltered at least z's erring
+    nodes less ``segments`` and that difference, for every z; where that passes y's erring and other
+    nodes, feasible ones are lost (``spare`` is what may be)."""
+    sizes = [sum(z) for z in zones]
     lost = 0
-    for f, o, r in zones:
-        size = f + o + r
-        floor = max(r2 for f2, o2, r2 in zones if f2 + o2 + r2 <= size) - segments
+    for y, (_, o, r) in enumerate(zones):
+        floor = max(rz - segments - max(0, sizes[z] - sizes[y]) for z, (_, _, rz) in enumerate(zones))
         lost += max(0, floor - o - r)
     return lost <= spare
 
