@@ -156,6 +156,8 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     held = min(workers, -(-nodes // chunk))
     if not segments_cover(zones, spare, held):
         return False   # exact at any size: no unfiltered set of so few segments covers the erring nodes
+    if QUICK_LISTS * QUICK_STATES * (nodes + chunk) <= bound and _quick(zones, has_own, k, chunk, held, spare):
+        return True   # a run found by the narrowed search is a run (its steps as ``_steps`` counts them)
     if _steps(zones, chunk, workers) > bound:
         return None
     if has_own:
@@ -166,19 +168,49 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     return _search(zones, has_own, k, chunk, held, spare, "own" if has_own else "any")
 
 
-def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str) -> bool:
-    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method), each list once."""
+QUICK_LISTS = 12   # the lists the narrowed search tries (evenly over every order's starts)
+QUICK_STATES = 48   # the states a chunk of the narrowed search keeps (least loss with the best tail)
+
+
+def narrowed_runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int,
+                       lists: int = QUICK_LISTS, states: int = QUICK_STATES) -> bool:
+    """``runs_past``'s True on ``lists`` lists keeping ``states`` states a chunk: sound, not complete."""
+    ordered = tuple(sorted(zones)) if own is None else _own_first(zones, own)
+    nodes = sum(map(sum, zones))
+    spare = sum(f for f, _, _ in zones) - k - 1
+    return spare >= 0 and (own is None or zones[own][0] > 0) and \
+        _quick(ordered, own is not None, k, chunk, min(workers, -(-nodes // chunk)), spare, lists, states)
+
+
+def _quick(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int,
+           lists: int = QUICK_LISTS, states: int = QUICK_STATES) -> bool:
+    """The exact search's own questions on a few lists, keeping a few states a chunk (``_States.keep``):
+    every state it keeps is one of the exact search's, so a run it finds is one (sound, not complete)."""
+    narrow = (lists, states)
+    if not has_own:
+        return _search(zones, False, k, chunk, held, spare, "any", narrow)
+    return chunk <= k and _search(zones, True, k, chunk, held, spare, "any", narrow) \
+        or _search(zones, True, k, chunk, held, spare, "own", narrow)
+
+
+def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str,
+            narrow: tuple[int, int] = (0, 0)) -> bool:
+    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method), each list once;
+    ``narrow``: (lists, states) of ``_quick``, lists taken evenly over the orders' starts."""
     sizes = [sum(z) for z in zones]
     orders = _orders(zones, has_own)
     listed = [_round_robin(order, sizes) for order in orders]
     classes: dict[tuple, int] = {}
     words = ["".join(chr(classes.setdefault(_class(zones, has_own, z), len(classes))) for z in lst) for lst in listed]
-    for index, period in _cycles(words):
-        for start in range(period):
-            rotated = listed[index][start:] + listed[index][:start]
-            scan = _Scan(rotated, zones, k, chunk, held, spare)
-            if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
-                return True
+    pairs = [(index, start) for index, period in _cycles(words) for start in range(period)]
+    lists, states = narrow
+    if lists and len(pairs) > lists:
+        pairs = [pairs[i * len(pairs) // lists] for i in range(lists)]
+    for index, start in pairs:
+        rotated = listed[index][start:] + listed[index][:start]
+        scan = _Scan(rotated, zones, k, chunk, held, spare, states)
+        if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
+            return True
     return False
 
 
@@ -223,6 +255,13 @@ class _States:
         front[:] = [(h, lost) for h, lost in front if h < holes or lost < loss]
         front.append((holes, loss))
 
+    def keep(self, limit: int, score) -> "_States":
+        """The ``limit`` keys of least ``score(key, front)`` (all where ``limit`` is 0): a subset."""
+        if limit and len(self.least) > limit:
+            kept = sorted(self.least.items(), key=lambda item: score(*item))[:limit]
+            self.least = dict(kept)
+        return self
+
     def items(self) -> Iterator[tuple[tuple, int, int]]:
         for key, front in self.least.items():
             for holes, loss in front:
@@ -236,8 +275,10 @@ class _Scan:
     a feasible node lost, counted), the holes taken -> the least loss. A hole or tail is shrunk to
     start at an erring zone's node: a shorter one covers the same erring nodes and loses no more."""
 
-    def __init__(self, rotated: tuple[int, ...], zones: Counts, k: int, chunk: int, held: int, spare: int):
+    def __init__(self, rotated: tuple[int, ...], zones: Counts, k: int, chunk: int, held: int, spare: int,
+                 narrow: int = 0):
         self.rotated, self.zones, self.k, self.chunk, self.held, self.spare = rotated, zones, k, chunk, held, spare
+        self.narrow = narrow   # the states kept a chunk (0: all)
         self.count = int(-(-len(rotated) // chunk) > held)   # holes and held chunks bind only past W chunks
         self.width = len(zones)
         self.caps = [r + o for _, o, r in zones]
@@ -253,6 +294,13 @@ class _Scan:
             positions[z].append(p)
         # latest[z][x]: the last start p whose suffix holds x nodes of zone z
         self.latest = [[len(rotated)] + pos[::-1] for pos in positions]
+
+    def outlook(self, u: Vec, front: list[tuple[int, int]]) -> tuple[int, int]:
+        """How promising a state is for the narrowed search: its least loss with the latest tail
+        covering the erring nodes (wherever it starts), then its fewest holes."""
+        loss, holes = min(lost for _, lost in front), min(h for h, _ in front)
+        p = self.tail_from(u)
+        return (self.add(u, loss, self.suffix[p])[1] if p >= 0 else len(self.rotated) + loss, holes)
 
     def seg(self, lo: int, hi: int) -> Vec:
         return tuple(a - b for a, b in zip(self.suffix[lo], self.suffix[hi]))
@@ -323,7 +371,7 @@ class _Scan:
                 if holes < self.held - 1:
                     for p, v, lost in self.holes(u, loss, lo, hi):
                         nxt.add((v, seen or early and 0 in self.rotated[lo:p]), holes + self.count, lost)
-            states = nxt
+            states = nxt.keep(self.narrow, lambda key, front: (not key[1],) + self.outlook(key[0], front))
         return any(seen and self.tail_from(u) >= n for (u, seen), _, _ in states.items())
 
     def own_fits(self) -> bool:
@@ -387,5 +435,6 @@ class _Scan:
                 if held < self.held - 1 and holes < self.held - 1:
                     for p, v, lost in self.holes(u, loss, lo, hi, first if mine else -1):
                         nxt_before.add((v, a, late(b, self.seg(lo, p)), held + self.count, excess), holes + self.count, lost)
-            before, after = nxt_before, nxt_after
+            before = nxt_before.keep(self.narrow, lambda key, front: (key[4],) + self.outlook(key[0], front))
+            after = nxt_after.keep(self.narrow, lambda key, front: self.outlook(key[0], front))
         return any(self.tail_from(u) >= n and sum(b) >= 2 for (u, b), _, _ in after.items())
