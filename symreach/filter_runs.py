@@ -22,7 +22,18 @@ fewer than k, and one more feasible node must be filtered after n. ``tests/filte
 simulates every list, start and interleaving; the tests compare the two on every small split, with
 fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays within a bound
 (the search budget's ``filter-runs`` guard, ``symreach.search_budget``: the front end checks it at load and
-records a value other than the default in the instance, which the solve's ``runs_past`` then reads)."""
+records a value other than the default in the instance, which the solve's ``runs_past`` then reads).
+
+Two cheap stages answer first, each exact where it answers, so also past the bound: ``segments_cover``,
+a necessary condition from the round robin alone (the unfiltered nodes are at most W stretches, and a
+stretch holds about as many nodes of each zone: False where even that loses too many feasible nodes),
+and ``narrowed_runs_past``, the same search on a few lists keeping a few states a chunk (a subset of
+its states: True where it finds a run). At the scale benchmark's answer edges they decide most
+counts up to 5,000 nodes in 2 to 8 zones in under a second (benchmarks/results/filter_runs_scale.md);
+between them (a run barred only by where the chunks' ends fall) the exact search is left, within the
+bound. The bound is on that search's worst case from the zones' sizes, unchanged: polynomial in the
+nodes for a fixed number of zones, but its count vectors grow as a power of the zones' sizes, and
+it tries every zone order (and, for unequal sizes, every start)."""
 
 from __future__ import annotations
 
@@ -156,9 +167,11 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     held = min(workers, -(-nodes // chunk))
     if not segments_cover(zones, spare, held):
         return False   # exact at any size: no unfiltered set of so few segments covers the erring nodes
-    if QUICK_LISTS * QUICK_STATES * (nodes + chunk) <= bound and _quick(zones, has_own, k, chunk, held, spare):
+    steps = _steps(zones, chunk, workers)
+    if steps > QUICK_FROM and QUICK_LISTS * QUICK_STATES * (nodes + chunk) <= bound \
+            and _quick(zones, has_own, k, chunk, held, spare):
         return True   # a run found by the narrowed search is a run (its steps as ``_steps`` counts them)
-    if _steps(zones, chunk, workers) > bound:
+    if steps > bound:
         return None
     if has_own:
         if not _search(zones, False, k, chunk, held, spare, "any"):
@@ -168,8 +181,9 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     return _search(zones, has_own, k, chunk, held, spare, "own" if has_own else "any")
 
 
+QUICK_FROM = 10 ** 8   # the exact search's steps (``_steps``) past which the narrowed one goes first
 QUICK_LISTS = 12   # the lists the narrowed search tries (evenly over every order's starts)
-QUICK_STATES = 48   # the states a chunk of the narrowed search keeps (least loss with the best tail)
+QUICK_STATES = 160   # the states a chunk of the narrowed search keeps (least loss with the best tail)
 
 
 def narrowed_runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int,
