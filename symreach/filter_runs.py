@@ -150,6 +150,33 @@ def segments_cover(zones: Counts, spare: int, segments: int) -> bool:
     return lost <= spare
 
 
+def windows_cover(zones: Counts, spare: int, chunk: int, segments: int) -> bool:
+    """``segments_cover`` sharpened by where the stretches end, for zones of equal size m-periodic
+    lists: a stretch ending at position b holds each zone q or q + 1 times, q + 1 for the zones of
+    its last (length mod m) positions; so zone z, at distance d (1..m) before b, has one node more
+    than at most m - d zones there (none where d passes that). The stretches end at chunk ends (the
+    tail at the list's end; with more chunks than W the others at W - 1 chunk ends before it, else
+    one a chunk), so over every position of z the list can give, z exceeds the other zones by at most
+    B in all; each other zone keeps unfiltered at least z's erring nodes less what it is exceeded by,
+    at most ``segments`` (``segments_cover``), B in all."""
+    sizes = {sum(z) for z in zones}
+    if len(sizes) != 1:
+        return True
+    m, nodes = len(zones), sum(map(sum, zones))
+    chunks = -(-nodes // chunk)
+    ends = [(c + 1) * chunk for c in range(chunks - 1)]
+    room = 0
+    for place in range(m):
+        gains = sorted((m - ((b - 1 - place) % m + 1) for b in ends), reverse=True)
+        kept = gains if chunks <= segments else gains[:segments - 1]
+        room = max(room, m - ((nodes - 1 - place) % m + 1) + sum(kept))
+    for _, _, r in zones:
+        excess = [max(0, r - o2 - r2) for _, o2, r2 in zones]
+        if sum(excess) - min(room, sum(min(segments, e) for e in excess)) > spare:
+            return False
+    return True
+
+
 def _own_first(zones: Counts, own: int) -> Counts:
     return (zones[own],) + tuple(sorted(z for i, z in enumerate(zones) if i != own))
 
@@ -165,7 +192,7 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
     held = min(workers, -(-nodes // chunk))
-    if not segments_cover(zones, spare, held):
+    if not segments_cover(zones, spare, held) or not windows_cover(zones, spare, chunk, held):
         return False   # exact at any size: no unfiltered set of so few segments covers the erring nodes
     steps = _steps(zones, chunk, workers)
     if steps > QUICK_FROM and QUICK_LISTS * QUICK_STATES * (nodes + chunk) <= bound \

@@ -16,7 +16,7 @@ from typing import Iterable, Optional
 import pytest
 
 from symreach import semantics
-from symreach.filter_runs import narrowed_runs_past, runs_past, segments_cover
+from symreach.filter_runs import narrowed_runs_past, runs_past, segments_cover, windows_cover
 from tests.filter_runs_brute import brute_runs_past
 
 
@@ -160,15 +160,17 @@ SAMPLED_SLOW = (600, 106, 388)
 
 
 def test_segments_cover_is_necessary():
-    """``segments_cover`` never refuses a split where the brute force finds a run (any node), and it
+    """``segments_cover`` and ``windows_cover`` never refuse a split where the brute force finds a run (any node), and it
     refuses some where every run meets an erring node (there the exact search answers at any size):
     zones a and b of up to 6 nodes each, 7 in all, in either order of sizes (the larger zone's
-    erring nodes bound the smaller's by the size difference more), and up to 3 zones of up to 6 nodes;
+    erring nodes bound the smaller's by the size difference more), up to 3 zones of up to 6 nodes and
+    4 zones of 2 nodes (equal sizes: where the stretches end counts too);
     chunks 1 to 3, one or two workers (one or two unfiltered stretches), every k."""
     refused = 0
     splits = [s for s in product(range(5), range(3), range(5)) if 0 < sum(s) <= 6]
     combos = [c for c in product(splits, repeat=2) if sum(map(sum, c)) <= 7]
     combos += [c for c in combinations_with_replacement([s for s in splits if sum(s) <= 2], 3) if sum(map(sum, c)) <= 6]
+    combos += list(combinations_with_replacement([s for s in splits if sum(s) == 2], 4))   # equal: windows_cover
     for combo in combos:
         zones = dict(zip("abc", combo))
         nodes = sum(map(sum, combo))
@@ -176,13 +178,14 @@ def test_segments_cover_is_necessary():
             continue
         for k, chunk, workers in product(range(1, nodes), (1, 2, 3), (1, 2)):
             spare = sum(f for f, _, _ in combo) - k - 1
-            if spare >= 0 and not segments_cover(combo, spare, min(workers, -(-nodes // chunk))):
+            segments = min(workers, -(-nodes // chunk))
+            if spare >= 0 and not (segments_cover(combo, spare, segments) and windows_cover(combo, spare, chunk, segments)):
                 assert not brute_runs_past(zones, None, k, chunk, workers), (zones, k, chunk, workers)
                 refused += 1
     assert refused == REFUSED
 
 
-REFUSED = 186
+REFUSED = 284
 
 
 def test_the_narrowed_search_is_sound():
