@@ -24,11 +24,12 @@ fewer workers than chunks. The search is exact; ``exact_domain`` says where its 
 (the search budget's ``filter-runs`` guard, ``symreach.search_budget``: the front end checks it at load and
 records a value other than the default in the instance, which the solve's ``runs_past`` then reads).
 
-Two cheap stages answer first, each exact where it answers, so also past the bound: ``segments_cover``,
+Three cheap stages answer first, each exact where it answers, so also past the bound: ``segments_cover``,
 a necessary condition from the round robin alone (the unfiltered nodes are at most W stretches, and a
 stretch holds about as many nodes of each zone: False where even that loses too many feasible nodes),
-and ``narrowed_runs_past``, the same search on a few lists keeping a few states a chunk (a subset of
-its states: True where it finds a run). At the scale benchmark's answer edges they decide most
+``windows_cover``, the same sharpened by where the stretches end (zones of equal size), and
+``narrowed_runs_past``, the same search on a few lists keeping a few states a chunk (a subset of its
+states: True where it finds a run). At the scale benchmark's answer edges they decide most
 counts up to 5,000 nodes in 2 to 8 zones in under a second (benchmarks/results/filter_runs_scale.md);
 between them (a run barred only by where the chunks' ends fall) the exact search is left, within the
 bound. The bound is on that search's worst case from the zones' sizes, unchanged: polynomial in the
