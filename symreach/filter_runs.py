@@ -152,30 +152,59 @@ def segments_cover(zones: Counts, spare: int, segments: int) -> bool:
 
 
 def windows_cover(zones: Counts, spare: int, chunk: int, segments: int) -> bool:
-    """``segments_cover`` sharpened by where the stretches end, for zones of equal size m-periodic
-    lists: a stretch ending at position b holds each zone q or q + 1 times, q + 1 for the zones of
-    its last (length mod m) positions; so zone z, at distance d (1..m) before b, has one node more
-    than at most m - d zones there (none where d passes that). The stretches end at chunk ends (the
-    tail at the list's end; with more chunks than W the others at W - 1 chunk ends before it, else
-    one a chunk), so over every position of z the list can give, z exceeds the other zones by at most
-    B in all; each other zone keeps unfiltered at least z's erring nodes less what it is exceeded by,
-    at most ``segments`` (``segments_cover``), B in all."""
-    sizes = {sum(z) for z in zones}
-    if len(sizes) != 1:
+    """``segments_cover`` sharpened by where the stretches end, for zones of sizes at most one apart.
+    With equal sizes the list is m-periodic: a stretch ending at position b holds each zone q or q + 1
+    times, q + 1 for the zones of its last (length mod m) places, so zone z, at distance d (1..m)
+    before b, has one node more than at most m - d zones there. With sizes one apart, the last round
+    lists only the a larger zones: put back the m - a missing places (phantoms, one of each smaller
+    zone) and the list is m-periodic again; a stretch, read from its first to its last node, then
+    holds one node of y fewer where y's phantom lies inside it (m - a in all). The stretches end at
+    chunk ends (the tail at the list's end; with more chunks than W the others at W - 1 chunk ends
+    before it, else one a chunk), so over every place of z and of the short round (``_room``), z
+    exceeds the others by at most that room in all; each other zone y keeps unfiltered at least z's
+    erring nodes less what it is exceeded by (at most ``segments`` and the size difference,
+    ``segments_cover``), the room in all."""
+    sizes = [sum(z) for z in zones]
+    room = _room(tuple(sorted(sizes)), chunk, segments)
+    if room is None:
         return True
-    m, nodes = len(zones), sum(map(sum, zones))
-    chunks = -(-nodes // chunk)
-    ends = [(c + 1) * chunk for c in range(chunks - 1)]
-    room = 0
-    for place in range(m):
-        gains = sorted((m - ((b - 1 - place) % m + 1) for b in ends), reverse=True)
-        kept = gains if chunks <= segments else gains[:segments - 1]
-        room = max(room, m - ((nodes - 1 - place) % m + 1) + sum(kept))
-    for _, _, r in zones:
-        excess = [max(0, r - o2 - r2) for _, o2, r2 in zones]
-        if sum(excess) - min(room, sum(min(segments, e) for e in excess)) > spare:
+    for z, (_, _, r) in enumerate(zones):
+        excess = [max(0, r - o - ry) for _, o, ry in zones]
+        caps = [segments + max(0, sizes[z] - size) for size in sizes]
+        if sum(excess) - min(room, sum(min(c, e) for c, e in zip(caps, excess))) > spare:
             return False
     return True
+
+
+@lru_cache(maxsize=256)
+def _room(sizes: tuple[int, ...], chunk: int, segments: int) -> Optional[int]:
+    """``windows_cover``'s most one zone can exceed the others by over the stretches (None: sizes
+    more than one apart). The short round (its a places) starts anywhere (D); a chunk end past it
+    sits m - a places later in the periodic list than before it (where the round wraps the list's
+    end, every end outside it alike), one inside it gains at most m - 1; z at any place."""
+    m, nodes = len(sizes), sum(sizes)
+    if sizes[0] < sizes[-1] - 1:
+        return None
+    a = sizes.count(sizes[-1]) if sizes[0] < sizes[-1] else 0
+    chunks = -(-nodes // chunk)
+    ends = [(c + 1) * chunk for c in range(chunks - 1)]
+    starts = {0} if not a else {0, nodes - a} | {(b - x) % nodes for b in ends + [nodes] for x in (a, 0)}
+    best = 0
+    for start in starts:
+        def shift(b: int) -> Optional[int]:
+            last = b - 1
+            if a and (last - start) % nodes < a:
+                return None   # inside the short round
+            return m - a if a and start + a <= nodes and last >= start + a else 0
+        shifts = [shift(b) for b in ends]
+        tail = shift(nodes)
+        for place in range(m):
+            def gain(b: int, moved: Optional[int]) -> int:
+                return m - 1 if moved is None else m - ((b + moved - 1 - place) % m + 1)
+            gains = sorted((gain(b, moved) for b, moved in zip(ends, shifts)), reverse=True)
+            kept = gains if chunks <= segments else gains[:segments - 1]
+            best = max(best, gain(nodes, tail) + sum(kept))
+    return best + (m - a if a else 0)
 
 
 def _own_first(zones: Counts, own: int) -> Counts:
