@@ -27,7 +27,7 @@ records a value other than the default in the instance, which the solve's ``runs
 Three cheap stages answer first, each exact where it answers, so also past the bound: ``segments_cover``,
 a necessary condition from the round robin alone (the unfiltered nodes are at most W stretches, and a
 stretch holds about as many nodes of each zone: False where even that loses too many feasible nodes),
-``windows_cover``, the same sharpened by where the stretches end (zones of equal size), and
+``windows_cover``, the same sharpened by where the stretches end (zones of sizes at most one apart), and
 ``narrowed_runs_past``, the same search on a few lists keeping a few states a chunk (a subset of its
 states: True where it finds a run). At the scale benchmark's answer edges they decide most
 counts up to 5,000 nodes in 2 to 8 zones in under a second (benchmarks/results/filter_runs_scale.md);
