@@ -22,7 +22,19 @@ fewer than k, and one more feasible node must be filtered after n. ``tests/filte
 simulates every list, start and interleaving; the tests compare the two on every small split, with
 fewer workers than chunks. The search is exact; ``exact_domain`` says where its size stays within a bound
 (the search budget's ``filter-runs`` guard, ``symreach.search_budget``: the front end checks it at load and
-records a value other than the default in the instance, which the solve's ``runs_past`` then reads)."""
+records a value other than the default in the instance, which the solve's ``runs_past`` then reads).
+
+Three cheap stages answer first, each exact where it answers, so also past the bound: ``segments_cover``,
+a necessary condition from the round robin alone (the unfiltered nodes are at most W stretches, and a
+stretch holds about as many nodes of each zone: False where even that loses too many feasible nodes),
+``windows_cover``, the same sharpened by where the stretches end (zones of sizes at most one apart), and
+``narrowed_runs_past``, the same search on a few lists keeping a few states a chunk (a subset of its
+states: True where it finds a run). At the scale benchmark's answer edges they decide most
+counts up to 5,000 nodes in 2 to 8 zones in under a second (benchmarks/results/filter_runs_scale.md);
+between them (a run barred only by where the chunks' ends fall) the exact search is left, within the
+bound. The bound is on that search's worst case from the zones' sizes, unchanged: polynomial in the
+nodes for a fixed number of zones, but its count vectors grow as a power of the zones' sizes, and
+it tries every zone order (and, for unequal sizes, every start)."""
 
 from __future__ import annotations
 
@@ -121,6 +133,80 @@ def runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: in
                       k, chunk, workers, bound)
 
 
+def segments_cover(zones: Counts, spare: int, segments: int) -> bool:
+    """A necessary condition for a run to miss every erring node: the unfiltered nodes form at most
+    ``segments`` (W = min(16, chunks)) contiguous stretches of the cyclic node list (the tail and
+    W - 1 chunk suffixes; one suffix a chunk where chunks <= W). In the zones' round robin, between
+    two nodes of zone z of rounds below the size of zone y, consecutive among them, lies a node of y
+    (both are listed in each of those rounds, in one order; wrapping, from y's last round to round 0,
+    too), so a stretch holds at most one node of z more than of y besides z's nodes of rounds y has
+    none in (max(0, size z - size y) in the whole list). So y keeps unfiltered at least z's erring
+    nodes less ``segments`` and that difference, for every z; where that passes y's erring and other
+    nodes, feasible ones are lost (``spare`` is what may be)."""
+    sizes = [sum(z) for z in zones]
+    lost = 0
+    for y, (_, o, r) in enumerate(zones):
+        floor = max(rz - segments - max(0, sizes[z] - sizes[y]) for z, (_, _, rz) in enumerate(zones))
+        lost += max(0, floor - o - r)
+    return lost <= spare
+
+
+def windows_cover(zones: Counts, spare: int, chunk: int, segments: int) -> bool:
+    """``segments_cover`` sharpened by where the stretches end, for zones of sizes at most one apart.
+    With equal sizes the list is m-periodic: a stretch ending at position b holds each zone q or q + 1
+    times, q + 1 for the zones of its last (length mod m) places, so zone z, at distance d (1..m)
+    before b, has one node more than at most m - d zones there. With sizes one apart, the last round
+    lists only the a larger zones: put back the m - a missing places (phantoms, one of each smaller
+    zone) and the list is m-periodic again; a stretch, read from its first to its last node, then
+    holds one node of y fewer where y's phantom lies inside it (m - a in all). The stretches end at
+    chunk ends (the tail at the list's end; with more chunks than W the others at W - 1 chunk ends
+    before it, else one a chunk), so over every place of z and of the short round (``_room``), z
+    exceeds the others by at most that room in all; each other zone y keeps unfiltered at least z's
+    erring nodes less what it is exceeded by (at most ``segments`` and the size difference,
+    ``segments_cover``), the room in all."""
+    sizes = [sum(z) for z in zones]
+    room = _room(tuple(sorted(sizes)), chunk, segments)
+    if room is None:
+        return True
+    for z, (_, _, r) in enumerate(zones):
+        excess = [max(0, r - o - ry) for _, o, ry in zones]
+        caps = [segments + max(0, sizes[z] - size) for size in sizes]
+        if sum(excess) - min(room, sum(min(c, e) for c, e in zip(caps, excess))) > spare:
+            return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _room(sizes: tuple[int, ...], chunk: int, segments: int) -> Optional[int]:
+    """``windows_cover``'s most one zone can exceed the others by over the stretches (None: sizes
+    more than one apart). The short round (its a places) starts anywhere (D); a chunk end past it
+    sits m - a places later in the periodic list than before it (where the round wraps the list's
+    end, every end outside it alike), one inside it gains at most m - 1; z at any place."""
+    m, nodes = len(sizes), sum(sizes)
+    if sizes[0] < sizes[-1] - 1:
+        return None
+    a = sizes.count(sizes[-1]) if sizes[0] < sizes[-1] else 0
+    chunks = -(-nodes // chunk)
+    ends = [(c + 1) * chunk for c in range(chunks - 1)]
+    starts = {0} if not a else {0, nodes - a} | {(b - x) % nodes for b in ends + [nodes] for x in (a, 0)}
+    best = 0
+    for start in starts:
+        def shift(b: int) -> Optional[int]:
+            last = b - 1
+            if a and (last - start) % nodes < a:
+                return None   # inside the short round
+            return m - a if a and start + a <= nodes and last >= start + a else 0
+        shifts = [shift(b) for b in ends]
+        tail = shift(nodes)
+        for place in range(m):
+            def gain(b: int, moved: Optional[int]) -> int:
+                return m - 1 if moved is None else m - ((b + moved - 1 - place) % m + 1)
+            gains = sorted((gain(b, moved) for b, moved in zip(ends, shifts)), reverse=True)
+            kept = gains if chunks <= segments else gains[:segments - 1]
+            best = max(best, gain(nodes, tail) + sum(kept))
+    return best + (m - a if a else 0)
+
+
 def _own_first(zones: Counts, own: int) -> Counts:
     return (zones[own],) + tuple(sorted(z for i, z in enumerate(zones) if i != own))
 
@@ -135,9 +221,15 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     spare = sum(f for f, _, _ in zones) - k - 1   # feasible nodes that may stay unfiltered
     if spare < 0:
         return False   # never k + 1 feasible nodes: every node is filtered, an erring one too
-    if _steps(zones, chunk, workers) > bound:
-        return None
     held = min(workers, -(-nodes // chunk))
+    if not segments_cover(zones, spare, held) or not windows_cover(zones, spare, chunk, held):
+        return False   # exact at any size: no unfiltered set of so few segments covers the erring nodes
+    steps = _steps(zones, chunk, workers)
+    if steps > QUICK_FROM and QUICK_LISTS * QUICK_STATES * (nodes + chunk) <= bound \
+            and _quick(zones, has_own, k, chunk, held, spare):
+        return True   # a run found by the narrowed search is a run (its steps as ``_steps`` counts them)
+    if steps > bound:
+        return None
     if has_own:
         if not _search(zones, False, k, chunk, held, spare, "any"):
             return False   # no run misses the erring nodes at all
@@ -146,19 +238,50 @@ def _runs_past(zones: Counts, has_own: bool, k: int, chunk: int, workers: int, b
     return _search(zones, has_own, k, chunk, held, spare, "own" if has_own else "any")
 
 
-def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str) -> bool:
-    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method), each list once."""
+QUICK_FROM = 10 ** 8   # the exact search's steps (``_steps``) past which the narrowed one goes first
+QUICK_LISTS = 12   # the lists the narrowed search tries (evenly over every order's starts)
+QUICK_STATES = 160   # the states a chunk of the narrowed search keeps (least loss with the best tail)
+
+
+def narrowed_runs_past(zones: Counts, own: Optional[int], k: int, chunk: int, workers: int,
+                       lists: int = QUICK_LISTS, states: int = QUICK_STATES) -> bool:
+    """``runs_past``'s True on ``lists`` lists keeping ``states`` states a chunk: sound, not complete."""
+    ordered = tuple(sorted(zones)) if own is None else _own_first(zones, own)
+    nodes = sum(map(sum, zones))
+    spare = sum(f for f, _, _ in zones) - k - 1
+    return spare >= 0 and (own is None or zones[own][0] > 0) and \
+        _quick(ordered, own is not None, k, chunk, min(workers, -(-nodes // chunk)), spare, lists, states)
+
+
+def _quick(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int,
+           lists: int = QUICK_LISTS, states: int = QUICK_STATES) -> bool:
+    """The exact search's own questions on a few lists, keeping a few states a chunk (``_States.keep``):
+    every state it keeps is one of the exact search's, so a run it finds is one (sound, not complete)."""
+    narrow = (lists, states)
+    if not has_own:
+        return _search(zones, False, k, chunk, held, spare, "any", narrow)
+    return chunk <= k and _search(zones, True, k, chunk, held, spare, "any", narrow) \
+        or _search(zones, True, k, chunk, held, spare, "own", narrow)
+
+
+def _search(zones: Counts, has_own: bool, k: int, chunk: int, held: int, spare: int, kind: str,
+            narrow: tuple[int, int] = (0, 0)) -> bool:
+    """Some zone order and start whose list a ``_Scan`` fits (``kind``: its method), each list once;
+    ``narrow``: (lists, states) of ``_quick``, lists taken evenly over the orders' starts."""
     sizes = [sum(z) for z in zones]
     orders = _orders(zones, has_own)
     listed = [_round_robin(order, sizes) for order in orders]
     classes: dict[tuple, int] = {}
     words = ["".join(chr(classes.setdefault(_class(zones, has_own, z), len(classes))) for z in lst) for lst in listed]
-    for index, period in _cycles(words):
-        for start in range(period):
-            rotated = listed[index][start:] + listed[index][:start]
-            scan = _Scan(rotated, zones, k, chunk, held, spare)
-            if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
-                return True
+    pairs = [(index, start) for index, period in _cycles(words) for start in range(period)]
+    lists, states = narrow
+    if lists and len(pairs) > lists:
+        pairs = [pairs[i * len(pairs) // lists] for i in range(lists)]
+    for index, start in pairs:
+        rotated = listed[index][start:] + listed[index][:start]
+        scan = _Scan(rotated, zones, k, chunk, held, spare, states)
+        if scan.any_fits(has_own) if kind == "any" else scan.own_fits():
+            return True
     return False
 
 
@@ -203,6 +326,13 @@ class _States:
         front[:] = [(h, lost) for h, lost in front if h < holes or lost < loss]
         front.append((holes, loss))
 
+    def keep(self, limit: int, score) -> "_States":
+        """The ``limit`` keys of least ``score(key, front)`` (all where ``limit`` is 0): a subset."""
+        if limit and len(self.least) > limit:
+            kept = sorted(self.least.items(), key=lambda item: score(*item))[:limit]
+            self.least = dict(kept)
+        return self
+
     def items(self) -> Iterator[tuple[tuple, int, int]]:
         for key, front in self.least.items():
             for holes, loss in front:
@@ -216,8 +346,10 @@ class _Scan:
     a feasible node lost, counted), the holes taken -> the least loss. A hole or tail is shrunk to
     start at an erring zone's node: a shorter one covers the same erring nodes and loses no more."""
 
-    def __init__(self, rotated: tuple[int, ...], zones: Counts, k: int, chunk: int, held: int, spare: int):
+    def __init__(self, rotated: tuple[int, ...], zones: Counts, k: int, chunk: int, held: int, spare: int,
+                 narrow: int = 0):
         self.rotated, self.zones, self.k, self.chunk, self.held, self.spare = rotated, zones, k, chunk, held, spare
+        self.narrow = narrow   # the states kept a chunk (0: all)
         self.count = int(-(-len(rotated) // chunk) > held)   # holes and held chunks bind only past W chunks
         self.width = len(zones)
         self.caps = [r + o for _, o, r in zones]
@@ -233,6 +365,13 @@ class _Scan:
             positions[z].append(p)
         # latest[z][x]: the last start p whose suffix holds x nodes of zone z
         self.latest = [[len(rotated)] + pos[::-1] for pos in positions]
+
+    def outlook(self, u: Vec, front: list[tuple[int, int]]) -> tuple[int, int]:
+        """How promising a state is for the narrowed search: its least loss with the latest tail
+        covering the erring nodes (wherever it starts), then its fewest holes."""
+        loss, holes = min(lost for _, lost in front), min(h for h, _ in front)
+        p = self.tail_from(u)
+        return (self.add(u, loss, self.suffix[p])[1] if p >= 0 else len(self.rotated) + loss, holes)
 
     def seg(self, lo: int, hi: int) -> Vec:
         return tuple(a - b for a, b in zip(self.suffix[lo], self.suffix[hi]))
@@ -303,7 +442,7 @@ class _Scan:
                 if holes < self.held - 1:
                     for p, v, lost in self.holes(u, loss, lo, hi):
                         nxt.add((v, seen or early and 0 in self.rotated[lo:p]), holes + self.count, lost)
-            states = nxt
+            states = nxt.keep(self.narrow, lambda key, front: (not key[1],) + self.outlook(key[0], front))
         return any(seen and self.tail_from(u) >= n for (u, seen), _, _ in states.items())
 
     def own_fits(self) -> bool:
@@ -367,5 +506,6 @@ class _Scan:
                 if held < self.held - 1 and holes < self.held - 1:
                     for p, v, lost in self.holes(u, loss, lo, hi, first if mine else -1):
                         nxt_before.add((v, a, late(b, self.seg(lo, p)), held + self.count, excess), holes + self.count, lost)
-            before, after = nxt_before, nxt_after
+            before = nxt_before.keep(self.narrow, lambda key, front: (key[4],) + self.outlook(key[0], front))
+            after = nxt_after.keep(self.narrow, lambda key, front: self.outlook(key[0], front))
         return any(self.tail_from(u) >= n and sum(b) >= 2 for (u, b), _, _ in after.items())

@@ -547,7 +547,8 @@ def cycle_runs_past(inst: Instance, t: int, sigma: Config, erring: set[int], n: 
     (``zone_runs_past``: sound, not complete, cheap); ``filter_runs.runs_past`` then decides it exactly
     on the zones' counts, whatever the number of chunks of the parallel ``Until``, within its search
     bound (``filter_runs.exact_domain``: the search budget's ``filter-runs`` guard, the value the load
-    used, ``Instance.filter_runs_work``); beyond, the constructed runs alone answer and the front end
+    used, ``Instance.filter_runs_work``); beyond, the constructed runs and ``runs_past``'s cheap exact
+    stages (``filter_runs.segments_cover``'s and ``windows_cover``'s False, the narrowed search's runs) answer and the front end
     marks such types (``k8s_dra._abort_caveats``). NodeAffinity's
     PreFilterResult (``matchFields metadata.name In``: the nodes not named carry
     ``PREFILTER_NODE_AFFINITY``) makes the list the named nodes in Go map order, any order of them,
