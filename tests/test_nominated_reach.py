@@ -63,6 +63,7 @@ def test_the_only_witness_schedules_the_nominated_pod_first(tmp_path) -> None:
     assert data["verdict"] == "deployable" and not nominated_caveats(data)
     assert [(s["op"], s["pod"], s["node"]) for s in data["trace"]] == [
         ("deploy", "default/q", "n2"), ("deploy", "default/p", "n1")]
+    assert data["stats"]["nominated_steps"] == [[0, "default/q"]]   # the first step is the pending q
     assert KSO["blocked"]["default/q"]["n2"] is None and KSO["after-q"]["default/p"]["n1"] is None
     assert KSO["blocked"]["default/p"]["n1"] is not None
 

@@ -217,6 +217,9 @@ def trace_pod_names(result: Result, instance, context) -> list[str]:
         from symreach.semantics import binding_notes
 
         names = [f"{name}; {note}" if note else name for name, note in zip(names, binding_notes(instance, result.trace))]
+    for i, pending in result.stats.get("nominated_steps", ()):   # ``with_nominations``' witness
+        if i < len(names):
+            names[i] = f"{pending}, the pending one: its nomination ends"
     return names
 
 
