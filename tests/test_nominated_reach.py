@@ -93,3 +93,29 @@ def test_written_answers_are_the_variants() -> None:
     nodes = [sorted({n for v in KSO[c].values() for n in v}) for c in names]
     asked = kso_pending([admitted(copy.deepcopy(STATES[c])) for c in names], pods, nodes, VARIANT)
     assert dict(zip(names, asked)) == KSO
+
+
+def test_a_nominated_pod_of_a_type_nobody_creates_leaves_the_answer_unknown() -> None:
+    """symreach never deploys a pod of a non-creatable type, so such a nominated pod's nomination would
+    never end in the search: an exhausted search is no proof then."""
+    from dataclasses import replace
+
+    from symreach.frontends.k8s_nominated_filter import in_model
+    from symreach.frontends.kubernetes import load_kubernetes_documents
+    from symreach.model import Query
+    from symreach.result import Verdict
+    from symreach.run import RunContext
+    from symreach.solvers.nominated_search import search
+
+    inst, report = load_kubernetes_documents(copy.deepcopy(BLOCKED), "state.yaml")
+    q, p = inst.type_index("default/q"), inst.type_index("default/p")
+    index = report.nominated
+    priority = {t: index.type_priority.get(pt.name) for t, pt in enumerate(inst.pod_types)}
+    query = Query((frozenset({(p, inst.node_index("n1"))}),))
+    found = search(inst, query, in_model(inst, index.nominations), priority, RunContext())
+    assert found.verdict is Verdict.DEPLOYABLE
+    types = list(inst.pod_types)
+    types[q] = replace(types[q], creatable=False)
+    frozen = replace(inst, pod_types=tuple(types))
+    found = search(frozen, query, in_model(frozen, index.nominations), priority, RunContext())
+    assert found.verdict is Verdict.UNKNOWN and "default/q" in found.reason

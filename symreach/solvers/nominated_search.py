@@ -18,7 +18,9 @@ its cap is deployed again only when that deployment ends a nomination (the
 one thing besides capacity it can change), at most once per nomination on a
 path. A Filter verdict the nominations leave undecided (an unknown priority, a
 cycle a DynamicResources error may abort: ``semantics.nominated_run``'s
-ValueError) is not taken; if the search then finds no witness it answers unknown.
+ValueError) is not taken; if the search then finds no witness it answers unknown, and so it does
+when a nominated pod's type is not creatable (an older revision's: symreach never deploys it, so
+its nomination would never end).
 """
 
 from __future__ import annotations
@@ -107,6 +109,9 @@ def search(inst: Instance, query: Query, nominations: Sequence[Nomination], prio
             if run.max_states is not None and stats["states"] >= run.max_states:
                 return Result(Verdict.UNKNOWN, NAME, reason=f"state limit {run.max_states} reached", stats=stats)
             frontier.append(succ)
+    stuck = sorted(nom.pod for nom in nominations if not inst.pod_types[nom.t].creatable)
+    if stuck:   # such a pending pod is never deployed here, so its nomination never ends here
+        undecided.why = f"pending pod {stuck[0]}'s type is not creatable: its scheduling is not modelled"
     if undecided.why is not None:
         return Result(Verdict.UNKNOWN, NAME, stats=stats,
                       reason=f"no witness among the moves whose verdict with the nominations is decided ({undecided.why})")
