@@ -119,3 +119,22 @@ def test_a_nominated_pod_of_a_type_nobody_creates_leaves_the_answer_unknown() ->
     frozen = replace(inst, pod_types=tuple(types))
     found = search(frozen, query, in_model(frozen, index.nominations), priority, RunContext())
     assert found.verdict is Verdict.UNKNOWN and "default/q" in found.reason
+
+
+def test_not_deployable_certificates_are_rechecked_with_nominations_present(tmp_path) -> None:
+    """A not-deployable answer's certificate is one of the model without nominations (which only take
+    moves away), and ``certify`` re-checks it on the same input: valid."""
+    import yaml
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "state.yaml"
+    path.write_text(yaml.safe_dump_all(BLOCKED + [pod("big", cpu="3")]))
+    for engine in ("auto", "explicit"):
+        cert = tmp_path / f"{engine}.cert"
+        target = ["--pod", "default/big", "--node", "n1"]
+        out = CliRunner().invoke(cli, ["check", str(path), *target, "--engine", engine, "--cert-out", str(cert)])
+        assert out.exit_code == 1 and cert.exists(), out.output
+        again = CliRunner().invoke(cli, ["certify", str(path), str(cert), *target])
+        assert again.exit_code == 0 and "VALID" in again.output, again.output
