@@ -138,3 +138,21 @@ def test_not_deployable_certificates_are_rechecked_with_nominations_present(tmp_
         assert out.exit_code == 1 and cert.exists(), out.output
         again = CliRunner().invoke(cli, ["certify", str(path), str(cert), *target])
         assert again.exit_code == 0 and "VALID" in again.output, again.output
+
+
+def test_explain_on_a_node_answers_around_the_nominations(tmp_path) -> None:
+    """``explain --node``: the verdict now counts q (kso: Insufficient cpu), and ever deployable is the
+    witness that schedules q first, exact: no caveat."""
+    import yaml
+    from click.testing import CliRunner
+
+    from symreach.cli import cli
+
+    path = tmp_path / "state.yaml"
+    path.write_text(yaml.safe_dump_all(BLOCKED))
+    out = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p", "--node", "n1"]).stdout
+    assert "ever deployable on n1? deployable (explicit/nominations" in out
+    assert "default/q, the pending one: its nomination ends" in out and "caveats" not in out
+    path.write_text(yaml.safe_dump_all(STUCK))
+    out = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p", "--node", "n1"]).stdout
+    assert "ever deployable on n1? not-deployable (explicit/nominations" in out and "caveats" not in out

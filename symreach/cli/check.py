@@ -184,7 +184,9 @@ def with_nominations(instance, query, result: Result, report: object, run) -> Re
     if trace_holds(instance, index, result.trace or ()):
         return result
     priority = {t: index.type_priority.get(pod.name) for t, pod in enumerate(instance.pod_types)}
+    start = time.perf_counter()
     found = search(instance, query, in_model(instance, index.nominations), priority, run)
+    found.time_s = result.time_s + time.perf_counter() - start
     if found.verdict is Verdict.DEPLOYABLE and not trace_holds(instance, index, found.trace):
         raise AssertionError(f"{found.engine}: its witness does not hold with the nominations: an engine bug")
     found.stats["without nominations"] = f"{result.engine}: deployable, by a witness a nomination blocks"
