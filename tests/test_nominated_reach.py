@@ -156,3 +156,11 @@ def test_explain_on_a_node_answers_around_the_nominations(tmp_path) -> None:
     path.write_text(yaml.safe_dump_all(STUCK))
     out = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p", "--node", "n1"]).stdout
     assert "ever deployable on n1? not-deployable (explicit/nominations" in out and "caveats" not in out
+
+
+def test_where_the_search_is_cut_short_the_first_answer_stays_marked(tmp_path) -> None:
+    """``--max-states 4`` lets the engine find its first witness but stops the search around the nominations: the engine's own deployable answer
+    stays, with the nomination caveat, and says why."""
+    data = check(tmp_path, BLOCKED, "default/p", "n1", "--engine", "explicit", "--max-states", "4")
+    assert data["verdict"] == "deployable" and nominated_caveats(data)
+    assert "state limit" in data["stats"]["with nominations"]

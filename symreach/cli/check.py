@@ -172,7 +172,8 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
 def with_nominations(instance, query, result: Result, report: object, run) -> Result:
     """The answer with the pending pods' nominations in force (``k8s_nominated``): a deployable one whose
     witness a nomination blocks is searched again around them (``solvers.nominated_search``), its
-    witness checked with them (``k8s_nominated_filter.trace_holds``); every other answer stands
+    witness checked with them (``k8s_nominated_filter.trace_holds``); where that search answers unknown
+    (a limit, an undecided verdict) the first answer stays, marked; every other answer stands
     (``unchanged_by_nominations``)."""
     index = getattr(report, "nominated", None)
     if index is None or not index.nominations or result.verdict is not Verdict.DEPLOYABLE or \
@@ -187,6 +188,9 @@ def with_nominations(instance, query, result: Result, report: object, run) -> Re
     start = time.perf_counter()
     found = search(instance, query, in_model(instance, index.nominations), priority, run)
     found.time_s = result.time_s + time.perf_counter() - start
+    if found.verdict is Verdict.UNKNOWN:   # the marked answer (its caveat stays) says more than unknown
+        result.stats["with nominations"] = f"{found.engine}: unknown: {found.reason}"
+        return result
     if found.verdict is Verdict.DEPLOYABLE and not trace_holds(instance, index, found.trace):
         raise AssertionError(f"{found.engine}: its witness does not hold with the nominations: an engine bug")
     found.stats["without nominations"] = f"{result.engine}: deployable, by a witness a nomination blocks"
