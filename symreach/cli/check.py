@@ -182,7 +182,10 @@ def with_nominations(instance, query, result: Result, report: object, run) -> Re
     from symreach.frontends.k8s_nominated_filter import in_model, trace_holds
     from symreach.solvers.nominated_search import search
 
-    if trace_holds(instance, index, result.trace or ()):
+    from symreach.semantics import query_holds
+
+    if (result.trace or query_holds(instance, query, instance.initial_config())) and \
+            trace_holds(instance, index, result.trace or ()):
         return result
     priority = {t: index.type_priority.get(pod.name) for t, pod in enumerate(instance.pod_types)}
     start = time.perf_counter()
