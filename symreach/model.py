@@ -423,6 +423,18 @@ class ClaimBinding:
 
 
 @record
+class Nomination:
+    """A pending pod the scheduler holds nominated to node ``n`` (``status.nominatedNodeName``):
+    while it holds, ``semantics.nominated_failure`` adds one pod of type ``t`` on ``n`` when it
+    filters a pod of priority <= ``priority``; it ends when the pod is scheduled (anywhere)."""
+
+    pod: str                  # "ns/name" of the pending pod
+    t: int                    # its pod type
+    n: int                    # the node it is nominated to
+    priority: Optional[int]   # None: unknown (its PriorityClass is not in the input)
+
+
+@record
 class CycleOrder:
     """One order of the ResourceSlices that DynamicResources' PreFilter lists for a whole scheduling
     cycle (``frontends.dra_slice_orders``): the nodes where some order of pools fits, and the nodes

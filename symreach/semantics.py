@@ -26,6 +26,7 @@ from symreach.model import (
     CycleOrder,
     Disk,
     Instance,
+    Nomination,
     Query,
     SpreadConstraint,
     num_feasible_nodes_to_find,
@@ -1070,6 +1071,67 @@ def replay(inst: Instance, trace: Sequence[Step], query: Optional[Query] = None)
     if query is not None and not query_holds(inst, query, sigma):
         raise ReplayError("the trace ends in a configuration that does not cover the target")
     return sigma
+
+
+def nominations_added(nominations: Iterable[Nomination], n: int, priority: Optional[int],
+                      own: Optional[str] = None) -> tuple[Nomination, ...]:
+    """The nominations ``RunFilterPluginsWithNominatedPods`` adds to node n for a pod of ``priority``:
+    those to n of priority >= it, other than the pod's own (``own``: the pending pod's "ns/name";
+    None for a new pod). ValueError where a priority it compares is unknown (the verdict is not decided)."""
+    out = []
+    for nom in nominations:
+        if nom.n != n or nom.pod == own:
+            continue
+        if nom.priority is None or priority is None:
+            raise ValueError(f"priority of {nom.pod if nom.priority is None else own or 'the pod'} unknown")
+        if nom.priority >= priority:
+            out.append(nom)
+    return tuple(out)
+
+
+def affinity_skipped(inst: Instance, t: int, sigma: Config) -> bool:
+    """InterPodAffinity's PreFilter Skip in ``sigma``: t has no required (anti-)affinity term of its own
+    and no running pod has an anti-affinity term matching t on a node carrying the term's key (then
+    the nominated pods' anti-affinity is not looked at: PreFilter ran without them)."""
+    own = inst.pod_types[t]
+    if own.affinity or any(not term.plugin for term in own.anti_affinity):
+        return False
+    for u, other in enumerate(inst.pod_types):
+        for term in other.anti_affinity:
+            if term.plugin or t not in term.blocks:
+                continue
+            if any(sigma[inst.pair(u, m)] for m, domain in enumerate(term.topology.domain_of) if domain is not None):
+                return False
+    return True
+
+
+def nominated_run(inst: Instance, t: int, n: int, sigma: Config, nominations: Sequence[Nomination],
+                  priority: Optional[int], own: Optional[str] = None
+                  ) -> tuple[Optional[Failure], Config, tuple[Nomination, ...]]:
+    """Hard(t, n, sigma) with ``nominations`` in force, as ``RunFilterPluginsWithNominatedPods``: with one
+    pod of each added nomination's type on n (``nominations_added``), then, when that passes or only
+    a skipped InterPodAffinity refused, without; the first failing run's failure, the configuration
+    that run saw and what it added. Nominated pods hold no devices and bind no claims, so only pod
+    counts change. ValueError where it is not decided: an unknown priority, or a cycle another node's
+    DynamicResources error may abort (a nomination can make that node fail earlier)."""
+    if nominations and t in inst.filter_errors:
+        raise ValueError("a DynamicResources error that aborts the cycle, with nominated pods")
+    added = nominations_added(nominations, n, priority, own)
+    if added:
+        seen = list(sigma)
+        for nom in added:
+            seen[inst.pair(nom.t, n)] += 1
+        failure = node_failure(inst, t, n, tuple(seen))
+        if failure is not None and not (failure.plugin == reasons.INTER_POD_AFFINITY_PLUGIN
+                                        and affinity_skipped(inst, t, sigma)):
+            return failure, tuple(seen), added
+    return node_failure(inst, t, n, sigma), sigma, ()
+
+
+def nominated_failure(inst: Instance, t: int, n: int, sigma: Config, nominations: Sequence[Nomination],
+                      priority: Optional[int], own: Optional[str] = None) -> Optional[Failure]:
+    """The Filter verdict of ``nominated_run`` (None: the pod fits)."""
+    return nominated_run(inst, t, n, sigma, nominations, priority, own)[0]
 
 
 def binding_notes(inst: Instance, trace: Sequence[Step]) -> list[Optional[str]]:

@@ -117,15 +117,16 @@ def check(tmp_path, objects: list[dict], pod_name: str, node_name: str, *extra: 
 
 
 def test_the_caveat_stays_only_where_the_nomination_can_change_the_answer(tmp_path):
-    """q (100) is nominated to n1 and takes its 2 CPUs. p on n1: the witness deploys p there, which the
-    scheduler refuses while q is nominated: marked. p on n2, q on n1 (its own nomination is not added):
+    """q (100) is nominated to n1 and takes its 2 CPUs. p on n1: the first witness deploys p there, which
+    the scheduler refuses while q is nominated; the search around the nominations schedules q first
+    (tests/test_nominated_reach.py): exact, no mark. p on n2, q on n1 (its own nomination is not added):
     the witnesses hold with the nomination: no mark. A not-deployable answer stands (nominations only
     take deployments away): no mark."""
     objects = [node("n1"), node("n2"), pod("q", cpu="2", priority=100, nominated="n1"), pod("p"),
                pod("big", cpu="3")]
     marked = lambda data: [c for c in data["caveats"] if NOMINATED_CAVEAT in c]   # noqa: E731
     on_n1 = check(tmp_path, objects, "default/p", "n1")
-    assert on_n1["verdict"] == "deployable" and marked(on_n1)
+    assert on_n1["verdict"] == "deployable" and not marked(on_n1) and len(on_n1["trace"]) == 2
     for pod_name, node_name in (("default/p", "n2"), ("default/q", "n1")):
         data = check(tmp_path, objects, pod_name, node_name)
         assert data["verdict"] == "deployable" and not marked(data), (pod_name, node_name)
@@ -165,7 +166,7 @@ def test_a_new_pod_of_the_nominated_pods_type_leaves_the_nomination():
 def test_explain_says_what_the_scheduler_says_now_with_the_nominations(tmp_path):
     """``explain``'s verdicts now apply the nominations as the scheduler does (kso's answers for this
     state are tests/test_nominated_kso.py's higher-priority-takes-cpu) and name the nominated pod in
-    the details; with only verdicts now, the nomination caveat is gone."""
+    the details; the nomination caveat is gone (reachability: tests/test_nominated_reach.py)."""
     import json
 
     import yaml
@@ -185,4 +186,5 @@ def test_explain_says_what_the_scheduler_says_now_with_the_nominations(tmp_path)
     text = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p"]).stdout
     assert "Insufficient cpu" in text and "caveats (" not in text
     asked = CliRunner().invoke(cli, ["explain", str(path), "--pod", "default/p", "--node", "n1"]).stdout
-    assert NOMINATED_CAVEAT in asked   # the reachability answer's witness deploys p on n1: marked
+    # the first witness deploys p on n1; the search around the nominations schedules q first: exact
+    assert NOMINATED_CAVEAT not in asked and "its nomination ends" in asked

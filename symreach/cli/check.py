@@ -136,6 +136,7 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
                                    (executor, scheduler, workers, worker_memory))
         else:
             result = decide(solver, instance, query, run, shortest=shortest)
+        result = with_nominations(instance, query, result, context.get("report"), run)
         explain_block(instance, query, result, max_states)
     finally:
         recorder.close()
@@ -168,6 +169,37 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     emit_verdict(text, result.verdict.exit_code, outputs)
 
 
+def with_nominations(instance, query, result: Result, report: object, run) -> Result:
+    """The answer with the pending pods' nominations in force (``k8s_nominated``): a deployable one whose
+    witness a nomination blocks is searched again around them (``solvers.nominated_search``), its
+    witness checked with them (``k8s_nominated_filter.trace_holds``); where that search answers unknown
+    (a limit, an undecided verdict) the first answer stays, marked; every other answer stands
+    (``unchanged_by_nominations``)."""
+    index = getattr(report, "nominated", None)
+    if index is None or not index.nominations or result.verdict is not Verdict.DEPLOYABLE or \
+            instance.filter_errors:
+        return result
+    from symreach.frontends.k8s_nominated_filter import in_model, trace_holds
+    from symreach.solvers.nominated_search import search
+
+    from symreach.semantics import query_holds
+
+    if (result.trace or query_holds(instance, query, instance.initial_config())) and \
+            trace_holds(instance, index, result.trace or ()):
+        return result
+    priority = {t: index.type_priority.get(pod.name) for t, pod in enumerate(instance.pod_types)}
+    start = time.perf_counter()
+    found = search(instance, query, in_model(instance, index.nominations), priority, run)
+    found.time_s = result.time_s + time.perf_counter() - start
+    if found.verdict is Verdict.UNKNOWN:   # the marked answer (its caveat stays) says more than unknown
+        result.stats["with nominations"] = f"{found.engine}: unknown: {found.reason}"
+        return result
+    if found.verdict is Verdict.DEPLOYABLE and not trace_holds(instance, index, found.trace):
+        raise AssertionError(f"{found.engine}: its witness does not hold with the nominations: an engine bug")
+    found.stats["without nominations"] = f"{result.engine}: deployable, by a witness a nomination blocks"
+    return found
+
+
 def _race_on_dask(engine: str, instance, query, run, max_states, where) -> Result:
     """The engines as tasks of a Dask cluster (``solvers.dask_race``); the winner's
     witness minimised here like a local answer's."""
@@ -194,6 +226,9 @@ def trace_pod_names(result: Result, instance, context) -> list[str]:
         from symreach.semantics import binding_notes
 
         names = [f"{name}; {note}" if note else name for name, note in zip(names, binding_notes(instance, result.trace))]
+    for i, pending in result.stats.get("nominated_steps", ()):   # ``with_nominations``' witness
+        if i < len(names):
+            names[i] = f"{pending}, the pending one: its nomination ends"
     return names
 
 

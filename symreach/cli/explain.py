@@ -58,6 +58,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
     report = loaded.context.get("report")
     explanations = [explain_subject(instance, s, filter_now(instance, report)) for s in about]
     outcomes: list[Optional[dict]] = [None] * len(about)
+    unsettled: list[list[bool]] = [[] for _ in about]   # per reachability answer: whether a nomination may change it
     minimised: list[float] = []
     if node is not None:
         check_node(targets, node)
@@ -66,7 +67,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
         for i, (s, e) in enumerate(zip(about, explanations)):
             if not e.nodes[0].static and s.per_node[n] is not None:
                 outcomes[i] = _decide_and_narrate(instance, s.per_node[n], node, engine, timeout,
-                                                  loaded.context, minimised)
+                                                  loaded.context, minimised, unsettled[i])
                 if moves == "both":
                     from symreach.cli.moves_options import operator_outcome
 
@@ -88,7 +89,7 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
     from symreach.report.caveats import type_caveats, with_caveats
 
     per_type = type_caveats(loaded.context.get("report"), instance)
-    for s, e, o in zip(about, explanations, outcomes):
+    for s, e, o, open_ in zip(about, explanations, outcomes, unsettled):
         text = explanation_text(e)
         if o:
             text += f"\n  ever deployable on {node}? {o['verdict']} ({o['engine']}, {o['time_s']:.2f} s)"
@@ -109,7 +110,8 @@ def explain_command(inputs, strict, max_input_mb, pod, node, engine, moves, time
                 if more["reason"] and not more["narration"]:
                     text += f"\n    {more['reason']}"
         types = sorted({t for t in s.per_node if t is not None} & set(per_type))
-        exact = not o and decided_now(instance, report, types)   # verdicts now only, nominations applied
+        # verdicts now apply the nominations; an answer is exact with them unless one is unsettled
+        exact = decided_now(instance, report, types) and not any(open_)
         blocks.append(with_caveats(text, [f"{instance.pod_types[t].name}: {m}" for t in types for m in per_type[t]
                                           if not (exact and NOMINATED_CAVEAT in m)]))
     zones = zoneinfo_read()
@@ -131,8 +133,9 @@ def _explain_csv(explanations) -> str:
 
 
 def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float, context: dict,
-                        minimised: list[float]) -> dict:
-    from symreach.cli.check import trace_pod_names
+                        minimised: list[float], unsettled: list[bool]) -> dict:
+    from symreach.cli.check import trace_pod_names, with_nominations
+    from symreach.frontends.k8s_nominated_filter import unchanged_by_nominations
     from symreach.loader import parse_query
     from symreach.model import Query
     from symreach.report.narrate import narrate
@@ -146,6 +149,10 @@ def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float
 
     def ask(q: Query) -> dict:
         result = decide(make_engine(engine), instance, q, RunContext.for_process())
+        report = context.get("report")
+        result = with_nominations(instance, q, result, report, RunContext.for_process())
+        index = getattr(report, "nominated", None)
+        unsettled.append(index is not None and not unchanged_by_nominations(instance, index, result))
         minimised.append(minimise_seconds(result.stats))
         return {"verdict": result.verdict.value, "engine": result.engine, "time_s": result.time_s,
                 "reason": result.reason,

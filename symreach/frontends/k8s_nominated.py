@@ -115,7 +115,7 @@ class NominationIndex:
                 "it is scheduled or deleted; answers it can change are marked")
             caveat = (f"pending pod {nom.pod} (priority {shown}) is nominated to {nom.node} "
                       f"{NOMINATED_CAVEAT}: until it is scheduled, pods of lower or equal priority must fit "
-                      "there with it too, which the reachability search does not follow (verdicts now and "
+                      "there with it too; check searches around it, the matrix does not (verdicts now and "
                       "witnesses are checked with it)")
             for name, priority in self.type_priority.items():
                 if nom.priority is None or priority is None or priority <= nom.priority:

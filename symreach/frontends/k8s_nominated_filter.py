@@ -27,76 +27,28 @@ from typing import Callable, Iterable, Optional, Sequence
 
 from symreach import semantics
 from symreach.frontends.k8s_nominated import Nomination, NominationIndex
+from symreach import model
 from symreach.model import Config, Instance
-from symreach.reasons import INTER_POD_AFFINITY_PLUGIN
 from symreach.result import DEPLOY, Result, Step, Verdict
 
 
-def outranks(nominated: Optional[int], pod: Optional[int]) -> Optional[bool]:
-    """Whether a nominated pod of priority ``nominated`` is added for a pod of priority ``pod``;
-    None when a priority is unknown."""
-    if nominated is None or pod is None:
-        return None
-    return nominated >= pod
-
-
-def added_nominations(nominations: Sequence[Nomination], node: str, priority: Optional[int],
-                      pod: Optional[str] = None) -> list[Nomination]:
-    """The nominations the scheduler adds to ``node`` for a pod of ``priority`` (``pod``: the pending
-    pod's "ns/name", whose own nomination is never added; None for a new pod of a type).
-    An unknown priority raises ``ValueError``: the verdict is not decided."""
-    out = []
-    for nom in nominations:
-        if nom.node != node or nom.pod == pod:
-            continue
-        added = outranks(nom.priority, priority)
-        if added is None:
-            raise ValueError(f"priority of {nom.pod if nom.priority is None else pod or 'the pod'} unknown")
-        if added:
-            out.append(nom)
-    return out
-
-
-def with_pods(inst: Instance, sigma: Config, n: int, types: Iterable[str]) -> Config:
-    """``sigma`` with one more pod of each named type on node ``n``."""
-    out = list(sigma)
-    for name in types:
-        out[inst.pair(inst.type_index(name), n)] += 1
-    return tuple(out)
-
-
-def affinity_skipped(inst: Instance, t: int, sigma: Config) -> bool:
-    """InterPodAffinity's PreFilter Skip in ``sigma``: t has no required (anti-)affinity term of its own
-    and no running pod has an anti-affinity term matching t on a node carrying the term's key."""
-    own = inst.pod_types[t]
-    if own.affinity or any(not term.plugin for term in own.anti_affinity):
-        return False
-    for u, other in enumerate(inst.pod_types):
-        for term in other.anti_affinity:
-            if term.plugin or t not in term.blocks:
-                continue
-            if any(sigma[inst.pair(u, m)] for m, domain in enumerate(term.topology.domain_of) if domain is not None):
-                return False
-    return True
+def in_model(inst: Instance, nominations: Iterable[Nomination]) -> tuple[model.Nomination, ...]:
+    """The nominations to nodes of the instance, as ``semantics.nominated_run`` reads them (one to a node
+    not in the input filters nothing)."""
+    nodes = {node.name: n for n, node in enumerate(inst.nodes)}
+    return tuple(model.Nomination(nom.pod, inst.type_index(nom.type_name), nodes[nom.node], nom.priority)
+                 for nom in nominations if nom.node in nodes)
 
 
 def nominated_run(inst: Instance, index: NominationIndex, type_name: str, node: str, sigma: Config,
                   pod: Optional[str] = None, nominations: Optional[Sequence[Nomination]] = None
-                  ) -> tuple[Optional[semantics.Failure], Config, tuple[Nomination, ...]]:
+                  ) -> tuple[Optional[semantics.Failure], Config, tuple[model.Nomination, ...]]:
     """``nominated_failure``, with the configuration of the run that decided it and the nominated pods
-    that run added (none: the run without them)."""
+    that run added (none: the run without them): ``semantics.nominated_run``."""
     nominations = index.nominations if nominations is None else nominations
     priority = index.pod_priority.get(pod) if pod is not None else index.type_priority.get(type_name)
-    t, n = inst.type_index(type_name), inst.node_index(node)
-    if nominations and t in inst.filter_errors:
-        raise ValueError("a DynamicResources error that aborts the cycle, with nominated pods")
-    added = added_nominations(nominations, node, priority, pod)
-    if added:
-        seen = with_pods(inst, sigma, n, (nom.type_name for nom in added))
-        failure = semantics.node_failure(inst, t, n, seen)
-        if failure is not None and not (failure.plugin == INTER_POD_AFFINITY_PLUGIN and affinity_skipped(inst, t, sigma)):
-            return failure, seen, tuple(added)
-    return semantics.node_failure(inst, t, n, sigma), sigma, ()
+    return semantics.nominated_run(inst, inst.type_index(type_name), inst.node_index(node), sigma,
+                                   in_model(inst, nominations), priority, pod)
 
 
 def nominated_failure(inst: Instance, index: NominationIndex, type_name: str, node: str, sigma: Config,

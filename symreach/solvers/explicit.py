@@ -238,3 +238,5 @@ def _unknown(reason: str, stats: dict) -> Result:
 # The gang search (solvers/gang_explicit.py) explores the same moves over the same parent map.
 successors = _successors
 trace_back = _trace
+# so does the search with nominated pods (solvers/nominated_search.py)
+deploy_candidates = _deploy_candidates
