@@ -140,7 +140,6 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
                              clock.times())
 
     from symreach.report.caveats import type_caveats
-    from symreach.search_budget import NOMINATED_SEARCH
     from symreach.solvers.matrix import empty_matrix, write_matrix
 
     def trailer_keys(m) -> dict:
@@ -178,7 +177,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory, opened=opened)
     m.caveats = type_caveats(report, inst)
-    settle_matrix(m, inst, report, current_budget().limit(NOMINATED_SEARCH), symmetry, cell_timeout)
+    settle_matrix(m, inst, report, current_budget(), symmetry, cell_timeout)
     if moves == "both":
         from symreach.cli.moves_options import operator_matrix
 
@@ -198,9 +197,7 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
 
 def _settler(m, inst, report, symmetry: bool, cell_timeout: float) -> Optional[MatrixSettler]:
     """What re-decides ``m``'s rows with the nominated pods in force as they come (None: no nomination)."""
-    from symreach.search_budget import NOMINATED_SEARCH
-
-    settler = MatrixSettler(m, inst, report, current_budget().limit(NOMINATED_SEARCH), symmetry, cell_timeout)
+    settler = MatrixSettler(m, inst, report, current_budget(), symmetry, cell_timeout)
     return settler if settler.active else None
 
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable, Optional
 
+from symreach import search_budget
 from symreach.model import Instance, Query
 from symreach.result import Result, Verdict
 from symreach.run import RunContext
+from symreach.search_budget import NOMINATED_SEARCH, Budget, naming_option
 
 
 def search_around(instance: Instance, query: Query, result: Result, report: object,
@@ -82,15 +84,19 @@ class MatrixSettler:
     are decided: ``--stream`` writes a row once its type is settled). Cells it cannot decide keep
     their verdict and the caveat; ``stats()`` says how many it re-decided."""
 
-    def __init__(self, m, inst: Instance, report: object, budget: int, symmetry: bool = True,
+    def __init__(self, m, inst: Instance, report: object, budget: Budget, symmetry: bool = True,
                  cell_timeout: Optional[float] = None) -> None:
         from symreach.frontends.k8s_nominated_filter import unchanged_by_nominations
+        from symreach.cli.options import SEARCH_BUDGET
 
         self.m, self.inst, self.report = m, inst, report
         self.index = getattr(report, "nominated", None)
-        self.left = budget                  # search states the nominated searches may still visit
+        self.left = budget.limit(NOMINATED_SEARCH)   # search states the nominated searches may still visit
+        with search_budget.using(budget):   # the caveat of a cell the guard left: the budget that raises it
+            self.past = naming_option(f"the search around the nominated pods went {search_budget.past(NOMINATED_SEARCH)}",
+                                      SEARCH_BUDGET)
         self.solve = {"symmetry": symmetry, "cell_timeout": cell_timeout}   # the matrix's (witnesses found again)
-        self.settled = self.changed = self.kept = 0
+        self.settled = self.searched = self.changed = self.kept = 0
         self.unchanged = unchanged_by_nominations
         self.why: Optional[str] = None      # why cells were left marked, first reason
 
@@ -140,15 +146,14 @@ class MatrixSettler:
             return self._left(own, (), "the cell's witness was not found again")
         query = Query((frozenset({(t, n)}),), f"{m.types[t]} on {m.nodes[n]}")
         first = Result(Verdict.DEPLOYABLE, "matrix", trace=trace)
-        if self.left <= 0:
-            found: Optional[Result] = Result(Verdict.UNKNOWN, "explicit/nominations",
-                                             reason="the matrix's nominated-search guard was reached")
-        else:
-            found = search_around(inst, query, first, self.report, RunContext.for_process(max_states=self.left))
+        if self.left <= 0 and not self.unchanged(inst, self.index, first):   # a witness that holds costs no state
+            return self._left(own, trace, self.past, guard=True)
+        found = search_around(inst, query, first, self.report, RunContext.for_process(max_states=self.left))
         if found is not None:
+            self.searched += 1
             self.left -= found.stats.get("states", 0)
             if found.verdict is Verdict.UNKNOWN:
-                return self._left(own, trace, found.reason)
+                return self._left(own, trace, found.reason, guard=self.left <= 0)
         elif not self.unchanged(inst, self.index, first):   # the witness does not hold, undecided (filter errors)
             return self._left(own, trace, "a DynamicResources error may abort a cycle")
         self.settled += own != others or found is not None
@@ -158,12 +163,13 @@ class MatrixSettler:
             m.how.set(t, (n,), NOMINATED_HOW)
         return others
 
-    def _left(self, own: tuple[str, ...], trace, why: str) -> tuple[str, ...]:
-        """An undecided deployable cell: its verdict stays, with its caveats (``_marked``)."""
+    def _left(self, own: tuple[str, ...], trace, why: str, guard: bool = False) -> tuple[str, ...]:
+        """An undecided deployable cell: its verdict stays, with its caveats (``_marked``) and, where
+        the guard stopped it, the guard's."""
         self.kept += 1
         if self.why is None:
-            self.why = why
-        return self._marked(own, trace)
+            self.why = self.past if guard else why
+        return self._marked(own, trace) + ((self.past,) if guard else ())
 
     def _marked(self, own: tuple[str, ...], trace) -> tuple[str, ...]:
         """An undecided deployable cell's caveats: its type's, and (as ``check``'s verdict carries the
@@ -188,14 +194,15 @@ class MatrixSettler:
 
     def stats(self) -> dict[str, Any]:
         """What the matrix's stats say of it (``"nominations"``)."""
-        out: dict[str, Any] = {"cells re-decided": self.settled, "turned not deployable": self.changed,
+        out: dict[str, Any] = {"cells re-decided": self.settled, "searched around them": self.searched,
+                               "turned not deployable": self.changed,
                                "left marked": self.kept, "search states left": max(self.left, 0)}
         if self.why is not None:
             out["why marked"] = self.why
         return out
 
 
-def settle_matrix(m, inst: Instance, report: object, budget: int, symmetry: bool = True,
+def settle_matrix(m, inst: Instance, report: object, budget: Budget, symmetry: bool = True,
                   cell_timeout: Optional[float] = None) -> Optional[MatrixSettler]:
     """Every cell of ``m`` re-decided with the nominations in force (``MatrixSettler``), its stats in
     ``m.stats["nominations"]``; None (nothing done) without nominations."""
