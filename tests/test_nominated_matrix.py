@@ -71,6 +71,11 @@ def test_a_cell_a_nomination_blocks_is_check_s_answer_without_the_mark(tmp_path)
     assert KSO["default/p"]["n1"] is not None and KSO["default/h"]["n1"] is None
     assert all(v is not None for v in KSO["default/q"].values())
     cells = matrix_cells(tmp_path, STUCK)
+    fixpoint = matrix_cells(tmp_path, STUCK, "--method", "fixpoint")
+    assert {k: (c["verdict"], c["caveats"]) for k, c in fixpoint.items()} == \
+        {k: (c["verdict"], c["caveats"]) for k, c in cells.items()}
+    csv_lines = run_cli(tmp_path, STUCK, "matrix", "-o", "csv").splitlines()
+    assert "default/p,n1,not-deployable,nominations" in csv_lines
     checked = json.loads(run_cli(tmp_path, STUCK, "check", "--pod", "default/p", "--node", "n1", "--json"))
     assert checked["verdict"] == cells[("default/p", "n1")]["verdict"] == "not-deployable"
     assert cells[("default/p", "n1")]["by"] == "nominations"
@@ -79,9 +84,12 @@ def test_a_cell_a_nomination_blocks_is_check_s_answer_without_the_mark(tmp_path)
     plain = [o for o in STUCK if o["metadata"]["name"] != "q"]
     assert matrix_cells(tmp_path, plain)[("default/p", "n1")]["verdict"] == "deployable"
     text = run_cli(tmp_path, STUCK, "matrix", "-o", "wide")
-    assert "*" not in text.split("nodes:")[1] and "re-decided" not in text
-    wide = run_cli(tmp_path, STUCK, "matrix", "-o", "wide").splitlines()
-    assert [line.split() for line in wide if line.startswith("default/p")] == [["default/p", ".", "Y"]]
+    assert "*" not in text.split("nodes:")[1]
+    assert [line.split() for line in text.splitlines() if line.startswith("default/p")] == [["default/p", ".", "Y"]]
+    # --moves both does not search the operator verdicts around the nominations: every cell of a type of
+    # lower or equal priority stays marked
+    both = json.loads(run_cli(tmp_path, STUCK, "matrix", "-o", "json", "--moves", "both"))
+    assert all(nominated(c["caveats"]) == (c["pod"] != "default/h") for c in both["cells"])
 
 
 def test_a_cell_that_stays_deployable_loses_its_mark(tmp_path) -> None:

@@ -177,11 +177,12 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory, opened=opened)
     m.caveats = type_caveats(report, inst)
-    settle_matrix(m, inst, report, current_budget(), symmetry, cell_timeout)
-    if moves == "both":
+    if moves == "both":   # the operator verdicts are not searched around the nominations: every cell stays marked
         from symreach.cli.moves_options import operator_matrix
 
         m.operator = operator_matrix(m, inst, cell_timeout)
+    else:
+        settle_matrix(m, inst, report, current_budget(), symmetry, cell_timeout)
     clock.split()
     code = 0 if m.stats.get("complete") else 3
     process.printing(code)

@@ -159,8 +159,11 @@ class MatrixSettler:
         self.settled += own != others or found is not None
         if found is not None and found.verdict is Verdict.NOT_DEPLOYABLE:
             self.changed += 1
-            m.cells.set(t, (n,), NOT_DEPLOYABLE)
-            m.how.set(t, (n,), NOMINATED_HOW)
+            for view, value in ((m.cells, NOT_DEPLOYABLE), (m.how, NOMINATED_HOW)):
+                if isinstance(view, dict):   # the fixpoint method's
+                    view[(t, n)] = value
+                else:
+                    view.set(t, (n,), value)
         return others
 
     def _left(self, own: tuple[str, ...], trace, why: str, guard: bool = False) -> tuple[str, ...]:
