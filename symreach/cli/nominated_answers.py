@@ -90,6 +90,8 @@ class MatrixSettler:
         from symreach.cli.options import SEARCH_BUDGET
 
         self.m, self.inst, self.report = m, inst, report
+        self.original = dict(m.caveats)     # each type's caveats, as check's verdicts read them
+        self.marked = {t for t, cs in m.caveats.items() if any(is_nominated(c) for c in cs)}
         self.index = getattr(report, "nominated", None)
         self.left = budget.limit(NOMINATED_SEARCH)   # search states the nominated searches may still visit
         with search_budget.using(budget):   # the caveat of a cell the guard left: the budget that raises it
@@ -115,7 +117,9 @@ class MatrixSettler:
         from symreach.solvers.cells import DEPLOYABLE, NOT_DEPLOYABLE, solve_type
 
         m, inst = self.m, self.inst
-        own = m.caveats.get(t, ())
+        if t not in self.marked and not self._reaches_marked(t):
+            return   # its witnesses deploy types above every nomination: they hold, and no cell is marked
+        own = self.original.get(t, ())
         others = tuple(c for c in own if not is_nominated(c))
         answer = None
         per_node: dict[int, tuple[str, ...]] = {}
@@ -132,6 +136,17 @@ class MatrixSettler:
                 per_node[n] = own
                 self.kept += own != others
         self._store(t, per_node)
+
+    def _reaches_marked(self, t: int) -> bool:
+        """Whether a witness of a cell of ``t`` may deploy a type a nomination is added for: some type
+        of its affinity cone is marked (``solve_type``'s witnesses deploy its cone's types only, but where
+        bindings or DynamicResources errors take it to the whole instance)."""
+        from symreach.encodings.preprocess import affinity_cone
+
+        inst = self.inst
+        if inst.bindings or inst.filter_errors:
+            return True
+        return bool(self.marked & affinity_cone(inst, Query((frozenset({(t, 0)}),))))
 
     def _settle_cell(self, t: int, n: int, answer, own: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
         """A deployable cell's caveats, its verdict turned not deployable where the nominations say so."""
@@ -177,7 +192,7 @@ class MatrixSettler:
     def _marked(self, own: tuple[str, ...], trace) -> tuple[str, ...]:
         """An undecided deployable cell's caveats: its type's, and (as ``check``'s verdict carries the
         caveats of every type its witness deploys) the nominated ones of the types its witness deploys."""
-        extra = [c for step in trace for c in self.m.caveats.get(self.inst.type_index(step.pod), ())
+        extra = [c for step in trace for c in self.original.get(self.inst.type_index(step.pod), ())
                  if is_nominated(c)]
         return own + tuple(dict.fromkeys(c for c in extra if c not in own))
 
