@@ -165,6 +165,8 @@ def test_every_cell_is_check_s_answer_on_random_states(tmp_path, states: str) ->
         out = CliRunner().invoke(cli, ["matrix", str(path), "-o", "json", "--method", "cells"])
         data = json.loads(out.stdout)
         assert data["stats"]["complete"], data["stats"]
+        # -o json writes rows as they are decided (matrix_stream), -o yaml after the whole matrix: the same cells
+        assert yaml.safe_load(CliRunner().invoke(cli, ["matrix", str(path), "-o", "yaml"]).stdout)["cells"] == data["cells"]
         searched += data["stats"]["nominations"]["searched around them"]
         for c in data["cells"]:
             if c["pod"] not in {p.name for p in inst.pod_types}:
