@@ -163,7 +163,7 @@ class MatrixSettler:
         first = Result(Verdict.DEPLOYABLE, "matrix", trace=trace)
         if self.left <= 0 and not self.unchanged(inst, self.index, first):   # a witness that holds costs no state
             return self._left(own, trace, self.past, guard=True)
-        found = search_around(inst, query, first, self.report, RunContext.for_process(max_states=self.left))
+        found = search_around(inst, query, first, self.report, self._cell_run())
         if found is not None:
             self.searched += 1
             self.left -= found.stats.get("states", 0)
@@ -180,6 +180,16 @@ class MatrixSettler:
                 else:
                     view.set(t, (n,), value)
         return others
+
+    def _cell_run(self) -> RunContext:
+        """A search's context: the states left of the guard, and the run's deadline or ``--cell-timeout``
+        from now, whichever comes first (a cell's search is bounded as a matrix cell's engine is)."""
+        run = RunContext.for_process(max_states=self.left)
+        timeout = self.solve["cell_timeout"]
+        if timeout is not None:
+            until = time.monotonic() + timeout
+            run = run.with_(deadline=until if run.deadline is None else min(run.deadline, until))
+        return run
 
     def _left(self, own: tuple[str, ...], trace, why: str, guard: bool = False) -> tuple[str, ...]:
         """An undecided deployable cell: its verdict stays, with its caveats (``_marked``) and, where
