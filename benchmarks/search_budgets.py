@@ -160,6 +160,27 @@ def pool_orders_input(pools: int = 8, asked: int = 4) -> Callable[[], tuple[bool
     return run
 
 
+def nominated_matrix_input(nodes: int = 6, types: int = 4) -> Callable[[], tuple[bool, object]]:
+    """``nodes`` nodes of 4 CPUs, ``types`` pending 1-CPU pods and a 4-CPU pod nominated to n0 that fits no
+    node (its nomination never ends): each type's cell on n0 is deployable without the nomination, and
+    the search around it explores every configuration before it answers not deployable."""
+    from symreach.cli.nominated_answers import settle_matrix
+    from symreach.report.caveats import type_caveats
+    from symreach.solvers.matrix import matrix_table
+    from tests.nominated_cases import node, pod
+
+    objects = [node(f"n{i}", cpu="4") for i in range(nodes)] + [pod(f"p{k}") for k in range(types)]
+    objects.append(pod("q", cpu="4", priority=100, nominated="n0", nodeSelector={"disk": "ssd"}))
+
+    def run() -> tuple[bool, object]:
+        inst, report = load_kubernetes_documents(copy.deepcopy(objects), "<state>")
+        m = matrix_table(inst)
+        m.caveats = type_caveats(report, inst)
+        stats = settle_matrix(m, inst, report, search_budget.active()).stats()
+        return stats["left marked"] > 0, stats
+    return run
+
+
 CASES: dict[str, tuple[str, Callable[[], Callable[[], tuple[bool, object]]]]] = {
     search_budget.DRA_ALLOCATOR_STEPS: ("12 + 2 devices, 5 + 1 requested, one matchAttribute", allocator_steps_input),
     search_budget.DRA_ORDERS: ("8 pools a constraint tells apart, the first erring, 2 devices asked", orders_input),
@@ -170,6 +191,8 @@ CASES: dict[str, tuple[str, Callable[[], Callable[[], tuple[bool, object]]]]] = 
     search_budget.DRA_STATES: ("3 nodes x 4 gpus, a Deployment and 3 bare claims", dra_states_input),
     search_budget.DRA_POOL_ORDERS: ("8 one-gpu pools on a node, 4 asked (2,081 runs, 70 outcomes)", pool_orders_input),
     search_budget.DRA_STATE_WORK: ("6 nodes x 2 gpus, a Deployment and 5 bare claims", lambda: dra_states_input(6, 2, 5)),
+    search_budget.NOMINATED_SEARCH: ("matrix: 6 nodes of 4 CPUs, 4 pending 1-CPU types, a nomination that never "
+                                     "ends", nominated_matrix_input),
 }
 
 

@@ -54,6 +54,7 @@ DRA_STATES = "dra-states"
 DRA_POOL_ORDERS = "dra-pool-orders"
 DRA_STATE_WORK = "dra-state-work"
 FILTER_RUNS = "filter-runs"
+NOMINATED_SEARCH = "nominated-search"
 
 GUARDS: tuple[Guard, ...] = (   # the times: benchmarks/search_budgets.py, CPU until the guard stops (load 4, 2 cores)
     Guard(DRA_ALLOCATOR_STEPS, 50_000, "allocator steps",
@@ -103,6 +104,13 @@ GUARDS: tuple[Guard, ...] = (   # the times: benchmarks/search_budgets.py, CPU u
           "runs, 1,698 nodes in 2 equal zones took 7.4 s at the answer's edge, 341 in 2 unequal ones 16 s; its cheap "
           "exact stages (filter_runs.segments_cover, windows_cover, the narrowed search) answer those edges in under "
           "0.1 s, and most edges up to 5,000 nodes in 8 zones past the guard"),
+    Guard(NOMINATED_SEARCH, 20_000, "search states",
+          "the searches around nominated pods (solvers.nominated_search) that matrix runs for its deployable cells "
+          "whose witness a nomination blocks, together (cli/nominated_answers); past it: the cells not "
+          "re-decided keep their first verdict and the nominated pods' caveat",
+          "5.6 s: 6 nodes of 4 CPUs, 4 pending 1-CPU types and a nomination that never ends (the first cell's "
+          "search takes it all, about 280 us a state; 700 us on examples/cluster-dump.yaml with one); the random "
+          "states' matrices need a few hundred; each search also stops at the matrix's cell timeout"),
 )
 BY_NAME: dict[str, Guard] = {g.name: g for g in GUARDS}
 RAISES = "a search budget of {} raises it"   # the command line names its option there

@@ -33,7 +33,7 @@ from tests.test_layering import REPO, analyse, discover
 
 
 def test_a_budget_scales_every_guard_and_refuses_what_is_no_budget():
-    assert [g.name for g in search_budget.GUARDS] == list(search_budget.BY_NAME) and len(search_budget.GUARDS) == 10
+    assert [g.name for g in search_budget.GUARDS] == list(search_budget.BY_NAME) and len(search_budget.GUARDS) == 11
     four = Budget(4)
     assert all(four.limit(g.name) == 4 * g.default for g in search_budget.GUARDS)
     based = Budget(0.5, {search_budget.DRA_ORDERS: 10})

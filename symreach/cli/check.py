@@ -18,6 +18,7 @@ from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.evidence import not_deployable_evidence
 from symreach.cli.executor_options import executor_options
 from symreach.cli.moves_options import apply_moves, explain_block, moves_options, operator_terms
+from symreach.cli.nominated_answers import with_nominations
 from symreach.cli.options import (
     check_engine,
     engine_option,
@@ -167,37 +168,6 @@ def check(inputs, strict, max_input_mb, pod, node, node_selector, with_items, en
     if why_text and fmt in ("text", "wide"):
         text += "\n" + why_text
     emit_verdict(text, result.verdict.exit_code, outputs)
-
-
-def with_nominations(instance, query, result: Result, report: object, run) -> Result:
-    """The answer with the pending pods' nominations in force (``k8s_nominated``): a deployable one whose
-    witness a nomination blocks is searched again around them (``solvers.nominated_search``), its
-    witness checked with them (``k8s_nominated_filter.trace_holds``); where that search answers unknown
-    (a limit, an undecided verdict) the first answer stays, marked; every other answer stands
-    (``unchanged_by_nominations``)."""
-    index = getattr(report, "nominated", None)
-    if index is None or not index.nominations or result.verdict is not Verdict.DEPLOYABLE or \
-            instance.filter_errors:
-        return result
-    from symreach.frontends.k8s_nominated_filter import in_model, trace_holds
-    from symreach.solvers.nominated_search import search
-
-    from symreach.semantics import query_holds
-
-    if (result.trace or query_holds(instance, query, instance.initial_config())) and \
-            trace_holds(instance, index, result.trace or ()):
-        return result
-    priority = {t: index.type_priority.get(pod.name) for t, pod in enumerate(instance.pod_types)}
-    start = time.perf_counter()
-    found = search(instance, query, in_model(instance, index.nominations), priority, run)
-    found.time_s = result.time_s + time.perf_counter() - start
-    if found.verdict is Verdict.UNKNOWN:   # the marked answer (its caveat stays) says more than unknown
-        result.stats["with nominations"] = f"{found.engine}: unknown: {found.reason}"
-        return result
-    if found.verdict is Verdict.DEPLOYABLE and not trace_holds(instance, index, found.trace):
-        raise AssertionError(f"{found.engine}: its witness does not hold with the nominations: an engine bug")
-    found.stats["without nominations"] = f"{result.engine}: deployable, by a witness a nomination blocks"
-    return found
 
 
 def _race_on_dask(engine: str, instance, query, run, max_states, where) -> Result:

@@ -28,7 +28,7 @@ def not_deployable_evidence(instance: Instance, query: Query, result: Result, ce
     from symreach.solvers.base import Limits
     from symreach.solvers.evidence import ensure_certificate
 
-    if "without nominations" not in result.stats:   # else no argument without them holds (cli/check.with_nominations)
+    if "without nominations" not in result.stats:   # else no argument without them holds (cli/nominated_answers.with_nominations)
         ensure_certificate(instance, query, result, Limits(timeout_s=timeout))
     if result.certificate is None:
         what = "written" if cert_out is not None else "to explain"

@@ -134,7 +134,8 @@ def _explain_csv(explanations) -> str:
 
 def _decide_and_narrate(instance, t: int, node: str, engine: str, timeout: float, context: dict,
                         minimised: list[float], unsettled: list[bool]) -> dict:
-    from symreach.cli.check import trace_pod_names, with_nominations
+    from symreach.cli.check import trace_pod_names
+    from symreach.cli.nominated_answers import with_nominations
     from symreach.frontends.k8s_nominated_filter import unchanged_by_nominations
     from symreach.loader import parse_query
     from symreach.model import Query

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+from typing import Optional
 
 import click
 
@@ -11,7 +12,8 @@ from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.executor_options import (executor_from_options, executor_options, outline_from_workers,
                                           task_progress, workers_loading)
-from symreach.cli.options import (announce_warnings, current_namespace, format_options, input_options,
+from symreach.cli.nominated_answers import MatrixSettler, nominated_types, settle_matrix
+from symreach.cli.options import (announce_warnings, current_budget, current_namespace, format_options, input_options,
                                   list_targets_if_asked, list_targets_option, listing_targets,
                                   load_inputs_from_options, memory_option, timeout_option, warnings_json,
                                   zoneinfo_read)
@@ -117,7 +119,8 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         # CSV needs names alone: the workers load and check the input, this process parses none of it
         outline = outline_from_workers(inputs, max_input_mb, opened)
         shipped = True
-        if outline is not None:
+        # nominated pods: the cells are re-decided here (nominated_answers), which needs the input
+        if outline is not None and not nominated_types(outline.summary.caveats):
             from symreach.solvers.matrix import named_matrix
 
             announce_warnings(outline.summary.warnings, strict)
@@ -164,18 +167,22 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
         else:
             out.write(render(m) + "\n")
 
+    report = loaded.context.get("report")
     if as_decided:
         m = empty_matrix(inst)
-        m.caveats = type_caveats(loaded.context.get("report"), inst)
-        _streamed(inst, m, fmt, clock, how, opened, ordered=not stream, trailer=lambda: trailer_keys(m))
+        m.caveats = type_caveats(report, inst)
+        _streamed(inst, m, fmt, clock, how, opened, ordered=not stream, trailer=lambda: trailer_keys(m),
+                  settler=_settler(m, inst, report, symmetry, cell_timeout))
     process.set_fallback(lambda reason: _fallback_text(inst, reason, write))
     m = compute_matrix(inst, method, symmetry, cell_timeout, executor, scheduler, workers, worker_memory, jobs,
                        memory, opened=opened)
-    m.caveats = type_caveats(loaded.context.get("report"), inst)
-    if moves == "both":
+    m.caveats = type_caveats(report, inst)
+    if moves == "both":   # the operator verdicts are not searched around the nominations: every cell stays marked
         from symreach.cli.moves_options import operator_matrix
 
         m.operator = operator_matrix(m, inst, cell_timeout)
+    else:
+        settle_matrix(m, inst, report, current_budget(), symmetry, cell_timeout)
     clock.split()
     code = 0 if m.stats.get("complete") else 3
     process.printing(code)
@@ -189,12 +196,19 @@ def matrix_command(inputs, strict, max_input_mb, fmt: str, transpose: bool, pod_
     sys.exit(code)
 
 
+def _settler(m, inst, report, symmetry: bool, cell_timeout: float) -> Optional[MatrixSettler]:
+    """What re-decides ``m``'s rows with the nominated pods in force as they come (None: no nomination)."""
+    settler = MatrixSettler(m, inst, report, current_budget(), symmetry, cell_timeout)
+    return settler if settler.active else None
+
+
 def _streamed(inst, m, fmt: str, clock, how: tuple, opened=None, ordered: bool = False,
-              trailer=None) -> None:
+              trailer=None, settler: Optional[MatrixSettler] = None) -> None:
     """``m`` (an empty matrix of ``inst``; None: only the workers have it) computed, its rows
     written as they are decided (``matrix_stream``): ``ordered``, the plain output; else
     ``--stream``'s, as types finish, the undecided ones (``?``) last. ``trailer()``: the JSON
-    trailer's own keys. Exits."""
+    trailer's own keys. ``settler``: re-decides each row with the nominated pods in force before
+    it is written. Exits."""
     from symreach.report.schema import document
     from symreach.solvers.matrix_stream import RowStream
 
@@ -204,8 +218,14 @@ def _streamed(inst, m, fmt: str, clock, how: tuple, opened=None, ordered: bool =
     # written, and every row as ? is the whole matrix again (seconds and hundreds of MB at scale).
     process.set_fallback(lambda reason: _rest_text(rows, reason),
                          lambda reason: _rest_text(rows, reason, listed=False))
+    def done(types: list[int]) -> None:
+        if settler is not None:
+            settler.types_done(types)
+            m.stats["nominations"] = settler.stats()
+        rows.types_done(types)
+
     try:
-        compute_matrix(inst, *how, into=m, on_types=rows.types_done, opened=opened)
+        compute_matrix(inst, *how, into=m, on_types=done, opened=opened)
         clock.split()
         code = 0 if m.stats.get("complete") else 3
         process.printing(code)

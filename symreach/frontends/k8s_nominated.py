@@ -115,8 +115,8 @@ class NominationIndex:
                 "it is scheduled or deleted; answers it can change are marked")
             caveat = (f"pending pod {nom.pod} (priority {shown}) is nominated to {nom.node} "
                       f"{NOMINATED_CAVEAT}: until it is scheduled, pods of lower or equal priority must fit "
-                      "there with it too; check searches around it, the matrix does not (verdicts now and "
-                      "witnesses are checked with it)")
+                      "there with it too; check and matrix search around it, and an answer still marked was "
+                      "not decided with it (verdicts now and witnesses are checked with it)")
             for name, priority in self.type_priority.items():
                 if nom.priority is None or priority is None or priority <= nom.priority:
                     caveats.setdefault(name, []).append(caveat)

@@ -67,7 +67,8 @@ def trace_holds(inst: Instance, index: NominationIndex, trace: Sequence[Step]) -
     """Whether a witness (which ``semantics.replay`` accepts) is also one with the nominations in force:
     each nomination lasts until its pod is scheduled, and a deployment of a nominated pod's type may be
     that pod (its nomination ends there and is not added for it) or a new pod of the type. Searched
-    over those choices; False where a step's verdict is not decided (``nominated_failure``)."""
+    over those choices; a choice whose verdict is not decided (``nominated_failure``) is not taken, as
+    ``solvers.nominated_search`` takes no such move: False where only such choices remain."""
     configs = [inst.initial_config()] + [semantics.replay(inst, trace[:i + 1]) for i in range(len(trace))]
     failed: set[tuple[int, frozenset[Nomination]]] = set()
 
@@ -87,8 +88,8 @@ def trace_holds(inst: Instance, index: NominationIndex, trace: Sequence[Step]) -
                     fits = nominated_failure(inst, index, step.pod, step.node, configs[i],
                                              pod=None if nom is None else nom.pod,
                                              nominations=sorted(active, key=lambda q: q.pod)) is None
-                except ValueError:
-                    return False
+                except ValueError:   # not decided: this choice is not taken (as the search does), another may be
+                    continue
                 if fits and holds(i + 1, rest):
                     ok = True
                     break

@@ -77,9 +77,8 @@ def view(m, inst: Instance, grouped: bool = True, pods: Optional[str] = None, no
 
 
 def marks(m, v: View, row: Row) -> list[str]:
-    """The row's mark in every column; ``*`` when the row's answers carry caveats (``m.caveats``)."""
+    """The row's mark in every column; ``*`` where a cell of the column carries caveats (``m.caveats_of``)."""
     caveats = getattr(m, "caveats", None) or {}
-    star = CAVEAT if any(t in caveats for t in row.per_node if t is not None) else ""
     t0 = row.per_node[0] if row.per_node else None
     if t0 is not None and hasattr(m.cells, "row") and all(t == t0 for t in row.per_node):
         values = m.cells.row(t0)  # one pod type's row as a list: millions of cells on large clusters
@@ -87,7 +86,14 @@ def marks(m, v: View, row: Row) -> list[str]:
     else:
         out = [cell_mark([None if row.per_node[n] is None else m.cells[(row.per_node[n], n)] for n in col.nodes])
                for col in v.columns]
-    out = [mark + star if mark != ABSENT else mark for mark in out] if star else out
+    if any(t in caveats for t in row.per_node if t is not None):
+        per_cell = getattr(m, "cell_caveats", None) or {}
+        if not any(t in per_cell for t in row.per_node if t is not None):   # every cell its type's: all marked
+            out = [mark + CAVEAT if mark != ABSENT else mark for mark in out]
+        else:
+            out = [mark + CAVEAT if mark != ABSENT and any(row.per_node[n] is not None and
+                                                           m.caveats_of(row.per_node[n], n) for n in col.nodes)
+                   else mark for mark, col in zip(out, v.columns)]
     forbidden = operator_forbidden(m)
     if forbidden:
         out = [mark + FORBIDDEN if any((row.per_node[n], n) in forbidden for n in col.nodes) else mark

@@ -152,6 +152,14 @@ class Matrix:
     groups: dict[str, dict[int, int]] = field(default_factory=dict)
     # type -> what its cells depend on that is not modelled (``symreach.report.caveats``): marked ``Y*``
     caveats: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # type -> node -> the cell's own caveats where they are fewer than its type's (a cell the
+    # nominated pods cannot change: ``cli/nominated_answers.MatrixSettler``)
+    cell_caveats: dict[int, dict[int, tuple[str, ...]]] = field(default_factory=dict)
+
+    def caveats_of(self, t: int, n: int) -> tuple[str, ...]:
+        """The caveats cell (t, n) carries."""
+        own = self.cell_caveats.get(t, {}).get(n)
+        return own if own is not None else self.caveats.get(t, ())
 
     def row_subjects(self) -> list[tuple[str, tuple[Optional[int], ...]]]:
         """One row per pod type, except that a DaemonSet's pinned types form one
@@ -173,7 +181,7 @@ class Matrix:
             for n, t in enumerate(per_node):
                 if t is not None:
                     yield {"pod": name, "node": self.nodes[n], "verdict": self.cells[(t, n)],
-                           "by": self.how[(t, n)], "caveats": list(self.caveats.get(t, ()))}
+                           "by": self.how[(t, n)], "caveats": list(self.caveats_of(t, n))}
 
     def witness(self, instance: Instance, t: int, n: int) -> Optional[tuple[Step, ...]]:
         """A replayed witness for a deployable cell (cells method only), else None.
@@ -383,6 +391,7 @@ def text_lines(m: Matrix) -> Iterator[str]:
     subjects = m.row_subjects()
     width = max([len(name) for name, _ in subjects] + [4])
     widths = [max(2 if m.caveats else 1, len(node)) for node in m.nodes]
+    marked = set(m.cell_caveats) | set(m.caveats)
     yield ("Y deployable, . not deployable, ? unknown (limit reached)"
            + (", - no pod of the DaemonSet for the node" if m.groups else "")
            + (", * depends on what is not modelled (caveats below)" if m.caveats else ""))
@@ -390,8 +399,8 @@ def text_lines(m: Matrix) -> Iterator[str]:
     pads = [" " * (w - 1) for w in widths]
     for name, per_node in subjects:
         t0 = per_node[0] if per_node else None
-        if any(t in m.caveats for t in per_node if t is not None):
-            marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]] + ('*' if t in m.caveats else ''):<{w}}"
+        if any(t in marked for t in per_node if t is not None):
+            marks = "".join(f" {'-' if t is None else _MARK[m.cells[(t, n)]] + ('*' if m.caveats_of(t, n) else ''):<{w}}"
                             for n, (t, w) in enumerate(zip(per_node, widths)))
         elif isinstance(m.cells, CellView) and t0 is not None and all(t == t0 for t in per_node):
             # One pod type's row: read it as a list (millions of cells on large clusters).
@@ -459,7 +468,15 @@ def json_cell_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], st
             hit = quoted[value] = json.dumps(value)
         return hit
 
-    marks = {t: ', "caveats": ' + json.dumps(list(c)) for t, c in m.caveats.items()}
+    marks: dict[tuple[str, ...], str] = {(): NO_CAVEATS}
+
+    def mark(t: int, n: int) -> str:   # read when the cell is written: --stream settles rows as they come
+        c = m.caveats_of(t, n)
+        hit = marks.get(c)
+        if hit is None:
+            hit = marks[c] = ', "caveats": ' + json.dumps(list(c))
+        return hit
+
     rows = isinstance(m.cells, CellView) and isinstance(m.how, CellView)
     tails: dict[tuple[int, int, str], list[str]] = {}   # codes, caveats -> every node's cell after its pod
 
@@ -474,15 +491,15 @@ def json_cell_writer(m: Matrix) -> Callable[[str, tuple[Optional[int], ...]], st
     def cells(name: str, per_node: tuple[Optional[int], ...]) -> str:
         pod = '{"pod": ' + q(name)
         t = per_node[0] if per_node else None
-        if rows and t is not None and per_node.count(t) == len(per_node):
-            # One pod type's row: cells by runs of equal codes, the pod put before each.
-            codes, how, mark = m.cells.codes(t), m.how.codes(t), marks.get(t, NO_CAVEATS)   # type: ignore[attr-defined]
+        if rows and t is not None and per_node.count(t) == len(per_node) and t not in m.cell_caveats:
+            # One pod type's row, one mark: cells by runs of equal codes, the pod put before each.
+            codes, how, one = m.cells.codes(t), m.how.codes(t), mark(t, 0)   # type: ignore[attr-defined]
             parts: list[str] = []
             for start, end in code_runs(codes, how):
-                parts += tail(codes[start], how[start], mark)[start:end]
+                parts += tail(codes[start], how[start], one)[start:end]
             return (pod + pod.join(parts))[:-2] if parts else ""
         return ", ".join([f'{pod}, "node": {nodes[n]}, "verdict": {q(m.cells[(t, n)])}, '
-                          f'"by": {q(m.how[(t, n)])}{marks.get(t, NO_CAVEATS)}}}'
+                          f'"by": {q(m.how[(t, n)])}{mark(t, n)}}}'
                           for n, t in enumerate(per_node) if t is not None])
     return cells
 

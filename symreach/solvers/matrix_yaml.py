@@ -61,12 +61,10 @@ def write_yaml(m: Matrix, out: TextIO, extra: Optional[dict[str, Any]] = None,
     out.write(entry("pods", list(m.types)) + entry("nodes", list(m.nodes)))
     pod, node, verdict, by, caveats = (item_piece(k) for k in CELL_KEYS)
     nodes = [node(name) for name in m.nodes]
-    marks = {t: caveats(list(c)) for t, c in m.caveats.items()}
-    none = caveats([])
     started = False
     for name, per_node in m.row_subjects():
         p = pod(name)
-        text = "".join([p + nodes[n] + verdict(m.cells[(t, n)]) + by(m.how[(t, n)]) + marks.get(t, none)
+        text = "".join([p + nodes[n] + verdict(m.cells[(t, n)]) + by(m.how[(t, n)]) + caveats(list(m.caveats_of(t, n)))
                         for n, t in enumerate(per_node) if t is not None])
         if text:
             out.write(text if started else "cells:\n" + text)
