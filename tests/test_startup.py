@@ -62,7 +62,8 @@ SMALL_CHECK_MODULES = frozenset("symreach." + m if m else "symreach" for m in ""
     loader.dra solvers.goal_plan
     certify certify.may_fixpoint certify.names certify.never_deployable
     certify.node_filters certify.static_filter certify.theorem5 cli cli.check cli.errors cli.evidence
-    cli.executor_options cli.group_check cli.main cli.moves_options cli.names cli.options cli.output cli.process
+    cli.executor_options cli.group_check cli.main cli.moves_options cli.names cli.nominated_answers cli.options
+    cli.output cli.process
     cli.timing encodings encodings.coexist encodings.preprocess encodings.realize encodings.replay_state
     encodings.restrict encodings.symmetry errors export export.traces frontends frontends.dispatch loader
     loader.budgets loader.collector loader.controllers loader.groups loader.kube_objects loader.labels
