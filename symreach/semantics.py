@@ -622,8 +622,11 @@ def abort_cap(inst: Instance, t: int, n: int) -> int:
     return max(1, min(fits)) if fits else 0   # no bound: its pods consume nothing there, one is enough
 
 
-def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Failure]:
-    """n's own Filter verdict: the first failing plugin of the profile's order with its reasons."""
+def filter_failure(inst: Instance, t: int, n: int, sigma: Config,
+                   restrictions_skipped: bool = False) -> Optional[Failure]:
+    """n's own Filter verdict: the first failing plugin of the profile's order with its reasons.
+    ``restrictions_skipped``: VolumeRestrictions' PreFilter said Skip in the configuration the cycle
+    started from (``restrictions_skip``), so sigma's extra pods (nominated ones) are not checked by it."""
     if inst.binding_groups:
         static, volume = static_view(inst, t, n, sigma)
     else:
@@ -639,7 +642,7 @@ def filter_failure(inst: Instance, t: int, n: int, sigma: Config) -> Optional[Fa
         return _failure(*failing)
     if kube and not disks_free(inst, t, n, sigma):
         return _failure(reasons.DISK_CONFLICT)
-    if kube and not claims_free(inst, t, sigma):
+    if kube and not restrictions_skipped and not claims_free(inst, t, sigma):
         return _failure(reasons.READ_WRITE_ONCE_POD_CONFLICT)
     if kube and not volume_limit_ok(inst, t, n, sigma):
         return _failure(reasons.MAX_VOLUME_COUNT)
@@ -1105,6 +1108,13 @@ def affinity_skipped(inst: Instance, t: int, sigma: Config) -> bool:
     return True
 
 
+def restrictions_skip(inst: Instance, t: int, sigma: Config) -> bool:
+    """VolumeRestrictions' PreFilter Skip in ``sigma``: t mounts no in-tree disk (``needsRestrictionsCheck``)
+    and no pod of sigma uses one of t's ReadWriteOncePod claims. The plugin is then skipped for the
+    whole cycle, its AddPod extension too: a nominated pod using such a claim conflicts with nothing."""
+    return not inst.pod_types[t].disks and claims_free(inst, t, sigma)
+
+
 def nominated_run(inst: Instance, t: int, n: int, sigma: Config, nominations: Sequence[Nomination],
                   priority: Optional[int], own: Optional[str] = None
                   ) -> tuple[Optional[Failure], Config, tuple[Nomination, ...]]:
@@ -1112,7 +1122,8 @@ def nominated_run(inst: Instance, t: int, n: int, sigma: Config, nominations: Se
     pod of each added nomination's type on n (``nominations_added``), then, when that passes or only
     a skipped InterPodAffinity refused, without; the first failing run's failure, the configuration
     that run saw and what it added. Nominated pods hold no devices and bind no claims, so only pod
-    counts change. ValueError where it is not decided: an unknown priority, or a cycle another node's
+    counts change; a VolumeRestrictions skipped by PreFilter (``restrictions_skip``) does not see their
+    ReadWriteOncePod claims. ValueError where it is not decided: an unknown priority, or a cycle another node's
     DynamicResources error may abort (a nomination can make that node fail earlier)."""
     if nominations and t in inst.filter_errors:
         raise ValueError("a DynamicResources error that aborts the cycle, with nominated pods")
@@ -1121,7 +1132,7 @@ def nominated_run(inst: Instance, t: int, n: int, sigma: Config, nominations: Se
         seen = list(sigma)
         for nom in added:
             seen[inst.pair(nom.t, n)] += 1
-        failure = node_failure(inst, t, n, tuple(seen))
+        failure = filter_failure(inst, t, n, tuple(seen), restrictions_skip(inst, t, sigma))
         if failure is not None and not (failure.plugin == reasons.INTER_POD_AFFINITY_PLUGIN
                                         and affinity_skipped(inst, t, sigma)):
             return failure, tuple(seen), added

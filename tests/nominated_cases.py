@@ -46,6 +46,33 @@ def spread(app: str) -> list:
              "labelSelector": {"matchLabels": {"app": app}}}]
 
 
+def rwop_claim(name: str, on_node: Optional[str] = None) -> list[dict]:
+    """A ReadWriteOncePod claim bound to its local PV (pinned by hostname to ``on_node``, else a CSI
+    volume any node can use)."""
+    pv_spec: dict = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod"], "storageClassName": "",
+                     "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default", "name": name}}
+    if on_node:
+        pv_spec["local"] = {"path": f"/mnt/{name}"}
+        pv_spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "kubernetes.io/hostname", "operator": "In", "values": [on_node]}]}]}}
+    else:
+        pv_spec["csi"] = {"driver": "csi.example.com", "volumeHandle": f"vol-{name}"}
+    return [{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{name}"},
+             "spec": pv_spec, "status": {"phase": "Bound"}},
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "default"},
+             "spec": {"accessModes": ["ReadWriteOncePod"], "storageClassName": "", "volumeName": f"pv-{name}",
+                      "resources": {"requests": {"storage": "1Gi"}}},
+             "status": {"phase": "Bound", "accessModes": ["ReadWriteOncePod"], "capacity": {"storage": "1Gi"}}}]
+
+
+def claim_volume(claim: str) -> list[dict]:
+    return [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+
+
+def in_tree_disk(name: str) -> dict:
+    return {"name": "disk", "gcePersistentDisk": {"pdName": name}}
+
+
 NODES = [node("n1"), node("n2")]
 
 # name -> the state's objects (every pending pod is asked about on every node)
@@ -100,4 +127,17 @@ CASES: dict[str, list[dict]] = {
                               pod("p")],
     # A nomination to a node not in the input filters nothing.
     "nominated-to-a-missing-node": NODES + [pod("q", cpu="2", priority=100, nominated="gone"), pod("p")],
+    # q (nominated to n1) and p share a ReadWriteOncePod claim no running pod uses: VolumeRestrictions'
+    # PreFilter skips for p (no in-tree disk, no conflict yet), AddPod too, so q's use counts nowhere.
+    "rwop-nominated-skipped": NODES + rwop_claim("c") + [
+        pod("q", cpu="100m", priority=10, nominated="n1", volumes=claim_volume("c")),
+        pod("p", cpu="100m", volumes=claim_volume("c"))],
+    # ... so the first run on n1 goes on to VolumeBinding (the PV is pinned to n2) and refuses there.
+    "rwop-nominated-skipped-binding": NODES + rwop_claim("c", on_node="n2") + [
+        pod("q", cpu="100m", priority=10, nominated="n1", volumes=claim_volume("c")),
+        pod("p", cpu="100m", volumes=claim_volume("c"))],
+    # p also mounts an in-tree disk: PreFilter does not skip, and AddPod counts q's use of the claim on n1.
+    "rwop-nominated-with-disk": NODES + rwop_claim("c") + [
+        pod("q", cpu="100m", priority=10, nominated="n1", volumes=claim_volume("c")),
+        pod("p", cpu="100m", volumes=claim_volume("c") + [in_tree_disk("pd1")])],
 }

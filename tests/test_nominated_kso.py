@@ -61,7 +61,19 @@ KSO = {'higher-priority-takes-cpu': {'default/q': {'n1': None, 'n2': None},
  'not-nominated': {'default/g': {'n1': None, 'n2': ('NodeResourcesFit', ('Insufficient cpu',))},
                    'default/o': {'n1': None, 'n2': ('NodeResourcesFit', ('Insufficient cpu',))},
                    'default/p': {'n1': None, 'n2': None}},
- 'nominated-to-a-missing-node': {'default/q': {'n1': None, 'n2': None}, 'default/p': {'n1': None, 'n2': None}}}
+ 'nominated-to-a-missing-node': {'default/q': {'n1': None, 'n2': None}, 'default/p': {'n1': None, 'n2': None}},
+ 'rwop-nominated-skipped': {'default/q': {'n1': None, 'n2': None}, 'default/p': {'n1': None, 'n2': None}},
+ 'rwop-nominated-skipped-binding': {'default/q': {'n1': ('VolumeBinding', ("node(s) didn't match PersistentVolume's "
+                                                                          'node affinity',)),
+                                                  'n2': None},
+                                    'default/p': {'n1': ('VolumeBinding', ("node(s) didn't match PersistentVolume's "
+                                                                          'node affinity',)),
+                                                  'n2': None}},
+ 'rwop-nominated-with-disk': {'default/q': {'n1': None, 'n2': None},
+                              'default/p': {'n1': ('VolumeRestrictions',
+                                                   ('node(s) unavailable due to PersistentVolumeClaim with '
+                                                    'ReadWriteOncePod access mode already in-use by another pod',)),
+                                            'n2': None}}}
 
 
 def symreach_answers(objects: list[dict]) -> dict:
@@ -98,7 +110,7 @@ def test_nominations_change_the_verdicts_they_should() -> None:
                        ("nominated-anti-affinity-counted", "default/p"), ("own-anti-affinity", "default/p"),
                        ("host-port", "default/p"), ("spread", "default/p"), ("own-nomination", "default/r"),
                        ("running-pods-and-two-nominations", "default/p"),
-                       ("nominated-where-it-would-not-fit", "default/p")}
+                       ("nominated-where-it-would-not-fit", "default/p"), ("rwop-nominated-with-disk", "default/p")}
 
 
 @pytest.mark.skipif(not VARIANT.exists(), reason="kso variant with nominated pods not built (benchmarks/kso_nominated)")

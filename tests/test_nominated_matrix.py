@@ -203,3 +203,33 @@ def test_a_witness_holds_through_a_choice_left_undecided(tmp_path) -> None:
     assert checked["verdict"] == "deployable", checked
     cell = matrix_cells(tmp_path, objects)[("default/r0", "n0")]
     assert (cell["verdict"], nominated(cell["caveats"])) == (checked["verdict"], nominated(checked["caveats"]))
+
+
+def where_cells(tmp_path, objects: list[dict], pod_name: str, *extra: str) -> dict[tuple[str, str], tuple]:
+    """``where --pod`` as (pod, node) -> (verdict, caveats), the matrix cells' shape."""
+    data = json.loads(run_cli(tmp_path, objects, "where", "--pod", pod_name, "-o", "json", *extra))
+    return {(pod_name, node): (verdict, pool["caveats"].get(node, []))
+            for pool in data["pools"] for verdict, nodes in pool["nodes"].items() for node in nodes}
+
+
+def test_where_is_the_matrix_row_with_its_marks(tmp_path) -> None:
+    """``where`` answers one row of the matrix, cell by cell the same verdict and caveats: settled with the
+    nominations (STUCK's p on n1 turned not deployable, said why), marked where the guard stops the search
+    (``n1*`` in text), on random states with nominations too."""
+    stuck = where_cells(tmp_path, STUCK, "default/p")
+    assert stuck == {("default/p", "n1"): ("not-deployable", []), ("default/p", "n2"): ("deployable", [])}
+    assert "n1: the pending pods nominated to it" in run_cli(tmp_path, STUCK, "where", "--pod", "default/p")
+    guarded = where_cells(tmp_path, BLOCKED, "default/p", "--search-budget", "1e-6")
+    assert guarded[("default/p", "n1")][0] == "deployable" and nominated(guarded[("default/p", "n1")][1])
+    text = run_cli(tmp_path, BLOCKED, "where", "--pod", "default/p", "--search-budget", "1e-6")
+    assert "can:     n1*, n2" in text and any(line.startswith("* pending pod default/q") for line in text.splitlines())
+    compared = marked = 0
+    for state in [s for s in nominated_states(12, 5) if s.nominated][:6] + [STUCK, BLOCKED]:
+        objects = state if isinstance(state, list) else state.objects
+        cells = matrix_cells(tmp_path, objects)
+        for name in sorted({pod_name for pod_name, _ in cells}):
+            row = {k: (c["verdict"], c["caveats"]) for k, c in cells.items() if k[0] == name}
+            assert where_cells(tmp_path, objects, name) == row, (objects, name)
+            compared += len(row)
+            marked += sum(bool(c) for _, c in row.values())
+    assert compared > 30 and marked > 0, (compared, marked)

@@ -12,11 +12,16 @@ import click
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
 from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
-                                  list_targets_option, load_inputs_from_options, memory_option, pod_hints,
+                                  current_budget, list_targets_option, load_inputs_from_options, memory_option,
+                                  pod_hints,
                                   timeout_option, warnings_json)
 from symreach.cli.output import emit_verdict
 from symreach.cli.timing import command_clock
 from symreach.report.verdict import times_text
+
+
+NOMINATED_NEVER = ("the pending pods nominated to it (status.nominatedNodeName) keep it out: with them in force, "
+                   "no sequence of deployments and deletions gets it there")
 
 
 @click.command("where", cls=ErrorReportingCommand)
@@ -39,7 +44,10 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
     from symreach.report.explain import explain_subject, subjects
     from symreach.report.matrix_view import UNKNOWN, Row, where_data
     from symreach.run import RunContext
+    from symreach.cli.nominated_answers import NOMINATED_HOW, MatrixSettler
+    from symreach.report.caveats import type_caveats
     from symreach.solvers.cells import solve_type
+    from symreach.solvers.matrix import empty_matrix, type_row
 
     list_targets_if_asked(loaded, fmt)
     if pod is None:
@@ -53,28 +61,29 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
     else:
         per_node = (inst.type_index(name),) * len(inst.nodes)
     row = Row(name, per_node)
-    cells: dict[tuple[int, int], str] = {}
-    for t in sorted({t for t in per_node if t is not None}):
+    types = sorted({t for t in per_node if t is not None})
+    m = empty_matrix(inst)   # the row's types filled in, the rest left unknown (never shown)
+    for t in types:
         deadline = RunContext.for_process().wall_deadline()
-        for cls in solve_type(inst, t, cell_timeout=cell_timeout, deadline_at=deadline).classes:
-            for n in cls.nodes:
-                if per_node[n] == t:
-                    cells[(t, n)] = cls.verdict
+        answer = type_row(solve_type(inst, t, cell_timeout=cell_timeout, deadline_at=deadline), len(inst.nodes))
+        m.cells.put_row(t, answer.cells, answer.verdicts)
+        m.how.put_row(t, answer.how, answer.hows)
+    # each cell's caveats and, with nominated pods, its verdict settled with them: as matrix's cells
+    m.caveats = type_caveats(loaded.context.get("report"), inst)
+    MatrixSettler(m, inst, loaded.context.get("report"), current_budget(), True, cell_timeout).types_done(types)
     (subject,) = subjects(inst, name)
     explained = explain_subject(inst, subject)
     static = {inst.node_index(v.node): v.text() if v.others else v.reason
               for v in explained.nodes if v.static and v.reason}
-
-    class _Cells:  # the one row, as the matrix renderers read it
-        def __init__(self) -> None:
-            self.cells = cells
-
-    data = where_data(_Cells(), inst, row, static)
+    for n, t in enumerate(per_node):   # turned not deployable by the search around the nominations
+        if t is not None and n not in static and m.how[(t, n)] == NOMINATED_HOW:
+            static[n] = NOMINATED_NEVER
+    data = where_data(m, inst, row, static)
     clock = command_clock()
     clock.split()
     data["times"] = clock.times()
-    verdicts = set(cells.values())
-    code = 0 if data["can"] else (3 if UNKNOWN in verdicts else 1)
+    unknown = any(node for p in data["pools"] for node in p["nodes"][UNKNOWN])
+    code = 0 if data["can"] else (3 if unknown else 1)
     emit_verdict(render_where(data, fmt, warnings_json(loaded)), code)
 
 

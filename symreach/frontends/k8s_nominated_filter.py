@@ -10,7 +10,10 @@ the configuration itself. Nominated pods hold no DRA devices and bind no
 claims (the scheduler adds them to the NodeInfo only), so only the pod counts
 change. PreFilter ran on the configuration without them: where it told
 InterPodAffinity to skip (the pod has no required terms and no running pod's
-anti-affinity matches it), the nominated pods' anti-affinity is not looked at.
+anti-affinity matches it), the nominated pods' anti-affinity is not looked at;
+where it told VolumeRestrictions to skip (no in-tree disk, none of the pod's
+ReadWriteOncePod claims in use), a nominated pod sharing such a claim conflicts
+with nothing (``semantics.restrictions_skip``).
 
 This is exact for one step from a given configuration in which the
 nominations hold (``tests/test_nominated_kso.py``, against the kso variant of

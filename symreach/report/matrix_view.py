@@ -202,7 +202,7 @@ def where_data(m, inst: Instance, row: Row, static_reasons: dict[int, str]) -> d
     for pool in node_pools(inst):
         entry: dict = {"pool": pool.name, "zones": list(pool.zones),
                        "nodes": {DEPLOYABLE: [], NOT_DEPLOYABLE: [], UNKNOWN: []},
-                       "running": [], "reasons": {}, "node_zones": {}}
+                       "running": [], "reasons": {}, "node_zones": {}, "caveats": {}}
         for n in pool.nodes:
             t = row.per_node[n]
             if t is None:
@@ -216,10 +216,14 @@ def where_data(m, inst: Instance, row: Row, static_reasons: dict[int, str]) -> d
                 entry["running"].append(name)
             if verdict == NOT_DEPLOYABLE and n in static_reasons:
                 entry["reasons"][name] = static_reasons[n]
+            caveats = m.caveats_of(t, n) if hasattr(m, "caveats_of") else ()
+            if caveats:
+                entry["caveats"][name] = list(caveats)
         pools.append(entry)
     can = [n for p in pools for n in p["nodes"][DEPLOYABLE]]
+    every = [c for p in pools for cs in p["caveats"].values() for c in cs]
     return {"pod": row.name, "can": len(can), "nodes": sum(t is not None for t in row.per_node),
-            "pools": pools}
+            "pools": pools, "caveats": list(dict.fromkeys(every))}
 
 
 def where_text(data: dict) -> str:
@@ -235,8 +239,10 @@ def where_text(data: dict) -> str:
         lines.append(f"  {head} {p['pool']}{spans}  ({len(yes)}/{size})")
         at = p.get("node_zones") or {}
 
-        def where(n: str) -> str:   # the node's zone, when its pool spans several and they differ
-            return f" [{at[n]}]" if n in at and head == "some " else ""
+        marked = p.get("caveats") or {}
+
+        def where(n: str) -> str:   # the node's zone, when its pool spans several and they differ; its mark
+            return (CAVEAT if n in marked else "") + (f" [{at[n]}]" if n in at and head == "some " else "")
         if yes:
             running = set(p["running"])
             lines.append("         can:     " + ", ".join(n + where(n) + (" (runs there now)" if n in running else "")
@@ -250,5 +256,6 @@ def where_text(data: dict) -> str:
             for reason, names in by_reason.items():
                 lines.append(f"         never:   {', '.join(n + where(n) for n in names)}: {reason}")
         if unk:
-            lines.append("         unknown: " + ", ".join(unk) + " (a limit was reached)")
+            lines.append("         unknown: " + ", ".join(n + where(n) for n in unk) + " (a limit was reached)")
+    lines += [f"{CAVEAT} {c}" for c in data.get("caveats", [])]
     return "\n".join(lines)
