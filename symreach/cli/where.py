@@ -11,10 +11,9 @@ import click
 
 from symreach.cli import process
 from symreach.cli.errors import ErrorReportingCommand
-from symreach.cli.options import (current_namespace, format_options, input_options, list_targets_if_asked,
-                                  current_budget, list_targets_option, load_inputs_from_options, memory_option,
-                                  pod_hints,
-                                  timeout_option, warnings_json)
+from symreach.cli.options import (current_budget, current_namespace, format_options, input_options,
+                                  list_targets_if_asked, list_targets_option, load_inputs_from_options,
+                                  memory_option, pod_hints, timeout_option, warnings_json)
 from symreach.cli.output import emit_verdict
 from symreach.cli.timing import command_clock
 from symreach.report.verdict import times_text
@@ -69,8 +68,9 @@ def where_command(inputs, strict, max_input_mb, pod, fmt, cell_timeout, timeout,
         m.cells.put_row(t, answer.cells, answer.verdicts)
         m.how.put_row(t, answer.how, answer.hows)
     # each cell's caveats and, with nominated pods, its verdict settled with them: as matrix's cells
-    m.caveats = type_caveats(loaded.context.get("report"), inst)
-    MatrixSettler(m, inst, loaded.context.get("report"), current_budget(), True, cell_timeout).types_done(types)
+    report = loaded.context.get("report")
+    m.caveats = type_caveats(report, inst)
+    MatrixSettler(m, inst, report, current_budget(), True, cell_timeout).types_done(types)
     (subject,) = subjects(inst, name)
     explained = explain_subject(inst, subject)
     static = {inst.node_index(v.node): v.text() if v.others else v.reason

@@ -197,7 +197,7 @@ def view_json(m, inst: Instance, v: View) -> dict:
 
 def where_data(m, inst: Instance, row: Row, static_reasons: dict[int, str]) -> dict:
     """Per pool: the nodes that can ever host the row's pod, those that never can (with the
-    static reason when there is one) and those left unknown."""
+    static reason when there is one) and those left unknown; each node's caveats (``m.caveats_of``)."""
     pools = []
     for pool in node_pools(inst):
         entry: dict = {"pool": pool.name, "zones": list(pool.zones),
@@ -216,7 +216,7 @@ def where_data(m, inst: Instance, row: Row, static_reasons: dict[int, str]) -> d
                 entry["running"].append(name)
             if verdict == NOT_DEPLOYABLE and n in static_reasons:
                 entry["reasons"][name] = static_reasons[n]
-            caveats = m.caveats_of(t, n) if hasattr(m, "caveats_of") else ()
+            caveats = m.caveats_of(t, n)
             if caveats:
                 entry["caveats"][name] = list(caveats)
         pools.append(entry)
